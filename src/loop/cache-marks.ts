@@ -1,0 +1,85 @@
+// Prompt-cache marks, as seed 000 says: a pure function of the history and the options, so a
+// resumed run sends byte-identical requests. Marks are set on copies only.
+import { isBlank, toParts } from "./content";
+import { dropOldImages, stableEnd } from "./keep-images";
+import type { CacheMode, ChatMessage, ContentPart } from "./types";
+
+export const MAX_BREAKPOINTS = 4;
+
+type Place = { message: number; part: number };
+
+export type MarkOptions = {
+  cache: CacheMode;
+  keepImages: number | undefined;
+  maxSteps: number;
+  /** The 1-based model call this request is for. */
+  step: number;
+};
+
+/** The newest stable user message or tool message with text, and its last non-blank text part. */
+function markPlace(form: ChatMessage[], end: number): Place | undefined {
+  for (let i = end - 1; i >= 0; i--) {
+    const message = form[i]!;
+    if (message.role === "assistant") continue;
+    const parts = toParts(message.content);
+    for (let p = parts.length - 1; p >= 0; p--) {
+      const part = parts[p]!;
+      if (part.type === "text" && !isBlank(part.text)) return { message: i, part: p };
+    }
+  }
+  return undefined;
+}
+
+function placeFor(history: ChatMessage[], options: MarkOptions, step: number): Place | undefined {
+  const form = dropOldImages(history, options.keepImages);
+  return markPlace(form, stableEnd(history, { keepImages: options.keepImages, maxSteps: options.maxSteps, step }));
+}
+
+function countCallerMarks(form: ChatMessage[]): number {
+  let count = 0;
+  for (const message of form) {
+    if (typeof message.content === "string") continue;
+    for (const part of message.content) if (part.type === "text" && part.cache === true) count++;
+  }
+  return count;
+}
+
+function isMarked(form: ChatMessage[], place: Place): boolean {
+  const part = toParts(form[place.message]!.content)[place.part];
+  return part?.type === "text" && part.cache === true;
+}
+
+/** Where the rolling marks go: this request's place first, then the previous request's. */
+export function rollingPlaces(history: ChatMessage[], options: MarkOptions): Place[] {
+  if (options.cache !== "auto") return [];
+  const form = dropOldImages(history, options.keepImages);
+  const places: Place[] = [];
+  const current = placeFor(history, options, options.step);
+  if (current !== undefined) places.push(current);
+  const lastAssistant = history.findLastIndex((message) => message.role === "assistant");
+  if (lastAssistant >= 0) {
+    const previous = placeFor(history.slice(0, lastAssistant), options, options.step - 1);
+    if (previous !== undefined && (current === undefined || previous.message !== current.message || previous.part !== current.part)) {
+      places.push(previous);
+    }
+  }
+  // The system mark takes one breakpoint; the caller's marks are never removed.
+  const free = MAX_BREAKPOINTS - 1 - countCallerMarks(form);
+  return places.filter((place) => !isMarked(form, place)).slice(0, Math.max(0, free));
+}
+
+/** The request messages: images dropped per keepImages, rolling cache marks set on copies. */
+export function requestMessages(history: ChatMessage[], options: MarkOptions): ChatMessage[] {
+  const form = dropOldImages(history, options.keepImages);
+  const places = rollingPlaces(history, options);
+  if (places.length === 0) return form;
+  const marked = form.slice();
+  for (const place of places) {
+    const message = marked[place.message]!;
+    const parts: ContentPart[] = toParts(message.content).map((part, p) =>
+      p === place.part && part.type === "text" ? { ...part, cache: true } : part,
+    );
+    marked[place.message] = { ...message, content: parts } as ChatMessage;
+  }
+  return marked;
+}

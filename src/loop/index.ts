@@ -1,0 +1,14 @@
+export { runToolLoop } from "./run-tool-loop";
+export { toToolDefinition, validateInput } from "./tool-definition";
+export { requestMessages, rollingPlaces, MAX_BREAKPOINTS } from "./cache-marks";
+export { dropOldImages, droppedImageText } from "./keep-images";
+export { canonicalJson } from "./canonical-json";
+export { stepKeys } from "./step-keys";
+export { BudgetExhausted } from "./budget";
+export { ASK_TOOL, ASK_ONE_AT_A_TIME, DENIED } from "./plan-call";
+export { REPEAT_LIMIT } from "./repeat-guard";
+export { DEFAULT_MAX_STEPS } from "./loop-state";
+export { textOf, toParts, summarize } from "./content";
+export type { ModelStepValue } from "./model-step";
+export type { ToolStepValue } from "./tool-step";
+export type * from "./types";

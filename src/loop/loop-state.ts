@@ -1,0 +1,97 @@
+// The running state of one runToolLoop call. It is rebuilt from the journal on every replay;
+// nothing here is stored anywhere else.
+import { createRepeatGuard, type RepeatGuard } from "./repeat-guard";
+import { toToolDefinition } from "./tool-definition";
+import type {
+  AnyToolSpec,
+  ChatMessage,
+  LoopEvent,
+  RunToolLoopOptions,
+  ToolDefinition,
+  Usage,
+} from "./types";
+
+export const DEFAULT_MAX_STEPS = 10;
+
+export type LoopState = {
+  options: RunToolLoopOptions;
+  maxSteps: number;
+  tools: Map<string, AnyToolSpec>;
+  definitions: ToolDefinition[];
+  finishTools: Set<string>;
+  messages: ChatMessage[];
+  answered: Set<string>;
+  repeats: RepeatGuard;
+  /** Sum of the cost of every step of this run, replayed ones included. */
+  stepCosts: number;
+  usage: Usage;
+  /** Model calls made by this run so far. */
+  steps: number;
+  signal: AbortSignal;
+  emit: (event: LoopEvent) => void;
+};
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cachedReadTokens: 0, cachedWriteTokens: 0 };
+}
+
+export function addUsage(total: Usage, more: Usage): void {
+  total.inputTokens += more.inputTokens;
+  total.outputTokens += more.outputTokens;
+  total.cachedReadTokens += more.cachedReadTokens;
+  total.cachedWriteTokens += more.cachedWriteTokens;
+}
+
+function checkOptions(options: RunToolLoopOptions, tools: Map<string, AnyToolSpec>): void {
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new Error("maxSteps must be a whole number of 1 or more.");
+  if (tools.size !== (options.tools ?? []).length) throw new Error("Tool names must be unique.");
+  for (const name of options.finishTools ?? []) {
+    if (!tools.has(name)) throw new Error(`Finish tool ${name} is not in tools.`);
+  }
+  for (const spec of tools.values()) {
+    const runnable = spec.run !== undefined || (spec.start !== undefined && spec.wait !== undefined);
+    if (!runnable && spec.client !== true && spec.name !== "ask") {
+      throw new Error(`Tool ${spec.name} needs run, or start and wait.`);
+    }
+  }
+}
+
+export function createLoopState(options: RunToolLoopOptions): LoopState {
+  const tools = new Map((options.tools ?? []).map((spec) => [spec.name, spec]));
+  checkOptions(options, tools);
+  const messages = options.messages.slice();
+  const answered = new Set<string>();
+  const repeats = createRepeatGuard();
+  const lastAssistant = messages.findLastIndex((message) => message.role === "assistant");
+  messages.forEach((message, i) => {
+    if (message.role === "tool") answered.add(message.toolCallId);
+    // The last assistant turn's calls are counted when that turn is processed, in order.
+    if (message.role === "assistant" && i !== lastAssistant) message.toolCalls?.forEach((call) => repeats.record(call));
+  });
+  const onStep = options.onStep;
+  return {
+    options,
+    maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
+    tools,
+    definitions: [...tools.values()].map(toToolDefinition),
+    finishTools: new Set(options.finishTools ?? []),
+    messages,
+    answered,
+    repeats,
+    stepCosts: 0,
+    usage: emptyUsage(),
+    steps: 0,
+    signal: options.signal ?? new AbortController().signal,
+    emit: onStep === undefined ? () => {} : onStep,
+  };
+}
+
+export function append(state: LoopState, message: ChatMessage): void {
+  state.messages.push(message);
+  if (message.role === "tool") state.answered.add(message.toolCallId);
+}
+
+export function spentUsd(state: LoopState): number {
+  return (state.options.budget?.spentUsd ?? 0) + state.stepCosts;
+}

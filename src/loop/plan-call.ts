@@ -1,0 +1,53 @@
+// What the loop does with one tool call: a pure decision from the call, the tools, the history's
+// repeat count and the caller's approvals. Replays make the same decision, so keys stay stable.
+import { REPEAT_LIMIT, repeatedCallText } from "./repeat-guard";
+import { validateInput } from "./tool-definition";
+import type { AnyToolSpec, Asked, ToolCall } from "./types";
+
+export const ASK_TOOL = "ask";
+export const ASK_ONE_AT_A_TIME = "Ask one question at a time.";
+export const DENIED = "Denied by the person.";
+
+export type CallPlan =
+  | { kind: "reply"; text: string }
+  | { kind: "wait"; asked: Asked }
+  | { kind: "run"; spec: AnyToolSpec; input: unknown };
+
+export type PlanContext = {
+  tools: ReadonlyMap<string, AnyToolSpec>;
+  /** How many times this call's fingerprint has been seen, this call included. */
+  repeatCount: number;
+  /** True when an earlier call of the same turn was a valid ask. */
+  askedThisTurn: boolean;
+  approvals: Readonly<Record<string, boolean>>;
+};
+
+function unknownToolText(name: string, tools: ReadonlyMap<string, AnyToolSpec>): string {
+  const names = [...tools.keys()];
+  return `Unknown tool: ${name}. Available tools: ${names.length === 0 ? "none" : names.join(", ")}.`;
+}
+
+function invalidInputText(name: string, issues: { path: string; message: string }[]): string {
+  const lines = issues.map((issue) => `- ${issue.path === "" ? "(input)" : issue.path}: ${issue.message}`);
+  return `Invalid input for ${name}:\n${lines.join("\n")}`;
+}
+
+export function planCall(call: ToolCall, context: PlanContext): CallPlan {
+  const spec = context.tools.get(call.name);
+  if (spec === undefined) return { kind: "reply", text: unknownToolText(call.name, context.tools) };
+  const checked = validateInput(spec, call.input);
+  if (!checked.ok) return { kind: "reply", text: invalidInputText(call.name, checked.issues) };
+  if (context.repeatCount >= REPEAT_LIMIT) return { kind: "reply", text: repeatedCallText(call.name) };
+  const asked = { callId: call.id, name: call.name, input: checked.value };
+  if (call.name === ASK_TOOL) {
+    if (context.askedThisTurn) return { kind: "reply", text: ASK_ONE_AT_A_TIME };
+    return { kind: "wait", asked: { kind: "ask", ...asked } };
+  }
+  if (spec.client === true) return { kind: "wait", asked: { kind: "client-tool", ...asked } };
+  if (spec.approval === true) {
+    const decision = context.approvals[call.id];
+    if (decision === undefined) return { kind: "wait", asked: { kind: "approval", ...asked } };
+    if (!decision) return { kind: "reply", text: DENIED };
+  }
+  return { kind: "run", spec, input: checked.value };
+}

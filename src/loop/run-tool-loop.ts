@@ -1,0 +1,139 @@
+// runToolLoop: a tool-calling conversation run to its end, every model call and tool call one
+// step of the caller's journal (seed 000). The loop keeps no state of its own: a restart with the
+// same journal replays every finished step and runs only what is new.
+import { BudgetExhausted } from "./budget";
+import { textOf } from "./content";
+import { addUsage, append, createLoopState, spentUsd, type LoopState } from "./loop-state";
+import { runModelStep } from "./model-step";
+import { ASK_TOOL, planCall } from "./plan-call";
+import { replyStep, toolStep, type ToolStepValue } from "./tool-step";
+import type { AssistantMessage, Asked, RunToolLoopOptions, RunToolLoopResult, StoppedBy, ToolCall } from "./types";
+
+type Stop = { stoppedBy: StoppedBy; asked?: Asked; final?: unknown; hasFinal?: boolean };
+
+const MAX_TOKENS_CUT =
+  "Not run: the answer reached max_tokens before this call was complete. Make the call again, shorter.";
+
+function toolMessage(call: ToolCall, value: ToolStepValue) {
+  return { role: "tool" as const, toolCallId: call.id, content: value.content, ...(value.isError ? { isError: true } : {}) };
+}
+
+async function answerWith(state: LoopState, call: ToolCall, value: Promise<ToolStepValue>): Promise<ToolStepValue> {
+  const settled = await value;
+  state.stepCosts += settled.costUsd;
+  append(state, toolMessage(call, settled));
+  return settled;
+}
+
+/**
+ * Handles the calls of one assistant turn in order. Calls that wait for the person (ask, approval,
+ * client tools) are passed over so the others run first; the first of them stops the loop.
+ */
+async function processTurn(state: LoopState, step: number, message: AssistantMessage, last: boolean, cut: boolean): Promise<Stop | undefined> {
+  let askedThisTurn = false;
+  let waiting: Asked | undefined;
+  for (const call of message.toolCalls ?? []) {
+    const repeatCount = state.repeats.record(call);
+    if (state.answered.has(call.id)) {
+      if (call.name === ASK_TOOL) askedThisTurn = true;
+      continue;
+    }
+    if (last && !state.finishTools.has(call.name)) continue; // answered "Not run: steps." below
+    if (state.signal.aborted) return { stoppedBy: "cancel" };
+    if (cut) {
+      await answerWith(state, call, replyStep(state, step, call, MAX_TOKENS_CUT));
+      continue;
+    }
+    const plan = planCall(call, { tools: state.tools, repeatCount, askedThisTurn, approvals: state.options.approvals ?? {} });
+    if (plan.kind === "reply") {
+      await answerWith(state, call, replyStep(state, step, call, plan.text));
+    } else if (plan.kind === "wait") {
+      if (plan.asked.kind === "ask") askedThisTurn = true;
+      waiting ??= plan.asked;
+    } else {
+      const value = await answerWith(state, call, toolStep(state, step, call, plan.spec, plan.input));
+      if (state.finishTools.has(call.name) && !value.isError) {
+        return { stoppedBy: "finish-tool", final: value.value !== undefined ? value.value : value.content, hasFinal: true };
+      }
+    }
+  }
+  if (waiting !== undefined) return { stoppedBy: "asked", asked: waiting };
+  if (last) return { stoppedBy: "steps" };
+  return undefined;
+}
+
+async function drive(state: LoopState): Promise<Stop> {
+  const given = state.messages.findLast((message) => message.role === "assistant");
+  if (given !== undefined) {
+    const stop = await processTurn(state, 0, given, false, false);
+    if (stop !== undefined) return stop;
+  }
+  for (;;) {
+    if (state.signal.aborted) return { stoppedBy: "cancel" };
+    const step = state.steps + 1;
+    const model = await runModelStep(state, step);
+    state.steps = step;
+    state.stepCosts += model.costUsd;
+    addUsage(state.usage, model.usage);
+    append(state, model.message);
+    const calls = model.message.toolCalls ?? [];
+    if (calls.length === 0) {
+      if (model.stopReason === "pause_turn" && !model.last) continue;
+      return { stoppedBy: model.last && model.stopReason === "pause_turn" ? "steps" : "done" };
+    }
+    const stop = await processTurn(state, step, model.message, model.last, model.stopReason === "max_tokens");
+    if (stop !== undefined) return stop;
+  }
+}
+
+/** Answers every open call of the last assistant turn with "Not run: <reason>.". */
+function closeOpenCalls(state: LoopState, reason: string): void {
+  const turn = state.messages.findLast((message) => message.role === "assistant");
+  for (const call of turn?.toolCalls ?? []) {
+    if (state.answered.has(call.id)) continue;
+    const content = `Not run: ${reason}.`;
+    append(state, { role: "tool", toolCallId: call.id, content, isError: true });
+    state.emit({
+      type: "tool-result",
+      key: `closed/${state.steps}/${call.id}`,
+      step: state.steps,
+      callId: call.id,
+      name: call.name,
+      ok: false,
+      summary: content,
+      error: content,
+      costUsd: 0,
+    });
+  }
+}
+
+
+export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolLoopResult> {
+  const state = createLoopState(options);
+  let stop: Stop;
+  try {
+    stop = await drive(state);
+  } catch (error) {
+    if (error instanceof BudgetExhausted) stop = { stoppedBy: "budget" };
+    else if (state.signal.aborted) stop = { stoppedBy: "cancel" };
+    else {
+      closeOpenCalls(state, "error");
+      state.emit({ type: "stop", stoppedBy: "error", messages: state.messages, spentUsd: spentUsd(state), steps: state.steps, error });
+      throw error;
+    }
+  }
+  if (stop.stoppedBy !== "asked") closeOpenCalls(state, stop.stoppedBy);
+  const lastTurn = state.messages.findLast((message) => message.role === "assistant");
+  const result: RunToolLoopResult = {
+    stoppedBy: stop.stoppedBy,
+    finalText: lastTurn === undefined ? "" : textOf(lastTurn.content),
+    messages: state.messages,
+    spentUsd: spentUsd(state),
+    steps: state.steps,
+    usage: state.usage,
+  };
+  if (stop.hasFinal === true) result.final = stop.final;
+  if (stop.asked !== undefined) result.asked = stop.asked;
+  state.emit({ type: "stop", stoppedBy: result.stoppedBy, messages: result.messages, spentUsd: result.spentUsd, steps: result.steps });
+  return result;
+}

@@ -1,0 +1,106 @@
+// Tool calls as journal steps: run, start + wait, and the calls the loop answers itself.
+import { assertBudget, spentNow } from "./budget";
+import { summarize } from "./content";
+import type { LoopState } from "./loop-state";
+import { stepKeys } from "./step-keys";
+import type { AnyToolSpec, Content, StepOutput, ToolCall, ToolOutput, ToolResultEvent } from "./types";
+
+/** What the journal stores for a tool call (and for a call the loop answered itself). */
+export type ToolStepValue = { content: Content; isError: boolean; costUsd: number; value?: unknown };
+
+type StartValue = { handle: unknown; costUsd: number };
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function normalize(output: ToolOutput | string): ToolStepValue {
+  if (typeof output === "string") return { content: output, isError: false, costUsd: 0 };
+  const value: ToolStepValue = { content: output.content, isError: output.isError === true, costUsd: output.costUsd ?? 0 };
+  if (output.value !== undefined) value.value = output.value;
+  return value;
+}
+
+function resultEvent(key: string, step: number, call: ToolCall, value: ToolStepValue): ToolResultEvent {
+  const summary = summarize(value.content);
+  const event: ToolResultEvent = {
+    type: "tool-result",
+    key,
+    step,
+    callId: call.id,
+    name: call.name,
+    ok: !value.isError,
+    summary,
+    costUsd: value.costUsd,
+  };
+  if (value.isError) event.error = summary;
+  return event;
+}
+
+function output(key: string, step: number, call: ToolCall, value: ToolStepValue): StepOutput<ToolStepValue> {
+  return { value, costUsd: value.costUsd, events: [resultEvent(key, step, call, value)] };
+}
+
+/** A call the loop answers itself: one text step at cost 0. */
+export function replyStep(state: LoopState, step: number, call: ToolCall, text: string): Promise<ToolStepValue> {
+  const key = stepKeys.reply(step, call.id);
+  return state.options.step<ToolStepValue>(key, async () => {
+    state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input: call.input });
+    return output(key, step, call, { content: text, isError: true, costUsd: 0 });
+  });
+}
+
+async function guarded(
+  state: LoopState,
+  run: () => Promise<ToolOutput | string>,
+  signal: AbortSignal,
+): Promise<ToolStepValue> {
+  try {
+    return normalize(await run());
+  } catch (error) {
+    // A cancelled call and toolErrors "stop" end the loop: the error passes on, nothing is stored.
+    if (signal.aborted || state.signal.aborted || state.options.toolErrors === "stop") throw error;
+    return { content: `Tool error: ${errorMessage(error)}`, isError: true, costUsd: 0 };
+  }
+}
+
+async function checkBudget(state: LoopState): Promise<void> {
+  assertBudget(state.options.budget, await spentNow(state.options.budget, state.stepCosts));
+}
+
+/** Runs a checked call: `run`, or `start` then `wait` (a restart after start only waits). */
+export async function toolStep(
+  state: LoopState,
+  step: number,
+  call: ToolCall,
+  spec: AnyToolSpec,
+  input: unknown,
+): Promise<ToolStepValue> {
+  const { options } = state;
+  const announce = (key: string) =>
+    state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input });
+  if (spec.start !== undefined && spec.wait !== undefined) {
+    const { start, wait } = { start: spec.start.bind(spec), wait: spec.wait.bind(spec) };
+    const startKey = stepKeys.start(step, call.id);
+    const started = await options.step<StartValue>(startKey, async (signal) => {
+      await checkBudget(state);
+      announce(startKey);
+      const { handle, costUsd = 0 } = await start(input, { signal, callId: call.id, key: startKey });
+      return { value: { handle, costUsd }, costUsd, events: [] };
+    });
+    state.stepCosts += started.costUsd;
+    const waitKey = stepKeys.wait(step, call.id);
+    return options.step<ToolStepValue>(waitKey, async (signal) => {
+      const value = await guarded(state, () => wait(started.handle, { signal, callId: call.id, key: waitKey }), signal);
+      return output(waitKey, step, call, value);
+    });
+  }
+  const key = stepKeys.tool(step, call.id);
+  const run = spec.run!.bind(spec);
+  return options.step<ToolStepValue>(key, async (signal) => {
+    await checkBudget(state);
+    announce(key);
+    const value = await guarded(state, () => run(input, { signal, callId: call.id, key }), signal);
+    return output(key, step, call, value);
+  });
+}

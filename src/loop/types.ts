@@ -1,0 +1,202 @@
+// The loop's public types. Shapes follow ../shared/API.md (messages, tool calls) and the seed
+// (ToolSpec, step, budget, result), so the service and the library speak one language.
+import type { z } from "zod";
+
+export type TextPart = { type: "text"; text: string; cache?: true };
+export type ImagePart = {
+  type: "image";
+  mimeType: string;
+  hash: string;
+  path?: string;
+  /** base64 bytes, on input only; the service stores them by hash and drops this field. */
+  data?: string;
+};
+export type ContentPart = TextPart | ImagePart;
+export type Content = string | ContentPart[];
+
+export type ToolCall = { id: string; name: string; input: unknown };
+
+export type UserMessage = { role: "user"; content: Content };
+export type AssistantMessage = {
+  role: "assistant";
+  content: Content;
+  toolCalls?: ToolCall[];
+  /** Provider blocks the loop keeps unchanged (for example thinking blocks with signatures). */
+  providerBlocks?: unknown[];
+};
+export type ToolMessage = { role: "tool"; toolCallId: string; content: Content; isError?: boolean };
+export type ChatMessage = UserMessage | AssistantMessage | ToolMessage;
+
+export type ToolDefinition = { name: string; description: string; inputSchema: Record<string, unknown> };
+
+export type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  cachedReadTokens: number;
+  cachedWriteTokens: number;
+};
+
+/** What one model call sends. `messages` are copies carrying the loop's cache marks. */
+export type GenerateRequest = {
+  prompt: "";
+  system?: string;
+  model: string;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  /** "none" on the last turn without finish tools: tools stay listed so the cache prefix holds. */
+  toolChoice: "auto" | "none";
+  cacheSystem: boolean;
+  maxTokens?: number;
+  params?: { reasoning: unknown };
+};
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "pause_turn" | "refusal" | "stop_sequence";
+
+export type GenerateResult = {
+  message: AssistantMessage;
+  usage: Usage;
+  costUsd: number;
+  stopReason: StopReason;
+};
+
+export type GenerateContext = { signal: AbortSignal; onDelta?: (delta: string) => void };
+export type Generate = (request: GenerateRequest, context: GenerateContext) => Promise<GenerateResult>;
+
+/** What a tool hands back. `value` is the whole output (a finish tool's `final`); `content` is what the model sees. */
+export type ToolOutput = { content: Content; value?: unknown; costUsd?: number; isError?: boolean };
+
+export type ToolContext = {
+  signal: AbortSignal;
+  callId: string;
+  /** The loop's step key of this call (`tool/<n>/<callId>`, …), stable across replays. */
+  key: string;
+};
+
+export type Validation<I> = { ok: true; value: I } | { ok: false; issues: { path: string; message: string }[] };
+
+type ToolBase<I> = {
+  name: string;
+  description: string;
+  /** A zod schema; or give `inputSchema` (JSON Schema) and `validate`. */
+  schema?: z.ZodType<I>;
+  inputSchema?: Record<string, unknown>;
+  validate?(input: unknown): Validation<I>;
+  /** The loop stops before running this tool until the person approves it. */
+  approval?: boolean;
+};
+
+// Methods (not function properties) so that a ToolSpec<{ shot: number }> fits where any spec goes.
+export type ToolSpec<I = unknown> = ToolBase<I> & {
+  run?(input: I, context: ToolContext): Promise<ToolOutput | string>;
+  /** start + wait: a restart after start only waits, so outside work never starts twice. */
+  start?(input: I, context: ToolContext): Promise<{ handle: unknown; costUsd?: number }>;
+  wait?(handle: unknown, context: ToolContext): Promise<ToolOutput | string>;
+  /** A client tool is answered by the caller, like an ask. */
+  client?: boolean;
+};
+
+/** Any tool, whatever its input type. */
+export type AnyToolSpec = ToolSpec<unknown>;
+
+export type StepWork<T> = (signal: AbortSignal) => Promise<StepOutput<T>>;
+export type StepOutput<T> = {
+  value: T;
+  costUsd: number;
+  /** Stored events of this step, for a journal that commits them with the value. */
+  events: StoredLoopEvent[];
+};
+/** The journal: run `work` once per key and return the stored value on a replay. */
+export type Step = <T>(key: string, work: StepWork<T>) => Promise<T>;
+
+export type Budget = {
+  usd: number;
+  /** Share of `usd` after which the next model call is the last one. */
+  finishAt?: number;
+  /** Spend already made before this run (for example earlier segments). */
+  spentUsd?: number;
+  /** Outside spend to count as well (a shared budget). */
+  spent?: () => Promise<number>;
+};
+
+export type CacheMode = "auto" | "system" | "none";
+
+export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel";
+
+export type Asked = {
+  kind: "ask" | "approval" | "client-tool";
+  callId: string;
+  name: string;
+  input: unknown;
+};
+
+export type RunToolLoopOptions = {
+  generate: Generate;
+  model: string;
+  system?: string;
+  messages: ChatMessage[];
+  tools?: AnyToolSpec[];
+  finishTools?: string[];
+  step: Step;
+  maxSteps?: number;
+  budget?: Budget;
+  finishNote?: string;
+  keepImages?: number;
+  cache?: CacheMode;
+  reasoning?: unknown;
+  maxTokens?: number;
+  /** Decisions on approval calls, by call id: true runs the call, false denies it. */
+  approvals?: Record<string, boolean>;
+  /** "report" (default): a throwing tool becomes an error result; "stop": the loop ends with the error. */
+  toolErrors?: "report" | "stop";
+  onStep?: (event: LoopEvent) => void;
+  signal?: AbortSignal;
+};
+
+export type RunToolLoopResult = {
+  stoppedBy: StoppedBy;
+  finalText: string;
+  final?: unknown;
+  asked?: Asked;
+  messages: ChatMessage[];
+  spentUsd: number;
+  steps: number;
+  usage: Usage;
+};
+
+export type ModelEvent = {
+  type: "model";
+  key: string;
+  step: number;
+  text: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  costUsd: number;
+  spentUsd: number;
+  stopReason: StopReason;
+};
+export type ToolResultEvent = {
+  type: "tool-result";
+  key: string;
+  step: number;
+  callId: string;
+  name: string;
+  ok: boolean;
+  summary: string;
+  error?: string;
+  costUsd: number;
+};
+export type StoredLoopEvent = ModelEvent | ToolResultEvent;
+
+export type LoopEvent =
+  | { type: "step-start"; key: string; step: number; last: boolean }
+  | { type: "text"; step: number; delta: string }
+  | { type: "tool-call"; key: string; step: number; callId: string; name: string; input: unknown }
+  | StoredLoopEvent
+  | {
+      type: "stop";
+      stoppedBy: StoppedBy | "error";
+      messages: ChatMessage[];
+      spentUsd: number;
+      steps: number;
+      error?: unknown;
+    };

@@ -1,0 +1,121 @@
+// The offline, deterministic provider: it plays a script of turns, for tests, demos and
+// `npm start` without an Anthropic key. Turn i answers the request whose history holds i
+// assistant messages beyond the run's own given ones, so a replayed or resumed run gets the
+// same turn for the same step however many processes it took.
+import { z } from "zod";
+import { textOf } from "../loop/content";
+import type { ChatMessage, GenerateContext, GenerateRequest, GenerateResult, StopReason, Usage } from "../loop/types";
+import type { Provider } from "./types";
+
+export const scriptedTurnSchema = z.object({
+  text: z.string().optional(),
+  toolCalls: z
+    .array(z.object({ id: z.string().min(1).optional(), name: z.string().min(1), input: z.unknown().optional() }))
+    .optional(),
+  stopReason: z.enum(["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence"]).optional(),
+  usage: z
+    .object({
+      inputTokens: z.number().int().nonnegative(),
+      outputTokens: z.number().int().nonnegative(),
+      cachedReadTokens: z.number().int().nonnegative().optional(),
+      cachedWriteTokens: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
+  costUsd: z.number().nonnegative().optional(),
+  /** Stream the text as deltas of this many characters (default 16). */
+  chunk: z.number().int().positive().optional(),
+  /** Wait this long before answering (to be caught mid-step in crash tests). */
+  delayMs: z.number().int().nonnegative().max(600_000).optional(),
+  /** Fail this call with this message instead of answering. */
+  error: z.string().optional(),
+});
+export const scriptSchema = z.array(scriptedTurnSchema).max(10_000);
+export type ScriptedTurn = z.infer<typeof scriptedTurnSchema>;
+
+/** Prices for turns that give no cost: a typical mid-size model's, per million tokens. */
+const INPUT_USD_PER_MTOK = 3;
+const OUTPUT_USD_PER_MTOK = 15;
+
+export class ScriptedProviderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ScriptedProviderError";
+  }
+}
+
+function roughTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function requestText(request: GenerateRequest): string {
+  const history = request.messages.map((message) => textOf(message.content)).join("\n");
+  return `${request.system ?? ""}\n${JSON.stringify(request.tools)}\n${history}`;
+}
+
+function usageOf(turn: ScriptedTurn, request: GenerateRequest, outputText: string): Usage {
+  if (turn.usage !== undefined) {
+    return {
+      inputTokens: turn.usage.inputTokens,
+      outputTokens: turn.usage.outputTokens,
+      cachedReadTokens: turn.usage.cachedReadTokens ?? 0,
+      cachedWriteTokens: turn.usage.cachedWriteTokens ?? 0,
+    };
+  }
+  return { inputTokens: roughTokens(requestText(request)), outputTokens: roughTokens(outputText), cachedReadTokens: 0, cachedWriteTokens: 0 };
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function lastUserText(messages: ChatMessage[]): string {
+  const user = messages.findLast((message) => message.role === "user");
+  return user === undefined ? "" : textOf(user.content);
+}
+
+/** With no script: one turn that answers the person's last message. */
+function defaultTurn(request: GenerateRequest): ScriptedTurn {
+  return { text: `(scripted) You said: ${lastUserText(request.messages)}` };
+}
+
+export type ScriptedOptions = {
+  turns?: ScriptedTurn[];
+  /** Assistant messages in the run's given history: turn 0 answers the first request after them. */
+  offset?: number;
+};
+
+export function createScriptedProvider({ turns, offset = 0 }: ScriptedOptions = {}): Provider {
+  async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
+    const index = request.messages.filter((message) => message.role === "assistant").length - offset;
+    const turn: ScriptedTurn =
+      turns === undefined ? defaultTurn(request) : (turns[index] ?? { text: "The script has no more turns." });
+    if (turn.delayMs !== undefined && turn.delayMs > 0) await delay(turn.delayMs, context.signal);
+    if (context.signal.aborted) throw context.signal.reason;
+    if (turn.error !== undefined) throw new ScriptedProviderError(turn.error);
+    const text = turn.text ?? "";
+    const chunk = turn.chunk ?? 16;
+    for (let at = 0; at < text.length && context.onDelta !== undefined; at += chunk) context.onDelta(text.slice(at, at + chunk));
+    const toolCalls = (turn.toolCalls ?? []).map((call, j) => ({
+      id: call.id ?? `call_${index}_${j}`,
+      name: call.name,
+      input: call.input ?? {},
+    }));
+    const usage = usageOf(turn, request, text + JSON.stringify(toolCalls));
+    const costUsd = turn.costUsd ?? (usage.inputTokens * INPUT_USD_PER_MTOK + usage.outputTokens * OUTPUT_USD_PER_MTOK) / 1e6;
+    const stopReason: StopReason = turn.stopReason ?? (toolCalls.length > 0 ? "tool_use" : "end_turn");
+    const message = toolCalls.length > 0 ? { role: "assistant" as const, content: text, toolCalls } : { role: "assistant" as const, content: text };
+    return { message, usage, costUsd, stopReason };
+  }
+  return { name: "scripted", generate };
+}
