@@ -7,6 +7,7 @@ import type {
   ChatMessage,
   LoopEvent,
   RunToolLoopOptions,
+  StepWork,
   ToolDefinition,
   Usage,
 } from "./types";
@@ -90,6 +91,18 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
 export function append(state: LoopState, message: ChatMessage): void {
   state.messages.push(message);
   if (message.role === "tool") state.answered.add(message.toolCallId);
+}
+
+/**
+ * One journal step whose stored events also reach onStep as they happen (new steps only; a
+ * replayed step emits nothing). A durable journal commits `events` with the value.
+ */
+export function journaled<T>(state: LoopState, key: string, work: StepWork<T>): Promise<T> {
+  return state.options.step<T>(key, async (signal) => {
+    const output = await work(signal);
+    for (const event of output.events) state.emit(event);
+    return output;
+  });
 }
 
 export function spentUsd(state: LoopState): number {

@@ -3,7 +3,7 @@ import { assertBudget, reachedFinishAt, spentNow } from "./budget";
 import { requestMessages } from "./cache-marks";
 import { textOf } from "./content";
 import { defaultFinishNote, offeredTools } from "./last-step";
-import { spentUsd, type LoopState } from "./loop-state";
+import { journaled, spentUsd, type LoopState } from "./loop-state";
 import { stepKeys } from "./step-keys";
 import type { AssistantMessage, ChatMessage, GenerateRequest, StopReason, Usage } from "./types";
 
@@ -46,7 +46,7 @@ export function buildRequest(state: LoopState, step: number, last: boolean): Gen
 export function runModelStep(state: LoopState, step: number): Promise<ModelStepValue> {
   const key = stepKeys.model(step);
   const { options } = state;
-  return options.step<ModelStepValue>(key, async (signal) => {
+  return journaled<ModelStepValue>(state, key, async (signal) => {
     const spent = await spentNow(options.budget, state.stepCosts);
     assertBudget(options.budget, spent);
     const last = step >= state.maxSteps || state.repeats.doomLoop || reachedFinishAt(options.budget, spent);

@@ -1,7 +1,7 @@
 // Tool calls as journal steps: run, start + wait, and the calls the loop answers itself.
 import { assertBudget, spentNow } from "./budget";
 import { summarize } from "./content";
-import type { LoopState } from "./loop-state";
+import { journaled, type LoopState } from "./loop-state";
 import { stepKeys } from "./step-keys";
 import type { AnyToolSpec, Content, StepOutput, ToolCall, ToolOutput, ToolResultEvent } from "./types";
 
@@ -44,7 +44,7 @@ function output(key: string, step: number, call: ToolCall, value: ToolStepValue)
 /** A call the loop answers itself: one text step at cost 0. */
 export function replyStep(state: LoopState, step: number, call: ToolCall, text: string): Promise<ToolStepValue> {
   const key = stepKeys.reply(step, call.id);
-  return state.options.step<ToolStepValue>(key, async () => {
+  return journaled<ToolStepValue>(state, key, async () => {
     state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input: call.input });
     return output(key, step, call, { content: text, isError: true, costUsd: 0 });
   });
@@ -90,14 +90,14 @@ export async function toolStep(
     });
     state.stepCosts += started.costUsd;
     const waitKey = stepKeys.wait(step, call.id);
-    return options.step<ToolStepValue>(waitKey, async (signal) => {
+    return journaled<ToolStepValue>(state, waitKey, async (signal) => {
       const value = await guarded(state, () => wait(started.handle, { signal, callId: call.id, key: waitKey }), signal);
       return output(waitKey, step, call, value);
     });
   }
   const key = stepKeys.tool(step, call.id);
   const run = spec.run!.bind(spec);
-  return options.step<ToolStepValue>(key, async (signal) => {
+  return journaled<ToolStepValue>(state, key, async (signal) => {
     await checkBudget(state);
     announce(key);
     const value = await guarded(state, () => run(input, { signal, callId: call.id, key }), signal);
