@@ -111,7 +111,7 @@ export function createScriptedProvider({ turns, offset = 0 }: ScriptedOptions = 
       name: call.name,
       input: call.input ?? {},
     }));
-    const usage = usageOf(turn, request, text + JSON.stringify(toolCalls));
+    const usage = usageOf(turn, request, toolCalls.length === 0 ? text : text + JSON.stringify(toolCalls));
     const costUsd = turn.costUsd ?? (usage.inputTokens * INPUT_USD_PER_MTOK + usage.outputTokens * OUTPUT_USD_PER_MTOK) / 1e6;
     const stopReason: StopReason = turn.stopReason ?? (toolCalls.length > 0 ? "tool_use" : "end_turn");
     const message = toolCalls.length > 0 ? { role: "assistant" as const, content: text, toolCalls } : { role: "assistant" as const, content: text };

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import type { GenerateRequest } from "../../src/loop";
+import { createScriptedProvider, ScriptedProviderError } from "../../src/providers/scripted";
+
+const request = (assistants: number): GenerateRequest => ({
+  prompt: "",
+  model: "m",
+  cacheSystem: true,
+  toolChoice: "auto",
+  tools: [],
+  messages: [
+    { role: "user", content: "hello there" },
+    ...Array.from({ length: assistants }, () => [{ role: "assistant" as const, content: "a" }, { role: "user" as const, content: "u" }]).flat(),
+  ],
+});
+const context = () => ({ signal: new AbortController().signal });
+
+describe("scripted provider", () => {
+  it("plays turns in order by the number of assistant messages in the request (deterministic on replay)", async () => {
+    const provider = createScriptedProvider({ turns: [{ text: "one" }, { text: "two", toolCalls: [{ name: "t" }] }] });
+    expect((await provider.generate(request(1), context())).message).toEqual({ role: "assistant", content: "two", toolCalls: [{ id: "call_1_0", name: "t", input: {} }] });
+    expect((await provider.generate(request(0), context())).message).toEqual({ role: "assistant", content: "one" });
+    expect((await provider.generate(request(1), context())).stopReason).toBe("tool_use");
+    expect((await provider.generate(request(5), context())).message.content).toBe("The script has no more turns.");
+  });
+
+  it("an offset skips the assistant messages of the run's given history", async () => {
+    const provider = createScriptedProvider({ turns: [{ text: "first of this run" }], offset: 2 });
+    expect((await provider.generate(request(2), context())).message.content).toBe("first of this run");
+  });
+
+  it("reports the turn's usage and cost, or prices rough token counts", async () => {
+    const given = await createScriptedProvider({ turns: [{ text: "x", usage: { inputTokens: 100, outputTokens: 10, cachedReadTokens: 60 }, costUsd: 0.5 }] }).generate(request(0), context());
+    expect(given).toMatchObject({ costUsd: 0.5, usage: { inputTokens: 100, outputTokens: 10, cachedReadTokens: 60, cachedWriteTokens: 0 } });
+    const priced = await createScriptedProvider({ turns: [{ text: "abcdefgh" }] }).generate(request(0), context());
+    expect(priced.usage.outputTokens).toBe(2);
+    expect(priced.costUsd).toBeCloseTo((priced.usage.inputTokens * 3 + 2 * 15) / 1e6, 12);
+  });
+
+  it("streams the text as deltas of `chunk` characters", async () => {
+    const deltas: string[] = [];
+    await createScriptedProvider({ turns: [{ text: "abcdefg", chunk: 3 }] }).generate(request(0), { ...context(), onDelta: (d) => deltas.push(d) });
+    expect(deltas).toEqual(["abc", "def", "g"]);
+  });
+
+  it("fails a turn with `error`, and a delayed turn is cut short by the signal", async () => {
+    await expect(createScriptedProvider({ turns: [{ error: "overloaded" }] }).generate(request(0), context())).rejects.toBeInstanceOf(ScriptedProviderError);
+    const controller = new AbortController();
+    const pending = createScriptedProvider({ turns: [{ text: "late", delayMs: 60_000 }] }).generate(request(0), { signal: controller.signal });
+    controller.abort(new Error("cancelled"));
+    await expect(pending).rejects.toThrow("cancelled");
+  });
+
+  it("without a script it answers the person's last message", async () => {
+    expect((await createScriptedProvider().generate(request(0), context())).message.content).toBe("(scripted) You said: hello there");
+  });
+});
