@@ -1,0 +1,100 @@
+// Types of the public API (../shared/API.md) shared by the HTTP edge, the run object and clients.
+// The zod schemas in ./schemas.ts validate exactly these shapes.
+import type { ChatMessage, Content, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/types";
+
+export type ToolRef =
+  | string
+  | {
+      type: "http";
+      name: string;
+      description: string;
+      inputSchema: Record<string, unknown>;
+      url: string;
+      approval?: boolean;
+      once?: boolean;
+    }
+  | { type: "client"; name: string; description: string; inputSchema: Record<string, unknown> };
+
+export type RunStatus = "running" | "waiting" | "finished" | "failed" | "cancelled";
+export type StoppedBy = LoopStoppedBy | "error";
+export type WaitingKind = "ask" | "approval" | "client-tool";
+
+export type ApiError = { code: string; message: string };
+
+export type RunView = {
+  id: string;
+  status: RunStatus;
+  stoppedBy?: StoppedBy;
+  model: string;
+  provider: string;
+  steps: number;
+  spentUsd: number;
+  finalText?: string;
+  final?: unknown;
+  waiting?: { kind: WaitingKind; callId: string; name: string; input: unknown };
+  error?: ApiError;
+  lastSeq: number;
+  createdAt: string;
+  updatedAt: string;
+  metadata?: Record<string, unknown>;
+};
+
+/** POST /v1/runs body after validation (images already stored: no `data` left). */
+export type CreateRunBody = {
+  system?: string;
+  messages: ChatMessage[];
+  tools?: ToolRef[];
+  finishTools?: string[];
+  model?: string;
+  provider?: "anthropic" | "scripted";
+  maxSteps?: number;
+  budget?: { usd: number; finishAt?: number; spentUsd?: number };
+  finishNote?: string;
+  keepImages?: number;
+  maxTokens?: number;
+  reasoning?: unknown;
+  script?: unknown;
+  metadata?: Record<string, unknown>;
+};
+
+/** What the edge hands the run object to create a run. */
+export type NewRun = {
+  id: string;
+  body: CreateRunBody;
+  model: string;
+  provider: "anthropic" | "scripted";
+  /** SHA-256 (hex) of the run token; the token itself is never stored. */
+  tokenHash: string;
+  /** SHA-256 (hex) of the canonical request body, to tell an idempotent retry from a different request. */
+  bodyHash: string;
+};
+
+export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean };
+
+/** The result of a run-object call: the value, or an API error with its HTTP status. */
+export type Outcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500; error: ApiError };
+
+export type RunEvent =
+  | { type: "run-started"; run: RunView }
+  | { type: "step-start"; step: number; last: boolean }
+  | { type: "text"; step: number; delta: string }
+  | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number }
+  | { type: "tool-call"; step: number; callId: string; name: string; input: unknown }
+  | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number }
+  | { type: "waiting"; kind: WaitingKind; callId: string; name: string; input: unknown }
+  | { type: "answered"; callId: string }
+  | {
+      type: "end";
+      status: RunStatus;
+      stoppedBy: StoppedBy;
+      finalText?: string;
+      final?: unknown;
+      spentUsd: number;
+      steps: number;
+      error?: ApiError;
+    };
+
+/** A stored event as sent to clients: seq (gap-free from 1) and time added. Live-only events have no seq. */
+export type StoredEvent = RunEvent & { seq: number; at: string };
