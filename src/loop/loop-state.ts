@@ -99,6 +99,9 @@ export function append(state: LoopState, message: ChatMessage): void {
  */
 export function journaled<T>(state: LoopState, key: string, work: StepWork<T>): Promise<T> {
   return state.options.step<T>(key, async (signal) => {
+    // Cancel is checked when a step is new, never on a replay: a cancelled run still replays its
+    // journal to the first step it has not done, and stops there.
+    state.signal.throwIfAborted();
     const output = await work(signal);
     for (const event of output.events) state.emit(event);
     return output;

@@ -20,16 +20,11 @@ export type ModelStepValue = {
 export function buildRequest(state: LoopState, step: number, last: boolean): GenerateRequest {
   const { options } = state;
   const cache = options.cache ?? "auto";
-  const messages: ChatMessage[] = requestMessages(state.messages, {
-    cache,
-    keepImages: options.keepImages,
-    maxSteps: state.maxSteps,
-    step,
-  });
-  if (last) {
-    const note = options.finishNote ?? defaultFinishNote([...state.finishTools]);
-    messages.push({ role: "user", content: note });
-  }
+  // A copy: requestMessages may hand back the history itself when nothing needs changing.
+  const messages: ChatMessage[] = [
+    ...requestMessages(state.messages, { cache, keepImages: options.keepImages, maxSteps: state.maxSteps, step }),
+  ];
+  if (last) messages.push({ role: "user", content: options.finishNote ?? defaultFinishNote([...state.finishTools]) });
   const request: GenerateRequest = {
     prompt: "",
     model: options.model,

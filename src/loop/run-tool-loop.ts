@@ -39,7 +39,6 @@ async function processTurn(state: LoopState, step: number, message: AssistantMes
       continue;
     }
     if (last && !state.finishTools.has(call.name)) continue; // answered "Not run: steps." below
-    if (state.signal.aborted) return { stoppedBy: "cancel" };
     if (cut) {
       await answerWith(state, call, replyStep(state, step, call, MAX_TOKENS_CUT));
       continue;
@@ -69,7 +68,6 @@ async function drive(state: LoopState): Promise<Stop> {
     if (stop !== undefined) return stop;
   }
   for (;;) {
-    if (state.signal.aborted) return { stoppedBy: "cancel" };
     const step = state.steps + 1;
     const model = await runModelStep(state, step);
     state.steps = step;

@@ -83,6 +83,7 @@ export async function toolStep(
     const { start, wait } = { start: spec.start.bind(spec), wait: spec.wait.bind(spec) };
     const startKey = stepKeys.start(step, call.id);
     const started = await options.step<StartValue>(startKey, async (signal) => {
+      state.signal.throwIfAborted();
       await checkBudget(state);
       announce(startKey);
       const { handle, costUsd = 0 } = await start(input, { signal, callId: call.id, key: startKey });
