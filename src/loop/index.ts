@@ -12,3 +12,4 @@ export { textOf, toParts, summarize } from "./content";
 export type { ModelStepValue } from "./model-step";
 export type { ToolStepValue } from "./tool-step";
 export type * from "./types";
+export { openCalls, closeOpenCalls } from "./history";

@@ -21,7 +21,6 @@ export type LoopState = {
   definitions: ToolDefinition[];
   finishTools: Set<string>;
   messages: ChatMessage[];
-  answered: Set<string>;
   repeats: RepeatGuard;
   /** Sum of the cost of every step of this run, replayed ones included. */
   stepCosts: number;
@@ -62,11 +61,9 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
   const tools = new Map((options.tools ?? []).map((spec) => [spec.name, spec]));
   checkOptions(options, tools);
   const messages = options.messages.slice();
-  const answered = new Set<string>();
   const repeats = createRepeatGuard();
   const lastAssistant = messages.findLastIndex((message) => message.role === "assistant");
   messages.forEach((message, i) => {
-    if (message.role === "tool") answered.add(message.toolCallId);
     // The last assistant turn's calls are counted when that turn is processed, in order.
     if (message.role === "assistant" && i !== lastAssistant) message.toolCalls?.forEach((call) => repeats.record(call));
   });
@@ -78,7 +75,6 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
     definitions: [...tools.values()].map(toToolDefinition),
     finishTools: new Set(options.finishTools ?? []),
     messages,
-    answered,
     repeats,
     stepCosts: 0,
     usage: emptyUsage(),
@@ -90,7 +86,6 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
 
 export function append(state: LoopState, message: ChatMessage): void {
   state.messages.push(message);
-  if (message.role === "tool") state.answered.add(message.toolCallId);
 }
 
 /**

@@ -3,6 +3,7 @@
 // same journal replays every finished step and runs only what is new.
 import { BudgetExhausted } from "./budget";
 import { textOf } from "./content";
+import { openCalls } from "./history";
 import { addUsage, append, createLoopState, spentUsd, type LoopState } from "./loop-state";
 import { runModelStep } from "./model-step";
 import { ASK_TOOL, planCall } from "./plan-call";
@@ -32,9 +33,11 @@ async function answerWith(state: LoopState, call: ToolCall, value: Promise<ToolS
 async function processTurn(state: LoopState, step: number, message: AssistantMessage, last: boolean, cut: boolean): Promise<Stop | undefined> {
   let askedThisTurn = false;
   let waiting: Asked | undefined;
+  // Only answers after this turn count: a model may reuse a call id of an earlier turn.
+  const open = new Set(openCalls(state.messages).map((call) => call.id));
   for (const call of message.toolCalls ?? []) {
     const repeatCount = state.repeats.record(call);
-    if (state.answered.has(call.id)) {
+    if (!open.has(call.id)) {
       if (call.name === ASK_TOOL) askedThisTurn = true;
       continue;
     }
@@ -86,9 +89,7 @@ async function drive(state: LoopState): Promise<Stop> {
 
 /** Answers every open call of the last assistant turn with "Not run: <reason>.". */
 function closeOpenCalls(state: LoopState, reason: string): void {
-  const turn = state.messages.findLast((message) => message.role === "assistant");
-  for (const call of turn?.toolCalls ?? []) {
-    if (state.answered.has(call.id)) continue;
+  for (const call of openCalls(state.messages)) {
     const content = `Not run: ${reason}.`;
     append(state, { role: "tool", toolCallId: call.id, content, isError: true });
     state.emit({
@@ -105,7 +106,6 @@ function closeOpenCalls(state: LoopState, reason: string): void {
   }
 }
 
-
 export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolLoopResult> {
   const state = createLoopState(options);
   let stop: Stop;
@@ -115,7 +115,7 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
     if (error instanceof BudgetExhausted) stop = { stoppedBy: "budget" };
     else if (state.signal.aborted) stop = { stoppedBy: "cancel" };
     else {
-      closeOpenCalls(state, "error");
+      // The history stops where the run failed, open calls and all: a retry runs them.
       state.emit({ type: "stop", stoppedBy: "error", messages: state.messages, spentUsd: spentUsd(state), steps: state.steps, error });
       throw error;
     }

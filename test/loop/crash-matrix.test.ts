@@ -200,6 +200,20 @@ const scenarios: Scenario[] = [
     stoppedBy: "steps",
   },
   {
+    // cache "none": the request's messages are not copied for cache marks (see the report: the
+    // last step's finish note then lands in the loop's own history).
+    name: "the last step with cache none",
+    messages: user,
+    turns: [
+      { toolCalls: [call("echo", { text: "a" }, "e1")], costUsd: 0.01 },
+      { text: "Final answer.", costUsd: 0.01 },
+    ],
+    tools: (c) => [countingEcho(c)],
+    options: { maxSteps: 2, cache: "none" },
+    worked: ["model/1", "tool/1/e1", "model/2"],
+    stoppedBy: "done",
+  },
+  {
     name: "tool error, unknown tool, bad input and a repeated call",
     messages: user,
     turns: [

@@ -105,6 +105,14 @@ describe("tools and messages", () => {
     expect([...store.keys()]).toEqual(["model/1", "start/1/j", "wait/1/j", "model/2"]);
   });
 
+  it("a call id reused from an earlier turn is still answered in its own turn", async () => {
+    const echo = echoTool();
+    const model = scriptedModel([{ toolCalls: [call("echo", { text: "a" }, "c1")] }, { toolCalls: [call("echo", { text: "b" }, "c1")] }, { text: "done" }]);
+    const result = await runToolLoop({ generate: model.generate, model: "m", messages: [{ role: "user", content: "go" }], tools: [echo], step: memoryJournal().step });
+    expect(echo.counter.calls).toEqual(["a", "b"]);
+    expect(result.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"]);
+  });
+
   it("refuses options it cannot run: maxSteps not a whole number ≥ 1, a finish tool not in tools, duplicate names", async () => {
     const base = { generate: scriptedModel([]).generate, model: "m", messages: [{ role: "user" as const, content: "x" }], step: memoryJournal().step };
     await expect(runToolLoop({ ...base, maxSteps: 0 })).rejects.toThrow(/maxSteps/);
