@@ -19,7 +19,7 @@ export type RunStatus = "running" | "waiting" | "finished" | "failed" | "cancell
 export type StoppedBy = LoopStoppedBy | "error";
 export type WaitingKind = "ask" | "approval" | "client-tool";
 
-export type ApiError = { code: string; message: string };
+export type ApiError = { code: string; message: string; issues?: { path: string; message: string }[] };
 
 export type RunView = {
   id: string;

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { textOf } from "../loop/content";
 import type { ChatMessage, GenerateContext, GenerateRequest, GenerateResult, StopReason, Usage } from "../loop/types";
+import { ProviderError } from "./errors";
 import type { Provider } from "./types";
 
 export const scriptedTurnSchema = z.object({
@@ -36,9 +37,10 @@ export type ScriptedTurn = z.infer<typeof scriptedTurnSchema>;
 const INPUT_USD_PER_MTOK = 3;
 const OUTPUT_USD_PER_MTOK = 15;
 
-export class ScriptedProviderError extends Error {
+/** A scripted failure: the turn's `error`, reported like a provider's own failure. */
+export class ScriptedProviderError extends ProviderError {
   constructor(message: string) {
-    super(message);
+    super(message, true);
     this.name = "ScriptedProviderError";
   }
 }

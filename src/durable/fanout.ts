@@ -1,0 +1,59 @@
+// Sends events to every watcher of a run: hibernatable WebSockets (ctx.getWebSockets) and SSE
+// streams (held in memory while open). Stored events go as their logged JSON text.
+import type { LoggedEvent } from "./event-log";
+
+const encoder = new TextEncoder();
+
+export function sseFrame(event: LoggedEvent): Uint8Array {
+  return encoder.encode(`id: ${event.seq}\ndata: ${event.text}\n\n`);
+}
+
+function sseLiveFrame(text: string): Uint8Array {
+  return encoder.encode(`data: ${text}\n\n`);
+}
+
+export class Fanout {
+  private readonly streams = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+
+  constructor(private readonly ctx: DurableObjectState) {}
+
+  addStream(writer: WritableStreamDefaultWriter<Uint8Array>): void {
+    this.streams.add(writer);
+    writer.closed.then(
+      () => this.streams.delete(writer),
+      () => this.streams.delete(writer),
+    );
+  }
+
+  /** Stored events, in seq order. */
+  sendLogged(events: LoggedEvent[]): void {
+    if (events.length === 0) return;
+    for (const socket of this.ctx.getWebSockets()) {
+      for (const event of events) this.trySend(socket, event.text);
+    }
+    for (const writer of this.streams) for (const event of events) this.tryWrite(writer, sseFrame(event));
+  }
+
+  /** A live-only event (text deltas): no seq, never stored. */
+  sendLive(event: object): void {
+    const text = JSON.stringify(event);
+    for (const socket of this.ctx.getWebSockets()) this.trySend(socket, text);
+    for (const writer of this.streams) this.tryWrite(writer, sseLiveFrame(text));
+  }
+
+  get watchers(): number {
+    return this.ctx.getWebSockets().length + this.streams.size;
+  }
+
+  private trySend(socket: WebSocket, text: string): void {
+    try {
+      socket.send(text);
+    } catch {
+      // A socket that is closing: its close handler cleans up.
+    }
+  }
+
+  private tryWrite(writer: WritableStreamDefaultWriter<Uint8Array>, bytes: Uint8Array): void {
+    writer.write(bytes).catch(() => this.streams.delete(writer));
+  }
+}

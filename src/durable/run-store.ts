@@ -1,0 +1,165 @@
+// Typed reads and writes of the run row and its segments. Every write here is O(1) in the
+// length of the run: the history is written once per segment, never per step.
+import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, WaitingKind } from "../api/types";
+import type { ChatMessage } from "../loop/types";
+
+export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown };
+
+export type RunRow = {
+  id: string;
+  body: CreateRunBody;
+  model: string;
+  provider: "anthropic" | "scripted";
+  tokenHash: string;
+  bodyHash: string;
+  status: RunStatus;
+  stoppedBy?: StoppedBy;
+  segment: number;
+  steps: number;
+  spentUsd: number;
+  finalText?: string;
+  final?: unknown;
+  hasFinal: boolean;
+  waiting?: Waiting;
+  error?: ApiError;
+  cancelRequested: boolean;
+  lastSeq: number;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type Segment = {
+  n: number;
+  messages: ChatMessage[];
+  approvals: Record<string, boolean>;
+  stepsBefore: number;
+  spentBefore: number;
+  result?: ChatMessage[];
+};
+
+type Raw = Record<string, SqlStorageValue>;
+
+const parse = <T>(text: SqlStorageValue | undefined): T | undefined => (text === null || text === undefined ? undefined : (JSON.parse(String(text)) as T));
+
+export function readRun(sql: SqlStorage): RunRow | undefined {
+  const row = sql.exec<Raw>("SELECT * FROM run LIMIT 1").toArray()[0];
+  if (row === undefined) return undefined;
+  const run: RunRow = {
+    id: String(row.id),
+    body: JSON.parse(String(row.body)) as CreateRunBody,
+    model: String(row.model),
+    provider: row.provider === "anthropic" ? "anthropic" : "scripted",
+    tokenHash: String(row.token_hash),
+    bodyHash: String(row.body_hash),
+    status: String(row.status) as RunStatus,
+    segment: Number(row.segment),
+    steps: Number(row.steps),
+    spentUsd: Number(row.spent_usd),
+    hasFinal: row.final !== null,
+    cancelRequested: Number(row.cancel_requested) === 1,
+    lastSeq: Number(row.last_seq),
+    createdAt: String(row.created_at),
+    updatedAt: String(row.updated_at),
+  };
+  if (row.stopped_by !== null) run.stoppedBy = String(row.stopped_by) as StoppedBy;
+  if (row.final_text !== null) run.finalText = String(row.final_text);
+  if (row.final !== null) run.final = parse(row.final);
+  const waiting = parse<Waiting>(row.waiting);
+  if (waiting !== undefined) run.waiting = waiting;
+  const error = parse<ApiError>(row.error);
+  if (error !== undefined) run.error = error;
+  return run;
+}
+
+export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
+  const spent = run.body.budget?.spentUsd ?? 0;
+  sql.exec(
+    `INSERT INTO run (id, body, model, provider, token_hash, body_hash, status, segment, steps, spent_usd, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?)`,
+    run.id, JSON.stringify(run.body), run.model, run.provider, run.tokenHash, run.bodyHash, spent, now, now,
+  );
+  insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent });
+}
+
+export function insertSegment(sql: SqlStorage, segment: Segment): void {
+  sql.exec(
+    "INSERT INTO segment (n, messages, approvals, steps_before, spent_before) VALUES (?, ?, ?, ?, ?)",
+    segment.n, JSON.stringify(segment.messages), JSON.stringify(segment.approvals), segment.stepsBefore, segment.spentBefore,
+  );
+}
+
+export function readSegment(sql: SqlStorage, n: number): Segment {
+  const row = sql.exec<Raw>("SELECT * FROM segment WHERE n = ?", n).one();
+  const segment: Segment = {
+    n,
+    messages: JSON.parse(String(row.messages)) as ChatMessage[],
+    approvals: JSON.parse(String(row.approvals)) as Record<string, boolean>,
+    stepsBefore: Number(row.steps_before),
+    spentBefore: Number(row.spent_before),
+  };
+  const result = parse<ChatMessage[]>(row.result);
+  if (result !== undefined) segment.result = result;
+  return segment;
+}
+
+export function saveSegmentResult(sql: SqlStorage, n: number, messages: ChatMessage[]): void {
+  sql.exec("UPDATE segment SET result = ? WHERE n = ?", JSON.stringify(messages), n);
+}
+
+/** The fields an end, a wait or a new segment changes. Unlisted fields keep their values. */
+export type RunChange = {
+  status?: RunStatus;
+  stoppedBy?: StoppedBy | null;
+  segment?: number;
+  finalText?: string | null;
+  final?: { value: unknown } | null;
+  waiting?: Waiting | null;
+  error?: ApiError | null;
+  cancelRequested?: boolean;
+};
+
+const nullable = (value: unknown): SqlStorageValue => (value === null || value === undefined ? null : JSON.stringify(value));
+
+export function updateRun(sql: SqlStorage, change: RunChange, now: string): void {
+  const sets: string[] = ["updated_at = ?"];
+  const values: SqlStorageValue[] = [now];
+  const set = (column: string, value: SqlStorageValue) => {
+    sets.push(`${column} = ?`);
+    values.push(value);
+  };
+  if (change.status !== undefined) set("status", change.status);
+  if (change.stoppedBy !== undefined) set("stopped_by", change.stoppedBy);
+  if (change.segment !== undefined) set("segment", change.segment);
+  if (change.finalText !== undefined) set("final_text", change.finalText);
+  if (change.final !== undefined) set("final", change.final === null ? null : nullable(change.final.value) ?? "null");
+  if (change.waiting !== undefined) set("waiting", nullable(change.waiting));
+  if (change.error !== undefined) set("error", nullable(change.error));
+  if (change.cancelRequested !== undefined) set("cancel_requested", change.cancelRequested ? 1 : 0);
+  sql.exec(`UPDATE run SET ${sets.join(", ")}`, ...values);
+}
+
+/** Counters a committed step moves: model calls, spend, and the newest event's seq. */
+export function bumpCounters(sql: SqlStorage, { steps, costUsd, lastSeq, now }: { steps: number; costUsd: number; lastSeq: number; now: string }): void {
+  sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, last_seq = ?, updated_at = ?", steps, costUsd, lastSeq, now);
+}
+
+export function toRunView(run: RunRow): RunView {
+  const view: RunView = {
+    id: run.id,
+    status: run.status,
+    model: run.model,
+    provider: run.provider,
+    steps: run.steps,
+    spentUsd: run.spentUsd,
+    lastSeq: run.lastSeq,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  };
+  if (run.stoppedBy !== undefined) view.stoppedBy = run.stoppedBy;
+  if (run.finalText !== undefined) view.finalText = run.finalText;
+  if (run.hasFinal) view.final = run.final;
+  if (run.waiting !== undefined) view.waiting = run.waiting;
+  if (run.error !== undefined) view.error = run.error;
+  if (run.body.metadata !== undefined) view.metadata = run.body.metadata;
+  return view;
+}

@@ -1,0 +1,89 @@
+// The person's actions on a run: answer, continue, retry, cancel while waiting. Each checks the
+// run's state, then writes the next segment (or the end) in one transaction.
+import { canonicalJson } from "../loop/canonical-json";
+import { closeOpenCalls } from "../loop/history";
+import type { ChatMessage, Content } from "../loop/types";
+import type { AnswerBody, Outcome, RunView } from "../api/types";
+import { isoNow } from "./clock";
+import { type EngineContext, logEvent, recordStop } from "./engine";
+import { fail, notFound, ok } from "./outcome";
+import { insertSegment, readRun, readSegment, toRunView, updateRun, type RunRow } from "./run-store";
+
+function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[], approvals: Record<string, boolean>): void {
+  const { sql } = engine.ctx.storage;
+  const n = run.segment + 1;
+  insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd });
+  updateRun(sql, { status: "running", segment: n, stoppedBy: null, waiting: null, error: null, finalText: null, final: null }, isoNow());
+}
+
+function view(engine: EngineContext): RunView {
+  return toRunView(readRun(engine.ctx.storage.sql)!);
+}
+
+export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView> {
+  const { sql } = engine.ctx.storage;
+  const run = readRun(sql);
+  if (run === undefined) return notFound();
+  const given = canonicalJson(body);
+  const previous = sql.exec<{ body: string }>("SELECT body FROM answer WHERE call_id = ?", body.callId).toArray()[0];
+  if (previous !== undefined) {
+    if (previous.body === given) return ok(toRunView(run));
+    return fail(409, "conflict", `Call ${body.callId} was already answered.`);
+  }
+  const waiting = run.waiting;
+  if (run.status !== "waiting" || waiting === undefined || waiting.callId !== body.callId) {
+    return fail(409, "conflict", `No call ${body.callId} is waiting for an answer.`);
+  }
+  if (waiting.kind === "approval" && typeof body.approved !== "boolean") {
+    return fail(400, "invalid-request", "An approval needs `approved`: true or false.");
+  }
+  if (waiting.kind !== "approval" && body.content === undefined) {
+    return fail(400, "invalid-request", `An answer to ${waiting.kind === "ask" ? "an ask" : "a client tool"} needs \`content\`.`);
+  }
+  const segment = readSegment(sql, run.segment);
+  const base = segment.result ?? segment.messages;
+  engine.ctx.storage.transactionSync(() => {
+    sql.exec("INSERT INTO answer (call_id, body) VALUES (?, ?)", body.callId, given);
+    if (waiting.kind === "approval") {
+      startSegment(engine, run, base, { ...segment.approvals, [body.callId]: body.approved === true });
+    } else {
+      const reply: ChatMessage = { role: "tool", toolCallId: body.callId, content: body.content! };
+      if (body.isError === true) reply.isError = true;
+      startSegment(engine, run, [...base, reply], segment.approvals);
+    }
+  });
+  logEvent(engine, { type: "answered", callId: body.callId });
+  return ok(view(engine));
+}
+
+export function continueRun(engine: EngineContext, content: Content): Outcome<RunView> {
+  const { sql } = engine.ctx.storage;
+  const run = readRun(sql);
+  if (run === undefined) return notFound();
+  if (run.status !== "finished") return fail(409, "conflict", `Only a finished run can take a new message; this one is ${run.status}.`);
+  const segment = readSegment(sql, run.segment);
+  engine.ctx.storage.transactionSync(() => startSegment(engine, run, [...(segment.result ?? segment.messages), { role: "user", content }], segment.approvals));
+  return ok(view(engine));
+}
+
+export function retry(engine: EngineContext): Outcome<RunView> {
+  const { sql } = engine.ctx.storage;
+  const run = readRun(sql);
+  if (run === undefined) return notFound();
+  if (run.status !== "failed") return fail(409, "conflict", `Only a failed run can be retried; this one is ${run.status}.`);
+  updateRun(sql, { status: "running", stoppedBy: null, error: null }, isoNow());
+  return ok(view(engine));
+}
+
+/** Cancel of a run that waits for the person: its open calls are answered "Not run: cancel.". */
+export function cancelWaiting(engine: EngineContext, run: RunRow): void {
+  const { sql } = engine.ctx.storage;
+  const segment = readSegment(sql, run.segment);
+  const closed = closeOpenCalls(segment.result ?? segment.messages, "cancel");
+  engine.ctx.storage.transactionSync(() => {
+    sql.exec("UPDATE segment SET result = ? WHERE n = ?", JSON.stringify(closed), segment.n);
+    recordStop(engine, { status: "cancelled", stoppedBy: "cancel", waiting: null, cancelRequested: true }, "end");
+  });
+}
+
+export { view };
