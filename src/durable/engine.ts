@@ -15,8 +15,10 @@ import { actionFor, storedRunEvent } from "./run-events";
 import { readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunChange, type RunRow, type Segment } from "./run-store";
 
 /** New steps per slice: a slice stays far inside the platform's CPU and wall-time limits. */
-export const MAX_NEW_STEPS_PER_SLICE = 64;
-export const SLICE_MS = 10_000;
+// Each slice replays the segment before its new steps, so slices are long: bounded by wall time
+// (far inside an alarm's limits) and by a step count that caps one invocation's CPU.
+export const MAX_NEW_STEPS_PER_SLICE = 500;
+export const SLICE_MS = 15_000;
 
 /** Thrown by the journal to end a slice before a new step; the next alarm goes on from there. */
 export class SliceEnd extends Error {
@@ -31,11 +33,12 @@ export type EngineContext = {
   env: Env;
   fanout: Fanout;
   fetch: typeof fetch;
+  /** New steps per slice (tests set it low to stop a run between any two steps). */
+  sliceSteps?: number;
 };
 
 export function logEvent(engine: EngineContext, event: RunEvent, dedupe?: string): void {
-  const { sql } = engine.ctx.storage;
-  const logged = engine.ctx.storage.transactionSync(() => appendEvent(sql, event, isoNow(), dedupe));
+  const logged = appendEvent(engine.ctx.storage.sql, event, isoNow(), dedupe);
   if (logged !== undefined) engine.fanout.sendLogged([logged]);
 }
 
@@ -160,7 +163,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
     stored,
     signal: controller.signal,
     beforeNewStep: () => {
-      if (fresh >= MAX_NEW_STEPS_PER_SLICE || Date.now() - started > SLICE_MS) throw new SliceEnd();
+      if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceEnd();
       fresh++;
     },
     toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),

@@ -8,12 +8,16 @@ export type LoggedEvent = { seq: number; text: string };
  * is not logged again (events written before a step may be written again when the step reruns).
  */
 export function appendEvent(sql: SqlStorage, event: RunEvent, at: string, dedupe?: string): LoggedEvent | undefined {
-  if (dedupe !== undefined && sql.exec("SELECT 1 FROM event WHERE dedupe = ?", dedupe).toArray().length > 0) return undefined;
-  const seq = Number(sql.exec<{ next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM event").one().next);
+  const seq = lastSeq(sql) + 1;
   const text = JSON.stringify({ seq, at, ...event });
-  sql.exec("INSERT INTO event (seq, dedupe, at, body) VALUES (?, ?, ?, ?)", seq, dedupe ?? null, at, text);
-  sql.exec("UPDATE run SET last_seq = ?", seq);
-  return { seq, text };
+  // Only a dedupe clash is ignored; a clash on seq would be a bug and fails loudly.
+  const cursor = sql.exec("INSERT INTO event (seq, dedupe, at, body) VALUES (?, ?, ?, ?) ON CONFLICT(dedupe) DO NOTHING", seq, dedupe ?? null, at, text);
+  return cursor.rowsWritten === 0 ? undefined : { seq, text };
+}
+
+/** The newest event's seq (0 before the first): SQLite reads the largest rowid directly. */
+export function lastSeq(sql: SqlStorage): number {
+  return Number(sql.exec<{ last: number }>("SELECT COALESCE(MAX(seq), 0) AS last FROM event").one().last);
 }
 
 export function eventsAfter(sql: SqlStorage, after: number): LoggedEvent[] {

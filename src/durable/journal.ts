@@ -4,7 +4,7 @@
 import type { Step, StepOutput, StoredLoopEvent } from "../loop/types";
 import type { RunEvent } from "../api/types";
 import { bumpCounters } from "./run-store";
-import type { LoggedEvent } from "./event-log";
+import { lastSeq, type LoggedEvent } from "./event-log";
 import { isoNow } from "./clock";
 
 /** Values larger than this go to R2 by content hash (a SQLite row holds at most 2 MB). */
@@ -65,14 +65,14 @@ export function createJournal(options: JournalOptions): Step {
     const logged: LoggedEvent[] = [];
     storage.transactionSync(() => {
       sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", prefix + key, text, output.costUsd);
-      let seq = Number(sql.exec<{ next: number }>("SELECT COALESCE(MAX(seq), 0) AS next FROM event").one().next);
+      let seq = lastSeq(sql);
       for (const event of output.events) {
         seq++;
         const body = JSON.stringify({ seq, at, ...options.toRunEvent(event) });
         sql.exec("INSERT INTO event (seq, dedupe, at, body) VALUES (?, NULL, ?, ?)", seq, at, body);
         logged.push({ seq, text: body });
       }
-      bumpCounters(sql, { steps: key.startsWith("model/") ? 1 : 0, costUsd: output.costUsd, lastSeq: seq, now: at });
+      bumpCounters(sql, { steps: key.startsWith("model/") ? 1 : 0, costUsd: output.costUsd, now: at });
     });
     // The value a replay would read: JSON round-tripped, so first runs and replays see the same data.
     const value = JSON.parse(JSON.stringify(output.value)) as T;

@@ -28,6 +28,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     this.engine = { ctx, env, fanout: new Fanout(ctx), fetch: (input, init) => fetch(input, init) };
   }
 
+  /** Sets the run's alarm for now (plus ALARM_DELAY_MS, which only tests set). */
+  private arm(): Promise<void> {
+    return this.ctx.storage.setAlarm(Date.now() + (Number(this.env.ALARM_DELAY_MS) || 0));
+  }
+
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     const next = this.queue.then(work, work);
     this.queue = next.catch(() => undefined);
@@ -38,19 +43,20 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   private async ensureAlarm(): Promise<void> {
     const run = readRun(this.ctx.storage.sql);
     if (run?.status !== "running" || this.active !== undefined) return;
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+    if ((await this.ctx.storage.getAlarm()) === null) await this.arm();
   }
 
   private async slice(controller: AbortController): Promise<void> {
     this.active = controller;
     try {
-      if ((await runSlice(this.engine, controller)) === "more") await this.ctx.storage.setAlarm(Date.now());
+      if ((await runSlice(this.engine, controller)) === "more") await this.arm();
     } finally {
       this.active = undefined;
     }
   }
 
-  override async alarm(): Promise<void> {
+  /** The platform redelivers an alarm that died mid-step; the replay makes that safe, so `info` is not needed. */
+  override async alarm(_info?: AlarmInvocationInfo): Promise<void> {
     await this.exclusive(async () => {
       if (readRun(this.ctx.storage.sql)?.status !== "running") return;
       await this.slice(new AbortController());
@@ -66,7 +72,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     }
     this.ctx.storage.transactionSync(() => insertRun(sql, run, isoNow()));
     logEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
-    await this.ctx.storage.setAlarm(Date.now());
+    await this.arm();
     return ok(view(this.engine));
   }
 
@@ -89,19 +95,19 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   async answer(body: AnswerBody): Promise<Outcome<RunView>> {
     const outcome = answer(this.engine, body);
-    if (outcome.ok && outcome.value.status === "running") await this.ctx.storage.setAlarm(Date.now());
+    if (outcome.ok && outcome.value.status === "running") await this.arm();
     return outcome;
   }
 
   async continueRun(content: Content): Promise<Outcome<RunView>> {
     const outcome = continueRun(this.engine, content);
-    if (outcome.ok) await this.ctx.storage.setAlarm(Date.now());
+    if (outcome.ok) await this.arm();
     return outcome;
   }
 
   async retry(): Promise<Outcome<RunView>> {
     const outcome = retry(this.engine);
-    if (outcome.ok) await this.ctx.storage.setAlarm(Date.now());
+    if (outcome.ok) await this.arm();
     return outcome;
   }
 

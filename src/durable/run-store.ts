@@ -2,6 +2,7 @@
 // length of the run: the history is written once per segment, never per step.
 import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, WaitingKind } from "../api/types";
 import type { ChatMessage } from "../loop/types";
+import { lastSeq } from "./event-log";
 
 export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown };
 
@@ -23,6 +24,7 @@ export type RunRow = {
   waiting?: Waiting;
   error?: ApiError;
   cancelRequested: boolean;
+  /** Seq of the newest event (read from the event log, not stored twice). */
   lastSeq: number;
   createdAt: string;
   updatedAt: string;
@@ -57,7 +59,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     spentUsd: Number(row.spent_usd),
     hasFinal: row.final !== null,
     cancelRequested: Number(row.cancel_requested) === 1,
-    lastSeq: Number(row.last_seq),
+    lastSeq: lastSeq(sql),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };
@@ -138,9 +140,9 @@ export function updateRun(sql: SqlStorage, change: RunChange, now: string): void
   sql.exec(`UPDATE run SET ${sets.join(", ")}`, ...values);
 }
 
-/** Counters a committed step moves: model calls, spend, and the newest event's seq. */
-export function bumpCounters(sql: SqlStorage, { steps, costUsd, lastSeq, now }: { steps: number; costUsd: number; lastSeq: number; now: string }): void {
-  sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, last_seq = ?, updated_at = ?", steps, costUsd, lastSeq, now);
+/** Counters a committed step moves: model calls and spend. */
+export function bumpCounters(sql: SqlStorage, { steps, costUsd, now }: { steps: number; costUsd: number; now: string }): void {
+  sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?", steps, costUsd, now);
 }
 
 export function toRunView(run: RunRow): RunView {

@@ -17,7 +17,6 @@ const STATEMENTS = [
      waiting TEXT,
      error TEXT,
      cancel_requested INTEGER NOT NULL DEFAULT 0,
-     last_seq INTEGER NOT NULL DEFAULT 0,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,

@@ -6,7 +6,8 @@ import { eventsAfter } from "../../src/durable/event-log";
 import type { RunObject } from "../../src/durable/run-object";
 import { runInDurableObject } from "cloudflare:test";
 
-export type RunStub = DurableObjectStub<RunObject> & RunRpc;
+/** The stub typed by the RPC contract (the platform's RPC types would wrap every result). */
+export type RunStub = RunRpc & DurableObjectStub;
 
 let counter = 0;
 

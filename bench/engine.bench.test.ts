@@ -1,0 +1,131 @@
+// Run-engine figures inside workerd (`npm run bench:engine`). Printed, never asserted.
+//   (1) overhead per journal step inside the object with a zero-latency scripted model, beside one
+//       bare SQLite insert of the same size, measured in the same object and run;
+//   (2) time from a step's commit to its event on a connected WebSocket;
+//   (3) resume after eviction of a 500-step run until the next new step starts;
+//   (4) storage bytes per step as the run grows (must stay flat).
+// The local pool's clock runs in whole milliseconds during CPU work (see loop.bench.test.ts), so
+// every figure is taken over many steps.
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { runSlice } from "../src/durable/engine";
+import { createJournal } from "../src/durable/journal";
+import { storedRunEvent } from "../src/durable/run-events";
+import type { StoredLoopEvent } from "../src/loop/types";
+import { Fanout } from "../src/durable/fanout";
+import type { RunObject } from "../src/durable/run-object";
+import { createRun, journalKeys, stubFor, viewOf, type RunStub } from "../test/helpers/runs";
+import { watch } from "../test/helpers/watch";
+
+const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
+
+function script(turns: number) {
+  const calls = Array.from({ length: turns }, (_v, i) => ({ toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} + 1` } }], costUsd: 0.0001, usage: { inputTokens: 100, outputTokens: 10 } }));
+  return [...calls, { text: "done", costUsd: 0.0001, usage: { inputTokens: 100, outputTokens: 10 } }];
+}
+
+/** Runs `steps` new journal steps in the object and returns the elapsed ms. */
+async function slice(stub: RunStub, steps: number): Promise<number> {
+  return runInDurableObject(typed(stub), async (_instance, state) => {
+    const started = performance.now();
+    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, sliceSteps: steps }, new AbortController());
+    return performance.now() - started;
+  });
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+const log = (line: string) => console.log(`[bench:engine] ${line}`);
+
+describe("run engine figures", () => {
+  it("(1) overhead per step vs a bare SQLite insert, and (4) storage bytes per step", async () => {
+    log(`runtime: workerd (vitest-pool-workers); navigator.userAgent ${JSON.stringify((globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent)}`);
+    const ratios: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+      // Bare inserts of a row the size of a typical step, in the same object, same run.
+      const bare = await runInDurableObject(typed(stub), (_instance, state) => {
+        state.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
+        const value = "x".repeat(300);
+        const started = performance.now();
+        for (let i = 0; i < 2000; i++) state.storage.sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, value);
+        return (performance.now() - started) / 2000;
+      });
+      // The whole run in one slice: the cost of new steps, no replay.
+      const total = await slice(stub, 5000);
+      const steps = (await journalKeys(stub)).length;
+      const perStep = total / steps;
+      ratios.push(`${perStep.toFixed(4)} ms/step vs ${bare.toFixed(4)} ms/insert = ${(perStep / bare).toFixed(1)}×`);
+      expect(steps).toBe(2001);
+      expect((await viewOf(stub)).status).toBe("finished");
+    }
+    // (4) Storage as a run grows, 200 steps at a time.
+    const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+    const sizes: number[] = [];
+    for (let chunk = 0; chunk < 11; chunk++) {
+      await slice(stub, 200);
+      sizes.push(await runInDurableObject(typed(stub), (_instance, state) => state.storage.sql.databaseSize));
+    }
+    const growth = sizes.slice(1).map((size, i) => Math.round((size - sizes[i]!) / 200));
+    log(`(4) database bytes per step, per 200-step window as the run grows to 2001 steps: ${growth.join(", ")}`);
+    log(`(1) whole step in the object (loop + scripted model + tool + journal write + events), 5 runs of 2001 steps:`);
+    for (const line of ratios) log(`    ${line}`);
+  });
+
+  it("(1b) the journal write alone (value + its events + counters, one transaction) vs a bare insert", async () => {
+    const lines: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const { stub } = await createRun({ script: [{ text: "x" }] });
+      const figures = await runInDurableObject(typed(stub), async (_instance, state) => {
+        const { sql } = state.storage;
+        sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
+        const row = "x".repeat(300);
+        let started = performance.now();
+        for (let i = 0; i < 2000; i++) sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, row);
+        const bare = (performance.now() - started) / 2000;
+        const step = createJournal({
+          sql, storage: state.storage, blobs: env.BLOBS, prefix: "b/", stored: new Map(), signal: new AbortController().signal,
+          beforeNewStep: () => {}, toRunEvent: (event) => storedRunEvent(event, 0), onCommit: () => {},
+        });
+        const event: StoredLoopEvent = { type: "tool-result", key: "k", step: 1, callId: "c", name: "calculator", ok: true, summary: "42", costUsd: 0 };
+        const value = { content: "42", isError: false, costUsd: 0 };
+        started = performance.now();
+        for (let i = 0; i < 2000; i++) await step(`tool/${i}/c`, async () => ({ value, costUsd: 0, events: [event] }));
+        return { bare, journal: (performance.now() - started) / 2000 };
+      });
+      lines.push(`${figures.journal.toFixed(4)} ms/step vs ${figures.bare.toFixed(4)} ms/insert = ${(figures.journal / figures.bare).toFixed(1)}×`);
+    }
+    log("(1b) journal write alone (2000 steps, 5 runs):");
+    for (const line of lines) log(`    ${line}`);
+  });
+
+  it("(2) commit-to-socket latency", async () => {
+    // A model that takes 2 ms, as any real one takes some time: the object yields between steps,
+    // as it does in service, so each event can leave when its step commits.
+    const turns = script(400).map((turn) => ({ ...turn, delayMs: 2 }));
+    const { stub } = await createRun({ tools: ["calculator"], maxSteps: 401, script: turns });
+    const watcher = await watch(stub, 1);
+    await slice(stub, 1000);
+    await watcher.next((frame) => frame.type === "end");
+    // `at` is the commit time of the step's transaction; arrival is when the socket delivered it.
+    const delays = watcher.frames.flatMap((frame, i) =>
+      frame.type === "model" || frame.type === "tool-result" ? [watcher.arrivals[i]! - Date.parse(String(frame.at))] : [],
+    );
+    log(`(2) commit → event on a connected WebSocket (same machine clock, 1 ms resolution), ${delays.length} events: p50 ${percentile(delays, 50)} ms, p95 ${percentile(delays, 95)} ms, p99 ${percentile(delays, 99)} ms, max ${Math.max(...delays)} ms`);
+    watcher.close();
+  });
+
+  it("(3) resume after eviction of a 500-step run until the next new step starts", async () => {
+    const times: number[] = [];
+    for (let round = 0; round < 7; round++) {
+      const { id, stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+      await slice(stub, 500);
+      await evictDurableObject(stub);
+      const fresh = stubFor(id);
+      // A new instance: the first slice replays 500 steps from SQLite and runs one new step.
+      times.push(await slice(fresh, 1));
+      expect(await journalKeys(fresh)).toHaveLength(501);
+    }
+    log(`(3) evicted 500-step run → next new step done (replay + 1 step), 7 runs: median ${median(times)} ms, min ${Math.min(...times)} ms, max ${Math.max(...times)} ms`);
+  });
+});

@@ -1,0 +1,113 @@
+// A run resumes by itself after eviction or a crash at any stage, repeats no finished step, and
+// its event log has no gap and no duplicate.
+import { abortAllDurableObjects, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { StoredEvent } from "../../src/api/types";
+import { MAX_NEW_STEPS_PER_SLICE, runSlice } from "../../src/durable/engine";
+import { Fanout } from "../../src/durable/fanout";
+import type { RunObject } from "../../src/durable/run-object";
+import { createRun, drive, journalKeys, storedEvents, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
+import { watch } from "../helpers/watch";
+
+const script = [
+  { text: "Adding.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2+2" } }], costUsd: 0.01 },
+  { text: "Multiplying.", toolCalls: [{ id: "c2", name: "calculator", input: { expression: "4*5" } }], costUsd: 0.01 },
+  { text: "It is 20.", costUsd: 0.01 },
+];
+const expectedKeys = ["s1/model/1", "s1/tool/1/c1", "s1/model/2", "s1/tool/2/c2", "s1/model/3"];
+
+/** Runs exactly `steps` new steps of the run in its object, then stops the slice. */
+async function runSteps(stub: RunStub, steps: number): Promise<void> {
+  await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, async (_instance, state) => {
+    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, sliceSteps: steps }, new AbortController());
+  });
+}
+
+function checkLog(events: StoredEvent[]): void {
+  expect(events.map((e) => e.seq)).toEqual(events.map((_e, i) => i + 1));
+  const identities = events.map((e) => JSON.stringify([e.type, "step" in e ? e.step : null, "callId" in e ? e.callId : null]));
+  expect(new Set(identities).size).toBe(identities.length);
+}
+
+/** After an abort every stub of the object is broken: the test takes a new one, as a client would. */
+async function finishAndCheck(id: string): Promise<void> {
+  const stub = stubFor(id);
+  // No alarm may be left after an abort: any request re-arms a running run whose alarm is gone.
+  await viewOf(stub);
+  await drive(stub);
+  const view = await viewOf(stub);
+  expect(view).toMatchObject({ status: "finished", finalText: "It is 20.", steps: 3 });
+  expect(view.spentUsd).toBeCloseTo(0.03, 10);
+  expect(await journalKeys(stub)).toEqual(expectedKeys);
+  const events = await storedEvents(stub);
+  checkLog(events);
+  expect(events.filter((e) => e.type === "model")).toHaveLength(3);
+  expect(events.filter((e) => e.type === "tool-result")).toHaveLength(2);
+  expect(events.filter((e) => e.type === "end")).toHaveLength(1);
+}
+
+describe("eviction and crashes", () => {
+  it("evicted before the first model call: the alarm still runs it", async () => {
+    const { id, stub } = await createRun({ tools: ["calculator"], script });
+    await evictDurableObject(stub);
+    await finishAndCheck(id);
+  });
+
+  for (let steps = 1; steps <= 4; steps++) {
+    it(`evicted after ${steps} step(s) (between a model call and its tool, or after a tool): resumes without repeating`, async () => {
+      const { id, stub } = await createRun({ tools: ["calculator"], script });
+      await runSteps(stub, steps);
+      expect(await journalKeys(stub)).toEqual(expectedKeys.slice(0, steps));
+      await evictDurableObject(stub);
+      await finishAndCheck(id);
+    });
+
+    it(`aborted (all objects reset) after ${steps} step(s): resumes without repeating`, async () => {
+      const { id, stub } = await createRun({ tools: ["calculator"], script });
+      await runSteps(stub, steps);
+      await abortAllDurableObjects();
+      await finishAndCheck(id);
+    });
+  }
+
+  it("aborted during a model call: only that step runs again and its step-start is not logged twice", async () => {
+    const slow = [{ ...script[0], delayMs: 200 }, script[1], script[2]];
+    const { id, stub } = await createRun({ tools: ["calculator"], script: slow });
+    const watcher = await watch(stub);
+    const alarm = runDurableObjectAlarm(stub).catch((error: unknown) => error);
+    await watcher.next((frame) => frame.type === "step-start");
+    await abortAllDurableObjects();
+    await alarm;
+    expect(await journalKeys(stubFor(id))).toEqual([]);
+    await finishAndCheck(id);
+  });
+
+  it("evicted while waiting for an answer: the answer still continues the run", async () => {
+    const { id, stub } = await createRun({ tools: ["ask"], script: [{ toolCalls: [{ id: "q", name: "ask", input: { question: "?" } }] }, { text: "Thanks." }] });
+    await drive(stub);
+    await evictDurableObject(stub);
+    expect((await viewOf(stub)).status).toBe("waiting");
+    valueOf(await stub.answer({ callId: "q", content: "yes" }));
+    await abortAllDurableObjects();
+    const fresh = stubFor(id);
+    await drive(fresh);
+    expect(await viewOf(fresh)).toMatchObject({ status: "finished", finalText: "Thanks." });
+    checkLog(await storedEvents(fresh));
+  });
+
+  it("a hand-called alarm({ retryCount, isRetry }) replays and goes on", async () => {
+    const { id, stub } = await createRun({ tools: ["calculator"], script });
+    await runSteps(stub, 2);
+    await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, (instance) => instance.alarm({ retryCount: 1, isRetry: true, scheduledTime: Date.now() }));
+    await finishAndCheck(id);
+  });
+
+  it("a long run is stepped in slices by alarms, none of which does more than its share", async () => {
+    const turns = Array.from({ length: 600 }, (_v, i) => ({ toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i}+1` } }], costUsd: 0 }));
+    const { stub } = await createRun({ tools: ["calculator"], maxSteps: 601, script: [...turns, { text: "done" }] });
+    const slices = await drive(stub);
+    expect((await viewOf(stub)).status).toBe("finished");
+    expect(slices).toBe(Math.ceil(1201 / MAX_NEW_STEPS_PER_SLICE));
+    checkLog(await storedEvents(stub));
+  });
+});
