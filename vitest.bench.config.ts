@@ -11,6 +11,8 @@ export default defineConfig({
   ],
   test: {
     include: ["bench/**/*.bench.test.ts"],
+    // Runs in Node: the fake Anthropic server for the cache bench (test/fake-anthropic/server.ts).
+    globalSetup: ["./test/fake-anthropic/global-setup.ts"],
     testTimeout: 300_000,
   },
 });

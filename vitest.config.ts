@@ -2,13 +2,30 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  plugins: [
-    cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
-    }),
-  ],
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
+    projects: [
+      {
+        // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            // Alarms are fired by the tests (runDurableObjectAlarm), never by the clock.
+            miniflare: { bindings: { ALARM_DELAY_MS: String(365 * 24 * 3600 * 1000) } },
+          }),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/e2e/**"],
+          // Run in Node: a local HTTP tool server and a fake Anthropic server (see the files).
+          globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        // Real processes: `wrangler dev` started, killed with SIGKILL and started again.
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 300_000, hookTimeout: 120_000 },
+      },
+    ],
   },
 });

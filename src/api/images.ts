@@ -2,14 +2,13 @@
 // and the part keeps only its hash, so journals, events and model requests never carry the bytes.
 // Used by the edge (messages, answers, continue) and by the run object (answers over WebSocket).
 // Everything is checked before anything is stored, so a refused request leaves nothing behind.
+import type { z } from "@hono/zod-openapi";
 import type { Content, ContentPart } from "../loop/types";
-import type { Issue } from "./schemas";
+import type { contentInputSchema, contentPartInputSchema, Issue } from "./schemas";
 
 /** A content part as a client may send it: an image by inline bytes, by hash, or both. */
-export type InputContentPart =
-  | { type: "text"; text: string; cache?: true }
-  | { type: "image"; mimeType: string; hash?: string; path?: string; data?: string };
-export type InputContent = string | InputContentPart[];
+export type InputContentPart = z.infer<typeof contentPartInputSchema>;
+export type InputContent = z.infer<typeof contentInputSchema>;
 
 export type PendingBlob = { key: string; mimeType: string; bytes: Uint8Array };
 

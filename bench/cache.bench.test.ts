@@ -1,0 +1,104 @@
+// Prompt-cache figures (`npm run bench:cache`): a 40-step run whose tool results grow the history,
+// with images and keepImages: 2, through runToolLoop → the anthropic provider → the official SDK →
+// the fake Anthropic server, whose prompt-cache simulator follows Anthropic's documented rules
+// (test/fake-anthropic/prompt-cache.ts). The same run is made with the loop's marks (cache "auto"),
+// with only the system mark ("system"), and with no marks ("none"). Printed; the only assertions
+// are sanity checks (every run took its 40 steps).
+//
+// Token counts are the fake's estimates (4 bytes of text a token, 1,500 tokens an image), and
+// costs come from the price table (src/providers/prices.ts), so the figures compare the modes with
+// each other; they are not a bill.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { runToolLoop } from "../src/loop";
+import type { CacheMode, ContentPart, ToolSpec } from "../src/loop";
+import { createAnthropicProvider } from "../src/providers/anthropic";
+import { fakeAnthropicUrl, script, uniqueModel, type FakeTurn } from "../test/fake-anthropic/client";
+import { memoryJournal } from "../test/helpers/journal";
+
+const STEPS = 40;
+const KEEP_IMAGES = 2;
+const FAMILY = "claude-sonnet-4-5";
+
+type Scenario = { name: string; imageEvery: number; pageWords: number };
+const SCENARIOS: Scenario[] = [
+  { name: "a screenshot with every tool result", imageEvery: 1, pageWords: 500 },
+  { name: "a screenshot with every 4th tool result", imageEvery: 4, pageWords: 500 },
+];
+
+const WORDS = ["harbour", "tide", "ledger", "copper", "signal", "orchard", "lantern", "meridian", "basalt", "quarry", "velvet", "cinder"];
+function pageText(page: number, words: number): string {
+  return Array.from({ length: words }, (_v, i) => WORDS[(page * 7 + i * 5) % WORDS.length]).join(" ");
+}
+
+const SYSTEM = `You are a research agent. You browse pages one at a time and write a report at the end. ${"Follow the house style: short sentences, sources named, numbers checked twice. ".repeat(90)}`;
+
+function browseTool(scenario: Scenario): ToolSpec<{ page: number }> {
+  return {
+    name: "browse",
+    description: "Open a page of the archive and return its text, with a screenshot when there is one.",
+    schema: z.object({ page: z.number().int() }),
+    run: async ({ page }) => {
+      const content: ContentPart[] = [{ type: "text", text: `Page ${page}: ${pageText(page, scenario.pageWords)}` }];
+      if (page % scenario.imageEvery === 0) content.push({ type: "image", mimeType: "image/png", hash: `shot-${page}`, path: `page-${page}.png` });
+      return { content };
+    },
+  };
+}
+
+function turns(): FakeTurn[] {
+  const calls = Array.from({ length: STEPS - 1 }, (_v, i): FakeTurn => ({ text: `Opening page ${i}.`, toolCalls: [{ id: `toolu_${i}`, name: "browse", input: { page: i } }], outputTokens: 40 }));
+  return [...calls, { text: "Report: every page read; the tide tables agree with the ledger.", outputTokens: 300 }];
+}
+
+type Row = { mode: CacheMode; input: number; read: number; write: number; share: number; cost: number; steps: number };
+
+async function runMode(scenario: Scenario, mode: CacheMode): Promise<Row> {
+  const model = uniqueModel(FAMILY);
+  await script(model, turns());
+  const provider = createAnthropicProvider({
+    apiKey: "bench-key",
+    baseURL: fakeAnthropicUrl(),
+    // A tiny PNG stands in for each screenshot; the fake counts every image as 1,500 tokens.
+    images: async () => ({ data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", mimeType: "image/png" }),
+  });
+  const result = await runToolLoop({
+    generate: provider.generate,
+    model,
+    system: SYSTEM,
+    messages: [{ role: "user", content: "Read the archive, page by page, and write the report." }],
+    tools: [browseTool(scenario)],
+    step: memoryJournal().step,
+    maxSteps: STEPS,
+    keepImages: KEEP_IMAGES,
+    cache: mode,
+  });
+  const { inputTokens, cachedReadTokens, cachedWriteTokens } = result.usage;
+  return { mode, input: inputTokens, read: cachedReadTokens, write: cachedWriteTokens, share: cachedReadTokens / inputTokens, cost: result.spentUsd, steps: result.steps };
+}
+
+const log = (line: string) => console.log(`[bench:cache] ${line}`);
+const int = (n: number) => n.toLocaleString("en-US");
+
+function table(rows: Row[]): string[] {
+  const header = ["mode", "input tokens", "cache read", "cache write", "share read", "cost USD"];
+  const cells = rows.map((row) => [row.mode, int(row.input), int(row.read), int(row.write), row.share.toFixed(3), row.cost.toFixed(4)]);
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")} |`;
+  return [line(header), `|${widths.map((width, i) => (i === 0 ? ":" : "") + "-".repeat(width + 1) + (i === 0 ? "" : ":")).join("|")}|`, ...cells.map(line)];
+}
+
+describe("prompt-cache bench", () => {
+  for (const scenario of SCENARIOS) {
+    it(`${STEPS} steps, ${scenario.name}, keepImages ${KEEP_IMAGES}`, async () => {
+      const rows: Row[] = [];
+      for (const mode of ["auto", "system", "none"] as const) rows.push(await runMode(scenario, mode));
+      log(`${STEPS}-step run, ${FAMILY} prices, ${scenario.name} (1,500 tokens each), ~${Math.round((scenario.pageWords * 7.4) / 4)} tokens of page text per result, keepImages ${KEEP_IMAGES}:`);
+      for (const line of table(rows)) log(line);
+      const auto = rows[0]!;
+      const none = rows[2]!;
+      log(`auto reads ${(auto.share * 100).toFixed(1)}% of input tokens from the cache (target ≥ 85%: ${auto.share >= 0.85 ? "met" : "not met"}); it costs ${(auto.cost / none.cost).toFixed(2)}× the run with no marks.`);
+      for (const row of rows) expect(row.steps).toBe(STEPS);
+    });
+  }
+});

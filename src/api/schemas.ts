@@ -1,0 +1,379 @@
+// The zod schemas of the public API (../shared/API.md). They validate every body and WebSocket
+// frame at the edge and, through @hono/zod-openapi, produce the OpenAPI document, so the contract
+// is written down once. The types they infer are checked against ./types.ts at the bottom.
+import { z } from "@hono/zod-openapi";
+import { scriptSchema } from "../providers/scripted";
+import type * as Loop from "../loop/types";
+import type * as Api from "./types";
+
+/** One problem with a request, as the API reports it: `path` is dotted ("messages.0.content"). */
+export type Issue = { path: string; message: string };
+
+/** The error of every refusal; `issues` lists what was wrong with a body or frame. */
+export type ErrorDetail = Api.ApiError;
+
+// ---------------------------------------------------------------------------------------------
+// Content and messages
+
+const textPartSchema = z
+  .object({
+    type: z.literal("text"),
+    text: z.string(),
+    cache: z.literal(true).optional().openapi({ description: "Mark a prompt-cache breakpoint after this part." }),
+  })
+  .openapi("TextPart");
+
+/**
+ * An image as a client sends it: inline bytes (`data`, base64) or a reference to bytes stored
+ * before (`hash`). With `data`, `hash` may be left out and is then computed by the server.
+ */
+const imagePartInputSchema = z
+  .object({
+    type: z.literal("image"),
+    mimeType: z.string().min(1),
+    hash: z.string().min(1).optional().openapi({ description: "SHA-256 (hex) of the bytes." }),
+    path: z.string().optional(),
+    data: z.string().optional().openapi({ description: "The bytes, base64; on input only." }),
+  })
+  .refine((part) => part.hash !== undefined || part.data !== undefined, {
+    message: "An image needs `data` (base64 bytes) or the `hash` of stored bytes.",
+    path: ["hash"],
+  })
+  .openapi("ImagePartInput");
+
+/** An image as the service stores and answers it: always by hash, never inline. */
+const imagePartSchema = z
+  .object({ type: z.literal("image"), mimeType: z.string(), hash: z.string(), path: z.string().optional() })
+  .openapi("ImagePart");
+
+export const contentPartInputSchema = z.union([textPartSchema, imagePartInputSchema]);
+export const contentPartSchema = z.union([textPartSchema, imagePartSchema]).openapi("ContentPart");
+
+export const contentInputSchema = z.union([z.string(), z.array(contentPartInputSchema)]).openapi("ContentInput");
+export const contentSchema = z.union([z.string(), z.array(contentPartSchema)]).openapi("Content");
+
+export const toolCallSchema = z
+  .object({ id: z.string().min(1), name: z.string().min(1), input: z.unknown() })
+  .openapi("ToolCall");
+
+function chatMessageSchemaOf<C extends z.ZodType>(content: C) {
+  return z.discriminatedUnion("role", [
+    z.object({ role: z.literal("user"), content }),
+    z.object({
+      role: z.literal("assistant"),
+      content,
+      toolCalls: z.array(toolCallSchema).optional(),
+      // Kept so that GET …/messages round-trips into a new run (thinking blocks with signatures).
+      providerBlocks: z.array(z.unknown()).optional(),
+    }),
+    z.object({ role: z.literal("tool"), toolCallId: z.string().min(1), content, isError: z.boolean().optional() }),
+  ]);
+}
+
+export const chatMessageInputSchema = chatMessageSchemaOf(contentInputSchema).openapi("ChatMessageInput");
+export const chatMessageSchema = chatMessageSchemaOf(contentSchema).openapi("ChatMessage");
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+const jsonObjectSchema = z.record(z.string(), z.unknown());
+
+const httpUrlSchema = z.string().refine(
+  (url) => {
+    try {
+      const protocol = new URL(url).protocol;
+      return protocol === "http:" || protocol === "https:";
+    } catch {
+      return false;
+    }
+  },
+  { message: "Must be an http(s) URL." },
+);
+
+export const httpToolRefSchema = z
+  .object({
+    type: z.literal("http"),
+    name: z.string().min(1),
+    description: z.string(),
+    inputSchema: jsonObjectSchema.openapi({ description: "JSON Schema (2020-12) of the input." }),
+    url: httpUrlSchema,
+    approval: z.boolean().optional(),
+    once: z.boolean().optional().openapi({ description: "Never run twice, even across a crash." }),
+  })
+  .openapi("HttpToolRef");
+
+export const clientToolRefSchema = z
+  .object({
+    type: z.literal("client"),
+    name: z.string().min(1),
+    description: z.string(),
+    inputSchema: jsonObjectSchema,
+  })
+  .openapi("ClientToolRef");
+
+export const toolRefSchema = z
+  .union([
+    z.string().min(1).openapi({ description: "A built-in tool by name: ask, calculator, current_time." }),
+    z.discriminatedUnion("type", [httpToolRefSchema, clientToolRefSchema]),
+  ])
+  .openapi("ToolRef");
+
+export function toolNameOf(ref: Api.ToolRef): string {
+  return typeof ref === "string" ? ref : ref.name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// POST /v1/runs
+
+const METADATA_MAX_BYTES = 16 * 1024;
+
+function jsonBytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).byteLength;
+}
+
+const budgetSchema = z
+  .object({
+    usd: z.number().gt(0),
+    finishAt: z.number().gt(0).lte(1).optional(),
+    spentUsd: z.number().gte(0).optional(),
+  })
+  .openapi("Budget");
+
+export const createRunBodySchema = z
+  .object({
+    system: z.string().optional(),
+    messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
+    tools: z.array(toolRefSchema).optional(),
+    finishTools: z.array(z.string().min(1)).optional(),
+    model: z.string().min(1).optional(),
+    provider: z.enum(["anthropic", "scripted"]).optional(),
+    maxSteps: z.number().int().gte(1).optional().openapi({ description: "Default 10." }),
+    budget: budgetSchema.optional(),
+    finishNote: z.string().optional(),
+    keepImages: z.number().int().gte(0).optional(),
+    maxTokens: z.number().int().gte(1).optional(),
+    reasoning: z.unknown().optional(),
+    script: scriptSchema.optional().openapi({ description: 'For provider "scripted" only: the turns it plays.' }),
+    metadata: jsonObjectSchema
+      .refine((value) => jsonBytes(value) <= METADATA_MAX_BYTES, { message: "Metadata must be at most 16 KiB as JSON." })
+      .optional(),
+  })
+  .superRefine((body, context) => {
+    const names = (body.tools ?? []).map(toolNameOf);
+    names.forEach((name, index) => {
+      if (names.indexOf(name) !== index) {
+        context.addIssue({ code: "custom", path: ["tools", index], message: `Duplicate tool name: ${name}.` });
+      }
+    });
+    (body.finishTools ?? []).forEach((name, index) => {
+      if (!names.includes(name)) {
+        context.addIssue({ code: "custom", path: ["finishTools", index], message: `Finish tool ${name} is not in tools.` });
+      }
+    });
+    if (body.script !== undefined && body.provider === "anthropic") {
+      context.addIssue({ code: "custom", path: ["script"], message: 'A script is for provider "scripted" only.' });
+    }
+  })
+  .openapi("CreateRunBody");
+
+export type CreateRunInput = z.infer<typeof createRunBodySchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Answers and continuing
+
+export const answerBodySchema = z
+  .object({
+    callId: z.string().min(1),
+    content: contentInputSchema.optional().openapi({ description: "For an ask or a client tool." }),
+    approved: z.boolean().optional().openapi({ description: "For an approval." }),
+    isError: z.boolean().optional(),
+  })
+  .openapi("AnswerBody");
+
+export type AnswerInput = z.infer<typeof answerBodySchema>;
+
+export const continueBodySchema = z.object({ content: contentInputSchema }).openapi("ContinueBody");
+
+// ---------------------------------------------------------------------------------------------
+// Runs as the API shows them
+
+const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);
+const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "error"]);
+const waitingKindSchema = z.enum(["ask", "approval", "client-tool"]);
+const apiErrorSchema = z.object({ code: z.string(), message: z.string() });
+
+export const runViewSchema = z
+  .object({
+    id: z.string(),
+    status: runStatusSchema,
+    stoppedBy: stoppedBySchema.optional(),
+    model: z.string(),
+    provider: z.string(),
+    steps: z.number().int().openapi({ description: "Model calls so far." }),
+    spentUsd: z.number(),
+    finalText: z.string().optional(),
+    final: z.unknown().optional(),
+    waiting: z
+      .object({ kind: waitingKindSchema, callId: z.string(), name: z.string(), input: z.unknown() })
+      .optional(),
+    error: apiErrorSchema.optional(),
+    lastSeq: z.number().int().openapi({ description: "Seq of the newest stored event." }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    metadata: jsonObjectSchema.optional(),
+  })
+  .openapi("RunView");
+
+export const createdRunSchema = z
+  .object({ run: runViewSchema, token: z.string().openapi({ description: "The run token, shown this once." }) })
+  .openapi("CreatedRun");
+
+export const messagesSchema = z.object({ messages: z.array(chatMessageSchema) }).openapi("Messages");
+
+// ---------------------------------------------------------------------------------------------
+// Events (sent over WebSocket and SSE)
+
+const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cachedReadTokens: z.number(),
+  cachedWriteTokens: z.number(),
+});
+
+const toolCallViewSchema = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
+
+export const runEventSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("run-started"), run: runViewSchema }),
+    z.object({ type: z.literal("step-start"), step: z.number(), last: z.boolean() }),
+    z.object({ type: z.literal("text"), step: z.number(), delta: z.string() }),
+    z.object({
+      type: z.literal("model"),
+      step: z.number(),
+      text: z.string(),
+      toolCalls: z.array(toolCallViewSchema),
+      usage: usageSchema,
+      costUsd: z.number(),
+      spentUsd: z.number(),
+    }),
+    z.object({ type: z.literal("tool-call"), step: z.number(), callId: z.string(), name: z.string(), input: z.unknown() }),
+    z.object({
+      type: z.literal("tool-result"),
+      step: z.number(),
+      callId: z.string(),
+      name: z.string(),
+      ok: z.boolean(),
+      summary: z.string(),
+      error: z.string().optional(),
+      costUsd: z.number(),
+    }),
+    z.object({ type: z.literal("waiting"), kind: waitingKindSchema, callId: z.string(), name: z.string(), input: z.unknown() }),
+    z.object({ type: z.literal("answered"), callId: z.string() }),
+    z.object({
+      type: z.literal("end"),
+      status: runStatusSchema,
+      stoppedBy: stoppedBySchema,
+      finalText: z.string().optional(),
+      final: z.unknown().optional(),
+      spentUsd: z.number(),
+      steps: z.number(),
+      error: apiErrorSchema.optional(),
+    }),
+  ])
+  .openapi("RunEvent");
+
+export const storedEventSchema = z
+  .intersection(runEventSchema, z.object({ seq: z.number().int().gte(1), at: z.string() }))
+  .openapi("StoredEvent");
+
+// ---------------------------------------------------------------------------------------------
+// WebSocket frames a client may send
+
+export const clientFrameSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("answer"),
+    callId: z.string().min(1),
+    content: contentInputSchema.optional(),
+    approved: z.boolean().optional(),
+    isError: z.boolean().optional(),
+  }),
+  z.object({ type: z.literal("cancel") }),
+  z.object({ type: z.literal("ping") }),
+]);
+
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+
+export type ParsedFrame = { ok: true; frame: ClientFrame } | { ok: false; error: ErrorDetail };
+
+/** A text frame from a client: a known frame, or the error to send back (the socket stays open). */
+export function parseFrame(text: string): ParsedFrame {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, error: { code: "invalid-request", message: "The frame is not JSON." } };
+  }
+  const parsed = clientFrameSchema.safeParse(value);
+  if (parsed.success) return { ok: true, frame: parsed.data };
+  return { ok: false, error: { code: "invalid-request", message: "Invalid frame.", issues: issuesOf(parsed.error) } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .openapi("Error");
+
+type ZodIssue = z.core.$ZodIssue;
+
+function deepestPath(issues: readonly ZodIssue[]): number {
+  return Math.max(-1, ...issues.map((issue) => issue.path.length));
+}
+
+/**
+ * zod's issues as the API reports them. A failed union reports the branch that got furthest
+ * (a content array with one bad part says which part and why, not "Invalid input").
+ */
+export function issuesOf(error: z.ZodError): Issue[] {
+  return flatten(error.issues, []);
+}
+
+function flatten(issues: readonly ZodIssue[], prefix: PropertyKey[]): Issue[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "invalid_union" && issue.errors.length > 0) {
+      const best = issue.errors.reduce((a, b) => (deepestPath(b) > deepestPath(a) ? b : a));
+      return flatten(best, path);
+    }
+    return [{ path: path.map(String).join("."), message: issue.message }];
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compile-time checks: what the schemas let through is what ./types.ts describes.
+
+type Assignable<From, To> = [From] extends [To] ? true : false;
+type Check<T extends true> = T;
+
+export type SchemaChecks = [
+  Check<Assignable<z.infer<typeof contentSchema>, Loop.Content>>,
+  Check<Assignable<z.infer<typeof chatMessageSchema>, Loop.ChatMessage>>,
+  Check<Assignable<Loop.ChatMessage, z.input<typeof chatMessageInputSchema>>>,
+  Check<Assignable<z.infer<typeof toolRefSchema>, Api.ToolRef>>,
+  Check<Assignable<Api.ToolRef, z.infer<typeof toolRefSchema>>>,
+  Check<Assignable<z.infer<typeof runViewSchema>, Api.RunView>>,
+  Check<Assignable<Api.RunView, z.infer<typeof runViewSchema>>>,
+  Check<Assignable<Omit<CreateRunInput, "messages">, Omit<Api.CreateRunBody, "messages">>>,
+  Check<Assignable<Omit<AnswerInput, "content">, Omit<Api.AnswerBody, "content">>>,
+  Check<Assignable<z.infer<typeof runEventSchema>, Api.RunEvent>>,
+  Check<Assignable<Api.RunEvent, z.infer<typeof runEventSchema>>>,
+  Check<Assignable<z.infer<typeof storedEventSchema>, Api.StoredEvent>>,
+  Check<Assignable<z.infer<typeof errorBodySchema>["error"], ErrorDetail>>,
+];

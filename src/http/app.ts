@@ -1,0 +1,46 @@
+// The HTTP edge: one Hono app, one sub-app per resource, one error handler. It authenticates,
+// validates and hands each run to its Durable Object; it decides nothing about runs itself.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { clientFrameSchema, storedEventSchema } from "../api/schemas";
+import { VERSION } from "../version";
+import type { AppEnv } from "./app-env";
+import { bodyLimit, MAX_BODY_BYTES } from "./body-limit";
+import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
+import { healthApp } from "./health";
+import { openApiApp } from "./openapi";
+import { runsApp } from "./runs";
+
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("*", errorsOnly);
+  // Before any route, so that no handler or validator ever reads more than the limit.
+  app.use("*", bodyLimit(MAX_BODY_BYTES));
+
+  app.route("/v1", healthApp());
+  app.route("/v1/runs", runsApp());
+
+  const registry = app.openAPIRegistry;
+  registry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "The deployment token (API_TOKEN), or a run token for that run's own routes.",
+  });
+  // Sent over the events socket and stream rather than in a response body: listed for clients.
+  registry.register("StoredEvent", storedEventSchema);
+  registry.register("ClientFrame", clientFrameSchema);
+
+  app.route(
+    "/v1",
+    openApiApp(() =>
+      app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: { title: "Ratchet API", version: VERSION, description: "Durable AI tool-calling agent runs." },
+        security: [{ bearer: [] }],
+      }),
+    ),
+  );
+
+  app.notFound(onNotFound);
+  app.onError(onError);
+  return app;
+}

@@ -1,0 +1,65 @@
+// Byte encodings and digests the edge needs for ids, tokens and content hashes. Web Crypto only,
+// so the same code runs in workerd and in tests.
+
+const BASE32_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+
+/** RFC 4648 base32, lower case, no padding: 16 bytes give 26 characters. */
+export function base32(bytes: Uint8Array): string {
+  let out = "";
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32_ALPHABET[(buffer >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += BASE32_ALPHABET[(buffer << (5 - bits)) & 31];
+  return out;
+}
+
+/** base64url without padding: 32 bytes give 43 characters. */
+export function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+const encoder = new TextEncoder();
+
+function bytesOf(data: string | Uint8Array): Uint8Array {
+  return typeof data === "string" ? encoder.encode(data) : data;
+}
+
+export async function sha256(data: string | Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytesOf(data)));
+}
+
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
+  return hex(await sha256(data));
+}
+
+export async function hmacSha256(key: string, message: string): Promise<Uint8Array> {
+  const cryptoKey = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(message)));
+}
+
+/**
+ * Equality of two secrets in constant time. Both are hashed first, so the comparison always sees
+ * two 32-byte values and neither length nor content leaks through timing.
+ */
+export async function secretsEqual(a: string, b: string): Promise<boolean> {
+  const [digestA, digestB] = await Promise.all([sha256(a), sha256(b)]);
+  return crypto.subtle.timingSafeEqual(digestA, digestB);
+}
+
+export function randomBytes(length: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(length));
+}

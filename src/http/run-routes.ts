@@ -1,0 +1,134 @@
+// The routes of /v1/runs as OpenAPI route configs: the same objects validate requests and write
+// the OpenAPI document. Paths are relative to the /v1/runs mount.
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  answerBodySchema,
+  continueBodySchema,
+  createdRunSchema,
+  createRunBodySchema,
+  errorBodySchema,
+  messagesSchema,
+  runViewSchema,
+} from "../api/schemas";
+import { requireDeployment, requireRun } from "./auth";
+
+const errorContent = { "application/json": { schema: errorBodySchema } };
+
+function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
+  const descriptions = {
+    400: "Invalid request: schema violation, unknown tool, disallowed host, …",
+    401: "No or malformed credentials.",
+    403: "A run token used where only the deployment token may act.",
+    404: "Unknown run, or a run token of another run.",
+    409: "The run is not in a state that allows this.",
+    413: "The body is larger than 1 MiB.",
+    429: "Rate limited.",
+  } as const;
+  return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status], content: errorContent }]));
+}
+
+const runParams = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "run_abcdefghijklmnopqrstuvwxyz" }),
+});
+
+function json<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+export const createRunRoute = createRoute({
+  method: "post",
+  path: "/",
+  summary: "Start a run (deployment token)",
+  middleware: [requireDeployment()] as const,
+  request: {
+    headers: z.object({
+      "idempotency-key": z
+        .string()
+        .regex(/^[\x20-\x7e]{1,255}$/, { message: "Must be 1–255 printable characters." })
+        .optional()
+        .openapi({ description: "The same key with the same deployment token answers the same run and token." }),
+    }),
+    body: { required: true, content: { "application/json": { schema: createRunBodySchema } } },
+  },
+  responses: {
+    201: json(createdRunSchema, "The run, and its run token (shown this once)."),
+    ...errors(400, 401, 403, 409, 413),
+  },
+});
+
+export const getRunRoute = createRoute({
+  method: "get",
+  path: "/{id}",
+  summary: "A run",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 200: json(runViewSchema, "The run."), ...errors(401, 404) },
+});
+
+export const getMessagesRoute = createRoute({
+  method: "get",
+  path: "/{id}/messages",
+  summary: "The given messages, then every turn of the run so far",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 200: json(messagesSchema, "A valid history to continue from."), ...errors(401, 404) },
+});
+
+export const answerRoute = createRoute({
+  method: "post",
+  path: "/{id}/answer",
+  summary: "Answer a waiting ask, approval or client tool",
+  middleware: [requireRun()] as const,
+  request: { params: runParams, body: { required: true, content: { "application/json": { schema: answerBodySchema } } } },
+  responses: { 202: json(runViewSchema, "Accepted (a repeat of the same answer changes nothing)."), ...errors(400, 401, 404, 409, 413) },
+});
+
+export const cancelRoute = createRoute({
+  method: "post",
+  path: "/{id}/cancel",
+  summary: "Cancel a run",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 202: json(runViewSchema, "Cancelled (a run that already ended is unchanged)."), ...errors(401, 404) },
+});
+
+export const continueRoute = createRoute({
+  method: "post",
+  path: "/{id}/messages",
+  summary: "Continue a finished run with a user message",
+  middleware: [requireRun()] as const,
+  request: { params: runParams, body: { required: true, content: { "application/json": { schema: continueBodySchema } } } },
+  responses: { 202: json(runViewSchema, "Running again."), ...errors(400, 401, 404, 409, 413) },
+});
+
+export const retryRoute = createRoute({
+  method: "post",
+  path: "/{id}/retry",
+  summary: "Resume a failed run from its journal",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 202: json(runViewSchema, "Running again."), ...errors(401, 404, 409) },
+});
+
+export const eventsRoute = createRoute({
+  method: "get",
+  path: "/{id}/events",
+  summary: "The event stream: WebSocket (Upgrade: websocket) or SSE (Accept: text/event-stream)",
+  description:
+    "Stored events with seq > after, in order, then live events. WebSocket frames a client may send: " +
+    '{"type":"answer",callId,…}, {"type":"cancel"}, {"type":"ping"} → {"type":"pong"}. ' +
+    "SSE: id = seq, Last-Event-ID honoured. `?token=` is accepted here because browsers cannot set headers.",
+  middleware: [requireRun({ allowQueryToken: true })] as const,
+  request: {
+    params: runParams,
+    query: z.object({
+      after: z.string().regex(/^\d+$/, { message: "Must be a whole number ≥ 0." }).optional().openapi({ description: "Default 0." }),
+      token: z.string().optional().openapi({ description: "The token, for clients that cannot set headers." }),
+    }),
+  },
+  responses: {
+    101: { description: "WebSocket: one JSON text frame per event (StoredEvent, or a live event without seq)." },
+    200: { description: "SSE stream of the same events.", content: { "text/event-stream": { schema: z.string() } } },
+    ...errors(400, 401, 404),
+  },
+});

@@ -1,0 +1,226 @@
+// GenerateRequest → the body of POST /v1/messages: a pure function, so a resumed run sends the
+// same bytes for the same step. Images arrive already loaded (see anthropic.ts).
+//
+//   system text        → one system text block; the system mark (cacheSystem) goes on it, or on
+//                        the last tool when there is no system text
+//   tools              → { name, description, input_schema }; toolChoice "none" → tool_choice none
+//   user               → text and image blocks (images as base64)
+//   assistant          → its providerBlocks first, unchanged (thinking blocks with signatures),
+//                        then its text, then a tool_use block per call
+//   tool               → a tool_result block (is_error when the result is an error) in a user turn
+//   text part cache    → cache_control { type: "ephemeral" } on that block; in a tool message the
+//                        mark goes on the tool_result block that holds the text
+//   reasoning          → thinking (see thinkingOf)
+//
+// Consecutive messages of one Anthropic role are merged into one turn (tool results and the
+// loop's note after them become one user turn, tool results first). Blank text parts are left out:
+// the API refuses blank text blocks, and the loop never marks one.
+import type {
+  Base64ImageSource,
+  CacheControlEphemeral,
+  ContentBlockParam,
+  ImageBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  TextBlockParam,
+  ThinkingConfigParam,
+  Tool,
+  ToolResultBlockParam,
+} from "@anthropic-ai/sdk/resources/messages";
+import { isBlank, toParts } from "../loop/content";
+import type { AssistantMessage, ChatMessage, ContentPart, GenerateRequest, ImagePart, TextPart, ToolMessage } from "../loop/types";
+import { ProviderError } from "./errors";
+
+/** max_tokens when the request sets none. */
+export const DEFAULT_MAX_TOKENS = 8192;
+/** The thinking budget of `reasoning: true`. */
+export const DEFAULT_THINKING_BUDGET = 4096;
+/** Anthropic refuses a smaller thinking budget. */
+export const MIN_THINKING_BUDGET = 1024;
+/** Anthropic refuses a request with more cache breakpoints. */
+export const MAX_CACHE_MARKS = 4;
+
+export type ImageData = { data: string; mimeType: string };
+/** The bytes of a stored image by hash (already loaded; see imageHashes). */
+export type ImageLookup = (hash: string) => ImageData;
+
+const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
+const MEDIA_TYPES: Record<string, Base64ImageSource["media_type"]> = {
+  "image/jpeg": "image/jpeg",
+  "image/jpg": "image/jpeg",
+  "image/png": "image/png",
+  "image/gif": "image/gif",
+  "image/webp": "image/webp",
+};
+
+/** The hashes of the images the request sends without inline bytes, each once. */
+export function imageHashes(request: GenerateRequest): string[] {
+  const hashes = new Set<string>();
+  for (const message of request.messages) {
+    for (const part of toParts(message.content)) if (part.type === "image" && part.data === undefined) hashes.add(part.hash);
+  }
+  return [...hashes];
+}
+
+function textBlock(part: TextPart): TextBlockParam | undefined {
+  if (isBlank(part.text)) return undefined;
+  return part.cache === true ? { type: "text", text: part.text, cache_control: EPHEMERAL } : { type: "text", text: part.text };
+}
+
+function imageBlock(part: ImagePart, image: ImageLookup): ImageBlockParam {
+  const mediaType = MEDIA_TYPES[part.mimeType.toLowerCase()];
+  if (mediaType === undefined) {
+    throw new ProviderError(`Image ${part.path ?? part.hash} is ${part.mimeType}; Anthropic takes JPEG, PNG, GIF or WebP.`, false);
+  }
+  const data = part.data ?? image(part.hash).data;
+  return { type: "image", source: { type: "base64", media_type: mediaType, data } };
+}
+
+function contentBlocks(parts: ContentPart[], image: ImageLookup): Array<TextBlockParam | ImageBlockParam> {
+  const blocks: Array<TextBlockParam | ImageBlockParam> = [];
+  for (const part of parts) {
+    const block = part.type === "text" ? textBlock(part) : imageBlock(part, image);
+    if (block !== undefined) blocks.push(block);
+  }
+  return blocks;
+}
+
+function toolResultBlock(message: ToolMessage, image: ImageLookup): ToolResultBlockParam {
+  const parts = toParts(message.content);
+  // The mark covers the whole result; inside it the blocks carry none.
+  const marked = parts.some((part) => part.type === "text" && part.cache === true && !isBlank(part.text));
+  const content = contentBlocks(parts, image).map((block) => {
+    const { cache_control: _mark, ...rest } = block;
+    return rest;
+  });
+  const block: ToolResultBlockParam = { type: "tool_result", tool_use_id: message.toolCallId };
+  if (content.length > 0) block.content = content;
+  if (message.isError === true) block.is_error = true;
+  if (marked) block.cache_control = EPHEMERAL;
+  return block;
+}
+
+function assistantBlocks(message: AssistantMessage, image: ImageLookup): ContentBlockParam[] {
+  const blocks: ContentBlockParam[] = [...((message.providerBlocks ?? []) as ContentBlockParam[])];
+  blocks.push(...contentBlocks(toParts(message.content), image));
+  for (const call of message.toolCalls ?? []) blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.input ?? {} });
+  return blocks;
+}
+
+type Turn = { role: "user" | "assistant"; content: ContentBlockParam[] };
+
+function blocksOf(message: ChatMessage, image: ImageLookup): Turn {
+  if (message.role === "assistant") return { role: "assistant", content: assistantBlocks(message, image) };
+  if (message.role === "tool") return { role: "user", content: [toolResultBlock(message, image)] };
+  return { role: "user", content: contentBlocks(toParts(message.content), image) };
+}
+
+/** Tool results must open a user turn; the stable sort keeps every other order. */
+function toolResultsFirst(blocks: ContentBlockParam[]): ContentBlockParam[] {
+  return [...blocks.filter((block) => block.type === "tool_result"), ...blocks.filter((block) => block.type !== "tool_result")];
+}
+
+/** A final assistant turn is continued by the model; the API refuses trailing whitespace there. */
+function trimFinalAssistant(turns: Turn[]): void {
+  const last = turns.at(-1);
+  if (last?.role !== "assistant") return;
+  const block = last.content.at(-1);
+  if (block?.type !== "text") return;
+  const text = block.text.trimEnd();
+  if (text.length > 0) last.content[last.content.length - 1] = { ...block, text };
+  else last.content.pop();
+  if (last.content.length === 0) turns.pop();
+}
+
+export function toMessageParams(messages: ChatMessage[], image: ImageLookup): MessageParam[] {
+  const turns: Turn[] = [];
+  for (const message of messages) {
+    const turn = blocksOf(message, image);
+    if (turn.content.length === 0) continue;
+    const previous = turns.at(-1);
+    if (previous?.role === turn.role) previous.content.push(...turn.content);
+    else turns.push(turn);
+  }
+  for (const turn of turns) if (turn.role === "user") turn.content = toolResultsFirst(turn.content);
+  trimFinalAssistant(turns);
+  return turns.map((turn) => ({ role: turn.role, content: turn.content }));
+}
+
+type Thinking = { thinking: ThinkingConfigParam; budget: number } | undefined;
+
+/**
+ * `reasoning` → Anthropic's thinking: `true` (a 4,096-token budget), `{ budgetTokens }` (at least
+ * 1,024, Anthropic's minimum), or `"adaptive"` (the model decides). Absent, false or null: none.
+ */
+export function thinkingOf(reasoning: unknown): Thinking {
+  if (reasoning === undefined || reasoning === null || reasoning === false) return undefined;
+  if (reasoning === true) return { thinking: { type: "enabled", budget_tokens: DEFAULT_THINKING_BUDGET }, budget: DEFAULT_THINKING_BUDGET };
+  if (reasoning === "adaptive") return { thinking: { type: "adaptive" }, budget: 0 };
+  if (typeof reasoning === "object" && "budgetTokens" in reasoning) {
+    const asked = (reasoning as { budgetTokens: unknown }).budgetTokens;
+    if (typeof asked === "number" && Number.isFinite(asked) && asked > 0) {
+      const budget = Math.max(MIN_THINKING_BUDGET, Math.floor(asked));
+      return { thinking: { type: "enabled", budget_tokens: budget }, budget };
+    }
+  }
+  throw new ProviderError('reasoning must be true, { budgetTokens: <number> } or "adaptive".', false);
+}
+
+/** Every block that carries a mark, in request order: tools, system, then messages. */
+function markedBlocks(params: MessageCreateParamsStreaming): Array<{ cache_control?: CacheControlEphemeral | null }> {
+  const marked: Array<{ cache_control?: CacheControlEphemeral | null }> = [];
+  const visit = (block: { cache_control?: CacheControlEphemeral | null }) => {
+    if (block.cache_control != null) marked.push(block);
+  };
+  for (const tool of (params.tools ?? []) as Tool[]) visit(tool);
+  if (Array.isArray(params.system)) params.system.forEach(visit);
+  for (const message of params.messages) if (Array.isArray(message.content)) for (const block of message.content) visit(block as { cache_control?: CacheControlEphemeral | null });
+  return marked;
+}
+
+/**
+ * Never more than 4 breakpoints: the loop keeps to that, but the caller's own marks are never
+ * removed there, so a caller with many marks could go over. Then the system mark stays and the
+ * oldest message marks go, as the loop drops its older rolling mark first.
+ */
+function capMarks(params: MessageCreateParamsStreaming, systemMarked: boolean): void {
+  const marked = markedBlocks(params);
+  let excess = marked.length - MAX_CACHE_MARKS;
+  for (const block of marked.slice(systemMarked ? 1 : 0)) {
+    if (excess <= 0) break;
+    delete block.cache_control;
+    excess--;
+  }
+}
+
+/** The streaming request body for `request`. Throws ProviderError for what Anthropic cannot take. */
+export function toAnthropicParams(request: GenerateRequest, image: ImageLookup): MessageCreateParamsStreaming {
+  const thinking = thinkingOf(request.params?.reasoning);
+  const answerTokens = request.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const hasSystem = request.system !== undefined && !isBlank(request.system);
+  // Keys in one fixed order, so equal requests are equal bytes.
+  const params: MessageCreateParamsStreaming = {
+    model: request.model,
+    // Thinking tokens count toward max_tokens, so the budget comes on top of the answer's room.
+    max_tokens: thinking === undefined ? answerTokens : answerTokens + thinking.budget,
+    stream: true,
+    messages: [],
+  };
+  if (hasSystem) {
+    params.system = [request.cacheSystem ? { type: "text", text: request.system!, cache_control: EPHEMERAL } : { type: "text", text: request.system! }];
+  }
+  params.messages = toMessageParams(request.messages, image);
+  if (request.tools.length > 0) {
+    const tools: Tool[] = request.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema as Tool.InputSchema,
+    }));
+    if (request.cacheSystem && !hasSystem) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: EPHEMERAL };
+    params.tools = tools;
+    if (request.toolChoice === "none") params.tool_choice = { type: "none" };
+  }
+  if (thinking !== undefined) params.thinking = thinking.thinking;
+  capMarks(params, request.cacheSystem && (hasSystem || request.tools.length > 0));
+  return params;
+}

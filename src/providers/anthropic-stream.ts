@@ -1,0 +1,213 @@
+// Assembles one streamed Messages API answer from its events (message_start, content_block_*,
+// message_delta, message_stop) into the loop's AssistantMessage, usage and stop reason.
+//
+// Usage: `inputTokens` is the whole prompt, input_tokens + cache_creation_input_tokens +
+// cache_read_input_tokens (Anthropic's input_tokens counts only what the cache neither read nor
+// wrote); `cachedReadTokens` = cache_read_input_tokens, `cachedWriteTokens` =
+// cache_creation_input_tokens. message_delta's usage is cumulative and wins over message_start's.
+import type {
+  ContentBlock,
+  MessageDeltaUsage,
+  RawMessageStreamEvent,
+  RefusalStopDetails,
+  StopReason as AnthropicStopReason,
+  Usage as AnthropicUsage,
+} from "@anthropic-ai/sdk/resources/messages";
+import type { AssistantMessage, ContentPart, StopReason, ToolCall, Usage } from "../loop/types";
+
+/** The stream ended (or broke off) before message_stop: nothing usable arrived. */
+export class StreamCutError extends Error {
+  constructor(message = "The stream ended before the message was complete.") {
+    super(message);
+    this.name = "StreamCutError";
+  }
+}
+
+/** The stream broke the protocol (for example tool input that is not JSON). */
+export class StreamProtocolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StreamProtocolError";
+  }
+}
+
+export const REFUSAL_TEXT = "The model declined to answer (refusal).";
+
+export type AssembledAnswer = {
+  message: AssistantMessage;
+  usage: Usage;
+  stopReason: StopReason;
+  /** A cost the answer reported itself (a gateway's `usage.cost`, USD), if any. */
+  reportedCostUsd?: number;
+};
+
+type Block =
+  | { kind: "text"; text: string }
+  | { kind: "tool"; id: string; name: string; json: string; stopped: boolean }
+  | { kind: "thinking"; thinking: string; signature: string }
+  | { kind: "kept"; block: Record<string, unknown>; json: string };
+
+type TokenCounts = { input: number; output: number; cacheRead: number; cacheWrite: number; cost?: number };
+
+function countsOf(usage: Partial<AnthropicUsage> | Partial<MessageDeltaUsage> | undefined, base: TokenCounts): TokenCounts {
+  if (usage === undefined) return base;
+  const cost = (usage as { cost?: unknown }).cost;
+  const counts: TokenCounts = {
+    input: usage.input_tokens ?? base.input,
+    output: usage.output_tokens ?? base.output,
+    cacheRead: usage.cache_read_input_tokens ?? base.cacheRead,
+    cacheWrite: usage.cache_creation_input_tokens ?? base.cacheWrite,
+  };
+  const reported = typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : base.cost;
+  if (reported !== undefined) counts.cost = reported;
+  return counts;
+}
+
+function stopReasonOf(raw: AnthropicStopReason | null, hasCalls: boolean): StopReason {
+  switch (raw) {
+    case "end_turn":
+    case "tool_use":
+    case "max_tokens":
+    case "pause_turn":
+    case "refusal":
+    case "stop_sequence":
+      return raw;
+    // The answer was cut off like at max_tokens: its calls are reported, never run.
+    case "model_context_window_exceeded":
+      return "max_tokens";
+    default:
+      return hasCalls ? "tool_use" : "end_turn";
+  }
+}
+
+function parseInput(json: string, cut: boolean, name: string): { input: unknown } {
+  if (json.trim().length === 0) return { input: {} };
+  try {
+    return { input: JSON.parse(json) as unknown };
+  } catch {
+    // At max_tokens the input breaks off mid-JSON; the loop answers such a call without running it.
+    if (cut) return { input: {} };
+    throw new StreamProtocolError(`The input of tool call ${name} is not valid JSON.`);
+  }
+}
+
+function refusalText(details: RefusalStopDetails | null): string {
+  return details?.explanation ? `${REFUSAL_TEXT.slice(0, -1)}: ${details.explanation}` : REFUSAL_TEXT;
+}
+
+export type Assembler = {
+  push(event: RawMessageStreamEvent): void;
+  /** The answer; throws StreamCutError when message_stop never came. */
+  finish(): AssembledAnswer;
+};
+
+export function createAssembler(onDelta?: (delta: string) => void): Assembler {
+  const blocks = new Map<number, Block>();
+  let start: TokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  let counts: TokenCounts | undefined;
+  let rawStop: AnthropicStopReason | null = null;
+  let stopDetails: RefusalStopDetails | null = null;
+  let stopped = false;
+  let textSoFar = false;
+
+  function startBlock(index: number, block: ContentBlock): void {
+    switch (block.type) {
+      case "text":
+        blocks.set(index, { kind: "text", text: "" });
+        if (block.text.length > 0) appendText(index, block.text);
+        return;
+      case "tool_use":
+        blocks.set(index, { kind: "tool", id: block.id, name: block.name, json: "", stopped: false });
+        return;
+      case "thinking":
+        blocks.set(index, { kind: "thinking", thinking: block.thinking, signature: block.signature });
+        return;
+      default:
+        // Redacted thinking and server-tool blocks go back to the API unchanged.
+        blocks.set(index, { kind: "kept", block: { ...block } as Record<string, unknown>, json: "" });
+    }
+  }
+
+  function appendText(index: number, text: string): void {
+    const block = blocks.get(index);
+    if (block?.kind !== "text" || text.length === 0) return;
+    // Text blocks are joined by a newline (textOf does the same), so the deltas add up to the text.
+    if (block.text.length === 0 && textSoFar) onDelta?.("\n");
+    block.text += text;
+    textSoFar = true;
+    onDelta?.(text);
+  }
+
+  function push(event: RawMessageStreamEvent): void {
+    switch (event.type) {
+      case "message_start":
+        start = countsOf(event.message.usage, start);
+        return;
+      case "content_block_start":
+        return startBlock(event.index, event.content_block);
+      case "content_block_delta": {
+        const block = blocks.get(event.index);
+        const delta = event.delta;
+        if (delta.type === "text_delta") return appendText(event.index, delta.text);
+        if (delta.type === "input_json_delta" && (block?.kind === "tool" || block?.kind === "kept")) block.json += delta.partial_json;
+        else if (delta.type === "thinking_delta" && block?.kind === "thinking") block.thinking += delta.thinking;
+        else if (delta.type === "signature_delta" && block?.kind === "thinking") block.signature += delta.signature;
+        return;
+      }
+      case "content_block_stop": {
+        const block = blocks.get(event.index);
+        if (block?.kind === "tool") block.stopped = true;
+        return;
+      }
+      case "message_delta":
+        counts = countsOf(event.usage, counts ?? start);
+        rawStop = event.delta.stop_reason ?? rawStop;
+        stopDetails = event.delta.stop_details ?? stopDetails;
+        return;
+      case "message_stop":
+        stopped = true;
+        return;
+    }
+  }
+
+  function finish(): AssembledAnswer {
+    if (!stopped) throw new StreamCutError();
+    const cut = rawStop === "max_tokens" || rawStop === "model_context_window_exceeded";
+    const texts: string[] = [];
+    const toolCalls: ToolCall[] = [];
+    const providerBlocks: unknown[] = [];
+    for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
+      const block = blocks.get(index)!;
+      if (block.kind === "text") {
+        if (block.text.length > 0) texts.push(block.text);
+      } else if (block.kind === "tool") {
+        toolCalls.push({ id: block.id, name: block.name, ...parseInput(block.json, cut || !block.stopped, block.name) });
+      } else if (block.kind === "thinking") {
+        providerBlocks.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
+      } else {
+        providerBlocks.push(block.json.length > 0 ? { ...block.block, ...parseInput(block.json, cut, String(block.block.type)) } : block.block);
+      }
+    }
+    const stopReason = stopReasonOf(rawStop, toolCalls.length > 0);
+    const refused = stopReason === "refusal";
+    const text = refused && texts.join("").trim().length === 0 ? refusalText(stopDetails) : undefined;
+    const content: AssistantMessage["content"] =
+      text !== undefined ? text : texts.length <= 1 ? (texts[0] ?? "") : texts.map((part): ContentPart => ({ type: "text", text: part }));
+    const message: AssistantMessage = { role: "assistant", content };
+    // A refusal ends the run: calls it may have begun are dropped, not run.
+    if (toolCalls.length > 0 && !refused) message.toolCalls = toolCalls;
+    if (providerBlocks.length > 0) message.providerBlocks = providerBlocks;
+    const final = counts ?? start;
+    const usage: Usage = {
+      inputTokens: final.input + final.cacheRead + final.cacheWrite,
+      outputTokens: final.output,
+      cachedReadTokens: final.cacheRead,
+      cachedWriteTokens: final.cacheWrite,
+    };
+    const answer: AssembledAnswer = { message, usage, stopReason };
+    if (final.cost !== undefined) answer.reportedCostUsd = final.cost;
+    return answer;
+  }
+
+  return { push, finish };
+}

@@ -1,0 +1,113 @@
+// The anthropic provider: one model step = one streamed POST /v1/messages through the official
+// SDK, retried here and nowhere else (maxRetries: 0 on the client), before anything is stored.
+import Anthropic from "@anthropic-ai/sdk";
+import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/types";
+import { describeFailure, providerErrorFor } from "./anthropic-errors";
+import { imageHashes, toAnthropicParams, type ImageData } from "./anthropic-request";
+import { createAssembler } from "./anthropic-stream";
+import { ProviderError } from "./errors";
+import { ANTHROPIC_PRICES, costOf, priceOf, type PriceTable } from "./prices";
+import { DEFAULT_RETRY_POLICY, retryDecision } from "./retry";
+import type { Provider } from "./types";
+
+export type AnthropicProviderOptions = {
+  /** Without a key every call fails with a clear, non-retryable error (nothing is sent). */
+  apiKey: string | undefined;
+  /** Defaults to the SDK's https://api.anthropic.com. */
+  baseURL?: string;
+  fetch?: typeof fetch;
+  /** The bytes of a stored image by hash; undefined when there is none. */
+  images: (hash: string) => Promise<ImageData | undefined>;
+  /** Waits between attempts; rejects when the signal aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Attempts in all, the first included (default 5). */
+  maxAttempts?: number;
+  prices?: PriceTable;
+};
+
+export const MISSING_KEY_MESSAGE = "The anthropic provider needs ANTHROPIC_API_KEY (wrangler secret put ANTHROPIC_API_KEY).";
+
+/** Images of one provider kept in memory, so a run's steps read each from the store once. */
+const IMAGE_MEMO_ENTRIES = 64;
+
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function imageLoader(images: AnthropicProviderOptions["images"]) {
+  const memo = new Map<string, ImageData>();
+  return async (request: GenerateRequest): Promise<(hash: string) => ImageData> => {
+    const loaded = new Map<string, ImageData>();
+    await Promise.all(
+      imageHashes(request).map(async (hash) => {
+        const image = memo.get(hash) ?? (await images(hash));
+        if (image === undefined) throw new ProviderError(`Image ${hash} is not in the blob store.`, false);
+        loaded.set(hash, image);
+        memo.set(hash, image);
+      }),
+    );
+    while (memo.size > IMAGE_MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+    return (hash) => loaded.get(hash)!;
+  };
+}
+
+export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
+  const { apiKey } = options;
+  const sleep = options.sleep ?? abortableSleep;
+  const random = options.random ?? Math.random;
+  const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts };
+  const prices = options.prices ?? ANTHROPIC_PRICES;
+  const loadImages = imageLoader(options.images);
+  // One client per provider; with no key none is made (the SDK would look for credentials elsewhere).
+  const client =
+    apiKey === undefined || apiKey.length === 0
+      ? undefined
+      : new Anthropic({
+          apiKey,
+          baseURL: options.baseURL ?? null,
+          maxRetries: 0,
+          openTelemetry: false,
+          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        });
+
+  async function attempt(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
+    const stream = await anthropic.messages.create(body, { signal: context.signal });
+    const assembler = createAssembler(context.onDelta);
+    for await (const event of stream) assembler.push(event);
+    // The SDK ends an aborted stream quietly; the run must see the abort.
+    if (context.signal.aborted) throw context.signal.reason;
+    const answer = assembler.finish();
+    const costUsd = answer.reportedCostUsd ?? costOf(priceOf(request.model, prices), answer.usage);
+    return { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
+  }
+
+  async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
+    if (client === undefined) throw new ProviderError(MISSING_KEY_MESSAGE, false);
+    const body = toAnthropicParams(request, await loadImages(request));
+    for (let attempts = 1; ; attempts++) {
+      try {
+        return await attempt(client, body, request, context);
+      } catch (error) {
+        if (context.signal.aborted) throw context.signal.reason;
+        const failure = describeFailure(error);
+        const decision = retryDecision(failure, attempts, random, policy);
+        if (!decision.retry) throw providerErrorFor(failure, attempts, decision, error);
+        await sleep(decision.delayMs, context.signal);
+      }
+    }
+  }
+
+  return { name: "anthropic", generate };
+}

@@ -1,0 +1,84 @@
+// Anthropic's list prices, USD per million tokens, for runs whose answer carries no cost.
+//
+// Source: Anthropic's pricing page, https://platform.claude.com/docs/en/about-claude/pricing
+// ("Model pricing": base input, 5m cache writes, cache hits and refreshes, output), and each
+// model's overview page under https://platform.claude.com/docs/en/models/ for models newer than
+// that table's copy we read. Checked against the pages as of late November 2026 (SDK 1.14.0).
+// Rows marked "per third-party price trackers" could not be read on an Anthropic page and were
+// taken from trackers that quote it; check them when you touch this file.
+//
+// Ratchet only writes 5-minute cache entries (it never sends a ttl), so the 1-hour write rate is
+// not listed. Batch, fast mode and long-prompt bands are not used by Ratchet and not modelled:
+// Haiku 5.5's prices are its band for prompts up to 100,000 tokens.
+import type { Usage } from "../loop/types";
+
+export type Price = {
+  /** Input tokens that neither read nor wrote the cache. */
+  input: number;
+  output: number;
+  /** Input tokens written to a 5-minute cache entry. */
+  cacheWrite5m: number;
+  /** Input tokens read from the cache (cache hits and refreshes). */
+  cacheRead: number;
+};
+
+export type PriceTable = Readonly<Record<string, Price>>;
+
+const price = (input: number, output: number, cacheWrite5m: number, cacheRead: number): Price => ({ input, output, cacheWrite5m, cacheRead });
+
+/** Keyed by model id; dated ids (claude-sonnet-4-5-20250929) match their alias by prefix. */
+export const ANTHROPIC_PRICES: PriceTable = {
+  "claude-fable-5-2": price(10, 50, 12.5, 0.25), // per third-party price trackers (same as Fable 5.1)
+  "claude-mythos-5-2": price(10, 50, 12.5, 0.25), // per third-party price trackers (same as Mythos 5.1)
+  "claude-fable-5-1": price(10, 50, 12.5, 0.25),
+  "claude-mythos-5-1": price(10, 50, 12.5, 0.25),
+  "claude-fable-5": price(10, 50, 12.5, 1),
+  "claude-mythos-5": price(10, 50, 12.5, 1),
+  "claude-opus-5-5": price(4, 20, 5, 0.2), // per third-party price trackers
+  "claude-opus-5": price(5, 25, 6.25, 0.5),
+  "claude-opus-4-8": price(5, 25, 6.25, 0.5),
+  "claude-opus-4-7": price(5, 25, 6.25, 0.5),
+  "claude-opus-4-6": price(5, 25, 6.25, 0.5),
+  "claude-opus-4-5": price(5, 25, 6.25, 0.5),
+  "claude-opus-4-1": price(15, 75, 18.75, 1.5),
+  "claude-opus-4": price(15, 75, 18.75, 1.5),
+  "claude-sonnet-5-5": price(2, 10, 2.5, 0.1), // cache hits cut from $0.20 on 2026-10-07, per third-party price trackers
+  "claude-sonnet-5": price(2, 10, 2.5, 0.2),
+  "claude-sonnet-4-6": price(3, 15, 3.75, 0.3),
+  "claude-sonnet-4-5": price(3, 15, 3.75, 0.3),
+  "claude-sonnet-4": price(3, 15, 3.75, 0.3),
+  "claude-haiku-5-5": price(0.1, 0.5, 0.125, 0.01), // per third-party price trackers; prompts ≤ 100k tokens
+  "claude-haiku-4-5": price(1, 5, 1.25, 0.1),
+  "claude-3-5-haiku": price(0.8, 4, 1, 0.08),
+  "claude-3-haiku": price(0.25, 1.25, 0.3, 0.03),
+};
+
+/** A model of no known family is priced like the current Sonnet: neither free nor the dearest. */
+const FALLBACK_MODEL = "claude-sonnet-4-5";
+
+/**
+ * The price of `model`: its own row, else the row whose id it starts with (the longest), else the
+ * newest row of its family (opus, sonnet, haiku, fable, mythos), else Sonnet's.
+ */
+export function priceOf(model: string, table: PriceTable = ANTHROPIC_PRICES): Price {
+  const own = table[model];
+  if (own !== undefined) return own;
+  const ids = Object.keys(table);
+  const prefix = ids.filter((id) => model.startsWith(`${id}-`)).sort((a, b) => b.length - a.length)[0];
+  if (prefix !== undefined) return table[prefix]!;
+  const family = ["opus", "sonnet", "haiku", "fable", "mythos"].find((name) => model.includes(name));
+  const sameFamily = family === undefined ? undefined : ids.find((id) => id.includes(family));
+  return table[sameFamily ?? FALLBACK_MODEL] ?? ANTHROPIC_PRICES[FALLBACK_MODEL]!;
+}
+
+/**
+ * The cost of one answer from its usage. `usage.inputTokens` is the whole prompt (see
+ * anthropic-stream.ts), so the uncached part is what the cache neither read nor wrote.
+ */
+export function costOf(price: Price, usage: Usage): number {
+  const uncached = Math.max(0, usage.inputTokens - usage.cachedReadTokens - usage.cachedWriteTokens);
+  return (
+    (uncached * price.input + usage.cachedWriteTokens * price.cacheWrite5m + usage.cachedReadTokens * price.cacheRead + usage.outputTokens * price.output) /
+    1_000_000
+  );
+}

@@ -1,0 +1,68 @@
+// The tools a run can use: built-ins by name, HTTP tools and client tools from their refs. The
+// edge calls checkToolRefs to refuse a run (400, nothing created); the run object calls
+// buildTools, with the same rules, every time it (re)starts the loop.
+import type { ToolRef } from "../api/types";
+import type { AnyToolSpec } from "../loop/types";
+import { hostOf, isUrlAllowed } from "./allow-list";
+import { askTool } from "./ask";
+import { calculatorTool } from "./calculator";
+import { createClientTool } from "./client-tool";
+import { createCurrentTimeTool } from "./current-time";
+import { createHttpTool } from "./http-tool";
+import type { ToolDeps } from "./tool-deps";
+
+export { parseAllowList, isUrlAllowed } from "./allow-list";
+export { DEFAULT_HTTP_TOOL_TIMEOUT_MS, OUTCOME_UNKNOWN } from "./http-tool";
+export type { ToolDeps } from "./tool-deps";
+
+export const BUILT_IN_TOOLS = ["ask", "calculator", "current_time"] as const;
+export type BuiltInToolName = (typeof BUILT_IN_TOOLS)[number];
+
+function isBuiltIn(name: string): name is BuiltInToolName {
+  return (BUILT_IN_TOOLS as readonly string[]).includes(name);
+}
+
+function builtIn(name: BuiltInToolName, deps: ToolDeps): AnyToolSpec {
+  switch (name) {
+    case "ask":
+      return askTool;
+    case "calculator":
+      return calculatorTool;
+    case "current_time":
+      return createCurrentTimeTool(deps.now);
+  }
+}
+
+function nameOf(ref: ToolRef): string {
+  return typeof ref === "string" ? ref : ref.name;
+}
+
+/** What is wrong with a run's tools: paths like "tools.2", empty when they are fine. */
+export function checkToolRefs(refs: readonly ToolRef[], allowHosts: readonly string[]): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  const seen = new Set<string>();
+  refs.forEach((ref, index) => {
+    const name = nameOf(ref);
+    if (seen.has(name)) issues.push({ path: `tools.${index}`, message: `Duplicate tool name: ${name}.` });
+    seen.add(name);
+    if (typeof ref === "string" && !isBuiltIn(ref)) {
+      issues.push({ path: `tools.${index}`, message: `Unknown built-in tool: ${ref}. Built-in tools: ${BUILT_IN_TOOLS.join(", ")}.` });
+    }
+    if (typeof ref !== "string" && ref.type === "http" && !isUrlAllowed(ref.url, allowHosts)) {
+      const host = hostOf(ref.url);
+      issues.push({ path: `tools.${index}.url`, message: `HTTP tools may not call ${host}: the host is not on the allow list.` });
+    }
+  });
+  return issues;
+}
+
+/** The loop's tool specs for `refs` (assumed checked by checkToolRefs). */
+export function buildTools(refs: readonly ToolRef[], deps: ToolDeps): AnyToolSpec[] {
+  return refs.map((ref) => {
+    if (typeof ref === "string") {
+      if (!isBuiltIn(ref)) throw new Error(`Unknown built-in tool: ${ref}.`);
+      return builtIn(ref, deps);
+    }
+    return ref.type === "http" ? createHttpTool(ref, deps) : createClientTool(ref);
+  });
+}

@@ -1,0 +1,44 @@
+// A local HTTP tool for end-to-end tests: it counts calls per Idempotency-Key and answers after
+// a delay, slow enough for a crash to land while calls are in flight.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type ToolServer = {
+  url: string;
+  /** Calls received per Idempotency-Key (a key seen twice means a resend). */
+  calls: Map<string, number>;
+  /** Calls answered per Idempotency-Key. */
+  answered: Map<string, number>;
+  /** When each key was first answered (ms since the epoch). */
+  answeredAt: Map<string, number>;
+  close: () => Promise<void>;
+};
+
+export async function startToolServer(delayMs: number): Promise<ToolServer> {
+  const calls = new Map<string, number>();
+  const answered = new Map<string, number>();
+  const answeredAt = new Map<string, number>();
+  const server: Server = createServer((request, response) => {
+    const key = String(request.headers["idempotency-key"] ?? "");
+    calls.set(key, (calls.get(key) ?? 0) + 1);
+    request.resume();
+    request.on("end", () => {
+      setTimeout(() => {
+        answered.set(key, (answered.get(key) ?? 0) + 1);
+        if (!answeredAt.has(key)) answeredAt.set(key, Date.now());
+        response.writeHead(200, { "Content-Type": "application/json" });
+        response.end(JSON.stringify({ content: `done ${key}` }));
+      }, delayMs);
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    answered,
+    answeredAt,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,11 @@
+// Values that test/global-setup.ts provides to every test file (read with inject()).
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Base URL of the local tool server, e.g. http://127.0.0.1:41234 */
+    toolServerUrl: string;
+    /** Base URL of the fake Anthropic server (test/fake-anthropic/global-setup.ts), e.g. http://127.0.0.1:41235 */
+    fakeAnthropicUrl: string;
+  }
+}
+
+export {};

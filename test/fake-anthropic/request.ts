@@ -1,0 +1,201 @@
+// The request side of the fake: the checks the real Messages API makes (with its wording, close
+// enough to recognise), and the request's blocks in cache order with token estimates.
+import type { CacheBlock } from "./prompt-cache";
+
+export type ApiError = { status: number; type: string; message: string };
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const invalid = (message: string): ApiError => ({ status: 400, type: "invalid_request_error", message });
+
+/** Roughly Anthropic's tokenizer: four bytes of UTF-8 a token. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(new TextEncoder().encode(text).length / 4);
+}
+
+const MEDIA_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+function blocksOf(content: unknown): Json[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return Array.isArray(content) ? content.filter(isObject) : [];
+}
+
+function checkText(block: Json, path: string): ApiError | undefined {
+  if (typeof block.text !== "string") return invalid(`${path}.text: Field required`);
+  if (block.text.length === 0) {
+    if (block.cache_control != null) return invalid(`${path}.text: cache_control cannot be set for empty text blocks`);
+    return invalid(`${path}: text content blocks must be non-empty`);
+  }
+  if (block.text.trim().length === 0) return invalid(`${path}: text content blocks must contain non-whitespace text`);
+  return undefined;
+}
+
+function checkImage(block: Json, path: string): ApiError | undefined {
+  const source = block.source;
+  if (!isObject(source) || source.type !== "base64") return invalid(`${path}.source: Input tag does not match any of the expected tags: 'base64', 'url', 'file'`);
+  if (typeof source.media_type !== "string" || !MEDIA_TYPES.has(source.media_type)) return invalid(`${path}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
+  if (typeof source.data !== "string" || !BASE64.test(source.data)) return invalid(`${path}.source.base64.data: The image data is not valid base64.`);
+  return undefined;
+}
+
+function checkBlock(block: Json, path: string, role: string): ApiError | undefined {
+  switch (block.type) {
+    case "text":
+      return checkText(block, path);
+    case "image":
+      return role === "user" ? checkImage(block, path) : invalid(`${path}: images are only allowed in user messages`);
+    case "tool_use":
+      if (role !== "assistant") return invalid(`${path}: tool_use blocks are only allowed in assistant messages`);
+      if (typeof block.id !== "string" || typeof block.name !== "string" || !isObject(block.input)) return invalid(`${path}: tool_use needs id, name and an object input`);
+      return undefined;
+    case "tool_result": {
+      if (role !== "user") return invalid(`${path}: tool_result blocks are only allowed in user messages`);
+      if (typeof block.tool_use_id !== "string") return invalid(`${path}.tool_use_id: Field required`);
+      const nested = block.content === undefined ? [] : blocksOf(block.content);
+      for (const [i, inner] of nested.entries()) {
+        const error = inner.type === "text" ? checkText(inner, `${path}.content.${i}`) : inner.type === "image" ? checkImage(inner, `${path}.content.${i}`) : invalid(`${path}.content.${i}: unsupported block in tool_result`);
+        if (error !== undefined) return error;
+      }
+      return undefined;
+    }
+    case "thinking":
+    case "redacted_thinking":
+      return role === "assistant" ? undefined : invalid(`${path}: thinking blocks are only allowed in assistant messages`);
+    default:
+      return invalid(`${path}.type: Input tag '${String(block.type)}' found using 'type' does not match any of the expected tags`);
+  }
+}
+
+function countMarks(body: Json): number {
+  let marks = 0;
+  const visit = (block: unknown) => {
+    if (isObject(block) && block.cache_control != null) marks++;
+  };
+  if (Array.isArray(body.tools)) body.tools.forEach(visit);
+  if (Array.isArray(body.system)) body.system.forEach(visit);
+  if (Array.isArray(body.messages)) for (const message of body.messages) if (isObject(message)) blocksOf(message.content).forEach(visit);
+  return marks;
+}
+
+function checkMessages(messages: unknown[]): ApiError | undefined {
+  if (messages.length === 0) return invalid("messages: at least one message is required");
+  let openCalls: string[] = [];
+  for (const [m, message] of messages.entries()) {
+    const path = `messages.${m}`;
+    if (!isObject(message) || (message.role !== "user" && message.role !== "assistant")) return invalid(`${path}.role: Input should be 'user' or 'assistant'`);
+    const role = message.role;
+    const blocks = blocksOf(message.content);
+    if (typeof message.content !== "string" && !Array.isArray(message.content)) return invalid(`${path}.content: Field required`);
+    for (const [b, block] of blocks.entries()) {
+      const error = checkBlock(block, `${path}.content.${b}`, role);
+      if (error !== undefined) return error;
+    }
+    if (role === "user") {
+      const results = blocks.filter((block) => block.type === "tool_result").map((block) => String(block.tool_use_id));
+      const firstOther = blocks.findIndex((block) => block.type !== "tool_result");
+      if (firstOther >= 0 && blocks.slice(firstOther).some((block) => block.type === "tool_result")) {
+        return invalid(`${path}: tool_result blocks must come first in the content, before any other block`);
+      }
+      const unexpected = results.filter((id) => !openCalls.includes(id));
+      if (unexpected.length > 0) {
+        return invalid(`${path}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${unexpected.join(", ")}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+      }
+      const missing = openCalls.filter((id) => !results.includes(id));
+      if (missing.length > 0) {
+        return invalid(`messages.${m - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
+      }
+      openCalls = [];
+    } else {
+      if (openCalls.length > 0) return invalid(`messages.${m - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${openCalls.join(", ")}.`);
+      openCalls = blocks.filter((block) => block.type === "tool_use").map((block) => String(block.id));
+      const last = blocks.at(-1);
+      if (m === messages.length - 1 && last?.type === "text" && typeof last.text === "string" && /\s$/.test(last.text)) {
+        return invalid("messages: final assistant content cannot end with trailing whitespace");
+      }
+    }
+  }
+  return undefined;
+}
+
+function checkTools(body: Json): ApiError | undefined {
+  if (body.tools === undefined) {
+    return body.tool_choice === undefined ? undefined : invalid("tool_choice: tool_choice may only be specified while providing tools");
+  }
+  if (!Array.isArray(body.tools)) return invalid("tools: Input should be a valid list");
+  for (const [i, tool] of body.tools.entries()) {
+    if (!isObject(tool) || typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) return invalid(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
+    if (!isObject(tool.input_schema) || tool.input_schema.type !== "object") return invalid(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
+  }
+  return undefined;
+}
+
+function checkThinking(body: Json): ApiError | undefined {
+  const thinking = body.thinking;
+  if (thinking === undefined) return undefined;
+  if (!isObject(thinking)) return invalid("thinking: Input should be an object");
+  if (thinking.type !== "enabled") return undefined;
+  const budget = thinking.budget_tokens;
+  if (typeof budget !== "number" || budget < 1024) return invalid("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
+  if (typeof body.max_tokens === "number" && body.max_tokens <= budget) {
+    return invalid("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size");
+  }
+  return undefined;
+}
+
+/** The first thing the real API would refuse in this body, or undefined. */
+export function validateRequest(body: unknown): ApiError | undefined {
+  if (!isObject(body)) return invalid("There was an error parsing the body of your request");
+  if (typeof body.model !== "string" || body.model.length === 0) return invalid("model: Field required");
+  if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens) || body.max_tokens < 0) return invalid("max_tokens: Field required");
+  if (!Array.isArray(body.messages)) return invalid("messages: Field required");
+  if (body.system !== undefined && typeof body.system !== "string") {
+    if (!Array.isArray(body.system)) return invalid("system: Input should be a valid string or list");
+    for (const [i, block] of body.system.entries()) {
+      const error = isObject(block) && block.type === "text" ? checkText(block, `system.${i}`) : invalid(`system.${i}.type: Input should be 'text'`);
+      if (error !== undefined) return error;
+    }
+  }
+  const error = checkTools(body) ?? checkMessages(body.messages) ?? checkThinking(body);
+  if (error !== undefined) return error;
+  const marks = countMarks(body);
+  if (marks > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${marks}.`);
+  return undefined;
+}
+
+/** The request's blocks in cache order: each tool, each system block, each message block. */
+export function cacheBlocks(body: Json, imageTokens: number): CacheBlock[] {
+  const strip = (block: Json): Json => {
+    const { cache_control: _mark, ...rest } = block;
+    return rest;
+  };
+  const tokensOf = (block: Json): number => {
+    switch (block.type) {
+      case "text":
+        return estimateTokens(String(block.text));
+      case "image":
+        return imageTokens;
+      case "tool_result":
+        return 4 + (block.content === undefined ? 0 : blocksOf(block.content).reduce((sum, inner) => sum + tokensOf(inner), 0));
+      case "thinking":
+        return estimateTokens(String(block.thinking));
+      default:
+        return estimateTokens(JSON.stringify(strip(block)));
+    }
+  };
+  const blocks: CacheBlock[] = [];
+  for (const tool of Array.isArray(body.tools) ? body.tools.filter(isObject) : []) {
+    blocks.push({ key: `tool\u0000${JSON.stringify(strip(tool))}`, tokens: estimateTokens(JSON.stringify(strip(tool))), breakpoint: tool.cache_control != null });
+  }
+  const system = typeof body.system === "string" ? [{ type: "text", text: body.system }] : Array.isArray(body.system) ? body.system.filter(isObject) : [];
+  for (const block of system) blocks.push({ key: `system\u0000${JSON.stringify(strip(block))}`, tokens: tokensOf(block), breakpoint: block.cache_control != null });
+  // Changing tool_choice or thinking invalidates the messages' part of the cache.
+  const context = JSON.stringify([body.tool_choice ?? null, body.thinking ?? null]);
+  for (const [m, message] of (Array.isArray(body.messages) ? body.messages.filter(isObject) : []).entries()) {
+    for (const [b, block] of blocksOf(message.content).entries()) {
+      const start = b === 0 ? `${m}` : "";
+      blocks.push({ key: `message\u0000${context}\u0000${String(message.role)}\u0000${start}\u0000${JSON.stringify(strip(block))}`, tokens: tokensOf(block), breakpoint: block.cache_control != null });
+    }
+  }
+  return blocks;
+}

@@ -1,0 +1,303 @@
+// A small HTTP server on 127.0.0.1 that speaks Anthropic's Messages API as the real one does, for
+// tests of the anthropic provider through the official SDK. Runs in Node (vitest globalSetup).
+//
+//   POST /v1/messages           streaming (SSE) and non-streaming answers, real event sequence,
+//                               the real API's checks (400), auth (401), scripted failures, and a
+//                               prompt-cache simulator (prompt-cache.ts) behind the usage figures
+//   POST /__control/script      { model, turns: FakeTurn[] } the answers for that model
+//   POST /__control/config      { model, minCacheTokens?, imageTokens? }
+//   POST /__control/clock       { model, advanceMs } moves that model's cache clock
+//   POST /__control/reset       { model } forgets the model's script, requests, cache and clock
+//   GET  /__control/requests?model=<m>   every request that model received (RecordedRequest[])
+//   GET  /__control/cache?model=<m>      { entries } live cache entries of that model
+//
+// Everything is keyed by the request's `model`, so test files that run at once never meet: each
+// test uses a model name of its own. The answer to a request is the turn whose index is the number
+// of assistant messages in it, so a replayed or resumed step gets the same answer; a turn's
+// `failures` are served first, one per attempt. Auth: any key but "bad-key", by x-api-key or
+// Authorization: Bearer (the SDK sends the latter).
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { answerEvents, answerMessage, type PromptUsage, type WireEvent } from "./answer";
+import { PromptCache } from "./prompt-cache";
+import { cacheBlocks, validateRequest, type ApiError } from "./request";
+import type { FakeConfig, FakeFailure, FakeTurn, RecordedRequest } from "./types";
+
+export type FakeAnthropic = {
+  url: string;
+  requests(model: string): RecordedRequest[];
+  script(model: string, turns: FakeTurn[]): void;
+  configure(model: string, config: FakeConfig): void;
+  advanceClock(model: string, ms: number): void;
+  reset(model: string): void;
+  cache: PromptCache;
+  close(): Promise<void>;
+};
+
+type ModelState = {
+  turns: FakeTurn[];
+  attempts: Map<number, number>;
+  requests: RecordedRequest[];
+  clockOffsetMs: number;
+  config: FakeConfig;
+};
+
+const DEFAULT_IMAGE_TOKENS = 1_500;
+
+/** Minimum cacheable prompt lengths from Anthropic's prompt-caching page; 1,024 for the rest. */
+const MIN_CACHE_TOKENS: Array<[string, number]> = [
+  ["claude-opus-4-6", 4096],
+  ["claude-opus-4-5", 4096],
+  ["claude-haiku-4-5", 4096],
+  ["claude-3-5-haiku", 2048],
+  ["claude-3-haiku", 2048],
+];
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Uint8Array[] = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+      let at = 0;
+      for (const chunk of chunks) {
+        bytes.set(chunk, at);
+        at += chunk.byteLength;
+      }
+      resolve(new TextDecoder().decode(bytes));
+    });
+  });
+}
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+function sendJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { "content-type": "application/json", ...headers });
+  response.end(JSON.stringify(value));
+}
+
+function errorBody(error: { type: string; message: string; code?: string }, requestId: string) {
+  const inner: Record<string, unknown> = { type: error.type, message: error.message };
+  if (error.code !== undefined) inner.details = { error_code: error.code };
+  return { type: "error", error: inner, request_id: requestId };
+}
+
+function sse(event: WireEvent | { type: "error"; error: { type: string; message: string } }): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+function assistantCount(body: Record<string, unknown> | undefined): number {
+  const messages = Array.isArray(body?.messages) ? (body.messages as Array<{ role?: unknown }>) : [];
+  return messages.filter((message) => message?.role === "assistant").length;
+}
+
+function isStatusFailure(failure: FakeFailure): failure is Extract<FakeFailure, { status: number }> {
+  return "status" in failure;
+}
+
+export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): Promise<FakeAnthropic> {
+  const models = new Map<string, ModelState>();
+  let counter = 0;
+
+  const stateOf = (model: string): ModelState => {
+    let state = models.get(model);
+    if (state === undefined) {
+      state = { turns: [], attempts: new Map(), requests: [], clockOffsetMs: 0, config: {} };
+      models.set(model, state);
+    }
+    return state;
+  };
+  const minTokens = (model: string) =>
+    stateOf(model).config.minCacheTokens ?? MIN_CACHE_TOKENS.find(([prefix]) => model.startsWith(prefix))?.[1] ?? 1024;
+  const cache = new PromptCache({ now: (model) => Date.now() + stateOf(model).clockOffsetMs, minTokens });
+
+  async function answerMessages(request: IncomingMessage, response: ServerResponse, raw: string): Promise<void> {
+    const id = ++counter;
+    const requestId = `req_fake_${id}`;
+    let body: Record<string, unknown> | undefined;
+    try {
+      const parsed = JSON.parse(raw) as unknown;
+      body = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const model = typeof body?.model === "string" ? body.model : "(none)";
+    const state = stateOf(model);
+    const record: RecordedRequest = {
+      raw,
+      body,
+      path: request.url ?? "",
+      outcome: "ok",
+      aborted: false,
+      headers: Object.fromEntries(
+        ["authorization", "x-api-key", "anthropic-version", "content-type", "x-stainless-retry-count", "anthropic-beta"].flatMap((name) => {
+          const value = header(request, name);
+          return value === undefined ? [] : [[name, value]];
+        }),
+      ),
+    };
+    state.requests.push(record);
+    let closed = false;
+    const gone = new Promise<void>((resolve) =>
+      response.on("close", () => {
+        closed = true;
+        if (!response.writableEnded) record.aborted = true;
+        resolve();
+      }),
+    );
+    const fail = (error: ApiError & { code?: string }, headers: Record<string, string> = {}) => {
+      record.outcome = `error ${error.status}`;
+      sendJson(response, error.status, errorBody(error, requestId), { "request-id": requestId, ...headers });
+    };
+    /** Waits `ms`, or less when the client goes away. */
+    const wait = async (ms: number) => {
+      if (ms <= 0 || closed) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([gone, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+      clearTimeout(timer);
+    };
+
+    const key = header(request, "x-api-key") ?? header(request, "authorization")?.replace(/^Bearer\s+/i, "");
+    if (key === undefined || key.length === 0) return fail({ status: 401, type: "authentication_error", message: "x-api-key header is required" });
+    if (key === "bad-key") return fail({ status: 401, type: "authentication_error", message: "invalid x-api-key" });
+    if (header(request, "anthropic-version") === undefined) return fail({ status: 400, type: "invalid_request_error", message: "anthropic-version: header is required" });
+    const invalid = validateRequest(body);
+    if (invalid !== undefined) return fail(invalid);
+
+    const index = assistantCount(body);
+    const turn: FakeTurn = state.turns[index] ?? { text: `(fake) The script of ${model} has no turn ${index}.` };
+    const attempt = state.attempts.get(index) ?? 0;
+    state.attempts.set(index, attempt + 1);
+    const failure = turn.failures?.[attempt];
+    if (failure !== undefined && isStatusFailure(failure)) {
+      const headers: Record<string, string> = {};
+      if (failure.retryAfter !== undefined) headers["retry-after"] = failure.retryAfter;
+      if (failure.retryAfterMs !== undefined) headers["retry-after-ms"] = failure.retryAfterMs;
+      if (failure.shouldRetry !== undefined) headers["x-should-retry"] = String(failure.shouldRetry);
+      return fail({ status: failure.status, type: failure.type, message: failure.message, ...(failure.code === undefined ? {} : { code: failure.code }) }, headers);
+    }
+    if (failure !== undefined && "reset" in failure) {
+      record.outcome = "reset";
+      response.destroy();
+      return;
+    }
+
+    // The cache is read and written once the answer begins, as the docs describe.
+    const outcome = cache.apply(model, cacheBlocks(body!, state.config.imageTokens ?? DEFAULT_IMAGE_TOKENS));
+    const prompt: PromptUsage = {
+      input_tokens: outcome.input_tokens,
+      cache_creation_input_tokens: outcome.cache_creation_input_tokens,
+      cache_read_input_tokens: outcome.cache_read_input_tokens,
+    };
+    const messageId = `msg_fake_${id}`;
+    await wait(turn.delayMs ?? 0);
+    if (closed) return;
+
+    if (body!.stream !== true) {
+      const message = answerMessage(turn, model, messageId, prompt);
+      record.usage = { ...prompt, output_tokens: message.usage.output_tokens };
+      return sendJson(response, 200, message, { "request-id": requestId });
+    }
+
+    const events = answerEvents(turn, model, messageId, prompt);
+    const last = events.findLast((event) => event.type === "message_delta");
+    if (last?.type === "message_delta") record.usage = { ...prompt, output_tokens: last.usage.output_tokens };
+    response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": requestId });
+    for (const [i, event] of events.entries()) {
+      if (closed) return;
+      if (failure !== undefined && "streamError" in failure && i === (failure.afterEvents ?? 3)) {
+        record.outcome = "stream-error";
+        response.write(sse({ type: "error", error: failure.streamError }));
+        response.end();
+        return;
+      }
+      if (failure !== undefined && "cut" in failure && i === failure.cut.afterEvents) {
+        record.outcome = "cut";
+        // Let what was written reach the client first, so the cut is in the middle of the body.
+        await new Promise<void>((resolve) => setTimeout(resolve, 20));
+        response.destroy();
+        return;
+      }
+      await new Promise<void>((resolve) => response.write(sse(event), () => resolve()));
+      if (turn.hang === true && event.type === "content_block_delta") {
+        // Held open until the client goes away (or a minute passes).
+        await wait(60_000);
+        if (closed) return;
+      }
+      await wait(turn.eventDelayMs ?? 0);
+    }
+    response.end();
+  }
+
+  function control(route: string, url: URL, raw: string, response: ServerResponse): void {
+    const input = (raw.length > 0 ? JSON.parse(raw) : {}) as { model?: string; turns?: FakeTurn[]; advanceMs?: number } & FakeConfig;
+    const model = input.model ?? url.searchParams.get("model") ?? "";
+    const state = stateOf(model);
+    switch (route) {
+      case "POST /__control/script":
+        state.turns = input.turns ?? [];
+        state.attempts.clear();
+        return sendJson(response, 200, { ok: true });
+      case "POST /__control/config":
+        if (input.minCacheTokens !== undefined) state.config.minCacheTokens = input.minCacheTokens;
+        if (input.imageTokens !== undefined) state.config.imageTokens = input.imageTokens;
+        return sendJson(response, 200, { ok: true });
+      case "POST /__control/clock":
+        state.clockOffsetMs += input.advanceMs ?? 0;
+        return sendJson(response, 200, { ok: true });
+      case "POST /__control/reset":
+        models.delete(model);
+        cache.clear(model);
+        return sendJson(response, 200, { ok: true });
+      case "GET /__control/requests":
+        return sendJson(response, 200, state.requests);
+      case "GET /__control/cache":
+        return sendJson(response, 200, { entries: cache.size(model) });
+      default:
+        return sendJson(response, 404, { error: `no route ${route}` });
+    }
+  }
+
+  const server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? "/", "http://127.0.0.1");
+      const raw = await readBody(request);
+      const route = `${request.method} ${url.pathname}`;
+      if (route === "POST /v1/messages") return answerMessages(request, response, raw);
+      if (url.pathname.startsWith("/__control/")) return control(route, url, raw, response);
+      sendJson(response, 404, errorBody({ type: "not_found_error", message: `Not found: ${route}` }, "req_fake_404"));
+    })().catch((error: unknown) => {
+      if (!response.writableEnded) sendJson(response, 500, errorBody({ type: "api_error", message: `fake server: ${String(error)}` }, "req_fake_500"));
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("The fake Anthropic server has no port.");
+
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests: (model) => stateOf(model).requests,
+    script: (model, turns) => {
+      const state = stateOf(model);
+      state.turns = turns;
+      state.attempts.clear();
+    },
+    configure: (model, config) => Object.assign(stateOf(model).config, config),
+    advanceClock: (model, ms) => {
+      stateOf(model).clockOffsetMs += ms;
+    },
+    reset: (model) => {
+      models.delete(model);
+      cache.clear(model);
+    },
+    cache,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

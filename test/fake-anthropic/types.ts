@@ -1,0 +1,81 @@
+// The fake Anthropic server's script and record shapes, shared by the Node server and the workerd
+// tests that drive it over HTTP (see server.ts for the routes).
+import type { RefusalStopDetails, StopReason } from "@anthropic-ai/sdk/resources/messages";
+
+/** One failed attempt, served before the turn's answer. */
+export type FakeFailure =
+  /** An HTTP error answer with Anthropic's error body. */
+  | {
+      status: number;
+      type: string;
+      message: string;
+      /** error.details.error_code, e.g. "enforced_spend_limit_reached". */
+      code?: string;
+      retryAfter?: string;
+      retryAfterMs?: string;
+      shouldRetry?: boolean;
+    }
+  /** An `error` event after `afterEvents` events of a streamed answer (default 3). */
+  | { streamError: { type: string; message: string }; afterEvents?: number }
+  /** The connection dies after `afterEvents` events of a streamed answer. */
+  | { cut: { afterEvents: number } }
+  /** The connection dies before any answer. */
+  | { reset: true };
+
+export type FakeToolCall = { id?: string; name: string; input?: unknown };
+
+/**
+ * The answer to the request whose history holds `index` assistant messages (so a replayed or
+ * resumed step gets the same answer), after its `failures`, one per attempt.
+ */
+export type FakeTurn = {
+  text?: string;
+  toolCalls?: FakeToolCall[];
+  thinking?: Array<{ thinking: string; signature: string }>;
+  redactedThinking?: string[];
+  stopReason?: StopReason;
+  stopDetails?: Omit<RefusalStopDetails, "type">;
+  /** max_tokens in the middle of the last tool call: its JSON breaks off, with no content_block_stop. */
+  cutLastToolCall?: boolean;
+  /** Characters per text delta (default 8) and per input_json_delta (default 12). */
+  chunk?: number;
+  jsonChunk?: number;
+  /** Wait before answering at all. */
+  delayMs?: number;
+  /** Wait between stream events. */
+  eventDelayMs?: number;
+  /** After the first text delta, wait until the client goes away. */
+  hang?: boolean;
+  /** Report this cost as usage.cost (USD), the way some gateways do. */
+  cost?: number;
+  /** Output tokens to report instead of the estimate. */
+  outputTokens?: number;
+  failures?: FakeFailure[];
+};
+
+export type FakeConfig = {
+  /** The minimum cacheable prompt length of this model (default by model family). */
+  minCacheTokens?: number;
+  /** Tokens an image counts for (default 1,500). */
+  imageTokens?: number;
+};
+
+export type RecordedUsage = {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+};
+
+export type RecordedRequest = {
+  /** The body exactly as it arrived. */
+  raw: string;
+  body: Record<string, unknown> | undefined;
+  headers: Record<string, string>;
+  path: string;
+  /** "ok", "error <status>", "stream-error", "cut" or "reset". */
+  outcome: string;
+  /** The client went away before the answer ended. */
+  aborted: boolean;
+  usage?: RecordedUsage;
+};

@@ -1,0 +1,131 @@
+// Runs in Node before the workerd tests: a small HTTP server that plays HTTP tools, so the HTTP
+// tool adapter is tested against a real socket (status codes, content types, timeouts, redirects)
+// instead of a mocked fetch.
+//
+//   POST /echo            JSON { content: JSON of what arrived }; ?isError=1, ?cost=<usd>
+//   POST /text            text/plain
+//   POST /html            text/html (not a tool answer)
+//   POST /fail            500 with a short body
+//   POST /slow?ms=<n>     answers after n ms
+//   POST /redirect        302 to another host
+//   POST /invalid-json    application/json that does not parse
+//   POST /no-content      JSON without "content"
+//   POST /image           JSON content with an image part
+//   POST /big             2 MiB of text/plain
+//   POST /count?ms=<n>    counts calls per Idempotency-Key on arrival, answers after n ms (default 0)
+//   GET  /count?key=<k>   { count } for that key
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { TestProject } from "vitest/node";
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Uint8Array[] = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+      const bytes = new Uint8Array(size);
+      let at = 0;
+      for (const chunk of chunks) {
+        bytes.set(chunk, at);
+        at += chunk.byteLength;
+      }
+      resolve(new TextDecoder().decode(bytes));
+    });
+  });
+}
+
+function json(response: ServerResponse, status: number, value: unknown): void {
+  response.writeHead(status, { "Content-Type": "application/json" });
+  response.end(JSON.stringify(value));
+}
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const counts = new Map<string, number>();
+
+  const server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? "/", "http://localhost");
+      const body = await readBody(request);
+      const route = `${request.method} ${url.pathname}`;
+      switch (route) {
+        case "POST /echo": {
+          const cost = url.searchParams.get("cost");
+          const echoed = {
+            method: request.method,
+            contentType: header(request, "content-type"),
+            idempotencyKey: header(request, "idempotency-key"),
+            body: JSON.parse(body) as unknown,
+          };
+          return json(response, 200, {
+            content: JSON.stringify(echoed),
+            ...(url.searchParams.get("isError") === "1" ? { isError: true } : {}),
+            ...(cost === null ? {} : { costUsd: Number(cost) }),
+          });
+        }
+        case "POST /text":
+          response.writeHead(200, { "Content-Type": "text/plain; charset=utf-8" });
+          return response.end("plain answer");
+        case "POST /html":
+          response.writeHead(200, { "Content-Type": "text/html" });
+          return response.end("<p>hello</p>");
+        case "POST /fail":
+          response.writeHead(500, { "Content-Type": "text/plain" });
+          return response.end("boom: the tool broke");
+        case "POST /slow": {
+          const timer = setTimeout(() => json(response, 200, { content: "late" }), Number(url.searchParams.get("ms") ?? "5000"));
+          response.on("close", () => clearTimeout(timer));
+          return;
+        }
+        case "POST /redirect":
+          response.writeHead(302, { Location: "http://example.com/elsewhere" });
+          return response.end();
+        case "POST /invalid-json":
+          response.writeHead(200, { "Content-Type": "application/json" });
+          return response.end("{not json");
+        case "POST /no-content":
+          return json(response, 200, { result: 42 });
+        case "POST /image":
+          return json(response, 200, {
+            content: [
+              { type: "text", text: "a picture" },
+              { type: "image", mimeType: "image/png", hash: "ab".repeat(32), path: "shot.png" },
+            ],
+          });
+        case "POST /big":
+          response.writeHead(200, { "Content-Type": "text/plain" });
+          return response.end("x".repeat(2 * 1024 * 1024));
+        case "POST /count": {
+          const key = header(request, "idempotency-key") ?? "";
+          const count = (counts.get(key) ?? 0) + 1;
+          counts.set(key, count);
+          // Counted on arrival, so a call whose answer is lost (the caller died) still counts.
+          const timer = setTimeout(() => json(response, 200, { content: `call ${count}` }), Number(url.searchParams.get("ms") ?? "0"));
+          response.on("close", () => clearTimeout(timer));
+          return;
+        }
+        case "GET /count":
+          return json(response, 200, { count: counts.get(url.searchParams.get("key") ?? "") ?? 0 });
+        default:
+          return json(response, 404, { error: `no route ${route}` });
+      }
+    })().catch((error: unknown) => {
+      if (!response.writableEnded) json(response, 500, { error: String(error) });
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("The tool server has no port.");
+  project.provide("toolServerUrl", `http://127.0.0.1:${address.port}`);
+
+  return () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+}

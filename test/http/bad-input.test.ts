@@ -1,0 +1,270 @@
+// Bad requests and bad WebSocket frames, one table: each gets its documented status and error
+// code in the one error shape, no stack trace, and leaves every run as it was and no new run behind.
+// These need a working run object (src/durable), so they also test the edge and the object together.
+import { env, listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunView } from "../../src/api/types";
+import { runStub } from "../../src/http/run-stub";
+import { bearer, call, expectError, postJson } from "./helpers";
+
+// A 1×1 PNG, and a hash that is not its hash.
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+const WRONG_HASH = "0".repeat(64);
+const MiB = 1024 * 1024;
+const UNKNOWN_RUN = "run_" + "q".repeat(26);
+const UNKNOWN_TOKEN = "rt_" + "Z".repeat(43);
+const IDEMPOTENCY_KEY = `bad-input-${crypto.randomUUID()}`;
+
+const hi = { role: "user", content: "hi" };
+const ok = (extra: object = {}) => ({ messages: [hi], provider: "scripted", ...extra });
+
+type Run = { id: string; token: string };
+type World = { waiting: Run; finished: Run; running: Run; waitingCallId: string };
+
+let world: World;
+
+async function create(body: object, headers: Record<string, string> = bearer()): Promise<Run> {
+  const response = await postJson("/v1/runs", body, headers);
+  if (response.status !== 201) throw new Error(`create failed: ${response.status} ${await response.text()}`);
+  const { run, token } = (await response.json()) as { run: RunView; token: string };
+  return { id: run.id, token };
+}
+
+async function view(id: string): Promise<RunView> {
+  const response = await call(`/v1/runs/${id}`, { headers: bearer() });
+  if (response.status !== 200) throw new Error(`view failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as RunView;
+}
+
+/** Drives a run's alarms until it leaves `running`. */
+async function settle(id: string): Promise<RunView> {
+  const stub = runStub(env, id);
+  for (let i = 0; i < 100; i++) {
+    const current = await view(id);
+    if (current.status !== "running") return current;
+    if (!(await runDurableObjectAlarm(stub))) await scheduler.wait(10);
+  }
+  throw new Error(`run ${id} did not settle`);
+}
+
+/** What GET /v1/runs/:id shows of every run (asked of the objects directly: SELF gets slower with every request). */
+async function snapshot(): Promise<{ objects: number; runs: unknown[] }> {
+  const runs = await Promise.all([world.waiting, world.finished, world.running].map((run) => runStub(env, run.id).view()));
+  return { objects: (await listDurableObjectIds(env.RUNS)).length, runs };
+}
+
+beforeAll(async () => {
+  const finished = await create(ok());
+  const waiting = await create(ok({ tools: ["ask"], script: [{ toolCalls: [{ id: "ask_1", name: "ask", input: { question: "Which one?" } }] }] }));
+  // Running for as long as the test file takes: its first model call waits two minutes.
+  const running = await create(ok({ script: [{ text: "slow", delayMs: 120_000 }] }));
+  await create(ok(), { ...bearer(), "Idempotency-Key": IDEMPOTENCY_KEY });
+  expect((await settle(finished.id)).status).toBe("finished");
+  const asked = await settle(waiting.id);
+  expect(asked.status).toBe("waiting");
+  world = { waiting, finished, running, waitingCallId: asked.waiting!.callId };
+});
+
+afterAll(async () => {
+  if (world !== undefined) await call(`/v1/runs/${world.running.id}/cancel`, { method: "POST", headers: bearer() });
+});
+
+function json(method: string, path: string, body: unknown, headers: Record<string, string> = bearer()): Promise<Response> {
+  return call(path, { method, headers: { "Content-Type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+}
+
+type Case = {
+  name: string;
+  send: (w: World) => Promise<Response>;
+  status: number;
+  code: string;
+  /** An issue with this path must be reported. */
+  path?: string;
+  /** The request names a well-formed id of no run: the platform may instantiate an empty object. */
+  unknownId?: boolean;
+};
+
+const createCases: Case[] = [
+  { name: "malformed JSON", send: () => postJson("/v1/runs", "{"), status: 400, code: "invalid-request" },
+  { name: "JSON that is not an object", send: () => postJson("/v1/runs", "[1]"), status: 400, code: "invalid-request" },
+  { name: "a text/plain body", send: () => call("/v1/runs", { method: "POST", headers: { ...bearer(), "Content-Type": "text/plain" }, body: JSON.stringify(ok()) }), status: 400, code: "invalid-request" },
+  { name: "no messages", send: () => postJson("/v1/runs", { provider: "scripted" }), status: 400, code: "invalid-request", path: "messages" },
+  { name: "empty messages", send: () => postJson("/v1/runs", ok({ messages: [] })), status: 400, code: "invalid-request", path: "messages" },
+  { name: "messages as a string", send: () => postJson("/v1/runs", ok({ messages: "hi" })), status: 400, code: "invalid-request", path: "messages" },
+  { name: "a message with an unknown role", send: () => postJson("/v1/runs", ok({ messages: [{ role: "system", content: "x" }] })), status: 400, code: "invalid-request", path: "messages.0.role" },
+  { name: "content as a number", send: () => postJson("/v1/runs", ok({ messages: [{ role: "user", content: 3 }] })), status: 400, code: "invalid-request", path: "messages.0.content" },
+  { name: "system as a number", send: () => postJson("/v1/runs", ok({ system: 1 })), status: 400, code: "invalid-request", path: "system" },
+  { name: "an unknown built-in tool", send: () => postJson("/v1/runs", ok({ tools: ["search"] })), status: 400, code: "invalid-request", path: "tools.0" },
+  { name: "duplicate tool names", send: () => postJson("/v1/runs", ok({ tools: ["calculator", "calculator"] })), status: 400, code: "invalid-request", path: "tools.1" },
+  { name: "a finish tool not in tools", send: () => postJson("/v1/runs", ok({ tools: ["calculator"], finishTools: ["submit"] })), status: 400, code: "invalid-request", path: "finishTools.0" },
+  { name: "maxSteps 0", send: () => postJson("/v1/runs", ok({ maxSteps: 0 })), status: 400, code: "invalid-request", path: "maxSteps" },
+  { name: "maxSteps 1.5", send: () => postJson("/v1/runs", ok({ maxSteps: 1.5 })), status: 400, code: "invalid-request", path: "maxSteps" },
+  { name: "budget usd 0", send: () => postJson("/v1/runs", ok({ budget: { usd: 0 } })), status: 400, code: "invalid-request", path: "budget.usd" },
+  { name: "budget usd -1", send: () => postJson("/v1/runs", ok({ budget: { usd: -1 } })), status: 400, code: "invalid-request", path: "budget.usd" },
+  { name: "finishAt 0", send: () => postJson("/v1/runs", ok({ budget: { usd: 1, finishAt: 0 } })), status: 400, code: "invalid-request", path: "budget.finishAt" },
+  { name: "finishAt 1.5", send: () => postJson("/v1/runs", ok({ budget: { usd: 1, finishAt: 1.5 } })), status: 400, code: "invalid-request", path: "budget.finishAt" },
+  { name: "spentUsd -1", send: () => postJson("/v1/runs", ok({ budget: { usd: 1, spentUsd: -1 } })), status: 400, code: "invalid-request", path: "budget.spentUsd" },
+  { name: "keepImages -1", send: () => postJson("/v1/runs", ok({ keepImages: -1 })), status: 400, code: "invalid-request", path: "keepImages" },
+  { name: "maxTokens 0", send: () => postJson("/v1/runs", ok({ maxTokens: 0 })), status: 400, code: "invalid-request", path: "maxTokens" },
+  { name: "metadata over 16 KiB", send: () => postJson("/v1/runs", ok({ metadata: { note: "x".repeat(17 * 1024) } })), status: 400, code: "invalid-request", path: "metadata" },
+  { name: "metadata as an array", send: () => postJson("/v1/runs", ok({ metadata: ["x"] })), status: 400, code: "invalid-request", path: "metadata" },
+  { name: "a 2 MiB body", send: () => postJson("/v1/runs", ok({ system: "x".repeat(2 * MiB) })), status: 413, code: "too-large" },
+  {
+    name: "an image that is not base64",
+    send: () => postJson("/v1/runs", ok({ messages: [{ role: "user", content: [{ type: "image", mimeType: "image/png", data: "not base64!" }] }] })),
+    status: 400,
+    code: "invalid-request",
+    path: "messages.0.content.0.data",
+  },
+  {
+    name: "an image whose hash does not match",
+    send: () => postJson("/v1/runs", ok({ messages: [{ role: "user", content: [{ type: "image", mimeType: "image/png", data: PNG, hash: WRONG_HASH }] }] })),
+    status: 400,
+    code: "invalid-request",
+    path: "messages.0.content.0.hash",
+  },
+  {
+    name: "an HTTP tool on a host not allowed",
+    send: () => postJson("/v1/runs", ok({ tools: [{ type: "http", name: "pay", description: "d", inputSchema: { type: "object" }, url: "https://evil.example.com/pay" }] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0.url",
+  },
+  {
+    name: "an HTTP tool with a non-http URL",
+    send: () => postJson("/v1/runs", ok({ tools: [{ type: "http", name: "f", description: "d", inputSchema: {}, url: "file:///etc/passwd" }] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0.url",
+  },
+  { name: "provider anthropic without a key", send: () => postJson("/v1/runs", ok({ provider: "anthropic" })), status: 400, code: "invalid-request", path: "provider" },
+  { name: "a script with provider anthropic", send: () => postJson("/v1/runs", ok({ provider: "anthropic", script: [{ text: "x" }] })), status: 400, code: "invalid-request", path: "script" },
+  { name: "an unknown provider", send: () => postJson("/v1/runs", ok({ provider: "openai" })), status: 400, code: "invalid-request", path: "provider" },
+  { name: "no token", send: () => postJson("/v1/runs", ok(), {}), status: 401, code: "unauthorized" },
+  { name: "a malformed Authorization header", send: () => postJson("/v1/runs", ok(), { Authorization: "Token dev-token" }), status: 401, code: "unauthorized" },
+  { name: "a wrong deployment token", send: () => postJson("/v1/runs", ok(), bearer("not-the-token")), status: 401, code: "unauthorized" },
+  { name: "a run token", send: (w) => postJson("/v1/runs", ok(), bearer(w.finished.token)), status: 403, code: "forbidden" },
+  { name: "an Idempotency-Key of 256 characters", send: () => postJson("/v1/runs", ok(), { ...bearer(), "Idempotency-Key": "k".repeat(256) }), status: 400, code: "invalid-request", path: "idempotency-key" },
+  {
+    name: "an Idempotency-Key reused for another body",
+    send: () => postJson("/v1/runs", ok({ system: "something else" }), { ...bearer(), "Idempotency-Key": IDEMPOTENCY_KEY }),
+    status: 409,
+    code: "conflict",
+  },
+];
+
+const runCases: Case[] = [
+  { name: "GET an unknown run", send: () => call(`/v1/runs/${UNKNOWN_RUN}`, { headers: bearer() }), status: 404, code: "not-found", unknownId: true },
+  { name: "GET a malformed run id", send: () => call("/v1/runs/run_123", { headers: bearer() }), status: 404, code: "not-found" },
+  { name: "GET a run with another run's token", send: (w) => call(`/v1/runs/${w.waiting.id}`, { headers: bearer(w.finished.token) }), status: 404, code: "not-found" },
+  { name: "GET messages with another run's token", send: (w) => call(`/v1/runs/${w.waiting.id}/messages`, { headers: bearer(w.finished.token) }), status: 404, code: "not-found" },
+  { name: "GET a run with a well-formed wrong run token", send: (w) => call(`/v1/runs/${w.waiting.id}`, { headers: bearer(UNKNOWN_TOKEN) }), status: 404, code: "not-found" },
+  { name: "GET an unknown run with a run token", send: (w) => call(`/v1/runs/${UNKNOWN_RUN}`, { headers: bearer(w.waiting.token) }), status: 404, code: "not-found", unknownId: true },
+  { name: "GET a run without a token", send: (w) => call(`/v1/runs/${w.waiting.id}`), status: 401, code: "unauthorized" },
+  { name: "GET a run with ?token= (events only)", send: (w) => call(`/v1/runs/${w.waiting.id}?token=${w.waiting.token}`), status: 401, code: "unauthorized" },
+  { name: "answer a finished run", send: (w) => json("POST", `/v1/runs/${w.finished.id}/answer`, { callId: "ask_1", content: "x" }), status: 409, code: "conflict" },
+  { name: "answer a call that is not waiting", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: "not-this-one", content: "x" }), status: 409, code: "conflict" },
+  { name: "answer a running run", send: (w) => json("POST", `/v1/runs/${w.running.id}/answer`, { callId: "c", content: "x" }), status: 409, code: "conflict" },
+  { name: "answer without callId", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { content: "x" }), status: 400, code: "invalid-request", path: "callId" },
+  { name: "answer with approved as a string", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, approved: "yes" }), status: 400, code: "invalid-request", path: "approved" },
+  { name: "answer with malformed JSON", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, "{\"callId\":"), status: 400, code: "invalid-request" },
+  {
+    name: "answer with an image that is not base64",
+    send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, content: [{ type: "image", mimeType: "image/png", data: "###" }] }),
+    status: 400,
+    code: "invalid-request",
+    path: "content.0.data",
+  },
+  { name: "answer with another run's token", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, content: "x" }, bearer(w.finished.token)), status: 404, code: "not-found" },
+  { name: "answer a 2 MiB body", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, content: "x".repeat(2 * MiB) }), status: 413, code: "too-large" },
+  { name: "continue a running run", send: (w) => json("POST", `/v1/runs/${w.running.id}/messages`, { content: "more" }), status: 409, code: "conflict" },
+  { name: "continue a waiting run", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/messages`, { content: "more" }), status: 409, code: "conflict" },
+  { name: "continue without content", send: (w) => json("POST", `/v1/runs/${w.finished.id}/messages`, {}), status: 400, code: "invalid-request", path: "content" },
+  {
+    name: "continue with an image hash that does not match",
+    send: (w) => json("POST", `/v1/runs/${w.finished.id}/messages`, { content: [{ type: "image", mimeType: "image/png", data: PNG, hash: WRONG_HASH }] }),
+    status: 400,
+    code: "invalid-request",
+    path: "content.0.hash",
+  },
+  { name: "continue an unknown run", send: () => json("POST", `/v1/runs/${UNKNOWN_RUN}/messages`, { content: "more" }), status: 404, code: "not-found", unknownId: true },
+  { name: "retry a finished run", send: (w) => call(`/v1/runs/${w.finished.id}/retry`, { method: "POST", headers: bearer() }), status: 409, code: "conflict" },
+  { name: "retry a running run", send: (w) => call(`/v1/runs/${w.running.id}/retry`, { method: "POST", headers: bearer() }), status: 409, code: "conflict" },
+  { name: "retry a waiting run", send: (w) => call(`/v1/runs/${w.waiting.id}/retry`, { method: "POST", headers: bearer() }), status: 409, code: "conflict" },
+  { name: "cancel with another run's token", send: (w) => call(`/v1/runs/${w.running.id}/cancel`, { method: "POST", headers: bearer(w.waiting.token) }), status: 404, code: "not-found" },
+  { name: "events without WebSocket or SSE", send: (w) => call(`/v1/runs/${w.waiting.id}/events`, { headers: bearer() }), status: 400, code: "invalid-request" },
+  { name: "events with a bad after", send: (w) => call(`/v1/runs/${w.waiting.id}/events?after=x`, { headers: { ...bearer(), Accept: "text/event-stream" } }), status: 400, code: "invalid-request", path: "after" },
+  { name: "events with another run's ?token=", send: (w) => call(`/v1/runs/${w.waiting.id}/events?token=${w.finished.token}`, { headers: { Upgrade: "websocket" } }), status: 404, code: "not-found" },
+  { name: "events without a token", send: (w) => call(`/v1/runs/${w.waiting.id}/events`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
+  { name: "an unknown route under a run", send: (w) => call(`/v1/runs/${w.waiting.id}/pause`, { method: "POST", headers: bearer() }), status: 404, code: "not-found" },
+];
+
+describe("bad requests", () => {
+  it("the table is big enough", () => {
+    expect(createCases.length + runCases.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it.each([...createCases, ...runCases].map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    const before = await snapshot();
+    const body = await expectError(await c.send(world), c.status, c.code);
+    if (c.path !== undefined) expect(body.error.issues?.map((issue) => issue.path)).toContain(c.path);
+    const after = await snapshot();
+    expect(after.runs).toEqual(before.runs);
+    if (c.unknownId !== true) expect(after.objects).toBe(before.objects);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// WebSocket frames
+
+type Frame = { type: string; seq?: number; error?: { code: string; message: string } };
+
+async function openSocket(run: Run): Promise<{ socket: WebSocket; next: () => Promise<Frame> }> {
+  const response = await call(`/v1/runs/${run.id}/events?token=${run.token}`, { headers: { Upgrade: "websocket" } });
+  expect(response.status).toBe(101);
+  const socket = response.webSocket!;
+  const queue: Frame[] = [];
+  const waiters: ((frame: Frame) => void)[] = [];
+  socket.addEventListener("message", (event) => {
+    const frame = JSON.parse(event.data as string) as Frame;
+    if (frame.seq !== undefined) return; // stored events: not what these tests look at
+    const waiter = waiters.shift();
+    if (waiter !== undefined) waiter(frame);
+    else queue.push(frame);
+  });
+  socket.accept();
+  const next = () => {
+    const queued = queue.shift();
+    return queued !== undefined ? Promise.resolve(queued) : new Promise<Frame>((resolve) => waiters.push(resolve));
+  };
+  return { socket, next };
+}
+
+const frameCases: [string, string | ArrayBuffer, string][] = [
+  ["text that is not JSON", "hello", "invalid-request"],
+  ["JSON that is not an object", "[1,2,3]", "invalid-request"],
+  ["an unknown type", JSON.stringify({ type: "dance" }), "invalid-request"],
+  ["no type", JSON.stringify({ callId: "x" }), "invalid-request"],
+  ["an answer without callId", JSON.stringify({ type: "answer", content: "x" }), "invalid-request"],
+  ["an answer with approved as a string", JSON.stringify({ type: "answer", callId: "ask_1", approved: "yes" }), "invalid-request"],
+  ["an answer with an image that is not base64", JSON.stringify({ type: "answer", callId: "ask_1", content: [{ type: "image", mimeType: "image/png", data: "%%" }] }), "invalid-request"],
+  ["an answer to a call that is not waiting", JSON.stringify({ type: "answer", callId: "not-this-one", content: "x" }), "conflict"],
+  ["a binary frame", new TextEncoder().encode('{"type":"ping"}').buffer as ArrayBuffer, "invalid-request"],
+];
+
+describe("bad WebSocket frames", () => {
+  it.each(frameCases)("%s → an error frame, and the socket stays open", async (_name, frame, code) => {
+    const before = await snapshot();
+    const { socket, next } = await openSocket(world.waiting);
+    socket.send(frame);
+    const answer = await next();
+    expect(answer.type).toBe("error");
+    expect(answer.error?.code).toBe(code);
+    expect(typeof answer.error?.message).toBe("string");
+    expect(JSON.stringify(answer)).not.toMatch(/\bat .+:\d+:\d+|\.ts:\d+/);
+    socket.send(JSON.stringify({ type: "ping" }));
+    expect(await next()).toEqual({ type: "pong" });
+    socket.close(1000, "done");
+    expect((await snapshot()).runs).toEqual(before.runs);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { base32, base64url, hex, secretsEqual, sha256Hex } from "../../src/http/encoding";
+import { idempotentRunCredentials, newRunCredentials, RUN_ID_PATTERN, RUN_TOKEN_PATTERN } from "../../src/http/ids";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe("encodings", () => {
+  it("base32 follows RFC 4648 (lower case, no padding)", () => {
+    expect(base32(bytes(""))).toBe("");
+    expect(base32(bytes("f"))).toBe("my");
+    expect(base32(bytes("fo"))).toBe("mzxq");
+    expect(base32(bytes("foo"))).toBe("mzxw6");
+    expect(base32(bytes("foob"))).toBe("mzxw6yq");
+    expect(base32(bytes("fooba"))).toBe("mzxw6ytb");
+    expect(base32(bytes("foobar"))).toBe("mzxw6ytboi");
+    expect(base32(new Uint8Array(16).fill(255))).toHaveLength(26);
+  });
+
+  it("base64url has no padding and no + or /", () => {
+    expect(base64url(new Uint8Array([251, 255, 254]))).toBe("-__-");
+    expect(base64url(bytes("f"))).toBe("Zg");
+    expect(base64url(new Uint8Array(32))).toHaveLength(43);
+  });
+
+  it("sha256Hex", async () => {
+    expect(await sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(hex(new Uint8Array([0, 15, 255]))).toBe("000fff");
+  });
+
+  it("secretsEqual compares whole secrets of any length", async () => {
+    expect(await secretsEqual("dev-token", "dev-token")).toBe(true);
+    expect(await secretsEqual("dev-token", "dev-tokem")).toBe(false);
+    expect(await secretsEqual("dev-token", "dev-token-longer")).toBe(false);
+    expect(await secretsEqual("", "x")).toBe(false);
+  });
+});
+
+describe("run ids and tokens", () => {
+  it("random ones have the documented shapes and differ", () => {
+    const a = newRunCredentials();
+    const b = newRunCredentials();
+    expect(a.id).toMatch(RUN_ID_PATTERN);
+    expect(a.token).toMatch(RUN_TOKEN_PATTERN);
+    expect(a.id).not.toBe(b.id);
+    expect(a.token).not.toBe(b.token);
+  });
+
+  it("idempotent ones are derived from the key and the deployment token", async () => {
+    const first = await idempotentRunCredentials("dev-token", "order-42");
+    expect(first.id).toMatch(RUN_ID_PATTERN);
+    expect(first.token).toMatch(RUN_TOKEN_PATTERN);
+    expect(await idempotentRunCredentials("dev-token", "order-42")).toEqual(first);
+    const otherKey = await idempotentRunCredentials("dev-token", "order-43");
+    const otherDeployment = await idempotentRunCredentials("prod-token", "order-42");
+    expect(otherKey.id).not.toBe(first.id);
+    expect(otherKey.token).not.toBe(first.token);
+    expect(otherDeployment.id).not.toBe(first.id);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { call } from "./helpers";
+
+type Document = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+};
+
+async function document(): Promise<Document> {
+  const response = await call("/v1/openapi.json");
+  expect(response.status).toBe(200);
+  return (await response.json()) as Document;
+}
+
+describe("GET /v1/openapi.json", () => {
+  it("is OpenAPI 3.1, without auth", async () => {
+    const doc = await document();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe("0.1.0");
+  });
+
+  it("lists every endpoint of API.md", async () => {
+    const doc = await document();
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(operations.sort()).toEqual(
+      [
+        "POST /v1/runs",
+        "GET /v1/runs/{id}",
+        "GET /v1/runs/{id}/messages",
+        "POST /v1/runs/{id}/answer",
+        "POST /v1/runs/{id}/cancel",
+        "POST /v1/runs/{id}/messages",
+        "POST /v1/runs/{id}/retry",
+        "GET /v1/runs/{id}/events",
+        "GET /v1/health",
+        "GET /v1/openapi.json",
+      ].sort(),
+    );
+  });
+
+  it("describes the bodies, views, events and errors by name", async () => {
+    const doc = await document();
+    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error"]) {
+      expect(doc.components.schemas, name).toHaveProperty(name);
+    }
+    expect(doc.components.securitySchemes).toHaveProperty("bearer");
+    expect(doc.paths["/v1/health"]!.get!.security).toEqual([]);
+    expect(doc.paths["/v1/runs"]!.post!.responses).toHaveProperty("201");
+  });
+});
+
+describe("GET /v1/health", () => {
+  it("answers without auth, even with a bad Authorization header", async () => {
+    const response = await call("/v1/health", { headers: { Authorization: "Basic nope" } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, version: "0.1.0" });
+  });
+});

@@ -1,0 +1,125 @@
+import { abortAllDurableObjects, env, runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, inject, it } from "vitest";
+import { stubFor } from "../helpers/runs";
+import { watch } from "../helpers/watch";
+import { api, driveRun, getRun, startRun } from "./client";
+
+const server = () => inject("toolServerUrl");
+
+async function countFor(key: string): Promise<number> {
+  return ((await (await fetch(`${server()}/count?key=${encodeURIComponent(key)}`)).json()) as { count: number }).count;
+}
+
+function httpTool(name: string, path: string, extra: Record<string, unknown> = {}) {
+  return { type: "http", name, description: `${name} tool`, inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] }, url: `${server()}${path}`, ...extra };
+}
+
+/** Waits until the tool server has received the call (it answers only after `ms`). */
+async function arrived(key: string): Promise<void> {
+  for (let i = 0; i < 500 && (await countFor(key)) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+async function messagesOf(id: string, token: string) {
+  return ((await (await api(`/v1/runs/${id}/messages`, token)).json()) as { messages: { role: string; toolCallId?: string; content: unknown; isError?: boolean }[] }).messages;
+}
+
+describe("HTTP tools", () => {
+  it("POSTs { runId, callId, name, input } with Idempotency-Key <runId>/<step key>", async () => {
+    const { run, token } = await startRun({
+      messages: [{ role: "user", content: "go" }],
+      tools: [httpTool("echo", "/echo")],
+      script: [{ toolCalls: [{ id: "e1", name: "echo", input: { n: 7 } }] }, { text: "ok" }],
+    });
+    await driveRun(run.id);
+    const result = (await messagesOf(run.id, token)).find((m) => m.toolCallId === "e1")!;
+    const echoed = JSON.parse(String(result.content)) as { contentType: string; idempotencyKey: string; body: unknown };
+    expect(echoed.contentType).toMatch(/^application\/json/);
+    expect(echoed.idempotencyKey).toBe(`${run.id}/s1/tool/1/e1`);
+    expect(echoed.body).toEqual({ runId: run.id, callId: "e1", name: "echo", input: { n: 7 } });
+  });
+
+  it("input that fails the tool's JSON Schema is shown to the model like a zod failure, and nothing is sent", async () => {
+    const { run, token } = await startRun({
+      messages: [{ role: "user", content: "go" }],
+      tools: [httpTool("counted", "/count")],
+      script: [{ toolCalls: [{ id: "bad", name: "counted", input: { n: "seven" } }] }, { text: "ok" }],
+    });
+    await driveRun(run.id);
+    const reply = (await messagesOf(run.id, token)).find((m) => m.toolCallId === "bad")!;
+    expect(reply.isError).toBe(true);
+    expect(String(reply.content)).toMatch(/^Invalid input for counted:\n- n: /);
+    expect(await countFor(`${run.id}/s1/tool/1/bad`)).toBe(0);
+  });
+
+  it("non-2xx answers and timeouts become error results the model sees, and the run goes on", async () => {
+    const { run, token } = await startRun({
+      messages: [{ role: "user", content: "go" }],
+      tools: [httpTool("fail", "/fail")],
+      script: [{ toolCalls: [{ id: "f", name: "fail", input: { n: 1 } }] }, { text: "The tool failed; sorry." }],
+    });
+    await driveRun(run.id);
+    const reply = (await messagesOf(run.id, token)).find((m) => m.toolCallId === "f")!;
+    expect(reply.isError).toBe(true);
+    expect(String(reply.content)).toMatch(/500/);
+    expect(await getRun(run.id, token)).toMatchObject({ status: "finished", finalText: "The tool failed; sorry." });
+  });
+
+  it("a call in flight when the object dies is sent again with the same Idempotency-Key", async () => {
+    const { run } = await startRun({
+      messages: [{ role: "user", content: "go" }],
+      tools: [httpTool("counted", "/count?ms=300")],
+      script: [{ toolCalls: [{ id: "k", name: "counted", input: { n: 1 } }] }, { text: "done" }],
+    });
+    const watcher = await watch(stubFor(run.id));
+    const alarm = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
+    await watcher.next((frame) => frame.type === "tool-call");
+    await arrived(`${run.id}/s1/tool/1/k`);
+    await abortAllDurableObjects();
+    await alarm;
+    // runDurableObjectAlarm removed the alarm it ran (the platform would deliver it again): any
+    // request to a running run whose alarm is gone re-arms it.
+    await api(`/v1/runs/${run.id}`, "dev-token");
+    await driveRun(run.id);
+    // The first send reached the server (its answer was lost with the object); the resend carries the same key.
+    expect(await countFor(`${run.id}/s1/tool/1/k`)).toBe(2);
+  });
+
+  it("a `once` tool never runs twice: after a crash mid-call the model gets 'Outcome unknown…'", async () => {
+    const { run, token } = await startRun({
+      messages: [{ role: "user", content: "go" }],
+      tools: [httpTool("pay", "/count?ms=300", { once: true })],
+      script: [{ toolCalls: [{ id: "p", name: "pay", input: { n: 100 } }] }, { text: "I could not confirm the payment." }],
+    });
+    const watcher = await watch(stubFor(run.id));
+    const alarm = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
+    await watcher.next((frame) => frame.type === "tool-call");
+    await arrived(`${run.id}/s1/tool/1/p`);
+    await abortAllDurableObjects();
+    await alarm;
+    await getRun(run.id, token);
+    await driveRun(run.id);
+    const reply = (await messagesOf(run.id, token)).find((m) => m.toolCallId === "p")!;
+    expect(reply).toMatchObject({ isError: true, content: "Outcome unknown: this call may or may not have taken effect." });
+    expect(await countFor(`${run.id}/s1/tool/1/p`)).toBe(1);
+    expect((await getRun(run.id, token)).status).toBe("finished");
+  });
+});
+
+describe("images", () => {
+  it("an image given as base64 is stored in R2 by its SHA-256 and the run holds only the hash", async () => {
+    const bytes = new Uint8Array([137, 80, 78, 71, 1, 2, 3, 4]);
+    const data = btoa(String.fromCharCode(...bytes));
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const hash = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+    const { run, token } = await startRun({
+      messages: [{ role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image", mimeType: "image/png", data, path: "pic.png" }] }],
+      script: [{ text: "A tiny PNG." }],
+    });
+    const stored = await env.BLOBS.get(`images/${hash}`);
+    expect(stored).not.toBeNull();
+    expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(bytes);
+    expect(stored!.httpMetadata?.contentType).toBe("image/png");
+    const messages = await messagesOf(run.id, token);
+    expect(messages[0]!.content).toEqual([{ type: "text", text: "What is this?" }, { type: "image", mimeType: "image/png", hash, path: "pic.png" }]);
+  });
+});

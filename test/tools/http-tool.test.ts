@@ -1,0 +1,166 @@
+// The HTTP-tool adapter against a real local server (test/global-setup.ts).
+import { describe, expect, inject, it, vi } from "vitest";
+import type { ToolContext, ToolOutput } from "../../src/loop/types";
+import { createHttpTool, OUTCOME_UNKNOWN, type HttpToolRef } from "../../src/tools/http-tool";
+import type { ToolDeps } from "../../src/tools/tool-deps";
+
+const server = inject("toolServerUrl");
+
+function deps(overrides: Partial<ToolDeps> = {}): ToolDeps {
+  return {
+    runId: "run_test",
+    idempotencyKey: (stepKey) => `run_test/${stepKey}`,
+    fetch: (input, init) => fetch(input, init),
+    allowHosts: ["127.0.0.1"],
+    now: () => new Date(0),
+    beginOnce: async () => true,
+    ...overrides,
+  };
+}
+
+function ref(path: string, extra: Partial<HttpToolRef> = {}): HttpToolRef {
+  return {
+    type: "http",
+    name: "lookup",
+    description: "Looks things up.",
+    inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+    url: `${server}${path}`,
+    ...extra,
+  };
+}
+
+let calls = 0;
+function context(signal: AbortSignal = new AbortController().signal): ToolContext {
+  calls++;
+  return { signal, callId: `call_${calls}`, key: `tool/1/call_${calls}` };
+}
+
+async function call(path: string, options: { deps?: Partial<ToolDeps>; ref?: Partial<HttpToolRef>; signal?: AbortSignal } = {}) {
+  const tool = createHttpTool(ref(path, options.ref), deps(options.deps));
+  return (await tool.run!({ q: "x" }, context(options.signal))) as ToolOutput;
+}
+
+async function countFor(key: string): Promise<number> {
+  const response = await fetch(`${server}/count?key=${encodeURIComponent(key)}`);
+  return ((await response.json()) as { count: number }).count;
+}
+
+describe("HTTP tool: the request", () => {
+  it("POSTs JSON { runId, callId, name, input } with the Idempotency-Key", async () => {
+    const tool = createHttpTool(ref("/echo"), deps());
+    const output = (await tool.run!({ q: "weather" }, { signal: new AbortController().signal, callId: "c7", key: "tool/3/c7" })) as ToolOutput;
+    expect(output.isError).toBeUndefined();
+    expect(JSON.parse(output.content as string)).toEqual({
+      method: "POST",
+      contentType: "application/json",
+      idempotencyKey: "run_test/tool/3/c7",
+      body: { runId: "run_test", callId: "c7", name: "lookup", input: { q: "weather" } },
+    });
+  });
+
+  it("sends the same key when the same step is sent again", async () => {
+    const tool = createHttpTool(ref("/count"), deps());
+    const same = { signal: new AbortController().signal, callId: "c1", key: "tool/9/again" };
+    await tool.run!({ q: "x" }, same);
+    await tool.run!({ q: "x" }, same);
+    expect(await countFor("run_test/tool/9/again")).toBe(2);
+  });
+});
+
+describe("HTTP tool: answers", () => {
+  it("takes isError and costUsd from a JSON answer", async () => {
+    const output = await call("/echo?isError=1&cost=0.25");
+    expect(output.isError).toBe(true);
+    expect(output.costUsd).toBe(0.25);
+  });
+
+  it("takes a text/plain answer as the content", async () => {
+    expect(await call("/text")).toEqual({ content: "plain answer" });
+  });
+
+  it("takes content parts (images by hash)", async () => {
+    const output = await call("/image");
+    expect(output.content).toEqual([
+      { type: "text", text: "a picture" },
+      { type: "image", mimeType: "image/png", hash: "ab".repeat(32), path: "shot.png" },
+    ]);
+  });
+
+  it.each([
+    ["/fail", "answered 500: boom: the tool broke"],
+    ["/redirect", "answered 302 (a redirect); redirects are not followed"],
+    ["/invalid-json", "not JSON"],
+    ["/no-content", 'without a valid "content"'],
+    ["/html", "Content-Type text/html"],
+    ["/big", "more than 1 MiB"],
+    ["/nowhere", "answered 404"],
+  ])("%s becomes an error result the model sees (%s)", async (path, message) => {
+    const output = await call(path);
+    expect(output.isError).toBe(true);
+    expect(output.content).toContain(message);
+    expect(String(output.content)).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("gives up after the timeout", async () => {
+    const output = await call("/slow?ms=5000", { deps: { timeoutMs: 200 } });
+    expect(output).toEqual({ content: "HTTP tool lookup did not answer within 200 ms.", isError: true });
+  });
+
+  it("reports an unreachable host as an error result", async () => {
+    // A port nobody listens on (the discard port is closed on test machines).
+    const output = await call("", { ref: { url: "http://127.0.0.1:9/" } });
+    expect(output.isError).toBe(true);
+    expect(output.content).toContain("could not be reached");
+  });
+
+  it("passes a cancel on as a thrown abort, not as a result", async () => {
+    const controller = new AbortController();
+    const pending = call("/slow?ms=5000", { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("cancelled by test")), 50);
+    await expect(pending).rejects.toThrow("cancelled by test");
+  });
+});
+
+describe("HTTP tool: the allow list at call time", () => {
+  it("refuses a host that is not (or no longer) allowed, without sending", async () => {
+    const fetchSpy = vi.fn(fetch);
+    const output = await call("/echo", { deps: { allowHosts: ["localhost"], fetch: fetchSpy } });
+    expect(output).toEqual({ content: "HTTP tool lookup may not call 127.0.0.1:" + new URL(server).port + ": the host is not allowed.", isError: true });
+    expect(fetchSpy).not.toHaveBeenCalled();
+  });
+});
+
+describe("HTTP tool: once", () => {
+  it("records the start, then sends", async () => {
+    const began: string[] = [];
+    const tool = createHttpTool(ref("/count", { once: true }), deps({ beginOnce: async (key) => (began.push(key), true) }));
+    const output = (await tool.run!({ q: "x" }, { signal: new AbortController().signal, callId: "o1", key: "tool/1/once-a" })) as ToolOutput;
+    expect(output.content).toBe("call 1");
+    expect(began).toEqual(["tool/1/once-a"]);
+  });
+
+  it("does not send when a start was recorded before: the outcome is unknown", async () => {
+    const tool = createHttpTool(ref("/count", { once: true }), deps({ beginOnce: async () => false }));
+    const output = (await tool.run!({ q: "x" }, { signal: new AbortController().signal, callId: "o2", key: "tool/1/once-b" })) as ToolOutput;
+    expect(output).toEqual({ content: OUTCOME_UNKNOWN, isError: true });
+    expect(await countFor("run_test/tool/1/once-b")).toBe(0);
+  });
+
+  it("does not ask beginOnce for tools that are not once", async () => {
+    const beginOnce = vi.fn(async () => false);
+    const output = await call("/text", { deps: { beginOnce } });
+    expect(output.content).toBe("plain answer");
+    expect(beginOnce).not.toHaveBeenCalled();
+  });
+});
+
+describe("HTTP tool: the spec", () => {
+  it("passes inputSchema through, validates with it, and carries approval", () => {
+    const tool = createHttpTool(ref("/echo", { approval: true }), deps());
+    expect(tool.inputSchema).toEqual(ref("/echo").inputSchema);
+    expect(tool.approval).toBe(true);
+    expect(tool.validate!({ q: "a" })).toEqual({ ok: true, value: { q: "a" } });
+    expect(tool.validate!({ q: 1 })).toMatchObject({ ok: false, issues: [{ path: "q" }] });
+    expect(tool.validate!({})).toMatchObject({ ok: false, issues: [{ path: "" }] });
+  });
+});

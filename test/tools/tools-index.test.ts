@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import type { ToolRef } from "../../src/api/types";
+import { BUILT_IN_TOOLS, buildTools, checkToolRefs } from "../../src/tools";
+import type { ToolDeps } from "../../src/tools/tool-deps";
+
+const deps: ToolDeps = {
+  runId: "run_x",
+  idempotencyKey: (key) => `run_x/${key}`,
+  fetch: (input, init) => fetch(input, init),
+  allowHosts: ["localhost"],
+  now: () => new Date(0),
+  beginOnce: async () => true,
+};
+
+const http = (name: string, url = "http://localhost/tool"): ToolRef => ({
+  type: "http",
+  name,
+  description: "d",
+  inputSchema: { type: "object" },
+  url,
+});
+const client = (name: string): ToolRef => ({ type: "client", name, description: "d", inputSchema: { type: "object" } });
+
+describe("checkToolRefs", () => {
+  it("accepts built-ins, allowed HTTP tools and client tools", () => {
+    expect(checkToolRefs(["ask", "calculator", "current_time", http("a"), client("b")], ["localhost"])).toEqual([]);
+  });
+
+  it("reports unknown built-ins, duplicates and disallowed hosts with their paths", () => {
+    expect(checkToolRefs(["calculator", "search", http("calculator"), http("x", "https://evil.com/t")], ["localhost"])).toEqual([
+      { path: "tools.1", message: "Unknown built-in tool: search. Built-in tools: ask, calculator, current_time." },
+      { path: "tools.2", message: "Duplicate tool name: calculator." },
+      { path: "tools.3.url", message: "HTTP tools may not call evil.com: the host is not on the allow list." },
+    ]);
+  });
+});
+
+describe("buildTools", () => {
+  it("builds one spec per ref, in order", () => {
+    const specs = buildTools([...BUILT_IN_TOOLS, http("h"), client("c")], deps);
+    expect(specs.map((spec) => spec.name)).toEqual(["ask", "calculator", "current_time", "h", "c"]);
+    expect(specs[0]!.run).toBeUndefined(); // ask is never run
+    expect(specs[4]!.client).toBe(true);
+    expect(specs[4]!.run).toBeUndefined();
+    expect(specs[4]!.validate!({})).toEqual({ ok: true, value: {} });
+    expect(specs[4]!.validate!(3)).toMatchObject({ ok: false });
+  });
+
+  it("refuses an unknown built-in loudly", () => {
+    expect(() => buildTools(["nope"], deps)).toThrow("Unknown built-in tool: nope.");
+  });
+
+  it("gives the ask tool a question schema", () => {
+    const [ask] = buildTools(["ask"], deps);
+    expect(ask!.schema!.safeParse({ question: "Which?", choices: ["a", "b"] }).success).toBe(true);
+    expect(ask!.schema!.safeParse({ choices: ["a"] }).success).toBe(false);
+  });
+});
