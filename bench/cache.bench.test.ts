@@ -8,22 +8,34 @@
 // Token counts are the fake's estimates (4 bytes of text a token, 1,500 tokens an image), and
 // costs come from the price table (src/providers/prices.ts), so the figures compare the modes with
 // each other; they are not a bill.
+//
+// What keeps the share of mode auto down is by design of the loop, not the provider: the tool
+// results whose images keepImages will still drop are sent after the marks (seed 000: "the last
+// keepImages image turns are not cached"), and the last step sends tool_choice none, which keeps
+// the tools and system cached but not the messages. The second figure shows how the share moves
+// with the shape of the run.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runToolLoop } from "../src/loop";
 import type { CacheMode, ContentPart, ToolSpec } from "../src/loop";
 import { createAnthropicProvider } from "../src/providers/anthropic";
 import { fakeAnthropicUrl, script, uniqueModel, type FakeTurn } from "../test/fake-anthropic/client";
+import { estimateTokens } from "../test/fake-anthropic/request";
 import { memoryJournal } from "../test/helpers/journal";
 
 const STEPS = 40;
 const KEEP_IMAGES = 2;
 const FAMILY = "claude-sonnet-4-5";
 
-type Scenario = { name: string; imageEvery: number; pageWords: number };
-const SCENARIOS: Scenario[] = [
-  { name: "a screenshot with every tool result", imageEvery: 1, pageWords: 500 },
-  { name: "a screenshot with every 4th tool result", imageEvery: 4, pageWords: 500 },
+type Scenario = { imageEvery: number; pageWords: number };
+/** The run of the table: a screenshot with every tool result, about 900 tokens of page text each. */
+const MAIN: Scenario = { imageEvery: 1, pageWords: 500 };
+/** How the share read from the cache moves with the shape of the run (mode auto only). */
+const SHAPES: Scenario[] = [
+  { imageEvery: 1, pageWords: 500 },
+  { imageEvery: 1, pageWords: 2000 },
+  { imageEvery: 4, pageWords: 500 },
+  { imageEvery: 4, pageWords: 2000 },
 ];
 
 const WORDS = ["harbour", "tide", "ledger", "copper", "signal", "orchard", "lantern", "meridian", "basalt", "quarry", "velvet", "cinder"];
@@ -51,9 +63,10 @@ function turns(): FakeTurn[] {
   return [...calls, { text: "Report: every page read; the tide tables agree with the ledger.", outputTokens: 300 }];
 }
 
-type Row = { mode: CacheMode; input: number; read: number; write: number; share: number; cost: number; steps: number };
+type Row = { mode: CacheMode; input: number; read: number; write: number; share: number; cost: number; steps: number; shareBeforeLast: number };
 
 async function runMode(scenario: Scenario, mode: CacheMode): Promise<Row> {
+  const perStep: Array<{ input: number; read: number }> = [];
   const model = uniqueModel(FAMILY);
   await script(model, turns());
   const provider = createAnthropicProvider({
@@ -72,9 +85,12 @@ async function runMode(scenario: Scenario, mode: CacheMode): Promise<Row> {
     maxSteps: STEPS,
     keepImages: KEEP_IMAGES,
     cache: mode,
+    onStep: (event) => event.type === "model" && perStep.push({ input: event.usage.inputTokens, read: event.usage.cachedReadTokens }),
   });
   const { inputTokens, cachedReadTokens, cachedWriteTokens } = result.usage;
-  return { mode, input: inputTokens, read: cachedReadTokens, write: cachedWriteTokens, share: cachedReadTokens / inputTokens, cost: result.spentUsd, steps: result.steps };
+  const beforeLast = perStep.slice(0, -1);
+  const shareBeforeLast = beforeLast.reduce((sum, step) => sum + step.read, 0) / beforeLast.reduce((sum, step) => sum + step.input, 0);
+  return { mode, input: inputTokens, read: cachedReadTokens, write: cachedWriteTokens, share: cachedReadTokens / inputTokens, cost: result.spentUsd, steps: result.steps, shareBeforeLast };
 }
 
 const log = (line: string) => console.log(`[bench:cache] ${line}`);
@@ -88,17 +104,26 @@ function table(rows: Row[]): string[] {
   return [line(header), `|${widths.map((width, i) => (i === 0 ? ":" : "") + "-".repeat(width + 1) + (i === 0 ? "" : ":")).join("|")}|`, ...cells.map(line)];
 }
 
+const describeShape = (shape: Scenario) =>
+  `${shape.imageEvery === 1 ? "a screenshot with every tool result" : `a screenshot with every ${shape.imageEvery}th tool result`}, ~${int(estimateTokens(`Page 0: ${pageText(0, shape.pageWords)}`))} tokens of page text per result`;
+
 describe("prompt-cache bench", () => {
-  for (const scenario of SCENARIOS) {
-    it(`${STEPS} steps, ${scenario.name}, keepImages ${KEEP_IMAGES}`, async () => {
-      const rows: Row[] = [];
-      for (const mode of ["auto", "system", "none"] as const) rows.push(await runMode(scenario, mode));
-      log(`${STEPS}-step run, ${FAMILY} prices, ${scenario.name} (1,500 tokens each), ~${Math.round((scenario.pageWords * 7.4) / 4)} tokens of page text per result, keepImages ${KEEP_IMAGES}:`);
-      for (const line of table(rows)) log(line);
-      const auto = rows[0]!;
-      const none = rows[2]!;
-      log(`auto reads ${(auto.share * 100).toFixed(1)}% of input tokens from the cache (target ≥ 85%: ${auto.share >= 0.85 ? "met" : "not met"}); it costs ${(auto.cost / none.cost).toFixed(2)}× the run with no marks.`);
-      for (const row of rows) expect(row.steps).toBe(STEPS);
-    });
-  }
+  it(`${STEPS} steps, keepImages ${KEEP_IMAGES}: modes auto, system, none`, async () => {
+    const rows: Row[] = [];
+    for (const mode of ["auto", "system", "none"] as const) rows.push(await runMode(MAIN, mode));
+    log(`${STEPS}-step run, ${FAMILY} prices, ${describeShape(MAIN)}, 1,500 tokens a screenshot, keepImages ${KEEP_IMAGES}:`);
+    for (const line of table(rows)) log(line);
+    const [auto, , none] = rows as [Row, Row, Row];
+    log(`auto: ${(auto.share * 100).toFixed(1)}% of input tokens read from the cache (target ≥ 85%: ${auto.share >= 0.85 ? "met" : "not met"}), ${(auto.shareBeforeLast * 100).toFixed(1)}% over steps 1-${STEPS - 1} (the last step sends tool_choice none, which invalidates the messages' cache); cost ${(auto.cost / none.cost).toFixed(2)}× the run with no marks.`);
+    for (const row of rows) expect(row.steps).toBe(STEPS);
+  });
+
+  it("share read from the cache by shape of run (mode auto)", async () => {
+    log(`mode auto, ${STEPS} steps, keepImages ${KEEP_IMAGES}, by shape of run:`);
+    for (const shape of SHAPES) {
+      const row = await runMode(shape, "auto");
+      log(`  ${describeShape(shape).padEnd(82)} share ${row.share.toFixed(3)} (steps 1-${STEPS - 1}: ${row.shareBeforeLast.toFixed(3)}), cost ${row.cost.toFixed(4)} USD`);
+      expect(row.steps).toBe(STEPS);
+    }
+  });
 });

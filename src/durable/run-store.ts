@@ -6,13 +6,8 @@ import { lastSeq } from "./event-log";
 
 export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown };
 
-export type RunRow = {
-  id: string;
+export type RunRow = Omit<NewRun, "body"> & {
   body: CreateRunBody;
-  model: string;
-  provider: "anthropic" | "scripted";
-  tokenHash: string;
-  bodyHash: string;
   status: RunStatus;
   stoppedBy?: StoppedBy;
   segment: number;

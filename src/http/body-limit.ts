@@ -1,6 +1,7 @@
 // Bodies over 1 MiB are refused with 413. The stream itself is counted (a Content-Length that is
 // missing or lies cannot get more through), and the bytes read are handed on as the body.
 import type { MiddlewareHandler } from "hono";
+import { readAtMost, StreamTooLarge } from "../lib/read-at-most";
 import { ApiException } from "./errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -9,27 +10,14 @@ function tooLarge(maxBytes: number): ApiException {
   return new ApiException(413, `The body is larger than ${maxBytes / 1024 / 1024} MiB.`);
 }
 
-async function readAtMost(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
+/** The body's bytes, or 413 past `maxBytes`. */
+async function readBody(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+  try {
+    return await readAtMost(body, maxBytes);
+  } catch (error) {
+    if (error instanceof StreamTooLarge) throw tooLarge(maxBytes);
+    throw error;
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
 }
 
 export function bodyLimit(maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler {
@@ -39,7 +27,7 @@ export function bodyLimit(maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler 
     if (raw.body === null || raw.method === "GET" || raw.method === "HEAD") return next();
     const declared = Number(raw.headers.get("content-length") ?? "0");
     if (declared > maxBytes) throw tooLarge(maxBytes); // refused before a byte is read
-    const bytes = await readAtMost(raw.body, maxBytes);
+    const bytes = await readBody(raw.body, maxBytes);
     const headers = new Headers(raw.headers);
     headers.delete("content-length"); // the runtime sets it from the bytes
     c.req.raw = new Request(raw.url, { method: raw.method, headers, body: bytes, signal: raw.signal });

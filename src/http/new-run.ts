@@ -12,7 +12,7 @@ import { idempotentRunCredentials, newRunCredentials } from "./ids";
 import { ImageIntake } from "./images";
 
 /** Used only when DEFAULT_MODEL is unset or empty. */
-export const FALLBACK_MODEL = "claude-sonnet-4-5";
+export const FALLBACK_MODEL = "claude-sonnet-5-5";
 
 function nonEmpty(value: unknown): value is string {
   return typeof value === "string" && value.trim() !== "";

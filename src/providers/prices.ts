@@ -54,7 +54,7 @@ export const ANTHROPIC_PRICES: PriceTable = {
 };
 
 /** A model of no known family is priced like the current Sonnet: neither free nor the dearest. */
-const FALLBACK_MODEL = "claude-sonnet-4-5";
+const FALLBACK_MODEL = "claude-sonnet-5-5";
 
 /**
  * The price of `model`: its own row, else the row whose id it starts with (the longest), else the

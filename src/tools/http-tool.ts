@@ -2,20 +2,14 @@
 // Whatever goes wrong on the far side becomes an error result the model sees and can react to;
 // only a cancel passes through as a thrown abort, so the loop ends the call instead of reporting it.
 import { z } from "zod";
+import type { ToolRef } from "../api/types";
+import { readAtMost, StreamTooLarge } from "../lib/read-at-most";
 import type { AnyToolSpec, ToolContext, ToolOutput } from "../loop/types";
 import { hostOf, isUrlAllowed } from "./allow-list";
 import { jsonSchemaValidator } from "./json-schema";
 import type { ToolDeps } from "./tool-deps";
 
-export type HttpToolRef = {
-  type: "http";
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  url: string;
-  approval?: boolean;
-  once?: boolean;
-};
+export type HttpToolRef = Extract<ToolRef, { type: "http" }>;
 
 export const DEFAULT_HTTP_TOOL_TIMEOUT_MS = 30_000;
 /** Larger answers would not fit the journal's row; the model gets an error instead. */
@@ -46,31 +40,10 @@ function mediaType(response: Response): string {
   return (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-class TooLarge extends Error {}
-
 /** The body as text, refusing more than MAX_ANSWER_BYTES without reading it all. */
 async function readCapped(response: Response): Promise<string> {
   if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new TooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(await readAtMost(response.body, MAX_ANSWER_BYTES));
 }
 
 function duration(ms: number): string {
@@ -130,7 +103,7 @@ async function send(ref: HttpToolRef, deps: ToolDeps, input: unknown, context: T
     // A cancel is not the tool's failure: it passes on so the loop stops the call.
     if (context.signal.aborted) throw context.signal.reason ?? error;
     if (timeout.aborted) return failure(`HTTP tool ${ref.name} did not answer within ${duration(timeoutMs)}.`);
-    if (error instanceof TooLarge) return failure(`HTTP tool ${ref.name} answered more than 1 MiB.`);
+    if (error instanceof StreamTooLarge) return failure(`HTTP tool ${ref.name} answered more than 1 MiB.`);
     const reason = error instanceof Error ? error.message : String(error);
     return failure(`HTTP tool ${ref.name} could not be reached: ${reason}`);
   }

@@ -21,7 +21,7 @@ describe("defaults", () => {
   it("model: as asked, else DEFAULT_MODEL", () => {
     expect(resolveModel(body({ model: "m1" }), env)).toBe("m1");
     expect(resolveModel(body(), { ...env, DEFAULT_MODEL: "m2" })).toBe("m2");
-    expect(resolveModel(body(), { ...env, DEFAULT_MODEL: "" })).toBe("claude-sonnet-4-5");
+    expect(resolveModel(body(), { ...env, DEFAULT_MODEL: "" })).toBe("claude-sonnet-5-5");
   });
 });
 

@@ -14,7 +14,7 @@ describe("prices", () => {
 
   it("an unknown model of a known family gets that family's newest row; anything else Sonnet's", () => {
     expect(priceOf("my-haiku-proxy")).toBe(ANTHROPIC_PRICES["claude-haiku-5-5"]);
-    expect(priceOf("some-other-model")).toBe(ANTHROPIC_PRICES["claude-sonnet-4-5"]);
+    expect(priceOf("some-other-model")).toBe(ANTHROPIC_PRICES["claude-sonnet-5-5"]);
   });
 
   it("every row has a cache write above input and a cache read below it", () => {
