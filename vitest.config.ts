@@ -7,11 +7,18 @@ export default defineConfig({
       {
         // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools.
         plugins: [
-          cloudflareTest({
+          cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
-            // Alarms are fired by the tests (runDurableObjectAlarm), never by the clock.
-            miniflare: { bindings: { ALARM_DELAY_MS: String(365 * 24 * 3600 * 1000) } },
-          }),
+            miniflare: {
+              bindings: {
+                // Alarms are fired by the tests (runDurableObjectAlarm), never by the clock.
+                ALARM_DELAY_MS: String(365 * 24 * 3600 * 1000),
+                // The service's anthropic provider talks to the fake Anthropic server.
+                ANTHROPIC_API_KEY: "test-key",
+                ANTHROPIC_BASE_URL: inject("fakeAnthropicUrl"),
+              },
+            },
+          })),
         ],
         test: {
           name: "workers",

@@ -5,6 +5,7 @@ import { env, listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:tes
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { runStub } from "../../src/http/run-stub";
+import { createApp } from "../../src/http/app";
 import { bearer, call, expectError, postJson } from "./helpers";
 
 // A 1×1 PNG, and a hash that is not its hash.
@@ -137,7 +138,15 @@ const createCases: Case[] = [
     code: "invalid-request",
     path: "tools.0.url",
   },
-  { name: "provider anthropic without a key", send: () => postJson("/v1/runs", ok({ provider: "anthropic" })), status: 400, code: "invalid-request", path: "provider" },
+  {
+    // The test Worker has a key (for the fake Anthropic server): this request goes to an app given an env without one.
+    name: "provider anthropic without a key",
+    send: () =>
+      Promise.resolve(createApp().request("/v1/runs", { method: "POST", headers: { ...bearer(), "Content-Type": "application/json" }, body: JSON.stringify(ok({ provider: "anthropic" })) }, { ...env, ANTHROPIC_API_KEY: "" })),
+    status: 400,
+    code: "invalid-request",
+    path: "provider",
+  },
   { name: "a script with provider anthropic", send: () => postJson("/v1/runs", ok({ provider: "anthropic", script: [{ text: "x" }] })), status: 400, code: "invalid-request", path: "script" },
   { name: "an unknown provider", send: () => postJson("/v1/runs", ok({ provider: "openai" })), status: 400, code: "invalid-request", path: "provider" },
   { name: "no token", send: () => postJson("/v1/runs", ok(), {}), status: 401, code: "unauthorized" },
