@@ -5,7 +5,8 @@ import { closeOpenCalls } from "../loop/history";
 import type { ChatMessage, Content } from "../loop/types";
 import type { AnswerBody, Outcome, RunView } from "../api/types";
 import { isoNow } from "./clock";
-import { type EngineContext, logEvent, recordStop } from "./engine";
+import type { EngineContext } from "./engine-context";
+import { logEvent, recordStop } from "./run-log";
 import { fail, notFound, ok } from "./outcome";
 import { insertSegment, readRun, readSegment, toRunView, updateRun, type RunRow } from "./run-store";
 

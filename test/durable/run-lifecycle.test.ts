@@ -1,5 +1,9 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createRun, drive, journalKeys, storedEvents, viewOf } from "../helpers/runs";
+import { runSlice } from "../../src/durable/engine";
+import { Fanout } from "../../src/durable/fanout";
+import type { RunObject } from "../../src/durable/run-object";
+import { createRun, drive, journalKeys, storedEvents, valueOf, viewOf } from "../helpers/runs";
 
 describe("a run in its Durable Object", () => {
   it("creation stores the run, logs run-started and sets an alarm; alarms run it to the end", async () => {
@@ -21,5 +25,20 @@ describe("a run in its Durable Object", () => {
     expect(await journalKeys(stub)).toEqual(["s1/model/1", "s1/tool/1/c1", "s1/model/2"]);
     const messages = await stub.messages();
     expect(messages.ok && messages.value.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
+});
+
+describe("messages of a run still running", () => {
+  it("are the given messages and every finished turn so far, read from the journal without calling anything", async () => {
+    const { stub } = await createRun({
+      tools: ["calculator"],
+      script: [{ toolCalls: [{ id: "c1", name: "calculator", input: { expression: "1+1" } }] }, { toolCalls: [{ id: "c2", name: "calculator", input: { expression: "2+2" } }] }, { text: "done" }],
+    });
+    await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, async (_instance, state) => {
+      await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, sliceSteps: 3 }, new AbortController());
+    });
+    const messages = valueOf(await stub.messages()).messages;
+    expect(messages.map((m) => (m.role === "tool" ? `tool:${m.content}` : m.role))).toEqual(["user", "assistant", "tool:2", "assistant"]);
+    expect(await journalKeys(stub)).toEqual(["s1/model/1", "s1/tool/1/c1", "s1/model/2"]);
   });
 });

@@ -1,0 +1,12 @@
+// What the run engine's functions share: the object's state and bindings, the watchers, the fetch
+// that tools use, and (for tests) how many new steps one slice may run.
+import type { Fanout } from "./fanout";
+
+export type EngineContext = {
+  ctx: DurableObjectState;
+  env: Env;
+  fanout: Fanout;
+  fetch: typeof fetch;
+  /** New steps per slice (tests set it low to stop a run between any two steps). */
+  sliceSteps?: number;
+};
