@@ -1,0 +1,105 @@
+// The run console: start a run, or open one by id and token, and watch it live through the
+// typed client (WebSocket events that reconnect by themselves).
+import { createClient, RatchetError, type AnswerRequest } from "../src/client";
+import { byId, show } from "./dom";
+import { RunPanel } from "./run-panel";
+import { consoleMetadataOf, readStartForm, setUpStartForm } from "./start-form";
+
+const baseUrl = location.origin;
+const panel = new RunPanel();
+const startForm = byId("start-form", HTMLFormElement);
+const openForm = byId("open-form", HTMLFormElement);
+const startError = byId("start-error", HTMLParagraphElement);
+const openError = byId("open-error", HTMLParagraphElement);
+let watching: AbortController | undefined;
+
+function describe(error: unknown): string {
+  if (error instanceof RatchetError) {
+    const issues = (error.issues ?? []).map((issue) => `• ${issue.path || "body"}: ${issue.message}`);
+    return [`${error.message} (${error.code})`, ...issues].join("\n");
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+function fail(node: HTMLElement, message: string | undefined): void {
+  node.textContent = message ?? "";
+  show(node, message !== undefined);
+}
+
+/** The run token stays in this tab (sessionStorage), so a reload reopens the run in #<id>. */
+function remember(runId: string, token: string): void {
+  sessionStorage.setItem(`ratchet:${runId}`, token);
+  history.replaceState(null, "", `#${runId}`);
+  byId("open-id", HTMLInputElement).value = runId;
+}
+
+async function watch(runId: string, token: string, limits?: { budgetUsd?: number; maxSteps?: number }): Promise<void> {
+  watching?.abort();
+  const controller = new AbortController();
+  watching = controller;
+  const client = createClient({ baseUrl, token, WebSocket });
+  const [run, messages] = await Promise.all([client.getRun(runId), client.getMessages(runId)]);
+  remember(runId, token);
+  const actions = {
+    answer: async (body: AnswerRequest) => void (await client.answer(runId, body)),
+    cancel: async () => void (await client.cancel(runId)),
+  };
+  panel.open(run, token, actions, limits ?? consoleMetadataOf(run.metadata), messages);
+  // Focus (and on a phone, scroll) to the run, so its steps are what a screen reader reads next.
+  byId("run", HTMLElement).focus();
+  void (async () => {
+    try {
+      for await (const event of client.events(runId, { signal: controller.signal })) panel.apply(event);
+    } catch (error) {
+      if (!controller.signal.aborted) panel.showError(describe(error));
+    }
+  })();
+}
+
+async function busy(form: HTMLFormElement, work: () => Promise<void>): Promise<void> {
+  const button = form.querySelector<HTMLButtonElement>("button[type=submit]");
+  if (button !== null) button.disabled = true;
+  try {
+    await work();
+  } finally {
+    if (button !== null) button.disabled = false;
+  }
+}
+
+setUpStartForm(startForm);
+
+startForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const request = readStartForm(startForm);
+  if ("error" in request) return fail(startError, request.error);
+  fail(startError, undefined);
+  void busy(startForm, async () => {
+    try {
+      const { run, token } = await createClient({ baseUrl, token: request.deployToken }).createRun(request.body);
+      await watch(run.id, token, consoleMetadataOf(request.body.metadata));
+    } catch (error) {
+      fail(startError, describe(error));
+    }
+  });
+});
+
+openForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const data = new FormData(openForm);
+  const runId = String(data.get("runId") ?? "").trim();
+  const token = String(data.get("runToken") ?? "").trim();
+  if (runId === "" || token === "") return fail(openError, "Give the run id and its token.");
+  fail(openError, undefined);
+  void busy(openForm, async () => {
+    try {
+      await watch(runId, token);
+    } catch (error) {
+      fail(openError, describe(error));
+    }
+  });
+});
+
+// A reload (or a shared link in this tab) reopens the run named in the address.
+const fromHash = location.hash.slice(1);
+const knownToken = fromHash === "" ? null : sessionStorage.getItem(`ratchet:${fromHash}`);
+if (knownToken !== null) void watch(fromHash, knownToken).catch((error: unknown) => fail(openError, describe(error)));

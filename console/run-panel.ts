@@ -1,0 +1,224 @@
+// The run as the page shows it, kept up to date from its events: status, steps, cost against the
+// budget, each step's streamed text, tool calls and results, questions, and the final answer.
+import type { AnswerRequest, ChatMessage, ContentInput, RunStatus, RunView, StreamEvent } from "../src/client";
+import { byId, el, json, money, show } from "./dom";
+import { WaitingForm } from "./waiting-form";
+
+export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void> };
+
+type StepParts = { item: HTMLLIElement; meta: HTMLSpanElement; text: HTMLParagraphElement; calls: HTMLUListElement };
+
+const ENDED: RunStatus[] = ["finished", "failed", "cancelled"];
+
+function textOf(content: ContentInput): string {
+  return typeof content === "string" ? content : content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("");
+}
+
+export class RunPanel {
+  private readonly empty = byId("run-empty", HTMLDivElement);
+  private readonly body = byId("run-body", HTMLDivElement);
+  private readonly runId = byId("run-id", HTMLElement);
+  private readonly status = byId("run-status", HTMLSpanElement);
+  private readonly stepCount = byId("run-steps", HTMLElement);
+  private readonly cost = byId("run-cost", HTMLElement);
+  private readonly budgetRow = byId("budget-row", HTMLDivElement);
+  private readonly meter = byId("cost-meter", HTMLMeterElement);
+  private readonly budgetText = byId("budget-text", HTMLSpanElement);
+  private readonly token = byId("run-token", HTMLElement);
+  private readonly error = byId("run-error", HTMLParagraphElement);
+  private readonly cancelButton = byId("cancel", HTMLButtonElement);
+  private readonly timeline = byId("timeline", HTMLOListElement);
+  private readonly final = byId("final", HTMLDivElement);
+  private readonly finalText = byId("final-text", HTMLParagraphElement);
+  private readonly finalJson = byId("final-json", HTMLPreElement);
+  private readonly waiting: WaitingForm;
+
+  private actions: RunActions | undefined;
+  private steps = new Map<number, StepParts>();
+  private calls = new Map<string, HTMLLIElement>();
+  /** Answers to asks and client tools by call id: from the run's messages, or given on this page. */
+  private answers = new Map<string, string>();
+  private spent = 0;
+  private budget: number | undefined;
+  private maxSteps: number | undefined;
+
+  constructor() {
+    this.waiting = new WaitingForm(async (body) => {
+      // Kept before sending: the `answered` event may arrive before the answer's own response.
+      this.answers.set(body.callId, body.approved === undefined ? textOf(body.content ?? "") : body.approved ? "approved" : "denied");
+      await this.act((actions) => actions.answer(body)).catch((error: unknown) => {
+        this.answers.delete(body.callId);
+        throw error;
+      });
+    });
+    this.cancelButton.addEventListener("click", () => {
+      this.cancelButton.disabled = true;
+      void this.act((actions) => actions.cancel()).finally(() => (this.cancelButton.disabled = false));
+    });
+  }
+
+  /** Shows a run from scratch (its first message, answers given so far); its events then fill it in. */
+  open(run: RunView, token: string, actions: RunActions, limits: { budgetUsd?: number; maxSteps?: number }, messages: ChatMessage[]): void {
+    this.actions = actions;
+    this.steps = new Map();
+    this.calls = new Map();
+    this.answers = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, textOf(message.content)] as const] : [])));
+    this.budget = limits.budgetUsd;
+    this.maxSteps = limits.maxSteps;
+    this.timeline.replaceChildren();
+    const prompt = messages.find((message) => message.role === "user");
+    if (prompt !== undefined) {
+      this.timeline.append(el("li", { className: "prompt" }, el("h3", { text: "Message" }), el("p", { text: textOf(prompt.content) })));
+    }
+    this.waiting.close();
+    show(this.final, false);
+    show(this.error, false);
+    show(this.empty, false);
+    show(this.body, true);
+    this.runId.textContent = run.id;
+    this.token.textContent = token;
+    this.setStatus(run.status);
+    this.setSteps(run.steps);
+    this.setSpent(run.spentUsd);
+  }
+
+  showError(message: string): void {
+    this.error.textContent = message;
+    show(this.error, true);
+  }
+
+  apply(event: StreamEvent): void {
+    switch (event.type) {
+      case "run-started":
+        return this.setStatus(event.run.status);
+      case "step-start": {
+        this.setStatus("running");
+        const step = this.step(event.step);
+        if (event.last) step.meta.textContent = "last step";
+        return;
+      }
+      case "text": {
+        this.step(event.step).text.textContent += event.delta;
+        return;
+      }
+      case "model": {
+        const step = this.step(event.step);
+        step.text.textContent = event.text;
+        step.meta.textContent = [step.meta.textContent, money(event.costUsd)].filter(Boolean).join(" · ");
+        this.setSteps(event.step);
+        return this.setSpent(event.spentUsd);
+      }
+      case "tool-call": {
+        const call = this.call(event.step, event.callId, event.name, event.input);
+        call.dataset.state = "running";
+        call.querySelector(".result")!.textContent = "running…";
+        return;
+      }
+      case "tool-result": {
+        const call = this.calls.get(event.callId) ?? this.call(event.step, event.callId, event.name, undefined);
+        call.dataset.state = event.ok ? "ok" : "error";
+        const cost = event.costUsd > 0 ? ` (${money(event.costUsd)})` : "";
+        call.querySelector(".result")!.textContent = `${event.ok ? event.summary : (event.error ?? event.summary)}${cost}`;
+        return this.setSpent(this.spent + event.costUsd);
+      }
+      case "waiting": {
+        this.setStatus("waiting");
+        const question = (event.input as { question?: unknown } | null)?.question;
+        const last = [...this.steps.keys()].at(-1) ?? 0;
+        const shown = event.kind === "ask" && typeof question === "string" ? `“${question}”` : event.input;
+        const call = this.calls.get(event.callId) ?? this.call(last, event.callId, event.name, shown);
+        call.dataset.state = "waiting";
+        const label = event.kind === "ask" ? "waiting for your answer" : event.kind === "approval" ? "needs your approval" : "waits for your result";
+        call.querySelector(".result")!.textContent = label;
+        return this.waiting.open({ kind: event.kind, callId: event.callId, name: event.name, input: event.input });
+      }
+      case "answered": {
+        this.waiting.close(event.callId);
+        this.setStatus("running");
+        const call = this.calls.get(event.callId);
+        if (call !== undefined) {
+          call.dataset.state = "ok";
+          const answer = this.answers.get(event.callId);
+          call.querySelector(".result")!.textContent = answer === undefined ? "answered" : `answered: ${answer}`;
+        }
+        return;
+      }
+      case "end": {
+        this.waiting.close();
+        this.setStatus(event.status);
+        this.setSteps(event.steps);
+        this.setSpent(event.spentUsd);
+        return this.showEnd(event.finalText, event.final, event.error?.message, event.stoppedBy);
+      }
+    }
+  }
+
+  private async act(work: (actions: RunActions) => Promise<void>): Promise<void> {
+    if (this.actions === undefined) return;
+    try {
+      await work(this.actions);
+    } catch (error) {
+      this.showError(error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  }
+
+  private step(n: number): StepParts {
+    const known = this.steps.get(n);
+    if (known !== undefined) return known;
+    const meta = el("span", { className: "meta" });
+    const text = el("p", { className: "text" });
+    const calls = el("ul", { className: "calls" });
+    const item = el("li", { className: "step", attrs: { "data-step": String(n) } }, el("h3", { text: `Step ${n} ` }, meta), text, calls);
+    this.timeline.append(item);
+    const parts = { item, meta, text, calls };
+    this.steps.set(n, parts);
+    return parts;
+  }
+
+  private call(step: number, callId: string, name: string, input: unknown): HTMLLIElement {
+    const known = this.calls.get(callId);
+    if (known !== undefined) return known;
+    const item = el(
+      "li",
+      { className: "call", attrs: { "data-call": callId, "data-tool": name } },
+      el("span", { className: "name", text: name }),
+      ...(input === undefined ? [] : [el("span", { className: "input", text: ` ${typeof input === "string" ? input : json(input)}` })]),
+      el("div", { className: "result" }),
+    );
+    this.step(step).calls.append(item);
+    this.calls.set(callId, item);
+    return item;
+  }
+
+  private setStatus(status: RunStatus): void {
+    this.status.textContent = status;
+    this.status.dataset.status = status;
+    show(this.cancelButton, !ENDED.includes(status));
+  }
+
+  private setSteps(steps: number): void {
+    this.stepCount.textContent = this.maxSteps === undefined ? String(steps) : `${steps} of ${this.maxSteps}`;
+  }
+
+  private setSpent(spent: number): void {
+    this.spent = spent;
+    this.cost.textContent = money(spent);
+    show(this.budgetRow, this.budget !== undefined);
+    if (this.budget === undefined) return;
+    this.meter.max = this.budget;
+    this.meter.low = this.budget * 0.7;
+    this.meter.high = this.budget * 0.9;
+    this.meter.value = Math.min(spent, this.budget);
+    const share = Math.round((spent / this.budget) * 100);
+    this.budgetText.textContent = `${money(spent)} of ${money(this.budget)} (${share}%)`;
+  }
+
+  private showEnd(finalText: string | undefined, final: unknown, error: string | undefined, stoppedBy: string): void {
+    show(this.final, true);
+    const why = stoppedBy === "done" || stoppedBy === "finish-tool" ? "" : ` (stopped by ${stoppedBy})`;
+    this.finalText.textContent = error !== undefined ? `Failed: ${error}` : `${finalText ?? ""}${why}`.trim() || `Ended${why}.`;
+    show(this.finalJson, final !== undefined);
+    this.finalJson.textContent = final === undefined ? "" : JSON.stringify(final, null, 2);
+  }
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+// `npm run demo`: a first run from a terminal, against the service that `npm start` runs.
+//
+// It starts a run that calls a tool, asks you a question and finishes; shows each step live (the
+// step counter, the model's text, tool calls and results, the cost so far); asks for your answer
+// here; and prints the final answer and the cost. Without ANTHROPIC_API_KEY the model is the
+// offline scripted one (the turns are below); with it, the service is asked for provider
+// "anthropic" and the real model decides.
+//
+//   RATCHET_URL    the service (default http://127.0.0.1:8787)
+//   RATCHET_TOKEN  the deployment token (default dev-token)
+//
+// It uses the typed client (src/client), bundled on the fly with esbuild: Node 20 has no
+// WebSocket, so its events arrive as Server-Sent Events, and it reconnects by itself.
+import { build } from "esbuild";
+import { createInterface } from "node:readline/promises";
+import { fileURLToPath } from "node:url";
+
+const baseUrl = (process.env.RATCHET_URL || "http://127.0.0.1:8787").replace(/\/+$/, "");
+const deployToken = process.env.RATCHET_TOKEN || "dev-token";
+const anthropic = Boolean(process.env.ANTHROPIC_API_KEY);
+
+const MAX_STEPS = 8;
+const BUDGET_USD = 0.25;
+const SYSTEM = "You are a careful assistant. Use the calculator for arithmetic and the ask tool to ask the person.";
+const MESSAGE = anthropic
+  ? "Use the calculator to work out 17 × 23. Then ask me, with the ask tool, what to call the result. Finish with one short sentence that uses my answer."
+  : "What is 17 × 23? Ask me what to call the result, then finish.";
+const SCRIPT = [
+  { text: "Let me work that out with the calculator.", toolCalls: [{ name: "calculator", input: { expression: "17 * 23" } }], costUsd: 0.012, delayMs: 300 },
+  { text: "17 × 23 = 391. One question before I finish.", toolCalls: [{ name: "ask", input: { question: "What should I call the result?" } }], costUsd: 0.009, delayMs: 300 },
+  { text: "Thank you, noted. The result is 391.", costUsd: 0.006, delayMs: 300 },
+];
+
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code) => (text) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+const dim = paint(2);
+const bold = paint(1);
+const green = paint(32);
+const red = paint(31);
+const yellow = paint(33);
+const say = (line = "") => process.stdout.write(`${line}\n`);
+const money = (usd) => `$${usd.toFixed(4)}`;
+const oneLine = (value) => {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
+};
+
+/** The typed client, compiled from src/client for Node on the fly. */
+async function loadClient() {
+  const entry = fileURLToPath(new URL("../src/client/index.ts", import.meta.url));
+  const result = await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", target: "es2022", write: false, logLevel: "silent" });
+  const code = result.outputFiles[0].text;
+  return import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
+}
+
+/** Questions in the terminal; the interface exists only while one is needed, so stdin never holds the process open. */
+async function prompt(question) {
+  const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true });
+  const closed = new Promise((resolve) => lines.once("close", () => resolve(undefined)));
+  try {
+    const answer = await Promise.race([lines.question(question), closed]);
+    if (answer === undefined) throw new Error("No answer: the input ended.");
+    // A terminal echoes what was typed; piped input is not, so the transcript shows it here.
+    if (process.stdin.isTTY !== true) say(answer);
+    return answer.trim();
+  } finally {
+    lines.close();
+  }
+}
+
+async function answerWaiting(client, runId, event) {
+  if (event.kind === "approval") {
+    const reply = await prompt(`${yellow("?")} May the run call ${bold(event.name)} ${dim(oneLine(event.input))}? [y/N] `);
+    await client.approve(runId, event.callId, /^y(es)?$/i.test(reply));
+    return;
+  }
+  const question = event.kind === "ask" && typeof event.input?.question === "string" ? event.input.question : `Result of ${event.name} ${oneLine(event.input)}`;
+  const choices = Array.isArray(event.input?.choices) ? dim(` (${event.input.choices.join(" / ")})`) : "";
+  let answer = "";
+  while (answer === "") answer = await prompt(`${yellow("?")} ${bold(question)}${choices}\n${yellow(">")} `);
+  await client.answer(runId, { callId: event.callId, content: answer });
+}
+
+async function main() {
+  const { createClient, RatchetError } = await loadClient();
+  const ratchet = createClient({ baseUrl, token: deployToken });
+  say(`${bold("Ratchet demo")} ${dim(`→ ${baseUrl}, ${anthropic ? "provider anthropic" : "scripted model (offline)"}`)}`);
+  say(`${dim("you:")} ${MESSAGE}`);
+
+  let created;
+  try {
+    created = await ratchet.createRun({
+      system: SYSTEM,
+      messages: [{ role: "user", content: MESSAGE }],
+      tools: ["calculator", "ask", "current_time"],
+      maxSteps: MAX_STEPS,
+      budget: { usd: BUDGET_USD },
+      metadata: { source: "npm run demo" },
+      ...(anthropic ? { provider: "anthropic" } : { provider: "scripted", script: SCRIPT }),
+    });
+  } catch (error) {
+    if (error instanceof RatchetError && error.code === "network") {
+      say(red(`Cannot reach Ratchet at ${baseUrl}. Start it in another terminal with \`npm start\`, or set RATCHET_URL.`));
+      return 1;
+    }
+    throw error;
+  }
+  const { run, token } = created;
+  say(`${dim("run")} ${run.id} ${dim(`(run token ${token}: it reads and acts on this run only)`)}`);
+
+  // From here on the run token is enough: it is what a phone app would hold.
+  const client = ratchet.withToken(token);
+  process.once("SIGINT", () => {
+    say(yellow("\nCancelling the run…"));
+    client.cancel(run.id).finally(() => process.exit(130));
+  });
+
+  let spent = 0;
+  let streaming = undefined;
+  const endLine = () => {
+    if (streaming !== undefined) process.stdout.write("\n");
+    streaming = undefined;
+  };
+  for await (const event of client.events(run.id)) {
+    switch (event.type) {
+      case "step-start":
+        endLine();
+        say(`${bold(`step ${event.step}/${MAX_STEPS}`)}${event.last ? dim(" (last)") : ""}`);
+        break;
+      case "text":
+        if (streaming !== event.step) process.stdout.write("  ");
+        streaming = event.step;
+        process.stdout.write(event.delta);
+        break;
+      case "model":
+        if (streaming === undefined && event.text !== "") say(`  ${event.text}`);
+        endLine();
+        spent = event.spentUsd;
+        say(dim(`  cost so far ${money(spent)} of ${money(BUDGET_USD)}`));
+        break;
+      case "tool-call":
+        endLine();
+        say(`  → ${bold(event.name)} ${dim(oneLine(event.input))}`);
+        break;
+      case "tool-result":
+        spent += event.costUsd;
+        say(`  ${event.ok ? green("←") : red("✗")} ${oneLine(event.ok ? event.summary : (event.error ?? event.summary))}`);
+        break;
+      case "waiting":
+        endLine();
+        await answerWaiting(client, run.id, event);
+        break;
+      case "answered":
+        say(dim("  answered"));
+        break;
+      case "end": {
+        endLine();
+        const ok = event.status === "finished";
+        say();
+        say(`${ok ? green("✔") : red("✗")} ${bold(event.status)} after ${event.steps} step${event.steps === 1 ? "" : "s"} ${dim(`(stopped by ${event.stoppedBy})`)}`);
+        if (event.error !== undefined) say(red(`error: ${event.error.message} (${event.error.code})`));
+        if (event.finalText !== undefined && event.finalText !== "") say(`${bold("Final answer:")} ${event.finalText}`);
+        if (event.final !== undefined) say(`${bold("Final:")} ${JSON.stringify(event.final)}`);
+        say(`${bold("Cost:")} ${money(event.spentUsd)} of a ${money(BUDGET_USD)} budget`);
+        say(dim(`See it again: curl -s ${baseUrl}/v1/runs/${run.id}/messages -H "Authorization: Bearer ${token}"`));
+        return ok ? 0 : 1;
+      }
+    }
+  }
+  return 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    const detail = error?.name === "RatchetError" ? `${error.message} (${error.code})` : (error?.stack ?? String(error));
+    process.stderr.write(`${red("demo failed:")} ${detail}\n`);
+    for (const issue of error?.issues ?? []) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
+    process.exit(1);
+  },
+);

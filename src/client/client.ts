@@ -1,0 +1,102 @@
+// createClient: the typed client of the Ratchet API for apps (browser, React Native, Node 20).
+// Transport is injected: `fetch` for requests (and SSE), `WebSocket` for events; both default to
+// the platform's globals. Without a WebSocket (Node 20) events arrive as SSE over fetch.
+import type { Connection } from "./connection";
+import { errorFromAnswer, networkError, RatchetError } from "./errors";
+import { runEvents, type EventsOptions, type ReconnectOptions } from "./events";
+import { openEventSource, sseUrl } from "./sse-connection";
+import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport";
+import type { AnswerRequest, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, RunView, StreamEvent } from "./types";
+import { openWebSocket, webSocketUrl } from "./websocket-connection";
+
+export type ClientOptions = {
+  /** Where the service answers, e.g. "https://ratchet.example.workers.dev" or "http://127.0.0.1:8787". */
+  baseUrl: string;
+  /** The deployment token (may do everything) or a run token (that run only). */
+  token: string;
+  fetch?: FetchLike;
+  WebSocket?: WebSocketConstructorLike;
+  /** How events travel: "auto" (default) takes the WebSocket when there is one, else SSE. */
+  transport?: "auto" | "websocket" | "sse";
+  reconnect?: ReconnectOptions;
+};
+
+export type CreateRunOptions = {
+  /** The same key with the same deployment token answers the same run (a safe retry). */
+  idempotencyKey?: string;
+};
+
+export interface RatchetClient {
+  createRun(body: CreateRunRequest, options?: CreateRunOptions): Promise<CreatedRun>;
+  getRun(runId: string): Promise<RunView>;
+  /** The given messages, then every turn so far: a valid history to continue from. */
+  getMessages(runId: string): Promise<ChatMessage[]>;
+  /** Answers a waiting ask or client tool (`content`) or approval (`approved`). */
+  answer(runId: string, body: AnswerRequest): Promise<RunView>;
+  /** Approves (or, with false, denies) a waiting approval. */
+  approve(runId: string, callId: string, approved?: boolean): Promise<RunView>;
+  cancel(runId: string): Promise<RunView>;
+  /** Continues a finished run with a new user message. */
+  continueRun(runId: string, content: ContentInput): Promise<RunView>;
+  /** Resumes a failed run from its journal. */
+  retry(runId: string): Promise<RunView>;
+  /** The run's events: history after `after`, then live; reconnects by itself. */
+  events(runId: string, options?: EventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
+  /** The same client acting with another token (typically the run token `createRun` answered). */
+  withToken(token: string): RatchetClient;
+}
+
+export function createClient(options: ClientOptions): RatchetClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const { token } = options;
+  const fetch = options.fetch ?? defaultFetch();
+  const transport = options.transport ?? "auto";
+  const WebSocket = transport === "sse" ? undefined : (options.WebSocket ?? defaultWebSocket());
+  if (transport === "websocket" && WebSocket === undefined) throw new Error("No WebSocket here: pass `WebSocket` to createClient.");
+
+  async function request<T>(method: "GET" | "POST", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const url = `${baseUrl}${path}`;
+    const init = {
+      method,
+      headers: { Authorization: `Bearer ${token}`, Accept: "application/json", ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    };
+    let answer;
+    let text: string;
+    try {
+      answer = await fetch(url, init);
+      text = await answer.text();
+    } catch (cause) {
+      throw networkError(url, cause);
+    }
+    if (!answer.ok) throw errorFromAnswer(answer.status, text);
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw new RatchetError({ code: "invalid-response", message: `The answer of ${method} ${path} is not JSON.`, status: answer.status }, { cause });
+    }
+  }
+
+  const run = (runId: string, rest = "") => `/v1/runs/${encodeURIComponent(runId)}${rest}`;
+
+  const client: RatchetClient = {
+    createRun: (body, { idempotencyKey } = {}) =>
+      request<CreatedRun>("POST", "/v1/runs", body, idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey }),
+    getRun: (runId) => request<RunView>("GET", run(runId)),
+    getMessages: async (runId) => (await request<{ messages: ChatMessage[] }>("GET", run(runId, "/messages"))).messages,
+    answer: (runId, body) => request<RunView>("POST", run(runId, "/answer"), body),
+    approve: (runId, callId, approved = true) => request<RunView>("POST", run(runId, "/answer"), { callId, approved }),
+    cancel: (runId) => request<RunView>("POST", run(runId, "/cancel")),
+    continueRun: (runId, content) => request<RunView>("POST", run(runId, "/messages"), { content }),
+    retry: (runId) => request<RunView>("POST", run(runId, "/retry")),
+    events(runId, eventsOptions) {
+      const connect = (after: number): Connection =>
+        WebSocket !== undefined
+          ? openWebSocket(WebSocket, webSocketUrl(baseUrl, runId, after, token))
+          : openEventSource(fetch, sseUrl(baseUrl, runId, after), token);
+      return runEvents({ getRun: () => client.getRun(runId), connect, reconnect: options.reconnect ?? {} }, eventsOptions);
+    },
+    withToken: (other) => createClient({ ...options, token: other }),
+  };
+  return client;
+}

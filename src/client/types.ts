@@ -1,0 +1,66 @@
+// The client's view of the API (../shared/API.md). Every shape comes from src/api/types.ts, which
+// src/api/schemas.ts checks against its zod schemas in both directions, so client and server speak
+// the same types. Imports are type-only: the client bundle carries no zod, hono or Workers types.
+import type {
+  AnswerBody,
+  ApiError,
+  CreateRunBody,
+  RunEvent,
+  RunStatus,
+  RunView,
+  StoppedBy,
+  ToolRef,
+  WaitingKind,
+} from "../api/types";
+import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/types";
+
+export type { ApiError, ChatMessage, Content, ContentPart, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
+
+/** One problem with a request, as the API reports it (`path` is dotted: "messages.0.content"). */
+export type Issue = { path: string; message: string };
+
+/** An image as a client sends it: inline bytes (`data`, base64), or the `hash` of bytes stored before. */
+export type ImagePartInput = Omit<ImagePart, "hash"> & { hash?: string };
+export type ContentInput = string | (TextPart | ImagePartInput)[];
+
+export type ChatMessageInput =
+  | { role: "user"; content: ContentInput }
+  | { role: "assistant"; content: ContentInput; toolCalls?: ToolCall[]; providerBlocks?: unknown[] }
+  | { role: "tool"; toolCallId: string; content: ContentInput; isError?: boolean };
+
+/** One turn of the offline `scripted` provider (src/providers/scripted.ts; checked against its schema). */
+export type ScriptedTurn = {
+  text?: string;
+  toolCalls?: { id?: string; name: string; input?: unknown }[];
+  stopReason?: "end_turn" | "tool_use" | "max_tokens" | "pause_turn" | "refusal" | "stop_sequence";
+  usage?: { inputTokens: number; outputTokens: number; cachedReadTokens?: number; cachedWriteTokens?: number };
+  costUsd?: number;
+  /** Stream the text as deltas of this many characters (default 16). */
+  chunk?: number;
+  /** Wait this long before answering. */
+  delayMs?: number;
+  /** Fail this call with this message instead of answering. */
+  error?: string;
+};
+
+/** The body of POST /v1/runs. `script` is for provider "scripted" only: the turns it plays. */
+export type CreateRunRequest = Omit<CreateRunBody, "messages" | "script"> & { messages: ChatMessageInput[]; script?: ScriptedTurn[] };
+
+/** The body of POST /v1/runs/:id/answer: `content` for an ask or client tool, `approved` for an approval. */
+export type AnswerRequest = Omit<AnswerBody, "content"> & { content?: ContentInput };
+
+/** What creating a run answers: the run and its run token, shown this once. */
+export type CreatedRun = { run: RunView; token: string };
+
+type LiveOnly = Extract<RunEvent, { type: "text" }>;
+
+/** A stored event: `seq` is gap-free from 1 per run. */
+export type StoredRunEvent = Exclude<RunEvent, LiveOnly> & { seq: number; at: string };
+
+/** A live-only event (text deltas): never stored, so it has no seq and is not replayed on reconnect. */
+export type LiveRunEvent = LiveOnly & { seq?: undefined; at?: undefined };
+
+/** What `events()` yields. Narrow on `type`. */
+export type StreamEvent = StoredRunEvent | LiveRunEvent;
+
+export type EndEvent = Extract<StoredRunEvent, { type: "end" }>;

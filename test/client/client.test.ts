@@ -1,0 +1,116 @@
+// The typed client's requests against the real worker in workerd: every method, and every
+// refusal surfacing as one RatchetError carrying the API's code.
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createClient, RatchetError, type FetchLike } from "../../src/client";
+import { stubFor } from "../helpers/runs";
+import { BASE, createLab } from "./self-transport";
+
+const lab = createLab();
+const ratchet = createClient({ baseUrl: `${BASE}/`, token: "dev-token", fetch: lab.fetch, WebSocket: lab.WebSocket });
+
+async function drive(runId: string): Promise<void> {
+  while (await runDurableObjectAlarm(stubFor(runId)));
+}
+
+async function refusal(promise: Promise<unknown>): Promise<RatchetError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(RatchetError);
+  return error as RatchetError;
+}
+
+describe("the typed client", () => {
+  it("createRun, getRun, getMessages, answer, continueRun", async () => {
+    const { run, token } = await ratchet.createRun({
+      provider: "scripted",
+      system: "Be brief.",
+      messages: [{ role: "user", content: "Name?" }],
+      tools: ["ask"],
+      script: [{ toolCalls: [{ id: "q", name: "ask", input: { question: "Your name?" } }] }, { text: "Hello, Ada." }, { text: "Still here." }],
+      metadata: { from: "client test" },
+    });
+    expect(run).toMatchObject({ status: "running", provider: "scripted", steps: 0, metadata: { from: "client test" } });
+    expect(token).toMatch(/^rt_/);
+    const mine = ratchet.withToken(token);
+    await drive(run.id);
+    expect(await mine.getRun(run.id)).toMatchObject({ status: "waiting", waiting: { kind: "ask", callId: "q", input: { question: "Your name?" } } });
+    expect(await mine.answer(run.id, { callId: "q", content: "Ada" })).toMatchObject({ id: run.id });
+    await drive(run.id);
+    expect(await mine.getRun(run.id)).toMatchObject({ status: "finished", finalText: "Hello, Ada.", steps: 2 });
+    expect(await mine.continueRun(run.id, "Are you there?")).toMatchObject({ status: "running" });
+    await drive(run.id);
+    const messages = await mine.getMessages(run.id);
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant", "user", "assistant"]);
+    expect(messages[2]).toMatchObject({ role: "tool", toolCallId: "q", content: "Ada" });
+    expect(messages.at(-1)).toMatchObject({ role: "assistant", content: "Still here." });
+  });
+
+  it("createRun with an idempotency key answers the same run twice", async () => {
+    const body = { provider: "scripted" as const, messages: [{ role: "user" as const, content: "once" }] };
+    const key = `client-test-${crypto.randomUUID()}`;
+    const first = await ratchet.createRun(body, { idempotencyKey: key });
+    const second = await ratchet.createRun(body, { idempotencyKey: key });
+    expect(second.run.id).toBe(first.run.id);
+  });
+
+  it("approve: a denied approval reaches the model as a denial", async () => {
+    const { run, token } = await ratchet.createRun({
+      provider: "scripted",
+      messages: [{ role: "user", content: "Delete it." }],
+      tools: [{ type: "http", name: "delete", description: "Deletes.", inputSchema: { type: "object" }, url: "http://127.0.0.1:9/delete", approval: true }],
+      script: [{ toolCalls: [{ id: "d", name: "delete", input: {} }] }, { text: "Not deleted." }],
+    });
+    const mine = ratchet.withToken(token);
+    await drive(run.id);
+    expect(await mine.getRun(run.id)).toMatchObject({ status: "waiting", waiting: { kind: "approval", callId: "d", name: "delete" } });
+    await mine.approve(run.id, "d", false);
+    await drive(run.id);
+    expect(await mine.getRun(run.id)).toMatchObject({ status: "finished", finalText: "Not deleted." });
+    expect((await mine.getMessages(run.id))[2]).toMatchObject({ role: "tool", toolCallId: "d", content: "Denied by the person." });
+  });
+
+  it("cancel, and retry of a failed run", async () => {
+    const waiting = await ratchet.createRun({ provider: "scripted", messages: [{ role: "user", content: "?" }], tools: ["ask"], script: [{ toolCalls: [{ id: "q", name: "ask", input: { question: "?" } }] }] });
+    await drive(waiting.run.id);
+    expect(await ratchet.cancel(waiting.run.id)).toMatchObject({ status: "cancelled", stoppedBy: "cancel" });
+
+    const failing = await ratchet.createRun({ provider: "scripted", messages: [{ role: "user", content: "go" }], script: [{ error: "The model is overloaded." }] });
+    await drive(failing.run.id);
+    expect(await ratchet.getRun(failing.run.id)).toMatchObject({ status: "failed", error: { code: "provider-error" } });
+    expect(await ratchet.retry(failing.run.id)).toMatchObject({ status: "running" });
+  });
+
+  it("refusals are RatchetErrors with the API's code, status and issues", async () => {
+    const bad = await refusal(ratchet.createRun({ messages: [] }));
+    expect(bad).toMatchObject({ name: "RatchetError", code: "invalid-request", status: 400, retryable: false });
+    expect(bad.issues).toEqual([expect.objectContaining({ path: "messages" })]);
+
+    const unauthorized = await refusal(ratchet.withToken("wrong-token").getRun("run_" + "a".repeat(26)));
+    expect(unauthorized).toMatchObject({ code: "unauthorized", status: 401 });
+
+    const { run, token } = await ratchet.createRun({ provider: "scripted", messages: [{ role: "user", content: "hi" }] });
+    const forbidden = await refusal(ratchet.withToken(token).createRun({ messages: [{ role: "user", content: "x" }] }));
+    expect(forbidden).toMatchObject({ code: "forbidden", status: 403 });
+
+    expect(await refusal(ratchet.getRun("run_" + "b".repeat(26)))).toMatchObject({ code: "not-found", status: 404 });
+    expect(await refusal(ratchet.answer(run.id, { callId: "nothing-waits", content: "x" }))).toMatchObject({ code: "conflict", status: 409 });
+  });
+
+  it("no answer at all is a RatchetError with code network and the cause kept", async () => {
+    const cause = new TypeError("fetch failed");
+    const offline: FetchLike = () => Promise.reject(cause);
+    const error = await refusal(createClient({ baseUrl: BASE, token: "dev-token", fetch: offline }).getRun("run_" + "a".repeat(26)));
+    expect(error).toMatchObject({ code: "network", status: 0, retryable: true });
+    expect(error.cause).toBe(cause);
+  });
+
+  it("an answer that is not the API's keeps its status", async () => {
+    const proxy: FetchLike = async () => new Response("<html>Bad gateway</html>", { status: 502 });
+    const error = await refusal(createClient({ baseUrl: BASE, token: "dev-token", fetch: proxy }).getRun("run_" + "a".repeat(26)));
+    expect(error).toMatchObject({ code: "internal", status: 502, retryable: true });
+    expect(error.message).toContain("Bad gateway");
+  });
+});

@@ -1,0 +1,32 @@
+// The client's types are the server's: what the zod schemas accept and produce (checked by tsc;
+// the test itself only records that this file compiled).
+import type { z } from "zod";
+import { expect, it } from "vitest";
+import type { createdRunSchema, createRunBodySchema, answerBodySchema, messagesSchema, storedEventSchema, runEventSchema, runViewSchema } from "../../src/api/schemas";
+import type { AnswerRequest, ChatMessage, CreatedRun, CreateRunRequest, RunView, ScriptedTurn, StoredRunEvent, StreamEvent } from "../../src/client";
+import type { scriptSchema } from "../../src/providers/scripted";
+
+type Assignable<From, To> = [From] extends [To] ? true : false;
+type Check<T extends true> = T;
+
+export type ClientTypeChecks = [
+  // Requests: everything the client lets through, the server accepts, and the other way round.
+  Check<Assignable<CreateRunRequest, z.input<typeof createRunBodySchema>>>,
+  Check<Assignable<z.input<typeof createRunBodySchema>, CreateRunRequest>>,
+  Check<Assignable<ScriptedTurn[], z.input<typeof scriptSchema>>>,
+  Check<Assignable<z.input<typeof scriptSchema>, ScriptedTurn[]>>,
+  Check<Assignable<AnswerRequest, z.input<typeof answerBodySchema>>>,
+  Check<Assignable<z.input<typeof answerBodySchema>, AnswerRequest>>,
+  // Answers and events: what the server sends is what the client's types say.
+  Check<Assignable<z.infer<typeof runViewSchema>, RunView>>,
+  Check<Assignable<z.infer<typeof createdRunSchema>, CreatedRun>>,
+  Check<Assignable<z.infer<typeof messagesSchema>["messages"], ChatMessage[]>>,
+  Check<Assignable<StoredRunEvent, z.infer<typeof storedEventSchema>>>,
+  Check<Assignable<Exclude<z.infer<typeof runEventSchema>, { type: "text" }> & { seq: number; at: string }, StreamEvent>>,
+  Check<Assignable<Extract<z.infer<typeof runEventSchema>, { type: "text" }>, StreamEvent>>,
+];
+
+it("client types match the API schemas (compile-time)", () => {
+  const checks: ClientTypeChecks = [true, true, true, true, true, true, true, true, true, true, true, true];
+  expect(checks.every(Boolean)).toBe(true);
+});

@@ -1,0 +1,208 @@
+// The run console in a real browser: headless Chromium (Debian's, driven by playwright-core)
+// against `wrangler dev`. A person starts the default scripted run, watches its steps arrive,
+// answers its question in place and sees it finish; on a phone-sized screen, opens a run by id
+// and token, sees its history and denies an approval; cancels a waiting run. Screenshots go to
+// test/e2e/.artifacts/ (gitignored) for a person to look at.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDev, type DevServer } from "./wrangler-dev";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
+const PORT = 8900 + Math.floor(Math.random() * 100);
+const TOKEN = "dev-token";
+const WAIT = { timeout: 20_000 };
+
+type Created = { run: { id: string }; token: string };
+
+async function createRun(dev: DevServer, body: Record<string, unknown>): Promise<Created> {
+  const response = await fetch(`${dev.url}/v1/runs`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ provider: "scripted", ...body }),
+  });
+  expect(response.status, await response.clone().text()).toBe(201);
+  return (await response.json()) as Created;
+}
+
+async function getJson(dev: DevServer, path: string, token: string): Promise<Record<string, unknown>> {
+  const response = await fetch(`${dev.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+async function text(locator: Locator): Promise<string> {
+  return ((await locator.textContent()) ?? "").trim();
+}
+
+/** Fails the test on any script error or failed request the page reports. */
+function watchForErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`console: ${message.text()}`);
+  });
+  return errors;
+}
+
+describe("the run console in Chromium", () => {
+  const state = mkdtempSync(join(tmpdir(), "ratchet-console-"));
+  const profile = mkdtempSync(join(tmpdir(), "ratchet-chromium-"));
+  let dev: DevServer | undefined;
+  let browser: BrowserContext | undefined;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does).`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
+    dev = await startDev({ port: PORT, persistTo: state });
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      viewport: { width: 1280, height: 900 },
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.kill();
+    rmSync(state, { recursive: true, force: true });
+    rmSync(profile, { recursive: true, force: true });
+  });
+
+  it("is served as static assets while /v1/* and unknown paths stay the Worker's", async () => {
+    const page = await fetch(`${dev!.url}/console/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('<script type="module" src="console.js"></script>');
+    for (const file of ["console.js", "console.css"]) expect((await fetch(`${dev!.url}/console/${file}`)).status).toBe(200);
+    expect(await (await fetch(`${dev!.url}/v1/health`)).json()).toMatchObject({ ok: true });
+    for (const path of ["/", "/console/nope.js"]) {
+      const missing = await fetch(`${dev!.url}${path}`);
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toMatchObject({ error: { code: "not-found" } });
+    }
+  });
+
+  it("starts the default scripted run, shows each step, takes the answer in place and shows the end", async () => {
+    const page = await browser!.newPage();
+    const errors = watchForErrors(page);
+    await page.goto(`${dev!.url}/console/`);
+    expect(await page.title()).toBe("Ratchet console");
+    expect(await page.getByLabel("Deployment token", { exact: true }).inputValue()).toBe("dev-token");
+    expect(JSON.parse(await page.getByLabel(/^Script/).inputValue())).toHaveLength(3);
+
+    await page.getByRole("button", { name: "Start run" }).click();
+
+    // Step 1: the calculator, with its result.
+    await page.locator('.call[data-tool="calculator"][data-state="ok"]', { hasText: "391" }).waitFor(WAIT);
+    // Step 2: the question, asked in place.
+    const answer = page.getByLabel("Your answer");
+    await answer.waitFor(WAIT);
+    expect(await text(page.locator("#waiting-question"))).toBe("What should I call the result?");
+    expect(await text(page.locator("#run-status"))).toBe("waiting");
+    expect(await text(page.locator("#run-steps"))).toBe("2 of 10");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("waiting-answer");
+    await page.screenshot({ path: join(ARTIFACTS, "console-waiting.png"), fullPage: true, animations: "disabled" });
+
+    await answer.fill("The product");
+    await page.getByRole("button", { name: "Answer", exact: true }).click();
+
+    await page.locator("#final-text", { hasText: "Thank you, noted. The result is 391." }).waitFor(WAIT);
+    expect(await text(page.locator("#run-status"))).toBe("finished");
+    expect(await text(page.locator("#run-steps"))).toBe("3 of 10");
+    expect(await text(page.locator("#run-cost"))).toBe("$0.0270");
+    const [spent, budget] = await page.locator("#cost-meter").evaluate((meter) => [(meter as HTMLMeterElement).value, (meter as HTMLMeterElement).max]);
+    expect(spent).toBeCloseTo(0.027, 10);
+    expect(budget).toBe(0.1);
+    expect(await text(page.locator("#budget-text"))).toBe("$0.0270 of $0.1000 (27%)");
+    expect(await text(page.locator('.call[data-tool="ask"] .result'))).toBe("answered: The product");
+    expect(await page.locator(".step").count()).toBe(3);
+    expect(await page.locator("#waiting").isHidden()).toBe(true);
+    expect(await page.locator("#cancel").isHidden()).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, "console-finished.png"), fullPage: true, animations: "disabled" });
+
+    // What the page did is what the service holds.
+    const runId = await text(page.locator("#run-id"));
+    const runToken = await text(page.locator("#run-token"));
+    expect(await getJson(dev!, `/v1/runs/${runId}`, runToken)).toMatchObject({ status: "finished", steps: 3, provider: "scripted" });
+    const { messages } = (await getJson(dev!, `/v1/runs/${runId}/messages`, runToken)) as { messages: { role: string; content: unknown }[] };
+    expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["391", "The product"]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("on a phone: opens a run by id and token, shows its history, and denies an approval in place", async () => {
+    const { run, token } = await createRun(dev!, {
+      messages: [{ role: "user", content: "Add 2 and 2, then send the report." }],
+      tools: ["calculator", { type: "http", name: "send_report", description: "Sends the report.", inputSchema: { type: "object" }, url: "http://127.0.0.1:9/report", approval: true }],
+      script: [
+        { text: "Adding.", toolCalls: [{ name: "calculator", input: { expression: "2+2" } }], costUsd: 0.01 },
+        { text: "Sending it.", toolCalls: [{ name: "send_report", input: { total: 4 } }], costUsd: 0.01 },
+        { text: "Not sent, as you asked.", costUsd: 0.01 },
+      ],
+    });
+    // Let the run reach its approval before the page opens it: the page then replays history.
+    for (let i = 0; i < 100 && (await getJson(dev!, `/v1/runs/${run.id}`, token)).status !== "waiting"; i++) await new Promise((r) => setTimeout(r, 100));
+
+    const page = await browser!.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const errors = watchForErrors(page);
+    await page.goto(`${dev!.url}/console/`);
+    await page.getByLabel("Run id").fill(run.id);
+    await page.getByLabel(/^Run token/).fill(token);
+    await page.getByRole("button", { name: "Open", exact: true }).click();
+
+    await page.getByRole("button", { name: "Deny" }).waitFor(WAIT);
+    expect(await text(page.locator(".prompt p"))).toBe("Add 2 and 2, then send the report.");
+    expect(await text(page.locator('.call[data-tool="calculator"] .result'))).toBe("4");
+    expect(await text(page.locator("#waiting-question"))).toBe("May the run call send_report?");
+    expect(await text(page.locator("#run-steps"))).toBe("2");
+    await page.locator("#run").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, "console-phone-approval.png"), animations: "disabled" });
+
+    await page.getByRole("button", { name: "Deny" }).click();
+    await page.locator("#final-text", { hasText: "Not sent, as you asked." }).waitFor(WAIT);
+    expect(await text(page.locator("#run-status"))).toBe("finished");
+    // The denial reaches the model as the call's result.
+    expect(await text(page.locator('.call[data-tool="send_report"] .result'))).toBe("Denied by the person.");
+    await page.screenshot({ path: join(ARTIFACTS, "console-phone-finished.png"), fullPage: true, animations: "disabled" });
+
+    // A reload in the same tab reopens the run from the address (#<run id>), history and all.
+    await page.reload();
+    await page.locator("#final-text", { hasText: "Not sent, as you asked." }).waitFor(WAIT);
+    expect(await page.locator(".step").count()).toBe(3);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("cancels a waiting run; a wrong token is refused with the API's message", async () => {
+    const { run, token } = await createRun(dev!, {
+      messages: [{ role: "user", content: "?" }],
+      tools: ["ask"],
+      script: [{ toolCalls: [{ name: "ask", input: { question: "Shall I go on?", choices: ["Yes", "No"] } }] }],
+    });
+    const page = await browser!.newPage();
+    await page.goto(`${dev!.url}/console/`);
+    await page.getByLabel("Run id").fill(run.id);
+    await page.getByLabel(/^Run token/).fill("rt_" + "x".repeat(43));
+    await page.getByRole("button", { name: "Open", exact: true }).click();
+    await page.locator("#open-error", { hasText: "not-found" }).waitFor(WAIT);
+
+    await page.getByLabel(/^Run token/).fill(token);
+    await page.getByRole("button", { name: "Open", exact: true }).click();
+    await page.getByRole("button", { name: "Yes" }).waitFor(WAIT);
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await page.locator('#run-status[data-status="cancelled"]').waitFor(WAIT);
+    expect(await page.locator("#waiting").isHidden()).toBe(true);
+    expect(await getJson(dev!, `/v1/runs/${run.id}`, token)).toMatchObject({ status: "cancelled", stoppedBy: "cancel" });
+    await page.close();
+  });
+});

@@ -1,0 +1,107 @@
+// `npm run demo` end to end: wrangler dev, the demo as a child process, an answer typed on its
+// stdin when it asks. Offline (scripted model), and with ANTHROPIC_API_KEY set, where the demo
+// asks for provider "anthropic" and the service talks to the fake Anthropic server.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic/server";
+import { startDev, type DevServer } from "./wrangler-dev";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
+const PORT = 9000 + Math.floor(Math.random() * 100);
+const MODEL = "claude-demo-e2e";
+
+type Demo = { code: number | null; output: string; stderr: string };
+
+/** Runs `npm run demo`, answers the first question it asks with `answer`, and waits for it to exit. */
+async function runDemo(env: Record<string, string | undefined>, question: string, answer: string): Promise<Demo> {
+  const child = spawn("npm", ["run", "--silent", "demo"], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  let output = "";
+  let stderr = "";
+  let answered = false;
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    if (!answered && output.includes(question)) {
+      answered = true;
+      child.stdin.write(`${answer}\n`);
+    }
+  });
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+  const [code] = (await once(child, "exit")) as [number | null];
+  clearTimeout(timer);
+  return { code, output, stderr };
+}
+
+async function messagesOf(dev: DevServer, output: string): Promise<{ role: string; content: unknown }[]> {
+  const [, runId, token] = /run (run_[a-z2-7]{26}) \(run token (rt_[A-Za-z0-9_-]{43})/.exec(output) ?? [];
+  expect(runId, output).toBeDefined();
+  const response = await fetch(`${dev.url}/v1/runs/${runId}/messages`, { headers: { Authorization: `Bearer ${token}` } });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { messages: { role: string; content: unknown }[] }).messages;
+}
+
+describe("npm run demo", () => {
+  const state = mkdtempSync(join(tmpdir(), "ratchet-demo-"));
+  let dev: DevServer | undefined;
+  let fake: FakeAnthropic | undefined;
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    fake = await startFakeAnthropic();
+    // The key lets the service offer provider "anthropic"; scripted runs (with a script) still work.
+    dev = await startDev({ port: PORT, persistTo: state, vars: { ANTHROPIC_API_KEY: "demo-test-key", ANTHROPIC_BASE_URL: fake.url, DEFAULT_MODEL: MODEL } });
+  });
+
+  afterAll(async () => {
+    await dev?.kill();
+    await fake?.close();
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  it("offline: shows the steps and tool, asks in the terminal, prints the final answer and the cost", async () => {
+    const demo = await runDemo({ RATCHET_URL: dev!.url, ANTHROPIC_API_KEY: "" }, "What should I call the result?", "The product");
+    writeFileSync(join(ARTIFACTS, "demo-scripted.txt"), demo.output);
+    expect(demo.stderr).toBe("");
+    expect(demo.code, demo.output).toBe(0);
+    expect(demo.output).toContain("scripted model (offline)");
+    for (const line of ["step 1/8", "→ calculator", "← 391", "step 2/8", "? What should I call the result?", "step 3/8", "cost so far $0.0270"]) {
+      expect(demo.output).toContain(line);
+    }
+    expect(demo.output).toContain("✔ finished after 3 steps");
+    expect(demo.output).toContain("Final answer: Thank you, noted. The result is 391.");
+    expect(demo.output).toContain("Cost: $0.0270 of a $0.2500 budget");
+    const messages = await messagesOf(dev!, demo.output);
+    expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["391", "The product"]);
+  });
+
+  it("with ANTHROPIC_API_KEY: asks the service for provider anthropic and runs the real provider (against the fake API)", async () => {
+    fake!.script(MODEL, [
+      { text: "I'll use the calculator.", toolCalls: [{ id: "toolu_calc", name: "calculator", input: { expression: "17 * 23" } }], cost: 0.004 },
+      { text: "", toolCalls: [{ id: "toolu_ask", name: "ask", input: { question: "What do you want to call 391?" } }], cost: 0.003 },
+      { text: "Your lucky number is 391.", cost: 0.002 },
+    ]);
+    const demo = await runDemo({ RATCHET_URL: dev!.url, ANTHROPIC_API_KEY: "sk-ant-demo" }, "What do you want to call 391?", "my lucky number");
+    writeFileSync(join(ARTIFACTS, "demo-anthropic.txt"), demo.output);
+    expect(demo.code, `${demo.output}\n${demo.stderr}`).toBe(0);
+    expect(demo.output).toContain("provider anthropic");
+    expect(demo.output).toContain("→ calculator");
+    expect(demo.output).toContain("Final answer: Your lucky number is 391.");
+    expect(demo.output).toContain("Cost: $0.0090");
+    const requests = fake!.requests(MODEL);
+    expect(requests.length).toBe(3);
+    const messages = await messagesOf(dev!, demo.output);
+    expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["391", "my lucky number"]);
+  });
+
+  it("says how to start the service when it is not running", async () => {
+    const demo = await runDemo({ RATCHET_URL: "http://127.0.0.1:9", ANTHROPIC_API_KEY: "" }, "never asked", "");
+    expect(demo.code).toBe(1);
+    expect(demo.output).toContain("Cannot reach Ratchet at http://127.0.0.1:9. Start it in another terminal with `npm start`");
+  });
+});
