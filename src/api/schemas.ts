@@ -200,7 +200,7 @@ export const continueBodySchema = z.object({ content: contentInputSchema }).open
 const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);
 const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "error"]);
 const waitingKindSchema = z.enum(["ask", "approval", "client-tool"]);
-const apiErrorSchema = z.object({ code: z.string(), message: z.string() });
+const apiErrorSchema = z.object({ code: z.string(), message: z.string(), retryable: z.boolean().optional() });
 
 export const runViewSchema = z
   .object({

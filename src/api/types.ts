@@ -19,7 +19,13 @@ export type RunStatus = "running" | "waiting" | "finished" | "failed" | "cancell
 export type StoppedBy = LoopStoppedBy | "error";
 export type WaitingKind = "ask" | "approval" | "client-tool";
 
-export type ApiError = { code: string; message: string; issues?: { path: string; message: string }[] };
+export type ApiError = {
+  code: string;
+  message: string;
+  issues?: { path: string; message: string }[];
+  /** On a failed run: whether POST /retry may succeed (the failure was transient). */
+  retryable?: boolean;
+};
 
 export type RunView = {
   id: string;

@@ -9,4 +9,6 @@ export type EngineContext = {
   fetch: typeof fetch;
   /** New steps per slice (tests set it low to stop a run between any two steps). */
   sliceSteps?: number;
+  /** How the provider waits between retries (tests record the waits instead of sleeping). */
+  retrySleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 };

@@ -26,7 +26,7 @@ export class SliceEnd extends Error {
 }
 
 function errorOf(error: unknown): ApiError {
-  if (error instanceof ProviderError) return { code: "provider-error", message: error.message };
+  if (error instanceof ProviderError) return { code: "provider-error", message: error.message, retryable: error.retryable };
   console.error("run failed", error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return { code: "internal", message: "The run stopped on an internal error; it can be retried." };
 }

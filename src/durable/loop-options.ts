@@ -20,7 +20,10 @@ export function loopOptions(
   const { body } = run;
   const prefix = `s${segment.n}/`;
   const options: RunToolLoopOptions = {
-    generate: createProvider({ provider: run.provider, script: body.script, messages: body.messages }, env).generate,
+    generate: createProvider(
+      { provider: run.provider, script: body.script, messages: body.messages, ...(engine.retrySleep === undefined ? {} : { sleep: engine.retrySleep }) },
+      env,
+    ).generate,
     model: run.model,
     messages: segment.messages,
     tools: buildTools(body.tools ?? [], {

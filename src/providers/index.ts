@@ -10,6 +10,8 @@ export type ProviderChoice = {
   provider: "anthropic" | "scripted";
   script?: unknown;
   messages: ChatMessage[];
+  /** How the anthropic provider waits between retries (tests pass one that records and returns). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 };
 
 function toBase64(bytes: Uint8Array): string {
@@ -41,5 +43,6 @@ export function createProvider(choice: ProviderChoice, env: Env): Provider {
     // The global fetch, looked up per call (never a tool's fetch, never bound to another object).
     fetch: (input, init) => fetch(input, init),
     images: (hash) => readImage(env.BLOBS, hash),
+    ...(choice.sleep === undefined ? {} : { sleep: choice.sleep }),
   });
 }
