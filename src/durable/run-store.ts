@@ -39,7 +39,7 @@ type Raw = Record<string, SqlStorageValue>;
 const parse = <T>(text: SqlStorageValue | undefined): T | undefined => (text === null || text === undefined ? undefined : (JSON.parse(String(text)) as T));
 
 export function readRun(sql: SqlStorage): RunRow | undefined {
-  const row = sql.exec<Raw>("SELECT * FROM run LIMIT 1").toArray()[0];
+  const row = sql.exec<Raw>("SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
   if (row === undefined) return undefined;
   const run: RunRow = {
     id: String(row.id),
@@ -71,10 +71,11 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
 export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
   const spent = run.body.budget?.spentUsd ?? 0;
   sql.exec(
-    `INSERT INTO run (id, body, model, provider, token_hash, body_hash, status, segment, steps, spent_usd, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?)`,
-    run.id, JSON.stringify(run.body), run.model, run.provider, run.tokenHash, run.bodyHash, spent, now, now,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, spent_usd, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?)`,
+    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, spent, now, now,
   );
+  sql.exec("INSERT INTO run_body (body) VALUES (?)", JSON.stringify(run.body));
   insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent });
 }
 

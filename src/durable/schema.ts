@@ -2,7 +2,6 @@
 const STATEMENTS = [
   `CREATE TABLE IF NOT EXISTS run (
      id TEXT PRIMARY KEY,
-     body TEXT NOT NULL,
      model TEXT NOT NULL,
      provider TEXT NOT NULL,
      token_hash TEXT NOT NULL,
@@ -20,6 +19,9 @@ const STATEMENTS = [
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
+  // The request that created the run, written once and kept apart so that the small run row,
+  // updated on every step, never rewrites it.
+  `CREATE TABLE IF NOT EXISTS run_body (body TEXT NOT NULL)`,
   // A segment starts at creation and again after each answer or new message: the history it
   // starts from, the person's approvals, and the history it ended with.
   `CREATE TABLE IF NOT EXISTS segment (
