@@ -13,7 +13,7 @@ import { openEventStream } from "./event-stream";
 import { Fanout } from "./fanout";
 import { fail, notFound, ok } from "./outcome";
 import { insertRun, readRun, toRunView, updateRun } from "./run-store";
-import { migrate } from "./schema";
+import { hasRun, migrate } from "./schema";
 import { handleFrame } from "./socket-frames";
 import { sameDigest } from "./token-check";
 import { answer, cancelWaiting, continueRun, retry, view } from "./transitions";
@@ -27,7 +27,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage.sql);
+    // Existing runs get any new tables; an object that holds no run stays empty.
+    if (hasRun(ctx.storage.sql)) migrate(ctx.storage.sql);
     this.engine = { ctx, env, fanout: new Fanout(ctx), fetch: (input, init) => fetch(input, init) };
   }
 
@@ -73,7 +74,10 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       if (existing.bodyHash === run.bodyHash) return ok(toRunView(existing));
       return fail(409, "conflict", "This Idempotency-Key was used for a different request.");
     }
-    this.ctx.storage.transactionSync(() => insertRun(sql, run, isoNow()));
+    this.ctx.storage.transactionSync(() => {
+      migrate(sql);
+      insertRun(sql, run, isoNow());
+    });
     logEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
     await this.arm();
     return ok(view(this.engine));

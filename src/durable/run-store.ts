@@ -3,6 +3,7 @@
 import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, WaitingKind } from "../api/types";
 import type { ChatMessage } from "../loop/types";
 import { lastSeq } from "./event-log";
+import { hasRun } from "./schema";
 
 export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown };
 
@@ -39,6 +40,7 @@ type Raw = Record<string, SqlStorageValue>;
 const parse = <T>(text: SqlStorageValue | undefined): T | undefined => (text === null || text === undefined ? undefined : (JSON.parse(String(text)) as T));
 
 export function readRun(sql: SqlStorage): RunRow | undefined {
+  if (!hasRun(sql)) return undefined;
   const row = sql.exec<Raw>("SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
   if (row === undefined) return undefined;
   const run: RunRow = {

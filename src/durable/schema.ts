@@ -39,6 +39,11 @@ const STATEMENTS = [
   `CREATE TABLE IF NOT EXISTS answer (call_id TEXT PRIMARY KEY, body TEXT NOT NULL)`,
 ];
 
+/** True once a run was created here. Probing an unknown id must leave no storage behind, so tables are made only by create. */
+export function hasRun(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run'").toArray().length > 0;
+}
+
 export function migrate(sql: SqlStorage): void {
   for (const statement of STATEMENTS) sql.exec(statement);
 }

@@ -1,10 +1,13 @@
 // Bodies over 1 MiB are refused with 413. The stream itself is counted (a Content-Length that is
 // missing or lies cannot get more through), and the bytes read are handed on as the body.
 import type { MiddlewareHandler } from "hono";
+import { jsonDepth } from "../lib/json-depth";
 import { readAtMost, StreamTooLarge } from "../lib/read-at-most";
 import { ApiException } from "./errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deeper JSON is refused with 400: no API body needs it, and recursive code (hashing, validation) must not overflow. */
+export const MAX_JSON_DEPTH = 64;
 
 function tooLarge(maxBytes: number): ApiException {
   return new ApiException(413, `The body is larger than ${maxBytes / 1024 / 1024} MiB.`);
@@ -28,6 +31,7 @@ export function bodyLimit(maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler 
     const declared = Number(raw.headers.get("content-length") ?? "0");
     if (declared > maxBytes) throw tooLarge(maxBytes); // refused before a byte is read
     const bytes = await readBody(raw.body, maxBytes);
+    if (jsonDepth(bytes) > MAX_JSON_DEPTH) throw new ApiException(400, `JSON nested deeper than ${MAX_JSON_DEPTH} levels.`);
     const headers = new Headers(raw.headers);
     headers.delete("content-length"); // the runtime sets it from the bytes
     c.req.raw = new Request(raw.url, { method: raw.method, headers, body: bytes, signal: raw.signal });

@@ -1,0 +1,187 @@
+// Chaos (`npm run chaos`, or `node bench/ts.mjs bench/chaos.ts [--runs 30] [--kills 6] [--seed n]`):
+// while runs are in progress, the whole `wrangler dev` process group is SIGKILLed at random
+// moments and started again on the same --persist-to. Checked, for every run:
+//
+//   - it finishes without any client action: half the runs have no client at all until the
+//     chaos is over, and the first request ever made to them must already find them finished;
+//   - no finished tool call is repeated: at the tool server, no call arrives after the commit of
+//     its result (the `at` of its tool-result event), and a call arrives again only across a kill;
+//   - no finished model call is repeated: every `model` event's step appears exactly once in
+//     the log (the scripted model has no outside counter; the log is where its steps show);
+//   - the other half are watched by sockets that reconnect with after=<last seq> after every
+//     kill: what each received is gap-free, duplicate-free and identical to the stored log.
+//
+// Exits non-zero when an invariant breaks. Every loop is bounded in count and in time.
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, platform, release, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRun, getRun, readStoredLog, sleep, until, type Created } from "../test/e2e/support/api";
+import { startFaultToolServer, type FaultToolServer } from "../test/e2e/support/fault-tool-server";
+import { watchRun, type RunWatch } from "../test/e2e/support/run-watch";
+import { httpTool } from "../test/e2e/support/scripts";
+import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
+
+function arg(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+}
+
+const RUNS = arg("runs", 30);
+const KILLS = arg("kills", 8);
+const STEPS = 10;
+const SEED = arg("seed", Date.now() % 100_000);
+const TOKEN = "dev-token";
+const PORT = 8800 + Math.floor(Math.random() * 90);
+const DEADLINE_MS = 10 * 60_000;
+
+const log = (line: string) => console.log(`[chaos] ${line}`);
+
+/** mulberry32: kill times and step delays reproducible from --seed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const rand = random(SEED);
+const between = (low: number, high: number) => low + rand() * (high - low);
+
+/** Ten model steps: nine call `work`, the tenth calls the finish tool `notify`. Model calls take 0.4–1.8 s, tools 0.5–1.5 s: a run takes ~25 s of service time, so kills land while runs are in progress. */
+function body(i: number, tools: FaultToolServer): Record<string, unknown> {
+  const work = httpTool("work", `${tools.url}/work?ms=500&jitter=1000`);
+  const notify = httpTool("notify", `${tools.url}/work?ms=100`);
+  const script = Array.from({ length: STEPS }, (_v, s) => ({
+    text: s < STEPS - 1 ? `Step ${s + 1}.` : "Done.",
+    toolCalls: [{ name: s < STEPS - 1 ? "work" : "notify", input: { n: s + 1 } }],
+    delayMs: Math.round(between(400, 1800)),
+    costUsd: 0.001,
+  }));
+  return { provider: "scripted", messages: [{ role: "user", content: `chaos run ${i}` }], tools: [work, notify], finishTools: ["notify"], maxSteps: STEPS, script };
+}
+
+type Stored = { seq: number; at: string; type: string; step?: number; callId?: string; name?: string; status?: string; stoppedBy?: string; steps?: number };
+
+async function main(): Promise<void> {
+  log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, node ${process.version}; seed ${SEED}`);
+  const dir = mkdtempSync(join(tmpdir(), "ratchet-chaos-"));
+  const tools = await startFaultToolServer();
+  const snapshot = snapshotProject();
+  const start = () => startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir });
+  let dev: DevServer = await start();
+  const failures: string[] = [];
+  const check = (ok: boolean, message: string) => {
+    if (!ok) failures.push(message);
+  };
+  const kills: { at: number; inFlightTools: number; restartMs: number }[] = [];
+  const watches = new Map<string, RunWatch>();
+  const started = Date.now();
+  try {
+    const runs: Created[] = await Promise.all(Array.from({ length: RUNS }, (_v, i) => createRun(dev.url, TOKEN, body(i, tools))));
+    const watched = runs.slice(0, Math.ceil(RUNS / 2));
+    const untouched = runs.slice(Math.ceil(RUNS / 2));
+    for (const run of watched) watches.set(run.id, watchRun({ base: dev.url, id: run.id, token: run.token, reconnect: true, deadlineMs: DEADLINE_MS }));
+
+    const finishCall = (run: Created) => [...tools.calls.values()].find((call) => call.key.startsWith(`${run.id}/`) && call.route === "/work" && call.key.includes(`/tool/${STEPS}/`));
+    const finished = (run: Created) => (finishCall(run)?.answers.length ?? 0) > 0;
+    const inProgress = () => runs.filter((run) => !finished(run)).length;
+
+    // The kills: each at a random moment 0.2–4 s after the server came back, while runs are in progress.
+    for (let k = 0; k < KILLS && inProgress() > 0 && Date.now() - started < DEADLINE_MS; k++) {
+      await sleep(between(200, 4000));
+      if (inProgress() === 0) break;
+      const inFlightTools = [...tools.calls.values()].filter((call) => call.arrivals.length > call.answers.length + call.abandoned).length;
+      const at = Date.now();
+      await dev.kill();
+      const restartAt = Date.now();
+      dev = await start();
+      kills.push({ at, inFlightTools, restartMs: Date.now() - restartAt });
+      log(`kill ${k + 1} at +${((at - started) / 1000).toFixed(1)} s: ${inProgress()} runs in progress, ${inFlightTools} tool calls in flight; restarted in ${Date.now() - restartAt} ms`);
+    }
+    check(kills.length >= Math.min(KILLS, 5), `only ${kills.length} kills landed while runs were in progress`);
+
+    // No client action: wait at the tool server until every run has called its finish tool.
+    await until(() => inProgress() === 0, DEADLINE_MS, () => `${inProgress()} runs never called their finish tool`, 100);
+    const lastFinish = Math.max(...runs.map((run) => finishCall(run)!.answers[0]!));
+    await sleep(Math.max(0, lastFinish + 2000 - Date.now()));
+
+    // The first request ever made to an untouched run must find it finished.
+    const firstLook = await Promise.all(untouched.map((run) => getRun(dev.url, run.id, run.token)));
+    firstLook.forEach((view, i) => check(view.status === "finished", `untouched run ${untouched[i]!.id} was ${view.status} at the first request`));
+    await Promise.allSettled([...watches.values()].map((watch) => watch.ended));
+
+    let resends = 0;
+    let reconnects = 0;
+    let modelCallsCut = 0;
+    for (const run of runs) {
+      const texts = await readStoredLog(dev.url, run.id, run.token);
+      const events = texts.map((text) => JSON.parse(text) as Stored);
+      const label = run.id;
+      check(events.every((event, i) => event.seq === i + 1), `${label}: the stored log is not gap-free from 1`);
+      const end = events.filter((event) => event.type === "end");
+      check(end.length === 1 && end[0]!.status === "finished" && end[0]!.stoppedBy === "finish-tool" && end[0]!.steps === STEPS, `${label}: end ${JSON.stringify(end)}`);
+      const modelSteps = events.filter((event) => event.type === "model").map((event) => event.step);
+      check(JSON.stringify(modelSteps) === JSON.stringify(Array.from({ length: STEPS }, (_v, i) => i + 1)), `${label}: model steps ${modelSteps.join(",")}`);
+      // A model call in flight at a kill: its step started (logged once, before the call) before
+      // the kill and its model event was committed after it. It ran again; it is logged once.
+      for (const model of events.filter((event) => event.type === "model")) {
+        const start = events.find((event) => event.type === "step-start" && event.step === model.step);
+        if (start !== undefined && kills.some((kill) => kill.at > Date.parse(start.at) && kill.at < Date.parse(model.at))) modelCallsCut++;
+      }
+      const results = events.filter((event) => event.type === "tool-result");
+      check(new Set(results.map((event) => event.callId)).size === results.length && results.length === STEPS, `${label}: ${results.length} tool results`);
+
+      // Tool calls, counted at the tool server.
+      const calls = [...tools.calls.values()].filter((call) => call.key.startsWith(`${run.id}/`));
+      check(calls.length === STEPS, `${label}: ${calls.length} distinct tool calls at the server`);
+      for (const call of calls) {
+        const result = results.find((event) => call.key.endsWith(`/${event.callId}`) && call.key.includes(`/tool/${event.step}/`));
+        if (result === undefined) {
+          check(false, `${label}: no tool-result for ${call.key}`);
+          continue;
+        }
+        const committed = Date.parse(result.at);
+        const late = call.arrivals.filter((arrival) => arrival > committed);
+        check(late.length === 0, `${call.key}: ${late.length} sends after its result was committed at ${result.at}`);
+        for (let i = 1; i < call.arrivals.length; i++) {
+          const [before, after] = [call.arrivals[i - 1]!, call.arrivals[i]!];
+          check(kills.some((kill) => kill.at > before && kill.at < after), `${call.key}: sent again with no kill in between`);
+        }
+        resends += call.arrivals.length - 1;
+      }
+
+      const watch = watches.get(run.id);
+      if (watch !== undefined) {
+        reconnects += watch.connections - 1;
+        check(watch.duplicates.length === 0 && watch.gaps.length === 0, `${label}: watcher saw duplicates ${watch.duplicates.join(",")} gaps ${JSON.stringify(watch.gaps)}`);
+        const same = watch.events.length === texts.length && watch.events.every((event, i) => event.text === texts[i]);
+        check(same, `${label}: the reconnecting watcher's ${watch.events.length} events differ from the stored log's ${texts.length}`);
+      }
+    }
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    log(`${RUNS} runs × ${STEPS} model steps + ${STEPS} HTTP tool calls; ${kills.length} SIGKILLs of the wrangler dev process group (${kills.map((kill) => kill.inFlightTools).join(", ")} tool calls in flight); restarts took ${kills.map((kill) => kill.restartMs).join(", ")} ms; ${seconds} s in all`);
+    log(`untouched runs (no client until the end): ${firstLook.filter((view) => view.status === "finished").length}/${untouched.length} finished at the first request`);
+    log(`model calls: ${RUNS * STEPS} model events, each step exactly once per run; ${modelCallsCut} of them were in flight at a kill and ran again`);
+    log(`tool calls: ${[...tools.calls.values()].length} distinct, ${resends} resends of calls in flight at a kill (same Idempotency-Key), 0 allowed after a commit`);
+    log(`watched runs: ${watched.length}, sockets reconnected ${reconnects} times with after=<last seq>; every watcher's events identical to the stored log: ${failures.every((f) => !f.includes("watcher"))}`);
+  } finally {
+    for (const watch of watches.values()) watch.close();
+    await dev.kill();
+    await tools.close();
+    rmSync(dir, { recursive: true, force: true });
+    snapshot.remove();
+  }
+  if (failures.length > 0) {
+    for (const failure of failures.slice(0, 30)) log(`FAIL ${failure}`);
+    log(`FAIL: ${failures.length} broken invariants (seed ${SEED})`);
+    process.exitCode = 1;
+  } else {
+    log(`OK: every run finished by itself; no finished model or tool call repeated; every reconnecting client saw the stored log exactly (seed ${SEED})`);
+  }
+}
+
+await main();

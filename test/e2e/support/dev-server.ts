@@ -1,0 +1,74 @@
+// `wrangler dev` for the long end-to-end checks and benchmarks, started from a snapshot of the
+// project. wrangler dev watches its sources and reloads the runtime when one changes, which
+// aborts every Durable Object mid-step; a snapshot keeps an edit made elsewhere in the working
+// tree during a run (by an editor, another engineer) from turning into a fault the test did not
+// ask for. The snapshot is the Worker's inputs only; node_modules is linked, not copied.
+import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+
+/** What wrangler dev never reads. */
+const LEFT_OUT = new Set(["node_modules", ".git", ".wrangler", "test", "bench", ".bench-tmp", "dist"]);
+
+export type Snapshot = { dir: string; remove: () => void };
+
+export function snapshotProject(root = process.cwd()): Snapshot {
+  const dir = mkdtempSync(join(tmpdir(), "ratchet-snapshot-"));
+  for (const name of readdirSync(root)) {
+    if (!LEFT_OUT.has(name)) cpSync(resolve(root, name), join(dir, name), { recursive: true });
+  }
+  symlinkSync(resolve(root, "node_modules"), join(dir, "node_modules"), "dir");
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export type DevServer = {
+  url: string;
+  child: ChildProcess;
+  /** The process group (wrangler's node processes and workerd). */
+  pgid: number;
+  output: () => string;
+  /** SIGKILL to the whole process group: a crash, nothing is flushed. */
+  kill: () => Promise<void>;
+};
+
+export type DevOptions = { port: number; persistTo: string; cwd: string; vars?: Record<string, string>; startTimeoutMs?: number };
+
+export async function startDevServer({ port, persistTo, cwd, vars = {}, startTimeoutMs = 90_000 }: DevOptions): Promise<DevServer> {
+  const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo, "--log-level", "warn", "--show-interactive-dev-session=false"];
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  const child = spawn("npx", args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-200_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, "exit");
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      return;
+    }
+    await exited;
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + startTimeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
+    try {
+      if ((await fetch(`${url}/v1/health`)).ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      await kill();
+      throw new Error(`wrangler dev did not start within ${startTimeoutMs} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url, child, pgid: child.pid!, output: () => output, kill };
+}
