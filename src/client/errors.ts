@@ -2,18 +2,10 @@
 // (invalid-request, unauthorized, forbidden, not-found, conflict, too-large, rate-limited,
 // internal), or one of the client's own: "network" (no answer arrived) and "invalid-response"
 // (an answer that is not the API's).
+import { ERROR_CODES } from "../api/error-codes";
 import type { Issue } from "./types";
 
-const CODES_BY_STATUS: Record<number, string> = {
-  400: "invalid-request",
-  401: "unauthorized",
-  403: "forbidden",
-  404: "not-found",
-  409: "conflict",
-  413: "too-large",
-  429: "rate-limited",
-  500: "internal",
-};
+const CODES_BY_STATUS: Record<number, string> = ERROR_CODES;
 
 export class RatchetError extends Error {
   override readonly name = "RatchetError";

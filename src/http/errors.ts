@@ -1,6 +1,7 @@
 // Every refusal and failure leaves the edge in one shape, { error: { code, message, issues? } },
 // and never with a stack trace: handlers throw, app.onError answers. Unexpected errors are logged
 // (method and path only: the query may carry a token) and answered with a generic 500.
+import { ERROR_CODES, type ApiStatus } from "../api/error-codes";
 import type { Hook } from "@hono/zod-openapi";
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -8,18 +9,8 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { issuesOf, type ErrorDetail, type Issue } from "../api/schemas";
 import type { AppEnv } from "./app-env";
 
-export type ApiStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500;
-
-const CODES: Record<ApiStatus, string> = {
-  400: "invalid-request",
-  401: "unauthorized",
-  403: "forbidden",
-  404: "not-found",
-  409: "conflict",
-  413: "too-large",
-  429: "rate-limited",
-  500: "internal",
-};
+export type { ApiStatus };
+const CODES: Record<ApiStatus, string> = ERROR_CODES;
 
 /** An HTTPException that knows its API error code and, for bad input, the issues. */
 export class ApiException extends HTTPException {

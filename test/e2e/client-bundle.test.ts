@@ -1,4 +1,4 @@
-// The typed client as apps ship it: bundled, it is src/client alone (its API types are type-only
+// The typed client as apps ship it: bundled, it is src/client and a dependency-free table of error codes (its API types are type-only
 // imports), so a browser or React Native app gets no zod, no hono and nothing of Workers.
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
@@ -6,7 +6,7 @@ import { expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-it("bundles to src/client only, small, with no runtime dependency", async () => {
+it("bundles to src/client (and the shared error-code table) only, small, with no runtime dependency", async () => {
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: ["src/client/index.ts"],
@@ -19,7 +19,8 @@ it("bundles to src/client only, small, with no runtime dependency", async () => 
     logLevel: "silent",
   });
   const inputs = Object.keys(result.metafile.inputs);
-  expect(inputs.filter((input) => !input.startsWith("src/client/"))).toEqual([]);
+  // Besides src/client, only the dependency-free table of error codes it shares with the edge.
+  expect(inputs.filter((input) => !input.startsWith("src/client/"))).toEqual(["src/api/error-codes.ts"]);
   expect(result.outputFiles[0]!.contents.byteLength).toBeLessThan(12_000);
   const client = (await import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0]!.text).toString("base64")}`)) as Record<string, unknown>;
   expect(Object.keys(client).sort()).toEqual(["RatchetError", "createClient"]);
