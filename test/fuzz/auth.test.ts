@@ -3,14 +3,16 @@
 // call, a cancel, a new message), so the only thing that can stop it is auth: it must be refused
 // with the documented status in the API's error shape, and the run must stay exactly as it was.
 // Then: HTTP tools cannot be given a URL outside HTTP_TOOL_ALLOW, however the URL is spelled.
-import { env, listDurableObjectIds } from "cloudflare:test";
+import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunObject } from "../../src/durable/run-object";
+import { runStub } from "../../src/http/run-stub";
 import { isUrlAllowed, parseAllowList } from "../../src/tools/allow-list";
 import { bearer, call, CaseCounter, checkErrorShape, checkProperty, makeWorld, WorldGuard, type Run, type World } from "./world";
 
 // Only VITE_-prefixed variables reach tests inside workerd: `VITE_FUZZ_RUNS=1000 npx vitest run test/fuzz` (npm run fuzz).
-const RUNS = Number(process.env.VITE_FUZZ_RUNS ?? 60);
+const RUNS = Number(process.env.VITE_FUZZ_RUNS ?? 35);
 // Generous: a case takes ~20 ms here; `npm run fuzz` runs many more of them.
 const TIMEOUT = Math.max(60_000, RUNS * 1_000);
 const counter = new CaseCounter();
@@ -151,6 +153,28 @@ describe("probing ids", () => {
         await response.text();
       }
       expect((await listDurableObjectIds(env.RUNS)).length).toBe(before);
+    } finally {
+      await guard.rebase();
+    }
+  });
+});
+
+describe("probing ids: what is left behind", () => {
+  it("a run token probing unknown ids gets 404 and leaves no tables (no run, no storage written) in the probed objects", async () => {
+    const ids = Array.from({ length: 5 }, (_v, i) => `run_${"234567abcdefghijklmnopqrstuvwxyz"[i]!.repeat(10)}${"p".repeat(16)}`);
+    try {
+      for (const id of ids) {
+        counter.add("probes");
+        const response = await call(`/v1/runs/${id}`, { headers: bearer(world.finished.token) });
+        checkErrorShape(404, response.headers.get("content-type"), await response.text());
+        expect(response.status).toBe(404);
+      }
+      for (const id of ids) {
+        const tables = await runInDurableObject(runStub(env, id) as unknown as DurableObjectStub<RunObject>, (_instance, state) =>
+          state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master").toArray().map((row) => row.name),
+        );
+        expect({ id, tables }).toEqual({ id, tables: [] });
+      }
     } finally {
       await guard.rebase();
     }

@@ -14,7 +14,7 @@ import { badImagePart, EDGE_STRINGS, headerValue, hostileValue, mutated, oddVali
 const MiB = 1024 * 1024;
 // Cases per property: enough to reach every generator branch many times, few enough for CI.
 // Only VITE_-prefixed variables reach tests inside workerd: `VITE_FUZZ_RUNS=1000 npx vitest run test/fuzz` (npm run fuzz).
-const RUNS = Number(process.env.VITE_FUZZ_RUNS ?? 60);
+const RUNS = Number(process.env.VITE_FUZZ_RUNS ?? 35);
 // Generous: a case takes ~20 ms here; `npm run fuzz` runs many more of them.
 const TIMEOUT = Math.max(60_000, RUNS * 1_000);
 const config = { numRuns: RUNS, endOnFailure: true };
@@ -255,20 +255,22 @@ describe("deep nesting", () => {
     ["providerBlocks", (nested) => `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"x","providerBlocks":[${nested}]}],"provider":"scripted"}`],
   ];
 
-  it("1,000 levels anywhere a body takes any JSON: never a 5xx", async () => {
-    for (const [, body] of places) {
-      counter.add("deep nesting");
-      await send("/v1/runs", { method: "POST", headers: jsonHeaders(), body: body(deep(1000)) }, [201, 400]);
-    }
+  it(`${MAX_JSON_DEPTH} levels are taken, one more is a 400`, async () => {
+    // The body object itself is the first level.
+    counter.add("deep nesting", 2);
+    const at = (depth: number) => `{${hi},"reasoning":${deep(depth - 1)}}`;
+    expect(jsonDepth(new TextEncoder().encode(at(MAX_JSON_DEPTH)))).toBe(MAX_JSON_DEPTH);
+    expect((await send("/v1/runs", { method: "POST", headers: jsonHeaders(), body: at(MAX_JSON_DEPTH) }, [201])).status).toBe(201);
+    await send("/v1/runs", { method: "POST", headers: jsonHeaders(), body: at(MAX_JSON_DEPTH + 1) }, [400]);
   });
 
-  // KNOWN BUG, reported to the lead: from about 2,500–4,000 levels (the limit moves with the stack
-  // in use) the edge overflows the stack while it hashes the body (canonicalJson recurses), and the
-  // answer is 500 "internal" instead of 400. 10,000 levels is a 20 KB body. Passing while the bug
-  // is there; when it is fixed, this fails: make it a plain `it`.
-  it("10,000 levels anywhere a body takes any JSON: a 400, not a 500", async () => {
+  // Was a 500: from about 2,500–4,000 levels (the limit moved with the stack in use) the edge
+  // overflowed the stack while it hashed the body (canonicalJson recurses). Since the fix the edge
+  // refuses JSON nested deeper than MAX_JSON_DEPTH before any recursive code sees it.
+  it.each([1_000, 10_000, 100_000])("%i levels anywhere a body takes any JSON: a 400, never a 500", async (depth) => {
     for (const [place, body] of places) {
-      const response = await send("/v1/runs", { method: "POST", headers: jsonHeaders(), body: body(deep(10_000)) }, [400, 500]);
+      counter.add("deep nesting");
+      const response = await send("/v1/runs", { method: "POST", headers: jsonHeaders(), body: body(deep(depth)) }, [400, 500]);
       expect({ place, status: response.status }).toEqual({ place, status: 400 });
     }
   });

@@ -10,7 +10,7 @@ import { badImagePart, EDGE_STRINGS, hostileValue, mutated, oddValidImagePart, r
 import { call, CaseCounter, checkProperty, LEAKS, makeWorld, WorldGuard, type Run, type World } from "./world";
 
 // Only VITE_-prefixed variables reach tests inside workerd: `VITE_FUZZ_RUNS=1000 npx vitest run test/fuzz` (npm run fuzz).
-const RUNS = Number(process.env.VITE_FUZZ_RUNS ?? 60);
+const RUNS = Number(process.env.VITE_FUZZ_RUNS ?? 35);
 // Generous: a case takes ~20 ms here; `npm run fuzz` runs many more of them.
 const TIMEOUT = Math.max(60_000, RUNS * 1_000);
 const counter = new CaseCounter();
