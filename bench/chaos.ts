@@ -6,8 +6,10 @@
 //     chaos is over, and the first request ever made to them must already find them finished;
 //   - no finished tool call is repeated: at the tool server, no call arrives after the commit of
 //     its result (the `at` of its tool-result event), and a call arrives again only across a kill;
-//   - no finished model call is repeated: every `model` event's step appears exactly once in
-//     the log (the scripted model has no outside counter; the log is where its steps show);
+//   - no finished model call is repeated: the model is the real provider ("anthropic", the
+//     official SDK) talking to the fake Anthropic server in this process, which records every
+//     request; a turn's request never arrives after that step's model event was committed, it
+//     arrives again only across a kill, and every `model` event's step appears once in the log;
 //   - the other half are watched by sockets that reconnect with after=<last seq> after every
 //     kill: what each received is gap-free, duplicate-free and identical to the stored log.
 //
@@ -20,6 +22,8 @@ import { startFaultToolServer, type FaultToolServer } from "../test/e2e/support/
 import { watchRun, type RunWatch } from "../test/e2e/support/run-watch";
 import { httpTool } from "../test/e2e/support/scripts";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
+import { startFakeAnthropic, type FakeAnthropic } from "../test/fake-anthropic/server";
+import type { FakeTurn } from "../test/fake-anthropic/types";
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -51,27 +55,42 @@ function random(seed: number): () => number {
 const rand = random(SEED);
 const between = (low: number, high: number) => low + rand() * (high - low);
 
+/** The model name of run `i`: the fake Anthropic server keeps each model's script and requests apart. */
+const modelOf = (i: number) => `claude-sonnet-4-5-chaos-${SEED}-${i}`;
+
 /** Ten model steps: nine call `work`, the tenth calls the finish tool `notify`. Model calls take 0.4–1.8 s, tools 0.5–1.5 s: a run takes ~25 s of service time, so kills land while runs are in progress. */
-function body(i: number, tools: FaultToolServer): Record<string, unknown> {
+function turns(): FakeTurn[] {
+  return Array.from({ length: STEPS }, (_v, s) => ({
+    text: s < STEPS - 1 ? `Step ${s + 1}.` : "Done.",
+    toolCalls: [{ id: `toolu_${s + 1}`, name: s < STEPS - 1 ? "work" : "notify", input: { n: s + 1 } }],
+    delayMs: Math.round(between(400, 1800)),
+    cost: 0.001,
+  }));
+}
+
+function body(i: number, tools: FaultToolServer, fake: FakeAnthropic): Record<string, unknown> {
+  fake.script(modelOf(i), turns());
   const work = httpTool("work", `${tools.url}/work?ms=500&jitter=1000`);
   const notify = httpTool("notify", `${tools.url}/work?ms=100`);
-  const script = Array.from({ length: STEPS }, (_v, s) => ({
-    text: s < STEPS - 1 ? `Step ${s + 1}.` : "Done.",
-    toolCalls: [{ name: s < STEPS - 1 ? "work" : "notify", input: { n: s + 1 } }],
-    delayMs: Math.round(between(400, 1800)),
-    costUsd: 0.001,
-  }));
-  return { provider: "scripted", messages: [{ role: "user", content: `chaos run ${i}` }], tools: [work, notify], finishTools: ["notify"], maxSteps: STEPS, script };
+  return { provider: "anthropic", model: modelOf(i), messages: [{ role: "user", content: `chaos run ${i}` }], tools: [work, notify], finishTools: ["notify"], maxSteps: STEPS };
 }
 
 type Stored = { seq: number; at: string; type: string; step?: number; callId?: string; name?: string; status?: string; stoppedBy?: string; steps?: number };
+
+/** The number of assistant messages in a Messages API request body: the turn it asks for. */
+function assistantCount(body: Record<string, unknown> | undefined): number {
+  const messages = Array.isArray(body?.messages) ? (body.messages as Array<{ role?: unknown }>) : [];
+  return messages.filter((message) => message.role === "assistant").length;
+}
 
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, node ${process.version}; seed ${SEED}`);
   const dir = mkdtempSync(join(tmpdir(), "ratchet-chaos-"));
   const tools = await startFaultToolServer();
+  const fake = await startFakeAnthropic();
   const snapshot = snapshotProject();
-  const start = () => startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir });
+  const vars = { ANTHROPIC_API_KEY: "chaos-key", ANTHROPIC_BASE_URL: fake.url };
+  const start = () => startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, vars });
   let dev: DevServer = await start();
   const failures: string[] = [];
   const check = (ok: boolean, message: string) => {
@@ -81,7 +100,7 @@ async function main(): Promise<void> {
   const watches = new Map<string, RunWatch>();
   const started = Date.now();
   try {
-    const runs: Created[] = await Promise.all(Array.from({ length: RUNS }, (_v, i) => createRun(dev.url, TOKEN, body(i, tools))));
+    const runs: Created[] = await Promise.all(Array.from({ length: RUNS }, (_v, i) => createRun(dev.url, TOKEN, body(i, tools, fake))));
     const watched = runs.slice(0, Math.ceil(RUNS / 2));
     const untouched = runs.slice(Math.ceil(RUNS / 2));
     for (const run of watched) watches.set(run.id, watchRun({ base: dev.url, id: run.id, token: run.token, reconnect: true, deadlineMs: DEADLINE_MS }));
@@ -116,7 +135,10 @@ async function main(): Promise<void> {
 
     let resends = 0;
     let reconnects = 0;
-    let modelCallsCut = 0;
+    let modelCalls = 0;
+    let modelCallsFinished = 0;
+    let modelResends = 0;
+    let modelFinishedTwice = 0;
     for (const run of runs) {
       const texts = await readStoredLog(dev.url, run.id, run.token);
       const events = texts.map((text) => JSON.parse(text) as Stored);
@@ -126,11 +148,24 @@ async function main(): Promise<void> {
       check(end.length === 1 && end[0]!.status === "finished" && end[0]!.stoppedBy === "finish-tool" && end[0]!.steps === STEPS, `${label}: end ${JSON.stringify(end)}`);
       const modelSteps = events.filter((event) => event.type === "model").map((event) => event.step);
       check(JSON.stringify(modelSteps) === JSON.stringify(Array.from({ length: STEPS }, (_v, i) => i + 1)), `${label}: model steps ${modelSteps.join(",")}`);
-      // A model call in flight at a kill: its step started (logged once, before the call) before
-      // the kill and its model event was committed after it. It ran again; it is logged once.
+      // Model calls, counted at the fake Anthropic server: the request for step k holds k - 1
+      // assistant messages. None arrives after step k's model event was committed; one arrives
+      // again only when a kill fell between its first arrival and the commit.
+      const requests = fake.requests(modelOf(runs.indexOf(run)));
       for (const model of events.filter((event) => event.type === "model")) {
-        const start = events.find((event) => event.type === "step-start" && event.step === model.step);
-        if (start !== undefined && kills.some((kill) => kill.at > Date.parse(start.at) && kill.at < Date.parse(model.at))) modelCallsCut++;
+        const committed = Date.parse(model.at);
+        const tries = requests.filter((request) => assistantCount(request.body) === model.step! - 1).map((request) => request.arrivedAt);
+        const finishedTries = requests.filter((request) => assistantCount(request.body) === model.step! - 1 && request.endedAt !== undefined && !request.aborted);
+        check(tries.length >= 1, `${label}: step ${model.step} has a model event but its model call never reached the fake server`);
+        check(tries.every((arrival) => arrival <= committed), `${label}: step ${model.step}'s model call was sent after its commit at ${model.at}`);
+        for (let i = 1; i < tries.length; i++) {
+          check(kills.some((kill) => kill.at > tries[i - 1]! && kill.at < tries[i]!), `${label}: step ${model.step}'s model call was sent again with no kill in between`);
+        }
+        modelCalls += tries.length;
+        modelCallsFinished += finishedTries.length;
+        modelResends += tries.length - 1;
+        // A finished answer the object never committed: the kill came between the answer's end and the commit.
+        modelFinishedTwice += Math.max(0, finishedTries.length - 1);
       }
       const results = events.filter((event) => event.type === "tool-result");
       check(new Set(results.map((event) => event.callId)).size === results.length && results.length === STEPS, `${label}: ${results.length} tool results`);
@@ -165,13 +200,14 @@ async function main(): Promise<void> {
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     log(`${RUNS} runs × ${STEPS} model steps + ${STEPS} HTTP tool calls; ${kills.length} SIGKILLs of the wrangler dev process group (${kills.map((kill) => kill.inFlightTools).join(", ")} tool calls in flight); restarts took ${kills.map((kill) => kill.restartMs).join(", ")} ms; ${seconds} s in all`);
     log(`untouched runs (no client until the end): ${firstLook.filter((view) => view.status === "finished").length}/${untouched.length} finished at the first request`);
-    log(`model calls: ${RUNS * STEPS} model events, each step exactly once per run; ${modelCallsCut} of them were in flight at a kill and ran again`);
+    log(`model calls at the fake Anthropic server: ${modelCalls} requests for ${RUNS * STEPS} model events (each step once per run), ${modelResends} resends of calls in flight at a kill, none after a commit; answers completely sent: ${modelCallsFinished}, of which ${modelFinishedTwice} were a second complete answer for the same step (the first one's commit was cut by the kill)`);
     log(`tool calls: ${[...tools.calls.values()].length} distinct, ${resends} resends of calls in flight at a kill (same Idempotency-Key), 0 allowed after a commit`);
     log(`watched runs: ${watched.length}, sockets reconnected ${reconnects} times with after=<last seq>; every watcher's events identical to the stored log: ${failures.every((f) => !f.includes("watcher"))}`);
   } finally {
     for (const watch of watches.values()) watch.close();
     await dev.kill();
     await tools.close();
+    await fake.close();
     rmSync(dir, { recursive: true, force: true });
     snapshot.remove();
   }

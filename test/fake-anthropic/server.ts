@@ -131,6 +131,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       path: request.url ?? "",
       outcome: "ok",
       aborted: false,
+      arrivedAt: Date.now(),
       headers: Object.fromEntries(
         ["authorization", "x-api-key", "anthropic-version", "content-type", "x-stainless-retry-count", "anthropic-beta"].flatMap((name) => {
           const value = header(request, name);
@@ -139,6 +140,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       ),
     };
     state.requests.push(record);
+    response.on("finish", () => (record.endedAt = Date.now()));
     let closed = false;
     const gone = new Promise<void>((resolve) =>
       response.on("close", () => {

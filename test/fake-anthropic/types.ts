@@ -77,5 +77,8 @@ export type RecordedRequest = {
   outcome: string;
   /** The client went away before the answer ended. */
   aborted: boolean;
+  /** When the request arrived and when its answer was completely written (epoch ms; no endedAt: never). */
+  arrivedAt: number;
+  endedAt?: number;
   usage?: RecordedUsage;
 };
