@@ -37,6 +37,7 @@ const SEED = arg("seed", Date.now() % 100_000);
 const TOKEN = "dev-token";
 const PORT = 8800 + Math.floor(Math.random() * 90);
 const DEADLINE_MS = 10 * 60_000;
+const ATTRIBUTION_MS = 1000;
 
 const log = (line: string) => console.log(`[chaos] ${line}`);
 
@@ -139,6 +140,20 @@ async function main(): Promise<void> {
     let modelCallsFinished = 0;
     let modelResends = 0;
     let modelFinishedTwice = 0;
+    let toolAnsweredTwice = 0;
+    /** For each answer sent twice: ms from the first answer's end to the kill that came before the resend (negative: the answer was written after the kill began). */
+    const answeredToKillMs: number[] = [];
+    const rel = (ms: number) => `+${((ms - started) / 1000).toFixed(2)}s`;
+    // Which server life sent a request: the number of kills before it. The servers here stamp a
+    // request when their (busy) event loop gets to it, up to tens of ms after a dying server sent
+    // it; a restarted server needs over 3 s before it can send anything. So a request stamped less
+    // than ATTRIBUTION_MS after a kill is the old life's.
+    const lifeOf = (at: number) => kills.filter((kill) => kill.at + ATTRIBUTION_MS < at).length;
+    /** The kill that ended the life which got the answer at `answeredAt` (it may have begun just before the answer was stamped). */
+    const answerToKill = (answeredAt: number, resentAt: number) => {
+      const kill = kills.find((k) => k.at + ATTRIBUTION_MS > answeredAt && k.at < resentAt);
+      return kill === undefined ? undefined : kill.at - answeredAt;
+    };
     for (const run of runs) {
       const texts = await readStoredLog(dev.url, run.id, run.token);
       const events = texts.map((text) => JSON.parse(text) as Stored);
@@ -159,13 +174,20 @@ async function main(): Promise<void> {
         check(tries.length >= 1, `${label}: step ${model.step} has a model event but its model call never reached the fake server`);
         check(tries.every((arrival) => arrival <= committed), `${label}: step ${model.step}'s model call was sent after its commit at ${model.at}`);
         for (let i = 1; i < tries.length; i++) {
-          check(kills.some((kill) => kill.at > tries[i - 1]! && kill.at < tries[i]!), `${label}: step ${model.step}'s model call was sent again with no kill in between`);
+          check(
+            lifeOf(tries[i]!) > lifeOf(tries[i - 1]!),
+            `${label}: step ${model.step}'s model call was sent again by the same server life (requests ${requests.filter((r) => assistantCount(r.body) === model.step! - 1).map((r) => `${rel(r.arrivedAt)}→${r.endedAt === undefined ? "-" : rel(r.endedAt)}${r.aborted ? " aborted" : ""} ${r.outcome}`).join(", ")}; committed ${rel(committed)}; kills ${kills.map((k) => rel(k.at)).join(" ")})`,
+          );
         }
         modelCalls += tries.length;
         modelCallsFinished += finishedTries.length;
         modelResends += tries.length - 1;
         // A finished answer the object never committed: the kill came between the answer's end and the commit.
         modelFinishedTwice += Math.max(0, finishedTries.length - 1);
+        for (const [n, first] of finishedTries.slice(0, -1).entries()) {
+          const gap = answerToKill(first.endedAt!, finishedTries[n + 1]!.arrivedAt);
+          if (gap !== undefined) answeredToKillMs.push(gap);
+        }
       }
       const results = events.filter((event) => event.type === "tool-result");
       check(new Set(results.map((event) => event.callId)).size === results.length && results.length === STEPS, `${label}: ${results.length} tool results`);
@@ -184,9 +206,18 @@ async function main(): Promise<void> {
         check(late.length === 0, `${call.key}: ${late.length} sends after its result was committed at ${result.at}`);
         for (let i = 1; i < call.arrivals.length; i++) {
           const [before, after] = [call.arrivals[i - 1]!, call.arrivals[i]!];
-          check(kills.some((kill) => kill.at > before && kill.at < after), `${call.key}: sent again with no kill in between`);
+          check(
+            lifeOf(after) > lifeOf(before),
+            `${call.key}: sent again by the same server life (arrivals ${call.arrivals.map(rel).join(" ")}, answers ${call.answers.map(rel).join(" ")}, abandoned ${call.abandonedAt.map(rel).join(" ")}; kills ${kills.map((k) => rel(k.at)).join(" ")}; result committed ${rel(committed)})`,
+          );
         }
         resends += call.arrivals.length - 1;
+        for (const [n, answered] of call.answers.slice(0, -1).entries()) {
+          toolAnsweredTwice++;
+          const next = call.arrivals.find((arrival) => arrival > answered) ?? call.arrivals[n + 1]!;
+          const gap = answerToKill(answered, next);
+          if (gap !== undefined) answeredToKillMs.push(gap);
+        }
       }
 
       const watch = watches.get(run.id);
@@ -197,11 +228,16 @@ async function main(): Promise<void> {
         check(same, `${label}: the reconnecting watcher's ${watch.events.length} events differ from the stored log's ${texts.length}`);
       }
     }
+    const stamps = [...[...tools.calls.values()].flatMap((call) => call.arrivals), ...runs.flatMap((_run, i) => fake.requests(modelOf(i)).map((request) => request.arrivedAt))];
+    const lateStamps = stamps.flatMap((at) => kills.filter((kill) => kill.at < at && at <= kill.at + ATTRIBUTION_MS).map((kill) => at - kill.at));
+    check(kills.every((kill) => kill.restartMs > 2 * ATTRIBUTION_MS), `a restart took less than ${2 * ATTRIBUTION_MS} ms: requests cannot be told apart by server life`);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     log(`${RUNS} runs × ${STEPS} model steps + ${STEPS} HTTP tool calls; ${kills.length} SIGKILLs of the wrangler dev process group (${kills.map((kill) => kill.inFlightTools).join(", ")} tool calls in flight); restarts took ${kills.map((kill) => kill.restartMs).join(", ")} ms; ${seconds} s in all`);
     log(`untouched runs (no client until the end): ${firstLook.filter((view) => view.status === "finished").length}/${untouched.length} finished at the first request`);
     log(`model calls at the fake Anthropic server: ${modelCalls} requests for ${RUNS * STEPS} model events (each step once per run), ${modelResends} resends of calls in flight at a kill, none after a commit; answers completely sent: ${modelCallsFinished}, of which ${modelFinishedTwice} were a second complete answer for the same step (the first one's commit was cut by the kill)`);
-    log(`tool calls: ${[...tools.calls.values()].length} distinct, ${resends} resends of calls in flight at a kill (same Idempotency-Key), 0 allowed after a commit`);
+    log(`tool calls: ${[...tools.calls.values()].length} distinct, ${resends} resends of calls in flight at a kill (same Idempotency-Key), none after a commit; ${toolAnsweredTwice} answered twice (the first answer's commit was cut by the kill)`);
+    log(`requests stamped at the servers after a kill began (sent by the dying life, read late by this busy process): ${lateStamps.length}, at most ${Math.max(0, ...lateStamps)} ms after`);
+    log(`answers sent twice (model or tool): the kill came ${answeredToKillMs.sort((a, b) => a - b).join(", ") || "–"} ms after the first answer was written (negative: written into a server already being killed), before the object could commit it`);
     log(`watched runs: ${watched.length}, sockets reconnected ${reconnects} times with after=<last seq>; every watcher's events identical to the stored log: ${failures.every((f) => !f.includes("watcher"))}`);
   } finally {
     for (const watch of watches.values()) watch.close();
