@@ -27,6 +27,8 @@ export default defineConfig({
           // Run in Node: a local HTTP tool server and a fake Anthropic server (see the files).
           globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts"],
           testTimeout: 30_000,
+          // The run object's one-line replay log (src/durable/slice-log.ts) is for operators.
+          onConsoleLog: (log) => !log.includes('"msg":"ratchet.replay"'),
         },
       },
       {

@@ -4,6 +4,8 @@
 // group at about 1,000 and 1,990 model steps, the restarted server resumes the run by itself.
 // Resume time here is from the kill to the commit of the run's next new step: wrangler dev
 // starting again, the alarm firing, the object starting, the replay of every journal step so far.
+// The replay alone is read from the object's own log line ("ratchet.replay", src/durable/slice-log.ts)
+// in the restarted server's output.
 import { readdirSync, statSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,11 +42,16 @@ function script() {
   return [...calls, { text: "done", delayMs: 5, costUsd: 0.0001, usage }];
 }
 
+/** The run object's replay log lines in a server's output. */
+function replayLines(output: string): { replayedSteps: number; ms: number }[] {
+  return [...output.matchAll(/\{"msg":"ratchet\.replay"[^}\n]*\}/g)].map((match) => JSON.parse(match[0]) as { replayedSteps: number; ms: number });
+}
+
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, node ${process.version}`);
   const dir = mkdtempSync(join(tmpdir(), "ratchet-long-"));
   const snapshot = snapshotProject();
-  const start = () => startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir });
+  const start = () => startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, logLevel: "log" });
   let dev: DevServer = await start();
   const failures: string[] = [];
   try {
@@ -54,7 +61,7 @@ async function main(): Promise<void> {
     const watch = watchRun({ base: dev.url, id: run.id, token: run.token, reconnect: true, reconnectDelayMs: 3000, deadlineMs: 900_000 });
     const modelSteps = () => watch.events.filter((event) => event.type === "model").length;
     const sizes: { steps: number; db: number; wal: number }[] = [];
-    const resumes: { atStep: number; killedAt: number; restartMs: number }[] = [];
+    const resumes: { atStep: number; killedAt: number; restartMs: number; server: DevServer }[] = [];
     let nextSample = 250;
     const pending = [...KILL_AT];
     while (!watch.events.some((event) => event.type === "end")) {
@@ -69,11 +76,12 @@ async function main(): Promise<void> {
         await dev.kill();
         const killedAt = Date.now();
         dev = await start();
-        resumes.push({ atStep: steps, killedAt, restartMs: Date.now() - killedAt });
+        resumes.push({ atStep: steps, killedAt, restartMs: Date.now() - killedAt, server: dev });
       }
       await sleep(20);
     }
     const finishedAt = Date.now();
+    const slices = replayLines(dev.output());
     sizes.push({ steps: modelSteps(), ...sqliteBytes(dir) });
     const texts = await readStoredLog(dev.url, run.id, run.token, 60_000);
     const events = texts.map((text) => JSON.parse(text) as { seq: number; at: string; type: string; step?: number; status?: string });
@@ -90,10 +98,13 @@ async function main(): Promise<void> {
     const first = sizes[0]!;
     const last = sizes.at(-1)!;
     log(`overall: ${((last.db - first.db) / (2 * (last.steps - first.steps))).toFixed(0)} bytes of database per journal step from ${first.steps} to ${last.steps} model steps (database file alone)`);
+    if (slices.length > 0) log(`every slice of the last server life replays its segment first: ${slices.map((line) => `${line.replayedSteps} steps in ${line.ms} ms`).join(", ")}`);
     for (const resume of resumes) {
       const next = events.find((event) => Date.parse(event.at) > resume.killedAt);
       const resumeMs = next === undefined ? Number.NaN : Date.parse(next.at) - resume.killedAt;
-      log(`SIGKILL at model step ${resume.atStep} (~${2 * resume.atStep} journal steps): the next step was committed ${resumeMs} ms after the kill, by the run's own alarm (no client request before it); wrangler dev itself took ${resume.restartMs} ms to answer again, so the replay is hidden in the restart — bench:long (workerd) times it alone`);
+      const replay = replayLines(resume.server.output())[0];
+      if (replay === undefined) failures.push(`no replay line in the output of the server restarted at model step ${resume.atStep}`);
+      log(`SIGKILL at model step ${resume.atStep}: the next step was committed ${resumeMs} ms after the kill, by the run's own alarm (wrangler dev itself took ${resume.restartMs} ms to answer again); the restarted object replayed ${replay?.replayedSteps} journal steps in ${replay?.ms} ms before its first new step`);
     }
   } finally {
     await dev.kill();

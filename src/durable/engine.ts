@@ -10,6 +10,7 @@ import { createJournal, loadJournal } from "./journal";
 import { loopOptions } from "./loop-options";
 import { actionFor, storedRunEvent } from "./run-events";
 import { logEvent, recordStop } from "./run-log";
+import { logReplay } from "./slice-log";
 import { readRun, readSegment, saveSegmentResult, type RunChange } from "./run-store";
 
 // Each slice replays the segment before its new steps, so slices are long: bounded by wall time
@@ -52,6 +53,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
   if (run.cancelRequested) controller.abort(new Error("cancelled"));
   const segment = readSegment(sql, run.segment);
   const prefix = `s${segment.n}/`;
+  const loading = Date.now();
   const stored = await loadJournal(sql, env.BLOBS, prefix);
   const started = Date.now();
   let fresh = 0;
@@ -64,6 +66,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
     stored,
     signal: controller.signal,
     beforeNewStep: () => {
+      if (fresh === 0 && stored.size > 0) logReplay(run.id, stored.size, Date.now() - loading);
       if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceEnd();
       fresh++;
     },

@@ -1,7 +1,7 @@
 // A run resumes by itself after eviction or a crash at any stage, repeats no finished step, and
 // its event log has no gap and no duplicate.
 import { abortAllDurableObjects, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { StoredEvent } from "../../src/api/types";
 import { MAX_NEW_STEPS_PER_SLICE, runSlice } from "../../src/durable/engine";
 import { Fanout } from "../../src/durable/fanout";
@@ -109,5 +109,23 @@ describe("eviction and crashes", () => {
     expect((await viewOf(stub)).status).toBe("finished");
     expect(slices).toBe(Math.ceil(1201 / MAX_NEW_STEPS_PER_SLICE));
     checkLog(await storedEvents(stub));
+  });
+
+  it("a slice that replays steps logs one line: the run, the steps replayed and the time before its first new step", async () => {
+    const { id, stub } = await createRun({ tools: ["calculator"], script });
+    await runSteps(stub, 3);
+    await evictDurableObject(stub);
+    const spy = vi.spyOn(console, "log");
+    try {
+      await runDurableObjectAlarm(stubFor(id));
+      const lines = spy.mock.calls.map((args) => String(args[0])).filter((line) => line.includes("ratchet.replay"));
+      expect(lines).toHaveLength(1);
+      const entry = JSON.parse(lines[0]!) as { msg: string; runId: string; replayedSteps: number; ms: number };
+      expect(entry).toMatchObject({ msg: "ratchet.replay", runId: id, replayedSteps: 3 });
+      expect(entry.ms).toBeGreaterThanOrEqual(0);
+    } finally {
+      spy.mockRestore();
+    }
+    await finishAndCheck(id);
   });
 });

@@ -33,10 +33,11 @@ export type DevServer = {
   kill: () => Promise<void>;
 };
 
-export type DevOptions = { port: number; persistTo: string; cwd: string; vars?: Record<string, string>; startTimeoutMs?: number };
+/** logLevel "log" shows the Worker's own console.log lines in output(); "warn" (the default) keeps the output small. */
+export type DevOptions = { port: number; persistTo: string; cwd: string; vars?: Record<string, string>; startTimeoutMs?: number; logLevel?: "warn" | "log" };
 
-export async function startDevServer({ port, persistTo, cwd, vars = {}, startTimeoutMs = 90_000 }: DevOptions): Promise<DevServer> {
-  const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo, "--log-level", "warn", "--show-interactive-dev-session=false"];
+export async function startDevServer({ port, persistTo, cwd, vars = {}, startTimeoutMs = 90_000, logLevel = "warn" }: DevOptions): Promise<DevServer> {
+  const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo, "--log-level", logLevel, "--show-interactive-dev-session=false"];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn("npx", args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
   let output = "";
