@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    // The run object's one-line replay log (src/durable/slice-log.ts) is for operators, not test output.
+    onConsoleLog: (log) => !log.includes('"msg":"ratchet.replay"'),
     projects: [
       {
         // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools.
@@ -27,8 +29,6 @@ export default defineConfig({
           // Run in Node: a local HTTP tool server and a fake Anthropic server (see the files).
           globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts"],
           testTimeout: 30_000,
-          // The run object's one-line replay log (src/durable/slice-log.ts) is for operators.
-          onConsoleLog: (log) => !log.includes('"msg":"ratchet.replay"'),
         },
       },
       {
