@@ -101,6 +101,10 @@ export class RunPanel {
         this.step(event.step).text.textContent += event.delta;
         return;
       }
+      case "text-reset": {
+        this.step(event.step).text.textContent = "";
+        return;
+      }
       case "model": {
         const step = this.step(event.step);
         step.text.textContent = event.text;

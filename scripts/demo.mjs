@@ -133,6 +133,11 @@ async function main() {
         streaming = event.step;
         process.stdout.write(event.delta);
         break;
+      case "text-reset":
+        // The model call broke after streaming some text and is tried again: what was shown is void.
+        endLine();
+        say(dim("  (connection trouble: the model call is tried again)"));
+        break;
       case "model":
         if (streaming === undefined && event.text !== "") say(`  ${event.text}`);
         endLine();

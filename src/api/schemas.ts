@@ -247,6 +247,7 @@ export const runEventSchema = z
     z.object({ type: z.literal("run-started"), run: runViewSchema }),
     z.object({ type: z.literal("step-start"), step: z.number(), last: z.boolean() }),
     z.object({ type: z.literal("text"), step: z.number(), delta: z.string() }),
+    z.object({ type: z.literal("text-reset"), step: z.number() }),
     z.object({
       type: z.literal("model"),
       step: z.number(),

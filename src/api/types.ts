@@ -86,6 +86,7 @@ export type RunEvent =
   | { type: "run-started"; run: RunView }
   | { type: "step-start"; step: number; last: boolean }
   | { type: "text"; step: number; delta: string }
+  | { type: "text-reset"; step: number }
   | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number }
   | { type: "tool-call"; step: number; callId: string; name: string; input: unknown }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number }

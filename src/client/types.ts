@@ -52,12 +52,12 @@ export type AnswerRequest = Omit<AnswerBody, "content"> & { content?: ContentInp
 /** What creating a run answers: the run and its run token, shown this once. */
 export type CreatedRun = { run: RunView; token: string };
 
-type LiveOnly = Extract<RunEvent, { type: "text" }>;
+type LiveOnly = Extract<RunEvent, { type: "text" | "text-reset" }>;
 
 /** A stored event: `seq` is gap-free from 1 per run. */
 export type StoredRunEvent = Exclude<RunEvent, LiveOnly> & { seq: number; at: string };
 
-/** A live-only event (text deltas): never stored, so it has no seq and is not replayed on reconnect. */
+/** A live-only event (text deltas, and text-reset: drop the text streamed so far for that step): never stored, so it has no seq and is not replayed on reconnect. */
 export type LiveRunEvent = LiveOnly & { seq?: undefined; at?: undefined };
 
 /** What `events()` yields. Narrow on `type`. */

@@ -79,8 +79,11 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       return;
     }
     const action = actionFor(event, segment.stepsBefore, prefix);
-    if (action.kind === "log") logEvent(engine, action.event, action.dedupe);
-    else if (action.kind === "live") engine.fanout.sendLive(action.event);
+    if (action.kind === "log") {
+      const logged = logEvent(engine, action.event, action.dedupe);
+      // A model step begun before a crash or an eviction starts again: text its first try streamed is void.
+      if (!logged && action.event.type === "step-start") engine.fanout.sendLive({ type: "text-reset", step: action.event.step });
+    } else if (action.kind === "live") engine.fanout.sendLive(action.event);
   });
   let result: RunToolLoopResult;
   try {

@@ -34,6 +34,8 @@ export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string)
     }
     case "text":
       return { kind: "live", event: { type: "text", step: stepsBefore + event.step, delta: event.delta } };
+    case "text-reset":
+      return { kind: "live", event: { type: "text-reset", step: stepsBefore + event.step } };
     case "tool-result":
       // Calls closed by a stop ("Not run: cancel.") are not journal steps: they are logged here.
       if (event.key.startsWith("closed/")) return { kind: "log", event: storedRunEvent(event, stepsBefore), dedupe: `${prefix}${event.key}` };

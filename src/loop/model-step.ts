@@ -50,6 +50,7 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
     const result = await options.generate(request, {
       signal,
       onDelta: (delta) => state.emit({ type: "text", step, delta }),
+      onTextVoid: () => state.emit({ type: "text-reset", step }),
     });
     const value: ModelStepValue = {
       message: result.message,

@@ -59,7 +59,12 @@ export type GenerateResult = {
   stopReason: StopReason;
 };
 
-export type GenerateContext = { signal: AbortSignal; onDelta?: (delta: string) => void };
+export type GenerateContext = {
+  signal: AbortSignal;
+  onDelta?: (delta: string) => void;
+  /** An attempt that had streamed text failed: the deltas so far are void (a retry streams the text again). */
+  onTextVoid?: () => void;
+};
 export type Generate = (request: GenerateRequest, context: GenerateContext) => Promise<GenerateResult>;
 
 /** What a tool hands back. `value` is the whole output (a finish tool's `final`); `content` is what the model sees. */
@@ -190,6 +195,8 @@ export type StoredLoopEvent = ModelEvent | ToolResultEvent;
 export type LoopEvent =
   | { type: "step-start"; key: string; step: number; last: boolean }
   | { type: "text"; step: number; delta: string }
+  /** The text streamed so far for this step is void: its model call failed and is tried again. */
+  | { type: "text-reset"; step: number }
   | { type: "tool-call"; key: string; step: number; callId: string; name: string; input: unknown }
   | StoredLoopEvent
   | {

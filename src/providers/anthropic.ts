@@ -96,11 +96,17 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
     if (client === undefined) throw new ProviderError(MISSING_KEY_MESSAGE, false);
     const body = toAnthropicParams(request, await loadImages(request));
+    let streamed = false;
+    const onDelta = context.onDelta;
+    const tracked: GenerateContext = onDelta === undefined ? context : { ...context, onDelta: (delta) => ((streamed = true), onDelta(delta)) };
     for (let attempts = 1; ; attempts++) {
       try {
-        return await attempt(client, body, request, context);
+        return await attempt(client, body, request, tracked);
       } catch (error) {
         if (context.signal.aborted) throw context.signal.reason;
+        // Whatever comes next (another attempt, or the run failing), the text streamed so far is void.
+        if (streamed) context.onTextVoid?.();
+        streamed = false;
         const failure = describeFailure(error);
         const decision = retryDecision(failure, attempts, random, policy);
         if (!decision.retry) throw providerErrorFor(failure, attempts, decision, error);

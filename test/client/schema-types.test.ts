@@ -22,8 +22,8 @@ export type ClientTypeChecks = [
   Check<Assignable<z.infer<typeof createdRunSchema>, CreatedRun>>,
   Check<Assignable<z.infer<typeof messagesSchema>["messages"], ChatMessage[]>>,
   Check<Assignable<StoredRunEvent, z.infer<typeof storedEventSchema>>>,
-  Check<Assignable<Exclude<z.infer<typeof runEventSchema>, { type: "text" }> & { seq: number; at: string }, StreamEvent>>,
-  Check<Assignable<Extract<z.infer<typeof runEventSchema>, { type: "text" }>, StreamEvent>>,
+  Check<Assignable<Exclude<z.infer<typeof runEventSchema>, { type: "text" | "text-reset" }> & { seq: number; at: string }, StreamEvent>>,
+  Check<Assignable<Extract<z.infer<typeof runEventSchema>, { type: "text" | "text-reset" }>, StreamEvent>>,
 ];
 
 it("client types match the API schemas (compile-time)", () => {

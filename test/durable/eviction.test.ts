@@ -70,7 +70,8 @@ describe("eviction and crashes", () => {
     });
   }
 
-  it("aborted during a model call: only that step runs again and its step-start is not logged twice", async () => {
+  /** A run whose first model call (slowed to 200 ms) is cut by aborting every object once its step-start is out. */
+  async function abortDuringFirstModelCall(): Promise<string> {
     const slow = [{ ...script[0], delayMs: 200 }, script[1], script[2]];
     const { id, stub } = await createRun({ tools: ["calculator"], script: slow });
     const watcher = await watch(stub);
@@ -78,8 +79,28 @@ describe("eviction and crashes", () => {
     await watcher.next((frame) => frame.type === "step-start");
     await abortAllDurableObjects();
     await alarm;
+    return id;
+  }
+
+  it("aborted during a model call: only that step runs again and its step-start is not logged twice", async () => {
+    const id = await abortDuringFirstModelCall();
     expect(await journalKeys(stubFor(id))).toEqual([]);
     await finishAndCheck(id);
+  });
+
+  it("aborted during a model call: the step's second try first sends a live text-reset (what the first try streamed is void)", async () => {
+    const id = await abortDuringFirstModelCall();
+    const fresh = stubFor(id);
+    const second = await watch(fresh);
+    await drive(fresh);
+    await second.next((frame) => frame.type === "end");
+    const types = second.frames.map((frame) => `${String(frame.type)}${"step" in frame ? `/${String(frame.step)}` : ""}${frame.seq === undefined ? " live" : ""}`);
+    // The stored step-start of step 1 (logged once, by the first try), then the reset, then the retry's text.
+    expect(types.slice(0, 4)).toEqual(["run-started", "step-start/1", "text-reset/1 live", "text/1 live"]);
+    expect(types.filter((type) => type.startsWith("text-reset"))).toEqual(["text-reset/1 live"]);
+    const text = second.frames.filter((frame) => frame.type === "text" && frame.step === 1).map((frame) => String(frame.delta)).join("");
+    expect(text).toBe("Adding.");
+    expect((await storedEvents(fresh)).some((event) => event.type === "text-reset")).toBe(false);
   });
 
   it("evicted while waiting for an answer: the answer still continues the run", async () => {

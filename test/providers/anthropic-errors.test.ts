@@ -72,12 +72,29 @@ describe("anthropic provider: retried failures", () => {
   it("an error event in the middle of a stream is retried; the retry streams the answer again", async () => {
     const model = uniqueModel();
     await script(model, [{ text: "Hello from the retry.", chunk: 5, failures: [{ streamError: { type: "overloaded_error", message: "Overloaded" }, afterEvents: 4 }] }]);
-    const deltas: string[] = [];
-    const result = await testProvider().generate(textRequest(model), context(undefined, (delta) => deltas.push(delta)));
+    const seen: string[] = [];
+    const result = await testProvider().generate(textRequest(model), { ...context(undefined, (delta) => seen.push(delta)), onTextVoid: () => seen.push("<void>") });
     expect(result.message.content).toBe("Hello from the retry.");
     expect((await recorded(model)).map((request) => request.outcome)).toEqual(["stream-error", "ok"]);
-    // The broken attempt had streamed its first delta already.
-    expect(deltas.join("")).toBe("HelloHello from the retry.");
+    // The broken attempt had streamed its first delta already; it is declared void before the retry streams.
+    expect(seen.join("")).toBe("Hello<void>Hello from the retry.");
+  });
+
+  it("text is declared void only after an attempt that streamed some: a failure before any text says nothing", async () => {
+    const model = uniqueModel();
+    await script(model, [{ text: "After a 529.", failures: [{ status: 529, type: "overloaded_error", message: "Overloaded" }] }]);
+    const seen: string[] = [];
+    const result = await testProvider().generate(textRequest(model), { ...context(undefined, (delta) => seen.push(delta)), onTextVoid: () => seen.push("<void>") });
+    expect(result.message.content).toBe("After a 529.");
+    expect(seen.join("")).toBe("After a 529.");
+  });
+
+  it("a stream cut every time: each broken attempt's text is declared void, the last one too, before the call fails", async () => {
+    const model = uniqueModel();
+    await script(model, [{ text: "Never whole.", chunk: 6, failures: Array.from({ length: 5 }, () => ({ cut: { afterEvents: 4 } })) }]);
+    const seen: string[] = [];
+    await rejection(testProvider().generate(textRequest(model), { ...context(undefined, (delta) => seen.push(delta)), onTextVoid: () => seen.push("<void>") }));
+    expect(seen.join("")).toBe("Never <void>".repeat(5));
   });
 
   it("a stream cut in the middle is retried; cut every time, it fails clearly", async () => {

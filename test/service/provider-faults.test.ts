@@ -8,7 +8,8 @@ import { runSlice } from "../../src/durable/engine";
 import { Fanout } from "../../src/durable/fanout";
 import type { RunObject } from "../../src/durable/run-object";
 import { recorded, script, uniqueModel, type FakeFailure } from "../fake-anthropic/client";
-import { stubFor } from "../helpers/runs";
+import { storedEvents, stubFor } from "../helpers/runs";
+import { watch } from "../helpers/watch";
 import { api, getRun, startRun } from "./client";
 
 /** Runs the run's slices in its object until it stops, recording the provider's retry waits. */
@@ -37,6 +38,27 @@ const turns = (failures: FakeFailure[]) => [
   { text: "Adding.", toolCalls: [{ id: "toolu_1", name: "calculator", input: { expression: "2+2" } }], failures },
   { text: "Four." },
 ];
+
+describe("text streamed before a provider retry", () => {
+  it("is declared void on the socket: a live text-reset, then the retry's text; what follows the reset is the model's text", async () => {
+    const model = uniqueModel("claude-sonnet-5-5");
+    await script(model, [{ text: "Streaming twice over.", chunk: 4, failures: [{ streamError: { type: "overloaded_error", message: "Overloaded" }, afterEvents: 5 }] }]);
+    const { run } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Say it." }] });
+    const watcher = await watch(stubFor(run.id));
+    await runToEnd(run.id);
+    await watcher.next((frame) => frame.type === "end");
+    const step = watcher.frames.filter((frame) => (frame.type === "text" || frame.type === "text-reset") && frame.step === 1);
+    const resets = step.flatMap((frame, i) => (frame.type === "text-reset" ? [i] : []));
+    expect(resets).toHaveLength(1);
+    const before = step.slice(0, resets[0]).map((frame) => String(frame.delta)).join("");
+    const after = step.slice(resets[0]! + 1).map((frame) => String(frame.delta)).join("");
+    expect(before.length).toBeGreaterThan(0);
+    expect("Streaming twice over.".startsWith(before)).toBe(true);
+    expect(after).toBe("Streaming twice over.");
+    expect(watcher.frames.find((frame) => frame.type === "model")).toMatchObject({ text: "Streaming twice over." });
+    expect((await storedEvents(stubFor(run.id))).some((event) => event.type === "text-reset")).toBe(false);
+  });
+});
 
 describe("provider faults at the fake Anthropic server", () => {
   for (const [name, failure] of faults) {
