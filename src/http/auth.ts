@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env";
 import { sha256Hex, secretsEqual } from "./encoding";
 import { ApiException, notFound } from "./errors";
-import { RUN_ID_PATTERN, RUN_TOKEN_PATTERN } from "./ids";
+import { isRunId, runIdKey, RUN_TOKEN_PATTERN } from "./ids";
 import { runStub } from "./run-stub";
 
 type Caller = { kind: "deployment" } | { kind: "run"; token: string };
@@ -52,13 +52,13 @@ export function requireDeployment(): MiddlewareHandler<AppEnv> {
 
 /**
  * Routes under /v1/runs/:id: the deployment token, or that run's own token. Finds the run object
- * (c.var.run); an id of the wrong shape is 404 before any object is touched.
+ * (c.var.run); an id this deployment did not mint is 404 before any object is touched.
  */
 export function requireRun(options: { allowQueryToken?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const caller = await identify(c, options.allowQueryToken === true);
     const id = c.req.param("id");
-    if (id === undefined || !RUN_ID_PATTERN.test(id)) throw notFound();
+    if (id === undefined || !(await isRunId(id, runIdKey(c.env)))) throw notFound();
     const run = runStub(c.env, id);
     if (caller.kind === "run" && !(await run.authorize(await sha256Hex(caller.token)))) throw notFound();
     c.set("run", run);

@@ -21,6 +21,27 @@ export function base32(bytes: Uint8Array): string {
   return out;
 }
 
+/** The bytes of a canonical RFC 4648 base32 text (as base32() writes it), or undefined. */
+export function base32Decode(text: string): Uint8Array | undefined {
+  const out: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const char of text) {
+    const value = BASE32_ALPHABET.indexOf(char);
+    if (value < 0) return undefined;
+    buffer = (buffer << 5) | value;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((buffer >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  // Leftover bits must be zero padding, or two texts would decode to the same bytes.
+  if (bits >= 5 || buffer !== 0) return undefined;
+  return new Uint8Array(out);
+}
+
 /** base64url without padding: 32 bytes give 43 characters. */
 export function base64url(bytes: Uint8Array): string {
   let binary = "";

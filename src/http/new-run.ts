@@ -8,7 +8,7 @@ import type { CreateRunBody, NewRun } from "../api/types";
 import { checkToolRefs, parseAllowList } from "../tools";
 import { sha256Hex } from "./encoding";
 import { invalidRequest } from "./errors";
-import { idempotentRunCredentials, newRunCredentials } from "./ids";
+import { idempotentRunCredentials, newRunCredentials, runIdKey } from "./ids";
 import { ImageIntake } from "./images";
 
 /** Used only when DEFAULT_MODEL is unset or empty. */
@@ -49,7 +49,7 @@ export async function prepareRun(body: CreateRunInput, env: Env, idempotencyKey:
   await images.commit(env.BLOBS);
 
   const { id, token } =
-    idempotencyKey === undefined ? newRunCredentials() : await idempotentRunCredentials(env.API_TOKEN, idempotencyKey);
+    idempotencyKey === undefined ? await newRunCredentials(runIdKey(env)) : await idempotentRunCredentials(env.API_TOKEN, runIdKey(env), idempotencyKey);
   const [tokenHash, bodyHash] = await Promise.all([sha256Hex(token), sha256Hex(canonicalJson(stored))]);
   return { newRun: { id, body: stored, model, provider, tokenHash, bodyHash }, token };
 }

@@ -1,8 +1,10 @@
 // Auth answers that the edge gives without asking any run object.
 import { describe, it } from "vitest";
+import { newRunCredentials, runIdKey } from "../../src/http/ids";
 import { bearer, call, expectError, postJson } from "./helpers";
 
-const someRunId = "run_" + "a".repeat(26);
+// An id the edge minted (so it gets past the id check) whose run was never created.
+const someRunId = (await newRunCredentials(runIdKey({}))).id;
 const someRunToken = "rt_" + "A".repeat(43);
 const body = { messages: [{ role: "user", content: "hi" }] };
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { base32, base64url, hex, secretsEqual, sha256Hex } from "../../src/http/encoding";
-import { idempotentRunCredentials, newRunCredentials, RUN_ID_PATTERN, RUN_TOKEN_PATTERN } from "../../src/http/ids";
+import { base32, base32Decode, base64url, hex, secretsEqual, sha256Hex } from "../../src/http/encoding";
+import { idempotentRunCredentials, isRunId, newRunCredentials, runIdKey, RUN_ID_PATTERN, RUN_TOKEN_PATTERN } from "../../src/http/ids";
+
+const KEY = runIdKey({});
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -14,6 +16,17 @@ describe("encodings", () => {
     expect(base32(bytes("fooba"))).toBe("mzxw6ytb");
     expect(base32(bytes("foobar"))).toBe("mzxw6ytboi");
     expect(base32(new Uint8Array(16).fill(255))).toHaveLength(26);
+  });
+
+  it("base32Decode reads back what base32 wrote, and only that (canonical padding bits)", () => {
+    for (const text of ["", "f", "fo", "foo", "foob", "fooba", "foobar"]) expect(base32Decode(base32(bytes(text)))).toEqual(bytes(text));
+    const sixteen = crypto.getRandomValues(new Uint8Array(16));
+    expect(base32Decode(base32(sixteen))).toEqual(sixteen);
+    expect(base32Decode("my")).toEqual(bytes("f"));
+    expect(base32Decode("mz")).toBeUndefined(); // "f" with a non-zero padding bit
+    expect(base32Decode("m")).toBeUndefined(); // 5 bits: no whole byte
+    expect(base32Decode("MY")).toBeUndefined();
+    expect(base32Decode("m1")).toBeUndefined();
   });
 
   it("base64url has no padding and no + or /", () => {
@@ -36,9 +49,9 @@ describe("encodings", () => {
 });
 
 describe("run ids and tokens", () => {
-  it("random ones have the documented shapes and differ", () => {
-    const a = newRunCredentials();
-    const b = newRunCredentials();
+  it("random ones have the documented shapes and differ", async () => {
+    const a = await newRunCredentials(KEY);
+    const b = await newRunCredentials(KEY);
     expect(a.id).toMatch(RUN_ID_PATTERN);
     expect(a.token).toMatch(RUN_TOKEN_PATTERN);
     expect(a.id).not.toBe(b.id);
@@ -46,14 +59,34 @@ describe("run ids and tokens", () => {
   });
 
   it("idempotent ones are derived from the key and the deployment token", async () => {
-    const first = await idempotentRunCredentials("dev-token", "order-42");
+    const first = await idempotentRunCredentials("dev-token", KEY, "order-42");
     expect(first.id).toMatch(RUN_ID_PATTERN);
     expect(first.token).toMatch(RUN_TOKEN_PATTERN);
-    expect(await idempotentRunCredentials("dev-token", "order-42")).toEqual(first);
-    const otherKey = await idempotentRunCredentials("dev-token", "order-43");
-    const otherDeployment = await idempotentRunCredentials("prod-token", "order-42");
+    expect(await idempotentRunCredentials("dev-token", KEY, "order-42")).toEqual(first);
+    const otherKey = await idempotentRunCredentials("dev-token", KEY, "order-43");
+    const otherDeployment = await idempotentRunCredentials("prod-token", KEY, "order-42");
     expect(otherKey.id).not.toBe(first.id);
     expect(otherKey.token).not.toBe(first.token);
     expect(otherDeployment.id).not.toBe(first.id);
+  });
+
+  it("ids carry a tag under the id key: minted ones pass, any other id of the right shape does not", async () => {
+    const minted = [await newRunCredentials(KEY), await idempotentRunCredentials("dev-token", KEY, "order-42")].map((run) => run.id);
+    for (const id of minted) expect(await isRunId(id, KEY)).toBe(true);
+    const id = minted[0]!;
+    // Every one-character change of a minted id is refused (the tag covers every bit, padding included).
+    for (let i = "run_".length; i < id.length; i++) {
+      const changed = `${id.slice(0, i)}${id[i] === "a" ? "b" : "a"}${id.slice(i + 1)}`;
+      expect({ changed, ok: await isRunId(changed, KEY) }).toEqual({ changed, ok: false });
+    }
+    expect(await isRunId(id, "another-key")).toBe(false);
+    expect(await isRunId(`run_${"a".repeat(26)}`, KEY)).toBe(false);
+    expect(await isRunId(id.toUpperCase(), KEY)).toBe(false);
+    expect(await isRunId(`${id}a`, KEY)).toBe(false);
+  });
+
+  it("RUN_ID_KEY, when set, is the id key; empty or unset falls back to the public default", () => {
+    expect(runIdKey({ RUN_ID_KEY: "secret" })).toBe("secret");
+    expect(runIdKey({ RUN_ID_KEY: "" })).toBe(runIdKey({}));
   });
 });
