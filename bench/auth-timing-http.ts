@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { createRun } from "../test/e2e/support/api";
 import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
 import { mean, median, percentile } from "../test/e2e/support/stats";
+import { prefixCandidates, shuffle } from "./support/prefix-candidates";
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -27,27 +28,6 @@ const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 const log = (line: string) => console.log(`[bench:auth-http] ${line}`);
 
 const randomText = (length: number) => Array.from(randomBytes(length), (b) => BASE64URL[b % 64]).join("");
-
-function variants(real: string, start: number): { label: string; value: string }[] {
-  // `start`: characters before it (a prefix such as "rt_") are shared by every candidate.
-  const other = (char: string) => BASE64URL[(BASE64URL.indexOf(char) + 1) % 64]!;
-  const differAt = (i: number) => real.slice(0, i) + other(real[i]!) + real.slice(i + 1);
-  const secret = real.length - start;
-  return [
-    { label: "0 shared", value: differAt(start) },
-    { label: "half shared", value: differAt(start + Math.floor(secret / 2)) },
-    { label: "all but one shared", value: differAt(real.length - 1) },
-  ];
-}
-
-function shuffle<T>(items: T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
 
 async function measure(name: string, candidates: { label: string; value: string }[], send: (token: string) => Promise<number>, expected: number): Promise<void> {
   const samples = new Map(candidates.map((c) => [c.label, [] as number[]]));
@@ -77,7 +57,7 @@ async function main(): Promise<void> {
   try {
     await measure(
       "POST /v1/runs with a wrong deployment token (real: 64 random characters)",
-      variants(apiToken, 0),
+      prefixCandidates(apiToken, BASE64URL),
       async (token) => {
         const response = await fetch(`${dev.url}/v1/runs`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: "{}" });
         await response.arrayBuffer();
@@ -88,7 +68,7 @@ async function main(): Promise<void> {
     const run = await createRun(dev.url, apiToken, { messages: [{ role: "user", content: "timing" }], script: [{ text: "done" }] });
     await measure(
       "GET /v1/runs/:id with a wrong run token (real: the run's own)",
-      variants(run.token, 3),
+      prefixCandidates(run.token, BASE64URL, 3),
       async (token) => {
         const response = await fetch(`${dev.url}/v1/runs/${run.id}`, { headers: { Authorization: `Bearer ${token}` } });
         await response.arrayBuffer();

@@ -14,31 +14,14 @@
 import { describe, expect, it } from "vitest";
 import { sameDigest } from "../src/durable/token-check";
 import { secretsEqual, sha256Hex } from "../src/http/encoding";
+import { prefixCandidates, shuffle, type Candidate } from "./support/prefix-candidates";
 
 const ROUNDS = Number(process.env.VITE_AUTH_BENCH_ROUNDS ?? 60);
 const log = (line: string) => console.log(`[bench:auth] ${line}`);
 
-type Candidates = { label: string; value: string }[];
-
-/** Candidates that share 0, half, all-but-one and all leading characters with `real`. */
-function candidates(real: string, alphabet: string): Candidates {
-  const other = (char: string) => alphabet[(alphabet.indexOf(char) + 1) % alphabet.length]!;
-  const differAt = (i: number) => real.slice(0, i) + other(real[i]!) + real.slice(i + 1);
-  return [
-    { label: "0 shared", value: differAt(0) },
-    { label: "half shared", value: differAt(Math.floor(real.length / 2)) },
-    { label: "all but one shared", value: differAt(real.length - 1) },
-    { label: "equal (reference)", value: real },
-  ];
-}
-
-function shuffle<T>(items: T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
+/** The prefix candidates and, as a reference, the real value itself. */
+function candidates(real: string, alphabet: string): Candidate[] {
+  return [...prefixCandidates(real, alphabet), { label: "equal (reference)", value: real }];
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -50,7 +33,7 @@ const sem = (values: number[]) => {
 };
 
 /** Times `batch` comparisons of each candidate per round, interleaved; answers µs per comparison. */
-async function measure(name: string, cands: Candidates, batch: number, compare: (candidate: string) => boolean | Promise<boolean>): Promise<void> {
+async function measure(name: string, cands: Candidate[], batch: number, compare: (candidate: string) => boolean | Promise<boolean>): Promise<void> {
   const samples = new Map(cands.map((c) => [c.label, [] as number[]]));
   // Warm-up: the first rounds pay for compilation.
   for (const c of cands) for (let i = 0; i < batch; i++) await compare(c.value);
