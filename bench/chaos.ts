@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     let modelResends = 0;
     let modelFinishedTwice = 0;
     let toolAnsweredTwice = 0;
-    /** For each answer sent twice: ms from the first answer's end to the kill that came before the resend (negative: the answer was written after the kill began). */
+    /** For each answer sent twice: ms from the first answer being written to the kill that cut its commit (negative: written after the kill began). */
     const answeredToKillMs: number[] = [];
     const rel = (ms: number) => `+${((ms - started) / 1000).toFixed(2)}s`;
     // Which server life sent a request: the number of kills before it. The servers here stamp a
@@ -169,14 +169,15 @@ async function main(): Promise<void> {
       const requests = fake.requests(modelOf(runs.indexOf(run)));
       for (const model of events.filter((event) => event.type === "model")) {
         const committed = Date.parse(model.at);
-        const tries = requests.filter((request) => assistantCount(request.body) === model.step! - 1).map((request) => request.arrivedAt);
-        const finishedTries = requests.filter((request) => assistantCount(request.body) === model.step! - 1 && request.endedAt !== undefined && !request.aborted);
+        const stepRequests = requests.filter((request) => assistantCount(request.body) === model.step! - 1);
+        const tries = stepRequests.map((request) => request.arrivedAt);
+        const finishedTries = stepRequests.filter((request) => request.endedAt !== undefined && !request.aborted);
         check(tries.length >= 1, `${label}: step ${model.step} has a model event but its model call never reached the fake server`);
         check(tries.every((arrival) => arrival <= committed), `${label}: step ${model.step}'s model call was sent after its commit at ${model.at}`);
         for (let i = 1; i < tries.length; i++) {
           check(
             lifeOf(tries[i]!) > lifeOf(tries[i - 1]!),
-            `${label}: step ${model.step}'s model call was sent again by the same server life (requests ${requests.filter((r) => assistantCount(r.body) === model.step! - 1).map((r) => `${rel(r.arrivedAt)}→${r.endedAt === undefined ? "-" : rel(r.endedAt)}${r.aborted ? " aborted" : ""} ${r.outcome}`).join(", ")}; committed ${rel(committed)}; kills ${kills.map((k) => rel(k.at)).join(" ")})`,
+            `${label}: step ${model.step}'s model call was sent again by the same server life (requests ${stepRequests.map((r) => `${rel(r.arrivedAt)}→${r.endedAt === undefined ? "-" : rel(r.endedAt)}${r.aborted ? " aborted" : ""} ${r.outcome}`).join(", ")}; committed ${rel(committed)}; kills ${kills.map((k) => rel(k.at)).join(" ")})`,
           );
         }
         modelCalls += tries.length;

@@ -1,7 +1,7 @@
 // The event stream as Server-Sent Events read from a streamed fetch body: for platforms without
 // a WebSocket (Node 20). The token goes in the Authorization header.
 import { Channel } from "./channel";
-import type { Connection } from "./connection";
+import { connectionOf, pushFrame, type Connection } from "./connection";
 import { errorFromAnswer, networkError } from "./errors";
 import type { ByteReader, FetchLike } from "./transport";
 
@@ -45,28 +45,19 @@ export function openEventSource(fetch: FetchLike, url: string, token: string): C
       buffer += decoder.decode(value, { stream: true });
       const taken = takeSseData(buffer);
       buffer = taken.rest;
-      for (const data of taken.data) {
-        try {
-          channel.push(JSON.parse(data));
-        } catch {
-          // Not JSON: not an event.
-        }
-      }
+      for (const data of taken.data) pushFrame(channel, data);
     }
     channel.end();
   }
 
   read().catch((error: unknown) => channel.end(controller.signal.aborted ? undefined : networkError(url, error)));
-  return {
-    next: () => channel.next(),
-    get opened() {
-      return opened;
-    },
-    close() {
-      channel.end();
+  return connectionOf(
+    channel,
+    () => opened,
+    () => {
       controller.abort();
       // Not every fetch ends a body it already answered when its signal aborts.
       reader?.cancel().catch(() => undefined);
     },
-  };
+  );
 }

@@ -1,7 +1,7 @@
 // The event stream over a WebSocket. Browsers cannot set headers on a WebSocket, so the token
 // travels as `?token=` (API.md "Auth").
 import { Channel } from "./channel";
-import type { Connection } from "./connection";
+import { connectionOf, pushFrame, type Connection } from "./connection";
 import type { WebSocketConstructorLike } from "./transport";
 
 export function webSocketUrl(baseUrl: string, runId: string, after: number, token: string): string {
@@ -17,28 +17,20 @@ export function openWebSocket(Socket: WebSocketConstructorLike, url: string): Co
     opened = true;
   });
   socket.addEventListener("message", (event) => {
-    if (typeof event.data !== "string") return;
-    try {
-      channel.push(JSON.parse(event.data));
-    } catch {
-      // Not JSON: not an event.
-    }
+    if (typeof event.data === "string") pushFrame(channel, event.data);
   });
   // A socket that fails may or may not say so before it closes: either ends this connection.
   socket.addEventListener("close", () => channel.end());
   socket.addEventListener("error", () => channel.end());
-  return {
-    next: () => channel.next(),
-    get opened() {
-      return opened;
-    },
-    close() {
-      channel.end();
+  return connectionOf(
+    channel,
+    () => opened,
+    () => {
       try {
         socket.close(1000, "done");
       } catch {
         // Already closed or never opened.
       }
     },
-  };
+  );
 }

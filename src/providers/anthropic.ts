@@ -98,7 +98,16 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     const body = toAnthropicParams(request, await loadImages(request));
     let streamed = false;
     const onDelta = context.onDelta;
-    const tracked: GenerateContext = onDelta === undefined ? context : { ...context, onDelta: (delta) => ((streamed = true), onDelta(delta)) };
+    const tracked: GenerateContext =
+      onDelta === undefined
+        ? context
+        : {
+            ...context,
+            onDelta: (delta) => {
+              streamed = true;
+              onDelta(delta);
+            },
+          };
     for (let attempts = 1; ; attempts++) {
       try {
         return await attempt(client, body, request, tracked);
