@@ -1,10 +1,12 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { TEST_BINDINGS } from "./test/test-env.ts";
 
 export default defineConfig({
   test: {
-    // The run object's one-line replay log (src/durable/slice-log.ts) is for operators, not test output.
-    onConsoleLog: (log) => !log.includes('"msg":"ratchet.replay"'),
+    // The Worker's one-line operator logs ({"msg":"ratchet.…"}) are for operators, not test output;
+    // tests that check them capture them.
+    onConsoleLog: (log) => !log.includes('"msg":"ratchet.'),
     projects: [
       {
         // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools.
@@ -13,6 +15,7 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
+                ...TEST_BINDINGS,
                 // Alarms are fired by the tests (runDurableObjectAlarm), never by the clock.
                 ALARM_DELAY_MS: String(365 * 24 * 3600 * 1000),
                 // The service's anthropic provider talks to the fake Anthropic server.

@@ -28,7 +28,7 @@ function script(turns: number) {
 async function slice(stub: RunStub, steps: number): Promise<number> {
   return runInDurableObject(typed(stub), async (_instance, state) => {
     const started = performance.now();
-    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, sliceSteps: steps }, new AbortController());
+    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: steps }, new AbortController());
     return performance.now() - started;
   });
 }
@@ -84,7 +84,7 @@ describe("run engine figures", () => {
         for (let i = 0; i < 2000; i++) sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, row);
         const bare = (performance.now() - started) / 2000;
         const step = createJournal({
-          sql, storage: state.storage, blobs: env.BLOBS, prefix: "b/", stored: new Map(), signal: new AbortController().signal,
+          sql, storage: state.storage, prefix: "b/", stored: new Map(), signal: new AbortController().signal,
           beforeNewStep: () => {}, toRunEvent: (event) => storedRunEvent(event, 0), onCommit: () => {},
         });
         const event: StoredLoopEvent = { type: "tool-result", key: "k", step: 1, callId: "c", name: "calculator", ok: true, summary: "42", costUsd: 0 };

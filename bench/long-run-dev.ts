@@ -51,7 +51,8 @@ async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, node ${process.version}`);
   const dir = mkdtempSync(join(tmpdir(), "ratchet-long-"));
   const snapshot = snapshotProject();
-  const start = () => startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, logLevel: "log" });
+  // A 2,000-step run is far past the default MAX_STEPS_LIMIT (100): this deployment allows it.
+  const start = () => startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, logLevel: "log", vars: { MAX_STEPS_LIMIT: String(MODEL_STEPS) } });
   let dev: DevServer = await start();
   const failures: string[] = [];
   try {

@@ -38,7 +38,7 @@ async function slice(stub: RunStub, steps: number): Promise<{ inside: number; ou
   const started = performance.now();
   const inside = await runInDurableObject(typed(stub), async (_instance, state) => {
     const t = performance.now();
-    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, sliceSteps: steps }, new AbortController());
+    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: steps }, new AbortController());
     return performance.now() - t;
   });
   return { inside, outside: performance.now() - started };

@@ -1,4 +1,4 @@
-/** The API's error code for each HTTP status it answers with (../shared/API.md). */
+/** The API's error code for each HTTP status it answers with (docs/api.md "Errors"). */
 export const ERROR_CODES = {
   400: "invalid-request",
   401: "unauthorized",
@@ -8,6 +8,11 @@ export const ERROR_CODES = {
   413: "too-large",
   429: "rate-limited",
   500: "internal",
+  /** The deployment is missing a secret or holds a published default: the message names the setting. */
+  503: "not-configured",
 } as const;
 
 export type ApiStatus = keyof typeof ERROR_CODES;
+
+/** The one answer to an unknown run, a deleted one, and a run token of another run: ids leak nothing. */
+export const RUN_NOT_FOUND = "Run not found.";

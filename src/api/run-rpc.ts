@@ -1,19 +1,37 @@
 // The calls the HTTP edge makes on a run object (Durable Object RPC). Every call answers an
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
-import type { Content, ChatMessage } from "../loop/types";
-import type { AnswerBody, NewRun, Outcome, RunView } from "./types";
+import type { ChatMessage } from "../loop/types";
+import type { ImageUpload } from "./images";
+import type { AnswerBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "./types";
+
+/** The header by which the edge tells the object who opened an events stream (a run token's streams close when it is rotated). */
+export const CALLER_HEADER = "x-ratchet-caller";
 
 export interface RunRpc {
-  /** Creates the run (or, for the same bodyHash, answers the existing one: an idempotent retry). 409 for another body. */
-  create(run: NewRun): Promise<Outcome<RunView>>;
+  /**
+   * Creates the run (or, for the same bodyHash and token, answers the existing one: an idempotent
+   * retry). 409 for another body, for a run whose token was rotated since, or for a deleted run.
+   */
+  create(run: NewRun, images?: ImageUpload): Promise<Outcome<RunView>>;
+  /** True when a run was created here (deleted or not): an Idempotency-Key is taken. */
+  exists(): Promise<boolean>;
   /** True when the run exists and `tokenHash` is its run token's hash (compared in constant time). */
   authorize(tokenHash: string): Promise<boolean>;
   view(): Promise<Outcome<RunView>>;
   messages(): Promise<Outcome<{ messages: ChatMessage[] }>>;
-  answer(body: AnswerBody): Promise<Outcome<RunView>>;
+  /** The images of `body` (by hash) are stored first: a hash the run does not hold is a 400. */
+  answer(body: AnswerBody, images?: ImageUpload): Promise<Outcome<RunView>>;
   cancel(): Promise<Outcome<RunView>>;
-  continueRun(content: Content): Promise<Outcome<RunView>>;
+  continueRun(body: ContinueBody, images?: ImageUpload): Promise<Outcome<RunView>>;
   retry(): Promise<Outcome<RunView>>;
-  /** GET /v1/runs/:id/events is forwarded as is (WebSocket upgrade or SSE), after auth. */
+  /** Keeps a ticket for the events endpoint. */
+  storeTicket(ticket: TicketRecord): Promise<Outcome<null>>;
+  /** Redeems a ticket once: who asked for it, or null when it is unknown, used or expired. */
+  redeemTicket(hash: string): Promise<CallerKind | null>;
+  /** Replaces the run token's hash; streams opened with the old token are closed. */
+  rotateToken(tokenHash: string): Promise<Outcome<null>>;
+  /** Deletes the run: cancel, close streams, delete the alarm, its blobs and its storage. */
+  deleteRun(): Promise<Outcome<null>>;
+  /** GET /v1/runs/:id/events is forwarded as is (WebSocket upgrade or SSE), after auth, with CALLER_HEADER set. */
   fetch(request: Request): Promise<Response>;
 }

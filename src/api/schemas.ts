@@ -1,8 +1,11 @@
-// The zod schemas of the public API (../shared/API.md). They validate every body and WebSocket
-// frame at the edge and, through @hono/zod-openapi, produce the OpenAPI document, so the contract
-// is written down once. The types they infer are checked against ./types.ts at the bottom.
+// The zod schemas of the public API (docs/api.md). They validate every body and WebSocket frame at
+// the edge and, through @hono/zod-openapi, produce the OpenAPI document, so the contract is written
+// down once. The types they infer are checked against ./types.ts at the bottom. Every object a
+// client sends is strict: an unknown field (a typo such as `maxStep`, or a field of a newer API) is
+// refused with a 400 that names it, instead of being silently ignored.
 import { z } from "@hono/zod-openapi";
 import { scriptSchema } from "../providers/scripted";
+import { IMAGE_MEDIA_TYPES } from "./images";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
 
@@ -16,7 +19,7 @@ export type ErrorDetail = Api.ApiError;
 // Content and messages
 
 const textPartSchema = z
-  .object({
+  .strictObject({
     type: z.literal("text"),
     text: z.string(),
     cache: z.literal(true).optional().openapi({ description: "Mark a prompt-cache breakpoint after this part." }),
@@ -28,9 +31,9 @@ const textPartSchema = z
  * before (`hash`). With `data`, `hash` may be left out and is then computed by the server.
  */
 const imagePartInputSchema = z
-  .object({
+  .strictObject({
     type: z.literal("image"),
-    mimeType: z.string().min(1),
+    mimeType: z.enum(IMAGE_MEDIA_TYPES).openapi({ description: "JPEG, PNG, GIF or WebP; the bytes must be of this type." }),
     hash: z.string().min(1).optional().openapi({ description: "SHA-256 (hex) of the bytes." }),
     path: z.string().optional(),
     data: z.string().optional().openapi({ description: "The bytes, base64; on input only." }),
@@ -53,20 +56,20 @@ export const contentInputSchema = z.union([z.string(), z.array(contentPartInputS
 export const contentSchema = z.union([z.string(), z.array(contentPartSchema)]).openapi("Content");
 
 export const toolCallSchema = z
-  .object({ id: z.string().min(1), name: z.string().min(1), input: z.unknown() })
+  .strictObject({ id: z.string().min(1), name: z.string().min(1), input: z.unknown() })
   .openapi("ToolCall");
 
 function chatMessageSchemaOf<C extends z.ZodType>(content: C) {
   return z.discriminatedUnion("role", [
-    z.object({ role: z.literal("user"), content }),
-    z.object({
+    z.strictObject({ role: z.literal("user"), content }),
+    z.strictObject({
       role: z.literal("assistant"),
       content,
       toolCalls: z.array(toolCallSchema).optional(),
       // Kept so that GET …/messages round-trips into a new run (thinking blocks with signatures).
       providerBlocks: z.array(z.unknown()).optional(),
     }),
-    z.object({ role: z.literal("tool"), toolCallId: z.string().min(1), content, isError: z.boolean().optional() }),
+    z.strictObject({ role: z.literal("tool"), toolCallId: z.string().min(1), content, isError: z.boolean().optional() }),
   ]);
 }
 
@@ -91,7 +94,7 @@ const httpUrlSchema = z.string().refine(
 );
 
 export const httpToolRefSchema = z
-  .object({
+  .strictObject({
     type: z.literal("http"),
     name: z.string().min(1),
     description: z.string(),
@@ -103,7 +106,7 @@ export const httpToolRefSchema = z
   .openapi("HttpToolRef");
 
 export const clientToolRefSchema = z
-  .object({
+  .strictObject({
     type: z.literal("client"),
     name: z.string().min(1),
     description: z.string(),
@@ -132,7 +135,7 @@ function jsonBytes(value: unknown): number {
 }
 
 const budgetSchema = z
-  .object({
+  .strictObject({
     usd: z.number().gt(0),
     finishAt: z.number().gt(0).lte(1).optional(),
     spentUsd: z.number().gte(0).optional(),
@@ -140,15 +143,20 @@ const budgetSchema = z
   .openapi("Budget");
 
 export const createRunBodySchema = z
-  .object({
+  .strictObject({
     system: z.string().optional(),
     messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
     tools: z.array(toolRefSchema).optional(),
     finishTools: z.array(z.string().min(1)).optional(),
     model: z.string().min(1).optional(),
     provider: z.enum(["anthropic", "scripted"]).optional(),
-    maxSteps: z.number().int().gte(1).optional().openapi({ description: "Default 10." }),
-    budget: budgetSchema.optional(),
+    maxSteps: z
+      .number()
+      .int()
+      .gte(1)
+      .optional()
+      .openapi({ description: "Model calls over the whole run (answers do not reset it). Default 10; at most MAX_STEPS_LIMIT." }),
+    budget: budgetSchema.optional().openapi({ description: "Default: { usd: BUDGET_USD_DEFAULT }; usd at most BUDGET_USD_LIMIT." }),
     finishNote: z.string().optional(),
     keepImages: z.number().int().gte(0).optional(),
     maxTokens: z.number().int().gte(1).optional(),
@@ -182,7 +190,7 @@ export type CreateRunInput = z.infer<typeof createRunBodySchema>;
 // Answers and continuing
 
 export const answerBodySchema = z
-  .object({
+  .strictObject({
     callId: z.string().min(1),
     content: contentInputSchema.optional().openapi({ description: "For an ask or a client tool." }),
     approved: z.boolean().optional().openapi({ description: "For an approval." }),
@@ -192,7 +200,28 @@ export const answerBodySchema = z
 
 export type AnswerInput = z.infer<typeof answerBodySchema>;
 
-export const continueBodySchema = z.object({ content: contentInputSchema }).openapi("ContinueBody");
+export const continueBodySchema = z
+  .strictObject({
+    content: contentInputSchema,
+    maxSteps: z
+      .number()
+      .int()
+      .gte(1)
+      .optional()
+      .openapi({ description: "Model calls this continuation may make (default: the run's own maxSteps; at most MAX_STEPS_LIMIT)." }),
+  })
+  .openapi("ContinueBody");
+
+export type ContinueInput = z.infer<typeof continueBodySchema>;
+
+export const ticketSchema = z
+  .object({
+    ticket: z.string().openapi({ description: "Send as ?ticket= to the events endpoint, once, before expiresAt." }),
+    expiresAt: z.string(),
+  })
+  .openapi("Ticket");
+
+export const runTokenSchema = z.object({ token: z.string().openapi({ description: "The new run token, shown this once." }) }).openapi("RunToken");
 
 // ---------------------------------------------------------------------------------------------
 // Runs as the API shows them
@@ -210,7 +239,9 @@ export const runViewSchema = z
     model: z.string(),
     provider: z.string(),
     steps: z.number().int().openapi({ description: "Model calls so far." }),
+    maxSteps: z.number().int().openapi({ description: "Model calls the run may make in all (raised by a continue)." }),
     spentUsd: z.number(),
+    budgetUsd: z.number().openapi({ description: "The run's budget." }),
     finalText: z.string().optional(),
     final: z.unknown().optional(),
     waiting: z
@@ -291,15 +322,15 @@ export const storedEventSchema = z
 // WebSocket frames a client may send
 
 export const clientFrameSchema = z.discriminatedUnion("type", [
-  z.object({
+  z.strictObject({
     type: z.literal("answer"),
     callId: z.string().min(1),
     content: contentInputSchema.optional(),
     approved: z.boolean().optional(),
     isError: z.boolean().optional(),
   }),
-  z.object({ type: z.literal("cancel") }),
-  z.object({ type: z.literal("ping") }),
+  z.strictObject({ type: z.literal("cancel") }),
+  z.strictObject({ type: z.literal("ping") }),
 ]);
 
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
@@ -346,6 +377,8 @@ export function issuesOf(error: z.ZodError): Issue[] {
   return flatten(error.issues, []);
 }
 
+const dotted = (path: readonly PropertyKey[]) => path.map(String).join(".");
+
 function flatten(issues: readonly ZodIssue[], prefix: PropertyKey[]): Issue[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...issue.path];
@@ -353,7 +386,9 @@ function flatten(issues: readonly ZodIssue[], prefix: PropertyKey[]): Issue[] {
       const best = issue.errors.reduce((a, b) => (deepestPath(b) > deepestPath(a) ? b : a));
       return flatten(best, path);
     }
-    return [{ path: path.map(String).join("."), message: issue.message }];
+    // One issue per unknown field, at the field itself.
+    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ path: dotted([...path, key]), message: "Unknown field." }));
+    return [{ path: dotted(path), message: issue.message }];
   });
 }
 
@@ -366,7 +401,8 @@ type Check<T extends true> = T;
 export type SchemaChecks = [
   Check<Assignable<z.infer<typeof contentSchema>, Loop.Content>>,
   Check<Assignable<z.infer<typeof chatMessageSchema>, Loop.ChatMessage>>,
-  Check<Assignable<Loop.ChatMessage, z.input<typeof chatMessageInputSchema>>>,
+  // Loop.ChatMessage → input holds for messages whose images are JPEG, PNG, GIF or WebP (the only ones a run takes).
+  Check<Assignable<Omit<Loop.UserMessage, "content"> & { content: string }, z.input<typeof chatMessageInputSchema>>>,
   Check<Assignable<z.infer<typeof toolRefSchema>, Api.ToolRef>>,
   Check<Assignable<Api.ToolRef, z.infer<typeof toolRefSchema>>>,
   Check<Assignable<z.infer<typeof runViewSchema>, Api.RunView>>,

@@ -1,4 +1,4 @@
-// Types of the public API (../shared/API.md) shared by the HTTP edge, the run object and clients.
+// Types of the public API (docs/api.md) shared by the HTTP edge, the run object and clients.
 // The zod schemas in ./schemas.ts validate exactly these shapes.
 import type { ChatMessage, Content, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/types";
 
@@ -14,6 +14,9 @@ export type ToolRef =
       once?: boolean;
     }
   | { type: "client"; name: string; description: string; inputSchema: Record<string, unknown> };
+
+/** Who is acting: the deployment token (everything) or a run token (its own run). */
+export type CallerKind = "deployment" | "run";
 
 export type RunStatus = "running" | "waiting" | "finished" | "failed" | "cancelled";
 export type StoppedBy = LoopStoppedBy | "error";
@@ -34,7 +37,10 @@ export type RunView = {
   model: string;
   provider: string;
   steps: number;
+  /** Model calls the run may make in all (maxSteps, raised by each continue). */
+  maxSteps: number;
   spentUsd: number;
+  budgetUsd: number;
   finalText?: string;
   final?: unknown;
   waiting?: { kind: WaitingKind; callId: string; name: string; input: unknown };
@@ -77,10 +83,16 @@ export type NewRun = {
 
 export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean };
 
+/** POST /v1/runs/:id/messages after validation (images stored). */
+export type ContinueBody = { content: Content; maxSteps?: number };
+
+/** A ticket as the run object keeps it: the hash, who asked for it, and when it expires (ms since the epoch). */
+export type TicketRecord = { hash: string; kind: CallerKind; expiresAt: number };
+
 /** The result of a run-object call: the value, or an API error with its HTTP status. */
 export type Outcome<T> =
   | { ok: true; value: T }
-  | { ok: false; status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500; error: ApiError };
+  | { ok: false; status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503; error: ApiError };
 
 export type RunEvent =
   | { type: "run-started"; run: RunView }

@@ -6,13 +6,13 @@ import { errorFromAnswer, networkError, RatchetError } from "./errors";
 import { runEvents, type EventsOptions, type ReconnectOptions } from "./events";
 import { openEventSource, sseUrl } from "./sse-connection";
 import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport";
-import type { AnswerRequest, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, RunView, StreamEvent } from "./types";
+import type { AnswerRequest, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, RunView, StreamEvent, Ticket } from "./types";
 import { openWebSocket, webSocketUrl } from "./websocket-connection";
 
 export type ClientOptions = {
   /** Where the service answers, e.g. "https://ratchet.example.workers.dev" or "http://127.0.0.1:8787". */
   baseUrl: string;
-  /** The deployment token (may do everything) or a run token (that run only). */
+  /** The deployment token (may do everything) or a run token (that run only). Sent only in the Authorization header. */
   token: string;
   fetch?: FetchLike;
   WebSocket?: WebSocketConstructorLike;
@@ -36,10 +36,16 @@ export interface RatchetClient {
   /** Approves (or, with false, denies) a waiting approval. */
   approve(runId: string, callId: string, approved?: boolean): Promise<RunView>;
   cancel(runId: string): Promise<RunView>;
-  /** Continues a finished run with a new user message. */
-  continueRun(runId: string, content: ContentInput): Promise<RunView>;
+  /** Continues a finished run with a new user message, allowing `maxSteps` more model calls (default: the run's own maxSteps). */
+  continueRun(runId: string, content: ContentInput, options?: { maxSteps?: number }): Promise<RunView>;
   /** Resumes a failed run from its journal. */
   retry(runId: string): Promise<RunView>;
+  /** A one-time ticket to open the run's event stream without headers (the client's WebSocket uses one per connection). */
+  ticket(runId: string): Promise<Ticket>;
+  /** Replaces the run token (deployment token only); the old one stops working at once. */
+  rotateToken(runId: string): Promise<{ token: string }>;
+  /** Deletes the run and everything it stored (deployment token only). */
+  deleteRun(runId: string): Promise<void>;
   /** The run's events: history after `after`, then live; reconnects by itself. */
   events(runId: string, options?: EventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
   /** The same client acting with another token (typically the run token `createRun` answered). */
@@ -54,7 +60,7 @@ export function createClient(options: ClientOptions): RatchetClient {
   const WebSocket = transport === "sse" ? undefined : (options.WebSocket ?? defaultWebSocket());
   if (transport === "websocket" && WebSocket === undefined) throw new Error("No WebSocket here: pass `WebSocket` to createClient.");
 
-  async function request<T>(method: "GET" | "POST", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  async function request<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
     const url = `${baseUrl}${path}`;
     const init = {
       method,
@@ -70,6 +76,7 @@ export function createClient(options: ClientOptions): RatchetClient {
       throw networkError(url, cause);
     }
     if (!answer.ok) throw errorFromAnswer(answer.status, text);
+    if (answer.status === 204) return undefined as T;
     try {
       return JSON.parse(text) as T;
     } catch (cause) {
@@ -87,12 +94,15 @@ export function createClient(options: ClientOptions): RatchetClient {
     answer: (runId, body) => request<RunView>("POST", run(runId, "/answer"), body),
     approve: (runId, callId, approved = true) => request<RunView>("POST", run(runId, "/answer"), { callId, approved }),
     cancel: (runId) => request<RunView>("POST", run(runId, "/cancel")),
-    continueRun: (runId, content) => request<RunView>("POST", run(runId, "/messages"), { content }),
+    continueRun: (runId, content, { maxSteps } = {}) => request<RunView>("POST", run(runId, "/messages"), maxSteps === undefined ? { content } : { content, maxSteps }),
     retry: (runId) => request<RunView>("POST", run(runId, "/retry")),
+    ticket: (runId) => request<Ticket>("POST", run(runId, "/tickets")),
+    rotateToken: (runId) => request<{ token: string }>("POST", run(runId, "/token")),
+    deleteRun: (runId) => request<void>("DELETE", run(runId)),
     events(runId, eventsOptions) {
       const connect = (after: number): Connection =>
         WebSocket !== undefined
-          ? openWebSocket(WebSocket, webSocketUrl(baseUrl, runId, after, token))
+          ? openWebSocket(WebSocket, async () => webSocketUrl(baseUrl, runId, after, (await client.ticket(runId)).ticket))
           : openEventSource(fetch, sseUrl(baseUrl, runId, after), token);
       return runEvents({ getRun: () => client.getRun(runId), connect, reconnect: options.reconnect ?? {} }, eventsOptions);
     },

@@ -1,4 +1,4 @@
-// The typed client of the Ratchet API (../shared/API.md) for apps: browsers, React Native, Node 20.
+// The typed client of the Ratchet API (docs/api.md) for apps: browsers, React Native, Node 20.
 //
 //   const ratchet = createClient({ baseUrl: "http://127.0.0.1:8787", token: "dev-token" });
 //   const { run, token } = await ratchet.createRun({ messages: [{ role: "user", content: "Hi" }] });

@@ -1,4 +1,4 @@
-// The client's view of the API (../shared/API.md). Every shape comes from src/api/types.ts, which
+// The client's view of the API (docs/api.md). Every shape comes from src/api/types.ts, which
 // src/api/schemas.ts checks against its zod schemas in both directions, so client and server speak
 // the same types. Imports are type-only: the client bundle carries no zod, hono or Workers types.
 import type {
@@ -12,6 +12,7 @@ import type {
   ToolRef,
   WaitingKind,
 } from "../api/types";
+import type { ImageMediaType } from "../api/images";
 import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/types";
 
 export type { ApiError, ChatMessage, Content, ContentPart, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
@@ -19,8 +20,10 @@ export type { ApiError, ChatMessage, Content, ContentPart, RunEvent, RunStatus, 
 /** One problem with a request, as the API reports it (`path` is dotted: "messages.0.content"). */
 export type Issue = { path: string; message: string };
 
-/** An image as a client sends it: inline bytes (`data`, base64), or the `hash` of bytes stored before. */
-export type ImagePartInput = Omit<ImagePart, "hash"> & { hash?: string };
+/** An image as a client sends it: inline bytes (`data`, base64), or the `hash` of bytes this run stored before. */
+export type ImagePartInput = Omit<ImagePart, "hash" | "mimeType"> & { hash?: string; mimeType: ImageMediaType };
+
+export type { ImageMediaType };
 export type ContentInput = string | (TextPart | ImagePartInput)[];
 
 export type ChatMessageInput =
@@ -48,6 +51,12 @@ export type CreateRunRequest = Omit<CreateRunBody, "messages" | "script"> & { me
 
 /** The body of POST /v1/runs/:id/answer: `content` for an ask or client tool, `approved` for an approval. */
 export type AnswerRequest = Omit<AnswerBody, "content"> & { content?: ContentInput };
+
+/** The body of POST /v1/runs/:id/messages: a new user message, and how many more model calls it may take (default: the run's maxSteps). */
+export type ContinueRequest = { content: ContentInput; maxSteps?: number };
+
+/** A one-time ticket for the events endpoint (for a WebSocket or EventSource, which cannot send headers). */
+export type Ticket = { ticket: string; expiresAt: string };
 
 /** What creating a run answers: the run and its run token, shown this once. */
 export type CreatedRun = { run: RunView; token: string };

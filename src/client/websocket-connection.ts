@@ -1,36 +1,50 @@
-// The event stream over a WebSocket. Browsers cannot set headers on a WebSocket, so the token
-// travels as `?token=` (API.md "Auth").
+// The event stream over a WebSocket. A browser cannot set headers on a WebSocket and a token must
+// never travel in a URL, so each connection first asks for a one-time ticket (with the token in
+// the Authorization header) and opens the socket with `?ticket=`.
 import { Channel } from "./channel";
 import { connectionOf, pushFrame, type Connection } from "./connection";
-import type { WebSocketConstructorLike } from "./transport";
+import type { WebSocketConstructorLike, WebSocketLike } from "./transport";
 
-export function webSocketUrl(baseUrl: string, runId: string, after: number, token: string): string {
+export function webSocketUrl(baseUrl: string, runId: string, after: number, ticket: string): string {
   const base = baseUrl.replace(/^http/i, "ws");
-  return `${base}/v1/runs/${encodeURIComponent(runId)}/events?after=${after}&token=${encodeURIComponent(token)}`;
+  return `${base}/v1/runs/${encodeURIComponent(runId)}/events?after=${after}&ticket=${encodeURIComponent(ticket)}`;
 }
 
-export function openWebSocket(Socket: WebSocketConstructorLike, url: string): Connection {
+/** Opens the socket once `url` (which fetches a ticket) resolves; a failure to get one ends the connection with that error. */
+export function openWebSocket(Socket: WebSocketConstructorLike, url: () => Promise<string>): Connection {
   const channel = new Channel<unknown>();
   let opened = false;
-  const socket = new Socket(url);
-  socket.addEventListener("open", () => {
-    opened = true;
-  });
-  socket.addEventListener("message", (event) => {
-    if (typeof event.data === "string") pushFrame(channel, event.data);
-  });
-  // A socket that fails may or may not say so before it closes: either ends this connection.
-  socket.addEventListener("close", () => channel.end());
-  socket.addEventListener("error", () => channel.end());
+  let closed = false;
+  let socket: WebSocketLike | undefined;
+  const closeSocket = () => {
+    try {
+      socket?.close(1000, "done");
+    } catch {
+      // Already closed or never opened.
+    }
+  };
+  url().then(
+    (address) => {
+      if (closed) return;
+      socket = new Socket(address);
+      socket.addEventListener("open", () => {
+        opened = true;
+      });
+      socket.addEventListener("message", (event) => {
+        if (typeof event.data === "string") pushFrame(channel, event.data);
+      });
+      // A socket that fails may or may not say so before it closes: either ends this connection.
+      socket.addEventListener("close", () => channel.end());
+      socket.addEventListener("error", () => channel.end());
+    },
+    (error: unknown) => channel.end(error),
+  );
   return connectionOf(
     channel,
     () => opened,
     () => {
-      try {
-        socket.close(1000, "done");
-      } catch {
-        // Already closed or never opened.
-      }
+      closed = true;
+      closeSocket();
     },
   );
 }

@@ -1,5 +1,5 @@
 // What the run engine's functions share: the object's state and bindings, the watchers, the fetch
-// that tools use, and (for tests) how many new steps one slice may run.
+// that tools use, the clock, and (for tests) how many new steps one slice may run.
 import type { Fanout } from "./fanout";
 
 export type EngineContext = {
@@ -7,6 +7,8 @@ export type EngineContext = {
   env: Env;
   fanout: Fanout;
   fetch: typeof fetch;
+  /** Milliseconds since the epoch (tests may move it). */
+  now: () => number;
   /** New steps per slice (tests set it low to stop a run between any two steps). */
   sliceSteps?: number;
   /** How the provider waits between retries (tests record the waits instead of sleeping). */

@@ -1,17 +1,20 @@
 // Runs one slice of a run: replay the current segment from the journal, run new steps until the
 // slice is used up, and record how the loop stopped. The loop decides; this only wires storage,
-// events and tools to it.
-import type { ApiError, StoppedBy } from "../api/types";
+// events and tools to it. Whatever goes wrong while recording (a storage error included) ends the
+// run `failed` with a clear error: a slice never throws, so no alarm retries the same failure.
+import type { StoppedBy } from "../api/types";
+import { limitsOf } from "../config/settings";
 import { runToolLoop } from "../loop";
 import type { ChatMessage, RunToolLoopResult } from "../loop/types";
-import { ProviderError } from "../providers/errors";
 import type { EngineContext } from "./engine-context";
+import { lastSeq } from "./event-log";
 import { createJournal, loadJournal } from "./journal";
 import { loopOptions } from "./loop-options";
+import { apiErrorOf, RunLimitReached } from "./run-errors";
 import { actionFor, storedRunEvent } from "./run-events";
-import { logEvent, recordStop } from "./run-log";
+import { logEvent, logFailure, recordStop } from "./run-log";
+import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "./run-store";
 import { logReplay } from "./slice-log";
-import { readRun, readSegment, saveSegmentResult, type RunChange } from "./run-store";
 
 // Each slice replays the segment before its new steps, so slices are long: bounded by wall time
 // (far inside an alarm's limits) and by a step count that caps one invocation's CPU.
@@ -24,12 +27,6 @@ export class SliceEnd extends Error {
     super("slice used up");
     this.name = "SliceEnd";
   }
-}
-
-function errorOf(error: unknown): ApiError {
-  if (error instanceof ProviderError) return { code: "provider-error", message: error.message, retryable: error.retryable };
-  console.error("run failed", error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-  return { code: "internal", message: "The run stopped on an internal error; it can be retried." };
 }
 
 function finishedChange(result: RunToolLoopResult): RunChange {
@@ -45,62 +42,91 @@ function finishedChange(result: RunToolLoopResult): RunChange {
   return change;
 }
 
-/** Runs one slice. Returns "more" when the slice ended before the run did. */
-export async function runSlice(engine: EngineContext, controller: AbortController): Promise<"more" | "stopped"> {
-  const { ctx, env } = engine;
-  const { sql } = ctx.storage;
-  const run = readRun(sql)!;
-  if (run.cancelRequested) controller.abort(new Error("cancelled"));
-  const segment = readSegment(sql, run.segment);
-  const prefix = `s${segment.n}/`;
-  const loading = Date.now();
-  const stored = await loadJournal(sql, env.BLOBS, prefix);
-  const started = Date.now();
-  let fresh = 0;
-  let stopMessages: ChatMessage[] | undefined;
-  const step = createJournal({
-    sql,
-    storage: ctx.storage,
-    blobs: env.BLOBS,
-    prefix,
-    stored,
-    signal: controller.signal,
-    beforeNewStep: () => {
-      if (fresh === 0 && stored.size > 0) logReplay(run.id, stored.size, Date.now() - loading);
-      if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceEnd();
-      fresh++;
-    },
-    toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
-    onCommit: (events) => engine.fanout.sendLogged(events),
-  });
-  const options = loopOptions(engine, run, segment, step, controller.signal, (event) => {
-    if (event.type === "stop") {
-      stopMessages = event.messages;
-      return;
-    }
-    const action = actionFor(event, segment.stepsBefore, prefix);
-    if (action.kind === "log") {
-      const logged = logEvent(engine, action.event, action.dedupe);
-      // A model step begun before a crash or an eviction starts again: text its first try streamed is void.
-      if (!logged && action.event.type === "step-start") engine.fanout.sendLive({ type: "text-reset", step: action.event.step });
-    } else if (action.kind === "live") engine.fanout.sendLive(action.event);
-  });
-  let result: RunToolLoopResult;
-  try {
-    result = await runToolLoop(options);
-  } catch (error) {
-    if (error instanceof SliceEnd) return "more";
-    if (stopMessages !== undefined) saveSegmentResult(sql, segment.n, stopMessages);
-    recordStop(engine, { status: "failed", stoppedBy: "error", error: errorOf(error) }, "end");
-    return "stopped";
+/** Throws RunLimitReached when the run holds as many events or bytes as this deployment allows. */
+function checkStorageLimits(engine: EngineContext): void {
+  const { sql } = engine.ctx.storage;
+  const limits = limitsOf(engine.env);
+  if (lastSeq(sql) >= limits.runEvents) {
+    throw new RunLimitReached("RUN_EVENTS_LIMIT", `The run reached ${limits.runEvents} stored events, this deployment's limit (RUN_EVENTS_LIMIT).`);
   }
-  saveSegmentResult(sql, segment.n, result.messages);
+  if (sql.databaseSize >= limits.runBytes) {
+    throw new RunLimitReached("RUN_BYTES_LIMIT", `The run reached ${limits.runBytes} bytes of storage, this deployment's limit (RUN_BYTES_LIMIT).`);
+  }
+}
+
+function recordResult(engine: EngineContext, segment: number, result: RunToolLoopResult): void {
+  saveSegmentResult(engine.ctx.storage.sql, segment, result.messages);
   const change = finishedChange(result);
   if (result.asked !== undefined) {
     const { kind, callId, name, input } = result.asked;
     recordStop(engine, change, { type: "waiting", kind, callId, name, input });
   } else {
     recordStop(engine, change, "end");
+  }
+}
+
+/** The run failed: its history so far (when the loop got that far) and the error, told to watchers. */
+function recordFailure(engine: EngineContext, run: RunRow, segment: number, messages: ChatMessage[] | undefined, error: unknown): void {
+  logFailure(run, error);
+  const failed = apiErrorOf(error);
+  try {
+    if (messages !== undefined) saveSegmentResult(engine.ctx.storage.sql, segment, messages);
+    recordStop(engine, { status: "failed", stoppedBy: "error", error: failed }, "end");
+  } catch (again) {
+    // Recording failed too (the history itself could not be stored): the smallest write that ends the run.
+    logFailure(run, again);
+    markFailed(engine.ctx.storage.sql, apiErrorOf(again), new Date(engine.now()).toISOString());
+  }
+}
+
+/** Runs one slice. Returns "more" when the slice ended before the run did. */
+export async function runSlice(engine: EngineContext, controller: AbortController): Promise<"more" | "stopped"> {
+  const { ctx } = engine;
+  const { sql } = ctx.storage;
+  const run = readRun(sql)!;
+  if (run.cancelRequested) controller.abort(new Error("cancelled"));
+  let stopMessages: ChatMessage[] | undefined;
+  let segmentN = run.segment;
+  try {
+    const segment = readSegment(sql, run.segment);
+    segmentN = segment.n;
+    const prefix = `s${segment.n}/`;
+    const loading = Date.now();
+    const stored = loadJournal(sql, prefix);
+    const started = Date.now();
+    let fresh = 0;
+    const step = createJournal({
+      sql,
+      storage: ctx.storage,
+      prefix,
+      stored,
+      signal: controller.signal,
+      beforeNewStep: () => {
+        if (fresh === 0 && stored.size > 0) logReplay(run.id, stored.size, Date.now() - loading);
+        if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceEnd();
+        checkStorageLimits(engine);
+        fresh++;
+      },
+      toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
+      onCommit: (events) => engine.fanout.sendLogged(events),
+    });
+    const options = loopOptions(engine, run, segment, step, controller.signal, (event) => {
+      if (event.type === "stop") {
+        stopMessages = event.messages;
+        return;
+      }
+      const action = actionFor(event, segment.stepsBefore, prefix);
+      if (action.kind === "log") {
+        const logged = logEvent(engine, action.event, action.dedupe);
+        // A model step begun before a crash or an eviction starts again: text its first try streamed is void.
+        if (!logged && action.event.type === "step-start") engine.fanout.sendLive({ type: "text-reset", step: action.event.step });
+      } else if (action.kind === "live") engine.fanout.sendLive(action.event);
+    });
+    const result = await runToolLoop(options);
+    recordResult(engine, segment.n, result);
+  } catch (error) {
+    if (error instanceof SliceEnd) return "more";
+    recordFailure(engine, run, segmentN, stopMessages, error);
   }
   return "stopped";
 }

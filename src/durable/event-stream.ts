@@ -1,5 +1,6 @@
 // GET /v1/runs/:id/events inside the object: every stored event after `after` (or Last-Event-ID),
 // then live events, over a hibernatable WebSocket or as Server-Sent Events.
+import type { CallerKind } from "../api/types";
 import { eventsAfter } from "./event-log";
 import { type Fanout, sseFrame } from "./fanout";
 
@@ -7,14 +8,15 @@ function errorResponse(message: string): Response {
   return Response.json({ error: { code: "invalid-request", message } }, { status: 400 });
 }
 
-export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request: Request): Response {
+/** `caller` is who opened the stream (the edge says so): it tags the watcher. */
+export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request: Request, caller: CallerKind): Response {
   const url = new URL(request.url);
   const after = url.searchParams.get("after") ?? request.headers.get("Last-Event-ID") ?? "0";
   if (!/^\d{1,15}$/.test(after)) return errorResponse("`after` must be a whole number ≥ 0.");
   const backlog = eventsAfter(ctx.storage.sql, Number(after));
   if (request.headers.get("Upgrade")?.toLowerCase() === "websocket") {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    ctx.acceptWebSocket(server);
+    ctx.acceptWebSocket(server, [caller]);
     // Sent in the same turn as the read, so no event can slip between the backlog and live ones.
     for (const event of backlog) server.send(event.text);
     return new Response(null, { status: 101, webSocket: client });
@@ -23,7 +25,7 @@ export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
     for (const event of backlog) void writer.write(sseFrame(event)).catch(() => undefined);
-    fanout.addStream(writer);
+    fanout.addStream(writer, caller);
     return new Response(readable, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } });
   }
   return errorResponse("Ask for events with a WebSocket upgrade or `Accept: text/event-stream`.");

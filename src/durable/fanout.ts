@@ -1,5 +1,7 @@
 // Sends events to every watcher of a run: hibernatable WebSockets (ctx.getWebSockets) and SSE
-// streams (held in memory while open). Stored events go as their logged JSON text.
+// streams (held in memory while open). Stored events go as their logged JSON text. Each watcher
+// is tagged with who opened it, so rotating the run token closes the streams opened with the old one.
+import type { CallerKind } from "../api/types";
 import type { LoggedEvent } from "./event-log";
 
 const encoder = new TextEncoder();
@@ -12,17 +14,36 @@ function sseLiveFrame(text: string): Uint8Array {
   return encoder.encode(`data: ${text}\n\n`);
 }
 
+/** WebSocket close code when the server ends a stream on purpose (token rotated, run deleted). */
+export const CLOSE_REVOKED = 4001;
+
 export class Fanout {
-  private readonly streams = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+  private readonly streams = new Map<WritableStreamDefaultWriter<Uint8Array>, CallerKind>();
 
   constructor(private readonly ctx: DurableObjectState) {}
 
-  addStream(writer: WritableStreamDefaultWriter<Uint8Array>): void {
-    this.streams.add(writer);
+  addStream(writer: WritableStreamDefaultWriter<Uint8Array>, kind: CallerKind): void {
+    this.streams.set(writer, kind);
     writer.closed.then(
       () => this.streams.delete(writer),
       () => this.streams.delete(writer),
     );
+  }
+
+  /** Closes the watchers opened by `kind` (every watcher when undefined), telling sockets why. */
+  close(reason: string, kind?: CallerKind): void {
+    for (const socket of kind === undefined ? this.ctx.getWebSockets() : this.ctx.getWebSockets(kind)) {
+      try {
+        socket.close(CLOSE_REVOKED, reason);
+      } catch {
+        // Already closing.
+      }
+    }
+    for (const [writer, opener] of this.streams) {
+      if (kind !== undefined && opener !== kind) continue;
+      this.streams.delete(writer);
+      writer.close().catch(() => undefined);
+    }
   }
 
   /** Stored events, in seq order. */
@@ -31,14 +52,14 @@ export class Fanout {
     for (const socket of this.ctx.getWebSockets()) {
       for (const event of events) this.trySend(socket, event.text);
     }
-    for (const writer of this.streams) for (const event of events) this.tryWrite(writer, sseFrame(event));
+    for (const writer of this.streams.keys()) for (const event of events) this.tryWrite(writer, sseFrame(event));
   }
 
   /** A live-only event (text deltas): no seq, never stored. */
   sendLive(event: object): void {
     const text = JSON.stringify(event);
     for (const socket of this.ctx.getWebSockets()) this.trySend(socket, text);
-    for (const writer of this.streams) this.tryWrite(writer, sseLiveFrame(text));
+    for (const writer of this.streams.keys()) this.tryWrite(writer, sseLiveFrame(text));
   }
 
   get watchers(): number {

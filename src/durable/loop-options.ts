@@ -1,9 +1,11 @@
-// The loop's options for a run's current segment: its provider, tools, budget and approvals, with
-// the journal and event handler the caller gives.
+// The loop's options for a run's current segment: its provider, tools, budget, step limit and
+// approvals, with the journal and event handler the caller gives.
 import type { LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
-import { createProvider } from "../providers";
 import { buildTools, parseAllowList } from "../tools";
+import { r2BlobStore } from "./blob-store";
 import type { EngineContext } from "./engine-context";
+import { beginOnce } from "./once-log";
+import { createRunProvider } from "./run-provider";
 import type { RunRow, Segment } from "./run-store";
 
 /** The loop's options for the run's current segment, with the given journal and event handler. */
@@ -16,14 +18,15 @@ export function loopOptions(
   onStep: (event: LoopEvent) => void,
 ): RunToolLoopOptions {
   const { ctx, env } = engine;
-  const { sql } = ctx.storage;
   const { body } = run;
   const prefix = `s${segment.n}/`;
+  const provider = createRunProvider(
+    { runId: run.id, provider: run.provider, script: body.script, messages: body.messages, ...(engine.retrySleep === undefined ? {} : { sleep: engine.retrySleep }) },
+    env,
+    r2BlobStore(env.BLOBS),
+  );
   const options: RunToolLoopOptions = {
-    generate: createProvider(
-      { provider: run.provider, script: body.script, messages: body.messages, ...(engine.retrySleep === undefined ? {} : { sleep: engine.retrySleep }) },
-      env,
-    ).generate,
+    generate: provider.generate,
     model: run.model,
     messages: segment.messages,
     tools: buildTools(body.tools ?? [], {
@@ -32,22 +35,19 @@ export function loopOptions(
       fetch: engine.fetch,
       allowHosts: parseAllowList(env.HTTP_TOOL_ALLOW),
       now: () => new Date(),
-      beginOnce: async (stepKey) => {
-        const key = prefix + stepKey;
-        if (sql.exec("SELECT 1 FROM once_started WHERE key = ?", key).toArray().length > 0) return false;
-        sql.exec("INSERT INTO once_started (key) VALUES (?)", key);
-        await ctx.storage.sync();
-        return true;
-      },
+      beginOnce: (stepKey) => beginOnce(ctx.storage, prefix + stepKey),
     }),
     step,
-    // Without a budget the loop still counts spend from where the run stands.
+    // maxSteps counts model calls over the whole run: earlier segments' calls come first.
+    maxSteps: segment.stepLimit,
+    stepsBefore: segment.stepsBefore,
+    // Runs made before budgets had a default have none: the loop still counts spend from where the run stands.
     budget: { ...(body.budget ?? { usd: Number.POSITIVE_INFINITY }), spentUsd: segment.spentBefore },
     approvals: segment.approvals,
     signal,
     onStep,
   };
-  for (const key of ["system", "finishTools", "maxSteps", "finishNote", "keepImages", "maxTokens", "reasoning"] as const) {
+  for (const key of ["system", "finishTools", "finishNote", "keepImages", "maxTokens", "reasoning"] as const) {
     if (body[key] !== undefined) Object.assign(options, { [key]: body[key] });
   }
   return options;

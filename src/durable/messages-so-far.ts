@@ -17,7 +17,7 @@ export async function messagesSoFar(engine: EngineContext): Promise<ChatMessage[
   const run = readRun(sql)!;
   const segment = readSegment(sql, run.segment);
   if (run.status !== "running" && segment.result !== undefined) return segment.result;
-  const stored = await loadJournal(sql, engine.env.BLOBS, `s${segment.n}/`);
+  const stored = loadJournal(sql, `s${segment.n}/`);
   const step: Step = async <T>(key: string) => {
     if (stored.has(key)) return stored.get(key) as T;
     throw new NotYetDone();

@@ -1,40 +1,58 @@
 // One run per object. The platform hooks stay thin: each hands over to a named function that
 // stores, schedules or sends. The loop (src/loop) makes every decision.
 import { DurableObject } from "cloudflare:workers";
-import type { RunRpc } from "../api/run-rpc";
-import type { AnswerBody, NewRun, Outcome, RunView } from "../api/types";
-import type { ChatMessage, Content } from "../loop/types";
+import { NO_IMAGES, type ImageUpload } from "../api/images";
+import { CALLER_HEADER, type RunRpc } from "../api/run-rpc";
+import type { AnswerBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../api/types";
+import type { ChatMessage } from "../loop/types";
+import { acceptImages, r2BlobStore, type BlobStore } from "./blob-store";
 import { isoNow } from "./clock";
 import { runSlice } from "./engine";
 import type { EngineContext } from "./engine-context";
-import { messagesSoFar } from "./messages-so-far";
-import { logEvent } from "./run-log";
 import { openEventStream } from "./event-stream";
 import { Fanout } from "./fanout";
-import { fail, notFound, ok } from "./outcome";
-import { insertRun, readRun, toRunView, updateRun } from "./run-store";
-import { hasRun, migrate } from "./schema";
+import { messagesSoFar } from "./messages-so-far";
+import { fail, invalidImages, notFound, ok } from "./outcome";
+import { deleteAtFrom, logEvent } from "./run-log";
+import { insertRun, readRun, setTokenHash, toRunView, updateRun } from "./run-store";
+import { dropRun, hasRun, migrate, wasDeleted } from "./schema";
 import { handleFrame } from "./socket-frames";
+import { dropRunTokenTickets, redeemTicket, storeTicket } from "./ticket-store";
 import { sameDigest } from "./token-check";
 import { answer, cancelWaiting, continueRun, retry, view } from "./transitions";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
   private readonly engine: EngineContext;
+  private readonly blobs: BlobStore;
   /** The slice running in this instance, if any: cancel aborts it. */
   private active: AbortController | undefined;
-  /** Slices and cancels run one at a time. */
+  /** Slices, cancels, uploads and deletion run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Existing runs get any new tables; an object that holds no run stays empty.
     if (hasRun(ctx.storage.sql)) migrate(ctx.storage.sql);
-    this.engine = { ctx, env, fanout: new Fanout(ctx), fetch: (input, init) => fetch(input, init) };
+    this.engine = { ctx, env, fanout: new Fanout(ctx), fetch: (input, init) => fetch(input, init), now: () => Date.now() };
+    this.blobs = r2BlobStore(env.BLOBS);
   }
 
   /** Sets the run's alarm for now (plus ALARM_DELAY_MS, which only tests set). */
   private arm(): Promise<void> {
     return this.ctx.storage.setAlarm(Date.now() + (Number(this.env.ALARM_DELAY_MS) || 0));
+  }
+
+  /** A run that is not running wakes up once more, to delete itself when its retention is over. */
+  private async armRetention(): Promise<void> {
+    const run = readRun(this.ctx.storage.sql);
+    if (run === undefined || run.status === "running") return;
+    let deleteAt = run.deleteAt;
+    if (deleteAt === undefined) {
+      // A run stopped before retention existed: its retention starts now.
+      deleteAt = deleteAtFrom(this.engine, this.engine.now());
+      updateRun(this.ctx.storage.sql, { deleteAt }, isoNow());
+    }
+    await this.ctx.storage.setAlarm(deleteAt);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -43,17 +61,19 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return next;
   }
 
-  /** A running run whose alarm went missing (a lost write, a crash at the wrong time) is re-armed. */
+  /** A run whose alarm went missing (a lost write, a crash at the wrong time) is re-armed. */
   private async ensureAlarm(): Promise<void> {
     const run = readRun(this.ctx.storage.sql);
-    if (run?.status !== "running" || this.active !== undefined) return;
-    if ((await this.ctx.storage.getAlarm()) === null) await this.arm();
+    if (run === undefined || this.active !== undefined || (await this.ctx.storage.getAlarm()) !== null) return;
+    if (run.status === "running") await this.arm();
+    else await this.armRetention();
   }
 
   private async slice(controller: AbortController): Promise<void> {
     this.active = controller;
     try {
       if ((await runSlice(this.engine, controller)) === "more") await this.arm();
+      else await this.armRetention();
     } finally {
       this.active = undefined;
     }
@@ -62,25 +82,40 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   /** The platform redelivers an alarm that died mid-step; the replay makes that safe, so `info` is not needed. */
   override async alarm(_info?: AlarmInvocationInfo): Promise<void> {
     await this.exclusive(async () => {
-      if (readRun(this.ctx.storage.sql)?.status !== "running") return;
-      await this.slice(new AbortController());
+      const run = readRun(this.ctx.storage.sql);
+      if (run === undefined) return;
+      if (run.status === "running") return this.slice(new AbortController());
+      if (run.deleteAt !== undefined && this.engine.now() >= run.deleteAt) return this.erase(run.id, "retention");
+      await this.armRetention(); // woken early (or by hand): wait for the retention's end
     });
   }
 
-  async create(run: NewRun): Promise<Outcome<RunView>> {
-    const { sql } = this.ctx.storage;
-    const existing = readRun(sql);
-    if (existing !== undefined) {
-      if (existing.bodyHash === run.bodyHash) return ok(toRunView(existing));
-      return fail(409, "conflict", "This Idempotency-Key was used for a different request.");
-    }
-    this.ctx.storage.transactionSync(() => {
-      migrate(sql);
-      insertRun(sql, run, isoNow());
+  async create(run: NewRun, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
+    return this.exclusive(async () => {
+      const { sql } = this.ctx.storage;
+      if (wasDeleted(sql)) return fail(409, "The run made with this Idempotency-Key was deleted; its id is not used again.");
+      const existing = readRun(sql);
+      if (existing !== undefined) {
+        if (existing.bodyHash !== run.bodyHash) return fail(409, "This Idempotency-Key was used for a different request.");
+        if (existing.tokenHash !== run.tokenHash) {
+          return fail(409, "The run made with this Idempotency-Key has a new token since (POST /v1/runs/{id}/token); the first one is void.");
+        }
+        return ok(toRunView(existing));
+      }
+      const issues = await acceptImages(this.blobs, run.id, images);
+      if (issues.length > 0) return invalidImages(issues);
+      this.ctx.storage.transactionSync(() => {
+        migrate(sql);
+        insertRun(sql, run, isoNow());
+      });
+      logEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
+      await this.arm();
+      return ok(view(this.engine));
     });
-    logEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
-    await this.arm();
-    return ok(view(this.engine));
+  }
+
+  async exists(): Promise<boolean> {
+    return hasRun(this.ctx.storage.sql) || wasDeleted(this.ctx.storage.sql);
   }
 
   async authorize(tokenHash: string): Promise<boolean> {
@@ -100,16 +135,25 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return ok({ messages: await messagesSoFar(this.engine) });
   }
 
-  async answer(body: AnswerBody): Promise<Outcome<RunView>> {
-    const outcome = answer(this.engine, body);
-    if (outcome.ok && outcome.value.status === "running") await this.arm();
-    return outcome;
+  /** Stores the upload's images for this run, then makes the change; a run that is not here stores nothing. */
+  private withImages(images: ImageUpload, change: () => Outcome<RunView>): Promise<Outcome<RunView>> {
+    return this.exclusive(async () => {
+      const run = readRun(this.ctx.storage.sql);
+      if (run === undefined) return notFound();
+      const issues = await acceptImages(this.blobs, run.id, images);
+      if (issues.length > 0) return invalidImages(issues);
+      const outcome = change();
+      if (outcome.ok && outcome.value.status === "running") await this.arm();
+      return outcome;
+    });
   }
 
-  async continueRun(content: Content): Promise<Outcome<RunView>> {
-    const outcome = continueRun(this.engine, content);
-    if (outcome.ok) await this.arm();
-    return outcome;
+  async answer(body: AnswerBody, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
+    return this.withImages(images, () => answer(this.engine, body));
+  }
+
+  async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
+    return this.withImages(images, () => continueRun(this.engine, body));
   }
 
   async retry(): Promise<Outcome<RunView>> {
@@ -124,29 +168,80 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     const run = readRun(sql);
     if (run === undefined) return notFound();
     if (run.status !== "running" && run.status !== "waiting") return ok(toRunView(run));
-    updateRun(sql, { cancelRequested: true }, isoNow());
-    this.active?.abort(new Error("cancelled"));
+    this.requestCancel();
     await this.exclusive(async () => {
-      const now = readRun(sql)!;
-      if (now.status === "waiting") cancelWaiting(this.engine, now);
-      else if (now.status === "running") {
+      const now = readRun(sql);
+      if (now?.status === "waiting") {
+        cancelWaiting(this.engine, now);
+        await this.armRetention();
+      } else if (now?.status === "running") {
         const controller = new AbortController();
         controller.abort(new Error("cancelled"));
         await this.slice(controller);
       }
     });
-    return ok(view(this.engine));
+    const after = readRun(sql);
+    return after === undefined ? notFound() : ok(toRunView(after));
+  }
+
+  private requestCancel(): void {
+    updateRun(this.ctx.storage.sql, { cancelRequested: true }, isoNow());
+    this.active?.abort(new Error("cancelled"));
+  }
+
+  async storeTicket(ticket: TicketRecord): Promise<Outcome<null>> {
+    if (readRun(this.ctx.storage.sql) === undefined) return notFound();
+    storeTicket(this.ctx.storage.sql, ticket, this.engine.now());
+    return ok(null);
+  }
+
+  async redeemTicket(hash: string): Promise<CallerKind | null> {
+    if (readRun(this.ctx.storage.sql) === undefined) return null;
+    return redeemTicket(this.ctx.storage.sql, hash, this.engine.now());
+  }
+
+  async rotateToken(tokenHash: string): Promise<Outcome<null>> {
+    const { sql } = this.ctx.storage;
+    if (readRun(sql) === undefined) return notFound();
+    this.ctx.storage.transactionSync(() => {
+      setTokenHash(sql, tokenHash, isoNow());
+      dropRunTokenTickets(sql);
+    });
+    this.engine.fanout.close("The run token was replaced.", "run");
+    return ok(null);
+  }
+
+  async deleteRun(): Promise<Outcome<null>> {
+    const run = readRun(this.ctx.storage.sql);
+    if (run === undefined) return notFound();
+    if (run.status === "running" || run.status === "waiting") this.requestCancel();
+    await this.exclusive(() => this.erase(run.id, "request"));
+    return ok(null);
+  }
+
+  /**
+   * Deletes the run: its blobs, its watchers, its alarm and every table, leaving a tombstone so
+   * that the id is never used again. Blobs go first: if that fails the run is still whole and the
+   * delete can be tried again.
+   */
+  private async erase(runId: string, reason: "request" | "retention"): Promise<void> {
+    const blobs = await this.blobs.deleteRun(runId);
+    this.engine.fanout.close("The run was deleted.");
+    await this.ctx.storage.deleteAlarm();
+    this.ctx.storage.transactionSync(() => dropRun(this.ctx.storage.sql, isoNow()));
+    console.log(JSON.stringify({ msg: "ratchet.run-deleted", runId, reason, blobs }));
   }
 
   override async fetch(request: Request): Promise<Response> {
     await this.ensureAlarm();
     const run = readRun(this.ctx.storage.sql);
-    if (run === undefined) return Response.json({ error: { code: "not-found", message: "No such run." } }, { status: 404 });
-    return openEventStream(this.ctx, this.engine.fanout, request);
+    if (run === undefined) return Response.json({ error: notFound().error }, { status: 404 });
+    const caller: CallerKind = request.headers.get(CALLER_HEADER) === "run" ? "run" : "deployment";
+    return openEventStream(this.ctx, this.engine.fanout, request, caller);
   }
 
   override async webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    await handleFrame(socket, message, this, this.env.BLOBS);
+    await handleFrame(socket, message, this);
   }
 
   override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {

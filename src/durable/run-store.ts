@@ -1,9 +1,12 @@
 // Typed reads and writes of the run row and its segments. Every write here is O(1) in the
-// length of the run: the history is written once per segment, never per step.
+// length of the run: the history is written once per segment, never per step. Columns that can
+// grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
 import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, WaitingKind } from "../api/types";
+import { DEFAULT_MAX_STEPS } from "../loop/loop-state";
 import type { ChatMessage } from "../loop/types";
 import { lastSeq } from "./event-log";
 import { hasRun } from "./schema";
+import { spillText, unspillText } from "./spill";
 
 export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown };
 
@@ -13,6 +16,8 @@ export type RunRow = Omit<NewRun, "body"> & {
   stoppedBy?: StoppedBy;
   segment: number;
   steps: number;
+  /** Model calls the run may make in all: maxSteps, raised by each continue. */
+  stepLimit: number;
   spentUsd: number;
   finalText?: string;
   final?: unknown;
@@ -20,6 +25,8 @@ export type RunRow = Omit<NewRun, "body"> & {
   waiting?: Waiting;
   error?: ApiError;
   cancelRequested: boolean;
+  /** When the run deletes itself (ms since the epoch): set when it ends or waits, cleared while it runs. */
+  deleteAt?: number;
   /** Seq of the newest event (read from the event log, not stored twice). */
   lastSeq: number;
   createdAt: string;
@@ -32,12 +39,17 @@ export type Segment = {
   approvals: Record<string, boolean>;
   stepsBefore: number;
   spentBefore: number;
+  /** The run's step limit while this segment lasts (a replay must see the same one). */
+  stepLimit: number;
   result?: ChatMessage[];
 };
 
 type Raw = Record<string, SqlStorageValue>;
 
-const parse = <T>(text: SqlStorageValue | undefined): T | undefined => (text === null || text === undefined ? undefined : (JSON.parse(String(text)) as T));
+/** A nullable JSON column, spilled or not. */
+function parseColumn<T>(sql: SqlStorage, text: SqlStorageValue | undefined): T | undefined {
+  return text === null || text === undefined ? undefined : (JSON.parse(unspillText(sql, String(text))) as T);
+}
 
 export function readRun(sql: SqlStorage): RunRow | undefined {
   if (!hasRun(sql)) return undefined;
@@ -45,7 +57,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row === undefined) return undefined;
   const run: RunRow = {
     id: String(row.id),
-    body: JSON.parse(String(row.body)) as CreateRunBody,
+    body: JSON.parse(unspillText(sql, String(row.body))) as CreateRunBody,
     model: String(row.model),
     provider: row.provider === "anthropic" ? "anthropic" : "scripted",
     tokenHash: String(row.token_hash),
@@ -53,6 +65,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     status: String(row.status) as RunStatus,
     segment: Number(row.segment),
     steps: Number(row.steps),
+    stepLimit: Number(row.step_limit),
     spentUsd: Number(row.spent_usd),
     hasFinal: row.final !== null,
     cancelRequested: Number(row.cancel_requested) === 1,
@@ -61,30 +74,37 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     updatedAt: String(row.updated_at),
   };
   if (row.stopped_by !== null) run.stoppedBy = String(row.stopped_by) as StoppedBy;
-  if (row.final_text !== null) run.finalText = String(row.final_text);
-  if (row.final !== null) run.final = parse(row.final);
-  const waiting = parse<Waiting>(row.waiting);
+  if (row.final_text !== null) run.finalText = unspillText(sql, String(row.final_text));
+  if (row.final !== null) run.final = parseColumn(sql, row.final);
+  if (row.delete_at !== null) run.deleteAt = Number(row.delete_at);
+  const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
-  const error = parse<ApiError>(row.error);
+  const error = parseColumn<ApiError>(sql, row.error);
   if (error !== undefined) run.error = error;
   return run;
 }
 
 export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
   const spent = run.body.budget?.spentUsd ?? 0;
+  const stepLimit = run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
-    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, spent_usd, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?)`,
-    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, spent, now, now,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?)`,
+    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, now, now,
   );
-  sql.exec("INSERT INTO run_body (body) VALUES (?)", JSON.stringify(run.body));
-  insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent });
+  sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
+  insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit });
 }
 
 export function insertSegment(sql: SqlStorage, segment: Segment): void {
   sql.exec(
-    "INSERT INTO segment (n, messages, approvals, steps_before, spent_before) VALUES (?, ?, ?, ?, ?)",
-    segment.n, JSON.stringify(segment.messages), JSON.stringify(segment.approvals), segment.stepsBefore, segment.spentBefore,
+    "INSERT INTO segment (n, messages, approvals, steps_before, spent_before, step_limit) VALUES (?, ?, ?, ?, ?, ?)",
+    segment.n,
+    spillText(sql, `segment/${segment.n}/messages`, JSON.stringify(segment.messages)),
+    JSON.stringify(segment.approvals),
+    segment.stepsBefore,
+    segment.spentBefore,
+    segment.stepLimit,
   );
 }
 
@@ -92,18 +112,19 @@ export function readSegment(sql: SqlStorage, n: number): Segment {
   const row = sql.exec<Raw>("SELECT * FROM segment WHERE n = ?", n).one();
   const segment: Segment = {
     n,
-    messages: JSON.parse(String(row.messages)) as ChatMessage[],
+    messages: JSON.parse(unspillText(sql, String(row.messages))) as ChatMessage[],
     approvals: JSON.parse(String(row.approvals)) as Record<string, boolean>,
     stepsBefore: Number(row.steps_before),
     spentBefore: Number(row.spent_before),
+    stepLimit: Number(row.step_limit),
   };
-  const result = parse<ChatMessage[]>(row.result);
+  const result = parseColumn<ChatMessage[]>(sql, row.result);
   if (result !== undefined) segment.result = result;
   return segment;
 }
 
 export function saveSegmentResult(sql: SqlStorage, n: number, messages: ChatMessage[]): void {
-  sql.exec("UPDATE segment SET result = ? WHERE n = ?", JSON.stringify(messages), n);
+  sql.exec("UPDATE segment SET result = ? WHERE n = ?", spillText(sql, `segment/${n}/result`, JSON.stringify(messages), true), n);
 }
 
 /** The fields an end, a wait or a new segment changes. Unlisted fields keep their values. */
@@ -116,9 +137,14 @@ export type RunChange = {
   waiting?: Waiting | null;
   error?: ApiError | null;
   cancelRequested?: boolean;
+  stepLimit?: number;
+  deleteAt?: number | null;
 };
 
-const nullable = (value: unknown): SqlStorageValue => (value === null || value === undefined ? null : JSON.stringify(value));
+/** A nullable JSON column of the run row, spilled when large. */
+function jsonColumn(sql: SqlStorage, column: string, value: unknown): SqlStorageValue {
+  return value === null || value === undefined ? null : spillText(sql, `run/${column}`, JSON.stringify(value) ?? "null", true);
+}
 
 export function updateRun(sql: SqlStorage, change: RunChange, now: string): void {
   const sets: string[] = ["updated_at = ?"];
@@ -130,12 +156,23 @@ export function updateRun(sql: SqlStorage, change: RunChange, now: string): void
   if (change.status !== undefined) set("status", change.status);
   if (change.stoppedBy !== undefined) set("stopped_by", change.stoppedBy);
   if (change.segment !== undefined) set("segment", change.segment);
-  if (change.finalText !== undefined) set("final_text", change.finalText);
-  if (change.final !== undefined) set("final", change.final === null ? null : nullable(change.final.value) ?? "null");
-  if (change.waiting !== undefined) set("waiting", nullable(change.waiting));
-  if (change.error !== undefined) set("error", nullable(change.error));
+  if (change.finalText !== undefined) set("final_text", change.finalText === null ? null : spillText(sql, "run/final_text", change.finalText, true));
+  if (change.final !== undefined) set("final", change.final === null ? null : spillText(sql, "run/final", JSON.stringify(change.final.value) ?? "null", true));
+  if (change.waiting !== undefined) set("waiting", jsonColumn(sql, "waiting", change.waiting));
+  if (change.error !== undefined) set("error", jsonColumn(sql, "error", change.error));
   if (change.cancelRequested !== undefined) set("cancel_requested", change.cancelRequested ? 1 : 0);
+  if (change.stepLimit !== undefined) set("step_limit", change.stepLimit);
+  if (change.deleteAt !== undefined) set("delete_at", change.deleteAt);
   sql.exec(`UPDATE run SET ${sets.join(", ")}`, ...values);
+}
+
+export function setTokenHash(sql: SqlStorage, tokenHash: string, now: string): void {
+  sql.exec("UPDATE run SET token_hash = ?, updated_at = ?", tokenHash, now);
+}
+
+/** The last resort when a failure could not be recorded the usual way: one small write that ends the run. */
+export function markFailed(sql: SqlStorage, error: ApiError, now: string): void {
+  sql.exec("UPDATE run SET status = 'failed', stopped_by = 'error', error = ?, updated_at = ?", JSON.stringify(error), now);
 }
 
 /** Counters a committed step moves: model calls and spend. */
@@ -150,7 +187,9 @@ export function toRunView(run: RunRow): RunView {
     model: run.model,
     provider: run.provider,
     steps: run.steps,
+    maxSteps: run.stepLimit,
     spentUsd: run.spentUsd,
+    budgetUsd: run.body.budget?.usd ?? 0,
     lastSeq: run.lastSeq,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,

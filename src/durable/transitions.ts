@@ -2,19 +2,24 @@
 // run's state, then writes the next segment (or the end) in one transaction.
 import { canonicalJson } from "../loop/canonical-json";
 import { closeOpenCalls } from "../loop/history";
-import type { ChatMessage, Content } from "../loop/types";
-import type { AnswerBody, Outcome, RunView } from "../api/types";
+import type { ChatMessage } from "../loop/types";
+import type { AnswerBody, ContinueBody, Outcome, RunView } from "../api/types";
 import { isoNow } from "./clock";
 import type { EngineContext } from "./engine-context";
 import { logEvent, recordStop } from "./run-log";
 import { fail, notFound, ok } from "./outcome";
-import { insertSegment, readRun, readSegment, toRunView, updateRun, type RunRow } from "./run-store";
+import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunRow } from "./run-store";
 
-function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[], approvals: Record<string, boolean>): void {
+/** The next segment, from `messages`; the step limit stays unless a continue raises it. */
+function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[], approvals: Record<string, boolean>, stepLimit = run.stepLimit): void {
   const { sql } = engine.ctx.storage;
   const n = run.segment + 1;
-  insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd });
-  updateRun(sql, { status: "running", segment: n, stoppedBy: null, waiting: null, error: null, finalText: null, final: null }, isoNow());
+  insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd, stepLimit });
+  updateRun(
+    sql,
+    { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, finalText: null, final: null, deleteAt: null },
+    isoNow(),
+  );
 }
 
 function view(engine: EngineContext): RunView {
@@ -29,17 +34,17 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
   const previous = sql.exec<{ body: string }>("SELECT body FROM answer WHERE call_id = ?", body.callId).toArray()[0];
   if (previous !== undefined) {
     if (previous.body === given) return ok(toRunView(run));
-    return fail(409, "conflict", `Call ${body.callId} was already answered.`);
+    return fail(409, `Call ${body.callId} was already answered.`);
   }
   const waiting = run.waiting;
   if (run.status !== "waiting" || waiting === undefined || waiting.callId !== body.callId) {
-    return fail(409, "conflict", `No call ${body.callId} is waiting for an answer.`);
+    return fail(409, `No call ${body.callId} is waiting for an answer.`);
   }
   if (waiting.kind === "approval" && typeof body.approved !== "boolean") {
-    return fail(400, "invalid-request", "An approval needs `approved`: true or false.");
+    return fail(400, "An approval needs `approved`: true or false.");
   }
   if (waiting.kind !== "approval" && body.content === undefined) {
-    return fail(400, "invalid-request", `An answer to ${waiting.kind === "ask" ? "an ask" : "a client tool"} needs \`content\`.`);
+    return fail(400, `An answer to ${waiting.kind === "ask" ? "an ask" : "a client tool"} needs \`content\`.`);
   }
   const segment = readSegment(sql, run.segment);
   const base = segment.result ?? segment.messages;
@@ -57,13 +62,20 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
   return ok(view(engine));
 }
 
-export function continueRun(engine: EngineContext, content: Content): Outcome<RunView> {
+/**
+ * A new user message for a finished run. maxSteps counts the whole run, so a continue allows
+ * `maxSteps` more model calls from here (the run's own maxSteps unless the body names one); the
+ * budget is never reset, so spend stays bounded by it.
+ */
+export function continueRun(engine: EngineContext, body: ContinueBody): Outcome<RunView> {
   const { sql } = engine.ctx.storage;
   const run = readRun(sql);
   if (run === undefined) return notFound();
-  if (run.status !== "finished") return fail(409, "conflict", `Only a finished run can take a new message; this one is ${run.status}.`);
+  if (run.status !== "finished") return fail(409, `Only a finished run can take a new message; this one is ${run.status}.`);
   const segment = readSegment(sql, run.segment);
-  engine.ctx.storage.transactionSync(() => startSegment(engine, run, [...(segment.result ?? segment.messages), { role: "user", content }], segment.approvals));
+  const messages: ChatMessage[] = [...(segment.result ?? segment.messages), { role: "user", content: body.content }];
+  const stepLimit = run.steps + (body.maxSteps ?? run.body.maxSteps ?? run.stepLimit);
+  engine.ctx.storage.transactionSync(() => startSegment(engine, run, messages, segment.approvals, stepLimit));
   return ok(view(engine));
 }
 
@@ -71,8 +83,8 @@ export function retry(engine: EngineContext): Outcome<RunView> {
   const { sql } = engine.ctx.storage;
   const run = readRun(sql);
   if (run === undefined) return notFound();
-  if (run.status !== "failed") return fail(409, "conflict", `Only a failed run can be retried; this one is ${run.status}.`);
-  updateRun(sql, { status: "running", stoppedBy: null, error: null }, isoNow());
+  if (run.status !== "failed") return fail(409, `Only a failed run can be retried; this one is ${run.status}.`);
+  updateRun(sql, { status: "running", stoppedBy: null, error: null, deleteAt: null }, isoNow());
   return ok(view(engine));
 }
 
@@ -82,7 +94,7 @@ export function cancelWaiting(engine: EngineContext, run: RunRow): void {
   const segment = readSegment(sql, run.segment);
   const closed = closeOpenCalls(segment.result ?? segment.messages, "cancel");
   engine.ctx.storage.transactionSync(() => {
-    sql.exec("UPDATE segment SET result = ? WHERE n = ?", JSON.stringify(closed), segment.n);
+    saveSegmentResult(sql, segment.n, closed);
     recordStop(engine, { status: "cancelled", stoppedBy: "cancel", waiting: null, cancelRequested: true }, "end");
   });
 }

@@ -5,6 +5,7 @@ import { clientFrameSchema, storedEventSchema } from "../api/schemas";
 import { VERSION } from "../version";
 import type { AppEnv } from "./app-env";
 import { bodyLimit, MAX_BODY_BYTES } from "./body-limit";
+import { requireConfigured } from "./configured";
 import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
 import { healthApp } from "./health";
 import { openApiApp } from "./openapi";
@@ -13,6 +14,8 @@ import { runsApp } from "./runs";
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", errorsOnly);
+  // A deployment without safe secrets serves nothing (503 not-configured).
+  app.use("*", requireConfigured);
   // Before any route, so that no handler or validator ever reads more than the limit.
   app.use("*", bodyLimit(MAX_BODY_BYTES));
 

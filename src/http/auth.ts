@@ -1,13 +1,17 @@
-// Who may do what (API.md "Auth"). The deployment token may do everything; a run token may act on
-// its own run only, which the run object decides from the token's hash. Everything that cannot
-// name a caller is 401; a run token on a run that is not its own is 404, exactly like an unknown
-// id, so probing tells nothing about which runs exist.
+// Who may do what. A deployment token (API_TOKEN, or API_TOKEN_PREVIOUS during a rotation) may do
+// everything; a run token may act on its own run only, which the run object decides from the
+// token's hash. Tokens travel in the Authorization header only: a URL ends up in logs and
+// histories, so the events endpoint, which browsers open without headers, takes a one-time ticket
+// instead (POST /v1/runs/:id/tickets). Everything that cannot name a caller is 401; a run token on
+// a run that is not its own is 404, exactly like an unknown id, so probing tells nothing.
 import type { Context, MiddlewareHandler } from "hono";
+import type { CallerKind } from "../api/types";
 import type { AppEnv } from "./app-env";
 import { sha256Hex, secretsEqual } from "./encoding";
 import { ApiException, notFound } from "./errors";
-import { isRunId, runIdKey, RUN_TOKEN_PATTERN } from "./ids";
+import { isRunId, RUN_TOKEN_PATTERN } from "./ids";
 import { runStub } from "./run-stub";
+import { TICKET_PATTERN } from "./tickets";
 
 type Caller = { kind: "deployment" } | { kind: "run"; token: string };
 
@@ -18,25 +22,24 @@ function unauthorized(message: string): ApiException {
   return new ApiException(401, message);
 }
 
-/** The presented token: the Authorization header, or `?token=` where a browser cannot set headers. */
-function presentedToken(c: Context<AppEnv>, allowQueryToken: boolean): string {
-  const header = c.req.header("authorization");
-  if (header !== undefined) {
-    const match = BEARER.exec(header);
-    if (match === null) throw unauthorized("Malformed Authorization header: expected `Bearer <token>`.");
-    return match[1]!;
-  }
-  const query = allowQueryToken ? c.req.query("token") : undefined;
-  if (query !== undefined && query !== "") return query;
-  throw unauthorized("Missing credentials: send `Authorization: Bearer <token>`.");
+/** Any of the deployment tokens, each compared in constant time (no early exit). */
+async function isDeploymentToken(token: string, tokens: readonly string[]): Promise<boolean> {
+  const matches = await Promise.all(tokens.map((known) => secretsEqual(token, known)));
+  return matches.includes(true);
 }
 
-async function identify(c: Context<AppEnv>, allowQueryToken: boolean): Promise<Caller> {
-  const token = presentedToken(c, allowQueryToken);
-  const apiToken = c.env.API_TOKEN;
-  // An unset deployment token is a broken deployment, not an open one.
-  if (typeof apiToken !== "string" || apiToken === "") throw new Error("API_TOKEN is not configured.");
-  if (await secretsEqual(token, apiToken)) return { kind: "deployment" };
+async function identify(c: Context<AppEnv>): Promise<Caller> {
+  const header = c.req.header("authorization");
+  if (header === undefined) {
+    if (c.req.query("token") !== undefined) {
+      throw unauthorized("Tokens are not accepted in URLs: send `Authorization: Bearer <token>`, or for the events stream a ticket (POST /v1/runs/{id}/tickets).");
+    }
+    throw unauthorized("Missing credentials: send `Authorization: Bearer <token>`.");
+  }
+  const match = BEARER.exec(header);
+  if (match === null) throw unauthorized("Malformed Authorization header: expected `Bearer <token>`.");
+  const token = match[1]!;
+  if (await isDeploymentToken(token, c.var.settings.apiTokens)) return { kind: "deployment" };
   if (RUN_TOKEN_PATTERN.test(token)) return { kind: "run", token };
   throw unauthorized("Invalid token.");
 }
@@ -44,23 +47,51 @@ async function identify(c: Context<AppEnv>, allowQueryToken: boolean): Promise<C
 /** POST /v1/runs: the deployment token only. */
 export function requireDeployment(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const caller = await identify(c, false);
+    const caller = await identify(c);
     if (caller.kind !== "deployment") throw new ApiException(403, "A run token cannot create runs; use the deployment token.");
     await next();
   };
 }
 
+export type RunAccess = {
+  /** Routes only the deployment token may use (delete, token rotation): a run token gets 403. */
+  deploymentOnly?: boolean;
+  /** The events endpoint: without an Authorization header, `?ticket=` is redeemed instead. */
+  ticket?: boolean;
+};
+
+/** A run's ticket, redeemed once: who asked for it, or 401. */
+async function callerOfTicket(c: Context<AppEnv>, ticket: string): Promise<CallerKind> {
+  const id = c.req.param("id");
+  if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
+  if (!TICKET_PATTERN.test(ticket)) throw unauthorized("Invalid or expired ticket.");
+  const kind = await runStub(c.env, id).redeemTicket(await sha256Hex(ticket));
+  if (kind === null) throw unauthorized("Invalid or expired ticket.");
+  return kind;
+}
+
 /**
  * Routes under /v1/runs/:id: the deployment token, or that run's own token. Finds the run object
- * (c.var.run); an id this deployment did not mint is 404 before any object is touched.
+ * (c.var.run) and who is calling (c.var.caller); an id this deployment did not mint is 404 before
+ * any object is touched.
  */
-export function requireRun(options: { allowQueryToken?: boolean } = {}): MiddlewareHandler<AppEnv> {
+export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const caller = await identify(c, options.allowQueryToken === true);
+    const ticket = access.ticket === true && c.req.header("authorization") === undefined ? c.req.query("ticket") : undefined;
+    if (ticket !== undefined) {
+      c.set("caller", await callerOfTicket(c, ticket));
+      c.set("run", runStub(c.env, c.req.param("id")!));
+      return next();
+    }
+    const caller = await identify(c);
     const id = c.req.param("id");
-    if (id === undefined || !(await isRunId(id, runIdKey(c.env)))) throw notFound();
+    if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
     const run = runStub(c.env, id);
-    if (caller.kind === "run" && !(await run.authorize(await sha256Hex(caller.token)))) throw notFound();
+    if (caller.kind === "run") {
+      if (!(await run.authorize(await sha256Hex(caller.token)))) throw notFound();
+      if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
+    }
+    c.set("caller", caller.kind);
     c.set("run", run);
     await next();
   };

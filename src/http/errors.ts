@@ -1,7 +1,8 @@
 // Every refusal and failure leaves the edge in one shape, { error: { code, message, issues? } },
 // and never with a stack trace: handlers throw, app.onError answers. Unexpected errors are logged
-// (method and path only: the query may carry a token) and answered with a generic 500.
-import { ERROR_CODES, type ApiStatus } from "../api/error-codes";
+// as one JSON line (method, path, the error's name and message: no query, no stack) and answered
+// with a generic 500.
+import { ERROR_CODES, RUN_NOT_FOUND, type ApiStatus } from "../api/error-codes";
 import type { Hook } from "@hono/zod-openapi";
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -31,7 +32,7 @@ export function invalidRequest(message: string, issues?: Issue[]): ApiException 
 
 export function notFound(): ApiException {
   // One message for every kind of miss, so an answer tells nothing about which ids exist.
-  return new ApiException(404, "Run not found.");
+  return new ApiException(404, RUN_NOT_FOUND);
 }
 
 function errorResponse(c: Context, status: ContentfulStatusCode, detail: ErrorDetail): Response {
@@ -60,7 +61,8 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
     const known = fromHttpException(error);
     if (known !== undefined) return errorResponse(c, known.status, known.detail);
   }
-  console.error(`${c.req.method} ${new URL(c.req.url).pathname} failed:`, error);
+  const described = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  console.error(JSON.stringify({ msg: "ratchet.internal-error", method: c.req.method, path: new URL(c.req.url).pathname, error: described }));
   return errorResponse(c, 500, { code: CODES[500], message: "Internal error." });
 };
 

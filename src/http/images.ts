@@ -1,23 +1,20 @@
-// The edge's side of inline images: every content of a request is checked first (400 with the
-// path of each bad image), and only then are the bytes stored. See src/api/images.ts.
+// The edge's side of inline images: every content of a request is checked and decoded first (400
+// with the path of each bad image). The bytes then travel with the request to the run object,
+// which stores them with the run (so a run being deleted and an upload never cross).
 import type { z } from "@hono/zod-openapi";
-import { prepareImages, putBlobs, type InputContent, type PendingBlob } from "../api/images";
-import type { chatMessageInputSchema, Issue } from "../api/schemas";
+import { prepareImages, type ImageUpload, type InputContent, type PreparedImages } from "../api/images";
+import type { chatMessageInputSchema } from "../api/schemas";
 import type { ChatMessage, Content } from "../loop/types";
 import { invalidRequest } from "./errors";
 
 export type InputChatMessage = z.infer<typeof chatMessageInputSchema>;
 
-/** Collects the images of several contents, then stores them all or refuses the request. */
+/** Collects the images of several contents, then hands them on or refuses the request. */
 export class ImageIntake {
-  private readonly blobs: PendingBlob[] = [];
-  private readonly issues: Issue[] = [];
+  private readonly prepared: PreparedImages = { content: "", images: [], references: [], issues: [] };
 
   async content(content: InputContent, path: string): Promise<Content> {
-    const prepared = await prepareImages(content, path);
-    this.blobs.push(...prepared.blobs);
-    this.issues.push(...prepared.issues);
-    return prepared.content;
+    return (await prepareImages(content, path, this.prepared)).content;
   }
 
   async messages(messages: readonly InputChatMessage[], path = "messages"): Promise<ChatMessage[]> {
@@ -28,9 +25,9 @@ export class ImageIntake {
     return out;
   }
 
-  /** Throws the 400 for every bad image found, or stores every image. */
-  async commit(bucket: R2Bucket): Promise<void> {
-    if (this.issues.length > 0) throw invalidRequest("Invalid image.", this.issues);
-    await putBlobs(bucket, this.blobs);
+  /** The images for the run object, or the 400 for every bad one found. */
+  upload(): ImageUpload {
+    if (this.prepared.issues.length > 0) throw invalidRequest("Invalid image.", this.prepared.issues);
+    return { images: this.prepared.images, references: this.prepared.references };
   }
 }

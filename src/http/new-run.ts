@@ -1,14 +1,17 @@
-// From a validated POST /v1/runs body to what the run object stores: defaults resolved, tools
-// checked against this deployment, images stored, id and token made (or derived from the
-// Idempotency-Key), and the hashes the object needs. Every refusal happens before anything is
-// stored, so a 400 leaves nothing behind.
-import { canonicalJson } from "../loop/canonical-json";
-import type { CreateRunInput } from "../api/schemas";
+// From a validated POST /v1/runs body to what the run object stores: defaults resolved, the
+// deployment's caps applied, tools checked against this deployment, images checked and decoded,
+// the id and token made (or derived from the Idempotency-Key), and the hashes the object needs.
+// Every refusal happens before anything is stored, so a 400 leaves nothing behind.
+import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../api/images";
+import type { CreateRunInput, Issue } from "../api/schemas";
 import type { CreateRunBody, NewRun } from "../api/types";
+import type { Limits, Settings } from "../config/settings";
+import { canonicalJson } from "../loop/canonical-json";
+import { DEFAULT_MAX_STEPS } from "../loop";
 import { checkToolRefs, parseAllowList } from "../tools";
 import { sha256Hex } from "./encoding";
 import { invalidRequest } from "./errors";
-import { idempotentRunCredentials, newRunCredentials, runIdKey } from "./ids";
+import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "./ids";
 import { ImageIntake } from "./images";
 
 /** Used only when DEFAULT_MODEL is unset or empty. */
@@ -36,20 +39,69 @@ export function resolveModel(body: CreateRunInput, env: Env): string {
   return body.model ?? (nonEmpty(env.DEFAULT_MODEL) ? env.DEFAULT_MODEL : FALLBACK_MODEL);
 }
 
-export type PreparedRun = { newRun: NewRun; token: string };
+/** What goes past this deployment's caps, each issue naming the cap's setting. */
+export function capIssues(body: Pick<CreateRunInput, "maxSteps" | "maxTokens" | "budget">, limits: Limits): Issue[] {
+  const issues: Issue[] = [];
+  if (body.maxSteps !== undefined && body.maxSteps > limits.maxSteps) {
+    issues.push({ path: "maxSteps", message: `At most ${limits.maxSteps} on this deployment (MAX_STEPS_LIMIT).` });
+  }
+  if (body.maxTokens !== undefined && body.maxTokens > limits.maxTokens) {
+    issues.push({ path: "maxTokens", message: `At most ${limits.maxTokens} on this deployment (MAX_TOKENS_LIMIT).` });
+  }
+  if (body.budget !== undefined && body.budget.usd > limits.budgetUsd) {
+    issues.push({ path: "budget.usd", message: `At most ${limits.budgetUsd} on this deployment (BUDGET_USD_LIMIT).` });
+  }
+  return issues;
+}
 
-export async function prepareRun(body: CreateRunInput, env: Env, idempotencyKey: string | undefined): Promise<PreparedRun> {
-  const toolIssues = checkToolRefs(body.tools ?? [], parseAllowList(env.HTTP_TOOL_ALLOW));
-  if (toolIssues.length > 0) throw invalidRequest("Invalid tools.", toolIssues);
+/** maxSteps and the budget as the run will use them: a run without a budget gets the deployment's default, never an unlimited one. */
+export function withLimits(body: CreateRunBody, limits: Limits): CreateRunBody {
+  return {
+    ...body,
+    maxSteps: body.maxSteps ?? Math.min(DEFAULT_MAX_STEPS, limits.maxSteps),
+    budget: body.budget ?? { usd: limits.budgetUsdDefault },
+  };
+}
+
+export type PreparedRun = { newRun: NewRun; token: string; images: ImageUpload };
+
+/**
+ * Whether a run exists at the candidate's id: during a RUN_ID_KEY rotation a retried create may
+ * belong to a run made under the previous key (the run object then compares the bodies).
+ */
+export type FindEarlier = (candidate: RunCredentials) => Promise<boolean>;
+
+async function credentialsFor(settings: Settings, idempotencyKey: string | undefined, findEarlier: FindEarlier): Promise<RunCredentials> {
+  const [current, ...previous] = settings.runIdKeys;
+  if (idempotencyKey === undefined) return newRunCredentials(current!);
+  for (const key of previous) {
+    const earlier = await idempotentRunCredentials(key, "deployment", idempotencyKey);
+    if (await findEarlier(earlier)) return earlier;
+  }
+  return idempotentRunCredentials(current!, "deployment", idempotencyKey);
+}
+
+export type PrepareRunInput = {
+  body: CreateRunInput;
+  env: Env;
+  settings: Settings;
+  idempotencyKey: string | undefined;
+  findEarlier: FindEarlier;
+};
+
+export async function prepareRun({ body, env, settings, idempotencyKey, findEarlier }: PrepareRunInput): Promise<PreparedRun> {
+  const issues = [...checkToolRefs(body.tools ?? [], parseAllowList(env.HTTP_TOOL_ALLOW)), ...capIssues(body, settings.limits)];
+  if (issues.length > 0) throw invalidRequest("Invalid request body.", issues);
   const provider = resolveProvider(body, env);
   const model = resolveModel(body, env);
 
   const images = new ImageIntake();
-  const stored: CreateRunBody = { ...body, messages: await images.messages(body.messages) };
-  await images.commit(env.BLOBS);
-
-  const { id, token } =
-    idempotencyKey === undefined ? await newRunCredentials(runIdKey(env)) : await idempotentRunCredentials(env.API_TOKEN, runIdKey(env), idempotencyKey);
-  const [tokenHash, bodyHash] = await Promise.all([sha256Hex(token), sha256Hex(canonicalJson(stored))]);
-  return { newRun: { id, body: stored, model, provider, tokenHash, bodyHash }, token };
+  const stored = withLimits({ ...body, messages: await images.messages(body.messages) }, settings.limits);
+  const upload = images.upload();
+  // A new run holds no images yet: one named by hash must come with its bytes in this request.
+  const unknown = outsideReferences(upload).map((reference) => ({ path: reference.path, message: MISSING_IMAGE }));
+  if (unknown.length > 0) throw invalidRequest("Invalid image.", unknown);
+  const bodyHash = await sha256Hex(canonicalJson(stored));
+  const { id, token } = await credentialsFor(settings, idempotencyKey, findEarlier);
+  return { newRun: { id, body: stored, model, provider, tokenHash: await sha256Hex(token), bodyHash }, token, images: upload };
 }

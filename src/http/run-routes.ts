@@ -4,6 +4,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import {
   answerBodySchema,
   continueBodySchema,
+  runTokenSchema,
+  ticketSchema,
   createdRunSchema,
   createRunBodySchema,
   errorBodySchema,
@@ -16,13 +18,13 @@ const errorContent = { "application/json": { schema: errorBodySchema } };
 
 function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
   const descriptions = {
-    400: "Invalid request: schema violation, unknown tool, disallowed host, …",
+    400: "Invalid request: schema violation, unknown field, unknown tool, disallowed host, past a cap of this deployment, …",
     401: "No or malformed credentials.",
     403: "A run token used where only the deployment token may act.",
     404: "Unknown run, or a run token of another run.",
     409: "The run is not in a state that allows this.",
     413: "The body is larger than 1 MiB.",
-    429: "Rate limited.",
+    429: "Rate limited: wait for Retry-After seconds.",
   } as const;
   return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status], content: errorContent }]));
 }
@@ -52,7 +54,7 @@ export const createRunRoute = createRoute({
   },
   responses: {
     201: json(createdRunSchema, "The run, and its run token (shown this once)."),
-    ...errors(400, 401, 403, 409, 413),
+    ...errors(400, 401, 403, 409, 413, 429),
   },
 });
 
@@ -62,7 +64,7 @@ export const getRunRoute = createRoute({
   summary: "A run",
   middleware: [requireRun()] as const,
   request: { params: runParams },
-  responses: { 200: json(runViewSchema, "The run."), ...errors(401, 404) },
+  responses: { 200: json(runViewSchema, "The run."), ...errors(401, 404, 429) },
 });
 
 export const getMessagesRoute = createRoute({
@@ -71,7 +73,7 @@ export const getMessagesRoute = createRoute({
   summary: "The given messages, then every turn of the run so far",
   middleware: [requireRun()] as const,
   request: { params: runParams },
-  responses: { 200: json(messagesSchema, "A valid history to continue from."), ...errors(401, 404) },
+  responses: { 200: json(messagesSchema, "A valid history to continue from."), ...errors(401, 404, 429) },
 });
 
 export const answerRoute = createRoute({
@@ -80,7 +82,7 @@ export const answerRoute = createRoute({
   summary: "Answer a waiting ask, approval or client tool",
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: true, content: { "application/json": { schema: answerBodySchema } } } },
-  responses: { 202: json(runViewSchema, "Accepted (a repeat of the same answer changes nothing)."), ...errors(400, 401, 404, 409, 413) },
+  responses: { 202: json(runViewSchema, "Accepted (a repeat of the same answer changes nothing)."), ...errors(400, 401, 404, 409, 413, 429) },
 });
 
 export const cancelRoute = createRoute({
@@ -89,16 +91,16 @@ export const cancelRoute = createRoute({
   summary: "Cancel a run",
   middleware: [requireRun()] as const,
   request: { params: runParams },
-  responses: { 202: json(runViewSchema, "Cancelled (a run that already ended is unchanged)."), ...errors(401, 404) },
+  responses: { 202: json(runViewSchema, "Cancelled (a run that already ended is unchanged)."), ...errors(401, 404, 429) },
 });
 
 export const continueRoute = createRoute({
   method: "post",
   path: "/{id}/messages",
-  summary: "Continue a finished run with a user message",
+  summary: "Continue a finished run with a user message (allows `maxSteps` more model calls; the budget is not reset)",
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: true, content: { "application/json": { schema: continueBodySchema } } } },
-  responses: { 202: json(runViewSchema, "Running again."), ...errors(400, 401, 404, 409, 413) },
+  responses: { 202: json(runViewSchema, "Running again."), ...errors(400, 401, 404, 409, 413, 429) },
 });
 
 export const retryRoute = createRoute({
@@ -107,7 +109,7 @@ export const retryRoute = createRoute({
   summary: "Resume a failed run from its journal",
   middleware: [requireRun()] as const,
   request: { params: runParams },
-  responses: { 202: json(runViewSchema, "Running again."), ...errors(401, 404, 409) },
+  responses: { 202: json(runViewSchema, "Running again."), ...errors(401, 404, 409, 429) },
 });
 
 export const eventsRoute = createRoute({
@@ -117,18 +119,46 @@ export const eventsRoute = createRoute({
   description:
     "Stored events with seq > after, in order, then live events. WebSocket frames a client may send: " +
     '{"type":"answer",callId,…}, {"type":"cancel"}, {"type":"ping"} → {"type":"pong"}. ' +
-    "SSE: id = seq, Last-Event-ID honoured. `?token=` is accepted here because browsers cannot set headers.",
-  middleware: [requireRun({ allowQueryToken: true })] as const,
+    "SSE: id = seq, Last-Event-ID honoured. Browsers, which cannot set headers here, send a one-time `?ticket=` " +
+    "(POST /v1/runs/{id}/tickets) instead of the Authorization header; tokens are never accepted in a URL.",
+  middleware: [requireRun({ ticket: true })] as const,
   request: {
     params: runParams,
     query: z.object({
       after: z.string().regex(/^\d+$/, { message: "Must be a whole number ≥ 0." }).optional().openapi({ description: "Default 0." }),
-      token: z.string().optional().openapi({ description: "The token, for clients that cannot set headers." }),
+      ticket: z.string().optional().openapi({ description: "A one-time ticket, for clients that cannot set headers." }),
     }),
   },
   responses: {
     101: { description: "WebSocket: one JSON text frame per event (StoredEvent, or a live event without seq)." },
     200: { description: "SSE stream of the same events.", content: { "text/event-stream": { schema: z.string() } } },
-    ...errors(400, 401, 404),
+    ...errors(400, 401, 404, 429),
   },
+});
+
+export const ticketRoute = createRoute({
+  method: "post",
+  path: "/{id}/tickets",
+  summary: "A one-time ticket to open this run's event stream without an Authorization header (browsers)",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 201: json(ticketSchema, "Good for one connection to the events endpoint, within a minute."), ...errors(401, 404, 429) },
+});
+
+export const rotateTokenRoute = createRoute({
+  method: "post",
+  path: "/{id}/token",
+  summary: "Replace the run token (deployment token): the old one stops working at once",
+  middleware: [requireRun({ deploymentOnly: true })] as const,
+  request: { params: runParams },
+  responses: { 200: json(runTokenSchema, "The new run token, shown this once."), ...errors(401, 403, 404, 429) },
+});
+
+export const deleteRunRoute = createRoute({
+  method: "delete",
+  path: "/{id}",
+  summary: "Delete a run (deployment token): cancels it, closes its streams, deletes its storage and blobs",
+  middleware: [requireRun({ deploymentOnly: true })] as const,
+  request: { params: runParams },
+  responses: { 204: { description: "Deleted; the run answers 404 from now on and its id is never used again." }, ...errors(401, 403, 404, 429) },
 });

@@ -1,9 +1,12 @@
 // /v1/runs: each handler parses (the route's schemas did), asks the run object, and answers.
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AnswerBody } from "../api/types";
+import { CALLER_HEADER } from "../api/run-rpc";
+import type { AnswerBody, ContinueBody } from "../api/types";
 import type { AppEnv } from "./app-env";
+import { sha256Hex } from "./encoding";
 import { invalidRequest, validationHook } from "./errors";
+import { newRunToken } from "./ids";
 import { ImageIntake } from "./images";
 import { prepareRun } from "./new-run";
 import { unwrap } from "./outcome";
@@ -12,31 +15,44 @@ import {
   cancelRoute,
   continueRoute,
   createRunRoute,
+  deleteRunRoute,
   eventsRoute,
   getMessagesRoute,
   getRunRoute,
   retryRoute,
+  rotateTokenRoute,
+  ticketRoute,
 } from "./run-routes";
 import { runStub } from "./run-stub";
+import { newTicket } from "./tickets";
 
 function wantsEventStream(request: Request): boolean {
   if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return true;
   return (request.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
 }
 
-/** The request the run object sees: the token stays at the edge. */
-function withoutToken(request: Request): Request {
+/** The request the run object sees: no ticket, no credentials, and who is calling. */
+function forwarded(request: Request, caller: string): Request {
   const url = new URL(request.url);
-  url.searchParams.delete("token");
-  return new Request(url, request);
+  url.searchParams.delete("ticket");
+  const headers = new Headers(request.headers);
+  headers.delete("authorization");
+  headers.set(CALLER_HEADER, caller);
+  return new Request(url, { method: request.method, headers });
 }
 
 export function runsApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.openapi(createRunRoute, async (c) => {
-    const { newRun, token } = await prepareRun(c.req.valid("json"), c.env, c.req.valid("header")["idempotency-key"]);
-    const run = unwrap(await runStub(c.env, newRun.id).create(newRun));
+    const { newRun, token, images } = await prepareRun({
+      body: c.req.valid("json"),
+      env: c.env,
+      settings: c.var.settings,
+      idempotencyKey: c.req.valid("header")["idempotency-key"],
+      findEarlier: (candidate) => runStub(c.env, candidate.id).exists(),
+    });
+    const run = unwrap(await runStub(c.env, newRun.id).create(newRun, images));
     return c.json({ run, token }, 201);
   });
 
@@ -47,30 +63,49 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   app.openapi(answerRoute, async (c) => {
     const { content, ...rest } = c.req.valid("json");
     const body: AnswerBody = rest;
-    if (content !== undefined) {
-      const images = new ImageIntake();
-      body.content = await images.content(content, "content");
-      await images.commit(c.env.BLOBS);
-    }
-    return c.json(unwrap(await c.var.run.answer(body)), 202);
+    const images = new ImageIntake();
+    if (content !== undefined) body.content = await images.content(content, "content");
+    return c.json(unwrap(await c.var.run.answer(body, images.upload())), 202);
   });
 
   app.openapi(cancelRoute, async (c) => c.json(unwrap(await c.var.run.cancel()), 202));
 
   app.openapi(continueRoute, async (c) => {
+    const { content, maxSteps } = c.req.valid("json");
+    const limit = c.var.settings.limits.maxSteps;
+    if (maxSteps !== undefined && maxSteps > limit) {
+      throw invalidRequest("Invalid request body.", [{ path: "maxSteps", message: `At most ${limit} on this deployment (MAX_STEPS_LIMIT).` }]);
+    }
     const images = new ImageIntake();
-    const content = await images.content(c.req.valid("json").content, "content");
-    await images.commit(c.env.BLOBS);
-    return c.json(unwrap(await c.var.run.continueRun(content)), 202);
+    const body: ContinueBody = { content: await images.content(content, "content") };
+    if (maxSteps !== undefined) body.maxSteps = maxSteps;
+    return c.json(unwrap(await c.var.run.continueRun(body, images.upload())), 202);
   });
 
   app.openapi(retryRoute, async (c) => c.json(unwrap(await c.var.run.retry()), 202));
+
+  app.openapi(ticketRoute, async (c) => {
+    const ticket = await newTicket(Date.now());
+    unwrap(await c.var.run.storeTicket({ hash: ticket.hash, kind: c.var.caller, expiresAt: ticket.expiresAt }));
+    return c.json({ ticket: ticket.ticket, expiresAt: new Date(ticket.expiresAt).toISOString() }, 201);
+  });
+
+  app.openapi(rotateTokenRoute, async (c) => {
+    const token = newRunToken();
+    unwrap(await c.var.run.rotateToken(await sha256Hex(token)));
+    return c.json({ token }, 200);
+  });
+
+  app.openapi(deleteRunRoute, async (c) => {
+    unwrap(await c.var.run.deleteRun());
+    return c.body(null, 204);
+  });
 
   app.openapi(eventsRoute, async (c) => {
     if (!wantsEventStream(c.req.raw)) {
       throw invalidRequest("The events endpoint needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
     }
-    return c.var.run.fetch(withoutToken(c.req.raw));
+    return c.var.run.fetch(forwarded(c.req.raw, c.var.caller));
   });
 
   return app;

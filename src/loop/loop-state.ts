@@ -17,6 +17,8 @@ export const DEFAULT_MAX_STEPS = 10;
 export type LoopState = {
   options: RunToolLoopOptions;
   maxSteps: number;
+  /** Model calls of the run before this call of the loop; they count toward maxSteps. */
+  stepsBefore: number;
   tools: Map<string, AnyToolSpec>;
   definitions: ToolDefinition[];
   finishTools: Set<string>;
@@ -45,6 +47,8 @@ export function addUsage(total: Usage, more: Usage): void {
 function checkOptions(options: RunToolLoopOptions, tools: Map<string, AnyToolSpec>): void {
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new Error("maxSteps must be a whole number of 1 or more.");
+  const stepsBefore = options.stepsBefore ?? 0;
+  if (!Number.isInteger(stepsBefore) || stepsBefore < 0) throw new Error("stepsBefore must be a whole number of 0 or more.");
   if (tools.size !== (options.tools ?? []).length) throw new Error("Tool names must be unique.");
   for (const name of options.finishTools ?? []) {
     if (!tools.has(name)) throw new Error(`Finish tool ${name} is not in tools.`);
@@ -71,6 +75,7 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
   return {
     options,
     maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
+    stepsBefore: options.stepsBefore ?? 0,
     tools,
     definitions: [...tools.values()].map(toToolDefinition),
     finishTools: new Set(options.finishTools ?? []),
@@ -101,6 +106,11 @@ export function journaled<T>(state: LoopState, key: string, work: StepWork<T>): 
     for (const event of output.events) state.emit(event);
     return output;
   });
+}
+
+/** Model calls this call of the loop may still make (0 when earlier ones used them all). */
+export function stepsLeft(state: LoopState): number {
+  return Math.max(0, state.maxSteps - state.stepsBefore - state.steps);
 }
 
 export function spentUsd(state: LoopState): number {

@@ -22,7 +22,8 @@ export function buildRequest(state: LoopState, step: number, last: boolean): Gen
   const cache = options.cache ?? "auto";
   // A copy: requestMessages may hand back the history itself when nothing needs changing.
   const messages: ChatMessage[] = [
-    ...requestMessages(state.messages, { cache, keepImages: options.keepImages, maxSteps: state.maxSteps, step }),
+    // Marks look ahead over the model calls left to this call of the loop.
+    ...requestMessages(state.messages, { cache, keepImages: options.keepImages, maxSteps: state.maxSteps - state.stepsBefore, step }),
   ];
   if (last) messages.push({ role: "user", content: options.finishNote ?? defaultFinishNote([...state.finishTools]) });
   const request: GenerateRequest = {
@@ -44,7 +45,7 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
   return journaled<ModelStepValue>(state, key, async (signal) => {
     const spent = await spentNow(options.budget, state.stepCosts);
     assertBudget(options.budget, spent);
-    const last = step >= state.maxSteps || state.repeats.doomLoop || reachedFinishAt(options.budget, spent);
+    const last = state.stepsBefore + step >= state.maxSteps || state.repeats.doomLoop || reachedFinishAt(options.budget, spent);
     state.emit({ type: "step-start", key, step, last });
     const request = buildRequest(state, step, last);
     const result = await options.generate(request, {

@@ -4,7 +4,7 @@
 import { BudgetExhausted } from "./budget";
 import { textOf } from "./content";
 import { openCalls } from "./history";
-import { addUsage, append, createLoopState, spentUsd, type LoopState } from "./loop-state";
+import { addUsage, append, createLoopState, spentUsd, stepsLeft, type LoopState } from "./loop-state";
 import { runModelStep } from "./model-step";
 import { ASK_TOOL, planCall } from "./plan-call";
 import { replyStep, toolStep, type ToolStepValue } from "./tool-step";
@@ -71,6 +71,8 @@ async function drive(state: LoopState): Promise<Stop> {
     if (stop !== undefined) return stop;
   }
   for (;;) {
+    // Only when earlier parts of the run used every step: the given turn is settled, nothing more is asked.
+    if (stepsLeft(state) === 0) return { stoppedBy: "steps" };
     const step = state.steps + 1;
     const model = await runModelStep(state, step);
     state.steps = step;

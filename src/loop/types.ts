@@ -1,5 +1,5 @@
-// The loop's public types. Shapes follow ../shared/API.md (messages, tool calls) and the seed
-// (ToolSpec, step, budget, result), so the service and the library speak one language.
+// The loop's public types: the same message and tool-call shapes as the HTTP API (docs/api.md),
+// and the loop's own options and results, so the service and the library speak one language.
 import type { z } from "zod";
 
 export type TextPart = { type: "text"; text: string; cache?: true };
@@ -142,7 +142,13 @@ export type RunToolLoopOptions = {
   tools?: AnyToolSpec[];
   finishTools?: string[];
   step: Step;
+  /** Model calls the run may make in all, those before these messages included (see stepsBefore). */
   maxSteps?: number;
+  /**
+   * Model calls the same run made before these messages (an earlier part of a conversation that
+   * was continued after an answer). They count toward maxSteps, so an answer never resets it.
+   */
+  stepsBefore?: number;
   budget?: Budget;
   finishNote?: string;
   keepImages?: number;

@@ -40,7 +40,8 @@ export const MIN_THINKING_BUDGET = 1024;
 /** Anthropic refuses a request with more cache breakpoints. */
 export const MAX_CACHE_MARKS = 4;
 
-export type ImageData = { data: string; mimeType: string };
+/** An image's bytes, base64; the media type sent is the part's own. */
+export type ImageData = { data: string };
 /** The bytes of a stored image by hash (already loaded; see imageHashes). */
 export type ImageLookup = (hash: string) => ImageData;
 

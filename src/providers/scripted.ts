@@ -8,14 +8,14 @@ import type { ChatMessage, GenerateContext, GenerateRequest, GenerateResult, Sto
 import { ProviderError } from "./errors";
 import type { Provider } from "./types";
 
-export const scriptedTurnSchema = z.object({
+export const scriptedTurnSchema = z.strictObject({
   text: z.string().optional(),
   toolCalls: z
-    .array(z.object({ id: z.string().min(1).optional(), name: z.string().min(1), input: z.unknown().optional() }))
+    .array(z.strictObject({ id: z.string().min(1).optional(), name: z.string().min(1), input: z.unknown().optional() }))
     .optional(),
   stopReason: z.enum(["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence"]).optional(),
   usage: z
-    .object({
+    .strictObject({
       inputTokens: z.number().int().nonnegative(),
       outputTokens: z.number().int().nonnegative(),
       cachedReadTokens: z.number().int().nonnegative().optional(),

@@ -1,5 +1,8 @@
 // Which hosts HTTP tools may call (HTTP_TOOL_ALLOW). An entry is a host name, which allows every
-// port, or host:port, which allows that port only; IPv6 addresses are written in brackets.
+// port, or host:port, which allows that port only; IPv6 addresses are written in brackets. A bare
+// entry allows https only: cleartext http is allowed for a host only when its entry says so
+// explicitly (`http://localhost`, `http://10.0.0.5:8080`), so a tool call never crosses the internet
+// unencrypted by accident. Nothing is allowed by default.
 // Creation (400) and every call apply this one rule, so a run can never reach a host that was
 // removed from the list after it started.
 
@@ -11,9 +14,16 @@ export function parseAllowList(value: string | undefined): string[] {
     .filter((entry) => entry.length > 0);
 }
 
-type Entry = { host: string; port?: string };
+type Entry = { host: string; port?: string; http: boolean };
 
-function parseEntry(entry: string): Entry {
+function parseEntry(text: string): Entry {
+  const scheme = /^(https?):\/\//.exec(text);
+  const http = scheme?.[1] === "http";
+  const rest = scheme === null ? text : text.slice(scheme[0].length).replace(/\/+$/, "");
+  return { ...parseHost(rest), http };
+}
+
+function parseHost(entry: string): Omit<Entry, "http"> {
   const bracketed = /^(\[[^\]]+\])(?::(\d+))?$/.exec(entry);
   if (bracketed !== null) return { host: bracketed[1]!, ...(bracketed[2] === undefined ? {} : { port: String(Number(bracketed[2])) }) };
   const withPort = /^([^:]+):(\d+)$/.exec(entry);
@@ -26,7 +36,7 @@ function effectivePort(url: URL): string {
   return url.protocol === "https:" ? "443" : "80";
 }
 
-/** True when `url` is http(s) and its host (and port, where the entry names one) is allowed. */
+/** True when `url` is https (or http for an `http://` entry) and its host (and port, where the entry names one) is allowed. */
 export function isUrlAllowed(url: string, allowHosts: readonly string[]): boolean {
   let parsed: URL;
   try {
@@ -37,7 +47,10 @@ export function isUrlAllowed(url: string, allowHosts: readonly string[]): boolea
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return false;
   // URL lower-cases host names and keeps IPv6 addresses in brackets, as the entries are written.
   const host = parsed.hostname;
-  return allowHosts.map(parseEntry).some((entry) => entry.host === host && (entry.port === undefined || entry.port === effectivePort(parsed)));
+  const cleartext = parsed.protocol === "http:";
+  return allowHosts
+    .map(parseEntry)
+    .some((entry) => entry.host === host && (entry.port === undefined || entry.port === effectivePort(parsed)) && (!cleartext || entry.http));
 }
 
 /** The host[:port] of `url` for messages, or the text itself when it is not a URL. */

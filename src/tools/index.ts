@@ -50,7 +50,7 @@ export function checkToolRefs(refs: readonly ToolRef[], allowHosts: readonly str
     }
     if (typeof ref !== "string" && ref.type === "http" && !isUrlAllowed(ref.url, allowHosts)) {
       const host = hostOf(ref.url);
-      issues.push({ path: `tools.${index}.url`, message: `HTTP tools may not call ${host}: the host is not on the allow list.` });
+      issues.push({ path: `tools.${index}.url`, message: `HTTP tools may not call ${host}: it is not on the allow list (HTTP_TOOL_ALLOW; plain http needs an http:// entry).` });
     }
   });
   return issues;

@@ -1,16 +1,16 @@
 // The typed client's requests against the real worker in workerd: every method, and every
 // refusal surfacing as one RatchetError carrying the API's code.
-import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createClient, RatchetError, type FetchLike } from "../../src/client";
-import { stubFor } from "../helpers/runs";
+import { drive as driveStub, stubFor } from "../helpers/runs";
 import { BASE, createLab } from "./self-transport";
+import { TEST_API_TOKEN } from "../test-env";
 
 const lab = createLab();
-const ratchet = createClient({ baseUrl: `${BASE}/`, token: "dev-token", fetch: lab.fetch, WebSocket: lab.WebSocket });
+const ratchet = createClient({ baseUrl: `${BASE}/`, token: TEST_API_TOKEN, fetch: lab.fetch, WebSocket: lab.WebSocket });
 
 async function drive(runId: string): Promise<void> {
-  while (await runDurableObjectAlarm(stubFor(runId)));
+  await driveStub(stubFor(runId));
 }
 
 async function refusal(promise: Promise<unknown>): Promise<RatchetError> {
@@ -102,14 +102,14 @@ describe("the typed client", () => {
   it("no answer at all is a RatchetError with code network and the cause kept", async () => {
     const cause = new TypeError("fetch failed");
     const offline: FetchLike = () => Promise.reject(cause);
-    const error = await refusal(createClient({ baseUrl: BASE, token: "dev-token", fetch: offline }).getRun("run_" + "a".repeat(26)));
+    const error = await refusal(createClient({ baseUrl: BASE, token: TEST_API_TOKEN, fetch: offline }).getRun("run_" + "a".repeat(26)));
     expect(error).toMatchObject({ code: "network", status: 0, retryable: true });
     expect(error.cause).toBe(cause);
   });
 
   it("an answer that is not the API's keeps its status", async () => {
     const proxy: FetchLike = async () => new Response("<html>Bad gateway</html>", { status: 502 });
-    const error = await refusal(createClient({ baseUrl: BASE, token: "dev-token", fetch: proxy }).getRun("run_" + "a".repeat(26)));
+    const error = await refusal(createClient({ baseUrl: BASE, token: TEST_API_TOKEN, fetch: proxy }).getRun("run_" + "a".repeat(26)));
     expect(error).toMatchObject({ code: "internal", status: 502, retryable: true });
     expect(error.message).toContain("Bad gateway");
   });

@@ -4,8 +4,9 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createClient, RatchetError, type RatchetClient, type StreamEvent } from "../../src/client";
-import { stubFor } from "../helpers/runs";
+import { drive, stubFor } from "../helpers/runs";
 import { BASE, createLab, dropServerSockets, until, type Lab } from "./self-transport";
+import { TEST_API_TOKEN } from "../test-env";
 
 const script = [
   { text: "Let me work that out.", chunk: 5, toolCalls: [{ id: "calc", name: "calculator", input: { expression: "17 * 23" } }] },
@@ -14,7 +15,7 @@ const script = [
 ];
 
 function clientFor(lab: Lab, transport: "websocket" | "sse"): RatchetClient {
-  return createClient({ baseUrl: BASE, token: "dev-token", fetch: lab.fetch, WebSocket: lab.WebSocket, transport, reconnect: { minDelayMs: 1, maxDelayMs: 4 } });
+  return createClient({ baseUrl: BASE, token: TEST_API_TOKEN, fetch: lab.fetch, WebSocket: lab.WebSocket, transport, reconnect: { minDelayMs: 1, maxDelayMs: 4 } });
 }
 
 async function fireAlarm(runId: string): Promise<boolean> {
@@ -102,7 +103,7 @@ describe.each(["websocket", "sse"] as const)("events over %s", (transport) => {
 describe("events: where the iteration starts and ends", () => {
   async function finishedRun(ratchet: RatchetClient) {
     const { run, token } = await ratchet.createRun({ provider: "scripted", messages: [{ role: "user", content: "2+2?" }], tools: ["calculator"], script: [script[0]!, { text: "4." }] });
-    while (await fireAlarm(run.id));
+    await drive(stubFor(run.id));
     return { id: run.id, token, lastSeq: (await ratchet.getRun(run.id)).lastSeq };
   }
 
@@ -126,12 +127,12 @@ describe("events: where the iteration starts and ends", () => {
     const lab = createLab();
     const ratchet = clientFor(lab, "sse");
     const { run } = await ratchet.createRun({ provider: "scripted", messages: [{ role: "user", content: "hi" }], script: [{ text: "First." }, { text: "Second." }] });
-    while (await fireAlarm(run.id));
+    await drive(stubFor(run.id));
     await ratchet.continueRun(run.id, "And then?");
     const seen: StreamEvent[] = [];
     const done = collect(ratchet.events(run.id), seen);
     await until(() => seen.filter((event) => event.type === "end").length === 1, "the first end");
-    while (await fireAlarm(run.id));
+    await drive(stubFor(run.id));
     await done;
     expect(seen.filter((event) => event.type === "end").map((event) => event.type === "end" && event.finalText)).toEqual(["First.", "Second."]);
   });

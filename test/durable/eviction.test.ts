@@ -19,7 +19,7 @@ const expectedKeys = ["s1/model/1", "s1/tool/1/c1", "s1/model/2", "s1/tool/2/c2"
 /** Runs exactly `steps` new steps of the run in its object, then stops the slice. */
 async function runSteps(stub: RunStub, steps: number): Promise<void> {
   await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, async (_instance, state) => {
-    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, sliceSteps: steps }, new AbortController());
+    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: steps }, new AbortController());
   });
 }
 

@@ -35,7 +35,7 @@ describe("messages of a run still running", () => {
       script: [{ toolCalls: [{ id: "c1", name: "calculator", input: { expression: "1+1" } }] }, { toolCalls: [{ id: "c2", name: "calculator", input: { expression: "2+2" } }] }, { text: "done" }],
     });
     await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, async (_instance, state) => {
-      await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, sliceSteps: 3 }, new AbortController());
+      await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 3 }, new AbortController());
     });
     const messages = valueOf(await stub.messages()).messages;
     expect(messages.map((m) => (m.role === "tool" ? `tool:${m.content}` : m.role))).toEqual(["user", "assistant", "tool:2", "assistant"]);

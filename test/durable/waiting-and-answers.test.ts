@@ -103,10 +103,10 @@ describe("cancel, continue and retry", () => {
 
   it("continue: a finished run takes a new user message and goes on with its journal and spend kept; 409 otherwise", async () => {
     const { stub } = await createRun({ script: [{ text: "First.", costUsd: 0.1 }, { text: "Second.", costUsd: 0.2 }] });
-    const early = await stub.continueRun("more");
+    const early = await stub.continueRun({ content: "more" });
     expect(early.ok === false && early.status).toBe(409);
     await drive(stub);
-    expect(valueOf(await stub.continueRun("And then?")).status).toBe("running");
+    expect(valueOf(await stub.continueRun({ content: "And then?" })).status).toBe("running");
     await drive(stub);
     const view = await viewOf(stub);
     expect(view).toMatchObject({ status: "finished", finalText: "Second.", steps: 2 });

@@ -27,7 +27,7 @@ let snapshot: Snapshot | undefined;
 beforeAll(async () => {
   [tools, dying, outside] = await Promise.all([startFaultToolServer(), startFaultToolServer(), startFaultToolServer()]);
   snapshot = snapshotProject();
-  dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, vars: { HTTP_TOOL_ALLOW: `127.0.0.1:${tools.port},127.0.0.1:${dying.port}` } });
+  dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, vars: { HTTP_TOOL_ALLOW: `http://127.0.0.1:${tools.port},http://127.0.0.1:${dying.port}` } });
 }, 90_000);
 
 afterAll(async () => {

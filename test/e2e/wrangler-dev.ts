@@ -2,12 +2,13 @@
 // on local persisted storage, and waits until it answers.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { localVars } from "./support/local-vars";
 
 export type DevServer = { url: string; child: ChildProcess; output: () => string; kill: () => Promise<void>; stop: () => Promise<void> };
 
 export async function startDev({ port, persistTo, vars = {} }: { port: number; persistTo: string; vars?: Record<string, string> }): Promise<DevServer> {
   const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo, "--log-level", "warn", "--show-interactive-dev-session=false"];
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  for (const [name, value] of Object.entries({ ...localVars(), ...vars })) args.push("--var", `${name}:${value}`);
   const child = spawn("npx", args, { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -10,6 +10,7 @@ import type { RunObject } from "../../src/durable/run-object";
 import { runStub } from "../../src/http/run-stub";
 import { isUrlAllowed, parseAllowList } from "../../src/tools/allow-list";
 import { bearer, call, CaseCounter, checkErrorShape, checkProperty, makeWorld, WorldGuard, type Run, type World } from "./world";
+import { TEST_API_TOKEN } from "../test-env";
 
 // Only VITE_-prefixed variables reach tests inside workerd: `VITE_FUZZ_RUNS=1000 npx vitest run test/fuzz` (npm run fuzz).
 const RUNS = Number(process.env.VITE_FUZZ_RUNS ?? 35);
@@ -28,7 +29,16 @@ afterAll(async () => {
   counter.report("auth");
 });
 
-type Endpoint = { name: string; method: string; path: (run: Run) => string; body?: (w: World) => unknown; headers?: Record<string, string>; events?: boolean };
+type Endpoint = {
+  name: string;
+  method: string;
+  path: (run: Run) => string;
+  body?: (w: World) => unknown;
+  headers?: Record<string, string>;
+  events?: boolean;
+  /** Only the deployment token may use it: the run's own token gets 403. */
+  deploymentOnly?: boolean;
+};
 
 /** Every endpoint that takes a token, each with a request that would act if it were let through. */
 const endpoints: Endpoint[] = [
@@ -41,9 +51,12 @@ const endpoints: Endpoint[] = [
   { name: "POST /v1/runs/:id/retry", method: "POST", path: (run) => `/v1/runs/${run.id}/retry` },
   { name: "GET /v1/runs/:id/events (WebSocket)", method: "GET", path: (run) => `/v1/runs/${run.id}/events`, headers: { Upgrade: "websocket" }, events: true },
   { name: "GET /v1/runs/:id/events (SSE)", method: "GET", path: (run) => `/v1/runs/${run.id}/events`, headers: { Accept: "text/event-stream" }, events: true },
+  { name: "POST /v1/runs/:id/tickets", method: "POST", path: (run) => `/v1/runs/${run.id}/tickets` },
+  { name: "POST /v1/runs/:id/token", method: "POST", path: (run) => `/v1/runs/${run.id}/token`, deploymentOnly: true },
+  { name: "DELETE /v1/runs/:id", method: "DELETE", path: (run) => `/v1/runs/${run.id}`, deploymentOnly: true },
 ];
 
-const WRONG_TOKENS = ["wrong", "dev-token-x", "dev-toke", "DEV-TOKEN", "dev_token", "dev-tokem", "rt_", "rt_" + "A".repeat(42), "rt_" + "A".repeat(44), "Zm9v", "a".repeat(4096)];
+const WRONG_TOKENS = ["wrong", "dev-token", `${TEST_API_TOKEN}x`, TEST_API_TOKEN.slice(0, -1), TEST_API_TOKEN.toUpperCase(), "dev_token", "rt_", "rt_" + "A".repeat(42), "rt_" + "A".repeat(44), "Zm9v", "a".repeat(4096)];
 
 type Attempt = { label: string; headers: Record<string, string>; query?: Record<string, string>; body?: Record<string, unknown> };
 
@@ -61,12 +74,15 @@ function attempts(endpoint: Endpoint, w: World): { attempt: Attempt; status: (e:
   out.push({ attempt: { label: "a well-formed run token of no run", headers: bearer("rt_" + "Q".repeat(43)) }, status: () => (create ? 403 : 404) });
   out.push({ attempt: { label: "another run's token", headers: bearer(w.finished.token) }, status: () => (create ? 403 : 404) });
   if (endpoint.events === true) {
-    out.push({ attempt: { label: "another run's token in ?token=", headers: {}, query: { token: w.finished.token } }, status: () => 404 });
-    out.push({ attempt: { label: "a wrong token in ?token=", headers: {}, query: { token: "dev-token-x" } }, status: unauthorized });
+    out.push({ attempt: { label: "another run's ticket", headers: {}, query: { ticket: w.finishedTicket } }, status: unauthorized });
+    out.push({ attempt: { label: "a ticket of no run", headers: {}, query: { ticket: `tk_${"Q".repeat(43)}` } }, status: unauthorized });
+    out.push({ attempt: { label: "a malformed ticket", headers: {}, query: { ticket: "tk_short" } }, status: unauthorized });
+    out.push({ attempt: { label: "a run token as the ticket", headers: {}, query: { ticket: w.waiting.token } }, status: unauthorized });
   }
-  // The right tokens, in places they are not taken from.
-  for (const [who, token] of [["deployment", "dev-token"], ["run", w.waiting.token]] as const) {
-    if (endpoint.events !== true) out.push({ attempt: { label: `the ${who} token in ?token=`, headers: {}, query: { token } }, status: unauthorized });
+  if (endpoint.deploymentOnly === true) out.push({ attempt: { label: "the run's own token", headers: bearer(w.waiting.token) }, status: () => 403 });
+  // The right tokens, in places they are not taken from (a URL never takes a token, on any endpoint).
+  for (const [who, token] of [["deployment", TEST_API_TOKEN], ["run", w.waiting.token]] as const) {
+    out.push({ attempt: { label: `the ${who} token in ?token=`, headers: {}, query: { token } }, status: unauthorized });
     if (endpoint.method !== "GET") out.push({ attempt: { label: `the ${who} token in the body`, headers: {}, body: { token, apiToken: token, authorization: `Bearer ${token}` } }, status: unauthorized });
     out.push({ attempt: { label: `the ${who} token as X-Api-Key`, headers: { "X-Api-Key": token, "X-Auth-Token": token } }, status: unauthorized });
     out.push({ attempt: { label: `the ${who} token in a cookie`, headers: { Cookie: `token=${token}; Authorization=Bearer ${token}` } }, status: unauthorized });
@@ -102,11 +118,14 @@ describe("auth on every endpoint", () => {
   it("the right token in the right place is let through (the control for the table above)", async () => {
     const read = await call(`/v1/runs/${world.waiting.id}`, { headers: bearer(world.waiting.token) });
     expect(read.status).toBe(200);
-    const viaQuery = await call(`/v1/runs/${world.waiting.id}/events?token=${world.waiting.token}`, { headers: { Upgrade: "websocket" } });
-    expect(viaQuery.status).toBe(101);
-    viaQuery.webSocket!.accept();
-    viaQuery.webSocket!.close(1000, "done");
-    const deployment = await call(`/v1/runs/${world.waiting.id}/messages`, { headers: { Authorization: "bearer   dev-token" } });
+    const ticket = (await (await call(`/v1/runs/${world.waiting.id}/tickets`, { method: "POST", headers: bearer(world.waiting.token) })).json()) as { ticket: string };
+    const viaTicket = await call(`/v1/runs/${world.waiting.id}/events?ticket=${ticket.ticket}`, { headers: { Upgrade: "websocket" } });
+    expect(viaTicket.status).toBe(101);
+    viaTicket.webSocket!.accept();
+    viaTicket.webSocket!.close(1000, "done");
+    // A ticket is good once.
+    expect((await call(`/v1/runs/${world.waiting.id}/events?ticket=${ticket.ticket}`, { headers: { Upgrade: "websocket" } })).status).toBe(401);
+    const deployment = await call(`/v1/runs/${world.waiting.id}/messages`, { headers: { Authorization: `bearer   ${TEST_API_TOKEN}` } });
     expect(deployment.status).toBe(200);
     counter.add("auth controls", 3);
     await guard.check();
@@ -115,7 +134,7 @@ describe("auth on every endpoint", () => {
   it("random Authorization values never get through and never fail the server", async () => {
     const value = fc.oneof(
       fc.string({ unit: "binary-ascii", maxLength: 120 }),
-      fc.constantFrom("dev-token", world.waiting.token, world.finished.token).chain((real) =>
+      fc.constantFrom(TEST_API_TOKEN, world.waiting.token, world.finished.token).chain((real) =>
         fc.tuple(fc.nat({ max: real.length }), fc.string({ unit: "binary-ascii", maxLength: 4 })).map(([cut, tail]) => real.slice(0, cut) + tail),
       ),
     ).map((s) => `Bearer ${s.replace(/[\u0000-\u001f\u007f]/g, "")}`.trim());
@@ -123,7 +142,7 @@ describe("auth on every endpoint", () => {
       fc.asyncProperty(value, fc.constantFrom(...endpoints), async (authorization, endpoint) => {
         const bare = authorization.replace(/^Bearer +/i, "").trim();
         // Exactly the real tokens are let through; those are not what this property is about.
-        fc.pre(bare !== "dev-token" && bare !== world.waiting.token);
+        fc.pre(bare !== TEST_API_TOKEN && bare !== world.waiting.token);
         counter.add("auth: random Authorization");
         const body = endpoint.body?.(world);
         const init: RequestInit = { method: endpoint.method, headers: { "Content-Type": "application/json", ...endpoint.headers, Authorization: authorization } };
@@ -182,8 +201,8 @@ describe("probing ids: what is left behind", () => {
   });
 });
 
-describe("HTTP tools cannot be pointed outside HTTP_TOOL_ALLOW (localhost,127.0.0.1 here)", () => {
-  const allowList = parseAllowList("localhost,127.0.0.1");
+describe("HTTP tools cannot be pointed outside HTTP_TOOL_ALLOW (http://localhost,http://127.0.0.1 here)", () => {
+  const allowList = parseAllowList("http://localhost,http://127.0.0.1");
   const scheme = fc.constantFrom("http", "https", "HTTP", "ftp", "file", "ws", "javascript", "data");
   const userinfo = fc.constantFrom("", "user@", "user:pass@", "127.0.0.1@", "localhost:80@", "evil.com@", "a%40b@");
   const host = fc.constantFrom(

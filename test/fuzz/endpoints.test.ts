@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerBodySchema, continueBodySchema, createRunBodySchema } from "../../src/api/schemas";
 import { bearer, CaseCounter, checkProperty, makeWorld, send, WorldGuard, type World } from "./world";
 import { badImagePart, EDGE_STRINGS, headerValue, hostileValue, mutated, oddValidImagePart, rawBodyText } from "./hostile";
+import { TEST_API_TOKEN } from "../test-env";
 
 const MiB = 1024 * 1024;
 // Cases per property: enough to reach every generator branch many times, few enough for CI.
@@ -180,7 +181,7 @@ describe("cancel, retry, reads and unknown routes", () => {
     fc.string({ unit: "binary", maxLength: 40 }).map(encodeURIComponent),
     fc.stringMatching(/^run_[a-z2-7]{26}$/),
   );
-  const suffix = fc.constantFrom("", "/", "/messages", "/events", "/answer", "/cancel", "/retry", "/x", "/messages/x", "/events/..", "?token=dev-token", "/%2e%2e/%2e%2e");
+  const suffix = fc.constantFrom("", "/", "/messages", "/events", "/answer", "/cancel", "/retry", "/x", "/messages/x", "/events/..", `?token=${TEST_API_TOKEN}`, "/%2e%2e/%2e%2e");
   const method = fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS");
 
   it("any method on any path under /v1 with ids of any shape: never a 5xx, refusals in the error shape, no run changes", async () => {

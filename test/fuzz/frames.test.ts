@@ -25,7 +25,7 @@ type Frame = Record<string, unknown>;
 
 /** A socket on a run's events; `exchange` sends a frame, then a ping, and answers the frames that came back before the pong. */
 async function open(run: Run): Promise<{ exchange: (frame: string | ArrayBuffer) => Promise<Frame[]>; close: () => void }> {
-  const response = await call(`/v1/runs/${run.id}/events?token=${run.token}&after=999999`, { headers: { Upgrade: "websocket" } });
+  const response = await call(`/v1/runs/${run.id}/events?after=999999`, { headers: { Upgrade: "websocket", Authorization: `Bearer ${run.token}` } });
   expect(response.status).toBe(101);
   const socket = response.webSocket!;
   const inbox: Frame[] = [];

@@ -11,7 +11,7 @@ import worker from "../../src/worker";
 import { bearer } from "../http/helpers";
 
 export type Run = { id: string; token: string };
-export type World = { finished: Run; waiting: Run; running: Run; waitingCallId: string };
+export type World = { finished: Run; waiting: Run; running: Run; waitingCallId: string; finishedTicket: string };
 
 export const BASE = "https://ratchet.test";
 
@@ -57,7 +57,9 @@ export async function makeWorld(): Promise<World> {
   expect((await settle(finished.id)).status).toBe("finished");
   const asked = await settle(waiting.id);
   expect(asked.status).toBe("waiting");
-  return { finished, waiting, running, waitingCallId: asked.waiting!.callId };
+  const ticket = await postJson(`/v1/runs/${finished.id}/tickets`, {}, bearer(finished.token));
+  const { ticket: finishedTicket } = (await ticket.json()) as { ticket: string };
+  return { finished, waiting, running, waitingCallId: asked.waiting!.callId, finishedTicket };
 }
 
 export type Snapshot = { objects: number; runs: unknown[] };

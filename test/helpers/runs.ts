@@ -3,6 +3,7 @@ import { env, runDurableObjectAlarm } from "cloudflare:test";
 import type { RunRpc } from "../../src/api/run-rpc";
 import type { CreateRunBody, NewRun, Outcome, RunView, StoredEvent } from "../../src/api/types";
 import { eventsAfter } from "../../src/durable/event-log";
+import { readRun } from "../../src/durable/run-store";
 import type { RunObject } from "../../src/durable/run-object";
 import { runInDurableObject } from "cloudflare:test";
 
@@ -41,10 +42,18 @@ export async function createRun(body: Parameters<typeof newRun>[0]): Promise<{ i
   return { id: run.id, stub };
 }
 
-/** Fires alarms until none is set (or `limit` slices ran). Returns how many ran. */
+/** The run's status as stored (no side effects: view() would re-arm a missing alarm). */
+export async function storedStatus(stub: RunStub): Promise<string | undefined> {
+  return runInDurableObject(stub, (_instance, state) => readRun(state.storage.sql)?.status);
+}
+
+/**
+ * Fires the alarms of a running run until it stops running (or `limit` slices ran). Returns how
+ * many ran. A run that stopped keeps one alarm, for its retention: that one is not fired here.
+ */
 export async function drive(stub: RunStub, limit = 200): Promise<number> {
   let slices = 0;
-  while (slices < limit && (await runDurableObjectAlarm(stub))) slices++;
+  while (slices < limit && (await storedStatus(stub)) === "running" && (await runDurableObjectAlarm(stub))) slices++;
   return slices;
 }
 

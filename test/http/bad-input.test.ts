@@ -7,6 +7,7 @@ import type { RunView } from "../../src/api/types";
 import { runStub } from "../../src/http/run-stub";
 import { createApp } from "../../src/http/app";
 import { bearer, call, expectError, postJson } from "./helpers";
+import { TEST_API_TOKEN } from "../test-env";
 
 // A 1×1 PNG, and a hash that is not its hash.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
@@ -110,6 +111,34 @@ const createCases: Case[] = [
   { name: "metadata over 16 KiB", send: () => postJson("/v1/runs", ok({ metadata: { note: "x".repeat(17 * 1024) } })), status: 400, code: "invalid-request", path: "metadata" },
   { name: "metadata as an array", send: () => postJson("/v1/runs", ok({ metadata: ["x"] })), status: 400, code: "invalid-request", path: "metadata" },
   { name: "a 2 MiB body", send: () => postJson("/v1/runs", ok({ system: "x".repeat(2 * MiB) })), status: 413, code: "too-large" },
+  { name: "an unknown field (a typo)", send: () => postJson("/v1/runs", ok({ maxStep: 3 })), status: 400, code: "invalid-request", path: "maxStep" },
+  { name: "an unknown field in a message", send: () => postJson("/v1/runs", ok({ messages: [{ role: "user", content: "hi", name: "ann" }] })), status: 400, code: "invalid-request", path: "messages.0.name" },
+  { name: "an unknown field in the budget", send: () => postJson("/v1/runs", ok({ budget: { usd: 1, currency: "EUR" } })), status: 400, code: "invalid-request", path: "budget.currency" },
+  { name: "an unknown field in a scripted turn", send: () => postJson("/v1/runs", ok({ script: [{ txt: "x" }] })), status: 400, code: "invalid-request", path: "script.0.txt" },
+  { name: "maxSteps past MAX_STEPS_LIMIT", send: () => postJson("/v1/runs", ok({ maxSteps: 101 })), status: 400, code: "invalid-request", path: "maxSteps" },
+  { name: "maxTokens past MAX_TOKENS_LIMIT", send: () => postJson("/v1/runs", ok({ maxTokens: 32_001 })), status: 400, code: "invalid-request", path: "maxTokens" },
+  { name: "a budget past BUDGET_USD_LIMIT", send: () => postJson("/v1/runs", ok({ budget: { usd: 10.01 } })), status: 400, code: "invalid-request", path: "budget.usd" },
+  {
+    name: "an image of a type no provider takes",
+    send: () => postJson("/v1/runs", ok({ messages: [{ role: "user", content: [{ type: "image", mimeType: "image/svg+xml", data: btoa("<svg/>") }] }] })),
+    status: 400,
+    code: "invalid-request",
+    path: "messages.0.content.0.mimeType",
+  },
+  {
+    name: "an image whose bytes are not its type",
+    send: () => postJson("/v1/runs", ok({ messages: [{ role: "user", content: [{ type: "image", mimeType: "image/jpeg", data: PNG }] }] })),
+    status: 400,
+    code: "invalid-request",
+    path: "messages.0.content.0.data",
+  },
+  {
+    name: "an image by a hash the run does not hold",
+    send: () => postJson("/v1/runs", ok({ messages: [{ role: "user", content: [{ type: "image", mimeType: "image/png", hash: WRONG_HASH }] }] })),
+    status: 400,
+    code: "invalid-request",
+    path: "messages.0.content.0.hash",
+  },
   {
     name: "an image that is not base64",
     send: () => postJson("/v1/runs", ok({ messages: [{ role: "user", content: [{ type: "image", mimeType: "image/png", data: "not base64!" }] }] })),
@@ -150,7 +179,7 @@ const createCases: Case[] = [
   { name: "a script with provider anthropic", send: () => postJson("/v1/runs", ok({ provider: "anthropic", script: [{ text: "x" }] })), status: 400, code: "invalid-request", path: "script" },
   { name: "an unknown provider", send: () => postJson("/v1/runs", ok({ provider: "openai" })), status: 400, code: "invalid-request", path: "provider" },
   { name: "no token", send: () => postJson("/v1/runs", ok(), {}), status: 401, code: "unauthorized" },
-  { name: "a malformed Authorization header", send: () => postJson("/v1/runs", ok(), { Authorization: "Token dev-token" }), status: 401, code: "unauthorized" },
+  { name: "a malformed Authorization header", send: () => postJson("/v1/runs", ok(), { Authorization: `Token ${TEST_API_TOKEN}` }), status: 401, code: "unauthorized" },
   { name: "a wrong deployment token", send: () => postJson("/v1/runs", ok(), bearer("not-the-token")), status: 401, code: "unauthorized" },
   { name: "a run token", send: (w) => postJson("/v1/runs", ok(), bearer(w.finished.token)), status: 403, code: "forbidden" },
   { name: "an Idempotency-Key of 256 characters", send: () => postJson("/v1/runs", ok(), { ...bearer(), "Idempotency-Key": "k".repeat(256) }), status: 400, code: "invalid-request", path: "idempotency-key" },
@@ -203,7 +232,19 @@ const runCases: Case[] = [
   { name: "cancel with another run's token", send: (w) => call(`/v1/runs/${w.running.id}/cancel`, { method: "POST", headers: bearer(w.waiting.token) }), status: 404, code: "not-found" },
   { name: "events without WebSocket or SSE", send: (w) => call(`/v1/runs/${w.waiting.id}/events`, { headers: bearer() }), status: 400, code: "invalid-request" },
   { name: "events with a bad after", send: (w) => call(`/v1/runs/${w.waiting.id}/events?after=x`, { headers: { ...bearer(), Accept: "text/event-stream" } }), status: 400, code: "invalid-request", path: "after" },
-  { name: "events with another run's ?token=", send: (w) => call(`/v1/runs/${w.waiting.id}/events?token=${w.finished.token}`, { headers: { Upgrade: "websocket" } }), status: 404, code: "not-found" },
+  { name: "events with another run's token", send: (w) => call(`/v1/runs/${w.waiting.id}/events`, { headers: { Upgrade: "websocket", ...bearer(w.finished.token) } }), status: 404, code: "not-found" },
+  { name: "events with a token in the URL", send: (w) => call(`/v1/runs/${w.waiting.id}/events?token=${w.waiting.token}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
+  { name: "events with an unknown ticket", send: (w) => call(`/v1/runs/${w.waiting.id}/events?ticket=tk_${"b".repeat(43)}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
+  { name: "a ticket for an unknown run", send: () => call(`/v1/runs/${UNKNOWN_RUN}/tickets`, { method: "POST", headers: bearer() }), status: 404, code: "not-found", unknownId: true },
+  { name: "a ticket with another run's token", send: (w) => call(`/v1/runs/${w.waiting.id}/tickets`, { method: "POST", headers: bearer(w.finished.token) }), status: 404, code: "not-found" },
+  { name: "rotate the token with the run token", send: (w) => call(`/v1/runs/${w.waiting.id}/token`, { method: "POST", headers: bearer(w.waiting.token) }), status: 403, code: "forbidden" },
+  { name: "rotate the token of an unknown run", send: () => call(`/v1/runs/${UNKNOWN_RUN}/token`, { method: "POST", headers: bearer() }), status: 404, code: "not-found", unknownId: true },
+  { name: "delete with the run token", send: (w) => call(`/v1/runs/${w.waiting.id}`, { method: "DELETE", headers: bearer(w.waiting.token) }), status: 403, code: "forbidden" },
+  { name: "delete an unknown run", send: () => call(`/v1/runs/${UNKNOWN_RUN}`, { method: "DELETE", headers: bearer() }), status: 404, code: "not-found", unknownId: true },
+  { name: "delete without a token", send: (w) => call(`/v1/runs/${w.waiting.id}`, { method: "DELETE" }), status: 401, code: "unauthorized" },
+  { name: "continue with an unknown field", send: (w) => json("POST", `/v1/runs/${w.finished.id}/messages`, { content: "more", maxStep: 3 }), status: 400, code: "invalid-request", path: "maxStep" },
+  { name: "continue past MAX_STEPS_LIMIT", send: (w) => json("POST", `/v1/runs/${w.finished.id}/messages`, { content: "more", maxSteps: 100_000 }), status: 400, code: "invalid-request", path: "maxSteps" },
+  { name: "answer with an unknown field", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, content: "x", approve: true }), status: 400, code: "invalid-request", path: "approve" },
   { name: "events without a token", send: (w) => call(`/v1/runs/${w.waiting.id}/events`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
   { name: "an unknown route under a run", send: (w) => call(`/v1/runs/${w.waiting.id}/pause`, { method: "POST", headers: bearer() }), status: 404, code: "not-found" },
 ];
@@ -229,7 +270,7 @@ describe("bad requests", () => {
 type Frame = { type: string; seq?: number; error?: { code: string; message: string } };
 
 async function openSocket(run: Run): Promise<{ socket: WebSocket; next: () => Promise<Frame> }> {
-  const response = await call(`/v1/runs/${run.id}/events?token=${run.token}`, { headers: { Upgrade: "websocket" } });
+  const response = await call(`/v1/runs/${run.id}/events`, { headers: { Upgrade: "websocket", Authorization: `Bearer ${run.token}` } });
   expect(response.status).toBe(101);
   const socket = response.webSocket!;
   const queue: Frame[] = [];

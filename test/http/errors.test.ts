@@ -15,7 +15,7 @@ describe("unknown routes", () => {
     ["GET", "/"],
     ["GET", "/v1"],
     ["GET", "/v2/runs"],
-    ["DELETE", "/v1/runs/run_" + "a".repeat(26)],
+    ["PATCH", "/v1/runs/run_" + "a".repeat(26)],
     ["PUT", "/v1/health"],
     ["GET", "/v1/runs/run_" + "a".repeat(26) + "/nope"],
   ])("%s %s → 404 not-found in JSON", async (method, path) => {
@@ -32,15 +32,18 @@ describe("onError", () => {
     return app;
   }
 
-  it("answers anything unexpected with a generic 500 and logs the real error", async () => {
+  it("answers anything unexpected with a generic 500 and logs one line: the error's name and message, no stack, no query", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const secret = new Error("db password is hunter2");
     const response = await appThrowing(secret).request("/boom?token=rt_secret", {}, env);
     const body = await expectError(response, 500, "internal");
     expect(body.error.message).toBe("Internal error.");
     expect(JSON.stringify(body)).not.toContain("hunter2");
-    expect(log).toHaveBeenCalledWith("GET /boom failed:", secret);
+    expect(log).toHaveBeenCalledTimes(1);
+    expect(log.mock.calls[0]).toHaveLength(1);
+    expect(JSON.parse(String(log.mock.calls[0]![0]))).toEqual({ msg: "ratchet.internal-error", method: "GET", path: "/boom", error: "Error: db password is hunter2" });
     expect(JSON.stringify(log.mock.calls)).not.toContain("rt_secret");
+    expect(JSON.stringify(log.mock.calls)).not.toMatch(/\bat .+:\d+:\d+|\.ts:\d+/);
   });
 
   it("turns a thrown non-Error into a 500 too", async () => {
@@ -61,13 +64,11 @@ describe("onError", () => {
     await expectError(await appThrowing(new HTTPException(503, { message: "x" })).request("/boom", {}, env), 500, "internal");
   });
 
-  it("treats an unset API_TOKEN as a broken deployment (500), never as an open one", async () => {
-    vi.spyOn(console, "error").mockImplementation(() => undefined);
+  it("treats an unset API_TOKEN as a deployment that is not configured (503), never as an open one", async () => {
     const app = createApp();
-    const response = await app.request("/v1/runs/run_" + "a".repeat(26), { headers: { Authorization: "Bearer " } }, { ...env, API_TOKEN: "" });
-    // An empty bearer is malformed before the token is even compared.
-    await expectError(response, 401, "unauthorized");
-    const withToken = await app.request("/v1/runs/run_" + "a".repeat(26), { headers: { Authorization: "Bearer anything" } }, { ...env, API_TOKEN: "" });
-    await expectError(withToken, 500, "internal");
+    for (const authorization of ["Bearer ", "Bearer anything", ""]) {
+      const response = await app.request("/v1/runs/run_" + "a".repeat(26), { headers: { Authorization: authorization } }, { ...env, API_TOKEN: "" });
+      await expectError(response, 503, "not-configured");
+    }
   });
 });

@@ -1,9 +1,10 @@
 // Requests against the Worker (SELF) for the HTTP tests, and checks on the error shape.
 import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
+import { TEST_API_TOKEN } from "../test-env";
 
 export const BASE = "https://ratchet.test";
-export const API_TOKEN = "dev-token"; // wrangler.toml [vars]
+export const API_TOKEN = TEST_API_TOKEN;
 
 export function bearer(token = API_TOKEN): Record<string, string> {
   return { Authorization: `Bearer ${token}` };

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { base32, base32Decode, base64url, hex, secretsEqual, sha256Hex } from "../../src/http/encoding";
-import { idempotentRunCredentials, isRunId, newRunCredentials, runIdKey, RUN_ID_PATTERN, RUN_TOKEN_PATTERN } from "../../src/http/ids";
+import { idempotentRunCredentials, isRunId, newRunCredentials, RUN_ID_PATTERN, RUN_TOKEN_PATTERN } from "../../src/http/ids";
+import { TEST_RUN_ID_KEY } from "../test-env";
 
-const KEY = runIdKey({});
+const KEY = TEST_RUN_ID_KEY;
+const KEYS = [KEY];
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -58,35 +60,38 @@ describe("run ids and tokens", () => {
     expect(a.token).not.toBe(b.token);
   });
 
-  it("idempotent ones are derived from the key and the deployment token", async () => {
-    const first = await idempotentRunCredentials("dev-token", KEY, "order-42");
+  it("idempotent ones are derived from the Idempotency-Key, the caller's scope and RUN_ID_KEY", async () => {
+    const first = await idempotentRunCredentials(KEY, "deployment", "order-42");
     expect(first.id).toMatch(RUN_ID_PATTERN);
     expect(first.token).toMatch(RUN_TOKEN_PATTERN);
-    expect(await idempotentRunCredentials("dev-token", KEY, "order-42")).toEqual(first);
-    const otherKey = await idempotentRunCredentials("dev-token", KEY, "order-43");
-    const otherDeployment = await idempotentRunCredentials("prod-token", KEY, "order-42");
+    expect(await idempotentRunCredentials(KEY, "deployment", "order-42")).toEqual(first);
+    const otherKey = await idempotentRunCredentials(KEY, "deployment", "order-43");
+    const otherScope = await idempotentRunCredentials(KEY, "subject:ann", "order-42");
+    const otherDeployment = await idempotentRunCredentials("another-run-id-key-0123456789abcdef", "deployment", "order-42");
     expect(otherKey.id).not.toBe(first.id);
     expect(otherKey.token).not.toBe(first.token);
+    expect(otherScope.id).not.toBe(first.id);
     expect(otherDeployment.id).not.toBe(first.id);
   });
 
   it("ids carry a tag under the id key: minted ones pass, any other id of the right shape does not", async () => {
-    const minted = [await newRunCredentials(KEY), await idempotentRunCredentials("dev-token", KEY, "order-42")].map((run) => run.id);
-    for (const id of minted) expect(await isRunId(id, KEY)).toBe(true);
+    const minted = [await newRunCredentials(KEY), await idempotentRunCredentials(KEY, "deployment", "order-42")].map((run) => run.id);
+    for (const id of minted) expect(await isRunId(id, KEYS)).toBe(true);
     const id = minted[0]!;
     // Every one-character change of a minted id is refused (the tag covers every bit, padding included).
     for (let i = "run_".length; i < id.length; i++) {
       const changed = `${id.slice(0, i)}${id[i] === "a" ? "b" : "a"}${id.slice(i + 1)}`;
-      expect({ changed, ok: await isRunId(changed, KEY) }).toEqual({ changed, ok: false });
+      expect({ changed, ok: await isRunId(changed, KEYS) }).toEqual({ changed, ok: false });
     }
-    expect(await isRunId(id, "another-key")).toBe(false);
-    expect(await isRunId(`run_${"a".repeat(26)}`, KEY)).toBe(false);
-    expect(await isRunId(id.toUpperCase(), KEY)).toBe(false);
-    expect(await isRunId(`${id}a`, KEY)).toBe(false);
+    expect(await isRunId(id, ["another-key"])).toBe(false);
+    expect(await isRunId(`run_${"a".repeat(26)}`, KEYS)).toBe(false);
+    expect(await isRunId(id.toUpperCase(), KEYS)).toBe(false);
+    expect(await isRunId(`${id}a`, KEYS)).toBe(false);
   });
 
-  it("RUN_ID_KEY, when set, is the id key; empty or unset falls back to the public default", () => {
-    expect(runIdKey({ RUN_ID_KEY: "secret" })).toBe("secret");
-    expect(runIdKey({ RUN_ID_KEY: "" })).toBe(runIdKey({}));
+  it("during a rotation, ids tagged under the previous key pass too; after it, they do not", async () => {
+    const old = (await newRunCredentials("previous-key-0123456789abcdefghijkl")).id;
+    expect(await isRunId(old, [KEY, "previous-key-0123456789abcdefghijkl"])).toBe(true);
+    expect(await isRunId(old, [KEY])).toBe(false);
   });
 });

@@ -52,7 +52,10 @@ describe("413 too-large", () => {
     expect(new TextEncoder().encode(body).length).toBe(MiB);
     const response = await call("/v1/runs", { method: "POST", headers: { ...bearer(), "Content-Type": "application/json" }, body: streamOf(body) });
     const error = await expectError(response, 400, "invalid-request");
-    expect(error.error.issues).toEqual([{ path: "messages", message: "At least one message is needed." }]);
+    expect(error.error.issues).toEqual([
+      { path: "messages", message: "At least one message is needed." },
+      { path: "pad", message: "Unknown field." },
+    ]);
   });
 });
 

@@ -21,7 +21,7 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.info.version).toBe("0.1.0");
   });
 
-  it("lists every endpoint of API.md", async () => {
+  it("lists every endpoint of the API", async () => {
     const doc = await document();
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
     expect(operations.sort()).toEqual(
@@ -34,6 +34,9 @@ describe("GET /v1/openapi.json", () => {
         "POST /v1/runs/{id}/messages",
         "POST /v1/runs/{id}/retry",
         "GET /v1/runs/{id}/events",
+        "POST /v1/runs/{id}/tickets",
+        "POST /v1/runs/{id}/token",
+        "DELETE /v1/runs/{id}",
         "GET /v1/health",
         "GET /v1/openapi.json",
       ].sort(),

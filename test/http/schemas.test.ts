@@ -53,8 +53,16 @@ describe("createRunBodySchema: valid bodies", () => {
     expect(createRunBodySchema.parse(body)).toEqual(body);
   });
 
-  it("drops unknown fields rather than refusing them (adding fields is not breaking)", () => {
-    expect(createRunBodySchema.parse({ messages: [user], later: 1 })).toEqual({ messages: [user] });
+  it("refuses unknown fields, naming each (a typo or a field of a newer API is never silently ignored)", () => {
+    const parsed = createRunBodySchema.safeParse({ messages: [{ ...user, name: "ann" }], later: 1, maxStep: 3, budget: { usd: 1, cap: 2 } });
+    expect(parsed.success).toBe(false);
+    if (parsed.success) return;
+    expect(issuesOf(parsed.error)).toEqual([
+      { path: "messages.0.name", message: "Unknown field." },
+      { path: "budget.cap", message: "Unknown field." },
+      { path: "later", message: "Unknown field." },
+      { path: "maxStep", message: "Unknown field." },
+    ]);
   });
 });
 
@@ -149,7 +157,7 @@ describe("parseFrame", () => {
 });
 
 describe("views and events", () => {
-  const view = { id: "run_x", status: "running", model: "m", provider: "scripted", steps: 0, spentUsd: 0, lastSeq: 1, createdAt: "t", updatedAt: "t" };
+  const view = { id: "run_x", status: "running", model: "m", provider: "scripted", steps: 0, maxSteps: 10, spentUsd: 0, budgetUsd: 1, lastSeq: 1, createdAt: "t", updatedAt: "t" };
 
   it("runViewSchema takes a RunView", () => {
     expect(runViewSchema.parse(view)).toEqual(view);

@@ -43,7 +43,7 @@ describe("anthropic provider (SDK → fake server)", () => {
   it("images are read by hash (once per provider) and sent as base64", async () => {
     const model = uniqueModel();
     await script(model, [{ text: "A cat." }, { text: "Still a cat." }]);
-    const provider = testProvider({ stored: { h1: { data: "iVBORw0KGgo=", mimeType: "image/png" } } });
+    const provider = testProvider({ stored: { h1: { data: "iVBORw0KGgo=" } } });
     const messages = [{ role: "user" as const, content: [{ type: "text" as const, text: "What is it?" }, { type: "image" as const, mimeType: "image/png", hash: "h1", path: "cat.png" }] }];
     await provider.generate(textRequest(model, messages), context());
     await provider.generate(textRequest(model, [...messages, { role: "assistant", content: "A cat." }, { role: "user", content: "Sure?" }]), context());

@@ -5,9 +5,9 @@ import type { ChatMessage, GenerateRequest, ToolDefinition } from "../../src/loo
 import { DEFAULT_MAX_TOKENS, imageHashes, toAnthropicParams, type ImageLookup } from "../../src/providers/anthropic-request";
 import { ProviderError } from "../../src/providers/errors";
 
-const images: Record<string, { data: string; mimeType: string }> = {
-  h1: { data: "aGVsbG8=", mimeType: "image/png" },
-  h2: { data: "d29ybGQ=", mimeType: "image/jpeg" },
+const images: Record<string, { data: string }> = {
+  h1: { data: "aGVsbG8=" },
+  h2: { data: "d29ybGQ=" },
 };
 const lookup: ImageLookup = (hash) => images[hash]!;
 const tool = (name: string): ToolDefinition => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } });

@@ -1,12 +1,13 @@
 // A client of the running Worker for service tests: start runs over HTTP, drive their alarms by
 // hand, and watch their events over a socket or SSE.
-import { SELF, runDurableObjectAlarm } from "cloudflare:test";
+import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import type { RunView } from "../../src/api/types";
-import { stubFor } from "../helpers/runs";
+import { drive, stubFor } from "../helpers/runs";
+import { TEST_API_TOKEN } from "../test-env";
 
 export const BASE = "https://ratchet.test";
-export const DEPLOY = { Authorization: "Bearer dev-token" };
+export const DEPLOY = { Authorization: `Bearer ${TEST_API_TOKEN}` };
 
 export async function startRun(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ run: RunView; token: string }> {
   const response = await SELF.fetch(`${BASE}/v1/runs`, {
@@ -27,10 +28,9 @@ export async function getRun(id: string, token: string): Promise<RunView> {
   return (await (await api(`/v1/runs/${id}`, token)).json()) as RunView;
 }
 
-/** Fires the run's alarms until none is left. */
+/** Fires the run's alarms until it stops running. */
 export async function driveRun(id: string, limit = 100): Promise<void> {
-  const stub = stubFor(id);
-  for (let i = 0; i < limit && (await runDurableObjectAlarm(stub)); i++);
+  await drive(stubFor(id), limit);
 }
 
 export type Socket = {
@@ -41,8 +41,8 @@ export type Socket = {
 };
 
 export async function openSocket(id: string, token: string, after?: number): Promise<Socket> {
-  const query = new URLSearchParams({ token, ...(after === undefined ? {} : { after: String(after) }) });
-  const response = await SELF.fetch(`${BASE}/v1/runs/${id}/events?${query}`, { headers: { Upgrade: "websocket" } });
+  const query = after === undefined ? "" : `?after=${after}`;
+  const response = await SELF.fetch(`${BASE}/v1/runs/${id}/events${query}`, { headers: { Upgrade: "websocket", Authorization: `Bearer ${token}` } });
   expect(response.status).toBe(101);
   const socket = response.webSocket!;
   socket.accept();

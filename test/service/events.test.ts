@@ -40,7 +40,7 @@ describe("events over WebSocket and SSE", () => {
     const events = await readSse(await api(`/v1/runs/${run.id}/events`, token, { headers: { Accept: "text/event-stream" } }), (data) => data.type === "end");
     expect(events.map((event) => Number(event.id))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const resumed = await readSse(
-      await SELF.fetch(`${BASE}/v1/runs/${run.id}/events?token=${token}`, { headers: { Accept: "text/event-stream", "Last-Event-ID": "5" } }),
+      await SELF.fetch(`${BASE}/v1/runs/${run.id}/events`, { headers: { Accept: "text/event-stream", "Last-Event-ID": "5", Authorization: `Bearer ${token}` } }),
       (data) => data.type === "end",
     );
     expect(resumed.map((event) => Number(event.id))).toEqual([6, 7, 8]);

@@ -3,6 +3,7 @@ import { describe, expect, inject, it } from "vitest";
 import { stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
 import { api, driveRun, getRun, startRun } from "./client";
+import { TEST_API_TOKEN } from "../test-env";
 
 const server = () => inject("toolServerUrl");
 
@@ -78,7 +79,7 @@ describe("HTTP tools", () => {
     await alarm;
     // runDurableObjectAlarm removed the alarm it ran (the platform would deliver it again): any
     // request to a running run whose alarm is gone re-arms it.
-    await api(`/v1/runs/${run.id}`, "dev-token");
+    await api(`/v1/runs/${run.id}`, TEST_API_TOKEN);
     await driveRun(run.id);
     // The first send reached the server (its answer was lost with the object); the resend carries the same key.
     expect(await countFor(`${run.id}/s1/tool/1/k`)).toBe(2);
@@ -106,8 +107,8 @@ describe("HTTP tools", () => {
 });
 
 describe("images", () => {
-  it("an image given as base64 is stored in R2 by its SHA-256 and the run holds only the hash", async () => {
-    const bytes = new Uint8Array([137, 80, 78, 71, 1, 2, 3, 4]);
+  it("an image given as base64 is stored in R2 under the run by its SHA-256 and the run holds only the hash", async () => {
+    const bytes = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 1, 2, 3, 4]);
     const data = btoa(String.fromCharCode(...bytes));
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     const hash = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -115,7 +116,7 @@ describe("images", () => {
       messages: [{ role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image", mimeType: "image/png", data, path: "pic.png" }] }],
       script: [{ text: "A tiny PNG." }],
     });
-    const stored = await env.BLOBS.get(`images/${hash}`);
+    const stored = await env.BLOBS.get(`runs/${run.id}/images/${hash}`);
     expect(stored).not.toBeNull();
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(bytes);
     expect(stored!.httpMetadata?.contentType).toBe("image/png");

@@ -17,7 +17,7 @@ async function runToEnd(id: string, waits: number[] = []): Promise<number[]> {
   const stub = stubFor(id) as unknown as DurableObjectStub<RunObject>;
   for (let slice = 0; slice < 20; slice++) {
     const more = await runInDurableObject(stub, async (_instance, state) => {
-      const engine = { ctx: state, env, fanout: new Fanout(state), fetch, retrySleep: async (ms: number) => void waits.push(ms) };
+      const engine = { ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now(), retrySleep: async (ms: number) => void waits.push(ms) };
       return (await runSlice(engine, new AbortController())) === "more";
     });
     if (!more) break;

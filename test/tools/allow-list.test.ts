@@ -10,7 +10,7 @@ describe("parseAllowList", () => {
 });
 
 describe("isUrlAllowed", () => {
-  const allow = parseAllowList("localhost,127.0.0.1:8080,API.example.com:443,[::1]:9000,[::2]");
+  const allow = parseAllowList("http://localhost,http://127.0.0.1:8080,API.example.com:443,http://[::1]:9000,http://[::2],secure.example.com,https://tls.example.com/");
 
   it.each([
     ["http://localhost/tool", true],
@@ -22,6 +22,12 @@ describe("isUrlAllowed", () => {
     ["https://api.example.com/x", true],
     ["https://api.example.com:443/x", true],
     ["http://api.example.com/x", false],
+    ["http://api.example.com:443/x", false],
+    ["https://secure.example.com/x", true],
+    ["https://secure.example.com:8443/x", true],
+    ["http://secure.example.com/x", false],
+    ["https://tls.example.com/x", true],
+    ["http://tls.example.com/x", false],
     ["https://evil.example.com/x", false],
     ["https://api.example.com.evil.com/x", false],
     ["http://localhost.evil.com/x", false],
@@ -38,5 +44,12 @@ describe("isUrlAllowed", () => {
 
   it("allows nothing with an empty list", () => {
     expect(isUrlAllowed("http://localhost/", [])).toBe(false);
+    expect(isUrlAllowed("https://localhost/", [])).toBe(false);
+  });
+
+  it("allows cleartext http only for hosts listed with http://", () => {
+    expect(isUrlAllowed("http://localhost/", parseAllowList("localhost"))).toBe(false);
+    expect(isUrlAllowed("https://localhost/", parseAllowList("localhost"))).toBe(true);
+    expect(isUrlAllowed("http://localhost/", parseAllowList("http://localhost"))).toBe(true);
   });
 });

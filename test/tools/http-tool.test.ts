@@ -11,7 +11,7 @@ function deps(overrides: Partial<ToolDeps> = {}): ToolDeps {
     runId: "run_test",
     idempotencyKey: (stepKey) => `run_test/${stepKey}`,
     fetch: (input, init) => fetch(input, init),
-    allowHosts: ["127.0.0.1"],
+    allowHosts: ["http://127.0.0.1"],
     now: () => new Date(0),
     beginOnce: async () => true,
     ...overrides,

@@ -7,7 +7,7 @@ const deps: ToolDeps = {
   runId: "run_x",
   idempotencyKey: (key) => `run_x/${key}`,
   fetch: (input, init) => fetch(input, init),
-  allowHosts: ["localhost"],
+  allowHosts: ["http://localhost"],
   now: () => new Date(0),
   beginOnce: async () => true,
 };
@@ -23,15 +23,22 @@ const client = (name: string): ToolRef => ({ type: "client", name, description: 
 
 describe("checkToolRefs", () => {
   it("accepts built-ins, allowed HTTP tools and client tools", () => {
-    expect(checkToolRefs(["ask", "calculator", "current_time", http("a"), client("b")], ["localhost"])).toEqual([]);
+    expect(checkToolRefs(["ask", "calculator", "current_time", http("a"), client("b")], ["http://localhost"])).toEqual([]);
   });
 
   it("reports unknown built-ins, duplicates and disallowed hosts with their paths", () => {
-    expect(checkToolRefs(["calculator", "search", http("calculator"), http("x", "https://evil.com/t")], ["localhost"])).toEqual([
+    expect(checkToolRefs(["calculator", "search", http("calculator"), http("x", "https://evil.com/t")], ["http://localhost"])).toEqual([
       { path: "tools.1", message: "Unknown built-in tool: search. Built-in tools: ask, calculator, current_time." },
       { path: "tools.2", message: "Duplicate tool name: calculator." },
-      { path: "tools.3.url", message: "HTTP tools may not call evil.com: the host is not on the allow list." },
+      { path: "tools.3.url", message: "HTTP tools may not call evil.com: it is not on the allow list (HTTP_TOOL_ALLOW; plain http needs an http:// entry)." },
     ]);
+  });
+
+  it("refuses plain http to a host listed without http://", () => {
+    expect(checkToolRefs([http("a")], ["localhost"])).toEqual([
+      { path: "tools.0.url", message: "HTTP tools may not call localhost: it is not on the allow list (HTTP_TOOL_ALLOW; plain http needs an http:// entry)." },
+    ]);
+    expect(checkToolRefs([http("a", "https://localhost/tool")], ["localhost"])).toEqual([]);
   });
 });
 

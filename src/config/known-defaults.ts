@@ -1,0 +1,10 @@
+// Values this project publishes for local runs (.dev.vars.example, the tests). A deployed Worker
+// refuses to serve with any of them: they are in every clone of the repository.
+
+/** The tag key of run ids when a local run sets no RUN_ID_KEY. Changing it makes local runs' ids unknown. */
+export const PUBLIC_RUN_ID_KEY = "ratchet/run-id/v1";
+
+export const LOCAL_API_TOKEN = "dev-token";
+export const LOCAL_RUN_ID_KEY = "local-run-id-key-not-for-deployments";
+
+export const KNOWN_DEFAULTS: ReadonlySet<string> = new Set([LOCAL_API_TOKEN, LOCAL_RUN_ID_KEY, PUBLIC_RUN_ID_KEY]);

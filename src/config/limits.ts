@@ -1,0 +1,60 @@
+// Deployment-wide caps, so that a token holder cannot spend or store without bound. Each has a
+// safe default and can be changed per deployment (wrangler.toml [vars] or the dashboard).
+
+export type Limits = {
+  /** MAX_STEPS_LIMIT: the largest `maxSteps` a run (or a continue) may ask for. */
+  maxSteps: number;
+  /** MAX_TOKENS_LIMIT: the largest `maxTokens` (answer tokens per model call). */
+  maxTokens: number;
+  /** BUDGET_USD_DEFAULT: the budget of a run that names none. */
+  budgetUsdDefault: number;
+  /** BUDGET_USD_LIMIT: the largest `budget.usd`. */
+  budgetUsd: number;
+  /** RUN_EVENTS_LIMIT: stored events per run; a run that reaches it fails with a `limit` error. */
+  runEvents: number;
+  /** RUN_BYTES_LIMIT: bytes of storage per run; a run that reaches it fails with a `limit` error. */
+  runBytes: number;
+  /** RUN_RETENTION_DAYS: a run deletes itself this long after it ends (or last waited). */
+  retentionDays: number;
+};
+
+export const DEFAULT_LIMITS: Limits = {
+  maxSteps: 100,
+  maxTokens: 32_000,
+  budgetUsdDefault: 1,
+  budgetUsd: 10,
+  runEvents: 100_000,
+  runBytes: 256 * 1024 * 1024,
+  retentionDays: 30,
+};
+
+/** Each limit's setting, and whether it must be a whole number. */
+export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: boolean }> = {
+  maxSteps: { setting: "MAX_STEPS_LIMIT", whole: true },
+  maxTokens: { setting: "MAX_TOKENS_LIMIT", whole: true },
+  budgetUsdDefault: { setting: "BUDGET_USD_DEFAULT", whole: false },
+  budgetUsd: { setting: "BUDGET_USD_LIMIT", whole: false },
+  runEvents: { setting: "RUN_EVENTS_LIMIT", whole: true },
+  runBytes: { setting: "RUN_BYTES_LIMIT", whole: true },
+  retentionDays: { setting: "RUN_RETENTION_DAYS", whole: false },
+};
+
+type Problem = { setting: string; problem: string };
+
+/** The limits of `env`: unset ones take their default; one that is not a positive number is a problem (and keeps its default). */
+export function readLimits(env: object): { limits: Limits; problems: Problem[] } {
+  const limits: Limits = { ...DEFAULT_LIMITS };
+  const problems: Problem[] = [];
+  for (const [key, { setting, whole }] of Object.entries(LIMIT_SETTINGS) as [keyof Limits, { setting: string; whole: boolean }][]) {
+    const raw = (env as Record<string, unknown>)[setting];
+    if (raw === undefined || raw === "") continue;
+    const value = typeof raw === "number" ? raw : Number(String(raw).trim());
+    if (!Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value))) {
+      problems.push({ setting, problem: `must be a ${whole ? "whole " : ""}number above 0` });
+      continue;
+    }
+    limits[key] = value;
+  }
+  if (limits.budgetUsdDefault > limits.budgetUsd) problems.push({ setting: "BUDGET_USD_DEFAULT", problem: "is above BUDGET_USD_LIMIT" });
+  return { limits, problems };
+}

@@ -1,0 +1,113 @@
+// The deployment's settings, read from the Worker's environment once and checked. A deployment
+// that is missing a secret, uses a known public default, or holds a limit that is not a number is
+// refused as a whole (the edge answers 503 not-configured), and every problem names the setting
+// to fix, never its value. Plain data in, plain data out: no Workers types here.
+import { KNOWN_DEFAULTS, PUBLIC_RUN_ID_KEY } from "./known-defaults";
+import { readLimits, type Limits } from "./limits";
+
+export type { Limits };
+
+/** Secrets are refused when shorter than this (a token must not be guessable). */
+export const MIN_SECRET_LENGTH = 32;
+
+export type Settings = {
+  /** Deployment tokens that are accepted: the current one first, then API_TOKEN_PREVIOUS. */
+  apiTokens: string[];
+  /** Keys of the tag in run ids (and of ids and tokens derived from an Idempotency-Key): current first. */
+  runIdKeys: string[];
+  limits: Limits;
+};
+
+/** One thing wrong with the deployment: the setting and what is wrong, never its value. */
+export type SettingProblem = { setting: string; problem: string };
+
+export type SettingsResult = { ok: true; settings: Settings } | { ok: false; problems: SettingProblem[] };
+
+/** The Worker's environment, seen as plain data. */
+type EnvLike = object;
+
+function textOf(env: EnvLike, name: string): string | undefined {
+  const value = (env as Record<string, unknown>)[name];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * A secret: required ones must be set; outside local development each value must be long enough
+ * and not one of the defaults this project publishes.
+ */
+function readSecret(env: EnvLike, name: string, required: boolean, localDev: boolean, problems: SettingProblem[]): string | undefined {
+  const value = textOf(env, name);
+  if (value === undefined) {
+    if (required) problems.push({ setting: name, problem: "is not set" });
+    return undefined;
+  }
+  if (localDev) return value;
+  if (KNOWN_DEFAULTS.has(value)) problems.push({ setting: name, problem: "is a published default for local runs" });
+  else if (value.length < MIN_SECRET_LENGTH) problems.push({ setting: name, problem: `is shorter than ${MIN_SECRET_LENGTH} characters` });
+  return value;
+}
+
+function pair(current: string | undefined, previous: string | undefined): string[] {
+  return [current, previous].filter((value): value is string => value !== undefined);
+}
+
+/**
+ * The settings of `env`. `localDev` is true only for `wrangler dev` on this machine (LOCAL_DEV and
+ * a loopback host, see isLocalDev): there the published defaults are accepted and RUN_ID_KEY may
+ * be left out.
+ */
+export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
+  const problems: SettingProblem[] = [];
+  const apiToken = readSecret(env, "API_TOKEN", true, localDev, problems);
+  const apiTokenPrevious = readSecret(env, "API_TOKEN_PREVIOUS", false, localDev, problems);
+  const runIdKey = readSecret(env, "RUN_ID_KEY", !localDev, localDev, problems);
+  const runIdKeyPrevious = readSecret(env, "RUN_ID_KEY_PREVIOUS", false, localDev, problems);
+  const limits = readLimits(env);
+  problems.push(...limits.problems);
+  if (problems.length > 0) return { ok: false, problems };
+  return {
+    ok: true,
+    settings: {
+      apiTokens: pair(apiToken, apiTokenPrevious),
+      runIdKeys: runIdKey === undefined ? [PUBLIC_RUN_ID_KEY, ...pair(runIdKeyPrevious, undefined)] : pair(runIdKey, runIdKeyPrevious),
+      limits: limits.limits,
+    },
+  };
+}
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Local development: LOCAL_DEV is "true" (set by .dev.vars, which `wrangler deploy` never ships)
+ * and the request reached a loopback address. Both are needed, so a LOCAL_DEV left in a deployed
+ * Worker's settings still opens nothing: a deployed Worker is never reached at localhost.
+ */
+export function isLocalDev(env: EnvLike, hostname: string): boolean {
+  return textOf(env, "LOCAL_DEV") === "true" && LOOPBACK.has(hostname);
+}
+
+/** What the 503 says: every setting to fix, and how, without a value. */
+export function describeProblems(problems: readonly SettingProblem[]): string {
+  const list = problems.map((item) => `${item.setting} ${item.problem}`).join("; ");
+  return `This deployment is not configured: ${list}. Set secrets with \`npx wrangler secret put <NAME>\` and limits in wrangler.toml [vars].`;
+}
+
+const cache = new WeakMap<object, Map<boolean, SettingsResult>>();
+
+/** readSettings, computed once per environment object (an isolate keeps its env). */
+export function settingsOf(env: EnvLike, localDev: boolean): SettingsResult {
+  let byMode = cache.get(env);
+  if (byMode === undefined) cache.set(env, (byMode = new Map()));
+  let result = byMode.get(localDev);
+  if (result === undefined) byMode.set(localDev, (result = readSettings(env, localDev)));
+  return result;
+}
+
+const limitsCache = new WeakMap<object, Limits>();
+
+/** The limits the run object applies: a setting that is not valid keeps its default (the edge refuses new work anyway). */
+export function limitsOf(env: EnvLike): Limits {
+  let limits = limitsCache.get(env);
+  if (limits === undefined) limitsCache.set(env, (limits = readLimits(env).limits));
+  return limits;
+}

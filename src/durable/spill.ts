@@ -1,0 +1,62 @@
+// Values too large for their row. A SQLite row of a Durable Object holds at most 2 MB, and a run
+// can carry tool answers of a megabyte each: its history, a journal value, an event or the run's
+// final output could pass that. A text over INLINE_MAX_BYTES is stored instead as chunks of bytes
+// in the `spill` table, in the same transaction as its row, and the row keeps a reference. Reads
+// stay synchronous and every write stays transactional; deleting the run deletes the chunks.
+//
+// The reference is SPILL_MARK + key. No JSON text starts with "@", and a raw text (the run's final
+// text) that happens to start with the mark is always spilled, so an inline value is never taken
+// for a reference.
+
+/** Texts up to this many UTF-8 bytes stay in their row; a row may hold several such columns. */
+export const INLINE_MAX_BYTES = 256 * 1024;
+/** One chunk row: well under the 2 MB row limit. */
+const CHUNK_BYTES = 1024 * 1024;
+const SPILL_MARK = "@spill:";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const SPILL_TABLE = `CREATE TABLE IF NOT EXISTS spill (key TEXT NOT NULL, n INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (key, n))`;
+
+function fitsInline(text: string): boolean {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: most texts are decided without encoding them.
+  if (text.length * 3 <= INLINE_MAX_BYTES) return true;
+  return encoder.encode(text).byteLength <= INLINE_MAX_BYTES;
+}
+
+/**
+ * What to store in the row for `text`: the text itself, or a reference to its chunks under `key`.
+ * A column that is written more than once passes `replaces` so the chunks of its old value go
+ * (rows written once, such as journal steps and events, skip that statement). Call inside the
+ * row's transaction.
+ */
+export function spillText(sql: SqlStorage, key: string, text: string, replaces = false): string {
+  if (replaces) sql.exec("DELETE FROM spill WHERE key = ?", key);
+  if (!text.startsWith(SPILL_MARK) && fitsInline(text)) return text;
+  const bytes = encoder.encode(text);
+  for (let at = 0, n = 0; at < bytes.byteLength || n === 0; at += CHUNK_BYTES, n++) {
+    const chunk = bytes.slice(at, at + CHUNK_BYTES);
+    sql.exec("INSERT INTO spill (key, n, bytes) VALUES (?, ?, ?)", key, n, chunk.buffer);
+  }
+  return SPILL_MARK + key;
+}
+
+/** The text a row stored with spillText. */
+export function unspillText(sql: SqlStorage, stored: string): string {
+  if (!stored.startsWith(SPILL_MARK)) return stored;
+  const key = stored.slice(SPILL_MARK.length);
+  const chunks = sql
+    .exec<{ bytes: ArrayBuffer }>("SELECT bytes FROM spill WHERE key = ? ORDER BY n", key)
+    .toArray()
+    .map((row) => new Uint8Array(row.bytes));
+  if (chunks.length === 0) throw new Error(`Spilled value ${key} is missing.`);
+  const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return decoder.decode(bytes);
+}

@@ -1,0 +1,24 @@
+// The settings of a local run, read from .dev.vars.example (what `npm start` copies to .dev.vars):
+// `wrangler dev` started by the end-to-end tests and benchmarks gets them as --var, so a test
+// runs against exactly what a developer's first `npm start` does.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const EXAMPLE = fileURLToPath(new URL("../../../.dev.vars.example", import.meta.url));
+
+/** NAME=value lines; comments and blanks skipped. */
+export function parseDevVars(text: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^\s*([A-Z_][A-Z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (match !== null) vars[match[1]!] = match[2]!.replace(/^"(.*)"$/, "$1");
+  }
+  return vars;
+}
+
+export function localVars(): Record<string, string> {
+  return parseDevVars(readFileSync(EXAMPLE, "utf8"));
+}
+
+/** The local deployment token (.dev.vars.example). */
+export const LOCAL_TOKEN = localVars().API_TOKEN!;

@@ -1,0 +1,108 @@
+// A deployment without safe secrets serves nothing: 503 not-configured, naming each setting to fix
+// and never its value. Local development (LOCAL_DEV on a loopback host) takes the published
+// defaults. Secrets rotate without downtime: the previous value keeps working beside the new one.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/http/app";
+import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
+import { expectError } from "./helpers";
+
+const app = createApp();
+const PUBLIC = "https://ratchet.example.com";
+const LOCAL = "http://127.0.0.1:8787";
+
+function request(base: string, path: string, overrides: Record<string, string | undefined>, init: RequestInit = {}) {
+  const settings = { ...env, ...overrides } as unknown as Env;
+  return app.request(`${base}${path}`, init, settings);
+}
+
+const createBody = JSON.stringify({ provider: "scripted", messages: [{ role: "user", content: "hi" }], script: [{ text: "hello" }] });
+
+function create(base: string, token: string, overrides: Record<string, string | undefined>, headers: Record<string, string> = {}) {
+  return request(base, "/v1/runs", overrides, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...headers }, body: createBody });
+}
+
+describe("503 not-configured", () => {
+  it.each<[string, Record<string, string | undefined>, string]>([
+    ["API_TOKEN unset", { API_TOKEN: undefined }, "API_TOKEN is not set"],
+    ["API_TOKEN empty", { API_TOKEN: "" }, "API_TOKEN is not set"],
+    ["API_TOKEN the published local default", { API_TOKEN: "dev-token" }, "API_TOKEN is a published default"],
+    ["API_TOKEN shorter than 32 characters", { API_TOKEN: "s3cret-but-short-0123456789" }, "API_TOKEN is shorter than 32 characters"],
+    ["RUN_ID_KEY unset", { RUN_ID_KEY: undefined }, "RUN_ID_KEY is not set"],
+    ["RUN_ID_KEY the published local default", { RUN_ID_KEY: "local-run-id-key-not-for-deployments" }, "RUN_ID_KEY is a published default"],
+    ["RUN_ID_KEY the built-in public key", { RUN_ID_KEY: "ratchet/run-id/v1" }, "RUN_ID_KEY is a published default"],
+    ["API_TOKEN_PREVIOUS too short", { API_TOKEN_PREVIOUS: "old" }, "API_TOKEN_PREVIOUS is shorter than 32 characters"],
+    ["a limit that is not a number", { MAX_STEPS_LIMIT: "lots" }, "MAX_STEPS_LIMIT must be a whole number above 0"],
+    ["a default budget above the largest", { BUDGET_USD_DEFAULT: "20", BUDGET_USD_LIMIT: "5" }, "BUDGET_USD_DEFAULT is above BUDGET_USD_LIMIT"],
+  ])("%s", async (_name, overrides, problem) => {
+    for (const path of ["/v1/health", "/v1/runs/run_" + "a".repeat(26), "/v1/openapi.json"]) {
+      const response = await request(PUBLIC, path, overrides, { headers: { Authorization: `Bearer ${TEST_API_TOKEN}` } });
+      const body = await expectError(response, 503, "not-configured");
+      expect(body.error.message).toContain(problem);
+      for (const value of Object.values(overrides)) if (value !== undefined && value !== "") expect(body.error.message).not.toContain(value);
+      expect(body.error.message).not.toContain(TEST_API_TOKEN);
+    }
+    expect((await create(PUBLIC, TEST_API_TOKEN, overrides)).status).toBe(503);
+  });
+
+  it("names every problem at once", async () => {
+    const body = await expectError(await request(PUBLIC, "/v1/health", { API_TOKEN: undefined, RUN_ID_KEY: "short" }), 503, "not-configured");
+    expect(body.error.message).toContain("API_TOKEN is not set");
+    expect(body.error.message).toContain("RUN_ID_KEY is shorter than 32 characters");
+  });
+
+  it("serves a deployment with long secrets", async () => {
+    expect((await request(PUBLIC, "/v1/health", {})).status).toBe(200);
+    expect((await create(PUBLIC, TEST_API_TOKEN, {})).status).toBe(201);
+  });
+});
+
+describe("local development", () => {
+  const local = { LOCAL_DEV: "true", API_TOKEN: "dev-token", RUN_ID_KEY: undefined };
+
+  it("takes the published defaults on a loopback host with LOCAL_DEV=true", async () => {
+    for (const base of [LOCAL, "http://localhost:8787", "http://[::1]:8787"]) {
+      expect((await request(base, "/v1/health", local)).status).toBe(200);
+      expect((await create(base, "dev-token", local)).status).toBe(201);
+    }
+  });
+
+  it("refuses them on any other host, even with LOCAL_DEV=true (a stray setting opens nothing)", async () => {
+    await expectError(await request(PUBLIC, "/v1/health", local), 503, "not-configured");
+    await expectError(await request("http://10.0.0.5:8787", "/v1/health", local), 503, "not-configured");
+  });
+
+  it("refuses them on a loopback host without LOCAL_DEV", async () => {
+    await expectError(await request(LOCAL, "/v1/health", { ...local, LOCAL_DEV: undefined }), 503, "not-configured");
+  });
+});
+
+describe("rotation without downtime", () => {
+  const NEW_TOKEN = "new-api-token-0123456789abcdefghijklmnopqrs";
+  const NEW_KEY = "new-run-id-key-0123456789abcdefghijklmnopq";
+
+  it("API_TOKEN_PREVIOUS keeps working beside the new API_TOKEN; without it the old one is refused", async () => {
+    const rotating = { API_TOKEN: NEW_TOKEN, API_TOKEN_PREVIOUS: TEST_API_TOKEN };
+    expect((await create(PUBLIC, TEST_API_TOKEN, rotating)).status).toBe(201);
+    expect((await create(PUBLIC, NEW_TOKEN, rotating)).status).toBe(201);
+    await expectError(await create(PUBLIC, TEST_API_TOKEN, { API_TOKEN: NEW_TOKEN }), 401, "unauthorized");
+  });
+
+  it("runs and idempotency keys survive both rotations", async () => {
+    const key = { "Idempotency-Key": `rotation-${crypto.randomUUID()}` };
+    const first = (await (await create(PUBLIC, TEST_API_TOKEN, {}, key)).json()) as { run: { id: string }; token: string };
+    // Both secrets rotated: the run is still found by id, and a retried create answers the same run and token.
+    const rotated = { API_TOKEN: NEW_TOKEN, API_TOKEN_PREVIOUS: TEST_API_TOKEN, RUN_ID_KEY: NEW_KEY, RUN_ID_KEY_PREVIOUS: TEST_RUN_ID_KEY };
+    const read = await request(PUBLIC, `/v1/runs/${first.run.id}`, rotated, { headers: { Authorization: `Bearer ${first.token}` } });
+    expect(read.status).toBe(200);
+    const retried = await create(PUBLIC, NEW_TOKEN, rotated, key);
+    expect(retried.status).toBe(201);
+    expect(await retried.json()).toMatchObject({ run: { id: first.run.id }, token: first.token });
+    // A new run is made under the new key.
+    const fresh = (await (await create(PUBLIC, NEW_TOKEN, rotated)).json()) as { run: { id: string } };
+    expect((await request(PUBLIC, `/v1/runs/${fresh.run.id}`, rotated, { headers: { Authorization: `Bearer ${NEW_TOKEN}` } })).status).toBe(200);
+    // Once the previous key is gone, ids tagged under it are unknown.
+    const after = { API_TOKEN: NEW_TOKEN, RUN_ID_KEY: NEW_KEY };
+    await expectError(await request(PUBLIC, `/v1/runs/${first.run.id}`, after, { headers: { Authorization: `Bearer ${NEW_TOKEN}` } }), 404, "not-found");
+  });
+});

@@ -1,0 +1,11 @@
+// The settings the workerd tests run with (vitest.config.ts gives them to the Worker). They are
+// production-like: long secrets and no LOCAL_DEV, so the tests go through the same checks as a
+// deployment. Tests import the token from here instead of repeating it.
+export const TEST_API_TOKEN = "test-api-token-0123456789abcdefghijklmnopqrstuv";
+export const TEST_RUN_ID_KEY = "test-run-id-key-0123456789abcdefghijklmnopqrstu";
+
+export const TEST_BINDINGS = {
+  API_TOKEN: TEST_API_TOKEN,
+  RUN_ID_KEY: TEST_RUN_ID_KEY,
+  HTTP_TOOL_ALLOW: "http://localhost,http://127.0.0.1",
+} as const;
