@@ -1,6 +1,6 @@
 // The deploy preflight (scripts/preflight.mjs): its pure parts, then the real script as a child
-// process with a fake wrangler (RATCHET_WRANGLER) and temp wrangler.toml files. Nothing here
-// talks to Cloudflare.
+// process with a fake wrangler (RATCHET_WRANGLER) and temp wrangler.toml files, then `npm run
+// deploy` stopping at it. Nothing here talks to Cloudflare.
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -352,5 +352,25 @@ describe("node scripts/preflight.mjs", () => {
     const broken = runPreflight(writeToml(`[vars]\nAPI_TOKEN "x"\n`), fake);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain("line 2");
+  });
+});
+
+describe("npm run deploy", () => {
+  it("runs the preflight first and stops when it fails", () => {
+    // --ignore-scripts leaves out predeploy (the console build, which other e2e tests run too);
+    // the deploy script itself still runs. The fake wrangler's `secret list` fails, so the
+    // preflight fails whatever the repository's wrangler.toml holds.
+    const fake = fakeWrangler({ stderr: "✘ [ERROR] fake wrangler: no account\n", code: 1 });
+    const result = spawnSync("npm", ["run", "--ignore-scripts", "deploy"], {
+      cwd: ROOT,
+      env: { ...process.env, RATCHET_WRANGLER: fake.path, NO_COLOR: "1" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(result.status, result.stderr).not.toBe(0);
+    expect(result.stderr).toMatch(/^preflight: /m);
+    // `wrangler deploy` never started: it would have printed its own errors (lines starting with
+    // ✘; the preflight quotes wrangler's behind "  | ").
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/^\S*✘/m);
   });
 });
