@@ -251,6 +251,13 @@ describe("parseArgs", () => {
   });
 });
 
+describe("docs/deploy.md", () => {
+  it("tells the operator to set every required secret", () => {
+    const docs = readFileSync(join(ROOT, "docs/deploy.md"), "utf8");
+    for (const name of REQUIRED_SECRETS) expect(docs).toContain(`npx wrangler secret put ${name}`);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // The real script, with a fake wrangler.
 
