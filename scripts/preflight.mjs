@@ -309,6 +309,7 @@ export function formatVarProblems(problems, configPath) {
       `  ${problem.table} (line ${problem.line}) defines ${problem.name}, ${what}: remove it from ${problem.table}; local values belong in .dev.vars.`,
       `    Then set the production value with: ${secretPutCommand(problem.name, problem.env)}`,
     );
+    if (problem.reason === "secret-like") lines.push(`    (If ${problem.name} is not a secret, give it a name that does not end in _TOKEN, _KEY or _SECRET.)`);
   }
   lines.push(
     "  Why: while the deployed Worker has a var of that name, Cloudflare refuses `wrangler secret put` for it",
@@ -375,7 +376,6 @@ export function formatMissingSecrets(missing) {
  */
 export function summariseWranglerOutput(output, maxLines = 8) {
   const lines = output
-    // eslint-disable-next-line no-control-regex
     .replace(/\x1b\[[0-9;]*m/g, "")
     .split(/\r?\n/)
     .map((line) => line.trimEnd())
