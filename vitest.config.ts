@@ -21,6 +21,8 @@ export default defineConfig({
                 // The service's anthropic provider talks to the fake Anthropic server.
                 ANTHROPIC_API_KEY: "test-key",
                 ANTHROPIC_BASE_URL: inject("fakeAnthropicUrl"),
+                // One browser origin allowed to call the API (test/http/cors.test.ts).
+                CORS_ORIGINS: "https://app.ratchet.test",
               },
             },
           })),

@@ -3,6 +3,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { clientFrameSchema, storedEventSchema } from "../api/schemas";
 import { VERSION } from "../version";
+import { apiCors } from "./api-cors";
 import type { AppEnv } from "./app-env";
 import { bodyLimit, MAX_BODY_BYTES } from "./body-limit";
 import { requireConfigured } from "./configured";
@@ -14,6 +15,9 @@ import { runsApp } from "./runs";
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", errorsOnly);
+  // Before the body limit and the routes' auth: a preflight is answered here, and every answer to
+  // an allowed origin, errors included (a 503 too), carries its CORS headers.
+  app.use("/v1/*", apiCors());
   // A deployment without safe secrets serves nothing (503 not-configured).
   app.use("*", requireConfigured);
   // Before any route, so that no handler or validator ever reads more than the limit.
