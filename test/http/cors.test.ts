@@ -4,12 +4,13 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/http/app";
 import { parseOrigins } from "../../src/http/cors";
-import { newRunCredentials, runIdKey } from "../../src/http/ids";
+import { newRunCredentials } from "../../src/http/ids";
+import { TEST_RUN_ID_KEY } from "../test-env";
 import { BASE, bearer, call, expectError, postJson } from "./helpers";
 
 const ALLOWED = "https://app.ratchet.test";
 const OTHER = "https://evil.ratchet.test";
-const someRunId = (await newRunCredentials(runIdKey(env))).id;
+const someRunId = (await newRunCredentials(TEST_RUN_ID_KEY)).id;
 const newRun = { provider: "scripted", messages: [{ role: "user", content: "hi" }] };
 
 afterEach(() => {
