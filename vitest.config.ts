@@ -18,6 +18,8 @@ export default defineConfig({
                 // The service's anthropic provider talks to the fake Anthropic server.
                 ANTHROPIC_API_KEY: "test-key",
                 ANTHROPIC_BASE_URL: inject("fakeAnthropicUrl"),
+                // HTTP tool requests are signed with the key the local tool server verifies them with.
+                TOOL_SIGNING_KEY: inject("toolSigningKey"),
               },
             },
           })),

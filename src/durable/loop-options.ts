@@ -2,7 +2,7 @@
 // the journal and event handler the caller gives.
 import type { LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
 import { createProvider } from "../providers";
-import { buildTools, parseAllowList } from "../tools";
+import { buildTools, parseAllowList, signingKeysOf } from "../tools";
 import type { EngineContext } from "./engine-context";
 import type { RunRow, Segment } from "./run-store";
 
@@ -32,6 +32,8 @@ export function loopOptions(
       fetch: engine.fetch,
       allowHosts: parseAllowList(env.HTTP_TOOL_ALLOW),
       now: () => new Date(),
+      // Read at every loop start, so a rotated secret is used from the next segment or restart on.
+      signingKeys: signingKeysOf(env),
       beginOnce: async (stepKey) => {
         const key = prefix + stepKey;
         if (sql.exec("SELECT 1 FROM once_started WHERE key = ?", key).toArray().length > 0) return false;

@@ -13,6 +13,7 @@ import type { ToolDeps } from "./tool-deps";
 
 export { parseAllowList, isUrlAllowed } from "./allow-list";
 export { DEFAULT_HTTP_TOOL_TIMEOUT_MS, OUTCOME_UNKNOWN } from "./http-tool";
+export { signingKeysOf } from "./signing-keys";
 export type { ToolDeps } from "./tool-deps";
 
 export const BUILT_IN_TOOLS = ["ask", "calculator", "current_time"] as const;

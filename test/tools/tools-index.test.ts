@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolRef } from "../../src/api/types";
 import { BUILT_IN_TOOLS, buildTools, checkToolRefs } from "../../src/tools";
 import type { ToolDeps } from "../../src/tools/tool-deps";
+import { TEST_TOOL_SIGNING_KEY } from "../tool-signing-keys";
 
 const deps: ToolDeps = {
   runId: "run_x",
@@ -9,6 +10,7 @@ const deps: ToolDeps = {
   fetch: (input, init) => fetch(input, init),
   allowHosts: ["localhost"],
   now: () => new Date(0),
+  signingKeys: [TEST_TOOL_SIGNING_KEY],
   beginOnce: async () => true,
 };
 
