@@ -5,7 +5,7 @@
 import { canonicalJson } from "../loop/canonical-json";
 import type { CreateRunInput } from "../api/schemas";
 import type { CreateRunBody, NewRun } from "../api/types";
-import { checkToolRefs, parseAllowList } from "../tools";
+import { checkToolRefs, checkToolSigning, parseAllowList, signingKeysOf } from "../tools";
 import { sha256Hex } from "./encoding";
 import { invalidRequest } from "./errors";
 import { idempotentRunCredentials, newRunCredentials, runIdKey } from "./ids";
@@ -41,6 +41,8 @@ export type PreparedRun = { newRun: NewRun; token: string };
 export async function prepareRun(body: CreateRunInput, env: Env, idempotencyKey: string | undefined): Promise<PreparedRun> {
   const toolIssues = checkToolRefs(body.tools ?? [], parseAllowList(env.HTTP_TOOL_ALLOW));
   if (toolIssues.length > 0) throw invalidRequest("Invalid tools.", toolIssues);
+  const signing = checkToolSigning(body.tools ?? [], signingKeysOf(env));
+  if (signing !== undefined) throw invalidRequest(signing.message, signing.issues);
   const provider = resolveProvider(body, env);
   const model = resolveModel(body, env);
 

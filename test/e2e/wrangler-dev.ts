@@ -2,12 +2,14 @@
 // on local persisted storage, and waits until it answers.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { TEST_TOOL_SIGNING_KEY } from "../tool-signing-keys";
 
 export type DevServer = { url: string; child: ChildProcess; output: () => string; kill: () => Promise<void>; stop: () => Promise<void> };
 
 export async function startDev({ port, persistTo, vars = {} }: { port: number; persistTo: string; vars?: Record<string, string> }): Promise<DevServer> {
   const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo, "--log-level", "warn", "--show-interactive-dev-session=false"];
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  // Runs with HTTP tools are refused without a signing key; a test may still give its own.
+  for (const [name, value] of Object.entries({ TOOL_SIGNING_KEY: TEST_TOOL_SIGNING_KEY, ...vars })) args.push("--var", `${name}:${value}`);
   const child = spawn("npx", args, { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolRef } from "../../src/api/types";
-import { BUILT_IN_TOOLS, buildTools, checkToolRefs } from "../../src/tools";
+import { BUILT_IN_TOOLS, buildTools, checkToolRefs, checkToolSigning } from "../../src/tools";
 import type { ToolDeps } from "../../src/tools/tool-deps";
 import { TEST_TOOL_SIGNING_KEY } from "../tool-signing-keys";
 
@@ -34,6 +34,23 @@ describe("checkToolRefs", () => {
       { path: "tools.2", message: "Duplicate tool name: calculator." },
       { path: "tools.3.url", message: "HTTP tools may not call evil.com: the host is not on the allow list." },
     ]);
+  });
+});
+
+describe("checkToolSigning", () => {
+  it("has nothing to say when there are no HTTP tools or the keys are valid", () => {
+    expect(checkToolSigning(["calculator", client("c")], [])).toBeUndefined();
+    expect(checkToolSigning([http("a")], [TEST_TOOL_SIGNING_KEY])).toBeUndefined();
+  });
+
+  it("names the setting at each HTTP tool when the keys cannot sign", () => {
+    expect(checkToolSigning([http("a"), client("c"), http("b")], [])).toEqual({
+      message: "HTTP tools are not available: TOOL_SIGNING_KEY is not set (HTTP tool requests are signed with it).",
+      issues: [
+        { path: "tools.0", message: "This deployment cannot sign HTTP tool requests: TOOL_SIGNING_KEY is not set (HTTP tool requests are signed with it)." },
+        { path: "tools.2", message: "This deployment cannot sign HTTP tool requests: TOOL_SIGNING_KEY is not set (HTTP tool requests are signed with it)." },
+      ],
+    });
   });
 });
 

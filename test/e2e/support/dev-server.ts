@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { TEST_TOOL_SIGNING_KEY } from "../../tool-signing-keys";
 
 /** What wrangler dev never reads. */
 const LEFT_OUT = new Set(["node_modules", ".git", ".wrangler", "test", "bench", ".bench-tmp", "dist"]);
@@ -38,7 +39,8 @@ export type DevOptions = { port: number; persistTo: string; cwd: string; vars?: 
 
 export async function startDevServer({ port, persistTo, cwd, vars = {}, startTimeoutMs = 90_000, logLevel = "warn" }: DevOptions): Promise<DevServer> {
   const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo, "--log-level", logLevel, "--show-interactive-dev-session=false"];
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  // Runs with HTTP tools are refused without a signing key; a test may still give its own.
+  for (const [name, value] of Object.entries({ TOOL_SIGNING_KEY: TEST_TOOL_SIGNING_KEY, ...vars })) args.push("--var", `${name}:${value}`);
   const child = spawn("npx", args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
   let output = "";
   const keep = (chunk: Buffer) => {
