@@ -23,6 +23,8 @@ export default defineConfig({
                 ANTHROPIC_BASE_URL: inject("fakeAnthropicUrl"),
                 // One browser origin allowed to call the API (test/http/cors.test.ts).
                 CORS_ORIGINS: "https://app.ratchet.test",
+                // HTTP tool requests are signed with the key the local tool server verifies them with.
+                TOOL_SIGNING_KEY: inject("toolSigningKey"),
               },
             },
           })),

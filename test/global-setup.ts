@@ -3,6 +3,11 @@
 // instead of a mocked fetch.
 //
 //   POST /echo            JSON { content: JSON of what arrived }; ?isError=1, ?cost=<usd>
+//   POST /signed          verifies the Standard Webhooks signature with the standardwebhooks package
+//                         and answers JSON { content: JSON of { verified: true, id, timestamp } or
+//                         { verified: false, error } }; ?key=previous verifies with the previous
+//                         key only (a server not yet moved to the current one); ?tamper=1 changes
+//                         the body's input before verifying
 //   POST /text            text/plain
 //   POST /html            text/html (not a tool answer)
 //   POST /fail            500 with a short body
@@ -15,7 +20,9 @@
 //   POST /count?ms=<n>    counts calls per Idempotency-Key on arrival, answers after n ms (default 0)
 //   GET  /count?key=<k>   { count } for that key
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
+import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "./tool-signing-keys";
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -59,6 +66,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
             method: request.method,
             contentType: header(request, "content-type"),
             idempotencyKey: header(request, "idempotency-key"),
+            webhookId: header(request, "webhook-id"),
+            webhookTimestamp: header(request, "webhook-timestamp"),
+            webhookSignature: header(request, "webhook-signature"),
             body: JSON.parse(body) as unknown,
           };
           return json(response, 200, {
@@ -66,6 +76,23 @@ export default async function setup(project: TestProject): Promise<() => Promise
             ...(url.searchParams.get("isError") === "1" ? { isError: true } : {}),
             ...(cost === null ? {} : { costUsd: Number(cost) }),
           });
+        }
+        case "POST /signed": {
+          const secret = url.searchParams.get("key") === "previous" ? TEST_TOOL_SIGNING_KEY_PREVIOUS : TEST_TOOL_SIGNING_KEY;
+          const payload = url.searchParams.get("tamper") === "1" ? JSON.stringify({ ...(JSON.parse(body) as object), input: { tampered: true } }) : body;
+          const headers = {
+            "webhook-id": header(request, "webhook-id") ?? "",
+            "webhook-timestamp": header(request, "webhook-timestamp") ?? "",
+            "webhook-signature": header(request, "webhook-signature") ?? "",
+          };
+          let found: object;
+          try {
+            new Webhook(secret).verify(payload, headers);
+            found = { verified: true, id: headers["webhook-id"], timestamp: headers["webhook-timestamp"] };
+          } catch (error) {
+            found = { verified: false, error: error instanceof Error ? error.message : String(error) };
+          }
+          return json(response, 200, { content: JSON.stringify(found) });
         }
         case "POST /text":
           response.writeHead(200, { "Content-Type": "text/plain; charset=utf-8" });
@@ -122,6 +149,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("The tool server has no port.");
   project.provide("toolServerUrl", `http://127.0.0.1:${address.port}`);
+  // The Worker under test signs with it (vitest.config.ts binds it as TOOL_SIGNING_KEY).
+  project.provide("toolSigningKey", TEST_TOOL_SIGNING_KEY);
 
   return () =>
     new Promise<void>((resolve) => {

@@ -7,4 +7,6 @@ export const PUBLIC_RUN_ID_KEY = "ratchet/run-id/v1";
 export const LOCAL_API_TOKEN = "dev-token";
 export const LOCAL_RUN_ID_KEY = "local-run-id-key-not-for-deployments";
 
-export const KNOWN_DEFAULTS: ReadonlySet<string> = new Set([LOCAL_API_TOKEN, LOCAL_RUN_ID_KEY, PUBLIC_RUN_ID_KEY]);
+export const LOCAL_TOOL_SIGNING_KEY = "whsec_ajF7b9dcN1uKcHSdI59a+xS+GMCE1fU6DV4vHRU78/k=";
+
+export const KNOWN_DEFAULTS: ReadonlySet<string> = new Set([LOCAL_API_TOKEN, LOCAL_RUN_ID_KEY, PUBLIC_RUN_ID_KEY, LOCAL_TOOL_SIGNING_KEY]);

@@ -62,6 +62,11 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
   const apiTokenPrevious = readSecret(env, "API_TOKEN_PREVIOUS", false, localDev, problems);
   const runIdKey = readSecret(env, "RUN_ID_KEY", !localDev, localDev, problems);
   const runIdKeyPrevious = readSecret(env, "RUN_ID_KEY_PREVIOUS", false, localDev, problems);
+  // Optional and checked when a run with HTTP tools is created (src/tools/signing-keys.ts), but never a published one.
+  for (const name of ["TOOL_SIGNING_KEY", "TOOL_SIGNING_KEY_PREVIOUS"]) {
+    const value = textOf(env, name);
+    if (!localDev && value !== undefined && KNOWN_DEFAULTS.has(value)) problems.push({ setting: name, problem: "is a published default for local runs" });
+  }
   const limits = readLimits(env);
   problems.push(...limits.problems);
   if (problems.length > 0) return { ok: false, problems };

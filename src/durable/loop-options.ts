@@ -1,7 +1,7 @@
 // The loop's options for a run's current segment: its provider, tools, budget, step limit and
 // approvals, with the journal and event handler the caller gives.
 import type { LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
-import { buildTools, parseAllowList } from "../tools";
+import { buildTools, parseAllowList, signingKeysOf } from "../tools";
 import { r2BlobStore } from "./blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "./once-log";
@@ -35,6 +35,8 @@ export function loopOptions(
       fetch: engine.fetch,
       allowHosts: parseAllowList(env.HTTP_TOOL_ALLOW),
       now: () => new Date(),
+      // Read at every loop start, so a rotated secret is used from the next segment or restart on.
+      signingKeys: signingKeysOf(env),
       beginOnce: (stepKey) => beginOnce(ctx.storage, prefix + stepKey),
     }),
     step,

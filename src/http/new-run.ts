@@ -8,7 +8,7 @@ import type { CreateRunBody, NewRun } from "../api/types";
 import type { Limits, Settings } from "../config/settings";
 import { canonicalJson } from "../loop/canonical-json";
 import { DEFAULT_MAX_STEPS } from "../loop";
-import { checkToolRefs, parseAllowList } from "../tools";
+import { checkToolRefs, checkToolSigning, parseAllowList, signingKeysOf } from "../tools";
 import { sha256Hex } from "./encoding";
 import { invalidRequest } from "./errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "./ids";
@@ -92,6 +92,8 @@ export type PrepareRunInput = {
 export async function prepareRun({ body, env, settings, idempotencyKey, findEarlier }: PrepareRunInput): Promise<PreparedRun> {
   const issues = [...checkToolRefs(body.tools ?? [], parseAllowList(env.HTTP_TOOL_ALLOW)), ...capIssues(body, settings.limits)];
   if (issues.length > 0) throw invalidRequest("Invalid request body.", issues);
+  const signing = checkToolSigning(body.tools ?? [], signingKeysOf(env));
+  if (signing !== undefined) throw invalidRequest(signing.message, signing.issues);
   const provider = resolveProvider(body, env);
   const model = resolveModel(body, env);
 

@@ -1,4 +1,4 @@
-// The HTTP-tool adapter (API.md "HTTP tools"): a tool call becomes one POST to the tool's URL.
+// The HTTP-tool adapter (docs/http-tools.md): a tool call becomes one signed POST to the tool's URL.
 // Whatever goes wrong on the far side becomes an error result the model sees and can react to;
 // only a cancel passes through as a thrown abort, so the loop ends the call instead of reporting it.
 import { z } from "zod";
@@ -7,6 +7,8 @@ import { readAtMost, StreamTooLarge } from "../lib/read-at-most";
 import type { AnyToolSpec, ToolContext, ToolOutput } from "../loop/types";
 import { hostOf, isUrlAllowed } from "./allow-list";
 import { jsonSchemaValidator } from "./json-schema";
+import { signRequest } from "./sign-request";
+import { decodeSigningKeys, type SigningKeyBytes } from "./signing-keys";
 import type { ToolDeps } from "./tool-deps";
 
 export type HttpToolRef = Extract<ToolRef, { type: "http" }>;
@@ -77,15 +79,20 @@ function outputOf(response: Response, text: string, name: string): ToolOutput {
   return output;
 }
 
-async function send(ref: HttpToolRef, deps: ToolDeps, input: unknown, context: ToolContext): Promise<ToolOutput> {
+async function send(ref: HttpToolRef, deps: ToolDeps, keys: SigningKeyBytes, input: unknown, context: ToolContext): Promise<ToolOutput> {
+  const idempotencyKey = deps.idempotencyKey(context.key);
+  const body = JSON.stringify({ runId: deps.runId, callId: context.callId, name: ref.name, input });
+  // The Idempotency-Key is the message id, so a resend of the same call is the same message to
+  // the tool server (only the timestamp and so the signature change).
+  const signature = await signRequest(keys, idempotencyKey, deps.now(), body);
   const timeoutMs = deps.timeoutMs ?? DEFAULT_HTTP_TOOL_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([context.signal, timeout]);
   try {
     const response = await deps.fetch(ref.url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "Idempotency-Key": deps.idempotencyKey(context.key) },
-      body: JSON.stringify({ runId: deps.runId, callId: context.callId, name: ref.name, input }),
+      headers: { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey, ...signature },
+      body,
       // A redirect could lead outside the allow list: it is reported, never followed.
       redirect: "manual",
       signal,
@@ -111,6 +118,8 @@ async function send(ref: HttpToolRef, deps: ToolDeps, input: unknown, context: T
 
 export function createHttpTool(ref: HttpToolRef, deps: ToolDeps): AnyToolSpec {
   const validate = jsonSchemaValidator(ref.inputSchema);
+  // Decoded once per loop start; a problem is reported per call, never thrown, so the run goes on.
+  const signing = decodeSigningKeys(deps.signingKeys);
   return {
     name: ref.name,
     description: ref.description,
@@ -122,8 +131,10 @@ export function createHttpTool(ref: HttpToolRef, deps: ToolDeps): AnyToolSpec {
       if (!isUrlAllowed(ref.url, deps.allowHosts)) {
         return failure(`HTTP tool ${ref.name} may not call ${hostOf(ref.url)}: the host is not allowed.`);
       }
+      // Before beginOnce: a call refused here was never sent, so a later try is not "outcome unknown".
+      if (!signing.ok) return failure(`HTTP tool ${ref.name} was not called: ${signing.problem}.`);
       if (ref.once === true && !(await deps.beginOnce(context.key))) return failure(OUTCOME_UNKNOWN);
-      return send(ref, deps, input, context);
+      return send(ref, deps, signing.keys, input, context);
     },
   };
 }

@@ -1,6 +1,6 @@
 // The tools a run can use: built-ins by name, HTTP tools and client tools from their refs. The
-// edge calls checkToolRefs to refuse a run (400, nothing created); the run object calls
-// buildTools, with the same rules, every time it (re)starts the loop.
+// edge calls checkToolRefs and checkToolSigning to refuse a run (400, nothing created); the run
+// object calls buildTools, with the same rules, every time it (re)starts the loop.
 import type { ToolRef } from "../api/types";
 import type { AnyToolSpec } from "../loop/types";
 import { hostOf, isUrlAllowed } from "./allow-list";
@@ -9,10 +9,12 @@ import { calculatorTool } from "./calculator";
 import { createClientTool } from "./client-tool";
 import { createCurrentTimeTool } from "./current-time";
 import { createHttpTool } from "./http-tool";
+import { decodeSigningKeys } from "./signing-keys";
 import type { ToolDeps } from "./tool-deps";
 
 export { parseAllowList, isUrlAllowed } from "./allow-list";
 export { DEFAULT_HTTP_TOOL_TIMEOUT_MS, OUTCOME_UNKNOWN } from "./http-tool";
+export { signingKeysOf } from "./signing-keys";
 export type { ToolDeps } from "./tool-deps";
 
 export const BUILT_IN_TOOLS = ["ask", "calculator", "current_time"] as const;
@@ -54,6 +56,22 @@ export function checkToolRefs(refs: readonly ToolRef[], allowHosts: readonly str
     }
   });
   return issues;
+}
+
+/**
+ * Why a run's HTTP tools could not be sent, with an issue at each one ("tools.2"), or undefined
+ * when the run has none or `signingKeys` (see signingKeysOf) can sign their requests. A problem
+ * of the deployment's settings, not of the refs, so it is checked apart from checkToolRefs.
+ */
+export function checkToolSigning(refs: readonly ToolRef[], signingKeys: readonly string[]): { message: string; issues: { path: string; message: string }[] } | undefined {
+  const httpTools = refs.flatMap((ref, index) => (typeof ref !== "string" && ref.type === "http" ? [index] : []));
+  if (httpTools.length === 0) return undefined;
+  const decoded = decodeSigningKeys(signingKeys);
+  if (decoded.ok) return undefined;
+  return {
+    message: `HTTP tools are not available: ${decoded.problem}.`,
+    issues: httpTools.map((index) => ({ path: `tools.${index}`, message: `This deployment cannot sign HTTP tool requests: ${decoded.problem}.` })),
+  };
 }
 
 /** The loop's tool specs for `refs` (assumed checked by checkToolRefs). */

@@ -176,6 +176,21 @@ const createCases: Case[] = [
     code: "invalid-request",
     path: "provider",
   },
+  {
+    // The test Worker has a signing key (for the tool server): this request goes to an app given an env without one.
+    name: "an HTTP tool without TOOL_SIGNING_KEY",
+    send: () =>
+      Promise.resolve(
+        createApp().request(
+          "/v1/runs",
+          { method: "POST", headers: { ...bearer(), "Content-Type": "application/json" }, body: JSON.stringify(ok({ tools: [{ type: "http", name: "h", description: "d", inputSchema: {}, url: "http://localhost/h" }] })) },
+          { ...env, TOOL_SIGNING_KEY: "" },
+        ),
+      ),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0",
+  },
   { name: "a script with provider anthropic", send: () => postJson("/v1/runs", ok({ provider: "anthropic", script: [{ text: "x" }] })), status: 400, code: "invalid-request", path: "script" },
   { name: "an unknown provider", send: () => postJson("/v1/runs", ok({ provider: "openai" })), status: 400, code: "invalid-request", path: "provider" },
   { name: "no token", send: () => postJson("/v1/runs", ok(), {}), status: 401, code: "unauthorized" },

@@ -32,6 +32,7 @@ describe("503 not-configured", () => {
     ["RUN_ID_KEY the published local default", { RUN_ID_KEY: "local-run-id-key-not-for-deployments" }, "RUN_ID_KEY is a published default"],
     ["RUN_ID_KEY the built-in public key", { RUN_ID_KEY: "ratchet/run-id/v1" }, "RUN_ID_KEY is a published default"],
     ["API_TOKEN_PREVIOUS too short", { API_TOKEN_PREVIOUS: "old" }, "API_TOKEN_PREVIOUS is shorter than 32 characters"],
+    ["TOOL_SIGNING_KEY the published local one", { TOOL_SIGNING_KEY: "whsec_ajF7b9dcN1uKcHSdI59a+xS+GMCE1fU6DV4vHRU78/k=" }, "TOOL_SIGNING_KEY is a published default"],
     ["a limit that is not a number", { MAX_STEPS_LIMIT: "lots" }, "MAX_STEPS_LIMIT must be a whole number above 0"],
     ["a default budget above the largest", { BUDGET_USD_DEFAULT: "20", BUDGET_USD_LIMIT: "5" }, "BUDGET_USD_DEFAULT is above BUDGET_USD_LIMIT"],
   ])("%s", async (_name, overrides, problem) => {

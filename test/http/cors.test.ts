@@ -112,13 +112,14 @@ describe("answers to a request with an Origin", () => {
     expect(await read.json()).toMatchObject({ id: run.id });
 
     // The event stream (EventSource sends an Origin too) and the WebSocket upgrade still work.
-    const stream = await call(`/v1/runs/${run.id}/events?token=${token}`, { headers: { Origin: ALLOWED, Accept: "text/event-stream" } });
+    const ticket = async () => ((await (await call(`/v1/runs/${run.id}/tickets`, { method: "POST", headers: { Origin: ALLOWED, ...bearer(token) } })).json()) as { ticket: string }).ticket;
+    const stream = await call(`/v1/runs/${run.id}/events?ticket=${await ticket()}`, { headers: { Origin: ALLOWED, Accept: "text/event-stream" } });
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
     expect(stream.headers.get("access-control-allow-origin")).toBe(ALLOWED);
     await stream.body?.cancel();
     for (const origin of [ALLOWED, OTHER]) {
-      const upgrade = await call(`/v1/runs/${run.id}/events?token=${token}`, { headers: { Origin: origin, Upgrade: "websocket" } });
+      const upgrade = await call(`/v1/runs/${run.id}/events?ticket=${await ticket()}`, { headers: { Origin: origin, Upgrade: "websocket" } });
       expect(upgrade.status).toBe(101);
       const socket = upgrade.webSocket!;
       socket.accept();

@@ -4,8 +4,10 @@ import { createRunBodySchema, type CreateRunInput } from "../../src/api/schemas"
 import { DEFAULT_LIMITS } from "../../src/config/limits";
 import type { Settings } from "../../src/config/settings";
 import { ApiException } from "../../src/http/errors";
+import { createApp } from "../../src/http/app";
 import { isRunId } from "../../src/http/ids";
 import { prepareRun, resolveModel, resolveProvider } from "../../src/http/new-run";
+import { bearer, expectError } from "./helpers";
 
 const body = (extra: object = {}) => createRunBodySchema.parse({ messages: [{ role: "user", content: "hi" }], ...extra });
 
@@ -103,5 +105,61 @@ describe("prepareRun", () => {
       { path: "budget.usd", message: "At most 2 on this deployment (BUDGET_USD_LIMIT)." },
     ]);
     await expect(prepare(body({ maxSteps: 5, maxTokens: 1000, budget: { usd: 2 } }), undefined, { settings: settings({ limits }) })).resolves.toBeDefined();
+  });
+});
+
+describe("prepareRun: HTTP tools need a signing key", () => {
+  const httpTool = (name: string) => ({ type: "http", name, description: "d", inputSchema: {}, url: "http://localhost/t" });
+  const withTools = body({ tools: ["calculator", httpTool("a"), httpTool("b")] });
+
+  const withEnv = (input: CreateRunInput, overrides: Partial<Env>) =>
+    prepareRun({ body: input, env: { ...env, ...overrides }, settings: settings(), idempotencyKey: undefined, findEarlier: nothingEarlier });
+
+  async function refusal(overrides: Partial<Env>) {
+    const error = await withEnv(withTools, overrides).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ApiException);
+    return error as ApiException;
+  }
+
+  it("refuses a run with HTTP tools when TOOL_SIGNING_KEY is not set, with an issue at each HTTP tool", async () => {
+    const error = await refusal({ TOOL_SIGNING_KEY: "" });
+    expect(error.status).toBe(400);
+    expect(error.message).toBe("HTTP tools are not available: TOOL_SIGNING_KEY is not set (HTTP tool requests are signed with it).");
+    expect(error.issues?.map((issue) => issue.path)).toEqual(["tools.1", "tools.2"]);
+    expect(error.issues?.[0]?.message).toContain("TOOL_SIGNING_KEY is not set");
+  });
+
+  it("refuses an invalid TOOL_SIGNING_KEY or TOOL_SIGNING_KEY_PREVIOUS by name, never showing the value", async () => {
+    const secret = "whsec_dG9vLXNob3J0"; // base64 of 9 bytes
+    const current = await refusal({ TOOL_SIGNING_KEY: secret });
+    expect(current.message).toContain("TOOL_SIGNING_KEY is not valid");
+    const previous = await refusal({ TOOL_SIGNING_KEY_PREVIOUS: secret });
+    expect(previous.message).toContain("TOOL_SIGNING_KEY_PREVIOUS is not valid");
+    for (const error of [current, previous]) {
+      expect(JSON.stringify({ message: error.message, issues: error.issues })).not.toContain("dG9vLXNob3J0");
+    }
+  });
+
+  it("refuses a previous key given without a current one", async () => {
+    const error = await refusal({ TOOL_SIGNING_KEY: "", TOOL_SIGNING_KEY_PREVIOUS: env.TOOL_SIGNING_KEY });
+    expect(error.message).toContain("TOOL_SIGNING_KEY is not set");
+  });
+
+  it("needs no key for a run without HTTP tools", async () => {
+    await expect(withEnv(body({ tools: ["calculator"] }), { TOOL_SIGNING_KEY: "" })).resolves.toBeDefined();
+  });
+
+  it("answers 400 in the API's error shape, nothing else said", async () => {
+    const response = await createApp().request(
+      "/v1/runs",
+      { method: "POST", headers: { ...bearer(), "Content-Type": "application/json" }, body: JSON.stringify({ provider: "scripted", messages: [{ role: "user", content: "hi" }], tools: [httpTool("h")] }) },
+      { ...env, TOOL_SIGNING_KEY: "not base64!" },
+    );
+    const { error } = await expectError(response, 400, "invalid-request");
+    expect(error).toEqual({
+      code: "invalid-request",
+      message: "HTTP tools are not available: TOOL_SIGNING_KEY is not valid (expected whsec_ followed by the base64 of at least 24 bytes).",
+      issues: [{ path: "tools.0", message: "This deployment cannot sign HTTP tool requests: TOOL_SIGNING_KEY is not valid (expected whsec_ followed by the base64 of at least 24 bytes)." }],
+    });
   });
 });

@@ -39,6 +39,17 @@ describe("HTTP tools", () => {
     expect(echoed.body).toEqual({ runId: run.id, callId: "e1", name: "echo", input: { n: 7 } });
   });
 
+  it("signs each request with the deployment's TOOL_SIGNING_KEY (Standard Webhooks), webhook-id being the Idempotency-Key", async () => {
+    const { run, token } = await startRun({
+      messages: [{ role: "user", content: "go" }],
+      tools: [httpTool("signed", "/signed")],
+      script: [{ toolCalls: [{ id: "s1", name: "signed", input: { n: 1 } }] }, { text: "ok" }],
+    });
+    await driveRun(run.id);
+    const result = (await messagesOf(run.id, token)).find((m) => m.toolCallId === "s1")!;
+    expect(JSON.parse(String(result.content))).toMatchObject({ verified: true, id: `${run.id}/s1/tool/1/s1` });
+  });
+
   it("input that fails the tool's JSON Schema is shown to the model like a zod failure, and nothing is sent", async () => {
     const { run, token } = await startRun({
       messages: [{ role: "user", content: "go" }],

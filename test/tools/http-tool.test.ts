@@ -1,10 +1,13 @@
 // The HTTP-tool adapter against a real local server (test/global-setup.ts).
 import { describe, expect, inject, it, vi } from "vitest";
-import type { ToolContext, ToolOutput } from "../../src/loop/types";
+import type { AnyToolSpec, ToolContext, ToolOutput } from "../../src/loop/types";
 import { createHttpTool, OUTCOME_UNKNOWN, type HttpToolRef } from "../../src/tools/http-tool";
 import type { ToolDeps } from "../../src/tools/tool-deps";
+import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "../tool-signing-keys";
 
 const server = inject("toolServerUrl");
+/** The injected clock of most tests: 2026-07-01T12:00:00.900Z is 1782907200 in unix seconds. */
+const NOW = new Date("2026-07-01T12:00:00.900Z");
 
 function deps(overrides: Partial<ToolDeps> = {}): ToolDeps {
   return {
@@ -12,7 +15,8 @@ function deps(overrides: Partial<ToolDeps> = {}): ToolDeps {
     idempotencyKey: (stepKey) => `run_test/${stepKey}`,
     fetch: (input, init) => fetch(input, init),
     allowHosts: ["http://127.0.0.1"],
-    now: () => new Date(0),
+    now: () => NOW,
+    signingKeys: [TEST_TOOL_SIGNING_KEY],
     beginOnce: async () => true,
     ...overrides,
   };
@@ -46,7 +50,7 @@ async function countFor(key: string): Promise<number> {
 }
 
 describe("HTTP tool: the request", () => {
-  it("POSTs JSON { runId, callId, name, input } with the Idempotency-Key", async () => {
+  it("POSTs JSON { runId, callId, name, input } with the Idempotency-Key, signed", async () => {
     const tool = createHttpTool(ref("/echo"), deps());
     const output = (await tool.run!({ q: "weather" }, { signal: new AbortController().signal, callId: "c7", key: "tool/3/c7" })) as ToolOutput;
     expect(output.isError).toBeUndefined();
@@ -54,6 +58,10 @@ describe("HTTP tool: the request", () => {
       method: "POST",
       contentType: "application/json",
       idempotencyKey: "run_test/tool/3/c7",
+      // Standard Webhooks: the id is the Idempotency-Key, the time is the injected clock's.
+      webhookId: "run_test/tool/3/c7",
+      webhookTimestamp: "1782907200",
+      webhookSignature: expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
       body: { runId: "run_test", callId: "c7", name: "lookup", input: { q: "weather" } },
     });
   });
@@ -162,5 +170,76 @@ describe("HTTP tool: the spec", () => {
     expect(tool.validate!({ q: "a" })).toEqual({ ok: true, value: { q: "a" } });
     expect(tool.validate!({ q: 1 })).toMatchObject({ ok: false, issues: [{ path: "q" }] });
     expect(tool.validate!({})).toMatchObject({ ok: false, issues: [{ path: "" }] });
+  });
+});
+
+type Verification = { verified: true; id: string; timestamp: string } | { verified: false; error: string };
+
+async function runOnce(tool: AnyToolSpec, key = `tool/1/${crypto.randomUUID()}`): Promise<ToolOutput> {
+  return (await tool.run!({ q: "x" }, { signal: new AbortController().signal, callId: "s1", key })) as ToolOutput;
+}
+
+/** What the tool server's standardwebhooks verifier found (test/global-setup.ts, POST /signed). */
+async function verification(tool: AnyToolSpec, key?: string): Promise<Verification> {
+  const output = await runOnce(tool, key);
+  expect(output.isError).toBeUndefined();
+  return JSON.parse(output.content as string) as Verification;
+}
+
+/** The verifier checks the timestamp against its own clock (5 minutes either way): these tests sign with the real one. */
+const realClock = { now: () => new Date() };
+
+describe("HTTP tool: signed requests (Standard Webhooks)", () => {
+  it("verify with the spec's reference package, webhook-id being the Idempotency-Key", async () => {
+    const tool = createHttpTool(ref("/signed"), deps(realClock));
+    expect(await verification(tool, "tool/4/signed")).toEqual({ verified: true, id: "run_test/tool/4/signed", timestamp: expect.stringMatching(/^\d+$/) });
+  });
+
+  it("keep the id when the same call is sent again; each send carries the clock's time", async () => {
+    const sentAt = [new Date(Date.now() - 60_000), new Date()];
+    const clock = [...sentAt];
+    const tool = createHttpTool(ref("/signed"), deps({ now: () => clock.shift()! }));
+    const first = await verification(tool, "tool/5/resent");
+    const again = await verification(tool, "tool/5/resent");
+    const seconds = sentAt.map((at) => String(Math.floor(at.getTime() / 1000)));
+    expect(first).toEqual({ verified: true, id: "run_test/tool/5/resent", timestamp: seconds[0] });
+    expect(again).toEqual({ verified: true, id: "run_test/tool/5/resent", timestamp: seconds[1] });
+  });
+
+  it("carry one signature per key during a rotation, so a server that knows only the previous key accepts them", async () => {
+    const rotating = deps({ ...realClock, signingKeys: [TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS] });
+    expect(await verification(createHttpTool(ref("/signed?key=previous"), rotating))).toMatchObject({ verified: true });
+    expect(await verification(createHttpTool(ref("/signed"), rotating))).toMatchObject({ verified: true });
+    const echoed = JSON.parse((await runOnce(createHttpTool(ref("/echo"), rotating))).content as string) as { webhookSignature: string };
+    expect(echoed.webhookSignature).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
+    // Without the previous key in the header, that server refuses: the signature is what it checks.
+    expect(await verification(createHttpTool(ref("/signed?key=previous"), deps(realClock)))).toEqual({ verified: false, error: "No matching signature found" });
+  });
+
+  it("fail verification when the body is changed on the way", async () => {
+    expect(await verification(createHttpTool(ref("/signed?tamper=1"), deps(realClock)))).toEqual({ verified: false, error: "No matching signature found" });
+  });
+
+  it("fail verification when older than the replay window (5 minutes)", async () => {
+    const stale = deps({ now: () => new Date(Date.now() - 6 * 60_000) });
+    expect(await verification(createHttpTool(ref("/signed"), stale))).toEqual({ verified: false, error: "Message timestamp too old" });
+  });
+});
+
+describe("HTTP tool: no usable signing key", () => {
+  it.each([
+    ["no key", [], "TOOL_SIGNING_KEY is not set (HTTP tool requests are signed with it)"],
+    ["a key too short", ["whsec_dG9vLXNob3J0"], "TOOL_SIGNING_KEY is not valid (expected whsec_ followed by the base64 of at least 24 bytes)"],
+    ["a previous key too short", [TEST_TOOL_SIGNING_KEY, "whsec_dG9vLXNob3J0"], "TOOL_SIGNING_KEY_PREVIOUS is not valid (expected whsec_ followed by the base64 of at least 24 bytes)"],
+  ])("%s: an error result the model sees, and nothing is sent", async (_, signingKeys, problem) => {
+    const fetchSpy = vi.fn(fetch);
+    const beginOnce = vi.fn(async () => true);
+    const tool = createHttpTool(ref("/count", { once: true }), deps({ signingKeys, fetch: fetchSpy, beginOnce }));
+    const output = await runOnce(tool);
+    expect(output).toEqual({ content: `HTTP tool lookup was not called: ${problem}.`, isError: true });
+    expect(String(output.content)).not.toContain("dG9vLXNob3J0");
+    expect(fetchSpy).not.toHaveBeenCalled();
+    // Not recorded as started: the call was never sent, so a later try is not "outcome unknown".
+    expect(beginOnce).not.toHaveBeenCalled();
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ToolRef } from "../../src/api/types";
-import { BUILT_IN_TOOLS, buildTools, checkToolRefs } from "../../src/tools";
+import { BUILT_IN_TOOLS, buildTools, checkToolRefs, checkToolSigning } from "../../src/tools";
 import type { ToolDeps } from "../../src/tools/tool-deps";
+import { TEST_TOOL_SIGNING_KEY } from "../tool-signing-keys";
 
 const deps: ToolDeps = {
   runId: "run_x",
@@ -9,6 +10,7 @@ const deps: ToolDeps = {
   fetch: (input, init) => fetch(input, init),
   allowHosts: ["http://localhost"],
   now: () => new Date(0),
+  signingKeys: [TEST_TOOL_SIGNING_KEY],
   beginOnce: async () => true,
 };
 
@@ -39,6 +41,23 @@ describe("checkToolRefs", () => {
       { path: "tools.0.url", message: "HTTP tools may not call localhost: it is not on the allow list (HTTP_TOOL_ALLOW; plain http needs an http:// entry)." },
     ]);
     expect(checkToolRefs([http("a", "https://localhost/tool")], ["localhost"])).toEqual([]);
+  });
+});
+
+describe("checkToolSigning", () => {
+  it("has nothing to say when there are no HTTP tools or the keys are valid", () => {
+    expect(checkToolSigning(["calculator", client("c")], [])).toBeUndefined();
+    expect(checkToolSigning([http("a")], [TEST_TOOL_SIGNING_KEY])).toBeUndefined();
+  });
+
+  it("names the setting at each HTTP tool when the keys cannot sign", () => {
+    expect(checkToolSigning([http("a"), client("c"), http("b")], [])).toEqual({
+      message: "HTTP tools are not available: TOOL_SIGNING_KEY is not set (HTTP tool requests are signed with it).",
+      issues: [
+        { path: "tools.0", message: "This deployment cannot sign HTTP tool requests: TOOL_SIGNING_KEY is not set (HTTP tool requests are signed with it)." },
+        { path: "tools.2", message: "This deployment cannot sign HTTP tool requests: TOOL_SIGNING_KEY is not set (HTTP tool requests are signed with it)." },
+      ],
+    });
   });
 });
 
