@@ -17,6 +17,7 @@
 //   POST /no-content      JSON without "content"
 //   POST /image           JSON content with an image part
 //   POST /big             2 MiB of text/plain
+//   POST /large?kb=<n>    JSON whose content is n KiB of "é" (2 bytes each), starting with the call id
 //   POST /count?ms=<n>    counts calls per Idempotency-Key on arrival, answers after n ms (default 0)
 //   GET  /count?key=<k>   { count } for that key
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -126,6 +127,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
         case "POST /big":
           response.writeHead(200, { "Content-Type": "text/plain" });
           return response.end("x".repeat(2 * 1024 * 1024));
+        case "POST /large": {
+          // A JSON answer just under the 1 MiB a tool may send: ?kb=<size of the content in KiB>, marked with the call id.
+          const { callId } = JSON.parse(body) as { callId: string };
+          const size = Number(url.searchParams.get("kb") ?? "900") * 1024;
+          return json(response, 200, { content: `${callId}:${"é".repeat(size / 2 - callId.length)}` });
+        }
         case "POST /count": {
           const key = header(request, "idempotency-key") ?? "";
           const count = (counts.get(key) ?? 0) + 1;

@@ -38,14 +38,28 @@ export type Socket = {
   next(match: (frame: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   send(frame: unknown): void;
   close(): void;
+  /** Resolves with the close code when the server closes the socket. */
+  closed: Promise<number>;
 };
 
 export async function openSocket(id: string, token: string, after?: number): Promise<Socket> {
   const query = after === undefined ? "" : `?after=${after}`;
-  const response = await SELF.fetch(`${BASE}/v1/runs/${id}/events${query}`, { headers: { Upgrade: "websocket", Authorization: `Bearer ${token}` } });
+  return openSocketAt(`/v1/runs/${id}/events${query}`, { Authorization: `Bearer ${token}` });
+}
+
+/** A ticket for the run's events, asked for with `token`. */
+export async function ticketFor(id: string, token: string): Promise<string> {
+  const response = await api(`/v1/runs/${id}/tickets`, token, { method: "POST" });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { ticket: string }).ticket;
+}
+
+export async function openSocketAt(path: string, headers: Record<string, string> = {}): Promise<Socket> {
+  const response = await SELF.fetch(`${BASE}${path}`, { headers: { Upgrade: "websocket", ...headers } });
   expect(response.status).toBe(101);
   const socket = response.webSocket!;
   socket.accept();
+  const closed = new Promise<number>((resolve) => socket.addEventListener("close", (event) => resolve(event.code)));
   const frames: Record<string, unknown>[] = [];
   let waiters: { match: (frame: Record<string, unknown>) => boolean; resolve: (frame: Record<string, unknown>) => void }[] = [];
   socket.addEventListener("message", (event) => {
@@ -66,6 +80,7 @@ export async function openSocket(id: string, token: string, after?: number): Pro
     },
     send: (frame) => socket.send(typeof frame === "string" ? frame : JSON.stringify(frame)),
     close: () => socket.close(),
+    closed,
   };
 }
 
