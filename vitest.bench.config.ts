@@ -1,12 +1,13 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { TEST_BINDINGS } from "./test/test-env.ts";
 
 export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       // The benches drive runs by hand; no alarm may fire on its own.
-      miniflare: { bindings: { ALARM_DELAY_MS: String(365 * 24 * 3600 * 1000) } },
+      miniflare: { bindings: { ...TEST_BINDINGS, ALARM_DELAY_MS: String(365 * 24 * 3600 * 1000) } },
     }),
   ],
   test: {

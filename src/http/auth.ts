@@ -10,10 +10,11 @@ import type { AppEnv } from "./app-env";
 import { sha256Hex, secretsEqual } from "./encoding";
 import { ApiException, notFound } from "./errors";
 import { isRunId, RUN_TOKEN_PATTERN } from "./ids";
+import { deploymentKey, enforceRateLimit } from "./rate-limit";
 import { runStub } from "./run-stub";
 import { TICKET_PATTERN } from "./tickets";
 
-type Caller = { kind: "deployment" } | { kind: "run"; token: string };
+type Caller = { kind: "deployment"; token: string } | { kind: "run"; token: string };
 
 /** RFC 6750 b64token: what a bearer token may look like. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -39,16 +40,17 @@ async function identify(c: Context<AppEnv>): Promise<Caller> {
   const match = BEARER.exec(header);
   if (match === null) throw unauthorized("Malformed Authorization header: expected `Bearer <token>`.");
   const token = match[1]!;
-  if (await isDeploymentToken(token, c.var.settings.apiTokens)) return { kind: "deployment" };
+  if (await isDeploymentToken(token, c.var.settings.apiTokens)) return { kind: "deployment", token };
   if (RUN_TOKEN_PATTERN.test(token)) return { kind: "run", token };
   throw unauthorized("Invalid token.");
 }
 
-/** POST /v1/runs: the deployment token only. */
+/** POST /v1/runs: the deployment token only, within its creation rate limit. */
 export function requireDeployment(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const caller = await identify(c);
     if (caller.kind !== "deployment") throw new ApiException(403, "A run token cannot create runs; use the deployment token.");
+    await enforceRateLimit(c.env.CREATE_RATE_LIMIT, await deploymentKey(caller.token), "runs created with this deployment token");
     await next();
   };
 }
@@ -79,7 +81,9 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const ticket = access.ticket === true && c.req.header("authorization") === undefined ? c.req.query("ticket") : undefined;
     if (ticket !== undefined) {
-      c.set("caller", await callerOfTicket(c, ticket));
+      const kind = await callerOfTicket(c, ticket);
+      if (kind === "run") await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${c.req.param("id")}`, "requests with this run's token");
+      c.set("caller", kind);
       c.set("run", runStub(c.env, c.req.param("id")!));
       return next();
     }
@@ -90,6 +94,7 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
     if (caller.kind === "run") {
       if (!(await run.authorize(await sha256Hex(caller.token)))) throw notFound();
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
+      await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${id}`, "requests with this run's token");
     }
     c.set("caller", caller.kind);
     c.set("run", run);

@@ -17,12 +17,15 @@ const CODES: Record<ApiStatus, string> = ERROR_CODES;
 export class ApiException extends HTTPException {
   readonly code: string;
   readonly issues: Issue[] | undefined;
+  /** Sent as Retry-After (a 429). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: ApiStatus, message: string, options: { code?: string; issues?: Issue[]; cause?: unknown } = {}) {
+  constructor(status: ApiStatus, message: string, options: { code?: string; issues?: Issue[]; cause?: unknown; retryAfterSeconds?: number } = {}) {
     super(status, { message, cause: options.cause });
     this.name = "ApiException";
     this.code = options.code ?? CODES[status];
     this.issues = options.issues;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -55,6 +58,7 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof ApiException) {
     const detail: ErrorDetail = { code: error.code, message: error.message };
     if (error.issues !== undefined && error.issues.length > 0) detail.issues = error.issues;
+    if (error.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.retryAfterSeconds));
     return errorResponse(c, error.status, detail);
   }
   if (error instanceof HTTPException) {

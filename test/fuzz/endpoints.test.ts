@@ -192,7 +192,7 @@ describe("cancel, retry, reads and unknown routes", () => {
         const id = idOf(world);
         const path = `/v1/runs/${id}${tail}`;
         // The endpoints that act on a run when asked properly are not fuzzed here (answer and continue are above).
-        const acts = verb === "POST" && ["/cancel", "/retry", "/answer", "/messages"].includes(tail);
+        const acts = (verb === "POST" && ["/cancel", "/retry", "/answer", "/messages"].includes(tail)) || (verb === "DELETE" && ["", "/"].includes(tail));
         fc.pre(!(acts && who === "deployment" && id !== world.finished.id));
         counter.add("routes");
         const headers: Record<string, string> = who === "deployment" ? bearer() : who === "wrong" ? bearer("wrong-token") : {};
