@@ -3,7 +3,7 @@
 import { createClient, RatchetError, type AnswerRequest } from "../src/client";
 import { byId, show } from "./dom";
 import { RunPanel } from "./run-panel";
-import { consoleMetadataOf, readStartForm, setUpStartForm } from "./start-form";
+import { readStartForm, setUpStartForm } from "./start-form";
 
 const baseUrl = location.origin;
 const panel = new RunPanel();
@@ -33,7 +33,7 @@ function remember(runId: string, token: string): void {
   byId("open-id", HTMLInputElement).value = runId;
 }
 
-async function watch(runId: string, token: string, limits?: { budgetUsd?: number; maxSteps?: number }): Promise<void> {
+async function watch(runId: string, token: string): Promise<void> {
   watching?.abort();
   const controller = new AbortController();
   watching = controller;
@@ -44,7 +44,7 @@ async function watch(runId: string, token: string, limits?: { budgetUsd?: number
     answer: async (body: AnswerRequest) => void (await client.answer(runId, body)),
     cancel: async () => void (await client.cancel(runId)),
   };
-  panel.open(run, token, actions, limits ?? consoleMetadataOf(run.metadata), messages);
+  panel.open(run, token, actions, messages);
   // Focus (and on a phone, scroll) to the run, so its steps are what a screen reader reads next.
   byId("run", HTMLElement).focus();
   void (async () => {
@@ -76,7 +76,7 @@ startForm.addEventListener("submit", (event) => {
   void busy(startForm, async () => {
     try {
       const { run, token } = await createClient({ baseUrl, token: request.deployToken }).createRun(request.body);
-      await watch(run.id, token, consoleMetadataOf(request.body.metadata));
+      await watch(run.id, token);
     } catch (error) {
       fail(startError, describe(error));
     }

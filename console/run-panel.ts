@@ -1,6 +1,6 @@
 // The run as the page shows it, kept up to date from its events: status, steps, cost against the
 // budget, each step's streamed text, tool calls and results, questions, and the final answer.
-import type { AnswerRequest, ChatMessage, ContentInput, RunStatus, RunView, StreamEvent } from "../src/client";
+import type { AnswerRequest, ChatMessage, Content, ContentInput, RunStatus, RunView, StreamEvent } from "../src/client";
 import { byId, el, json, money, show } from "./dom";
 import { WaitingForm } from "./waiting-form";
 
@@ -10,7 +10,7 @@ type StepParts = { item: HTMLLIElement; meta: HTMLSpanElement; text: HTMLParagra
 
 const ENDED: RunStatus[] = ["finished", "failed", "cancelled"];
 
-function textOf(content: ContentInput): string {
+function textOf(content: ContentInput | Content): string {
   return typeof content === "string" ? content : content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("");
 }
 
@@ -58,13 +58,14 @@ export class RunPanel {
   }
 
   /** Shows a run from scratch (its first message, answers given so far); its events then fill it in. */
-  open(run: RunView, token: string, actions: RunActions, limits: { budgetUsd?: number; maxSteps?: number }, messages: ChatMessage[]): void {
+  open(run: RunView, token: string, actions: RunActions, messages: ChatMessage[]): void {
     this.actions = actions;
     this.steps = new Map();
     this.calls = new Map();
     this.answers = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, textOf(message.content)] as const] : [])));
-    this.budget = limits.budgetUsd;
-    this.maxSteps = limits.maxSteps;
+    // The run's own limits: maxSteps counts the whole run (a continue raises it), the budget is never reset.
+    this.budget = run.budgetUsd;
+    this.maxSteps = run.maxSteps;
     this.timeline.replaceChildren();
     const prompt = messages.find((message) => message.role === "user");
     if (prompt !== undefined) {

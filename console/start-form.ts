@@ -5,19 +5,6 @@ import { byId, show } from "./dom";
 
 export type StartRequest = { deployToken: string; body: CreateRunRequest };
 
-/** What the console stores in a run's metadata, so that opening the run later can show the budget. */
-export type ConsoleMetadata = { budgetUsd?: number; maxSteps?: number };
-
-export function consoleMetadataOf(metadata: Record<string, unknown> | undefined): ConsoleMetadata {
-  const value = metadata?.console;
-  if (typeof value !== "object" || value === null) return {};
-  const { budgetUsd, maxSteps } = value as Record<string, unknown>;
-  return {
-    ...(typeof budgetUsd === "number" ? { budgetUsd } : {}),
-    ...(typeof maxSteps === "number" ? { maxSteps } : {}),
-  };
-}
-
 function field(form: HTMLFormElement, name: string): string {
   const value = new FormData(form).get(name);
   return typeof value === "string" ? value.trim() : "";
@@ -73,7 +60,6 @@ export function readStartForm(form: HTMLFormElement): StartRequest | { error: st
     tools,
     maxSteps,
     budget: { usd: budget },
-    metadata: { console: { budgetUsd: budget, maxSteps } },
     ...(system === "" ? {} : { system }),
     ...(script === undefined ? {} : { script }),
   };

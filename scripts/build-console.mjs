@@ -1,12 +1,31 @@
 // Builds the run console's script: console/*.ts (with the typed client, src/client) bundled into
-// one browser module, public/console/console.js, which the Worker serves as a static asset.
-// npm runs it before start, dev, test and deploy (the pre* scripts in package.json).
+// one browser module, public/console/console.js, which the platform serves as a static asset.
+// npm runs it before start, dev and test; wrangler runs it before `wrangler dev` and
+// `wrangler deploy` ([build] in wrangler.toml).
+//
+// The console is for local runs: it is part of what `wrangler dev` serves, but a deploy uploads
+// it only when CONSOLE=on (`CONSOLE=on npm run deploy`). The choice is written to
+// public/.assetsignore, which wrangler reads before uploading; wrangler tells the build which
+// command runs it (WRANGLER_COMMAND), so even a `npx wrangler deploy` typed by hand leaves it out.
 import { build } from "esbuild";
+import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-export async function buildConsole() {
+/** Whether the console is served: always for local runs (unless CONSOLE=off), for a deploy only with CONSOLE=on. */
+export function consoleIncluded(env = process.env) {
+  const command = env.WRANGLER_COMMAND;
+  const local = command === undefined || command === "dev";
+  return local ? env.CONSOLE !== "off" : env.CONSOLE === "on";
+}
+
+export function assetsIgnore(included) {
+  const why = "# Written by scripts/build-console.mjs: what wrangler does not serve or upload.\n";
+  return included ? why : `${why}# The console is not part of this deploy (CONSOLE=on includes it).\n/console\n`;
+}
+
+export async function buildConsole(env = process.env) {
   await build({
     absWorkingDir: root,
     entryPoints: ["console/main.ts"],
@@ -20,6 +39,7 @@ export async function buildConsole() {
     legalComments: "none",
     logLevel: "warning",
   });
+  writeFileSync(`${root}/public/.assetsignore`, assetsIgnore(consoleIncluded(env)));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildConsole();

@@ -10,13 +10,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOCAL_TOKEN } from "./support/local-vars";
 import { startDev, type DevServer } from "./wrangler-dev";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
 const PORT = 8900 + Math.floor(Math.random() * 100);
-const TOKEN = "dev-token";
+const TOKEN = LOCAL_TOKEN;
 const WAIT = { timeout: 20_000 };
 
 type Created = { run: { id: string }; token: string };
@@ -83,6 +84,14 @@ describe("the run console in Chromium", () => {
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await page.text()).toContain('<script type="module" src="console.js"></script>');
     for (const file of ["console.js", "console.css"]) expect((await fetch(`${dev!.url}/console/${file}`)).status).toBe(200);
+    // Its own script, style and origin only; nothing else may load or connect.
+    const csp = page.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain("unsafe");
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
     expect(await (await fetch(`${dev!.url}/v1/health`)).json()).toMatchObject({ ok: true });
     for (const path of ["/", "/console/nope.js"]) {
       const missing = await fetch(`${dev!.url}${path}`);
@@ -96,7 +105,11 @@ describe("the run console in Chromium", () => {
     const errors = watchForErrors(page);
     await page.goto(`${dev!.url}/console/`);
     expect(await page.title()).toBe("Ratchet console");
-    expect(await page.getByLabel("Deployment token", { exact: true }).inputValue()).toBe("dev-token");
+    // Never a token filled in: the person types it.
+    const tokenField = page.getByLabel("Deployment token", { exact: true });
+    expect(await tokenField.inputValue()).toBe("");
+    expect(await (await fetch(`${dev!.url}/console/`)).text()).not.toContain(TOKEN);
+    await tokenField.fill(TOKEN);
     expect(JSON.parse(await page.getByLabel(/^Script/).inputValue())).toHaveLength(3);
 
     await page.getByRole("button", { name: "Start run" }).click();
