@@ -177,7 +177,8 @@ describe("the run console in Chromium", () => {
     expect(await text(page.locator(".prompt p"))).toBe("Add 2 and 2, then send the report.");
     expect(await text(page.locator('.call[data-tool="calculator"] .result'))).toBe("4");
     expect(await text(page.locator("#waiting-question"))).toBe("May the run call send_report?");
-    expect(await text(page.locator("#run-steps"))).toBe("2");
+    // A run opened by id shows its own step limit (the server reports it).
+    expect(await text(page.locator("#run-steps"))).toBe("2 of 10");
     await page.locator("#run").scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ARTIFACTS, "console-phone-approval.png"), animations: "disabled" });
 
