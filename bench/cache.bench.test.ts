@@ -10,7 +10,7 @@
 // each other; they are not a bill.
 //
 // What keeps the share of mode auto down is by design of the loop, not the provider: the tool
-// results whose images keepImages will still drop are sent after the marks (seed 000: "the last
+// results whose images keepImages will still drop are sent after the marks ("the last
 // keepImages image turns are not cached"), and the last step sends tool_choice none, which keeps
 // the tools and system cached but not the messages. The second figure shows how the share moves
 // with the shape of the run.

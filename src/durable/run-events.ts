@@ -1,4 +1,4 @@
-// Loop events become API events (../shared/API.md "Events"): step numbers count the whole run,
+// Loop events become API events (docs/api.md "Events"): step numbers count the whole run,
 // and events written outside a step's transaction carry a dedupe key.
 import type { RunEvent } from "../api/types";
 import type { LoopEvent, StoredLoopEvent } from "../loop/types";

@@ -1,4 +1,4 @@
-// Prompt-cache marks, as seed 000 says: a pure function of the history and the options, so a
+// Prompt-cache marks: a pure function of the history and the options, so a
 // resumed run sends byte-identical requests. Marks are set on copies only.
 import { isBlank, toParts } from "./content";
 import { dropOldImages, stableEnd } from "./keep-images";

@@ -1,4 +1,4 @@
-// Repeated calls and doom loops (seeds 003 and 004). A fingerprint is the tool name plus the
+// Repeated calls and doom loops. A fingerprint is the tool name plus the
 // canonical JSON of the input: the same tool with other input is reasoning, the same input is a loop.
 import { canonicalJson } from "./canonical-json";
 import type { ToolCall } from "./types";

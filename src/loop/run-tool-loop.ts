@@ -1,5 +1,5 @@
 // runToolLoop: a tool-calling conversation run to its end, every model call and tool call one
-// step of the caller's journal (seed 000). The loop keeps no state of its own: a restart with the
+// step of the caller's journal. The loop keeps no state of its own: a restart with the
 // same journal replays every finished step and runs only what is new.
 import { BudgetExhausted } from "./budget";
 import { textOf } from "./content";

@@ -1,4 +1,4 @@
-// The one retry layer of a model call (seed 004: retries that multiply are the cascade to avoid).
+// The one retry layer of a model call (retries that multiply across layers are the cascade to avoid).
 // A pure function of (failure, attempt): wait this long and try again, or stop. The SDK's own
 // retries are off, and the run engine does not retry a failed step by itself.
 

@@ -25,7 +25,7 @@ describe("createRunBodySchema: valid bodies", () => {
     expect(createRunBodySchema.parse({ messages: [user] })).toEqual({ messages: [user] });
   });
 
-  it("takes every field of API.md", () => {
+  it("takes every field of the API", () => {
     const body = {
       system: "Be brief.",
       messages: [

@@ -20,7 +20,7 @@ function marks(messages: ChatMessage[]): string[] {
 
 const opts = { cache: "auto" as const, keepImages: undefined, maxSteps: 10, step: 1 };
 
-describe("prompt-cache marks (seed 000)", () => {
+describe("prompt-cache marks", () => {
   it("the system mark: cacheSystem is true in modes auto and system, false in none", async () => {
     for (const [cache, expected] of [["auto", true], ["system", true], ["none", false]] as const) {
       const model = scriptedModel([{ text: "x" }]);

@@ -18,7 +18,7 @@ describe("ask, approval and client tools", () => {
     expect(result.messages.some((m) => m.role === "tool" && m.toolCallId === "q")).toBe(false);
   });
 
-  it("the caller appends the answer and runs again under a new key prefix, as seed 000's example does", async () => {
+  it("the caller appends the answer and runs again under a new key prefix, as a caller of the loop does after an ask", async () => {
     const turns = [{ toolCalls: [call("ask", { question: "Which take?" }, "q")] }, { text: "Using take 2." }];
     const store = new Map<string, unknown>();
     const journal = memoryJournal(store);

@@ -21,7 +21,7 @@ function imagesIn(messages: ChatMessage[]): string[] {
   return messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content.filter((p) => p.type === "image").map((p) => (p as ImagePart).hash)));
 }
 
-describe("keepImages (seed 000)", () => {
+describe("keepImages", () => {
   it("images of tool results older than the last N assistant turns become the fixed '[image dropped: <name>]' text", () => {
     const sent = dropOldImages(conversation(4), 2);
     expect(imagesIn(sent)).toEqual(["h3", "h4"]);
