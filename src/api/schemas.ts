@@ -159,6 +159,24 @@ export const createRunBodySchema = z
     budget: budgetSchema.optional().openapi({ description: "Default: { usd: BUDGET_USD_DEFAULT }; usd at most BUDGET_USD_LIMIT." }),
     finishNote: z.string().optional(),
     keepImages: z.number().int().gte(0).optional(),
+    imagePruning: z
+      .enum(["exact", "batched"])
+      .optional()
+      .openapi({ description: 'Default "exact": images past keepImages go at once. "batched": keepImages at a time, so the cached prefix changes less often.' }),
+    maxToolResultTokens: z
+      .number()
+      .int()
+      .gte(100)
+      .optional()
+      .openapi({ description: "Tool results past this size are cut in requests (with a note); the history keeps them whole. Default 20,000." }),
+    compaction: z
+      .strictObject({
+        mode: z.enum(["auto", "native", "summary", "off"]).optional().openapi({ description: 'Default "auto": native where the provider has it, else summary.' }),
+        atTokens: z.number().int().gte(1_000).optional().openapi({ description: "Compact once a prompt passes this many tokens. Default: 75% of the model's context window." }),
+        instructions: z.string().max(10_000).optional().openapi({ description: "Extra instructions for the summary." }),
+      })
+      .optional()
+      .openapi("Compaction"),
     maxTokens: z.number().int().gte(1).optional(),
     reasoning: z.unknown().optional(),
     script: scriptSchema.optional().openapi({ description: 'For provider "scripted" only: the turns it plays.' }),
@@ -227,7 +245,10 @@ export const runTokenSchema = z.object({ token: z.string().openapi({ description
 // Runs as the API shows them
 
 const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);
-const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "error"]);
+const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "refusal", "error"]);
+const stopReasonSchema = z
+  .enum(["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence", "compaction", "model_context_window_exceeded"])
+  .openapi({ description: "Why a model call stopped." });
 const waitingKindSchema = z.enum(["ask", "approval", "client-tool"]);
 const apiErrorSchema = z.object({ code: z.string(), message: z.string(), retryable: z.boolean().optional() });
 
@@ -244,6 +265,7 @@ export const runViewSchema = z
     budgetUsd: z.number().openapi({ description: "The run's budget." }),
     finalText: z.string().optional(),
     final: z.unknown().optional(),
+    stopReason: stopReasonSchema.optional().openapi({ description: "Why the newest model call stopped." }),
     waiting: z
       .object({ kind: waitingKindSchema, callId: z.string(), name: z.string(), input: z.unknown() })
       .optional(),
@@ -287,6 +309,15 @@ export const runEventSchema = z
       usage: usageSchema,
       costUsd: z.number(),
       spentUsd: z.number(),
+      stopReason: stopReasonSchema,
+    }),
+    z.object({
+      type: z.literal("compaction"),
+      step: z.number(),
+      mode: z.enum(["native", "summary"]),
+      reason: z.enum(["threshold", "overflow"]),
+      tokensBefore: z.number(),
+      tokensAfter: z.number().openapi({ description: "An estimate until the next model call reports." }),
     }),
     z.object({ type: z.literal("tool-call"), step: z.number(), callId: z.string(), name: z.string(), input: z.unknown() }),
     z.object({

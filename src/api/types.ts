@@ -1,6 +1,8 @@
 // Types of the public API (docs/api.md) shared by the HTTP edge, the run object and clients.
 // The zod schemas in ./schemas.ts validate exactly these shapes.
-import type { ChatMessage, Content, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/types";
+import type { ChatMessage, CompactionMode, Content, StopReason, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/types";
+
+export type { StopReason };
 
 export type ToolRef =
   | string
@@ -43,6 +45,8 @@ export type RunView = {
   budgetUsd: number;
   finalText?: string;
   final?: unknown;
+  /** Why the newest model call stopped (a refusal, a cut-off answer, a real end, …). */
+  stopReason?: StopReason;
   waiting?: { kind: WaitingKind; callId: string; name: string; input: unknown };
   error?: ApiError;
   lastSeq: number;
@@ -63,6 +67,9 @@ export type CreateRunBody = {
   budget?: { usd: number; finishAt?: number; spentUsd?: number };
   finishNote?: string;
   keepImages?: number;
+  imagePruning?: "exact" | "batched";
+  maxToolResultTokens?: number;
+  compaction?: { mode?: CompactionMode; atTokens?: number; instructions?: string };
   maxTokens?: number;
   reasoning?: unknown;
   script?: unknown;
@@ -99,7 +106,8 @@ export type RunEvent =
   | { type: "step-start"; step: number; last: boolean }
   | { type: "text"; step: number; delta: string }
   | { type: "text-reset"; step: number }
-  | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number }
+  | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number; stopReason: StopReason }
+  | { type: "compaction"; step: number; mode: "native" | "summary"; reason: "threshold" | "overflow"; tokensBefore: number; tokensAfter: number }
   | { type: "tool-call"; step: number; callId: string; name: string; input: unknown }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number }
   | { type: "waiting"; kind: WaitingKind; callId: string; name: string; input: unknown }

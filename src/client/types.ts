@@ -35,7 +35,7 @@ export type ChatMessageInput =
 export type ScriptedTurn = {
   text?: string;
   toolCalls?: { id?: string; name: string; input?: unknown }[];
-  stopReason?: "end_turn" | "tool_use" | "max_tokens" | "pause_turn" | "refusal" | "stop_sequence";
+  stopReason?: "end_turn" | "tool_use" | "max_tokens" | "pause_turn" | "refusal" | "stop_sequence" | "model_context_window_exceeded";
   usage?: { inputTokens: number; outputTokens: number; cachedReadTokens?: number; cachedWriteTokens?: number };
   costUsd?: number;
   /** Stream the text as deltas of this many characters (default 16). */
@@ -44,6 +44,8 @@ export type ScriptedTurn = {
   delayMs?: number;
   /** Fail this call with this message instead of answering. */
   error?: string;
+  /** Refuse this call as too long for the context window while its prompt is over this many tokens. */
+  overflowAbove?: number;
 };
 
 /** The body of POST /v1/runs. `script` is for provider "scripted" only: the turns it plays. */

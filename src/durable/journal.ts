@@ -43,7 +43,9 @@ export function createJournal(options: JournalOptions): Step {
     storage.transactionSync(() => {
       sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", prefix + key, spillText(sql, `journal/${prefix}${key}`, text), output.costUsd);
       logged = appendStepEvents(sql, output.events.map(options.toRunEvent), at);
-      bumpCounters(sql, { steps: key.startsWith("model/") ? 1 : 0, costUsd: output.costUsd, now: at });
+      const model = output.events.find((event) => event.type === "model");
+      const counters = { steps: model === undefined ? 0 : 1, costUsd: output.costUsd, now: at };
+      bumpCounters(sql, model === undefined ? counters : { ...counters, stopReason: model.stopReason });
     });
     // The value a replay would read: JSON round-tripped, so first runs and replays see the same data.
     const value = JSON.parse(text) as T;

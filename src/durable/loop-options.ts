@@ -1,12 +1,25 @@
 // The loop's options for a run's current segment: its provider, tools, budget, step limit and
 // approvals, with the journal and event handler the caller gives.
-import type { LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
+import type { CreateRunBody } from "../api/types";
+import type { CompactionOptions, LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
+import type { Provider } from "../providers";
 import { buildTools, parseAllowList, signingKeysOf } from "../tools";
 import { r2BlobStore } from "./blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "./once-log";
 import { createRunProvider } from "./run-provider";
 import type { RunRow, Segment } from "./run-store";
+
+/** A share of the model's context window: compaction keeps each prompt below it, with room for an answer and tool results. */
+export const COMPACTION_SHARE = 0.75;
+
+/** The run's compaction: "auto" is native where the provider compacts itself, else the loop's summary. */
+export function compactionOf(body: CreateRunBody, provider: Provider, model: string): CompactionOptions {
+  const asked = body.compaction ?? {};
+  const mode = asked.mode === undefined || asked.mode === "auto" ? (provider.nativeCompaction ? "native" : "summary") : asked.mode;
+  const atTokens = asked.atTokens ?? Math.floor(provider.contextWindow(model) * COMPACTION_SHARE);
+  return asked.instructions === undefined ? { mode, atTokens } : { mode, atTokens, instructions: asked.instructions };
+}
 
 /** The loop's options for the run's current segment, with the given journal and event handler. */
 export function loopOptions(
@@ -46,10 +59,13 @@ export function loopOptions(
     // Runs made before budgets had a default have none: the loop still counts spend from where the run stands.
     budget: { ...(body.budget ?? { usd: Number.POSITIVE_INFINITY }), spentUsd: segment.spentBefore },
     approvals: segment.approvals,
+    compaction: compactionOf(body, provider, run.model),
     signal,
     onStep,
   };
-  for (const key of ["system", "finishTools", "finishNote", "keepImages", "maxTokens", "reasoning"] as const) {
+  const prices = provider.prices?.(run.model);
+  if (prices !== undefined) options.prices = prices;
+  for (const key of ["system", "finishTools", "finishNote", "keepImages", "imagePruning", "maxToolResultTokens", "maxTokens", "reasoning"] as const) {
     if (body[key] !== undefined) Object.assign(options, { [key]: body[key] });
   }
   return options;

@@ -2,6 +2,7 @@
 // and one log line for operators. A storage error or a reached limit ends the run for good (it
 // would only happen again); a provider's transient failure and an unexpected error can be retried.
 import type { ApiError } from "../api/types";
+import { ContextOverflowError } from "../loop/errors";
 import { ProviderError } from "../providers";
 
 /** Thrown before a new step when the run has reached a deployment limit (RUN_EVENTS_LIMIT, RUN_BYTES_LIMIT). */
@@ -22,6 +23,9 @@ export function isStorageError(error: unknown): boolean {
 }
 
 export function apiErrorOf(error: unknown): ApiError {
+  if (error instanceof ContextOverflowError) {
+    return { code: "context-overflow", message: `The prompt does not fit the model's context window, even after a compaction: ${error.message}`, retryable: false };
+  }
   if (error instanceof ProviderError) return { code: "provider-error", message: error.message, retryable: error.retryable };
   if (error instanceof RunLimitReached) return { code: "limit", message: error.message, retryable: false };
   if (isStorageError(error)) {

@@ -5,8 +5,12 @@ import type { LoopEvent, StoredLoopEvent } from "../loop/types";
 
 export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): RunEvent {
   if (event.type === "model") {
-    const { text, toolCalls, usage, costUsd, spentUsd } = event;
-    return { type: "model", step: stepsBefore + event.step, text, toolCalls, usage, costUsd, spentUsd };
+    const { text, toolCalls, usage, costUsd, spentUsd, stopReason } = event;
+    return { type: "model", step: stepsBefore + event.step, text, toolCalls, usage, costUsd, spentUsd, stopReason };
+  }
+  if (event.type === "compaction") {
+    const { mode, reason, tokensBefore, tokensAfter } = event;
+    return { type: "compaction", step: stepsBefore + event.step, mode, reason, tokensBefore, tokensAfter };
   }
   const { callId, name, ok, summary, costUsd } = event;
   const result: RunEvent = { type: "tool-result", step: stepsBefore + event.step, callId, name, ok, summary, costUsd };

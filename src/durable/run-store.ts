@@ -1,7 +1,7 @@
 // Typed reads and writes of the run row and its segments. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, WaitingKind } from "../api/types";
+import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, StopReason, WaitingKind } from "../api/types";
 import { DEFAULT_MAX_STEPS } from "../loop/loop-state";
 import type { ChatMessage } from "../loop/types";
 import { lastSeq } from "./event-log";
@@ -27,6 +27,8 @@ export type RunRow = Omit<NewRun, "body"> & {
   cancelRequested: boolean;
   /** When the run deletes itself (ms since the epoch): set when it ends or waits, cleared while it runs. */
   deleteAt?: number;
+  /** Why the newest model call stopped. */
+  stopReason?: StopReason;
   /** Seq of the newest event (read from the event log, not stored twice). */
   lastSeq: number;
   createdAt: string;
@@ -77,6 +79,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.final_text !== null) run.finalText = unspillText(sql, String(row.final_text));
   if (row.final !== null) run.final = parseColumn(sql, row.final);
   if (row.delete_at !== null) run.deleteAt = Number(row.delete_at);
+  if (row.stop_reason !== null && row.stop_reason !== undefined) run.stopReason = String(row.stop_reason) as StopReason;
   const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
@@ -175,9 +178,10 @@ export function markFailed(sql: SqlStorage, error: ApiError, now: string): void 
   sql.exec("UPDATE run SET status = 'failed', stopped_by = 'error', error = ?, updated_at = ?", JSON.stringify(error), now);
 }
 
-/** Counters a committed step moves: model calls and spend. */
-export function bumpCounters(sql: SqlStorage, { steps, costUsd, now }: { steps: number; costUsd: number; now: string }): void {
-  sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?", steps, costUsd, now);
+/** Counters a committed step moves: model calls and spend, and the stop reason of a model call. */
+export function bumpCounters(sql: SqlStorage, { steps, costUsd, now, stopReason }: { steps: number; costUsd: number; now: string; stopReason?: StopReason }): void {
+  if (stopReason === undefined) sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?", steps, costUsd, now);
+  else sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?, stop_reason = ?", steps, costUsd, now, stopReason);
 }
 
 export function toRunView(run: RunRow): RunView {
@@ -196,6 +200,7 @@ export function toRunView(run: RunRow): RunView {
   };
   if (run.stoppedBy !== undefined) view.stoppedBy = run.stoppedBy;
   if (run.finalText !== undefined) view.finalText = run.finalText;
+  if (run.stopReason !== undefined) view.stopReason = run.stopReason;
   if (run.hasFinal) view.final = run.final;
   if (run.waiting !== undefined) view.waiting = run.waiting;
   if (run.error !== undefined) view.error = run.error;

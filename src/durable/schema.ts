@@ -20,6 +20,7 @@ const STATEMENTS = [
      error TEXT,
      cancel_requested INTEGER NOT NULL DEFAULT 0,
      delete_at INTEGER,
+     stop_reason TEXT,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -52,6 +53,7 @@ const STATEMENTS = [
 const ADDED_COLUMNS: { table: string; column: string; definition: string }[] = [
   { table: "run", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
   { table: "run", column: "delete_at", definition: "INTEGER" },
+  { table: "run", column: "stop_reason", definition: "TEXT" },
   { table: "segment", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
 ];
 

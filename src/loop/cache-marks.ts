@@ -1,7 +1,7 @@
 // Prompt-cache marks: a pure function of the history and the options, so a
 // resumed run sends byte-identical requests. Marks are set on copies only.
 import { isBlank, toParts } from "./content";
-import { dropOldImages, stableEnd } from "./keep-images";
+import { dropOldImages, stableEnd, type ImagePruning } from "./keep-images";
 import type { CacheMode, ChatMessage, ContentPart } from "./types";
 
 export const MAX_BREAKPOINTS = 4;
@@ -11,6 +11,7 @@ type Place = { message: number; part: number };
 export type MarkOptions = {
   cache: CacheMode;
   keepImages: number | undefined;
+  imagePruning?: ImagePruning;
   maxSteps: number;
   /** The 1-based model call this request is for. */
   step: number;
@@ -31,8 +32,8 @@ function markPlace(form: ChatMessage[], end: number): Place | undefined {
 }
 
 function placeFor(history: ChatMessage[], options: MarkOptions, step: number): Place | undefined {
-  const form = dropOldImages(history, options.keepImages);
-  return markPlace(form, stableEnd(history, { keepImages: options.keepImages, maxSteps: options.maxSteps, step }));
+  const form = dropOldImages(history, options.keepImages, options.imagePruning);
+  return markPlace(form, stableEnd(history, { keepImages: options.keepImages, maxSteps: options.maxSteps, step, imagePruning: options.imagePruning ?? "exact" }));
 }
 
 function countCallerMarks(form: ChatMessage[]): number {
@@ -52,7 +53,7 @@ function isMarked(form: ChatMessage[], place: Place): boolean {
 /** Where the rolling marks go: this request's place first, then the previous request's. */
 export function rollingPlaces(history: ChatMessage[], options: MarkOptions): Place[] {
   if (options.cache !== "auto") return [];
-  const form = dropOldImages(history, options.keepImages);
+  const form = dropOldImages(history, options.keepImages, options.imagePruning);
   const places: Place[] = [];
   const current = placeFor(history, options, options.step);
   if (current !== undefined) places.push(current);
@@ -70,7 +71,7 @@ export function rollingPlaces(history: ChatMessage[], options: MarkOptions): Pla
 
 /** The request messages: images dropped per keepImages, rolling cache marks set on copies. */
 export function requestMessages(history: ChatMessage[], options: MarkOptions): ChatMessage[] {
-  const form = dropOldImages(history, options.keepImages);
+  const form = dropOldImages(history, options.keepImages, options.imagePruning);
   const places = rollingPlaces(history, options);
   if (places.length === 0) return form;
   const marked = form.slice();

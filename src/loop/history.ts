@@ -1,8 +1,9 @@
+import { lastTurnIndex } from "./context-view";
 import type { ChatMessage, ToolCall } from "./types";
 
 /** The calls of the last assistant turn that no tool message answers yet. */
 export function openCalls(messages: ChatMessage[]): ToolCall[] {
-  const at = messages.findLastIndex((message) => message.role === "assistant");
+  const at = lastTurnIndex(messages);
   if (at < 0) return [];
   const turn = messages[at] as Extract<ChatMessage, { role: "assistant" }>;
   const answered = new Set(messages.slice(at + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));

@@ -1,4 +1,7 @@
+import { isSummaryRecord } from "./context-view";
 import type { ChatMessage, ContentPart, ImagePart } from "./types";
+
+export type ImagePruning = "exact" | "batched";
 
 /** The fixed text that replaces a dropped image, so every later step sends the same bytes. */
 export function droppedImageText(image: ImagePart): string {
@@ -14,7 +17,7 @@ function turnRanks(messages: ChatMessage[]): number[] {
   let assistantsAfter = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
-    if (message.role === "assistant") assistantsAfter++;
+    if (message.role === "assistant" && !isSummaryRecord(message)) assistantsAfter++;
     else if (message.role === "tool") ranks[i] = assistantsAfter + 1;
   }
   return ranks;
@@ -24,15 +27,48 @@ function hasImage(message: ChatMessage): boolean {
   return typeof message.content !== "string" && message.content.some((part) => part.type === "image");
 }
 
+/** For each message, the 1-based assistant turn it belongs to (a tool message belongs to the turn before it). */
+function turnNumbers(messages: ChatMessage[]): { numbers: number[]; total: number } {
+  const numbers = new Array<number>(messages.length).fill(0);
+  let turn = 0;
+  messages.forEach((message, i) => {
+    if (message.role === "assistant" && !isSummaryRecord(message)) turn++;
+    numbers[i] = turn;
+  });
+  return { numbers, total: turn };
+}
+
+/**
+ * Batched pruning keeps the image turns from this one on: it moves keepImages turns at a time,
+ * so between keepImages and 2·keepImages − 1 image turns stay, and the cached prefix changes once
+ * every keepImages steps instead of every step.
+ */
+export function batchCut(totalTurns: number, keepImages: number): number {
+  if (keepImages <= 0) return Number.POSITIVE_INFINITY;
+  return Math.max(0, (Math.floor(totalTurns / keepImages) - 1) * keepImages + 1);
+}
+
+/** Which tool messages keep their images in requests. */
+function keepsImages(messages: ChatMessage[], keepImages: number, pruning: ImagePruning): (i: number) => boolean {
+  if (pruning === "batched" && keepImages > 0) {
+    const { numbers, total } = turnNumbers(messages);
+    const cut = batchCut(total, keepImages);
+    return (i) => numbers[i]! >= cut;
+  }
+  const ranks = turnRanks(messages);
+  return (i) => ranks[i]! <= keepImages;
+}
+
 /**
  * The request form of the history: images of tool results older than the last `keepImages`
- * assistant turns become `[image dropped: <name>]`. Unchanged messages are passed through.
+ * assistant turns (or, batched, older than the batch cut) become `[image dropped: <name>]`.
+ * Unchanged messages are passed through.
  */
-export function dropOldImages(messages: ChatMessage[], keepImages: number | undefined): ChatMessage[] {
+export function dropOldImages(messages: ChatMessage[], keepImages: number | undefined, pruning: ImagePruning = "exact"): ChatMessage[] {
   if (keepImages === undefined) return messages;
-  const ranks = turnRanks(messages);
+  const keeps = keepsImages(messages, keepImages, pruning);
   return messages.map((message, i) => {
-    if (message.role !== "tool" || ranks[i]! <= keepImages || !hasImage(message)) return message;
+    if (message.role !== "tool" || keeps(i) || !hasImage(message)) return message;
     const content = (message.content as ContentPart[]).map((part): ContentPart =>
       part.type === "image" ? { type: "text", text: droppedImageText(part) } : part,
     );
@@ -47,9 +83,10 @@ export function dropOldImages(messages: ChatMessage[], keepImages: number | unde
  */
 export function stableEnd(
   messages: ChatMessage[],
-  { keepImages, maxSteps, step }: { keepImages: number | undefined; maxSteps: number; step: number },
+  { keepImages, maxSteps, step, imagePruning = "exact" }: { keepImages: number | undefined; maxSteps: number; step: number; imagePruning?: ImagePruning },
 ): number {
-  if (keepImages === undefined) return messages.length;
+  // Batched: everything is cacheable; the prefix changes (and misses the cache once) every keepImages steps.
+  if (keepImages === undefined || (imagePruning === "batched" && keepImages > 0)) return messages.length;
   const ranks = turnRanks(messages);
   const laterSteps = Math.max(0, maxSteps - step);
   for (let i = 0; i < messages.length; i++) {

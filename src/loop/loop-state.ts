@@ -1,5 +1,6 @@
 // The running state of one runToolLoop call. It is rebuilt from the journal on every replay;
 // nothing here is stored anywhere else.
+import { lastTurnIndex } from "./context-view";
 import { createRepeatGuard, type RepeatGuard } from "./repeat-guard";
 import { toToolDefinition } from "./tool-definition";
 import type {
@@ -29,6 +30,14 @@ export type LoopState = {
   usage: Usage;
   /** Model calls made by this run so far. */
   steps: number;
+  /** The prompt tokens of the newest model call (compaction decides by them). */
+  lastInputTokens?: number;
+  /** `steps` when a compaction last ran (or was tried): none runs twice before the next model call. */
+  compactedAt?: number;
+  /** A note the next request ends with (never stored): a reminder to hand in, or a request for the answer. */
+  note?: "reminder" | "recovery";
+  reminded: boolean;
+  recovered: boolean;
   signal: AbortSignal;
   emit: (event: LoopEvent) => void;
 };
@@ -66,7 +75,7 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
   checkOptions(options, tools);
   const messages = options.messages.slice();
   const repeats = createRepeatGuard();
-  const lastAssistant = messages.findLastIndex((message) => message.role === "assistant");
+  const lastAssistant = lastTurnIndex(messages);
   messages.forEach((message, i) => {
     // The last assistant turn's calls are counted when that turn is processed, in order.
     if (message.role === "assistant" && i !== lastAssistant) message.toolCalls?.forEach((call) => repeats.record(call));
@@ -84,6 +93,8 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
     stepCosts: 0,
     usage: emptyUsage(),
     steps: 0,
+    reminded: false,
+    recovered: false,
     signal: options.signal ?? new AbortController().signal,
     emit: onStep === undefined ? () => {} : onStep,
   };

@@ -1,11 +1,14 @@
 // One model call as one journal step: the budget check, the request, generate, and the stored value.
-import { assertBudget, reachedFinishAt, spentNow } from "./budget";
+import { assertBudget, BudgetExhausted, reachedFinishAt, spentNow } from "./budget";
+import { budgetCeiling } from "./budget-ceiling";
 import { requestMessages } from "./cache-marks";
 import { textOf } from "./content";
+import { contextView, estimateTokens, turnCount } from "./context-view";
 import { defaultFinishNote, offeredTools } from "./last-step";
 import { journaled, spentUsd, type LoopState } from "./loop-state";
 import { stepKeys } from "./step-keys";
-import type { AssistantMessage, ChatMessage, GenerateRequest, StopReason, Usage } from "./types";
+import { cutLongToolResults } from "./tool-result-cut";
+import type { AssistantMessage, ChatMessage, CompactionEvent, GenerateRequest, StopReason, StoredLoopEvent, Usage } from "./types";
 
 /** What the journal stores for a model call. */
 export type ModelStepValue = {
@@ -17,26 +20,75 @@ export type ModelStepValue = {
   last: boolean;
 };
 
+export function reminderNote(finishTools: string[]): string {
+  return `You answered without handing in your result. Call ${finishTools.join(" or ")} now to hand it in.`;
+}
+
+export const RECOVERY_NOTE = "Your last answer was empty. Answer the person's request now, in full, using the tool results above.";
+
+/** Notes a request ends with; they are never part of the history. */
+function notesFor(state: LoopState, last: boolean): ChatMessage[] {
+  const notes: ChatMessage[] = [];
+  const { options } = state;
+  if (state.note === "reminder") notes.push({ role: "user", content: reminderNote([...state.finishTools]) });
+  if (state.note === "recovery") notes.push({ role: "user", content: RECOVERY_NOTE });
+  if (last) notes.push({ role: "user", content: options.finishNote ?? defaultFinishNote([...state.finishTools]) });
+  return notes;
+}
+
 export function buildRequest(state: LoopState, step: number, last: boolean): GenerateRequest {
   const { options } = state;
   const cache = options.cache ?? "auto";
+  // After a compaction a request starts at the summary (the history keeps every turn).
+  const view = cutLongToolResults(contextView(state.messages), options.maxToolResultTokens);
   // A copy: requestMessages may hand back the history itself when nothing needs changing.
   const messages: ChatMessage[] = [
     // Marks look ahead over the model calls left to this call of the loop.
-    ...requestMessages(state.messages, { cache, keepImages: options.keepImages, maxSteps: state.maxSteps - state.stepsBefore, step }),
+    ...requestMessages(view, {
+      cache,
+      keepImages: options.keepImages,
+      imagePruning: options.imagePruning ?? "exact",
+      maxSteps: state.maxSteps - state.stepsBefore,
+      step,
+    }),
+    ...notesFor(state, last),
   ];
-  if (last) messages.push({ role: "user", content: options.finishNote ?? defaultFinishNote([...state.finishTools]) });
   const request: GenerateRequest = {
     prompt: "",
     model: options.model,
     messages,
     ...offeredTools(state.definitions, state.finishTools, last),
     cacheSystem: cache !== "none",
+    call: turnCount(state.messages) + 1,
   };
   if (options.system !== undefined) request.system = options.system;
   if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;
   if (options.reasoning !== undefined) request.params = { reasoning: options.reasoning };
+  const compaction = options.compaction;
+  if (compaction?.mode === "native") {
+    request.compaction = compaction.instructions === undefined ? { atTokens: compaction.atTokens } : { atTokens: compaction.atTokens, instructions: compaction.instructions };
+  }
   return request;
+}
+
+/**
+ * The request of this step, held against the budget when the provider has prices: answer tokens
+ * lowered to fit (the call is then the last), or the run stops when not even a short answer fits.
+ */
+function affordableRequest(state: LoopState, step: number, last: boolean, spent: number): { request: GenerateRequest; last: boolean } {
+  const { options } = state;
+  let request = buildRequest(state, step, last);
+  if (options.prices === undefined || options.budget === undefined || !Number.isFinite(options.budget.usd)) return { request, last };
+  const left = options.budget.usd - spent;
+  let ceiling = budgetCeiling(request, options.prices, left);
+  if (ceiling.kind === "lower" && !last) {
+    last = true;
+    request = buildRequest(state, step, last);
+    ceiling = budgetCeiling(request, options.prices, left);
+  }
+  if (ceiling.kind === "stop") throw new BudgetExhausted(spent, options.budget.usd);
+  if (ceiling.kind === "lower") request.maxTokens = ceiling.maxTokens;
+  return { request, last };
 }
 
 export function runModelStep(state: LoopState, step: number): Promise<ModelStepValue> {
@@ -45,9 +97,9 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
   return journaled<ModelStepValue>(state, key, async (signal) => {
     const spent = await spentNow(options.budget, state.stepCosts);
     assertBudget(options.budget, spent);
-    const last = state.stepsBefore + step >= state.maxSteps || state.repeats.doomLoop || reachedFinishAt(options.budget, spent);
+    const wanted = state.stepsBefore + step >= state.maxSteps || state.repeats.doomLoop || reachedFinishAt(options.budget, spent);
+    const { request, last } = affordableRequest(state, step, wanted, spent);
     state.emit({ type: "step-start", key, step, last });
-    const request = buildRequest(state, step, last);
     const result = await options.generate(request, {
       signal,
       onDelta: (delta) => state.emit({ type: "text", step, delta }),
@@ -60,17 +112,27 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
       stopReason: result.stopReason,
       last,
     };
-    const event = {
-      type: "model" as const,
-      key,
-      step,
-      text: textOf(result.message.content),
-      toolCalls: result.message.toolCalls ?? [],
-      usage: result.usage,
-      costUsd: result.costUsd,
-      spentUsd: spentUsd(state) + result.costUsd,
-      stopReason: result.stopReason,
-    };
-    return { value, costUsd: result.costUsd, events: [event] };
+    const events: StoredLoopEvent[] = [
+      {
+        type: "model",
+        key,
+        step,
+        text: textOf(result.message.content),
+        toolCalls: result.message.toolCalls ?? [],
+        usage: result.usage,
+        costUsd: result.costUsd,
+        spentUsd: spentUsd(state) + result.costUsd,
+        stopReason: result.stopReason,
+      },
+    ];
+    if (result.stopReason === "compaction") events.push(nativeCompactionEvent(state, key, step, request, result.message, result.usage));
+    return { value, costUsd: result.costUsd, events };
   });
+}
+
+/** The provider compacted the history in this call: tokens of its prompt, and an estimate of the prompt after. */
+function nativeCompactionEvent(state: LoopState, key: string, step: number, request: GenerateRequest, message: AssistantMessage, usage: Usage): CompactionEvent {
+  const tokensBefore = Math.max(usage.inputTokens, estimateTokens(request.messages));
+  const tokensAfter = estimateTokens(contextView([...state.messages, message]));
+  return { type: "compaction", key, step, mode: "native", reason: "threshold", tokensBefore, tokensAfter };
 }

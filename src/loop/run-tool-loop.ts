@@ -2,10 +2,13 @@
 // step of the caller's journal. The loop keeps no state of its own: a restart with the
 // same journal replays every finished step and runs only what is new.
 import { BudgetExhausted } from "./budget";
+import { compact, shouldCompact } from "./compaction";
 import { textOf } from "./content";
+import { lastTurnIndex } from "./context-view";
+import { ContextOverflowError } from "./errors";
 import { openCalls } from "./history";
 import { addUsage, append, createLoopState, spentUsd, stepsLeft, type LoopState } from "./loop-state";
-import { runModelStep } from "./model-step";
+import { runModelStep, type ModelStepValue } from "./model-step";
 import { ASK_TOOL, planCall } from "./plan-call";
 import { replyStep, toolStep, type ToolStepValue } from "./tool-step";
 import type { AssistantMessage, Asked, RunToolLoopOptions, RunToolLoopResult, StoppedBy, ToolCall } from "./types";
@@ -64,27 +67,77 @@ async function processTurn(state: LoopState, step: number, message: AssistantMes
   return undefined;
 }
 
+/** No word at all, or a stub that announces an answer that never came ("Here they are:"). */
+export function isNearEmpty(message: AssistantMessage): boolean {
+  const text = textOf(message.content).trim();
+  return !/[\p{L}\p{N}]/u.test(text) || (text.length < 100 && text.endsWith(":"));
+}
+
+/**
+ * A turn with no tool calls: the end, or not yet. A paused or compacting turn goes on with no user
+ * turn. With finish tools, text is not a hand-in: the model is reminded once, and a last step that
+ * hands nothing in ends on `steps`. After tool work, an empty answer gets one turn to answer.
+ */
+function endOfTurn(state: LoopState, model: ModelStepValue): Stop | undefined {
+  const paused = model.stopReason === "pause_turn" || model.stopReason === "compaction";
+  if (paused && !model.last) return undefined;
+  if (model.last) return { stoppedBy: paused || state.finishTools.size > 0 ? "steps" : "done" };
+  if (state.finishTools.size > 0) {
+    if (state.reminded) return { stoppedBy: "done" };
+    state.reminded = true;
+    state.note = "reminder";
+    return undefined;
+  }
+  if (!state.recovered && isNearEmpty(model.message) && state.messages.some((message) => message.role === "tool")) {
+    state.recovered = true;
+    state.note = "recovery";
+    return undefined;
+  }
+  return { stoppedBy: "done" };
+}
+
+/**
+ * A model call; one that the provider refused as too long for the context window (before any
+ * output) gets one compaction and one more try. A second refusal passes on.
+ */
+async function modelStep(state: LoopState, step: number): Promise<ModelStepValue> {
+  try {
+    return await runModelStep(state, step);
+  } catch (error) {
+    const mode = state.options.compaction?.mode;
+    if (!(error instanceof ContextOverflowError) || mode === undefined || mode === "off") throw error;
+    await compact(state, "overflow");
+    return runModelStep(state, step);
+  }
+}
+
 async function drive(state: LoopState): Promise<Stop> {
-  const given = state.messages.findLast((message) => message.role === "assistant");
-  if (given !== undefined) {
-    const stop = await processTurn(state, 0, given, false, false);
+  const at = lastTurnIndex(state.messages);
+  if (at >= 0) {
+    const stop = await processTurn(state, 0, state.messages[at] as AssistantMessage, false, false);
     if (stop !== undefined) return stop;
   }
   for (;;) {
     // Only when earlier parts of the run used every step: the given turn is settled, nothing more is asked.
     if (stepsLeft(state) === 0) return { stoppedBy: "steps" };
+    if (shouldCompact(state)) await compact(state, "threshold");
     const step = state.steps + 1;
-    const model = await runModelStep(state, step);
+    const model = await modelStep(state, step);
     state.steps = step;
+    state.note = undefined;
+    state.lastInputTokens = model.usage.inputTokens;
     state.stepCosts += model.costUsd;
     addUsage(state.usage, model.usage);
     append(state, model.message);
+    if (model.stopReason === "refusal") return { stoppedBy: "refusal" };
     const calls = model.message.toolCalls ?? [];
     if (calls.length === 0) {
-      if (model.stopReason === "pause_turn" && !model.last) continue;
-      return { stoppedBy: model.last && model.stopReason === "pause_turn" ? "steps" : "done" };
+      const stop = endOfTurn(state, model);
+      if (stop !== undefined) return stop;
+      continue;
     }
-    const stop = await processTurn(state, step, model.message, model.last, model.stopReason === "max_tokens");
+    const cut = model.stopReason === "max_tokens" || model.stopReason === "model_context_window_exceeded";
+    const stop = await processTurn(state, step, model.message, model.last, cut);
     if (stop !== undefined) return stop;
   }
 }
@@ -123,7 +176,7 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
     }
   }
   if (stop.stoppedBy !== "asked") closeOpenCalls(state, stop.stoppedBy);
-  const lastTurn = state.messages.findLast((message) => message.role === "assistant");
+  const lastTurn = state.messages[lastTurnIndex(state.messages)];
   const result: RunToolLoopResult = {
     stoppedBy: stop.stoppedBy,
     finalText: lastTurn === undefined ? "" : textOf(lastTurn.content),

@@ -48,9 +48,25 @@ export type GenerateRequest = {
   cacheSystem: boolean;
   maxTokens?: number;
   params?: { reasoning: unknown };
+  /** The turn of the model this request asks for: the history's turns (its assistant messages, records of compactions aside) + 1. Never sent to a model. */
+  call?: number;
+  /** "summary": the loop's own call that compacts the history (see compaction.ts); it is not a turn of the run. */
+  purpose?: "turn" | "summary";
+  /** Provider-native compaction: the provider compacts when the prompt passes `atTokens` and pauses (stop reason "compaction"). */
+  compaction?: { atTokens: number; instructions?: string };
 };
 
-export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "pause_turn" | "refusal" | "stop_sequence";
+export type StopReason =
+  | "end_turn"
+  | "tool_use"
+  | "max_tokens"
+  | "pause_turn"
+  | "refusal"
+  | "stop_sequence"
+  /** The provider compacted the history (a compaction block) and paused: the loop continues with no user turn. */
+  | "compaction"
+  /** The answer ran into the model's context window (it is cut off like at max_tokens). */
+  | "model_context_window_exceeded";
 
 export type GenerateResult = {
   message: AssistantMessage;
@@ -66,6 +82,9 @@ export type GenerateContext = {
   onTextVoid?: () => void;
 };
 export type Generate = (request: GenerateRequest, context: GenerateContext) => Promise<GenerateResult>;
+
+/** USD per token of one model, for the largest cost a call could have (see budget-ceiling.ts). */
+export type TokenPrices = { input: number; output: number; cacheWrite: number };
 
 /** What a tool hands back. `value` is the whole output (a finish tool's `final`); `content` is what the model sees. */
 export type ToolOutput = { content: Content; value?: unknown; costUsd?: number; isError?: boolean };
@@ -125,7 +144,21 @@ export type Budget = {
 
 export type CacheMode = "auto" | "system" | "none";
 
-export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel";
+export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel" | "refusal";
+
+/**
+ * How the history is kept inside the context window. "native": the provider compacts (the
+ * request's `compaction`); "summary": the loop runs a summary call as its own step; "auto": the
+ * caller picked one of the two (the loop treats it as "summary"); "off": never.
+ */
+export type CompactionMode = "auto" | "native" | "summary" | "off";
+export type CompactionOptions = {
+  mode: CompactionMode;
+  /** Compact once a model call's prompt passes this many input tokens. */
+  atTokens: number;
+  /** Extra instructions for the summary. */
+  instructions?: string;
+};
 
 export type Asked = {
   kind: "ask" | "approval" | "client-tool";
@@ -152,6 +185,13 @@ export type RunToolLoopOptions = {
   budget?: Budget;
   finishNote?: string;
   keepImages?: number;
+  /** "exact" (default): images past keepImages go at once; "batched": they go keepImages at a time, so the cached prefix changes once every keepImages steps. */
+  imagePruning?: "exact" | "batched";
+  /** Tool results longer than this (about 4 characters a token) are cut in requests, with a note; the history keeps them whole. */
+  maxToolResultTokens?: number;
+  compaction?: CompactionOptions;
+  /** Prices of the model, so no call can cost more than the budget has left (see budget-ceiling.ts). */
+  prices?: TokenPrices;
   cache?: CacheMode;
   reasoning?: unknown;
   maxTokens?: number;
@@ -196,7 +236,17 @@ export type ToolResultEvent = {
   error?: string;
   costUsd: number;
 };
-export type StoredLoopEvent = ModelEvent | ToolResultEvent;
+/** The history was compacted before model call `step` + 1: tokens of the prompt before, and an estimate of the prompt after. */
+export type CompactionEvent = {
+  type: "compaction";
+  key: string;
+  step: number;
+  mode: "native" | "summary";
+  reason: "threshold" | "overflow";
+  tokensBefore: number;
+  tokensAfter: number;
+};
+export type StoredLoopEvent = ModelEvent | ToolResultEvent | CompactionEvent;
 
 export type LoopEvent =
   | { type: "step-start"; key: string; step: number; last: boolean }

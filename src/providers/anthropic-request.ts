@@ -225,3 +225,43 @@ export function toAnthropicParams(request: GenerateRequest, image: ImageLookup):
   capMarks(params, request.cacheSystem && (hasSystem || request.tools.length > 0));
   return params;
 }
+
+/** The beta of Anthropic's compaction (`context_management` with `compact_20260112`, and compaction blocks). */
+export const COMPACTION_BETA = "compact-2026-01-12";
+
+export type CompactionBeta = {
+  betas: string[];
+  context_management?: {
+    edits: Array<{ type: "compact_20260112"; trigger: { type: "input_tokens"; value: number }; pause_after_compaction: true; instructions?: string }>;
+  };
+};
+
+function carriesCompaction(request: GenerateRequest): boolean {
+  return request.messages.some(
+    (message) => message.role === "assistant" && (message.providerBlocks ?? []).some((block) => (block as { type?: unknown } | null)?.type === "compaction"),
+  );
+}
+
+/**
+ * What a request adds to go through the compaction beta: the trigger when it asks the API to
+ * compact (paused, so the compaction arrives as its own turn the loop stores), or only the beta
+ * when it sends back a compaction block. Undefined for a plain request.
+ */
+export function compactionBeta(request: GenerateRequest): CompactionBeta | undefined {
+  if (request.compaction === undefined && !carriesCompaction(request)) return undefined;
+  const beta: CompactionBeta = { betas: [COMPACTION_BETA] };
+  if (request.compaction !== undefined) {
+    const { atTokens, instructions } = request.compaction;
+    beta.context_management = {
+      edits: [
+        {
+          type: "compact_20260112",
+          trigger: { type: "input_tokens", value: atTokens },
+          pause_after_compaction: true,
+          ...(instructions === undefined || instructions.trim() === "" ? {} : { instructions }),
+        },
+      ],
+    };
+  }
+  return beta;
+}

@@ -13,6 +13,7 @@ import type {
   StopReason as AnthropicStopReason,
   Usage as AnthropicUsage,
 } from "@anthropic-ai/sdk/resources/messages";
+import { ContextOverflowError } from "../loop/errors";
 import type { AssistantMessage, ContentPart, StopReason, ToolCall, Usage } from "../loop/types";
 
 /** The stream ended (or broke off) before message_stop: nothing usable arrived. */
@@ -45,6 +46,8 @@ type Block =
   | { kind: "text"; text: string }
   | { kind: "tool"; id: string; name: string; json: string; stopped: boolean }
   | { kind: "thinking"; thinking: string; signature: string }
+  /** A compaction block (the compaction beta): its summary and opaque state arrive in compaction_delta events. */
+  | { kind: "compaction"; block: Record<string, unknown> }
   | { kind: "kept"; block: Record<string, unknown>; json: string };
 
 type TokenCounts = { input: number; output: number; cacheRead: number; cacheWrite: number; cost?: number };
@@ -71,11 +74,12 @@ function stopReasonOf(raw: AnthropicStopReason | null, hasCalls: boolean): StopR
     case "pause_turn":
     case "refusal":
     case "stop_sequence":
-      return raw;
-    // The answer was cut off like at max_tokens: its calls are reported, never run.
+    // The answer was cut off by the context window: like at max_tokens, its calls are reported, never run.
     case "model_context_window_exceeded":
-      return "max_tokens";
+      return raw;
     default:
+      // "compaction" comes from the beta's stop reasons, which the plain types do not list.
+      if ((raw as string | null) === "compaction") return "compaction";
       return hasCalls ? "tool_use" : "end_turn";
   }
 }
@@ -101,6 +105,14 @@ export type Assembler = {
   finish(): AssembledAnswer;
 };
 
+type CompactionDelta = { content?: string | null; encrypted_content?: string | null };
+
+/** A compaction block's summary arrives in deltas (usually one); opaque state replaces, summary text joins. */
+function addCompaction(block: Record<string, unknown>, delta: CompactionDelta): void {
+  if (typeof delta.content === "string") block.content = `${typeof block.content === "string" ? block.content : ""}${delta.content}`;
+  if (delta.encrypted_content !== undefined && delta.encrypted_content !== null) block.encrypted_content = delta.encrypted_content;
+}
+
 export function createAssembler(onDelta?: (delta: string) => void): Assembler {
   const blocks = new Map<number, Block>();
   let start: TokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -123,6 +135,10 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
         blocks.set(index, { kind: "thinking", thinking: block.thinking, signature: block.signature });
         return;
       default:
+        if ((block as { type: string }).type === "compaction") {
+          blocks.set(index, { kind: "compaction", block: { ...block } as Record<string, unknown> });
+          return;
+        }
         // Redacted thinking and server-tool blocks go back to the API unchanged.
         blocks.set(index, { kind: "kept", block: { ...block } as Record<string, unknown>, json: "" });
     }
@@ -152,6 +168,7 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
         if (delta.type === "input_json_delta" && (block?.kind === "tool" || block?.kind === "kept")) block.json += delta.partial_json;
         else if (delta.type === "thinking_delta" && block?.kind === "thinking") block.thinking += delta.thinking;
         else if (delta.type === "signature_delta" && block?.kind === "thinking") block.signature += delta.signature;
+        else if ((delta as { type: string }).type === "compaction_delta" && block?.kind === "compaction") addCompaction(block.block, delta as unknown as CompactionDelta);
         return;
       }
       case "content_block_stop": {
@@ -184,11 +201,17 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
         toolCalls.push({ id: block.id, name: block.name, ...parseInput(block.json, cut || !block.stopped, block.name) });
       } else if (block.kind === "thinking") {
         providerBlocks.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
+      } else if (block.kind === "compaction") {
+        providerBlocks.push(block.block);
       } else {
         providerBlocks.push(block.json.length > 0 ? { ...block.block, ...parseInput(block.json, cut, String(block.block.type)) } : block.block);
       }
     }
     const stopReason = stopReasonOf(rawStop, toolCalls.length > 0);
+    // The context window filled before any answer: the prompt was too long (the loop compacts and tries again).
+    if (stopReason === "model_context_window_exceeded" && toolCalls.length === 0 && texts.join("").trim().length === 0) {
+      throw new ContextOverflowError("The prompt filled the model's context window before any answer (model_context_window_exceeded).");
+    }
     const refused = stopReason === "refusal";
     const text = refused && texts.join("").trim().length === 0 ? refusalText(stopDetails) : undefined;
     const content: AssistantMessage["content"] =

@@ -3,10 +3,14 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/types";
 import { describeFailure, providerErrorFor } from "./anthropic-errors";
-import { imageHashes, toAnthropicParams, type ImageData } from "./anthropic-request";
+import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import { ContextOverflowError } from "../loop/errors";
+import { compactionBeta, imageHashes, toAnthropicParams, type ImageData } from "./anthropic-request";
 import { createAssembler } from "./anthropic-stream";
+import { contextWindowOf } from "./context-windows";
+import { isContextOverflow } from "./context-overflow";
 import { ProviderError } from "./errors";
-import { ANTHROPIC_PRICES, costOf, priceOf, type PriceTable } from "./prices";
+import { ANTHROPIC_PRICES, costOf, priceOf, tokenPrices, type PriceTable } from "./prices";
 import { DEFAULT_RETRY_POLICY, retryDecision } from "./retry";
 import type { Provider } from "./types";
 
@@ -82,8 +86,17 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
         });
 
+  /** The streamed answer's events: the plain endpoint, or the beta one for a request that compacts. */
+  async function open(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, signal: AbortSignal): Promise<AsyncIterable<RawMessageStreamEvent>> {
+    const beta = compactionBeta(request);
+    if (beta === undefined) return anthropic.messages.create(body, { signal });
+    const params = { ...body, ...beta } as unknown as Parameters<typeof anthropic.beta.messages.create>[0] & { stream: true };
+    // The beta stream's events are the plain ones plus compaction blocks, which the assembler keeps.
+    return (await anthropic.beta.messages.create(params, { signal })) as unknown as AsyncIterable<RawMessageStreamEvent>;
+  }
+
   async function attempt(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
-    const stream = await anthropic.messages.create(body, { signal: context.signal });
+    const stream = await open(anthropic, body, request, context.signal);
     const assembler = createAssembler(context.onDelta);
     for await (const event of stream) assembler.push(event);
     // The SDK ends an aborted stream quietly; the run must see the abort.
@@ -116,7 +129,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
         // Whatever comes next (another attempt, or the run failing), the text streamed so far is void.
         if (streamed) context.onTextVoid?.();
         streamed = false;
+        if (error instanceof ContextOverflowError) throw error;
         const failure = describeFailure(error);
+        // Too long for the context window: trying again would only repeat it; the loop compacts instead.
+        if (isContextOverflow(failure)) throw new ContextOverflowError(`Anthropic answered ${failure.kind === "status" ? failure.status : ""}: ${failure.message}`, { cause: error });
         const decision = retryDecision(failure, attempts, random, policy);
         if (!decision.retry) throw providerErrorFor(failure, attempts, decision, error);
         await sleep(decision.delayMs, context.signal);
@@ -124,5 +140,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     }
   }
 
-  return { name: "anthropic", generate };
+  return {
+    name: "anthropic",
+    generate,
+    prices: (model) => tokenPrices(priceOf(model, prices)),
+    contextWindow: contextWindowOf,
+    nativeCompaction: true,
+  };
 }

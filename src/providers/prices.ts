@@ -10,7 +10,7 @@
 // Ratchet only writes 5-minute cache entries (it never sends a ttl), so the 1-hour write rate is
 // not listed. Batch, fast mode and long-prompt bands are not used by Ratchet and not modelled:
 // Haiku 5.5's prices are its band for prompts up to 100,000 tokens.
-import type { Usage } from "../loop/types";
+import type { TokenPrices, Usage } from "../loop/types";
 
 export type Price = {
   /** Input tokens that neither read nor wrote the cache. */
@@ -81,4 +81,9 @@ export function costOf(price: Price, usage: Usage): number {
     (uncached * price.input + usage.cachedWriteTokens * price.cacheWrite5m + usage.cachedReadTokens * price.cacheRead + usage.outputTokens * price.output) /
     1_000_000
   );
+}
+
+/** The price per token (not per million) of each kind of token the budget ceiling counts. */
+export function tokenPrices(price: Price): TokenPrices {
+  return { input: price.input / 1_000_000, output: price.output / 1_000_000, cacheWrite: price.cacheWrite5m / 1_000_000 };
 }

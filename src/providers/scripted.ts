@@ -1,9 +1,13 @@
 // The offline, deterministic provider: it plays a script of turns, for tests, demos and
-// `npm start` without an Anthropic key. Turn i answers the request whose history holds i
-// assistant messages beyond the run's own given ones, so a replayed or resumed run gets the
-// same turn for the same step however many processes it took.
+// `npm start` without an Anthropic key. Turn i answers the request whose history holds i turns of
+// the model beyond the run's own given ones (the request's `call` counts them over the whole
+// history, so a compacted request, which sends fewer, still gets the right turn): a replayed or
+// resumed run gets the same turn for the same step however many processes it took. The loop's
+// summary calls are answered apart, from no turn.
 import { z } from "zod";
 import { textOf } from "../loop/content";
+import { DEFAULT_CONTEXT_WINDOW } from "./context-windows";
+import { ContextOverflowError } from "../loop/errors";
 import type { ChatMessage, GenerateContext, GenerateRequest, GenerateResult, StopReason, Usage } from "../loop/types";
 import { ProviderError } from "./errors";
 import type { Provider } from "./types";
@@ -13,7 +17,7 @@ export const scriptedTurnSchema = z.strictObject({
   toolCalls: z
     .array(z.strictObject({ id: z.string().min(1).optional(), name: z.string().min(1), input: z.unknown().optional() }))
     .optional(),
-  stopReason: z.enum(["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence"]).optional(),
+  stopReason: z.enum(["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence", "model_context_window_exceeded"]).optional(),
   usage: z
     .strictObject({
       inputTokens: z.number().int().nonnegative(),
@@ -29,6 +33,8 @@ export const scriptedTurnSchema = z.strictObject({
   delayMs: z.number().int().nonnegative().max(600_000).optional(),
   /** Fail this call with this message instead of answering. */
   error: z.string().optional(),
+  /** Refuse this call as too long for the context window ("prompt is too long") while its prompt is over this many tokens (about 4 characters a token). */
+  overflowAbove: z.number().int().positive().optional(),
 });
 export const scriptSchema = z.array(scriptedTurnSchema).max(10_000);
 export type ScriptedTurn = z.infer<typeof scriptedTurnSchema>;
@@ -86,6 +92,15 @@ function lastUserText(messages: ChatMessage[]): string {
   return user === undefined ? "" : textOf(user.content);
 }
 
+/** The loop's summary call: a summary that says which call it stands for, and what it read. */
+function summaryAnswer(request: GenerateRequest): GenerateResult {
+  const read = textOf(request.messages.at(-1)?.content ?? "").replace(/\s+/g, " ").trim();
+  const text = `(scripted summary before call ${request.call ?? "?"}) ${read.slice(0, 200)}`;
+  const usage: Usage = { inputTokens: roughTokens(requestText(request)), outputTokens: roughTokens(text), cachedReadTokens: 0, cachedWriteTokens: 0 };
+  const costUsd = (usage.inputTokens * INPUT_USD_PER_MTOK + usage.outputTokens * OUTPUT_USD_PER_MTOK) / 1e6;
+  return { message: { role: "assistant", content: text }, usage, costUsd, stopReason: "end_turn" };
+}
+
 /** With no script: one turn that answers the person's last message. */
 function defaultTurn(request: GenerateRequest): ScriptedTurn {
   return { text: `(scripted) You said: ${lastUserText(request.messages)}` };
@@ -99,12 +114,17 @@ export type ScriptedOptions = {
 
 export function createScriptedProvider({ turns, offset = 0 }: ScriptedOptions = {}): Provider {
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
-    const index = request.messages.filter((message) => message.role === "assistant").length - offset;
+    if (request.purpose === "summary") return summaryAnswer(request);
+    const index = (request.call !== undefined ? request.call - 1 : request.messages.filter((message) => message.role === "assistant").length) - offset;
     const turn: ScriptedTurn =
       turns === undefined ? defaultTurn(request) : (turns[index] ?? { text: "The script has no more turns." });
     if (turn.delayMs !== undefined && turn.delayMs > 0) await delay(turn.delayMs, context.signal);
     if (context.signal.aborted) throw context.signal.reason;
     if (turn.error !== undefined) throw new ScriptedProviderError(turn.error);
+    const prompt = roughTokens(requestText(request));
+    if (turn.overflowAbove !== undefined && prompt > turn.overflowAbove) {
+      throw new ContextOverflowError(`prompt is too long: ${prompt} tokens > ${turn.overflowAbove} maximum`);
+    }
     const text = turn.text ?? "";
     const chunk = turn.chunk ?? 16;
     for (let at = 0; at < text.length && context.onDelta !== undefined; at += chunk) context.onDelta(text.slice(at, at + chunk));
@@ -119,5 +139,5 @@ export function createScriptedProvider({ turns, offset = 0 }: ScriptedOptions = 
     const message = toolCalls.length > 0 ? { role: "assistant" as const, content: text, toolCalls } : { role: "assistant" as const, content: text };
     return { message, usage, costUsd, stopReason };
   }
-  return { name: "scripted", generate };
+  return { name: "scripted", generate, contextWindow: () => DEFAULT_CONTEXT_WINDOW, nativeCompaction: false };
 }

@@ -1,4 +1,13 @@
-import type { Generate } from "../loop/types";
+import type { Generate, TokenPrices } from "../loop/types";
 
-/** A model provider: one `generate` that the loop calls for every model step. */
-export type Provider = { name: "anthropic" | "scripted"; generate: Generate };
+/** A model provider: one `generate` that the loop calls for every model step, and what it knows of its models. */
+export type Provider = {
+  name: "anthropic" | "scripted";
+  generate: Generate;
+  /** USD per token of `model`, when the provider prices its calls from a table (the budget ceiling uses it). */
+  prices?: (model: string) => TokenPrices;
+  /** The context window of `model`, in tokens. */
+  contextWindow: (model: string) => number;
+  /** Whether the provider compacts the history itself (the request's `compaction`). */
+  nativeCompaction: boolean;
+};

@@ -168,12 +168,14 @@ describe("views and events", () => {
     const events = [
       { type: "run-started", run: view },
       { type: "step-start", step: 1, last: false },
-      { type: "model", step: 1, text: "", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1, cachedReadTokens: 0, cachedWriteTokens: 0 }, costUsd: 0, spentUsd: 0 },
+      { type: "model", step: 1, text: "", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1, cachedReadTokens: 0, cachedWriteTokens: 0 }, costUsd: 0, spentUsd: 0, stopReason: "end_turn" },
+      { type: "compaction", step: 1, mode: "summary", reason: "threshold", tokensBefore: 160_000, tokensAfter: 12_000 },
       { type: "tool-call", step: 1, callId: "c", name: "n", input: {} },
       { type: "tool-result", step: 1, callId: "c", name: "n", ok: true, summary: "s", costUsd: 0 },
       { type: "waiting", kind: "ask", callId: "c", name: "ask", input: {} },
       { type: "answered", callId: "c" },
       { type: "end", status: "finished", stoppedBy: "done", spentUsd: 0, steps: 1 },
+      { type: "end", status: "finished", stoppedBy: "refusal", spentUsd: 0, steps: 1 },
     ];
     events.forEach((event, index) => {
       expect(storedEventSchema.safeParse({ ...event, seq: index + 1, at: "t" }).success).toBe(true);

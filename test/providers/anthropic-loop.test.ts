@@ -34,12 +34,12 @@ describe("anthropic provider in the loop", () => {
     expect(second.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "Searching the archive" }] });
   });
 
-  it("refusal stops the run with a clear reason", async () => {
+  it("refusal stops the run with stoppedBy refusal and a clear reason", async () => {
     const model = uniqueModel();
     const echo = echoTool();
     await script(model, [{ stopReason: "refusal" }, { text: "never asked" }]);
     const result = await run(model, { tools: [echo] });
-    expect(result).toMatchObject({ stoppedBy: "done", steps: 1, finalText: REFUSAL_TEXT });
+    expect(result).toMatchObject({ stoppedBy: "refusal", steps: 1, finalText: REFUSAL_TEXT });
     expect(echo.counter.calls).toEqual([]);
   });
 

@@ -2,6 +2,7 @@
 // server writes it (test/fake-anthropic/answer.ts).
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
+import { ContextOverflowError } from "../../src/loop/errors";
 import { textOf } from "../../src/loop";
 import { createAssembler, REFUSAL_TEXT, StreamCutError, StreamProtocolError } from "../../src/providers/anthropic-stream";
 import { answerEvents, type PromptUsage } from "../fake-anthropic/answer";
@@ -72,8 +73,12 @@ describe("anthropic stream", () => {
     ]);
   });
 
-  it("model_context_window_exceeded is reported as max_tokens", () => {
-    expect(assemble({ text: "x", stopReason: "model_context_window_exceeded" }).stopReason).toBe("max_tokens");
+  it("model_context_window_exceeded after some output is reported as itself (the answer was cut off)", () => {
+    expect(assemble({ text: "x", stopReason: "model_context_window_exceeded" }).stopReason).toBe("model_context_window_exceeded");
+  });
+
+  it("model_context_window_exceeded before any output is a context overflow (the loop compacts)", () => {
+    expect(() => assemble({ stopReason: "model_context_window_exceeded" })).toThrow(ContextOverflowError);
   });
 
   it("pause_turn and stop_sequence pass through", () => {
