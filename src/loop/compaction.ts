@@ -5,7 +5,7 @@
 // a pure function of the history and the options, so a replay rebuilds the same requests.
 import { assertBudget, spentNow } from "./budget";
 import { textOf } from "./content";
-import { contextView, estimateTokens, hasNativeCompaction, isSummaryRecord, newestCompaction, summaryOf, summaryRecord, turnCount } from "./context-view";
+import { contextView, estimateTokens, isCompactionTurn, isSummaryRecord, newestCompaction, summaryOf, summaryRecord, turnCount } from "./context-view";
 import { journaled, type LoopState } from "./loop-state";
 import { CHARS_PER_TOKEN } from "./tool-result-cut";
 import type { ChatMessage, CompactionEvent, GenerateRequest, StepOutput, Usage } from "./types";
@@ -56,13 +56,12 @@ function turnStarts(history: ChatMessage[], from: number): number[] {
 }
 
 /**
- * The first message kept verbatim: the newest whole turns that fit KEEP_SHARE of atTokens
- * (a turn is an assistant message with the tool results after it, so no call is split from its
- * result). Returns `from` when nothing older than the kept turns is left to summarize.
+ * The first message kept verbatim: the newest whole turns that fit `budget` tokens (a turn is an
+ * assistant message with the tool results after it, so no call is split from its result).
+ * Returns `from` when nothing older than the kept turns is left to summarize.
  */
-export function keepFromIndex(history: ChatMessage[], from: number, atTokens: number): number {
+export function keepFromIndex(history: ChatMessage[], from: number, budget: number): number {
   const starts = turnStarts(history, from);
-  const budget = atTokens * KEEP_SHARE;
   let keepFrom = history.length;
   let kept = 0;
   for (let t = starts.length - 1; t >= 0; t--) {
@@ -95,9 +94,8 @@ export function transcript(history: ChatMessage[], from: number, to: number, max
   const lines: string[] = [];
   for (let i = from; i < to; i++) {
     const message = history[i]!;
-    if (isSummaryRecord(message)) continue;
+    if (isSummaryRecord(message) || isCompactionTurn(message)) continue;
     if (message.role === "assistant") turn++;
-    if (message.role === "assistant" && hasNativeCompaction(message)) continue;
     lines.push(render(message, turn));
   }
   const head = previous === undefined ? "" : `Summary of the turns before these:\n${previous}\n\n`;
@@ -150,7 +148,10 @@ export async function compact(state: LoopState, reason: CompactionReason): Promi
   state.compactedAt = state.steps;
   const history = state.messages;
   const { from, previous } = summarized(history);
-  const keepFrom = keepFromIndex(history, from, Number.isFinite(atTokens) ? atTokens : estimateTokens(history));
+  // The newest turns kept verbatim fit a share of the threshold; after an overflow, a share of what overflowed too.
+  const current = estimateTokens(contextView(history));
+  const keepBudget = KEEP_SHARE * (reason === "overflow" ? Math.min(atTokens, current) : Math.min(atTokens, Number.MAX_SAFE_INTEGER));
+  const keepFrom = keepFromIndex(history, from, keepBudget);
   if (keepFrom <= from) return; // nothing older than the newest turns is left to summarize
   const value = await journaled<CompactionStepValue>(state, key, async (signal): Promise<StepOutput<CompactionStepValue>> => {
     assertBudget(options.budget, await spentNow(options.budget, state.stepCosts));

@@ -76,9 +76,14 @@ export function lastTurnIndex(history: ChatMessage[]): number {
   return -1;
 }
 
-/** Turns of the model in `messages` (assistant messages that are not records). */
+/** A turn that holds a provider's compaction block (with a summary or a failed one): bookkeeping, not an answer. */
+export function isCompactionTurn(message: ChatMessage): boolean {
+  return blocksOf(message).some((block) => (block as { type?: unknown } | null)?.type === "compaction");
+}
+
+/** Turns of the model in `messages` that answered: assistant messages that are neither records nor compaction turns. */
 export function turnCount(messages: ChatMessage[]): number {
-  return messages.filter((message) => message.role === "assistant" && !isSummaryRecord(message)).length;
+  return messages.filter((message) => message.role === "assistant" && !isSummaryRecord(message) && !isCompactionTurn(message)).length;
 }
 
 /** A rough token count: about 4 characters a token, an image ~1,600 tokens. Used for thresholds and estimates only. */

@@ -5,6 +5,8 @@ export { dropOldImages, droppedImageText } from "./keep-images";
 export { canonicalJson } from "./canonical-json";
 export { stepKeys } from "./step-keys";
 export { BudgetExhausted } from "./budget";
+export { ContextOverflowError } from "./errors";
+export { contextView, estimateTokens } from "./context-view";
 export { ASK_TOOL, ASK_ONE_AT_A_TIME, DENIED } from "./plan-call";
 export { REPEAT_LIMIT } from "./repeat-guard";
 export { DEFAULT_MAX_STEPS } from "./loop-state";

@@ -149,3 +149,25 @@ export function answerMessage(turn: FakeTurn, model: string, id: string, prompt:
   message.usage = { ...message.usage, ...usageOf(prompt, outputTokens(turn), turn.cost) };
   return message;
 }
+
+/**
+ * A paused compaction (`pause_after_compaction`): one compaction block whose summary arrives in a
+ * compaction_delta, and stop_reason "compaction". The beta's events, which the plain SDK types do
+ * not list.
+ */
+export function compactionEvents(model: string, id: string, prompt: PromptUsage, summary: string): WireEvent[] {
+  const output = Math.max(1, estimateTokens(summary));
+  return [
+    { type: "message_start", message: messageShell(id, model, prompt) },
+    { type: "content_block_start", index: 0, content_block: { type: "compaction", content: null, encrypted_content: null } as unknown as ContentBlock },
+    { type: "ping" },
+    { type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: summary, encrypted_content: `fake-state:${summary.length}` } as unknown as RawMessageStreamEvent extends { delta: infer D } ? D : never },
+    { type: "content_block_stop", index: 0 },
+    {
+      type: "message_delta",
+      delta: { container: null, stop_reason: "compaction" as StopReason, stop_sequence: null, stop_details: null },
+      usage: { ...usageOf(prompt, output, undefined), output_tokens_details: null, server_tool_use: null },
+    },
+    { type: "message_stop" },
+  ] as WireEvent[];
+}

@@ -39,8 +39,13 @@ function checkImage(block: Json, path: string): ApiError | undefined {
   return undefined;
 }
 
-function checkBlock(block: Json, path: string, role: string): ApiError | undefined {
+function checkBlock(block: Json, path: string, role: string, betas: readonly string[]): ApiError | undefined {
   switch (block.type) {
+    case "compaction":
+      if (!betas.includes(COMPACTION_BETA)) return invalid(`${path}.type: Input tag 'compaction' found using 'type' does not match any of the expected tags`);
+      if (role !== "assistant") return invalid(`${path}: compaction blocks are only allowed in assistant messages`);
+      if (block.content !== null && (typeof block.content !== "string" || block.content.length === 0)) return invalid(`${path}.content: must be a non-empty string or null`);
+      return undefined;
     case "text":
       return checkText(block, path);
     case "image":
@@ -78,7 +83,7 @@ function countMarks(body: Json): number {
   return marks;
 }
 
-function checkMessages(messages: unknown[]): ApiError | undefined {
+function checkMessages(messages: unknown[], betas: readonly string[]): ApiError | undefined {
   if (messages.length === 0) return invalid("messages: at least one message is required");
   let openCalls: string[] = [];
   for (const [m, message] of messages.entries()) {
@@ -88,7 +93,7 @@ function checkMessages(messages: unknown[]): ApiError | undefined {
     const blocks = blocksOf(message.content);
     if (typeof message.content !== "string" && !Array.isArray(message.content)) return invalid(`${path}.content: Field required`);
     for (const [b, block] of blocks.entries()) {
-      const error = checkBlock(block, `${path}.content.${b}`, role);
+      const error = checkBlock(block, `${path}.content.${b}`, role, betas);
       if (error !== undefined) return error;
     }
     if (role === "user") {
@@ -143,8 +148,25 @@ function checkThinking(body: Json): ApiError | undefined {
   return undefined;
 }
 
-/** The first thing the real API would refuse in this body, or undefined. */
-export function validateRequest(body: unknown): ApiError | undefined {
+export const COMPACTION_BETA = "compact-2026-01-12";
+
+function checkContextManagement(body: Json, betas: readonly string[]): ApiError | undefined {
+  if (body.context_management === undefined) return undefined;
+  if (!betas.includes(COMPACTION_BETA)) return invalid("context_management: Extra inputs are not permitted");
+  const edits = isObject(body.context_management) && Array.isArray(body.context_management.edits) ? body.context_management.edits : undefined;
+  if (edits === undefined) return invalid("context_management.edits: Field required");
+  for (const [i, edit] of edits.entries()) {
+    if (!isObject(edit) || edit.type !== "compact_20260112") return invalid(`context_management.edits.${i}.type: Input should be 'compact_20260112'`);
+    const trigger = edit.trigger;
+    if (trigger !== undefined && (!isObject(trigger) || trigger.type !== "input_tokens" || typeof trigger.value !== "number")) {
+      return invalid(`context_management.edits.${i}.trigger: Input should be { type: 'input_tokens', value }`);
+    }
+  }
+  return undefined;
+}
+
+/** The first thing the real API would refuse in this body, or undefined. `betas`: the request's anthropic-beta header. */
+export function validateRequest(body: unknown, betas: readonly string[] = []): ApiError | undefined {
   if (!isObject(body)) return invalid("There was an error parsing the body of your request");
   if (typeof body.model !== "string" || body.model.length === 0) return invalid("model: Field required");
   if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens) || body.max_tokens < 0) return invalid("max_tokens: Field required");
@@ -156,7 +178,7 @@ export function validateRequest(body: unknown): ApiError | undefined {
       if (error !== undefined) return error;
     }
   }
-  const error = checkTools(body) ?? checkMessages(body.messages) ?? checkThinking(body);
+  const error = checkTools(body) ?? checkMessages(body.messages, betas) ?? checkThinking(body) ?? checkContextManagement(body, betas);
   if (error !== undefined) return error;
   const marks = countMarks(body);
   if (marks > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${marks}.`);

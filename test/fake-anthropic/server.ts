@@ -17,7 +17,8 @@
 // `failures` are served first, one per attempt. Auth: any key but "bad-key", by x-api-key or
 // Authorization: Bearer (the SDK sends the latter).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { answerEvents, answerMessage, type PromptUsage, type WireEvent } from "./answer";
+import { answerEvents, answerMessage, compactionEvents, type PromptUsage, type WireEvent } from "./answer";
+import { compactionAsked, isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
 import { PromptCache } from "./prompt-cache";
 import { cacheBlocks, validateRequest, type ApiError } from "./request";
 import type { FakeConfig, FakeFailure, FakeTurn, RecordedRequest } from "./types";
@@ -86,11 +87,6 @@ function errorBody(error: { type: string; message: string; code?: string }, requ
 
 function sse(event: WireEvent | { type: "error"; error: { type: string; message: string } }): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-}
-
-function assistantCount(body: Record<string, unknown> | undefined): number {
-  const messages = Array.isArray(body?.messages) ? (body.messages as Array<{ role?: unknown }>) : [];
-  return messages.filter((message) => message?.role === "assistant").length;
 }
 
 function isStatusFailure(failure: FakeFailure): failure is Extract<FakeFailure, { status: number }> {
@@ -165,14 +161,24 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
     if (key === undefined || key.length === 0) return fail({ status: 401, type: "authentication_error", message: "x-api-key header is required" });
     if (key === "bad-key") return fail({ status: 401, type: "authentication_error", message: "invalid x-api-key" });
     if (header(request, "anthropic-version") === undefined) return fail({ status: 400, type: "invalid_request_error", message: "anthropic-version: header is required" });
-    const invalid = validateRequest(body);
+    const betas = (header(request, "anthropic-beta") ?? "").split(",").map((beta) => beta.trim());
+    const invalid = validateRequest(body, betas);
     if (invalid !== undefined) return fail(invalid);
+    const blocks = cacheBlocks(body!, state.config.imageTokens ?? DEFAULT_IMAGE_TOKENS);
+    const promptTokens = blocks.reduce((sum, block) => sum + block.tokens, 0);
+    const window = state.config.contextWindow;
+    if (window !== undefined && promptTokens > window) {
+      return fail({ status: 400, type: "invalid_request_error", message: `prompt is too long: ${promptTokens} tokens > ${window} maximum` });
+    }
 
-    const index = assistantCount(body);
-    const turn: FakeTurn = state.turns[index] ?? { text: `(fake) The script of ${model} has no turn ${index}.` };
-    const attempt = state.attempts.get(index) ?? 0;
-    state.attempts.set(index, attempt + 1);
-    const failure = turn.failures?.[attempt];
+    // The answer to a request is the script's turn for the turns of the model it stands for (a compacted request sends fewer).
+    const index = turnIndex(body!);
+    const summarizing = isSummaryRequest(body!);
+    const compacting = !summarizing && compactionAsked(body!, promptTokens);
+    const turn: FakeTurn = summarizing ? summaryAnswer(body!) : (state.turns[index] ?? { text: `(fake) The script of ${model} has no turn ${index}.` });
+    const attempt = summarizing || compacting ? 0 : (state.attempts.get(index) ?? 0);
+    if (!summarizing && !compacting) state.attempts.set(index, attempt + 1);
+    const failure = summarizing || compacting ? undefined : turn.failures?.[attempt];
     if (failure !== undefined && isStatusFailure(failure)) {
       const headers: Record<string, string> = {};
       if (failure.retryAfter !== undefined) headers["retry-after"] = failure.retryAfter;
@@ -187,7 +193,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
     }
 
     // The cache is read and written once the answer begins, as the docs describe.
-    const outcome = cache.apply(model, cacheBlocks(body!, state.config.imageTokens ?? DEFAULT_IMAGE_TOKENS));
+    const outcome = cache.apply(model, blocks);
     const prompt: PromptUsage = {
       input_tokens: outcome.input_tokens,
       cache_creation_input_tokens: outcome.cache_creation_input_tokens,
@@ -203,7 +209,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       return sendJson(response, 200, message, { "request-id": requestId });
     }
 
-    const events = answerEvents(turn, model, messageId, prompt);
+    const events = compacting ? compactionEvents(model, messageId, prompt, `(fake summary through turn ${index}) The conversation so far, compacted.`) : answerEvents(turn, model, messageId, prompt);
     const last = events.findLast((event) => event.type === "message_delta");
     if (last?.type === "message_delta") record.usage = { ...prompt, output_tokens: last.usage.output_tokens };
     response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": requestId });

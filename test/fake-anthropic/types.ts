@@ -58,6 +58,8 @@ export type FakeConfig = {
   minCacheTokens?: number;
   /** Tokens an image counts for (default 1,500). */
   imageTokens?: number;
+  /** The model's context window: a longer prompt is refused with 400 "prompt is too long", as the real API does. */
+  contextWindow?: number;
 };
 
 export type RecordedUsage = {
