@@ -57,6 +57,8 @@ export function turnIndex(body: Json): number {
           base = Number(match[1]);
           count = 0;
         }
+        // The turn after a compaction is merged into the same assistant message: it is a turn of its own.
+        if (blocks.some((block) => block.type !== "compaction")) count++;
         continue;
       }
       count++;

@@ -5,7 +5,7 @@
 //                               the real API's checks (400), auth (401), scripted failures, and a
 //                               prompt-cache simulator (prompt-cache.ts) behind the usage figures
 //   POST /__control/script      { model, turns: FakeTurn[] } the answers for that model
-//   POST /__control/config      { model, minCacheTokens?, imageTokens? }
+//   POST /__control/config      { model, minCacheTokens?, imageTokens?, contextWindow? }
 //   POST /__control/clock       { model, advanceMs } moves that model's cache clock
 //   POST /__control/reset       { model } forgets the model's script, requests, cache and clock
 //   GET  /__control/requests?model=<m>   every request that model received (RecordedRequest[])
@@ -251,6 +251,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       case "POST /__control/config":
         if (input.minCacheTokens !== undefined) state.config.minCacheTokens = input.minCacheTokens;
         if (input.imageTokens !== undefined) state.config.imageTokens = input.imageTokens;
+        if (input.contextWindow !== undefined) state.config.contextWindow = input.contextWindow;
         return sendJson(response, 200, { ok: true });
       case "POST /__control/clock":
         state.clockOffsetMs += input.advanceMs ?? 0;
