@@ -178,7 +178,10 @@ export const createRunBodySchema = z
       .optional()
       .openapi("Compaction"),
     maxTokens: z.number().int().gte(1).optional(),
-    reasoning: z.unknown().optional(),
+    reasoning: z
+      .union([z.boolean(), z.null(), z.literal("adaptive"), z.strictObject({ budgetTokens: z.number().int().gte(1) })])
+      .optional()
+      .openapi({ description: 'Extended thinking: true (a 4,096-token budget), { budgetTokens }, or "adaptive".' }),
     script: scriptSchema.optional().openapi({ description: 'For provider "scripted" only: the turns it plays.' }),
     metadata: jsonObjectSchema
       .refine((value) => jsonBytes(value) <= METADATA_MAX_BYTES, { message: "Metadata must be at most 16 KiB as JSON." })

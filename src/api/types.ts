@@ -71,7 +71,8 @@ export type CreateRunBody = {
   maxToolResultTokens?: number;
   compaction?: { mode?: CompactionMode; atTokens?: number; instructions?: string };
   maxTokens?: number;
-  reasoning?: unknown;
+  /** Extended thinking: true (a 4,096-token budget), { budgetTokens }, or "adaptive". */
+  reasoning?: boolean | null | "adaptive" | { budgetTokens: number };
   script?: unknown;
   metadata?: Record<string, unknown>;
 };

@@ -21,7 +21,7 @@ export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request
     for (const event of backlog) server.send(event.text);
     return new Response(null, { status: 101, webSocket: client });
   }
-  if ((request.headers.get("Accept") ?? "").includes("text/event-stream")) {
+  if ((request.headers.get("Accept") ?? "").toLowerCase().includes("text/event-stream")) {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
     for (const event of backlog) void writer.write(sseFrame(event)).catch(() => undefined);

@@ -8,6 +8,7 @@ import type { CreateRunBody, NewRun } from "../api/types";
 import type { Limits, Settings } from "../config/settings";
 import { canonicalJson } from "../loop/canonical-json";
 import { DEFAULT_MAX_STEPS } from "../loop";
+import { DEFAULT_ANSWER_TOKENS } from "../loop/budget-ceiling";
 import { checkToolRefs, checkToolSigning, parseAllowList, signingKeysOf } from "../tools";
 import { sha256Hex } from "./encoding";
 import { invalidRequest } from "./errors";
@@ -54,13 +55,19 @@ export function capIssues(body: Pick<CreateRunInput, "maxSteps" | "maxTokens" | 
   return issues;
 }
 
-/** maxSteps and the budget as the run will use them: a run without a budget gets the deployment's default, never an unlimited one. */
+/**
+ * maxSteps, the budget and answer tokens as the run will use them: a run without a budget gets the
+ * deployment's default, never an unlimited one, and one without maxTokens never gets more than
+ * MAX_TOKENS_LIMIT from a provider's default.
+ */
 export function withLimits(body: CreateRunBody, limits: Limits): CreateRunBody {
-  return {
+  const limited: CreateRunBody = {
     ...body,
     maxSteps: body.maxSteps ?? Math.min(DEFAULT_MAX_STEPS, limits.maxSteps),
     budget: body.budget ?? { usd: limits.budgetUsdDefault },
   };
+  if (body.maxTokens === undefined && limits.maxTokens < DEFAULT_ANSWER_TOKENS) limited.maxTokens = limits.maxTokens;
+  return limited;
 }
 
 export type PreparedRun = { newRun: NewRun; token: string; images: ImageUpload };

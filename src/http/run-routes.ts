@@ -16,7 +16,9 @@ import { requireDeployment, requireRun } from "./auth";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 
-function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
+function errors(...asked: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
+  // Every route may also answer 500 (internal) and 503 (the deployment is not configured).
+  const statuses = [...asked, 500, 503] as const;
   const descriptions = {
     400: "Invalid request: schema violation, unknown field, unknown tool, disallowed host, past a cap of this deployment, …",
     401: "No or malformed credentials.",
@@ -25,6 +27,8 @@ function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
     409: "The run is not in a state that allows this.",
     413: "The body is larger than 1 MiB.",
     429: "Rate limited: wait for Retry-After seconds.",
+    500: "Internal error (never with details).",
+    503: "The deployment is not configured: the message names each setting to fix.",
   } as const;
   return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status], content: errorContent }]));
 }
@@ -48,7 +52,7 @@ export const createRunRoute = createRoute({
         .string()
         .regex(/^[\x20-\x7e]{1,255}$/, { message: "Must be 1–255 printable characters." })
         .optional()
-        .openapi({ description: "The same key with the same deployment token answers the same run and token." }),
+        .openapi({ description: "The same key answers the same run and token, whichever of this deployment's tokens sends it (for 30 days and more: until the run is deleted)." }),
     }),
     body: { required: true, content: { "application/json": { schema: createRunBodySchema } } },
   },
@@ -125,7 +129,7 @@ export const eventsRoute = createRoute({
   request: {
     params: runParams,
     query: z.object({
-      after: z.string().regex(/^\d+$/, { message: "Must be a whole number ≥ 0." }).optional().openapi({ description: "Default 0." }),
+      after: z.string().regex(/^\d{1,15}$/, { message: "Must be a whole number ≥ 0." }).optional().openapi({ description: "Default 0." }),
       ticket: z.string().optional().openapi({ description: "A one-time ticket, for clients that cannot set headers." }),
     }),
   },

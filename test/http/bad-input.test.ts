@@ -116,6 +116,11 @@ const createCases: Case[] = [
   { name: "an unknown field in the budget", send: () => postJson("/v1/runs", ok({ budget: { usd: 1, currency: "EUR" } })), status: 400, code: "invalid-request", path: "budget.currency" },
   { name: "an unknown field in a scripted turn", send: () => postJson("/v1/runs", ok({ script: [{ txt: "x" }] })), status: 400, code: "invalid-request", path: "script.0.txt" },
   { name: "maxSteps past MAX_STEPS_LIMIT", send: () => postJson("/v1/runs", ok({ maxSteps: 101 })), status: 400, code: "invalid-request", path: "maxSteps" },
+  { name: "reasoning of an unknown form", send: () => postJson("/v1/runs", ok({ reasoning: { effort: "low" } })), status: 400, code: "invalid-request", path: "reasoning.effort" },
+  { name: "compaction of an unknown mode", send: () => postJson("/v1/runs", ok({ compaction: { mode: "sometimes" } })), status: 400, code: "invalid-request", path: "compaction.mode" },
+  { name: "compaction atTokens too small", send: () => postJson("/v1/runs", ok({ compaction: { atTokens: 10 } })), status: 400, code: "invalid-request", path: "compaction.atTokens" },
+  { name: "maxToolResultTokens too small", send: () => postJson("/v1/runs", ok({ maxToolResultTokens: 5 })), status: 400, code: "invalid-request", path: "maxToolResultTokens" },
+  { name: "imagePruning of an unknown kind", send: () => postJson("/v1/runs", ok({ imagePruning: "lazy" })), status: 400, code: "invalid-request", path: "imagePruning" },
   { name: "maxTokens past MAX_TOKENS_LIMIT", send: () => postJson("/v1/runs", ok({ maxTokens: 32_001 })), status: 400, code: "invalid-request", path: "maxTokens" },
   { name: "a budget past BUDGET_USD_LIMIT", send: () => postJson("/v1/runs", ok({ budget: { usd: 10.01 } })), status: 400, code: "invalid-request", path: "budget.usd" },
   {

@@ -46,7 +46,7 @@ describe("createRunBodySchema: valid bodies", () => {
       finishNote: "Wrap up.",
       keepImages: 0,
       maxTokens: 1,
-      reasoning: { effort: "low" },
+      reasoning: { budgetTokens: 2048 },
       script: [{ text: "hi" }],
       metadata: { user: "u1", nested: { a: [1, 2] } },
     };
