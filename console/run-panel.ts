@@ -14,6 +14,8 @@ function textOf(content: ContentInput | Content): string {
   return typeof content === "string" ? content : content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("");
 }
 
+const tokens = (n: number) => n.toLocaleString("en-US");
+
 export class RunPanel {
   private readonly empty = byId("run-empty", HTMLDivElement);
   private readonly body = byId("run-body", HTMLDivElement);
@@ -106,10 +108,17 @@ export class RunPanel {
         this.step(event.step).text.textContent = "";
         return;
       }
+      case "compaction": {
+        // The context was compacted before the next step: the history is whole, requests start at the summary.
+        const note = `Context compacted (${event.mode === "native" ? "by the model's provider" : "summary"}): ${tokens(event.tokensBefore)} → about ${tokens(event.tokensAfter)} tokens`;
+        this.timeline.append(el("li", { className: "compaction", attrs: { "data-step": String(event.step) } }, el("p", { text: note })));
+        return;
+      }
       case "model": {
         const step = this.step(event.step);
         step.text.textContent = event.text;
-        step.meta.textContent = [step.meta.textContent, money(event.costUsd)].filter(Boolean).join(" · ");
+        const reason = event.stopReason === "max_tokens" || event.stopReason === "model_context_window_exceeded" ? "cut off" : event.stopReason === "refusal" ? "refused" : "";
+        step.meta.textContent = [step.meta.textContent, money(event.costUsd), reason].filter(Boolean).join(" · ");
         this.setSteps(event.step);
         return this.setSpent(event.spentUsd);
       }

@@ -9,6 +9,7 @@
 //
 //   RATCHET_URL    the service (default http://127.0.0.1:8787)
 //   RATCHET_TOKEN  the deployment token (default dev-token)
+//   --long         a longer run whose history is compacted along the way (compaction at 1,000 tokens)
 //
 // It uses the typed client (src/client), bundled on the fly with esbuild: Node 20 has no
 // WebSocket, so its events arrive as Server-Sent Events, and it reconnects by itself.
@@ -20,12 +21,25 @@ const baseUrl = (process.env.RATCHET_URL || "http://127.0.0.1:8787").replace(/\/
 const deployToken = process.env.RATCHET_TOKEN || "dev-token";
 const anthropic = Boolean(process.env.ANTHROPIC_API_KEY);
 
-const MAX_STEPS = 8;
+const LONG = process.argv.includes("--long");
+const MAX_STEPS = LONG ? 16 : 8;
 const BUDGET_USD = 0.25;
 const SYSTEM = "You are a careful assistant. Use the calculator for arithmetic and the ask tool to ask the person.";
-const MESSAGE = anthropic
+const MESSAGE = LONG
+  ? "Add the numbers 1 to 10 one at a time with the calculator, keeping a running total, then tell me the total."
+  : anthropic
   ? "Use the calculator to work out 17 × 23. Then ask me, with the ask tool, what to call the result. Finish with one short sentence that uses my answer."
   : "What is 17 × 23? Ask me what to call the result, then finish.";
+/** Ten steps that say a lot, so the history passes the compaction threshold twice. */
+const LONG_SCRIPT = [
+  ...Array.from({ length: 10 }, (_v, i) => ({
+    text: `Step ${i + 1}: adding ${i + 1} to the running total. ${"I keep every intermediate result in mind. ".repeat(25)}`,
+    toolCalls: [{ name: "calculator", input: { expression: `${(i * (i + 1)) / 2} + ${i + 1}` } }],
+    costUsd: 0.002,
+    delayMs: 100,
+  })),
+  { text: "The total of 1 to 10 is 55.", costUsd: 0.002, delayMs: 100 },
+];
 const SCRIPT = [
   { text: "Let me work that out with the calculator.", toolCalls: [{ name: "calculator", input: { expression: "17 * 23" } }], costUsd: 0.012, delayMs: 300 },
   { text: "17 × 23 = 391. One question before I finish.", toolCalls: [{ name: "ask", input: { question: "What should I call the result?" } }], costUsd: 0.009, delayMs: 300 },
@@ -97,7 +111,8 @@ async function main() {
       maxSteps: MAX_STEPS,
       budget: { usd: BUDGET_USD },
       metadata: { source: "npm run demo" },
-      ...(anthropic ? { provider: "anthropic" } : { provider: "scripted", script: SCRIPT }),
+      ...(LONG ? { compaction: { mode: "summary", atTokens: 1_000 } } : {}),
+      ...(anthropic ? { provider: "anthropic" } : { provider: "scripted", script: LONG ? LONG_SCRIPT : SCRIPT }),
     });
   } catch (error) {
     if (error instanceof RatchetError && error.code === "network") {
@@ -138,8 +153,13 @@ async function main() {
         endLine();
         say(dim("  (connection trouble: the model call is tried again)"));
         break;
+      case "compaction":
+        endLine();
+        say(dim(`  context compacted (${event.mode}): ${event.tokensBefore.toLocaleString("en-US")} → about ${event.tokensAfter.toLocaleString("en-US")} tokens`));
+        break;
       case "model":
         if (streaming === undefined && event.text !== "") say(`  ${event.text}`);
+        if (event.stopReason === "max_tokens" || event.stopReason === "model_context_window_exceeded") say(yellow("  (the answer was cut off)"));
         endLine();
         spent = event.spentUsd;
         say(dim(`  cost so far ${money(spent)} of ${money(BUDGET_USD)}`));

@@ -152,6 +152,31 @@ describe("the run console in Chromium", () => {
     await page.close();
   });
 
+  it("shows each compaction between steps", async () => {
+    const { run, token } = await createRun(dev!, {
+      messages: [{ role: "user", content: "Count to six with the calculator." }],
+      tools: ["calculator"],
+      compaction: { mode: "summary", atTokens: 1_000 },
+      script: [
+        ...Array.from({ length: 6 }, (_v, i) => ({ text: `Step ${i + 1}. ${"Counting carefully. ".repeat(60)}`, toolCalls: [{ name: "calculator", input: { expression: `${i}+1` } }], costUsd: 0.001 })),
+        { text: "Six.", costUsd: 0.001 },
+      ],
+    });
+    for (let i = 0; i < 100 && (await getJson(dev!, `/v1/runs/${run.id}`, token)).status === "running"; i++) await new Promise((r) => setTimeout(r, 100));
+    const page = await browser!.newPage();
+    const errors = watchForErrors(page);
+    await page.goto(`${dev!.url}/console/`);
+    await page.getByLabel("Run id").fill(run.id);
+    await page.getByLabel(/^Run token/).fill(token);
+    await page.getByRole("button", { name: "Open", exact: true }).click();
+    await page.locator("#final-text", { hasText: "Six." }).waitFor(WAIT);
+    const notes = await page.locator(".compaction").allTextContents();
+    expect(notes.length).toBeGreaterThan(0);
+    for (const note of notes) expect(note).toMatch(/^Context compacted \(summary\): [\d,]+ → about [\d,]+ tokens$/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("on a phone: opens a run by id and token, shows its history, and denies an approval in place", async () => {
     const { run, token } = await createRun(dev!, {
       messages: [{ role: "user", content: "Add 2 and 2, then send the report." }],

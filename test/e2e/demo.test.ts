@@ -19,8 +19,8 @@ const MODEL = "claude-demo-e2e";
 type Demo = { code: number | null; output: string; stderr: string };
 
 /** Runs `npm run demo`, answers the first question it asks with `answer`, and waits for it to exit. */
-async function runDemo(env: Record<string, string | undefined>, question: string, answer: string): Promise<Demo> {
-  const child = spawn("npm", ["run", "--silent", "demo"], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+async function runDemo(env: Record<string, string | undefined>, question: string, answer: string, args: string[] = []): Promise<Demo> {
+  const child = spawn("npm", ["run", "--silent", "demo", ...(args.length > 0 ? ["--", ...args] : [])], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
   let stderr = "";
   let answered = false;
@@ -97,6 +97,16 @@ describe("npm run demo", () => {
     expect(requests.length).toBe(3);
     const messages = await messagesOf(dev!, demo.output);
     expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["391", "my lucky number"]);
+  });
+
+  it("--long: a run whose history is compacted on the way shows each compaction", async () => {
+    const demo = await runDemo({ RATCHET_URL: dev!.url, ANTHROPIC_API_KEY: "" }, "never asked", "", ["--long"]);
+    writeFileSync(join(ARTIFACTS, "demo-long.txt"), demo.output);
+    expect(demo.code, `${demo.output}\n${demo.stderr}`).toBe(0);
+    expect(demo.output).toMatch(/context compacted \(summary\): [\d,]+ → about [\d,]+ tokens/);
+    expect(demo.output).toContain("Final answer: The total of 1 to 10 is 55.");
+    const messages = await messagesOf(dev!, demo.output);
+    expect(messages.filter((message) => message.role === "tool")).toHaveLength(10);
   });
 
   it("says how to start the service when it is not running", async () => {
