@@ -1,7 +1,7 @@
 // Prompt-cache marks: a pure function of the history and the options, so a
 // resumed run sends byte-identical requests. Marks are set on copies only.
 import { isBlank, toParts } from "./content";
-import { dropOldImages, stableEnd, type ImagePruning } from "./keep-images";
+import { batchStableEnd, dropOldImages, stableEnd, type ImagePruning } from "./keep-images";
 import type { CacheMode, ChatMessage, ContentPart } from "./types";
 
 export const MAX_BREAKPOINTS = 4;
@@ -50,19 +50,26 @@ function isMarked(form: ChatMessage[], place: Place): boolean {
   return part?.type === "text" && part.cache === true;
 }
 
-/** Where the rolling marks go: this request's place first, then the previous request's. */
+const samePlace = (a: Place, b: Place) => a.message === b.message && a.part === b.part;
+
+/**
+ * Where the rolling marks go: this request's place first, then (batched image pruning) the end of
+ * the part that never changes again, then the previous request's. The batch mark is what a
+ * request reads from when the cut moves and everything after the old cut is sent anew.
+ */
 export function rollingPlaces(history: ChatMessage[], options: MarkOptions): Place[] {
   if (options.cache !== "auto") return [];
   const form = dropOldImages(history, options.keepImages, options.imagePruning);
   const places: Place[] = [];
   const current = placeFor(history, options, options.step);
   if (current !== undefined) places.push(current);
+  const frozen = batchStableEnd(history, options.keepImages, options.imagePruning ?? "exact");
+  const batch = frozen === undefined ? undefined : markPlace(form, frozen);
+  if (batch !== undefined && !places.some((place) => samePlace(place, batch))) places.push(batch);
   const lastAssistant = history.findLastIndex((message) => message.role === "assistant");
   if (lastAssistant >= 0) {
     const previous = placeFor(history.slice(0, lastAssistant), options, options.step - 1);
-    if (previous !== undefined && (current === undefined || previous.message !== current.message || previous.part !== current.part)) {
-      places.push(previous);
-    }
+    if (previous !== undefined && !places.some((place) => samePlace(place, previous))) places.push(previous);
   }
   // The system mark takes one breakpoint; the caller's marks are never removed.
   const free = MAX_BREAKPOINTS - 1 - countCallerMarks(form);

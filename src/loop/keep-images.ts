@@ -48,6 +48,18 @@ export function batchCut(totalTurns: number, keepImages: number): number {
   return Math.max(0, (Math.floor(totalTurns / keepImages) - 1) * keepImages + 1);
 }
 
+/**
+ * Batched pruning: the index of the first message of the batch cut's turn, before which the
+ * request form never changes again (its images are gone for good). Undefined for exact pruning.
+ */
+export function batchStableEnd(messages: ChatMessage[], keepImages: number | undefined, pruning: ImagePruning): number | undefined {
+  if (pruning !== "batched" || keepImages === undefined || keepImages <= 0) return undefined;
+  const { numbers, total } = turnNumbers(messages);
+  const cut = batchCut(total, keepImages);
+  const at = messages.findIndex((message, i) => message.role === "assistant" && numbers[i]! >= cut);
+  return at < 0 ? messages.length : at;
+}
+
 /** Which tool messages keep their images in requests. */
 function keepsImages(messages: ChatMessage[], keepImages: number, pruning: ImagePruning): (i: number) => boolean {
   if (pruning === "batched" && keepImages > 0) {
