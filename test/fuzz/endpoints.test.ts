@@ -246,9 +246,9 @@ describe("deep nesting", () => {
   ];
 
   it(`${MAX_JSON_DEPTH} levels are taken, one more is a 400`, async () => {
-    // The body object itself is the first level.
+    // The body object itself is the first level, metadata's object the second.
     counter.add("deep nesting", 2);
-    const at = (depth: number) => `{${hi},"reasoning":${deep(depth - 1)}}`;
+    const at = (depth: number) => `{${hi},"metadata":{"a":${deep(depth - 2)}}}`;
     expect(jsonDepth(new TextEncoder().encode(at(MAX_JSON_DEPTH)))).toBe(MAX_JSON_DEPTH);
     expect((await send("/v1/runs", { method: "POST", headers: jsonHeaders(), body: at(MAX_JSON_DEPTH) }, [201])).status).toBe(201);
     await send("/v1/runs", { method: "POST", headers: jsonHeaders(), body: at(MAX_JSON_DEPTH + 1) }, [400]);
