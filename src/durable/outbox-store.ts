@@ -115,6 +115,12 @@ export function recordAttempt(sql: SqlStorage, id: number, outcome: { state: "de
   else pruneSettled(sql);
 }
 
+/** No attempt is left (its time is over, or the last one never reported back): failed, keeping what the last attempt got. */
+export function giveUp(sql: SqlStorage, id: number): void {
+  sql.exec("UPDATE outbox SET state = 'failed', last_status = COALESCE(last_status, 0), last_error = COALESCE(last_error, 'The last attempt never reported back.') WHERE id = ?", id);
+  pruneSettled(sql);
+}
+
 /** An attempt of the inbox channel failed: the rows stay pending until `nextAt`. */
 export function recordInboxFailure(sql: SqlStorage, ids: readonly number[], error: string, nextAt: number): void {
   for (const id of ids) sql.exec("UPDATE outbox SET last_error = ?, next_at = ? WHERE id = ?", error, nextAt, id);

@@ -11,7 +11,7 @@
 import type { InboxChange } from "../api/inbox-rpc";
 import type { InboxEvent } from "../api/types";
 import { inboxRetryDelay, leaseUntil, mayAttemptWebhook, webhookRetryDelay } from "./outbox-schedule";
-import { deleteRows, leaseRow, pendingRows, recordAttempt, recordInboxFailure, type OutboxRow } from "./outbox-store";
+import { deleteRows, giveUp, leaseRow, pendingRows, recordAttempt, recordInboxFailure, type OutboxRow } from "./outbox-store";
 import type { WebhookAnswer, WebhookSend } from "./webhook-sender";
 
 export type OutboxDeps = {
@@ -98,8 +98,8 @@ export class Outbox {
 
   private startWebhook(row: OutboxRow, now: number): void {
     if (!mayAttemptWebhook(row.attempts, row.createdAt, now)) {
-      // The last attempt never reported back (the object died while it was in flight).
-      recordAttempt(this.deps.sql, row.id, { state: "failed", status: 0, error: "No answer to the last attempt." });
+      // The delivery's time is over (or its last attempt died with the object while it was in flight).
+      giveUp(this.deps.sql, row.id);
       return;
     }
     const attempts = row.attempts + 1;
