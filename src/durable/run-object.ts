@@ -106,6 +106,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   override async alarm(_info?: AlarmInvocationInfo): Promise<void> {
     await this.exclusive(async () => {
       const run = readRun(this.ctx.storage.sql);
+      // Deliveries are started, not awaited: changes already written go out while the run steps.
+      this.outbox.deliverDue();
       if (run?.status === "running") await this.slice(new AbortController());
       else if (run?.deleteAt !== undefined && this.engine.now() >= run.deleteAt) await this.erase(run.id, "retention");
       this.outbox.deliverDue();
