@@ -79,7 +79,9 @@ function turns(): FakeTurn[] {
   }));
 }
 
-const subjectOf = (i: number) => `chaos-${SEED}-user-${i % SUBJECTS}`;
+/** This chaos run's subjects: new ones each time, so a listing holds this run's runs only. */
+const STARTED_AT = Date.now();
+const subjectOf = (i: number) => `chaos-${STARTED_AT}-user-${i % SUBJECTS}`;
 
 function body(i: number, tools: FaultToolServer, fake: FakeAnthropic): Record<string, unknown> {
   fake.script(modelOf(i), turns());
