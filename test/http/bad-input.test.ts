@@ -324,7 +324,7 @@ const inboxCases: Case[] = [
   { name: "inbox events without a token", send: () => call("/v1/inbox/events", { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
   { name: "inbox events with a token in the URL", send: () => call(`/v1/inbox/events?token=${userToken}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
   { name: "inbox events with an unknown ticket", send: () => call(`/v1/inbox/events?ticket=it_${"a".repeat(64)}.${"b".repeat(43)}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
-  { name: "inbox events with a run's ticket", send: (w) => call(`/v1/inbox/events?ticket=tk_${"b".repeat(43)}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
+  { name: "inbox events with a run's ticket", send: () => call(`/v1/inbox/events?ticket=tk_${"b".repeat(43)}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
   { name: "an inbox ticket with a run token", send: (w) => postJson("/v1/inbox/tickets", {}, bearer(w.finished.token)), status: 403, code: "forbidden" },
   { name: "an inbox ticket with the deployment token and no subject", send: () => postJson("/v1/inbox/tickets", {}), status: 400, code: "invalid-request", path: "subject" },
 ];
