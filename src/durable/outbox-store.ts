@@ -134,12 +134,6 @@ function pruneSettled(sql: SqlStorage): void {
   );
 }
 
-/** True when nothing is left to deliver or show (a deleted run's outbox can then go). */
-export function outboxEmpty(sql: SqlStorage): boolean {
-  if (!hasOutbox(sql)) return true;
-  return sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length === 0;
-}
-
 /** The run's newest webhook deliveries, newest first, for its view. */
 export function webhookDeliveries(sql: SqlStorage): WebhookDelivery[] {
   if (!hasOutbox(sql)) return [];

@@ -18,7 +18,7 @@ import { fail, invalidImages, notFound, ok } from "./outcome";
 import { deliverToInbox } from "./inbox-delivery";
 import { nextAlarm } from "./next-alarm";
 import { Outbox } from "./outbox";
-import { nextDueAt, outboxEmpty } from "./outbox-store";
+import { nextDueAt } from "./outbox-store";
 import { reportChange } from "./report-change";
 import { deleteAtFrom, logEvent } from "./run-log";
 import { insertRun, readRun, readRunState, readSubject, setTokenHash, toRunView, updateRun } from "./run-store";
@@ -72,8 +72,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       deleteAt = deleteAtFrom(this.engine, now);
       updateRun(sql, { deleteAt }, isoNow());
     }
-    // A deleted run keeps its outbox only until the last change is delivered.
-    if (state === undefined && tableExists(sql, "outbox") && outboxEmpty(sql)) sql.exec("DROP TABLE outbox");
+    // A deleted run keeps its outbox only while something in it is still to deliver (nobody can view the rest).
+    if (state === undefined && tableExists(sql, "outbox") && nextDueAt(sql) === undefined) sql.exec("DROP TABLE outbox");
     const at = nextAlarm({ running: state?.status === "running", outboxDueAt: nextDueAt(sql), deleteAt, now, delayMs: Number(this.env.ALARM_DELAY_MS) || 0 });
     return at === undefined ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(at);
   }

@@ -161,6 +161,31 @@ describe("a run's own webhook", () => {
     expect((await received(name)).map((hook) => hook.body.type)).toEqual(["run.waiting", "run.finished"]);
   });
 
+  it("a deleted run's pending webhook is still delivered; then only the tombstone is left", async () => {
+    const name = hookName();
+    const { run } = await startRun({ ...asking, webhook: { url: `${receiver()}/hooks/${name}?fail=1` } });
+    await settle(run.id);
+    expect((await view(run.id)).webhooks![0]).toMatchObject({ state: "pending", attempts: 1 });
+    expect((await api(`/v1/runs/${run.id}`, TEST_API_TOKEN, { method: "DELETE" })).status).toBe(204);
+    const tombstone = () =>
+      runInDurableObject(stubFor(run.id) as unknown as DurableObjectStub<RunObject>, async (_instance, state) => ({
+        tables: state.storage.sql
+          .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name")
+          .toArray()
+          .map((row) => row.name),
+        alarm: await state.storage.getAlarm(),
+      }));
+    expect((await tombstone()).tables).toEqual(["deleted", "outbox"]);
+    expect((await tombstone()).alarm).not.toBeNull();
+    await makeDue(run.id);
+    await deliverOutbox(stubFor(run.id));
+    expect((await received(name)).map((hook) => [hook.body.type, hook.answered])).toEqual([
+      ["run.waiting", 500],
+      ["run.waiting", 204],
+    ]);
+    expect(await tombstone()).toEqual({ tables: ["deleted"], alarm: null });
+  });
+
   it("is refused at creation when its host is not on HTTP_TOOL_ALLOW or the deployment has no WEBHOOK_SECRET", async () => {
     const outside = await startRunRaw({ messages: [{ role: "user", content: "hi" }], webhook: { url: "https://hooks.example.com/x" } });
     const { error } = await expectError(outside, 400, "invalid-request");
