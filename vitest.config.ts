@@ -5,15 +5,19 @@ import { TEST_BINDINGS } from "./test/test-env.ts";
 type RateLimits = Record<string, { namespace_id: string; simple: { limit: number; period: 60 } }>;
 
 /** The rate limits of wrangler.toml, at `limit` each. */
-function rateLimits(create: number, runToken: number): RateLimits {
+function rateLimits(create: number, runToken: number, subjectCreate: number): RateLimits {
   return {
     CREATE_RATE_LIMIT: { namespace_id: "1001", simple: { limit: create, period: 60 } },
     RUN_TOKEN_RATE_LIMIT: { namespace_id: "1002", simple: { limit: runToken, period: 60 } },
+    SUBJECT_CREATE_RATE_LIMIT: { namespace_id: "1003", simple: { limit: subjectCreate, period: 60 } },
   };
 }
 
+/** Bindings a project adds to the test settings (the receiver's URL is known only once the global setups ran). */
+type ExtraBindings = (inject: <K extends "webhookReceiverUrl">(key: K) => string) => Record<string, string>;
+
 /** A project inside workerd: the Worker of wrangler.toml with the test settings. */
-function workerd(name: string, include: string[], exclude: string[], ratelimits: RateLimits) {
+function workerd(name: string, include: string[], exclude: string[], ratelimits: RateLimits, extra: ExtraBindings = () => ({})) {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
@@ -30,6 +34,9 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
             CORS_ORIGINS: "https://app.ratchet.test",
             // HTTP tool requests are signed with the key the local tool server verifies them with.
             TOOL_SIGNING_KEY: inject("toolSigningKey"),
+            // Webhooks are signed with the secret the local receiver verifies them with.
+            WEBHOOK_SECRET: inject("webhookSecret"),
+            ...extra((key) => inject(key)),
           },
           ratelimits,
         },
@@ -40,7 +47,7 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
       include,
       exclude,
       // Run in Node: a local HTTP tool server and a fake Anthropic server (see the files).
-      globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts"],
+      globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/webhook-receiver/global-setup.ts"],
       testTimeout: 30_000,
     },
   };
@@ -54,9 +61,13 @@ export default defineConfig({
     projects: [
       // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools. The
       // rate limits are out of the way here (the fuzzers send thousands of requests)…
-      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**"], rateLimits(1_000_000, 1_000_000)),
+      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**"], rateLimits(1_000_000, 1_000_000, 1_000_000)),
       // …and small in a Worker of their own, where the 429s are tested.
-      workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8)),
+      workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3)),
+      // A deployment with WEBHOOK_URL: every run's events go to the local receiver.
+      workerd("webhooks", ["test/webhooks/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000), (inject) => ({
+        WEBHOOK_URL: `${inject("webhookReceiverUrl")}/hooks/deployment`,
+      })),
       {
         // Real processes: `wrangler dev` started, killed with SIGKILL and started again.
         test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 300_000, hookTimeout: 120_000 },

@@ -11,13 +11,20 @@
 //     request; a turn's request never arrives after that step's model event was committed, it
 //     arrives again only across a kill, and every `model` event's step appears once in the log;
 //   - the other half are watched by sockets that reconnect with after=<last seq> after every
-//     kill: what each received is gap-free, duplicate-free and identical to the stored log.
+//     kill: what each received is gap-free, duplicate-free and identical to the stored log;
+//   - every run belongs to one of SUBJECTS subjects (created by the deployment token with
+//     `subject`: a user token may not use HTTP tools), and after every restart each subject's
+//     listing, read with its user token, lists every run and converges to what the watched runs'
+//     own views say (status; for a run that is not running also its steps, spend, stop and
+//     times); the untouched runs' views are read only at the end (reading one earlier would be a
+//     client request), when every listing must equal every run's view.
 //
 // Exits non-zero when an invariant breaks. Every loop is bounded in count and in time.
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRun, getRun, readStoredLog, sleep, until, type Created } from "../test/e2e/support/api";
+import { createRun, getRun, readStoredLog, sleep, until, type Created, type RunView } from "../test/e2e/support/api";
+import { listAllRuns, mintUserToken, type ListedRun } from "../test/e2e/support/inbox-watch";
 import { startFaultToolServer, type FaultToolServer } from "../test/e2e/support/fault-tool-server";
 import { watchRun, type RunWatch } from "../test/e2e/support/run-watch";
 import { httpTool } from "../test/e2e/support/scripts";
@@ -38,6 +45,9 @@ const TOKEN = "dev-token";
 const PORT = 8800 + Math.floor(Math.random() * 90);
 const DEADLINE_MS = 10 * 60_000;
 const ATTRIBUTION_MS = 1000;
+const SUBJECTS = 3;
+/** How long a subject's listing may take to catch up with its runs after a restart. */
+const CONVERGE_MS = 60_000;
 
 const log = (line: string) => console.log(`[chaos] ${line}`);
 
@@ -69,11 +79,55 @@ function turns(): FakeTurn[] {
   }));
 }
 
+/** This chaos run's subjects: new ones each time, so a listing holds this run's runs only. */
+const STARTED_AT = Date.now();
+const subjectOf = (i: number) => `chaos-${STARTED_AT}-user-${i % SUBJECTS}`;
+
 function body(i: number, tools: FaultToolServer, fake: FakeAnthropic): Record<string, unknown> {
   fake.script(modelOf(i), turns());
   const work = httpTool("work", `${tools.url}/work?ms=500&jitter=1000`);
   const notify = httpTool("notify", `${tools.url}/work?ms=100`);
-  return { provider: "anthropic", model: modelOf(i), messages: [{ role: "user", content: `chaos run ${i}` }], tools: [work, notify], finishTools: ["notify"], maxSteps: STEPS };
+  return { provider: "anthropic", model: modelOf(i), subject: subjectOf(i), messages: [{ role: "user", content: `chaos run ${i}` }], tools: [work, notify], finishTools: ["notify"], maxSteps: STEPS };
+}
+
+type FullView = RunView & { spentUsd: number; createdAt: string; updatedAt: string };
+
+/** What differs between a listed run and its own view: the status always; the rest once it has stopped (a running run's steps move on between its changes). */
+function differences(listed: ListedRun | undefined, view: FullView): string[] {
+  if (listed === undefined) return ["not listed"];
+  const fields: (keyof ListedRun & keyof FullView)[] = view.status === "running" ? ["status", "createdAt"] : ["status", "stoppedBy", "steps", "spentUsd", "createdAt", "updatedAt"];
+  return fields.filter((field) => JSON.stringify(listed[field]) !== JSON.stringify(view[field])).map((field) => `${field} ${JSON.stringify(listed[field])} ≠ ${JSON.stringify(view[field])}`);
+}
+
+/**
+ * Polls until every subject's listing agrees with the runs' views: views, listings, views again;
+ * a run whose view moved meanwhile is checked on the next round. Answers the time it took, or the
+ * differences left at the deadline.
+ */
+async function inboxConverged(base: string, runs: Created[], all: number, tokens: Map<string, string>, strict: boolean): Promise<{ ms: number; left: string[] }> {
+  const started = Date.now();
+  let left: string[] = [];
+  while (Date.now() - started < CONVERGE_MS) {
+    const before = (await Promise.all(runs.map((run) => getRun(base, run.id, run.token)))) as FullView[];
+    const listed = new Map<string, ListedRun>();
+    for (const [subject, token] of tokens) {
+      for (const run of (await listAllRuns(base, token)).runs) {
+        if (run.subject !== subject) left.push(`${run.id} listed for ${subject} but belongs to ${String(run.subject)}`);
+        listed.set(run.id, run);
+      }
+    }
+    const after = (await Promise.all(runs.map((run) => getRun(base, run.id, run.token)))) as FullView[];
+    left = [];
+    runs.forEach((run, i) => {
+      const stable = strict || (before[i]!.status === after[i]!.status && before[i]!.updatedAt === after[i]!.updatedAt);
+      if (!stable) return;
+      for (const difference of differences(listed.get(run.id), after[i]!)) left.push(`${run.id}: ${difference}`);
+    });
+    if (listed.size !== all) left.push(`${listed.size} runs listed for ${all}`);
+    if (left.length === 0) return { ms: Date.now() - started, left };
+    await sleep(250);
+  }
+  return { ms: Date.now() - started, left };
 }
 
 type Stored = { seq: number; at: string; type: string; step?: number; callId?: string; name?: string; status?: string; stoppedBy?: string; steps?: number };
@@ -97,10 +151,12 @@ async function main(): Promise<void> {
   const check = (ok: boolean, message: string) => {
     if (!ok) failures.push(message);
   };
-  const kills: { at: number; inFlightTools: number; restartMs: number }[] = [];
+  const kills: { at: number; inFlightTools: number; restartMs: number; convergeMs: number }[] = [];
+  const userTokens = new Map<string, string>();
   const watches = new Map<string, RunWatch>();
   const started = Date.now();
   try {
+    for (let s = 0; s < SUBJECTS; s++) userTokens.set(subjectOf(s), await mintUserToken(dev.url, TOKEN, subjectOf(s)));
     const runs: Created[] = await Promise.all(Array.from({ length: RUNS }, (_v, i) => createRun(dev.url, TOKEN, body(i, tools, fake))));
     const watched = runs.slice(0, Math.ceil(RUNS / 2));
     const untouched = runs.slice(Math.ceil(RUNS / 2));
@@ -119,8 +175,12 @@ async function main(): Promise<void> {
       await dev.kill();
       const restartAt = Date.now();
       dev = await start();
-      kills.push({ at, inFlightTools, restartMs: Date.now() - restartAt });
-      log(`kill ${k + 1} at +${((at - started) / 1000).toFixed(1)} s: ${inProgress()} runs in progress, ${inFlightTools} tool calls in flight; restarted in ${Date.now() - restartAt} ms`);
+      const restartMs = Date.now() - restartAt;
+      // The listing catches up with the runs by the runs' own alarms (their outboxes), no client action.
+      const converged = await inboxConverged(dev.url, watched, runs.length, userTokens, false);
+      check(converged.left.length === 0, `after kill ${k + 1} the listings did not converge within ${CONVERGE_MS} ms: ${converged.left.slice(0, 5).join("; ")}`);
+      kills.push({ at, inFlightTools, restartMs, convergeMs: converged.ms });
+      log(`kill ${k + 1} at +${((at - started) / 1000).toFixed(1)} s: ${inProgress()} runs in progress, ${inFlightTools} tool calls in flight; restarted in ${restartMs} ms; listings equal to the runs' views ${converged.ms} ms later`);
     }
     check(kills.length >= Math.min(KILLS, 5), `only ${kills.length} kills landed while runs were in progress`);
 
@@ -129,7 +189,8 @@ async function main(): Promise<void> {
     const lastFinish = Math.max(...runs.map((run) => finishCall(run)!.answers[0]!));
     await sleep(Math.max(0, lastFinish + 2000 - Date.now()));
 
-    // The first request ever made to an untouched run must find it finished.
+    // The first request ever made to an untouched run must find it finished. (The listings were read
+    // after every kill, which makes no request to any run.)
     const firstLook = await Promise.all(untouched.map((run) => getRun(dev.url, run.id, run.token)));
     firstLook.forEach((view, i) => check(view.status === "finished", `untouched run ${untouched[i]!.id} was ${view.status} at the first request`));
     await Promise.allSettled([...watches.values()].map((watch) => watch.ended));
@@ -240,6 +301,9 @@ async function main(): Promise<void> {
     log(`requests stamped at the servers after a kill began (sent by the dying life, read late by this busy process): ${lateStamps.length}, at most ${Math.max(0, ...lateStamps)} ms after`);
     log(`answers sent twice (model or tool): the kill came ${answeredToKillMs.sort((a, b) => a - b).join(", ") || "–"} ms after the first answer was written (negative: written into a server already being killed), before the object could commit it`);
     log(`watched runs: ${watched.length}, sockets reconnected ${reconnects} times with after=<last seq>; every watcher's events identical to the stored log: ${failures.every((f) => !f.includes("watcher"))}`);
+    const final = await inboxConverged(dev.url, runs, runs.length, userTokens, true);
+    check(final.left.length === 0, `at the end the listings differ from the runs: ${final.left.slice(0, 5).join("; ")}`);
+    log(`inbox: ${SUBJECTS} subjects' listings held every run and equalled the watched runs' views after every kill (converged ${kills.map((kill) => kill.convergeMs).join(", ")} ms after the restart); equal to every run's view at the end: ${final.left.length === 0}`);
   } finally {
     for (const watch of watches.values()) watch.close();
     await dev.kill();

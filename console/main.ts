@@ -1,7 +1,9 @@
 // The run console: start a run, or open one by id and token, and watch it live through the
-// typed client (WebSocket events that reconnect by themselves).
-import { createClient, RatchetError, type AnswerRequest } from "../src/client";
+// typed client (WebSocket events that reconnect by themselves); or open a person's inbox with a
+// user token and answer the runs waiting for them in place.
+import { createClient, RatchetError, type AnswerRequest, type RatchetClient, type RunSummary } from "../src/client";
 import { byId, show } from "./dom";
+import { InboxPanel } from "./inbox-panel";
 import { RunPanel } from "./run-panel";
 import { readStartForm, setUpStartForm } from "./start-form";
 
@@ -11,7 +13,44 @@ const startForm = byId("start-form", HTMLFormElement);
 const openForm = byId("open-form", HTMLFormElement);
 const startError = byId("start-error", HTMLParagraphElement);
 const openError = byId("open-error", HTMLParagraphElement);
+const inboxForm = byId("inbox-form", HTMLFormElement);
+const inboxFormError = byId("inbox-form-error", HTMLParagraphElement);
+const inbox = new InboxPanel();
 let watching: AbortController | undefined;
+let watchingInbox: AbortController | undefined;
+
+/** The runs waiting for the token's subject, newest first (at most ten pages). */
+async function waitingRuns(client: RatchetClient): Promise<RunSummary[]> {
+  const runs: RunSummary[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 10; page++) {
+    const answer = await client.listRuns(cursor === undefined ? { status: "waiting" } : { status: "waiting", cursor });
+    runs.push(...answer.runs);
+    cursor = answer.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return runs;
+}
+
+/** Lists what waits for the user token's subject, then follows its inbox stream. */
+async function openInbox(token: string): Promise<void> {
+  watchingInbox?.abort();
+  const controller = new AbortController();
+  watchingInbox = controller;
+  const client = createClient({ baseUrl, token, WebSocket });
+  const waiting = await waitingRuns(client);
+  inbox.open(waiting, {
+    answer: async (runId, body) => void (await client.answer(runId, body)),
+    open: (runId) => void watch(runId, token).catch((error: unknown) => inbox.showError(describe(error))),
+  });
+  void (async () => {
+    try {
+      for await (const event of client.inbox({ signal: controller.signal })) inbox.apply(event);
+    } catch (error) {
+      if (!controller.signal.aborted) inbox.showError(describe(error));
+    }
+  })();
+}
 
 function describe(error: unknown): string {
   if (error instanceof RatchetError) {
@@ -95,6 +134,20 @@ openForm.addEventListener("submit", (event) => {
       await watch(runId, token);
     } catch (error) {
       fail(openError, describe(error));
+    }
+  });
+});
+
+inboxForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const token = String(new FormData(inboxForm).get("userToken") ?? "").trim();
+  if (token === "") return fail(inboxFormError, "Give a user token (POST /v1/tokens makes one).");
+  fail(inboxFormError, undefined);
+  void busy(inboxForm, async () => {
+    try {
+      await openInbox(token);
+    } catch (error) {
+      fail(inboxFormError, describe(error));
     }
   });
 });

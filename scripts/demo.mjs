@@ -11,6 +11,11 @@
 //   RATCHET_TOKEN  the deployment token (default dev-token)
 //   --long         a longer run whose history is compacted along the way (compaction at 1,000 tokens)
 //
+// `npm run demo -- --inbox` shows the phone that was not watching: the backend mints a user token,
+// the "phone" starts a run with it and walks away (no socket to the run, no run token kept), and
+// the question reaches it through the inbox of its user — one stream for all its runs — where it
+// is answered.
+//
 // It uses the typed client (src/client), bundled on the fly with esbuild: Node 20 has no
 // WebSocket, so its events arrive as Server-Sent Events, and it reconnects by itself.
 import { build } from "esbuild";
@@ -96,7 +101,77 @@ async function answerWaiting(client, runId, event) {
   await client.answer(runId, { callId: event.callId, content: answer });
 }
 
+/** A run that takes its time before it asks: the phone is long gone by then. */
+const INBOX_SCRIPT = [
+  { text: "Let me work that out with the calculator.", toolCalls: [{ name: "calculator", input: { expression: "17 * 23" } }], costUsd: 0.012, delayMs: 1500 },
+  { text: "17 × 23 = 391. One question before I finish.", toolCalls: [{ name: "ask", input: { question: "What should I call the result?" } }], costUsd: 0.009, delayMs: 300 },
+  { text: "Thank you, noted. The result is 391.", costUsd: 0.006, delayMs: 300 },
+];
+
+function cannotReach(error, RatchetError) {
+  if (error instanceof RatchetError && error.code === "network") {
+    say(red(`Cannot reach Ratchet at ${baseUrl}. Start it in another terminal with \`npm start\`, or set RATCHET_URL.`));
+    return true;
+  }
+  return false;
+}
+
+async function inboxDemo() {
+  const { createClient, RatchetError } = await loadClient();
+  const backend = createClient({ baseUrl, token: deployToken });
+  say(`${bold("Ratchet demo: the inbox")} ${dim(`→ ${baseUrl}, ${anthropic ? "provider anthropic" : "scripted model (offline)"}`)}`);
+  const subject = `demo-user-${Math.random().toString(36).slice(2, 8)}`;
+  let minted;
+  try {
+    minted = await backend.mintUserToken(subject, { ttlSeconds: 3600 });
+  } catch (error) {
+    if (cannotReach(error, RatchetError)) return 1;
+    throw error;
+  }
+  say(`${dim("backend:")} minted a user token for ${bold(subject)} ${dim(`(good until ${minted.expiresAt}; the phone holds it)`)}`);
+  const phone = backend.withToken(minted.token);
+  const { run } = await phone.createRun({
+    system: SYSTEM,
+    messages: [{ role: "user", content: MESSAGE }],
+    tools: ["calculator", "ask", "current_time"],
+    maxSteps: MAX_STEPS,
+    budget: { usd: BUDGET_USD },
+    metadata: { source: "npm run demo -- --inbox" },
+    ...(anthropic ? { provider: "anthropic" } : { provider: "scripted", script: INBOX_SCRIPT }),
+  });
+  // The run token of the answer is dropped on purpose: the phone keeps only its user token.
+  say(`${dim("phone:")} started ${run.id} and went back in the pocket ${dim("(no socket to the run, no run token kept)")}`);
+  say(`${dim("inbox:")} one stream for every run of ${subject}; waiting for a question…`);
+  const started = Date.now();
+  const controller = new AbortController();
+  process.once("SIGINT", () => {
+    say(yellow("\nCancelling the run…"));
+    phone.cancel(run.id).finally(() => process.exit(130));
+  });
+  for await (const event of phone.inbox({ signal: controller.signal })) {
+    if (event.run.id !== run.id) continue;
+    const at = dim(`+${((Date.now() - started) / 1000).toFixed(1)} s`);
+    say(`${dim("inbox:")} ${event.type} ${at}`);
+    if (event.type === "run-waiting" && event.run.waiting !== undefined) {
+      const view = await phone.getRun(run.id);
+      if (view.waiting !== undefined) await answerWaiting(phone, run.id, view.waiting);
+    } else if (event.type === "run-ended" || event.type === "run-deleted") {
+      controller.abort();
+      const done = await phone.getRun(run.id);
+      const ok = done.status === "finished";
+      say();
+      say(`${ok ? green("✔") : red("✗")} ${bold(done.status)} after ${done.steps} step${done.steps === 1 ? "" : "s"} ${dim(`(stopped by ${done.stoppedBy})`)}`);
+      if (done.finalText !== undefined && done.finalText !== "") say(`${bold("Final answer:")} ${done.finalText}`);
+      say(`${bold("Cost:")} ${money(done.spentUsd)} of a ${money(BUDGET_USD)} budget`);
+      say(dim(`The user's runs: curl -s ${baseUrl}/v1/runs -H "Authorization: Bearer ${minted.token}"`));
+      return ok ? 0 : 1;
+    }
+  }
+  return 1;
+}
+
 async function main() {
+  if (process.argv.includes("--inbox")) return inboxDemo();
   const { createClient, RatchetError } = await loadClient();
   const ratchet = createClient({ baseUrl, token: deployToken });
   say(`${bold("Ratchet demo")} ${dim(`→ ${baseUrl}, ${anthropic ? "provider anthropic" : "scripted model (offline)"}`)}`);
@@ -115,10 +190,7 @@ async function main() {
       ...(anthropic ? { provider: "anthropic" } : { provider: "scripted", script: LONG ? LONG_SCRIPT : SCRIPT }),
     });
   } catch (error) {
-    if (error instanceof RatchetError && error.code === "network") {
-      say(red(`Cannot reach Ratchet at ${baseUrl}. Start it in another terminal with \`npm start\`, or set RATCHET_URL.`));
-      return 1;
-    }
+    if (cannotReach(error, RatchetError)) return 1;
     throw error;
   }
   const { run, token } = created;

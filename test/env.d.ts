@@ -7,6 +7,10 @@ declare module "vitest" {
     toolSigningKey: string;
     /** Base URL of the fake Anthropic server (test/fake-anthropic/global-setup.ts), e.g. http://127.0.0.1:41235 */
     fakeAnthropicUrl: string;
+    /** Base URL of the webhook receiver (test/webhook-receiver/global-setup.ts), e.g. http://127.0.0.1:41236 */
+    webhookReceiverUrl: string;
+    /** The Standard Webhooks secret the receiver verifies with, the test Worker's WEBHOOK_SECRET */
+    webhookSecret: string;
   }
 }
 

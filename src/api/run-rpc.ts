@@ -17,6 +17,8 @@ export interface RunRpc {
   exists(): Promise<boolean>;
   /** True when the run exists and `tokenHash` is its run token's hash (compared in constant time). */
   authorize(tokenHash: string): Promise<boolean>;
+  /** True when the run exists and belongs to `subject` (a user token's access). */
+  authorizeSubject(subject: string): Promise<boolean>;
   view(): Promise<Outcome<RunView>>;
   messages(): Promise<Outcome<{ messages: ChatMessage[] }>>;
   /** The images of `body` (by hash) are stored first: a hash the run does not hold is a 400. */

@@ -79,7 +79,7 @@ export const chatMessageSchema = chatMessageSchemaOf(contentSchema).openapi("Cha
 // ---------------------------------------------------------------------------------------------
 // Tools
 
-const jsonObjectSchema = z.record(z.string(), z.unknown());
+export const jsonObjectSchema = z.record(z.string(), z.unknown());
 
 const httpUrlSchema = z.string().refine(
   (url) => {
@@ -134,6 +134,10 @@ function jsonBytes(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).byteLength;
 }
 
+/** A subject: an app's user id, 1–128 printable ASCII characters. */
+export const SUBJECT_PATTERN = /^[\x20-\x7e]{1,128}$/;
+export const subjectSchema = z.string().regex(SUBJECT_PATTERN, { message: "Must be 1–128 printable ASCII characters." });
+
 const budgetSchema = z
   .strictObject({
     usd: z.number().gt(0),
@@ -186,6 +190,13 @@ export const createRunBodySchema = z
     metadata: jsonObjectSchema
       .refine((value) => jsonBytes(value) <= METADATA_MAX_BYTES, { message: "Metadata must be at most 16 KiB as JSON." })
       .optional(),
+    subject: subjectSchema.optional().openapi({
+      description: "Deployment token only: the subject (an app's user id) whose inbox lists the run. A user token's runs always get its own subject.",
+    }),
+    webhook: z
+      .strictObject({ url: httpUrlSchema.openapi({ description: "Its host must be on HTTP_TOOL_ALLOW (https, or http for an http:// entry)." }) })
+      .optional()
+      .openapi({ description: "Deployment token only: this run's own webhook receiver, besides the deployment's WEBHOOK_URL." }),
   })
   .superRefine((body, context) => {
     const names = (body.tools ?? []).map(toolNameOf);
@@ -247,13 +258,26 @@ export const runTokenSchema = z.object({ token: z.string().openapi({ description
 // ---------------------------------------------------------------------------------------------
 // Runs as the API shows them
 
-const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);
-const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "refusal", "error"]);
+export const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);
+export const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "refusal", "error"]);
 const stopReasonSchema = z
   .enum(["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence", "compaction", "model_context_window_exceeded"])
   .openapi({ description: "Why a model call stopped." });
-const waitingKindSchema = z.enum(["ask", "approval", "client-tool"]);
+export const waitingKindSchema = z.enum(["ask", "approval", "client-tool"]);
 const apiErrorSchema = z.object({ code: z.string(), message: z.string(), retryable: z.boolean().optional() });
+
+export const webhookDeliverySchema = z
+  .object({
+    id: z.string().openapi({ description: "The webhook-id header: the same on every attempt." }),
+    type: z.enum(["run.waiting", "run.finished", "run.failed", "run.cancelled"]),
+    target: z.enum(["deployment", "run"]).openapi({ description: "WEBHOOK_URL, or the run's own webhook.url." }),
+    state: z.enum(["pending", "delivered", "failed"]),
+    attempts: z.number().int(),
+    lastStatus: z.number().int().optional().openapi({ description: "HTTP status of the last attempt; 0 when no answer arrived." }),
+    lastError: z.string().optional(),
+    nextAttemptAt: z.string().optional(),
+  })
+  .openapi("WebhookDelivery");
 
 export const runViewSchema = z
   .object({
@@ -277,6 +301,8 @@ export const runViewSchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
     metadata: jsonObjectSchema.optional(),
+    subject: z.string().optional().openapi({ description: "The subject whose inbox lists the run." }),
+    webhooks: z.array(webhookDeliverySchema).optional().openapi({ description: "The newest webhook deliveries (at most 20), newest first." }),
   })
   .openapi("RunView");
 

@@ -17,8 +17,8 @@ export type ToolRef =
     }
   | { type: "client"; name: string; description: string; inputSchema: Record<string, unknown> };
 
-/** Who is acting: the deployment token (everything) or a run token (its own run). */
-export type CallerKind = "deployment" | "run";
+/** Who is acting: the deployment token (everything), a run token (its own run) or a user token (its subject's runs). */
+export type CallerKind = "deployment" | "run" | "user";
 
 export type RunStatus = "running" | "waiting" | "finished" | "failed" | "cancelled";
 export type StoppedBy = LoopStoppedBy | "error";
@@ -53,6 +53,10 @@ export type RunView = {
   createdAt: string;
   updatedAt: string;
   metadata?: Record<string, unknown>;
+  /** The subject (an app's user id) whose inbox lists the run. */
+  subject?: string;
+  /** The run's newest webhook deliveries, newest first (only when the run has any). */
+  webhooks?: WebhookDelivery[];
 };
 
 /** POST /v1/runs body after validation (images already stored: no `data` left). */
@@ -75,6 +79,10 @@ export type CreateRunBody = {
   reasoning?: boolean | null | "adaptive" | { budgetTokens: number };
   script?: unknown;
   metadata?: Record<string, unknown>;
+  /** Whose inbox lists the run: set by the deployment token, or the user token's own subject. */
+  subject?: string;
+  /** A webhook of this run only (its host on HTTP_TOOL_ALLOW), besides the deployment's WEBHOOK_URL. */
+  webhook?: { url: string };
 };
 
 /** What the edge hands the run object to create a run. */
@@ -87,6 +95,8 @@ export type NewRun = {
   tokenHash: string;
   /** SHA-256 (hex) of the canonical request body, to tell an idempotent retry from a different request. */
   bodyHash: string;
+  /** The subject whose inbox lists the run (the body's `subject`). */
+  subject?: string;
 };
 
 export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean };
@@ -126,3 +136,60 @@ export type RunEvent =
 
 /** A stored event as sent to clients: seq (gap-free from 1) and time added. Live-only events have no seq. */
 export type StoredEvent = RunEvent & { seq: number; at: string };
+
+// ---------------------------------------------------------------------------------------------
+// User tokens, the inbox and webhooks
+
+/** POST /v1/tokens: a user token for one subject, shown once. */
+export type UserToken = { token: string; subject: string; expiresAt: string };
+
+/** The question a waiting run asks, as the inbox lists it; `input` is null and `truncated` true when it was too large to list. */
+export type SummaryWaiting = { kind: WaitingKind; callId: string; name: string; input: unknown; truncated?: true };
+
+/**
+ * A run as its subject's inbox lists it: the state of its last status change. `version` counts the
+ * run's status changes; steps and spend are as of the last one.
+ */
+export type RunSummary = {
+  id: string;
+  status: RunStatus;
+  stoppedBy?: StoppedBy;
+  steps: number;
+  spentUsd: number;
+  createdAt: string;
+  updatedAt: string;
+  metadata?: Record<string, unknown>;
+  waiting?: SummaryWaiting;
+  subject?: string;
+  version: number;
+};
+
+/** GET /v1/runs: one page, newest first; `nextCursor` fetches the next one. */
+export type RunsPage = { runs: RunSummary[]; nextCursor?: string };
+
+export type InboxEventType = "run-started" | "run-waiting" | "run-answered" | "run-resumed" | "run-ended" | "run-deleted";
+
+/** A change to one of a subject's runs, as its inbox streams it. `callId`: the call a run-answered answered. */
+export type InboxEvent = { type: InboxEventType; run: RunSummary; callId?: string };
+
+/** An inbox event as sent to clients: seq is gap-free from 1 per subject. */
+export type StoredInboxEvent = InboxEvent & { seq: number; at: string };
+
+export type WebhookEventType = "run.waiting" | "run.finished" | "run.failed" | "run.cancelled";
+
+/** One webhook event on its way to one receiver: the deployment's WEBHOOK_URL or the run's own `webhook.url`. */
+export type WebhookDelivery = {
+  /** The webhook-id header: the same on every attempt. */
+  id: string;
+  type: WebhookEventType;
+  target: "deployment" | "run";
+  state: "pending" | "delivered" | "failed";
+  attempts: number;
+  /** The HTTP status of the last attempt; 0 when no answer arrived. */
+  lastStatus?: number;
+  lastError?: string;
+  nextAttemptAt?: string;
+};
+
+/** The body of every webhook request (Standard Webhooks layout: type, timestamp, data). */
+export type WebhookPayload = { type: WebhookEventType; timestamp: string; data: { run: RunSummary; error?: ApiError } };

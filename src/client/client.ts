@@ -4,15 +4,16 @@
 import type { Connection } from "./connection";
 import { errorFromAnswer, networkError, RatchetError } from "./errors";
 import { runEvents, type EventsOptions, type ReconnectOptions } from "./events";
-import { openEventSource, sseUrl } from "./sse-connection";
+import { inboxEvents, type InboxOptions } from "./inbox";
+import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection";
 import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport";
-import type { AnswerRequest, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, RunView, StreamEvent, Ticket } from "./types";
-import { openWebSocket, webSocketUrl } from "./websocket-connection";
+import type { AnswerRequest, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, StreamEvent, Ticket, UserToken } from "./types";
+import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection";
 
 export type ClientOptions = {
   /** Where the service answers, e.g. "https://ratchet.example.workers.dev" or "http://127.0.0.1:8787". */
   baseUrl: string;
-  /** The deployment token (may do everything) or a run token (that run only). Sent only in the Authorization header. */
+  /** The deployment token (may do everything), a run token (that run only) or a user token (its subject's runs). Sent only in the Authorization header. */
   token: string;
   fetch?: FetchLike;
   WebSocket?: WebSocketConstructorLike;
@@ -22,7 +23,7 @@ export type ClientOptions = {
 };
 
 export type CreateRunOptions = {
-  /** The same key with the same deployment token answers the same run (a safe retry). */
+  /** The same key with the same deployment token (or the same subject's user token) answers the same run (a safe retry). */
   idempotencyKey?: string;
 };
 
@@ -48,8 +49,21 @@ export interface RatchetClient {
   deleteRun(runId: string): Promise<void>;
   /** The run's events: history after `after`, then live; reconnects by itself. */
   events(runId: string, options?: EventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
-  /** The same client acting with another token (typically the run token `createRun` answered). */
+  /** A user token for one subject (deployment token only): the app's backend mints it, the user's phone holds it. */
+  mintUserToken(subject: string, options?: { ttlSeconds?: number }): Promise<UserToken>;
+  /** One page of a subject's runs, newest first (a user token's own; the deployment token names `subject`). */
+  listRuns(options?: ListRunsOptions): Promise<RunsPage>;
+  /** A one-time ticket to open the inbox stream without headers (the client's WebSocket uses one per connection). */
+  inboxTicket(options?: { subject?: string }): Promise<Ticket>;
+  /** Every change of the subject's runs (run-waiting, run-answered, run-ended, …), then live; reconnects by itself and never ends on its own. */
+  inbox(options?: InboxOptions): AsyncGenerator<InboxEvent, void, undefined>;
+  /** The same client acting with another token (typically the run token `createRun` answered, or a user token). */
   withToken(token: string): RatchetClient;
+}
+
+function query(values: Record<string, string | number | undefined>): string {
+  const pairs = Object.entries(values).filter((pair): pair is [string, string | number] => pair[1] !== undefined);
+  return pairs.length === 0 ? "" : `?${pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`).join("&")}`;
 }
 
 export function createClient(options: ClientOptions): RatchetClient {
@@ -105,6 +119,18 @@ export function createClient(options: ClientOptions): RatchetClient {
           ? openWebSocket(WebSocket, async () => webSocketUrl(baseUrl, runId, after, (await client.ticket(runId)).ticket))
           : openEventSource(fetch, sseUrl(baseUrl, runId, after), token);
       return runEvents({ getRun: () => client.getRun(runId), connect, reconnect: options.reconnect ?? {} }, eventsOptions);
+    },
+    mintUserToken: (subject, { ttlSeconds } = {}) => request<UserToken>("POST", "/v1/tokens", ttlSeconds === undefined ? { subject } : { subject, ttlSeconds }),
+    listRuns: ({ status, limit, cursor, subject } = {}) => request<RunsPage>("GET", `/v1/runs${query({ status, limit, cursor, subject })}`),
+    inboxTicket: ({ subject } = {}) => request<Ticket>("POST", `/v1/inbox/tickets${query({ subject })}`),
+    inbox(inboxOptions = {}) {
+      const { subject } = inboxOptions;
+      const connect = (after: number): Connection =>
+        WebSocket !== undefined
+          ? openWebSocket(WebSocket, async () => inboxWebSocketUrl(baseUrl, after, (await client.inboxTicket(subject === undefined ? {} : { subject })).ticket))
+          : openEventSource(fetch, inboxSseUrl(baseUrl, after, subject), token);
+      const probe = () => client.listRuns(subject === undefined ? { limit: 1 } : { limit: 1, subject });
+      return inboxEvents({ connect, probe, reconnect: options.reconnect ?? {} }, inboxOptions);
     },
     withToken: (other) => createClient({ ...options, token: other }),
   };

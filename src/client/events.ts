@@ -2,8 +2,8 @@
 // with `after=<last seen seq>`, so the server sends exactly what was missed and every stored
 // event is yielded once, in seq order. Text deltas are live only: those sent while no connection
 // was open are gone, but each step's `model` event carries its whole text.
+import { isFatal, reconnectDelay, sleep } from "./backoff";
 import type { Connection } from "./connection";
-import { RatchetError } from "./errors";
 import type { RunView, StreamEvent } from "./types";
 
 export type EventsOptions = {
@@ -43,24 +43,6 @@ function asStreamEvent(frame: unknown): StreamEvent | undefined {
   if (typeof type !== "string" || NOT_EVENTS.has(type)) return undefined;
   if (seq !== undefined && (typeof seq !== "number" || !Number.isInteger(seq))) return undefined;
   return frame as StreamEvent;
-}
-
-/** Errors that no reconnect will cure: a refusal (bad token, unknown run, bad `after`). */
-function isFatal(error: unknown): boolean {
-  return error instanceof RatchetError ? !error.retryable : error !== undefined;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done);
-  });
 }
 
 export async function* runEvents(deps: EventSourceDeps, options: EventsOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
@@ -121,6 +103,6 @@ export async function* runEvents(deps: EventSourceDeps, options: EventsOptions =
         if (isFatal(error)) throw error;
       }
     }
-    await sleep(Math.min(maxDelay, minDelay * 2 ** (failures - 1)), signal);
+    await sleep(reconnectDelay(failures, minDelay, maxDelay), signal);
   }
 }

@@ -8,5 +8,6 @@ export { createClient } from "./client";
 export type { ClientOptions, CreateRunOptions, RatchetClient } from "./client";
 export { RatchetError } from "./errors";
 export type { EventsOptions, ReconnectOptions } from "./events";
+export type { InboxOptions } from "./inbox";
 export type { FetchAnswer, FetchInit, FetchLike, WebSocketConstructorLike, WebSocketEventLike, WebSocketLike } from "./transport";
 export type * from "./types";

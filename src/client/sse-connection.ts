@@ -9,6 +9,10 @@ export function sseUrl(baseUrl: string, runId: string, after: number): string {
   return `${baseUrl}/v1/runs/${encodeURIComponent(runId)}/events?after=${after}`;
 }
 
+export function inboxSseUrl(baseUrl: string, after: number, subject?: string): string {
+  return `${baseUrl}/v1/inbox/events?after=${after}${subject === undefined ? "" : `&subject=${encodeURIComponent(subject)}`}`;
+}
+
 /** The data of each complete event block in `buffer`, and what is left over. */
 export function takeSseData(buffer: string): { data: string[]; rest: string } {
   const data: string[] = [];

@@ -5,17 +5,31 @@ import type {
   AnswerBody,
   ApiError,
   CreateRunBody,
+  InboxEventType,
   RunEvent,
+  RunsPage,
   RunStatus,
+  RunSummary,
   RunView,
   StoppedBy,
+  StoredInboxEvent,
+  SummaryWaiting,
   ToolRef,
+  UserToken,
   WaitingKind,
+  WebhookDelivery,
 } from "../api/types";
 import type { ImageMediaType } from "../api/images";
 import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/types";
 
 export type { ApiError, ChatMessage, Content, ContentPart, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
+export type { InboxEventType, RunsPage, RunSummary, SummaryWaiting, UserToken, WebhookDelivery };
+
+/** What `inbox()` yields: a change of one of the subject's runs, `seq` gap-free from 1 per subject. */
+export type InboxEvent = StoredInboxEvent;
+
+/** GET /v1/runs: a filter, a page size (1–100, default 50), the nextCursor of the page before; `subject` with the deployment token. */
+export type ListRunsOptions = { status?: RunStatus; limit?: number; cursor?: string; subject?: string };
 
 /** One problem with a request, as the API reports it (`path` is dotted: "messages.0.content"). */
 export type Issue = { path: string; message: string };

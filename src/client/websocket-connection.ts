@@ -10,6 +10,11 @@ export function webSocketUrl(baseUrl: string, runId: string, after: number, tick
   return `${base}/v1/runs/${encodeURIComponent(runId)}/events?after=${after}&ticket=${encodeURIComponent(ticket)}`;
 }
 
+/** The inbox stream's socket: the ticket names the inbox, so no subject travels in the URL. */
+export function inboxWebSocketUrl(baseUrl: string, after: number, ticket: string): string {
+  return `${baseUrl.replace(/^http/i, "ws")}/v1/inbox/events?after=${after}&ticket=${encodeURIComponent(ticket)}`;
+}
+
 /** Opens the socket once `url` (which fetches a ticket) resolves; a failure to get one ends the connection with that error. */
 export function openWebSocket(Socket: WebSocketConstructorLike, url: () => Promise<string>): Connection {
   const channel = new Channel<unknown>();

@@ -9,4 +9,6 @@ export const LOCAL_RUN_ID_KEY = "local-run-id-key-not-for-deployments";
 
 export const LOCAL_TOOL_SIGNING_KEY = "whsec_ajF7b9dcN1uKcHSdI59a+xS+GMCE1fU6DV4vHRU78/k=";
 
-export const KNOWN_DEFAULTS: ReadonlySet<string> = new Set([LOCAL_API_TOKEN, LOCAL_RUN_ID_KEY, PUBLIC_RUN_ID_KEY, LOCAL_TOOL_SIGNING_KEY]);
+export const LOCAL_WEBHOOK_SECRET = "whsec_RaKOVcBUxvnfu5tPrk1QqOQn+N6SgWX9RzOWDmst3d0=";
+
+export const KNOWN_DEFAULTS: ReadonlySet<string> = new Set([LOCAL_API_TOKEN, LOCAL_RUN_ID_KEY, PUBLIC_RUN_ID_KEY, LOCAL_TOOL_SIGNING_KEY, LOCAL_WEBHOOK_SECRET]);

@@ -4,6 +4,7 @@
 // to fix, never its value. Plain data in, plain data out: no Workers types here.
 import { KNOWN_DEFAULTS, PUBLIC_RUN_ID_KEY } from "./known-defaults";
 import { readLimits, type Limits } from "./limits";
+import { webhookProblems } from "./webhook-settings";
 
 export type { Limits };
 
@@ -62,11 +63,14 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
   const apiTokenPrevious = readSecret(env, "API_TOKEN_PREVIOUS", false, localDev, problems);
   const runIdKey = readSecret(env, "RUN_ID_KEY", !localDev, localDev, problems);
   const runIdKeyPrevious = readSecret(env, "RUN_ID_KEY_PREVIOUS", false, localDev, problems);
-  // Optional and checked when a run with HTTP tools is created (src/tools/signing-keys.ts), but never a published one.
-  for (const name of ["TOOL_SIGNING_KEY", "TOOL_SIGNING_KEY_PREVIOUS"]) {
+  // Optional and checked when a run with HTTP tools (or a webhook) is created (src/tools/signing-keys.ts,
+  // ./webhook-settings.ts), but never a published one.
+  for (const name of ["TOOL_SIGNING_KEY", "TOOL_SIGNING_KEY_PREVIOUS", "WEBHOOK_SECRET", "WEBHOOK_SECRET_PREVIOUS"]) {
     const value = textOf(env, name);
     if (!localDev && value !== undefined && KNOWN_DEFAULTS.has(value)) problems.push({ setting: name, problem: "is a published default for local runs" });
   }
+  // Every run's events go to WEBHOOK_URL: it must be a URL and its webhooks must be signable.
+  problems.push(...webhookProblems(env as Record<string, string | undefined>));
   const limits = readLimits(env);
   problems.push(...limits.problems);
   if (problems.length > 0) return { ok: false, problems };

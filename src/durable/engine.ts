@@ -12,6 +12,7 @@ import { createJournal, loadJournal } from "./journal";
 import { loopOptions } from "./loop-options";
 import { apiErrorOf, RunLimitReached } from "./run-errors";
 import { actionFor, storedRunEvent } from "./run-events";
+import { reportChange } from "./report-change";
 import { logEvent, logFailure, recordStop } from "./run-log";
 import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "./run-store";
 import { logReplay } from "./slice-log";
@@ -73,9 +74,19 @@ function recordFailure(engine: EngineContext, run: RunRow, segment: number, mess
     if (messages !== undefined) saveSegmentResult(engine.ctx.storage.sql, segment, messages);
     recordStop(engine, { status: "failed", stoppedBy: "error", error: failed }, "end");
   } catch (again) {
-    // Recording failed too (the history itself could not be stored): the smallest write that ends the run.
+    // Recording failed too (the history itself could not be stored): the smallest write that ends
+    // the run, reported with it when the run can still be read; else on its own.
     logFailure(run, again);
-    markFailed(engine.ctx.storage.sql, apiErrorOf(again), new Date(engine.now()).toISOString());
+    const { storage } = engine.ctx;
+    const at = new Date(engine.now()).toISOString();
+    try {
+      storage.transactionSync(() => {
+        markFailed(storage.sql, apiErrorOf(again), at);
+        reportChange(engine, "run-ended");
+      });
+    } catch {
+      markFailed(storage.sql, apiErrorOf(again), at);
+    }
   }
 }
 

@@ -1,6 +1,6 @@
-// The run's event log: gap-free seq from 1, each event stored as the exact JSON text clients get
-// (spilled when it is too large for its row).
-import type { RunEvent } from "../api/types";
+// An event log: gap-free seq from 1, each event stored as the exact JSON text clients get (spilled
+// when it is too large for its row). A run's events, and a subject's inbox events.
+import type { InboxEvent, RunEvent } from "../api/types";
 import { spillText, unspillText } from "./spill";
 
 export type LoggedEvent = { seq: number; text: string };
@@ -14,7 +14,7 @@ function insert(sql: SqlStorage, seq: number, at: string, text: string, dedupe: 
  * Appends one event with the next seq. With a dedupe key, an event already logged under that key
  * is not logged again (events written before a step may be written again when the step reruns).
  */
-export function appendEvent(sql: SqlStorage, event: RunEvent, at: string, dedupe?: string): LoggedEvent | undefined {
+export function appendEvent(sql: SqlStorage, event: RunEvent | InboxEvent, at: string, dedupe?: string): LoggedEvent | undefined {
   if (dedupe !== undefined && sql.exec("SELECT 1 FROM event WHERE dedupe = ?", dedupe).toArray().length > 0) return undefined;
   const seq = lastSeq(sql) + 1;
   const text = JSON.stringify({ seq, at, ...event });

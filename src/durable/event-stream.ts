@@ -1,5 +1,6 @@
-// GET /v1/runs/:id/events inside the object: every stored event after `after` (or Last-Event-ID),
-// then live events, over a hibernatable WebSocket or as Server-Sent Events.
+// GET /v1/runs/:id/events inside the run object (and GET /v1/inbox/events inside an inbox, whose log
+// is an `event` table of the same shape): every stored event after `after` (or Last-Event-ID), then
+// live events, over a hibernatable WebSocket or as Server-Sent Events.
 import type { CallerKind } from "../api/types";
 import { eventsAfter } from "./event-log";
 import { type Fanout, sseFrame } from "./fanout";

@@ -7,6 +7,7 @@ import { ProviderError } from "../providers";
 import { isoNow } from "./clock";
 import type { EngineContext } from "./engine-context";
 import { appendEvent } from "./event-log";
+import { reportChange } from "./report-change";
 import { readRun, updateRun, type RunChange, type RunRow } from "./run-store";
 
 /** Logs and sends one event; false when its dedupe key was logged before (the event is not sent again). */
@@ -47,20 +48,28 @@ export function deleteAtFrom(engine: EngineContext, now: number): number {
   return now + limitsOf(engine.env).retentionDays * 24 * 3600 * 1000;
 }
 
-/** Ends the run (or pauses it while waiting) and logs the matching event; the run's retention starts now. */
+/**
+ * Ends the run (or pauses it while waiting) and logs the matching event; the run's retention starts
+ * now. The change, its event and its outbox rows (inbox, webhooks) commit together.
+ */
 export function recordStop(engine: EngineContext, change: RunChange, event: RunEvent | "end"): void {
   const { sql } = engine.ctx.storage;
   const now = engine.now();
-  updateRun(sql, { ...change, deleteAt: deleteAtFrom(engine, now) }, new Date(now).toISOString());
-  if (event !== "end") {
-    logEvent(engine, event);
-    return;
-  }
-  const run = readRun(sql)!;
-  const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: run.spentUsd, steps: run.steps };
-  if (run.finalText !== undefined) end.finalText = run.finalText;
-  if (run.hasFinal) end.final = run.final;
-  if (run.error !== undefined) end.error = run.error;
-  logEvent(engine, end);
-  logRunEnd(run);
+  const ended = engine.ctx.storage.transactionSync(() => {
+    updateRun(sql, { ...change, deleteAt: deleteAtFrom(engine, now) }, new Date(now).toISOString());
+    if (event !== "end") {
+      logEvent(engine, event);
+      reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended");
+      return undefined;
+    }
+    const run = readRun(sql)!;
+    const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: run.spentUsd, steps: run.steps };
+    if (run.finalText !== undefined) end.finalText = run.finalText;
+    if (run.hasFinal) end.final = run.final;
+    if (run.error !== undefined) end.error = run.error;
+    logEvent(engine, end);
+    reportChange(engine, "run-ended");
+    return run;
+  });
+  if (ended !== undefined) logRunEnd(ended);
 }

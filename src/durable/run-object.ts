@@ -1,5 +1,7 @@
 // One run per object. The platform hooks stay thin: each hands over to a named function that
-// stores, schedules or sends. The loop (src/loop) makes every decision.
+// stores, schedules or sends. The loop (src/loop) makes every decision. One alarm steps a running
+// run, delivers the outbox (status changes for the subject's inbox and the webhook receivers) and
+// ends the run's retention: whichever is due first (src/durable/next-alarm.ts).
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../api/images";
 import { CALLER_HEADER, type RunRpc } from "../api/run-rpc";
@@ -13,17 +15,24 @@ import { openEventStream } from "./event-stream";
 import { Fanout } from "./fanout";
 import { messagesSoFar } from "./messages-so-far";
 import { fail, invalidImages, notFound, ok } from "./outcome";
+import { deliverToInbox } from "./inbox-delivery";
+import { nextAlarm } from "./next-alarm";
+import { Outbox } from "./outbox";
+import { nextDueAt } from "./outbox-store";
+import { reportChange } from "./report-change";
 import { deleteAtFrom, logEvent } from "./run-log";
-import { insertRun, readRun, setTokenHash, toRunView, updateRun } from "./run-store";
-import { dropRun, hasRun, migrate, wasDeleted } from "./schema";
+import { insertRun, readRun, readRunState, readSubject, setTokenHash, toRunView, updateRun } from "./run-store";
+import { dropRun, hasRun, migrate, tableExists, wasDeleted } from "./schema";
 import { handleFrame } from "./socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "./ticket-store";
 import { sameDigest } from "./token-check";
 import { answer, cancelWaiting, continueRun, retry, view } from "./transitions";
+import { webhookSender } from "./webhook-sender";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
   private readonly engine: EngineContext;
   private readonly blobs: BlobStore;
+  private readonly outbox: Outbox;
   /** The slice running in this instance, if any: cancel aborts it. */
   private active: AbortController | undefined;
   /** Slices, cancels, uploads and deletion run one at a time. */
@@ -35,24 +44,38 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     if (hasRun(ctx.storage.sql)) migrate(ctx.storage.sql);
     this.engine = { ctx, env, fanout: new Fanout(ctx), fetch: (input, init) => fetch(input, init), now: () => Date.now() };
     this.blobs = r2BlobStore(env.BLOBS);
+    this.outbox = new Outbox({
+      sql: ctx.storage.sql,
+      now: () => this.engine.now(),
+      random: Math.random,
+      sendInbox: (subject, changes) => deliverToInbox(env, subject, changes),
+      sendWebhook: webhookSender(env, (input, init) => this.engine.fetch(input, init), () => this.engine.now()),
+      // A slice in progress sets the alarm itself when it ends.
+      onSettled: () => {
+        if (this.active === undefined) this.schedule().catch(() => undefined);
+      },
+    });
   }
 
-  /** Sets the run's alarm for now (plus ALARM_DELAY_MS, which only tests set). */
-  private arm(): Promise<void> {
-    return this.ctx.storage.setAlarm(Date.now() + (Number(this.env.ALARM_DELAY_MS) || 0));
-  }
-
-  /** A run that is not running wakes up once more, to delete itself when its retention is over. */
-  private async armRetention(): Promise<void> {
-    const run = readRun(this.ctx.storage.sql);
-    if (run === undefined || run.status === "running") return;
-    let deleteAt = run.deleteAt;
-    if (deleteAt === undefined) {
+  /**
+   * Sets the alarm for what comes next: stepping a running run at once (plus ALARM_DELAY_MS, which
+   * only tests set), the next outbox row, or a stopped run's retention end. Reads and the alarm
+   * call happen in one synchronous turn, so the last call always reflects the newest state.
+   */
+  private schedule(): Promise<void> {
+    const { sql } = this.ctx.storage;
+    const now = this.engine.now();
+    const state = readRunState(sql);
+    let deleteAt = state?.deleteAt;
+    if (state !== undefined && state.status !== "running" && deleteAt === undefined) {
       // A run stopped before retention existed: its retention starts now.
-      deleteAt = deleteAtFrom(this.engine, this.engine.now());
-      updateRun(this.ctx.storage.sql, { deleteAt }, isoNow());
+      deleteAt = deleteAtFrom(this.engine, now);
+      updateRun(sql, { deleteAt }, isoNow());
     }
-    await this.ctx.storage.setAlarm(deleteAt);
+    // A deleted run keeps its outbox only while something in it is still to deliver (nobody can view the rest).
+    if (state === undefined && tableExists(sql, "outbox") && nextDueAt(sql) === undefined) sql.exec("DROP TABLE outbox");
+    const at = nextAlarm({ running: state?.status === "running", outboxDueAt: nextDueAt(sql), deleteAt, now, delayMs: Number(this.env.ALARM_DELAY_MS) || 0 });
+    return at === undefined ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(at);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -63,31 +86,38 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   /** A run whose alarm went missing (a lost write, a crash at the wrong time) is re-armed. */
   private async ensureAlarm(): Promise<void> {
-    const run = readRun(this.ctx.storage.sql);
-    if (run === undefined || this.active !== undefined || (await this.ctx.storage.getAlarm()) !== null) return;
-    if (run.status === "running") await this.arm();
-    else await this.armRetention();
+    if (!hasRun(this.ctx.storage.sql) || this.active !== undefined || (await this.ctx.storage.getAlarm()) !== null) return;
+    await this.schedule();
   }
 
   private async slice(controller: AbortController): Promise<void> {
     this.active = controller;
     try {
-      if ((await runSlice(this.engine, controller)) === "more") await this.arm();
-      else await this.armRetention();
+      await runSlice(this.engine, controller);
     } finally {
       this.active = undefined;
     }
   }
 
-  /** The platform redelivers an alarm that died mid-step; the replay makes that safe, so `info` is not needed. */
+  /**
+   * The platform redelivers an alarm that died mid-step; the replay makes that safe, so `info` is
+   * not needed. A deleted run's tombstone still wakes up while its outbox holds changes.
+   */
   override async alarm(_info?: AlarmInvocationInfo): Promise<void> {
     await this.exclusive(async () => {
       const run = readRun(this.ctx.storage.sql);
-      if (run === undefined) return;
-      if (run.status === "running") return this.slice(new AbortController());
-      if (run.deleteAt !== undefined && this.engine.now() >= run.deleteAt) return this.erase(run.id, "retention");
-      await this.armRetention(); // woken early (or by hand): wait for the retention's end
+      // Deliveries are started, not awaited: changes already written go out while the run steps.
+      this.outbox.deliverDue();
+      if (run?.status === "running") await this.slice(new AbortController());
+      else if (run?.deleteAt !== undefined && this.engine.now() >= run.deleteAt) await this.erase(run.id, "retention");
+      this.outbox.deliverDue();
+      await this.schedule();
     });
+  }
+
+  /** For tests: resolves once every outbox delivery started so far has reported back. */
+  outboxIdle(): Promise<void> {
+    return this.outbox.idle();
   }
 
   async create(run: NewRun, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
@@ -107,9 +137,10 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       this.ctx.storage.transactionSync(() => {
         migrate(sql);
         insertRun(sql, run, isoNow());
+        reportChange(this.engine, "run-started");
       });
       logEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
-      await this.arm();
+      await this.schedule();
       return ok(view(this.engine));
     });
   }
@@ -121,6 +152,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   async authorize(tokenHash: string): Promise<boolean> {
     const run = readRun(this.ctx.storage.sql);
     return run !== undefined && sameDigest(run.tokenHash, tokenHash);
+  }
+
+  async authorizeSubject(subject: string): Promise<boolean> {
+    const own = readSubject(this.ctx.storage.sql);
+    return own !== undefined && own === subject;
   }
 
   async view(): Promise<Outcome<RunView>> {
@@ -143,7 +179,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       const issues = await acceptImages(this.blobs, run.id, images);
       if (issues.length > 0) return invalidImages(issues);
       const outcome = change();
-      if (outcome.ok && outcome.value.status === "running") await this.arm();
+      if (outcome.ok) await this.schedule();
       return outcome;
     });
   }
@@ -158,7 +194,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   async retry(): Promise<Outcome<RunView>> {
     const outcome = retry(this.engine);
-    if (outcome.ok) await this.arm();
+    if (outcome.ok) await this.schedule();
     return outcome;
   }
 
@@ -173,12 +209,12 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       const now = readRun(sql);
       if (now?.status === "waiting") {
         cancelWaiting(this.engine, now);
-        await this.armRetention();
       } else if (now?.status === "running") {
         const controller = new AbortController();
         controller.abort(new Error("cancelled"));
         await this.slice(controller);
       }
+      await this.schedule();
     });
     const after = readRun(sql);
     return after === undefined ? notFound() : ok(toRunView(after));
@@ -220,23 +256,29 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   /**
-   * Deletes the run: its blobs, its watchers, its alarm and every table, leaving a tombstone so
-   * that the id is never used again. Blobs go first: if that fails the run is still whole and the
-   * delete can be tried again.
+   * Deletes the run: its blobs, its watchers and every table, leaving a tombstone so that the id is
+   * never used again. Blobs go first: if that fails the run is still whole and the delete can be
+   * tried again. The deletion is the run's last change: reported in the same transaction, it stays
+   * in the tombstone's outbox until the subject's inbox took it (then the outbox and the alarm go).
    */
   private async erase(runId: string, reason: "request" | "retention"): Promise<void> {
     const blobs = await this.blobs.deleteRun(runId);
     this.engine.fanout.close("The run was deleted.");
-    await this.ctx.storage.deleteAlarm();
-    this.ctx.storage.transactionSync(() => dropRun(this.ctx.storage.sql, isoNow()));
+    this.ctx.storage.transactionSync(() => {
+      reportChange(this.engine, "run-deleted");
+      dropRun(this.ctx.storage.sql, isoNow());
+    });
     console.log(JSON.stringify({ msg: "ratchet.run-deleted", runId, reason, blobs }));
+    this.outbox.deliverDue();
+    await this.schedule();
   }
 
   override async fetch(request: Request): Promise<Response> {
     await this.ensureAlarm();
     const run = readRun(this.ctx.storage.sql);
     if (run === undefined) return Response.json({ error: notFound().error }, { status: 404 });
-    const caller: CallerKind = request.headers.get(CALLER_HEADER) === "run" ? "run" : "deployment";
+    const header = request.headers.get(CALLER_HEADER);
+    const caller: CallerKind = header === "run" || header === "user" ? header : "deployment";
     return openEventStream(this.ctx, this.engine.fanout, request, caller);
   }
 

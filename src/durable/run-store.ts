@@ -1,10 +1,11 @@
 // Typed reads and writes of the run row and its segments. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, StopReason, WaitingKind } from "../api/types";
+import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, StopReason, WaitingKind, WebhookDelivery } from "../api/types";
 import { DEFAULT_MAX_STEPS } from "../loop/loop-state";
 import type { ChatMessage } from "../loop/types";
 import { lastSeq } from "./event-log";
+import { webhookDeliveries } from "./outbox-store";
 import { hasRun } from "./schema";
 import { spillText, unspillText } from "./spill";
 
@@ -31,6 +32,10 @@ export type RunRow = Omit<NewRun, "body"> & {
   stopReason?: StopReason;
   /** Seq of the newest event (read from the event log, not stored twice). */
   lastSeq: number;
+  /** Status changes reported so far (the version of the last one told to the inbox and webhooks). */
+  version: number;
+  /** The newest webhook deliveries (read from the outbox). */
+  webhooks: WebhookDelivery[];
   createdAt: string;
   updatedAt: string;
 };
@@ -72,6 +77,8 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     hasFinal: row.final !== null,
     cancelRequested: Number(row.cancel_requested) === 1,
     lastSeq: lastSeq(sql),
+    version: Number(row.change_version),
+    webhooks: webhookDeliveries(sql),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };
@@ -80,6 +87,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.final !== null) run.final = parseColumn(sql, row.final);
   if (row.delete_at !== null) run.deleteAt = Number(row.delete_at);
   if (row.stop_reason !== null && row.stop_reason !== undefined) run.stopReason = String(row.stop_reason) as StopReason;
+  if (row.subject !== null) run.subject = String(row.subject);
   const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
@@ -87,13 +95,28 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   return run;
 }
 
+/** What scheduling needs of the run, without reading its body: status and retention end. */
+export function readRunState(sql: SqlStorage): { status: RunStatus; deleteAt?: number } | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql.exec<{ status: string; delete_at: number | null }>("SELECT status, delete_at FROM run LIMIT 1").toArray()[0];
+  if (row === undefined) return undefined;
+  return row.delete_at === null ? { status: row.status as RunStatus } : { status: row.status as RunStatus, deleteAt: Number(row.delete_at) };
+}
+
+/** The run's subject, if it has one (for a user token's access). */
+export function readSubject(sql: SqlStorage): string | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql.exec<{ subject: string | null }>("SELECT subject FROM run LIMIT 1").toArray()[0];
+  return row?.subject ?? undefined;
+}
+
 export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
-    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?)`,
-    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, now, now,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?)`,
+    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
   insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit });
@@ -184,6 +207,11 @@ export function bumpCounters(sql: SqlStorage, { steps, costUsd, now, stopReason 
   else sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?, stop_reason = ?", steps, costUsd, now, stopReason);
 }
 
+/** The next status change's version (inside the change's transaction). */
+export function bumpVersion(sql: SqlStorage): number {
+  return Number(sql.exec<{ version: number }>("UPDATE run SET change_version = change_version + 1 RETURNING change_version AS version").one().version);
+}
+
 export function toRunView(run: RunRow): RunView {
   const view: RunView = {
     id: run.id,
@@ -205,5 +233,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.waiting !== undefined) view.waiting = run.waiting;
   if (run.error !== undefined) view.error = run.error;
   if (run.body.metadata !== undefined) view.metadata = run.body.metadata;
+  if (run.subject !== undefined) view.subject = run.subject;
+  if (run.webhooks.length > 0) view.webhooks = run.webhooks;
   return view;
 }

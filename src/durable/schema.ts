@@ -1,4 +1,5 @@
 // The run object's SQLite tables. One run per object, so the run table holds one row.
+import { OUTBOX_TABLE } from "./outbox-store";
 import { SPILL_TABLE } from "./spill";
 
 const STATEMENTS = [
@@ -21,6 +22,8 @@ const STATEMENTS = [
      cancel_requested INTEGER NOT NULL DEFAULT 0,
      delete_at INTEGER,
      stop_reason TEXT,
+     subject TEXT,
+     change_version INTEGER NOT NULL DEFAULT 0,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -47,6 +50,7 @@ const STATEMENTS = [
   // One-time tickets for the events endpoint, by hash; kind is who asked for one.
   `CREATE TABLE IF NOT EXISTS ticket (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
   SPILL_TABLE,
+  OUTBOX_TABLE,
 ];
 
 /** Columns added after the first release, for objects whose tables are older. */
@@ -55,6 +59,8 @@ const ADDED_COLUMNS: { table: string; column: string; definition: string }[] = [
   { table: "run", column: "delete_at", definition: "INTEGER" },
   { table: "run", column: "stop_reason", definition: "TEXT" },
   { table: "segment", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
+  { table: "run", column: "subject", definition: "TEXT" },
+  { table: "run", column: "change_version", definition: "INTEGER NOT NULL DEFAULT 0" },
 ];
 
 /** True once a run was created here. Probing an unknown id must leave no storage behind, so tables are made only by create. */
@@ -67,7 +73,7 @@ export function wasDeleted(sql: SqlStorage): boolean {
   return tableExists(sql, "deleted");
 }
 
-function tableExists(sql: SqlStorage, name: string): boolean {
+export function tableExists(sql: SqlStorage, name: string): boolean {
   return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
 }
 
@@ -81,14 +87,17 @@ export function migrate(sql: SqlStorage): void {
 /**
  * Deletes every table of the run and leaves a tombstone, in one transaction (the caller's): the
  * object then answers 404 to everything, and a create with the same id (an Idempotency-Key
- * retried after the delete) is refused.
+ * retried after the delete) is refused. The outbox stays with the rows still to deliver (the
+ * run's last changes, its deletion among them): the tombstone's alarm delivers them, then drops it.
  */
 export function dropRun(sql: SqlStorage, now: string): void {
   const tables = sql
     .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
     .toArray()
-    .map((row) => row.name);
+    .map((row) => row.name)
+    .filter((name) => name !== "outbox");
   for (const table of tables) sql.exec(`DROP TABLE "${table}"`);
+  if (tableExists(sql, "outbox")) sql.exec("DELETE FROM outbox WHERE state != 'pending'");
   sql.exec("CREATE TABLE deleted (at TEXT NOT NULL)");
   sql.exec("INSERT INTO deleted (at) VALUES (?)", now);
 }

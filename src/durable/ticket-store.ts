@@ -13,7 +13,7 @@ export function redeemTicket(sql: SqlStorage, hash: string, now: number): Caller
   if (row === undefined) return null;
   sql.exec("DELETE FROM ticket WHERE hash = ?", hash);
   if (Number(row.expires_at) <= now) return null;
-  return row.kind === "run" ? "run" : "deployment";
+  return row.kind === "run" || row.kind === "user" ? row.kind : "deployment";
 }
 
 /** Tickets a run token asked for stop working with that token. */

@@ -8,10 +8,14 @@ import { isoNow } from "./clock";
 import type { EngineContext } from "./engine-context";
 import { logEvent, recordStop } from "./run-log";
 import { fail, notFound, ok } from "./outcome";
+import { reportChange } from "./report-change";
 import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunRow } from "./run-store";
 
-/** The next segment, from `messages`; the step limit stays unless a continue raises it. */
-function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[], approvals: Record<string, boolean>, stepLimit = run.stepLimit): void {
+/**
+ * The next segment, from `messages`; the step limit stays unless a continue raises it. Inside the
+ * caller's transaction, with the change reported (`answered`: the call an answer answered).
+ */
+function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[], approvals: Record<string, boolean>, stepLimit: number, answered?: string): void {
   const { sql } = engine.ctx.storage;
   const n = run.segment + 1;
   insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd, stepLimit });
@@ -20,6 +24,8 @@ function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[
     { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, finalText: null, final: null, deleteAt: null },
     isoNow(),
   );
+  if (answered !== undefined) reportChange(engine, "run-answered", { callId: answered });
+  else reportChange(engine, "run-resumed");
 }
 
 function view(engine: EngineContext): RunView {
@@ -51,14 +57,14 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
   engine.ctx.storage.transactionSync(() => {
     sql.exec("INSERT INTO answer (call_id, body) VALUES (?, ?)", body.callId, given);
     if (waiting.kind === "approval") {
-      startSegment(engine, run, base, { ...segment.approvals, [body.callId]: body.approved === true });
+      startSegment(engine, run, base, { ...segment.approvals, [body.callId]: body.approved === true }, run.stepLimit, body.callId);
     } else {
       const reply: ChatMessage = { role: "tool", toolCallId: body.callId, content: body.content! };
       if (body.isError === true) reply.isError = true;
-      startSegment(engine, run, [...base, reply], segment.approvals);
+      startSegment(engine, run, [...base, reply], segment.approvals, run.stepLimit, body.callId);
     }
+    logEvent(engine, { type: "answered", callId: body.callId });
   });
-  logEvent(engine, { type: "answered", callId: body.callId });
   return ok(view(engine));
 }
 
@@ -84,7 +90,10 @@ export function retry(engine: EngineContext): Outcome<RunView> {
   const run = readRun(sql);
   if (run === undefined) return notFound();
   if (run.status !== "failed") return fail(409, `Only a failed run can be retried; this one is ${run.status}.`);
-  updateRun(sql, { status: "running", stoppedBy: null, error: null, deleteAt: null }, isoNow());
+  engine.ctx.storage.transactionSync(() => {
+    updateRun(sql, { status: "running", stoppedBy: null, error: null, deleteAt: null }, isoNow());
+    reportChange(engine, "run-resumed");
+  });
   return ok(view(engine));
 }
 

@@ -1,7 +1,15 @@
-// The Hono environment of every sub-app: the Worker's bindings, the checked settings, and the run
-// object and the caller's kind that the auth middleware found for routes under /v1/runs/:id.
+// The Hono environment of every sub-app: the Worker's bindings, the checked settings, and what the
+// auth middleware found: the caller's kind, the run object (routes under /v1/runs/:id), the creator
+// of a new run (POST /v1/runs), and the subject and its inbox (the listing and the inbox routes).
 import type { CallerKind } from "../api/types";
 import type { Settings } from "../config/settings";
+import type { InboxStub } from "../durable/inbox-stub";
 import type { RunStub } from "./run-stub";
 
-export type AppEnv = { Bindings: Env; Variables: { run: RunStub; caller: CallerKind; settings: Settings } };
+/** Who creates a run: the deployment token, or a user token for its subject. */
+export type Creator = { kind: "deployment" } | { kind: "user"; subject: string };
+
+export type AppEnv = {
+  Bindings: Env;
+  Variables: { run: RunStub; caller: CallerKind; settings: Settings; creator: Creator; subject: string; inbox: InboxStub };
+};

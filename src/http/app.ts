@@ -1,6 +1,7 @@
 // The HTTP edge: one Hono app, one sub-app per resource, one error handler. It authenticates,
 // validates and hands each run to its Durable Object; it decides nothing about runs itself.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { storedInboxEventSchema } from "../api/inbox-schemas";
 import { clientFrameSchema, storedEventSchema } from "../api/schemas";
 import { VERSION } from "../version";
 import { apiCors } from "./api-cors";
@@ -10,7 +11,9 @@ import { requireConfigured } from "./configured";
 import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
 import { healthApp } from "./health";
 import { openApiApp } from "./openapi";
+import { inboxApp } from "./inbox";
 import { runsApp } from "./runs";
+import { tokensApp } from "./tokens";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -25,16 +28,19 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.route("/v1", healthApp());
   app.route("/v1/runs", runsApp());
+  app.route("/v1/tokens", tokensApp());
+  app.route("/v1/inbox", inboxApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {
     type: "http",
     scheme: "bearer",
-    description: "The deployment token (API_TOKEN), or a run token for that run's own routes.",
+    description: "The deployment token (API_TOKEN); a run token for that run's own routes; or a user token (POST /v1/tokens) for its subject's runs and inbox.",
   });
   // Sent over the events socket and stream rather than in a response body: listed for clients.
   registry.register("StoredEvent", storedEventSchema);
   registry.register("ClientFrame", clientFrameSchema);
+  registry.register("InboxEvent", storedInboxEventSchema);
 
   app.route(
     "/v1",

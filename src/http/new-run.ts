@@ -1,7 +1,10 @@
 // From a validated POST /v1/runs body to what the run object stores: defaults resolved, the
 // deployment's caps applied, tools checked against this deployment, images checked and decoded,
 // the id and token made (or derived from the Idempotency-Key), and the hashes the object needs.
-// Every refusal happens before anything is stored, so a 400 leaves nothing behind.
+// Every refusal happens before anything is stored, so a 400 leaves nothing behind. A user token's
+// run gets its subject; it may use built-in and client tools only, and no webhook of its own: an
+// HTTP tool request or a webhook is signed as the deployment, which only the deployment token may
+// ask for (the app's backend can create a run for a subject with `subject`).
 import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../api/images";
 import type { CreateRunInput, Issue } from "../api/schemas";
 import type { CreateRunBody, NewRun } from "../api/types";
@@ -9,7 +12,10 @@ import type { Limits, Settings } from "../config/settings";
 import { canonicalJson } from "../loop/canonical-json";
 import { DEFAULT_MAX_STEPS } from "../loop";
 import { DEFAULT_ANSWER_TOKENS } from "../loop/budget-ceiling";
-import { checkToolRefs, checkToolSigning, parseAllowList, signingKeysOf } from "../tools";
+import { webhookKeysOf } from "../config/webhook-settings";
+import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, signingKeysOf } from "../tools";
+import { hostOf } from "../tools/allow-list";
+import type { Creator } from "./app-env";
 import { sha256Hex } from "./encoding";
 import { invalidRequest } from "./errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "./ids";
@@ -78,14 +84,43 @@ export type PreparedRun = { newRun: NewRun; token: string; images: ImageUpload }
  */
 export type FindEarlier = (candidate: RunCredentials) => Promise<boolean>;
 
-async function credentialsFor(settings: Settings, idempotencyKey: string | undefined, findEarlier: FindEarlier): Promise<RunCredentials> {
+/** Whose Idempotency-Keys these are: the deployment token's, or one subject's (two subjects' keys never meet). */
+function scopeOf(creator: Creator): string {
+  return creator.kind === "deployment" ? "deployment" : `subject:${creator.subject}`;
+}
+
+async function credentialsFor(settings: Settings, idempotencyKey: string | undefined, findEarlier: FindEarlier, scope: string): Promise<RunCredentials> {
   const [current, ...previous] = settings.runIdKeys;
   if (idempotencyKey === undefined) return newRunCredentials(current!);
   for (const key of previous) {
-    const earlier = await idempotentRunCredentials(key, "deployment", idempotencyKey);
+    const earlier = await idempotentRunCredentials(key, scope, idempotencyKey);
     if (await findEarlier(earlier)) return earlier;
   }
-  return idempotentRunCredentials(current!, "deployment", idempotencyKey);
+  return idempotentRunCredentials(current!, scope, idempotencyKey);
+}
+
+const DEPLOYMENT_ONLY = "needs the deployment token: its requests are signed as the deployment.";
+
+/** What a user token may not ask for: another subject, HTTP tools, a webhook of its own. */
+export function creatorIssues(body: Pick<CreateRunInput, "subject" | "tools" | "webhook">, creator: Creator): Issue[] {
+  if (creator.kind === "deployment") return [];
+  const issues: Issue[] = [];
+  if (body.subject !== undefined && body.subject !== creator.subject) issues.push({ path: "subject", message: "A user token's runs belong to its own subject." });
+  (body.tools ?? []).forEach((tool, index) => {
+    if (typeof tool !== "string" && tool.type === "http") issues.push({ path: `tools.${index}`, message: `An HTTP tool ${DEPLOYMENT_ONLY}` });
+  });
+  if (body.webhook !== undefined) issues.push({ path: "webhook", message: `A run's own webhook ${DEPLOYMENT_ONLY}` });
+  return issues;
+}
+
+/** A run's own webhook: its host on the allow list, and a secret to sign it with. */
+export function webhookIssues(webhook: { url: string } | undefined, env: Env): Issue[] {
+  if (webhook === undefined) return [];
+  if (!isUrlAllowed(webhook.url, parseAllowList(env.HTTP_TOOL_ALLOW))) {
+    return [{ path: "webhook.url", message: `Webhooks may not go to ${hostOf(webhook.url)}: it is not on the allow list (HTTP_TOOL_ALLOW; plain http needs an http:// entry).` }];
+  }
+  const keys = webhookKeysOf(env);
+  return keys.ok ? [] : [{ path: "webhook", message: `This deployment cannot sign webhooks: ${keys.problem}.` }];
 }
 
 export type PrepareRunInput = {
@@ -94,10 +129,13 @@ export type PrepareRunInput = {
   settings: Settings;
   idempotencyKey: string | undefined;
   findEarlier: FindEarlier;
+  creator: Creator;
 };
 
-export async function prepareRun({ body, env, settings, idempotencyKey, findEarlier }: PrepareRunInput): Promise<PreparedRun> {
-  const issues = [...checkToolRefs(body.tools ?? [], parseAllowList(env.HTTP_TOOL_ALLOW)), ...capIssues(body, settings.limits)];
+export async function prepareRun({ body, env, settings, idempotencyKey, findEarlier, creator }: PrepareRunInput): Promise<PreparedRun> {
+  const creatorProblems = creatorIssues(body, creator);
+  if (creatorProblems.length > 0) throw invalidRequest("Invalid request body.", creatorProblems);
+  const issues = [...checkToolRefs(body.tools ?? [], parseAllowList(env.HTTP_TOOL_ALLOW)), ...capIssues(body, settings.limits), ...webhookIssues(body.webhook, env)];
   if (issues.length > 0) throw invalidRequest("Invalid request body.", issues);
   const signing = checkToolSigning(body.tools ?? [], signingKeysOf(env));
   if (signing !== undefined) throw invalidRequest(signing.message, signing.issues);
@@ -105,12 +143,15 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const model = resolveModel(body, env);
 
   const images = new ImageIntake();
-  const stored = withLimits({ ...body, messages: await images.messages(body.messages) }, settings.limits);
+  const subject = creator.kind === "user" ? creator.subject : body.subject;
+  const stored = withLimits({ ...body, messages: await images.messages(body.messages), ...(subject === undefined ? {} : { subject }) }, settings.limits);
   const upload = images.upload();
   // A new run holds no images yet: one named by hash must come with its bytes in this request.
   const unknown = outsideReferences(upload).map((reference) => ({ path: reference.path, message: MISSING_IMAGE }));
   if (unknown.length > 0) throw invalidRequest("Invalid image.", unknown);
   const bodyHash = await sha256Hex(canonicalJson(stored));
-  const { id, token } = await credentialsFor(settings, idempotencyKey, findEarlier);
-  return { newRun: { id, body: stored, model, provider, tokenHash: await sha256Hex(token), bodyHash }, token, images: upload };
+  const { id, token } = await credentialsFor(settings, idempotencyKey, findEarlier, scopeOf(creator));
+  const newRun: NewRun = { id, body: stored, model, provider, tokenHash: await sha256Hex(token), bodyHash };
+  if (subject !== undefined) newRun.subject = subject;
+  return { newRun, token, images: upload };
 }

@@ -1,5 +1,5 @@
 // Rate limits with the Workers rate-limiting binding (wrangler.toml [[ratelimits]]): run creation
-// per deployment token, requests per run token. Past a limit the API answers 429 rate-limited with
+// per deployment token and per subject (user tokens), requests per run token and per subject. Past a limit the API answers 429 rate-limited with
 // Retry-After (the binding does not say when its window ends, so the answer names the whole period).
 import { ApiException } from "./errors";
 import { sha256Hex } from "./encoding";
@@ -19,4 +19,9 @@ export async function enforceRateLimit(binding: RateLimit | undefined, key: stri
 /** The key of a deployment token: a hash, so no token is handed to the binding. */
 export async function deploymentKey(token: string): Promise<string> {
   return `deployment:${(await sha256Hex(token)).slice(0, 32)}`;
+}
+
+/** The key of a subject (a user token's): a hash, so no app's user id is handed to the binding. */
+export async function subjectKey(subject: string): Promise<string> {
+  return `subject:${(await sha256Hex(subject)).slice(0, 32)}`;
 }

@@ -11,19 +11,22 @@ import {
   errorBodySchema,
   messagesSchema,
   runViewSchema,
+  runStatusSchema,
+  subjectSchema,
 } from "../api/schemas";
-import { requireDeployment, requireRun } from "./auth";
+import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../api/inbox-schemas";
+import { requireCreator, requireRun, requireSubject } from "./auth";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 
-function errors(...asked: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
+export function errors(...asked: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
   // Every route may also answer 500 (internal) and 503 (the deployment is not configured).
   const statuses = [...asked, 500, 503] as const;
   const descriptions = {
     400: "Invalid request: schema violation, unknown field, unknown tool, disallowed host, past a cap of this deployment, …",
-    401: "No or malformed credentials.",
-    403: "A run token used where only the deployment token may act.",
-    404: "Unknown run, or a run token of another run.",
+    401: "No or malformed credentials, or an expired user token.",
+    403: "A run or user token used where only the deployment token may act, or a user token naming another subject.",
+    404: "Unknown run, or a run or user token of another run.",
     409: "The run is not in a state that allows this.",
     413: "The body is larger than 1 MiB.",
     429: "Rate limited: wait for Retry-After seconds.",
@@ -37,22 +40,22 @@ const runParams = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, example: "run_abcdefghijklmnopqrstuvwxyz" }),
 });
 
-function json<T extends z.ZodType>(schema: T, description: string) {
+export function json<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }
 
 export const createRunRoute = createRoute({
   method: "post",
   path: "/",
-  summary: "Start a run (deployment token)",
-  middleware: [requireDeployment()] as const,
+  summary: "Start a run (deployment token, or a user token: the run is its subject's)",
+  middleware: [requireCreator()] as const,
   request: {
     headers: z.object({
       "idempotency-key": z
         .string()
         .regex(/^[\x20-\x7e]{1,255}$/, { message: "Must be 1–255 printable characters." })
         .optional()
-        .openapi({ description: "The same key answers the same run and token, whichever of this deployment's tokens sends it (for 30 days and more: until the run is deleted)." }),
+        .openapi({ description: "The same key answers the same run and token, whichever of this deployment's tokens sends it (for 30 days and more: until the run is deleted); a user token's key is scoped to its subject." }),
     }),
     body: { required: true, content: { "application/json": { schema: createRunBodySchema } } },
   },
@@ -60,6 +63,28 @@ export const createRunRoute = createRoute({
     201: json(createdRunSchema, "The run, and its run token (shown this once)."),
     ...errors(400, 401, 403, 409, 413, 429),
   },
+});
+
+export const listRunsRoute = createRoute({
+  method: "get",
+  path: "/",
+  summary: "One subject's runs, newest first (a user token's own; the deployment token names `subject`)",
+  description: "Cursor pagination that is stable under inserts: a page starts after the last run of the one before, so new runs never shift it.",
+  middleware: [requireSubject()] as const,
+  request: {
+    query: z.strictObject({
+      status: runStatusSchema.optional().openapi({ description: "Only runs in this status (e.g. waiting)." }),
+      limit: z
+        .string()
+        .regex(/^\d{1,3}$/, { message: `Must be a whole number from 1 to ${LIST_LIMIT_MAX}.` })
+        .refine((text) => Number(text) >= 1 && Number(text) <= LIST_LIMIT_MAX, { message: `Must be a whole number from 1 to ${LIST_LIMIT_MAX}.` })
+        .optional()
+        .openapi({ description: `Runs per page: 1 to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.` }),
+      cursor: z.string().regex(CURSOR_PATTERN, { message: "Not a cursor this API gave." }).optional().openapi({ description: "The nextCursor of the page before." }),
+      subject: subjectSchema.optional().openapi({ description: "Deployment token: whose runs (required). User token: its own, if given." }),
+    }),
+  },
+  responses: { 200: json(runsPageSchema, "A page of runs."), ...errors(400, 401, 403, 429) },
 });
 
 export const getRunRoute = createRoute({

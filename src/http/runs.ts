@@ -1,11 +1,14 @@
 // /v1/runs: each handler parses (the route's schemas did), asks the run object, and answers.
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { CALLER_HEADER } from "../api/run-rpc";
 import type { AnswerBody, ContinueBody } from "../api/types";
 import type { AppEnv } from "./app-env";
+import { LIST_LIMIT_DEFAULT } from "../api/inbox-schemas";
+import type { ListQuery } from "../api/inbox-rpc";
+import { decodeCursor, encodeCursor } from "./cursor";
 import { sha256Hex } from "./encoding";
 import { invalidRequest, validationHook } from "./errors";
+import { forwarded, wantsEventStream } from "./forward";
 import { newRunToken } from "./ids";
 import { ImageIntake } from "./images";
 import { prepareRun } from "./new-run";
@@ -19,27 +22,13 @@ import {
   eventsRoute,
   getMessagesRoute,
   getRunRoute,
+  listRunsRoute,
   retryRoute,
   rotateTokenRoute,
   ticketRoute,
 } from "./run-routes";
 import { runStub } from "./run-stub";
 import { newTicket } from "./tickets";
-
-function wantsEventStream(request: Request): boolean {
-  if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return true;
-  return (request.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
-}
-
-/** The request the run object sees: no ticket, no credentials, and who is calling. */
-function forwarded(request: Request, caller: string): Request {
-  const url = new URL(request.url);
-  url.searchParams.delete("ticket");
-  const headers = new Headers(request.headers);
-  headers.delete("authorization");
-  headers.set(CALLER_HEADER, caller);
-  return new Request(url, { method: request.method, headers });
-}
 
 export function runsApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -51,9 +40,23 @@ export function runsApp(): OpenAPIHono<AppEnv> {
       settings: c.var.settings,
       idempotencyKey: c.req.valid("header")["idempotency-key"],
       findEarlier: (candidate) => runStub(c.env, candidate.id).exists(),
+      creator: c.var.creator,
     });
     const run = unwrap(await runStub(c.env, newRun.id).create(newRun, images));
     return c.json({ run, token }, 201);
+  });
+
+  app.openapi(listRunsRoute, async (c) => {
+    const { status, limit, cursor } = c.req.valid("query");
+    const query: ListQuery = { limit: limit === undefined ? LIST_LIMIT_DEFAULT : Number(limit) };
+    if (status !== undefined) query.status = status;
+    if (cursor !== undefined) {
+      const after = decodeCursor(cursor);
+      if (after === undefined) throw invalidRequest("Invalid request query.", [{ path: "cursor", message: "Not a cursor this API gave." }]);
+      query.after = after;
+    }
+    const page = await c.var.inbox.list(query);
+    return c.json(page.next === undefined ? { runs: page.runs } : { runs: page.runs, nextCursor: encodeCursor(page.next) }, 200);
   });
 
   app.openapi(getRunRoute, async (c) => c.json(unwrap(await c.var.run.view()), 200));

@@ -41,16 +41,19 @@ export function decodeSigningKey(secret: string): Uint8Array | undefined {
   return bytes.length >= MIN_SIGNING_KEY_BYTES ? bytes : undefined;
 }
 
-/** The keys' bytes, or what is wrong with them in words that name the setting. */
-export function decodeSigningKeys(keys: readonly string[]): DecodedSigningKeys {
+/**
+ * The keys' bytes, or what is wrong with them in words that name the setting. `settings` names
+ * them (current first): the tool signing keys by default, the webhook secrets for webhooks.
+ */
+export function decodeSigningKeys(keys: readonly string[], settings: readonly string[] = SIGNING_KEY_SETTINGS, purpose = "HTTP tool requests are signed with it"): DecodedSigningKeys {
   const decoded: Uint8Array[] = [];
   for (const [index, key] of keys.entries()) {
     const bytes = decodeSigningKey(key);
-    const setting = SIGNING_KEY_SETTINGS[index] ?? `signing key ${index + 1}`;
+    const setting = settings[index] ?? `signing key ${index + 1}`;
     if (bytes === undefined) return { ok: false, problem: `${setting} is not valid (expected whsec_ followed by the base64 of at least ${MIN_SIGNING_KEY_BYTES} bytes)` };
     decoded.push(bytes);
   }
   const [first, ...rest] = decoded;
-  if (first === undefined) return { ok: false, problem: `${SIGNING_KEY_SETTINGS[0]} is not set (HTTP tool requests are signed with it)` };
+  if (first === undefined) return { ok: false, problem: `${settings[0]} is not set (${purpose})` };
   return { ok: true, keys: [first, ...rest] };
 }

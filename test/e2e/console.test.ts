@@ -222,6 +222,79 @@ describe("the run console in Chromium", () => {
     await page.close();
   });
 
+  it("the inbox: a user token lists the runs waiting for its person, new questions arrive live, each is answered in place", async () => {
+    const minted = await fetch(`${dev!.url}/v1/tokens`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ subject: `console-${Date.now()}`, ttlSeconds: 600 }),
+    });
+    expect(minted.status).toBe(201);
+    const { token: userToken } = (await minted.json()) as { token: string };
+    const asking = (title: string, question: string, choices?: string[]) => ({
+      provider: "scripted",
+      messages: [{ role: "user", content: title }],
+      tools: ["ask"],
+      metadata: { title },
+      script: [{ toolCalls: [{ name: "ask", input: choices === undefined ? { question } : { question, choices } }] }, { text: `${title}: done.` }],
+    });
+    const create = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${dev!.url}/v1/runs`, { method: "POST", headers: { Authorization: `Bearer ${userToken}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as Created).run.id;
+    };
+    const waitingCount = async () => ((await getJson(dev!, "/v1/runs?status=waiting", userToken)) as { runs: unknown[] }).runs.length;
+    const first = await create(asking("Trip to Lisbon", "Which day do you leave?"));
+    const second = await create(asking("Dinner", "Table for how many?", ["Two", "Four"]));
+    for (let i = 0; i < 100 && (await waitingCount()) < 2; i++) await new Promise((r) => setTimeout(r, 100));
+
+    const page = await browser!.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const errors = watchForErrors(page);
+    await page.goto(`${dev!.url}/console/`);
+    const tokenField = page.getByLabel(/^User token/);
+    expect(await tokenField.inputValue()).toBe("");
+    await tokenField.fill(userToken);
+    await page.getByRole("button", { name: "Open inbox" }).click();
+
+    const item = (runId: string) => page.locator(`.inbox-item[data-run="${runId}"]`);
+    await item(first).waitFor(WAIT);
+    await item(second).waitFor(WAIT);
+    expect(await text(item(first).locator(".question"))).toBe("Which day do you leave?");
+    expect(await text(item(second).locator(".question"))).toBe("Table for how many?");
+    // Newest first.
+    expect(await page.locator(".inbox-item").first().getAttribute("data-run")).toBe(second);
+
+    // A run that asks while the inbox is open arrives through the inbox stream.
+    const third = await create(asking("Gift", "Which colour?"));
+    await item(third).waitFor(WAIT);
+    await page.screenshot({ path: join(ARTIFACTS, "console-inbox.png"), fullPage: true, animations: "disabled" });
+
+    await item(first).getByLabel("Your answer (Trip to Lisbon)").fill("Friday");
+    await item(first).getByRole("button", { name: "Answer", exact: true }).click();
+    await item(first).waitFor({ state: "detached", ...WAIT });
+    await item(second).getByRole("button", { name: "Four" }).click();
+    await item(second).waitFor({ state: "detached", ...WAIT });
+    expect(await page.locator(".inbox-item").count()).toBe(1);
+
+    for (const [runId, answer] of [[first, "Friday"], [second, "Four"]] as const) {
+      let status = "";
+      for (let i = 0; i < 100 && status !== "finished"; i++) {
+        status = String((await getJson(dev!, `/v1/runs/${runId}`, userToken)).status);
+        if (status !== "finished") await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe("finished");
+      const { messages } = (await getJson(dev!, `/v1/runs/${runId}/messages`, userToken)) as { messages: { role: string; content: unknown }[] };
+      expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([answer]);
+    }
+    // Opened from the inbox, a run shows in the run panel (the user token reads its own runs).
+    await item(third).getByRole("button", { name: "Open run" }).click();
+    await page.locator("#waiting-question", { hasText: "Which colour?" }).waitFor(WAIT);
+    expect(await text(page.locator("#run-id"))).toBe(third);
+    await page.screenshot({ path: join(ARTIFACTS, "console-inbox-answered.png"), fullPage: true, animations: "disabled" });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("cancels a waiting run; a wrong token is refused with the API's message", async () => {
     const { run, token } = await createRun(dev!, {
       messages: [{ role: "user", content: "?" }],

@@ -18,7 +18,7 @@ const MODEL = "claude-demo-e2e";
 
 type Demo = { code: number | null; output: string; stderr: string };
 
-/** Runs `npm run demo`, answers the first question it asks with `answer`, and waits for it to exit. */
+/** Runs `npm run demo` (with `args`), answers the first question it asks with `answer`, and waits for it to exit. */
 async function runDemo(env: Record<string, string | undefined>, question: string, answer: string, args: string[] = []): Promise<Demo> {
   const child = spawn("npm", ["run", "--silent", "demo", ...(args.length > 0 ? ["--", ...args] : [])], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
@@ -107,6 +107,32 @@ describe("npm run demo", () => {
     expect(demo.output).toContain("Final answer: The total of 1 to 10 is 55.");
     const messages = await messagesOf(dev!, demo.output);
     expect(messages.filter((message) => message.role === "tool")).toHaveLength(10);
+  });
+
+  it("--inbox: the phone starts a run and leaves it; the question arrives through its user's inbox and is answered there", async () => {
+    const demo = await runDemo({ RATCHET_URL: dev!.url, ANTHROPIC_API_KEY: "" }, "What should I call the result?", "The product", ["--inbox"]);
+    writeFileSync(join(ARTIFACTS, "demo-inbox.txt"), demo.output);
+    expect(demo.stderr).toBe("");
+    expect(demo.code, demo.output).toBe(0);
+    const lines = demo.output.split("\n");
+    const at = (prefix: string) => lines.findIndex((line) => line.includes(prefix));
+    const user = /minted a user token for (demo-user-[a-z0-9]+)/.exec(demo.output)?.[1];
+    expect(user, demo.output).toBeDefined();
+    const runId = /started (run_[a-z2-7]{26}) and went back in the pocket/.exec(demo.output)?.[1];
+    expect(runId, demo.output).toBeDefined();
+    // In this order: the phone leaves, the inbox hears the run ask, the answer, the end.
+    const order = ["went back in the pocket", "inbox: run-started", "inbox: run-waiting", "? What should I call the result?", "inbox: run-answered", "inbox: run-ended", "✔ finished after 3 steps"].map(at);
+    expect(order.every((index) => index >= 0), demo.output).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(demo.output).toContain("Final answer: Thank you, noted. The result is 391.");
+    // The terminal never opened the run's own stream, and kept no run token.
+    expect(demo.output).not.toMatch(/rt_[A-Za-z0-9_-]{43}/);
+    const token = /Bearer (ut_[A-Za-z0-9_.-]+)"/.exec(demo.output)?.[1];
+    expect(token, demo.output).toBeDefined();
+    const listed = (await (await fetch(`${dev!.url}/v1/runs`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { runs: { id: string; status: string }[] };
+    expect(listed.runs).toMatchObject([{ id: runId, status: "finished" }]);
+    const messages = (await (await fetch(`${dev!.url}/v1/runs/${runId}/messages`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { messages: { role: string; content: unknown }[] };
+    expect(messages.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["391", "The product"]);
   });
 
   it("says how to start the service when it is not running", async () => {

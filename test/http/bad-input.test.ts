@@ -7,7 +7,7 @@ import type { RunView } from "../../src/api/types";
 import { runStub } from "../../src/http/run-stub";
 import { createApp } from "../../src/http/app";
 import { bearer, call, expectError, postJson } from "./helpers";
-import { TEST_API_TOKEN } from "../test-env";
+import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
 
 // A 1×1 PNG, and a hash that is not its hash.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
@@ -24,6 +24,9 @@ type Run = { id: string; token: string };
 type World = { waiting: Run; finished: Run; running: Run; waitingCallId: string };
 
 let world: World;
+/** A user token of a subject with no runs, and one that expired. */
+let userToken: string;
+let expiredUserToken: string;
 
 async function create(body: object, headers: Record<string, string> = bearer()): Promise<Run> {
   const response = await postJson("/v1/runs", body, headers);
@@ -56,6 +59,9 @@ async function snapshot(): Promise<{ objects: number; runs: unknown[] }> {
 }
 
 beforeAll(async () => {
+  userToken = ((await (await postJson("/v1/tokens", { subject: "bad-input-user" })).json()) as { token: string }).token;
+  const { mintUserToken } = await import("../../src/http/user-tokens");
+  expiredUserToken = await mintUserToken(TEST_RUN_ID_KEY, "bad-input-user", Date.now() - 1000);
   const finished = await create(ok());
   const waiting = await create(ok({ tools: ["ask"], script: [{ toolCalls: [{ id: "ask_1", name: "ask", input: { question: "Which one?" } }] }] }));
   // Running for as long as the test file takes: its first model call waits two minutes.
@@ -269,12 +275,71 @@ const runCases: Case[] = [
   { name: "an unknown route under a run", send: (w) => call(`/v1/runs/${w.waiting.id}/pause`, { method: "POST", headers: bearer() }), status: 404, code: "not-found" },
 ];
 
+const get = (path: string, token: string, headers: Record<string, string> = {}) => call(path, { headers: { ...bearer(token), ...headers } });
+
+/** User tokens, the listing and the inbox (docs/inbox.md). */
+const inboxCases: Case[] = [
+  { name: "a token without subject", send: () => postJson("/v1/tokens", {}), status: 400, code: "invalid-request", path: "subject" },
+  { name: "a token for an empty subject", send: () => postJson("/v1/tokens", { subject: "" }), status: 400, code: "invalid-request", path: "subject" },
+  { name: "a token for a subject of 129 characters", send: () => postJson("/v1/tokens", { subject: "s".repeat(129) }), status: 400, code: "invalid-request", path: "subject" },
+  { name: "a token for a subject with a control character", send: () => postJson("/v1/tokens", { subject: "a\u0001b" }), status: 400, code: "invalid-request", path: "subject" },
+  { name: "a token for a subject that is a number", send: () => postJson("/v1/tokens", { subject: 42 }), status: 400, code: "invalid-request", path: "subject" },
+  { name: "a token with ttlSeconds 0", send: () => postJson("/v1/tokens", { subject: "u", ttlSeconds: 0 }), status: 400, code: "invalid-request", path: "ttlSeconds" },
+  { name: "a token for more than 30 days", send: () => postJson("/v1/tokens", { subject: "u", ttlSeconds: 2_592_001 }), status: 400, code: "invalid-request", path: "ttlSeconds" },
+  { name: "a token with ttlSeconds 1.5", send: () => postJson("/v1/tokens", { subject: "u", ttlSeconds: 1.5 }), status: 400, code: "invalid-request", path: "ttlSeconds" },
+  { name: "a token with an unknown field", send: () => postJson("/v1/tokens", { subject: "u", scope: "all" }), status: 400, code: "invalid-request", path: "scope" },
+  { name: "a token with malformed JSON", send: () => postJson("/v1/tokens", "{"), status: 400, code: "invalid-request" },
+  { name: "a token minted with a run token", send: (w) => postJson("/v1/tokens", { subject: "u" }, bearer(w.finished.token)), status: 403, code: "forbidden" },
+  { name: "a token minted with a user token", send: () => postJson("/v1/tokens", { subject: "u" }, bearer(userToken)), status: 403, code: "forbidden" },
+  { name: "a token minted without a token", send: () => postJson("/v1/tokens", { subject: "u" }, {}), status: 401, code: "unauthorized" },
+  { name: "a run with a subject of 129 characters", send: () => postJson("/v1/runs", ok({ subject: "s".repeat(129) })), status: 400, code: "invalid-request", path: "subject" },
+  { name: "a run for another subject with a user token", send: () => postJson("/v1/runs", ok({ subject: "other" }), bearer(userToken)), status: 400, code: "invalid-request", path: "subject" },
+  {
+    name: "an HTTP tool with a user token",
+    send: () => postJson("/v1/runs", ok({ tools: [{ type: "http", name: "h", description: "d", inputSchema: {}, url: "http://localhost/h" }] }), bearer(userToken)),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0",
+  },
+  { name: "a run's webhook with a user token", send: () => postJson("/v1/runs", ok({ webhook: { url: "http://localhost/h" } }), bearer(userToken)), status: 400, code: "invalid-request", path: "webhook" },
+  { name: "a run's webhook on a host not allowed", send: () => postJson("/v1/runs", ok({ webhook: { url: "https://evil.example.com/h" } })), status: 400, code: "invalid-request", path: "webhook.url" },
+  { name: "a run's webhook that is no URL", send: () => postJson("/v1/runs", ok({ webhook: { url: "hooks" } })), status: 400, code: "invalid-request", path: "webhook.url" },
+  { name: "a run's webhook with an unknown field", send: () => postJson("/v1/runs", ok({ webhook: { url: "http://localhost/h", secret: "x" } })), status: 400, code: "invalid-request", path: "webhook.secret" },
+  { name: "a run with an expired user token", send: () => postJson("/v1/runs", ok(), bearer(expiredUserToken)), status: 401, code: "unauthorized" },
+  { name: "a run with a forged user token", send: () => postJson("/v1/runs", ok(), bearer(`${userToken.slice(0, -4)}AAAA`)), status: 401, code: "unauthorized" },
+  { name: "a run of another subject with a user token", send: (w) => get(`/v1/runs/${w.waiting.id}`, userToken), status: 404, code: "not-found" },
+  { name: "delete with a user token", send: (w) => call(`/v1/runs/${w.waiting.id}`, { method: "DELETE", headers: bearer(userToken) }), status: 404, code: "not-found" },
+  { name: "list with the deployment token and no subject", send: () => get("/v1/runs", TEST_API_TOKEN), status: 400, code: "invalid-request", path: "subject" },
+  { name: "list with a subject of 129 characters", send: () => get(`/v1/runs?subject=${"s".repeat(129)}`, TEST_API_TOKEN), status: 400, code: "invalid-request", path: "subject" },
+  { name: "list with limit 0", send: () => get("/v1/runs?limit=0", userToken), status: 400, code: "invalid-request", path: "limit" },
+  { name: "list with limit 101", send: () => get("/v1/runs?limit=101", userToken), status: 400, code: "invalid-request", path: "limit" },
+  { name: "list with limit abc", send: () => get("/v1/runs?limit=abc", userToken), status: 400, code: "invalid-request", path: "limit" },
+  { name: "list with an unknown status", send: () => get("/v1/runs?status=done", userToken), status: 400, code: "invalid-request", path: "status" },
+  { name: "list with a cursor that is not base64url", send: () => get("/v1/runs?cursor=%21%21", userToken), status: 400, code: "invalid-request", path: "cursor" },
+  { name: "list with a cursor this API did not give", send: () => get("/v1/runs?cursor=abc", userToken), status: 400, code: "invalid-request", path: "cursor" },
+  { name: "list with an unknown parameter", send: () => get("/v1/runs?limt=5", userToken), status: 400, code: "invalid-request", path: "limt" },
+  { name: "list with a run token", send: (w) => get("/v1/runs", w.finished.token), status: 403, code: "forbidden" },
+  { name: "list another subject's runs with a user token", send: () => get("/v1/runs?subject=other", userToken), status: 403, code: "forbidden" },
+  { name: "list with an expired user token", send: () => get("/v1/runs", expiredUserToken), status: 401, code: "unauthorized" },
+  { name: "list without a token", send: () => call("/v1/runs"), status: 401, code: "unauthorized" },
+  { name: "inbox events without WebSocket or SSE", send: () => get("/v1/inbox/events", userToken), status: 400, code: "invalid-request" },
+  { name: "inbox events with a bad after", send: () => get("/v1/inbox/events?after=-1", userToken, { Accept: "text/event-stream" }), status: 400, code: "invalid-request", path: "after" },
+  { name: "inbox events with the deployment token and no subject", send: () => get("/v1/inbox/events", TEST_API_TOKEN, { Upgrade: "websocket" }), status: 400, code: "invalid-request", path: "subject" },
+  { name: "inbox events with a run token", send: (w) => get("/v1/inbox/events", w.finished.token, { Upgrade: "websocket" }), status: 403, code: "forbidden" },
+  { name: "inbox events without a token", send: () => call("/v1/inbox/events", { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
+  { name: "inbox events with a token in the URL", send: () => call(`/v1/inbox/events?token=${userToken}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
+  { name: "inbox events with an unknown ticket", send: () => call(`/v1/inbox/events?ticket=it_${"a".repeat(64)}.${"b".repeat(43)}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
+  { name: "inbox events with a run's ticket", send: () => call(`/v1/inbox/events?ticket=tk_${"b".repeat(43)}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
+  { name: "an inbox ticket with a run token", send: (w) => postJson("/v1/inbox/tickets", {}, bearer(w.finished.token)), status: 403, code: "forbidden" },
+  { name: "an inbox ticket with the deployment token and no subject", send: () => postJson("/v1/inbox/tickets", {}), status: 400, code: "invalid-request", path: "subject" },
+];
+
 describe("bad requests", () => {
   it("the table is big enough", () => {
-    expect(createCases.length + runCases.length).toBeGreaterThanOrEqual(40);
+    expect(createCases.length + runCases.length + inboxCases.length).toBeGreaterThanOrEqual(80);
   });
 
-  it.each([...createCases, ...runCases].map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+  it.each([...createCases, ...runCases, ...inboxCases].map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const before = await snapshot();
     const body = await expectError(await c.send(world), c.status, c.code);
     if (c.path !== undefined) expect(body.error.issues?.map((issue) => issue.path)).toContain(c.path);

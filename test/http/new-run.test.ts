@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createRunBodySchema, type CreateRunInput } from "../../src/api/schemas";
 import { DEFAULT_LIMITS } from "../../src/config/limits";
 import type { Settings } from "../../src/config/settings";
+import type { Creator } from "../../src/http/app-env";
 import { ApiException } from "../../src/http/errors";
 import { createApp } from "../../src/http/app";
 import { isRunId } from "../../src/http/ids";
@@ -36,8 +37,15 @@ function settings(overrides: Partial<Settings> = {}): Settings {
 
 const nothingEarlier = async () => false;
 
-function prepare(input: CreateRunInput, key?: string, options: { settings?: Settings; findEarlier?: (c: { id: string }) => Promise<boolean> } = {}) {
-  return prepareRun({ body: input, env, settings: options.settings ?? settings(), idempotencyKey: key, findEarlier: options.findEarlier ?? nothingEarlier });
+function prepare(input: CreateRunInput, key?: string, options: { settings?: Settings; findEarlier?: (c: { id: string }) => Promise<boolean>; creator?: Creator } = {}) {
+  return prepareRun({
+    body: input,
+    env,
+    settings: options.settings ?? settings(),
+    idempotencyKey: key,
+    findEarlier: options.findEarlier ?? nothingEarlier,
+    creator: options.creator ?? { kind: "deployment" },
+  });
 }
 
 describe("prepareRun", () => {
@@ -113,7 +121,7 @@ describe("prepareRun: HTTP tools need a signing key", () => {
   const withTools = body({ tools: ["calculator", httpTool("a"), httpTool("b")] });
 
   const withEnv = (input: CreateRunInput, overrides: Partial<Env>) =>
-    prepareRun({ body: input, env: { ...env, ...overrides }, settings: settings(), idempotencyKey: undefined, findEarlier: nothingEarlier });
+    prepareRun({ body: input, env: { ...env, ...overrides }, settings: settings(), idempotencyKey: undefined, findEarlier: nothingEarlier, creator: { kind: "deployment" } });
 
   async function refusal(overrides: Partial<Env>) {
     const error = await withEnv(withTools, overrides).catch((thrown: unknown) => thrown);

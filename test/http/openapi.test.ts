@@ -27,6 +27,7 @@ describe("GET /v1/openapi.json", () => {
     expect(operations.sort()).toEqual(
       [
         "POST /v1/runs",
+        "GET /v1/runs",
         "GET /v1/runs/{id}",
         "GET /v1/runs/{id}/messages",
         "POST /v1/runs/{id}/answer",
@@ -37,6 +38,9 @@ describe("GET /v1/openapi.json", () => {
         "POST /v1/runs/{id}/tickets",
         "POST /v1/runs/{id}/token",
         "DELETE /v1/runs/{id}",
+        "POST /v1/tokens",
+        "POST /v1/inbox/tickets",
+        "GET /v1/inbox/events",
         "GET /v1/health",
         "GET /v1/openapi.json",
       ].sort(),
@@ -45,7 +49,7 @@ describe("GET /v1/openapi.json", () => {
 
   it("describes the bodies, views, events and errors by name", async () => {
     const doc = await document();
-    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error"]) {
+    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error", "RunSummary", "RunsPage", "InboxEvent", "UserToken", "MintTokenBody", "WebhookDelivery"]) {
       expect(doc.components.schemas, name).toHaveProperty(name);
     }
     expect(doc.components.securitySchemes).toHaveProperty("bearer");

@@ -36,3 +36,25 @@ describe("429 rate-limited", () => {
     for (let i = 0; i < 20; i++) expect((await SELF.fetch(`https://ratchet.test/v1/runs/${first!.run.id}`, { headers: bearer() })).status).toBe(200);
   });
 });
+
+describe("429 rate-limited per subject", () => {
+  async function userToken(subject: string): Promise<string> {
+    const response = await postJson("/v1/tokens", { subject });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { token: string }).token;
+  }
+
+  it("run creation with a user token: the fourth create of one subject in a minute is refused; another subject and the deployment token are not affected", async () => {
+    // This project's Worker allows 3 creations per subject a minute (wrangler.toml: 30).
+    const subject = `limited-${crypto.randomUUID()}`;
+    const token = await userToken(subject);
+    for (let i = 0; i < 3; i++) expect((await postJson("/v1/runs", body, bearer(token))).status).toBe(201);
+    const refused = await postJson("/v1/runs", body, bearer(token));
+    expect(refused.headers.get("retry-after")).toBe("60");
+    const { error } = await expectError(refused, 429, "rate-limited");
+    expect(error.message).toContain("subject");
+    // A second token of the same subject shares the limit; another subject has its own.
+    await expectError(await postJson("/v1/runs", body, bearer(await userToken(subject))), 429, "rate-limited");
+    expect((await postJson("/v1/runs", body, bearer(await userToken(`other-${crypto.randomUUID()}`)))).status).toBe(201);
+  });
+});

@@ -1,0 +1,26 @@
+// The calls made on a subject's inbox object (Durable Object RPC): by run objects, which report
+// their status changes, and by the HTTP edge, which lists runs and opens the inbox stream.
+import type { CallerKind, InboxEvent, Outcome, RunStatus, RunSummary, TicketRecord } from "./types";
+
+/** One status change of one run, as its outbox delivers it. A change is applied only if its version is newer than the one the inbox holds. */
+export type InboxChange = { version: number; event: InboxEvent };
+
+/** Where a page starts: after this run in newest-first order (creation time, then id). */
+export type ListPosition = { createdAt: string; id: string };
+
+export type ListQuery = { status?: RunStatus; limit: number; after?: ListPosition };
+
+/** A page, and where the next one starts when there is one. */
+export type ListAnswer = { runs: RunSummary[]; next?: ListPosition };
+
+export interface InboxRpc {
+  /** Applies the changes (in order) that are newer than what the inbox holds; answers how many were. 409 when `subject` is not this inbox's. */
+  apply(subject: string, changes: InboxChange[]): Promise<Outcome<{ applied: number }>>;
+  list(query: ListQuery): Promise<ListAnswer>;
+  /** Keeps a ticket for the inbox stream. */
+  storeTicket(ticket: TicketRecord): Promise<null>;
+  /** Redeems a ticket once: who asked for it, or null when it is unknown, used or expired. */
+  redeemTicket(hash: string): Promise<CallerKind | null>;
+  /** GET /v1/inbox/events, forwarded after auth (WebSocket upgrade or SSE) with CALLER_HEADER set. */
+  fetch(request: Request): Promise<Response>;
+}

@@ -1,0 +1,141 @@
+// Helpers for the inbox and webhook tests: user tokens, listings and the inbox stream over the
+// Worker (SELF), and the run's outbox delivered by hand (alarms fired, deliveries awaited).
+import { runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
+import { expect } from "vitest";
+import type { RunsPage, RunSummary, RunView, StoredInboxEvent } from "../../src/api/types";
+import type { RunObject } from "../../src/durable/run-object";
+import { TEST_API_TOKEN } from "../test-env";
+import { stubFor, type RunStub } from "./runs";
+
+export const BASE = "https://ratchet.test";
+const DEPLOY = { Authorization: `Bearer ${TEST_API_TOKEN}` };
+
+/** A user token for `subject`, minted with the deployment token. */
+export async function userToken(subject: string, ttlSeconds?: number): Promise<string> {
+  const response = await SELF.fetch(`${BASE}/v1/tokens`, {
+    method: "POST",
+    headers: { ...DEPLOY, "Content-Type": "application/json" },
+    body: JSON.stringify(ttlSeconds === undefined ? { subject } : { subject, ttlSeconds }),
+  });
+  const text = await response.text();
+  expect(response.status, text).toBe(201);
+  return (JSON.parse(text) as { token: string }).token;
+}
+
+/** A fresh subject per test: inboxes are shared by every test of a file. */
+export function freshSubject(label = "user"): string {
+  return `${label}-${crypto.randomUUID()}`;
+}
+
+/** Creates a run with `token` (a user token, or the deployment token with `subject` in the body). */
+export async function createWith(token: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ run: RunView; token: string }> {
+  const response = await SELF.fetch(`${BASE}/v1/runs`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...headers },
+    body: JSON.stringify({ provider: "scripted", messages: [{ role: "user", content: "hi" }], ...body }),
+  });
+  const text = await response.text();
+  expect(response.status, text).toBe(201);
+  return JSON.parse(text) as { run: RunView; token: string };
+}
+
+export async function listPage(token: string, query = ""): Promise<RunsPage> {
+  const response = await SELF.fetch(`${BASE}/v1/runs${query === "" ? "" : `?${query}`}`, { headers: { Authorization: `Bearer ${token}` } });
+  const text = await response.text();
+  expect(response.status, text).toBe(200);
+  return JSON.parse(text) as RunsPage;
+}
+
+/** Every run of the listing, following the cursors. */
+export async function listAll(token: string, query = ""): Promise<RunSummary[]> {
+  const runs: RunSummary[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const parts = [query, cursor === undefined ? "" : `cursor=${cursor}`].filter((part) => part !== "");
+    const answer = await listPage(token, parts.join("&"));
+    runs.push(...answer.runs);
+    cursor = answer.nextCursor;
+    if (cursor === undefined) return runs;
+  }
+  throw new Error("too many pages");
+}
+
+/** Starts every due outbox delivery (as the alarm does) and waits until each reported back. */
+export async function deliverOutbox(stub: RunStub): Promise<void> {
+  await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, async (instance) => {
+    await instance.alarm();
+    await instance.outboxIdle();
+  });
+}
+
+/** Waits for the deliveries already started (by an alarm fired elsewhere). */
+export async function outboxIdle(stub: RunStub): Promise<void> {
+  await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, (instance) => instance.outboxIdle());
+}
+
+/** Fires the run's alarms until it stops running, then delivers its outbox. */
+export async function settle(id: string): Promise<void> {
+  const stub = stubFor(id);
+  for (let i = 0; i < 100; i++) {
+    const running = await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, (_instance, state) =>
+      state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'run'").toArray().length > 0 &&
+      state.storage.sql.exec<{ status: string }>("SELECT status FROM run").toArray()[0]?.status === "running",
+    );
+    if (!running) break;
+    await runDurableObjectAlarm(stub);
+  }
+  await outboxIdle(stub);
+  await deliverOutbox(stub);
+}
+
+/** Pending outbox rows of a run, by channel. */
+export async function pendingOutbox(stub: RunStub): Promise<{ channel: string; type: string; attempts: number; state: string }[]> {
+  return runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, (_instance, state) => {
+    const exists = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'outbox'").toArray().length > 0;
+    if (!exists) return [];
+    return state.storage.sql
+      .exec<{ channel: string; type: string; attempts: number; state: string }>("SELECT channel, type, attempts, state FROM outbox WHERE state = 'pending' ORDER BY id")
+      .toArray()
+      .map((row) => ({ ...row }));
+  });
+}
+
+export type InboxSocket = {
+  frames: Record<string, unknown>[];
+  next(match: (frame: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  send(frame: unknown): void;
+  close(): void;
+};
+
+/** Opens the inbox stream over a WebSocket at `path` with `headers`. */
+export async function openInbox(path: string, headers: Record<string, string> = {}): Promise<InboxSocket> {
+  const response = await SELF.fetch(`${BASE}${path}`, { headers: { Upgrade: "websocket", ...headers } });
+  expect(response.status, response.status === 101 ? "" : await response.text()).toBe(101);
+  const socket = response.webSocket!;
+  socket.accept();
+  const frames: Record<string, unknown>[] = [];
+  let waiters: { match: (frame: Record<string, unknown>) => boolean; resolve: (frame: Record<string, unknown>) => void }[] = [];
+  socket.addEventListener("message", (event) => {
+    const frame = JSON.parse(String(event.data)) as Record<string, unknown>;
+    frames.push(frame);
+    const still = [];
+    for (const waiter of waiters) {
+      if (waiter.match(frame)) waiter.resolve(frame);
+      else still.push(waiter);
+    }
+    waiters = still;
+  });
+  return {
+    frames,
+    next: (match) => {
+      const found = frames.find(match);
+      return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ match, resolve }));
+    },
+    send: (frame) => socket.send(typeof frame === "string" ? frame : JSON.stringify(frame)),
+    close: () => socket.close(),
+  };
+}
+
+export function inboxEvents(frames: Record<string, unknown>[]): StoredInboxEvent[] {
+  return frames.filter((frame) => typeof frame.seq === "number") as unknown as StoredInboxEvent[];
+}

@@ -1,0 +1,80 @@
+// Runs in Node before the workerd tests: a webhook receiver that verifies every delivery with the
+// Standard Webhooks reference package (`standardwebhooks`), not with the project's own code, and
+// records it for the tests to read.
+//
+//   POST /hooks/<name>          verifies and records the delivery; answers 204, or
+//                               ?status=<code> that status, ?fail=<n> 500 to the first n attempts
+//                               of each webhook-id (then 204), ?ms=<n> after n ms
+//   GET  /hooks/<name>          the recorded deliveries: [{ id, timestamp, signature, verified, error?, body, arrivedAt }]
+import { createServer, type IncomingMessage } from "node:http";
+import { Webhook } from "standardwebhooks";
+import type { TestProject } from "vitest/node";
+import { TEST_WEBHOOK_SECRET } from "../webhook-secret";
+
+export type ReceivedWebhook = { id: string; timestamp: string; signature: string; verified: boolean; error?: string; body: unknown; arrivedAt: number; answered: number };
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (text += chunk));
+    request.on("end", () => resolve(text));
+  });
+}
+
+function header(request: IncomingMessage, name: string): string {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(", ") : (value ?? "");
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const received = new Map<string, ReceivedWebhook[]>();
+  const attempts = new Map<string, number>();
+  const server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? "/", "http://localhost");
+      const name = /^\/hooks\/([\w-]+)$/.exec(url.pathname)?.[1];
+      if (name === undefined) {
+        response.writeHead(404).end();
+        return;
+      }
+      if (request.method === "GET") {
+        response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(received.get(name) ?? []));
+        return;
+      }
+      const text = await readBody(request);
+      const headers = { "webhook-id": header(request, "webhook-id"), "webhook-timestamp": header(request, "webhook-timestamp"), "webhook-signature": header(request, "webhook-signature") };
+      let verified = true;
+      let error: string | undefined;
+      try {
+        new Webhook(TEST_WEBHOOK_SECRET).verify(text, headers);
+      } catch (thrown) {
+        verified = false;
+        error = thrown instanceof Error ? thrown.message : String(thrown);
+      }
+      const attempt = (attempts.get(`${name}/${headers["webhook-id"]}`) ?? 0) + 1;
+      attempts.set(`${name}/${headers["webhook-id"]}`, attempt);
+      const fail = Number(url.searchParams.get("fail") ?? "0");
+      const status = attempt <= fail ? 500 : Number(url.searchParams.get("status") ?? "204");
+      const entry: ReceivedWebhook = { id: headers["webhook-id"], timestamp: headers["webhook-timestamp"], signature: headers["webhook-signature"], verified, body: JSON.parse(text) as unknown, arrivedAt: Date.now(), answered: status };
+      if (error !== undefined) entry.error = error;
+      received.set(name, [...(received.get(name) ?? []), entry]);
+      const answer = () => response.writeHead(status).end();
+      const ms = Number(url.searchParams.get("ms") ?? "0");
+      if (ms > 0) {
+        const timer = setTimeout(answer, ms);
+        response.on("close", () => clearTimeout(timer));
+      } else answer();
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("The webhook receiver has no port.");
+  project.provide("webhookReceiverUrl", `http://127.0.0.1:${address.port}`);
+  project.provide("webhookSecret", TEST_WEBHOOK_SECRET);
+  return () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+}
