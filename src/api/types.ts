@@ -12,6 +12,10 @@ export type ToolRef =
       url: string;
       approval?: boolean;
       once?: boolean;
+      /** The tool answers later: 202 to the request, then a POST of the result to the call's callback (docs/http-tools.md). */
+      async?: boolean;
+      /** For an async tool: how long the run waits for the result (default 3,600; at most 604,800, 7 days). */
+      timeoutSeconds?: number;
     }
   | { type: "client"; name: string; description: string; inputSchema: Record<string, unknown> };
 
@@ -21,6 +25,17 @@ export type CallerKind = "deployment" | "run";
 export type RunStatus = "running" | "waiting" | "finished" | "failed" | "cancelled";
 export type StoppedBy = LoopStoppedBy | "error";
 export type WaitingKind = "ask" | "approval" | "client-tool";
+
+/** An async HTTP tool call the run is waiting on: the tool server took the job and has not answered yet. */
+export type PendingCall = {
+  callId: string;
+  name: string;
+  /** The model call (of the whole run) whose turn made this call. */
+  step: number;
+  startedAt: string;
+  /** When the run stops waiting and gives the model an error result instead. */
+  deadline: string;
+};
 
 export type ApiError = {
   code: string;
@@ -44,6 +59,8 @@ export type RunView = {
   finalText?: string;
   final?: unknown;
   waiting?: { kind: WaitingKind; callId: string; name: string; input: unknown };
+  /** Async HTTP tool calls the run is waiting on (status running); absent when there are none. */
+  pending?: PendingCall[];
   error?: ApiError;
   lastSeq: number;
   createdAt: string;
@@ -79,12 +96,23 @@ export type NewRun = {
   tokenHash: string;
   /** SHA-256 (hex) of the canonical request body, to tell an idempotent retry from a different request. */
   bodyHash: string;
+  /**
+   * The origin (scheme://host[:port]) the creating request reached: async HTTP tools are told to
+   * send their results back there, unless PUBLIC_URL names another.
+   */
+  origin?: string;
 };
 
 export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean };
 
 /** POST /v1/runs/:id/messages after validation (images stored). */
 export type ContinueBody = { content: Content; maxSteps?: number };
+
+/** What a tool server POSTs to an async call's callback URL (checked at the edge). */
+export type CallResultBody = { content: Content; isError?: boolean; costUsd?: number };
+
+/** The answer to a callback: the call, and when its (first) result was taken. */
+export type CallResultAccepted = { callId: string; answeredAt: string };
 
 /** A ticket as the run object keeps it: the hash, who asked for it, and when it expires (ms since the epoch). */
 export type TicketRecord = { hash: string; kind: CallerKind; expiresAt: number };
@@ -101,6 +129,8 @@ export type RunEvent =
   | { type: "text-reset"; step: number }
   | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number }
   | { type: "tool-call"; step: number; callId: string; name: string; input: unknown }
+  /** An async HTTP tool took the job (202): the run waits for its result until `deadline`. */
+  | { type: "tool-started"; step: number; callId: string; name: string; deadline: string }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number }
   | { type: "waiting"; kind: WaitingKind; callId: string; name: string; input: unknown }
   | { type: "answered"; callId: string }

@@ -5,6 +5,7 @@ import type {
   AnswerBody,
   ApiError,
   CreateRunBody,
+  PendingCall,
   RunEvent,
   RunStatus,
   RunView,
@@ -15,7 +16,7 @@ import type {
 import type { ImageMediaType } from "../api/images";
 import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/types";
 
-export type { ApiError, ChatMessage, Content, ContentPart, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
+export type { ApiError, ChatMessage, Content, ContentPart, PendingCall, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
 
 /** One problem with a request, as the API reports it (`path` is dotted: "messages.0.content"). */
 export type Issue = { path: string; message: string };

@@ -37,6 +37,7 @@ describe("GET /v1/openapi.json", () => {
         "POST /v1/runs/{id}/tickets",
         "POST /v1/runs/{id}/token",
         "DELETE /v1/runs/{id}",
+        "POST /v1/runs/{id}/calls/{callKey}/result",
         "GET /v1/health",
         "GET /v1/openapi.json",
       ].sort(),
@@ -45,7 +46,7 @@ describe("GET /v1/openapi.json", () => {
 
   it("describes the bodies, views, events and errors by name", async () => {
     const doc = await document();
-    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error"]) {
+    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error", "CallResult", "CallResultAccepted", "PendingCall"]) {
       expect(doc.components.schemas, name).toHaveProperty(name);
     }
     expect(doc.components.securitySchemes).toHaveProperty("bearer");
