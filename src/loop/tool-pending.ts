@@ -3,7 +3,7 @@
 // stop is emitted — so the caller can put the run aside and run the loop again when the result
 // has arrived. The replay then repeats nothing that finished and waits where it stopped.
 export class ToolPending extends Error {
-  /** The step key of the wait that has no result yet. */
+  /** What the wait waits on, for the caller that keeps the results (the HTTP adapter: the call's start step key). */
   readonly key: string;
 
   constructor(key: string) {
