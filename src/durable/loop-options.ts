@@ -2,6 +2,7 @@
 // approvals, with the journal and event handler the caller gives.
 import type { LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
 import { buildTools, parseAllowList, signingKeysOf } from "../tools";
+import { asyncCallDeps } from "./async-call-deps";
 import { r2BlobStore } from "./blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "./once-log";
@@ -38,6 +39,7 @@ export function loopOptions(
       // Read at every loop start, so a rotated secret is used from the next segment or restart on.
       signingKeys: signingKeysOf(env),
       beginOnce: (stepKey) => beginOnce(ctx.storage, prefix + stepKey),
+      asyncCalls: asyncCallDeps(engine, run, segment),
     }),
     step,
     // maxSteps counts model calls over the whole run: earlier segments' calls come first.

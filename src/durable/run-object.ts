@@ -3,8 +3,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../api/images";
 import { CALLER_HEADER, type RunRpc } from "../api/run-rpc";
-import type { AnswerBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../api/types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../api/types";
+import { canonicalJson } from "../loop/canonical-json";
 import type { ChatMessage } from "../loop/types";
+import { deliverResult, readCall } from "./async-call-store";
 import { acceptImages, r2BlobStore, type BlobStore } from "./blob-store";
 import { isoNow } from "./clock";
 import { runSlice } from "./engine";
@@ -12,6 +14,7 @@ import type { EngineContext } from "./engine-context";
 import { openEventStream } from "./event-stream";
 import { Fanout } from "./fanout";
 import { messagesSoFar } from "./messages-so-far";
+import { nextAlarm } from "./next-alarm";
 import { fail, invalidImages, notFound, ok } from "./outcome";
 import { deleteAtFrom, logEvent } from "./run-log";
 import { insertRun, readRun, setTokenHash, toRunView, updateRun } from "./run-store";
@@ -37,22 +40,31 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     this.blobs = r2BlobStore(env.BLOBS);
   }
 
-  /** Sets the run's alarm for now (plus ALARM_DELAY_MS, which only tests set). */
-  private arm(): Promise<void> {
-    return this.ctx.storage.setAlarm(Date.now() + (Number(this.env.ALARM_DELAY_MS) || 0));
-  }
-
-  /** A run that is not running wakes up once more, to delete itself when its retention is over. */
-  private async armRetention(): Promise<void> {
-    const run = readRun(this.ctx.storage.sql);
-    if (run === undefined || run.status === "running") return;
+  /**
+   * Sets the alarm nextAlarm decides (see next-alarm.ts): now (plus ALARM_DELAY_MS, which only
+   * tests set) for a running run, the deadline of the async call a suspended slice waits on, the
+   * end of retention for a run that is not running.
+   */
+  private async armNext(suspendedOn?: string): Promise<void> {
+    const { sql } = this.ctx.storage;
+    const run = readRun(sql);
+    if (run === undefined) return;
     let deleteAt = run.deleteAt;
-    if (deleteAt === undefined) {
+    if (run.status !== "running" && deleteAt === undefined) {
       // A run stopped before retention existed: its retention starts now.
       deleteAt = deleteAtFrom(this.engine, this.engine.now());
-      updateRun(this.ctx.storage.sql, { deleteAt }, isoNow());
+      updateRun(sql, { deleteAt }, isoNow());
     }
-    await this.ctx.storage.setAlarm(deleteAt);
+    const call = suspendedOn === undefined ? undefined : readCall(sql, suspendedOn);
+    const at = nextAlarm({
+      status: run.status,
+      deleteAt,
+      // A call with no record cannot be waited on: the next slice goes on at once.
+      suspendedOn: suspendedOn === undefined ? undefined : { deadline: call?.deadline ?? 0, answered: call === undefined || call.result !== undefined },
+      now: Date.now(),
+      delayMs: Number(this.env.ALARM_DELAY_MS) || 0,
+    });
+    if (at !== undefined) await this.ctx.storage.setAlarm(at);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -61,19 +73,20 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return next;
   }
 
-  /** A run whose alarm went missing (a lost write, a crash at the wrong time) is re-armed. */
+  /**
+   * A run whose alarm went missing (a lost write, a crash at the wrong time) is re-armed. A run
+   * suspended on an async call always has its alarm (the deadline), so a read never wakes it.
+   */
   private async ensureAlarm(): Promise<void> {
-    const run = readRun(this.ctx.storage.sql);
-    if (run === undefined || this.active !== undefined || (await this.ctx.storage.getAlarm()) !== null) return;
-    if (run.status === "running") await this.arm();
-    else await this.armRetention();
+    if (!hasRun(this.ctx.storage.sql) || this.active !== undefined || (await this.ctx.storage.getAlarm()) !== null) return;
+    await this.armNext();
   }
 
   private async slice(controller: AbortController): Promise<void> {
     this.active = controller;
     try {
-      if ((await runSlice(this.engine, controller)) === "more") await this.arm();
-      else await this.armRetention();
+      const end = await runSlice(this.engine, controller);
+      await this.armNext(typeof end === "object" ? end.suspendedOn : undefined);
     } finally {
       this.active = undefined;
     }
@@ -86,7 +99,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       if (run === undefined) return;
       if (run.status === "running") return this.slice(new AbortController());
       if (run.deleteAt !== undefined && this.engine.now() >= run.deleteAt) return this.erase(run.id, "retention");
-      await this.armRetention(); // woken early (or by hand): wait for the retention's end
+      await this.armNext(); // woken early (or by hand): wait for the retention's end
     });
   }
 
@@ -109,7 +122,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
         insertRun(sql, run, isoNow());
       });
       logEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
-      await this.arm();
+      await this.armNext();
       return ok(view(this.engine));
     });
   }
@@ -143,7 +156,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       const issues = await acceptImages(this.blobs, run.id, images);
       if (issues.length > 0) return invalidImages(issues);
       const outcome = change();
-      if (outcome.ok && outcome.value.status === "running") await this.arm();
+      if (outcome.ok && outcome.value.status === "running") await this.armNext();
       return outcome;
     });
   }
@@ -158,8 +171,25 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   async retry(): Promise<Outcome<RunView>> {
     const outcome = retry(this.engine);
-    if (outcome.ok) await this.arm();
+    if (outcome.ok) await this.armNext();
     return outcome;
+  }
+
+  /**
+   * A tool server's result for the async call at `key` (checked by the edge with the call's
+   * callback token). Not queued behind a slice: the write is one statement, and a slice that ends
+   * meanwhile sees it (nextAlarm) as surely as the alarm set here for now.
+   */
+  async deliverResult(key: string, body: CallResultBody): Promise<Outcome<CallResultAccepted>> {
+    const { sql } = this.ctx.storage;
+    const run = readRun(sql);
+    if (run === undefined) return notFound();
+    const delivery = deliverResult(sql, key, canonicalJson(body), this.engine.now());
+    if (delivery.kind === "unknown") return fail(404, "No such call in this run.");
+    if (delivery.kind === "refused") return fail(409, delivery.message);
+    // A failed run keeps the result for a retry; only a running run is woken.
+    if (delivery.kind === "stored" && run.status === "running") await this.armNext();
+    return ok({ callId: delivery.row.callId, answeredAt: new Date(delivery.row.answeredAt!).toISOString() });
   }
 
   /** Durable first (the flag), then prompt: the call in flight is aborted and the run ends cancelled. */
@@ -173,7 +203,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       const now = readRun(sql);
       if (now?.status === "waiting") {
         cancelWaiting(this.engine, now);
-        await this.armRetention();
+        await this.armNext();
       } else if (now?.status === "running") {
         const controller = new AbortController();
         controller.abort(new Error("cancelled"));

@@ -1,9 +1,10 @@
 // Typed reads and writes of the run row and its segments. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, WaitingKind } from "../api/types";
+import type { ApiError, CreateRunBody, NewRun, PendingCall, RunStatus, RunView, StoppedBy, WaitingKind } from "../api/types";
 import { DEFAULT_MAX_STEPS } from "../loop/loop-state";
 import type { ChatMessage } from "../loop/types";
+import { pendingCalls } from "./async-call-store";
 import { lastSeq } from "./event-log";
 import { hasRun } from "./schema";
 import { spillText, unspillText } from "./spill";
@@ -23,6 +24,8 @@ export type RunRow = Omit<NewRun, "body"> & {
   final?: unknown;
   hasFinal: boolean;
   waiting?: Waiting;
+  /** Async HTTP tool calls the run waits on (read from their table, not stored twice). */
+  pending: PendingCall[];
   error?: ApiError;
   cancelRequested: boolean;
   /** When the run deletes itself (ms since the epoch): set when it ends or waits, cleared while it runs. */
@@ -69,6 +72,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     spentUsd: Number(row.spent_usd),
     hasFinal: row.final !== null,
     cancelRequested: Number(row.cancel_requested) === 1,
+    pending: pendingCalls(sql),
     lastSeq: lastSeq(sql),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
@@ -77,6 +81,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.final_text !== null) run.finalText = unspillText(sql, String(row.final_text));
   if (row.final !== null) run.final = parseColumn(sql, row.final);
   if (row.delete_at !== null) run.deleteAt = Number(row.delete_at);
+  if (row.origin !== null && row.origin !== undefined) run.origin = String(row.origin);
   const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
@@ -88,9 +93,9 @@ export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
-    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?)`,
-    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, now, now,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, origin, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?)`,
+    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.origin ?? null, now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
   insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit });
@@ -198,6 +203,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.finalText !== undefined) view.finalText = run.finalText;
   if (run.hasFinal) view.final = run.final;
   if (run.waiting !== undefined) view.waiting = run.waiting;
+  if (run.pending.length > 0) view.pending = run.pending;
   if (run.error !== undefined) view.error = run.error;
   if (run.body.metadata !== undefined) view.metadata = run.body.metadata;
   return view;

@@ -20,6 +20,7 @@ const STATEMENTS = [
      error TEXT,
      cancel_requested INTEGER NOT NULL DEFAULT 0,
      delete_at INTEGER,
+     origin TEXT,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -42,6 +43,20 @@ const STATEMENTS = [
   // seq is the gap-free event counter; dedupe makes an event written before a step idempotent.
   `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS once_started (key TEXT PRIMARY KEY)`,
+  // Async HTTP tool calls (async-call-store.ts), by their start's step key with its segment.
+  `CREATE TABLE IF NOT EXISTS async_call (
+     key TEXT PRIMARY KEY,
+     call_id TEXT NOT NULL,
+     name TEXT NOT NULL,
+     step INTEGER NOT NULL,
+     started_at INTEGER NOT NULL,
+     deadline INTEGER NOT NULL,
+     accepted_at INTEGER,
+     result TEXT,
+     answered_at INTEGER,
+     closed_at INTEGER,
+     closed_reason TEXT
+   )`,
   `CREATE TABLE IF NOT EXISTS answer (call_id TEXT PRIMARY KEY, body TEXT NOT NULL)`,
   // One-time tickets for the events endpoint, by hash; kind is who asked for one.
   `CREATE TABLE IF NOT EXISTS ticket (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
@@ -53,6 +68,7 @@ const ADDED_COLUMNS: { table: string; column: string; definition: string }[] = [
   { table: "run", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
   { table: "run", column: "delete_at", definition: "INTEGER" },
   { table: "segment", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
+  { table: "run", column: "origin", definition: "TEXT" },
 ];
 
 /** True once a run was created here. Probing an unknown id must leave no storage behind, so tables are made only by create. */
