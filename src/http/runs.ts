@@ -2,7 +2,8 @@
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { CALLER_HEADER } from "../api/run-rpc";
-import type { AnswerBody, ContinueBody } from "../api/types";
+import type { AnswerBody, CallResultBody, ContinueBody } from "../api/types";
+import { stepKeyOf } from "../lib/call-key";
 import type { AppEnv } from "./app-env";
 import { sha256Hex } from "./encoding";
 import { invalidRequest, validationHook } from "./errors";
@@ -12,6 +13,7 @@ import { prepareRun } from "./new-run";
 import { unwrap } from "./outcome";
 import {
   answerRoute,
+  callResultRoute,
   cancelRoute,
   continueRoute,
   createRunRoute,
@@ -52,6 +54,8 @@ export function runsApp(): OpenAPIHono<AppEnv> {
       idempotencyKey: c.req.valid("header")["idempotency-key"],
       findEarlier: (candidate) => runStub(c.env, candidate.id).exists(),
     });
+    // Where async HTTP tools send their results back (unless PUBLIC_URL names another address).
+    newRun.origin = new URL(c.req.url).origin;
     const run = unwrap(await runStub(c.env, newRun.id).create(newRun, images));
     return c.json({ run, token }, 201);
   });
@@ -99,6 +103,13 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   app.openapi(deleteRunRoute, async (c) => {
     unwrap(await c.var.run.deleteRun());
     return c.body(null, 204);
+  });
+
+  app.openapi(callResultRoute, async (c) => {
+    // requireCallback checked that the call key names a call (and its token).
+    const key = stepKeyOf(c.req.valid("param").callKey)!;
+    const body: CallResultBody = c.req.valid("json");
+    return c.json(unwrap(await c.var.run.deliverResult(key, body)), 202);
   });
 
   app.openapi(eventsRoute, async (c) => {
