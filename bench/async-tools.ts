@@ -24,7 +24,7 @@ import { readEventsUntilEnd } from "../test/e2e/sse";
 
 const RUNS = Number(process.argv[2] ?? "40");
 const QUIET_MS = Number(process.argv[3] ?? "30") * 1000;
-const PORT = 8300 + Math.floor(Math.random() * 90);
+const PORT = 9500 + Math.floor(Math.random() * 90);
 const SPACING_MS = 250;
 const log = (line: string) => console.log(`[bench:async] ${line}`);
 

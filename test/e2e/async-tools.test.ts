@@ -13,7 +13,7 @@ import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "
 import { httpTool } from "./support/scripts";
 
 const TOKEN = "dev-token";
-const PORT = 8600 + Math.floor(Math.random() * 90);
+const PORT = 9400 + Math.floor(Math.random() * 90);
 
 type View = Awaited<ReturnType<typeof getRun>> & { pending?: { callId: string; deadline: string }[] };
 
