@@ -28,6 +28,7 @@ const steps = [
   { name: "long-run-dev", command: ["node", "bench/ts.mjs", "bench/long-run-dev.ts"] },
   { name: "load", command: ["node", "bench/ts.mjs", "bench/load.ts"] },
   { name: "inbox", command: ["node", "bench/ts.mjs", "bench/inbox.ts"] },
+  { name: "async", command: ["node", "bench/ts.mjs", "bench/async-tools.ts"] },
   { name: "auth-timing-http", command: ["node", "bench/ts.mjs", "bench/auth-timing-http.ts"] },
 ].filter((step) => only.length === 0 || only.some((word) => step.name.includes(word)));
 

@@ -128,6 +128,13 @@ export class RunPanel {
         call.querySelector(".result")!.textContent = "running…";
         return;
       }
+      case "tool-started": {
+        // An async HTTP tool took the job: the run waits for its result, for hours if need be.
+        const call = this.calls.get(event.callId) ?? this.call(event.step, event.callId, event.name, undefined);
+        call.dataset.state = "running";
+        call.querySelector(".result")!.textContent = `job taken; waiting for its result (until ${new Date(event.deadline).toLocaleString()})`;
+        return;
+      }
       case "tool-result": {
         const call = this.calls.get(event.callId) ?? this.call(event.step, event.callId, event.name, undefined);
         call.dataset.state = event.ok ? "ok" : "error";

@@ -20,6 +20,12 @@
 //   POST /large?kb=<n>    JSON whose content is n KiB of "é" (2 bytes each), starting with the call id
 //   POST /count?ms=<n>    counts calls per Idempotency-Key on arrival, answers after n ms (default 0)
 //   GET  /count?key=<k>   { count } for that key
+//   POST /async?ms=<n>    an async tool: records the job by Idempotency-Key on arrival (its body,
+//                         callback and whether its signature verifies) and takes it with 202 after
+//                         n ms (default 0); ?answer=now answers 200 with a result instead,
+//                         ?status=<s> answers s. The test sends the result to the callback itself
+//                         (through SELF: the callback URL is the Worker's).
+//   GET  /async?key=<k>   { count, bodies, verified } for that key (count 0 when none arrived)
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
@@ -54,6 +60,7 @@ function header(request: IncomingMessage, name: string): string | undefined {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const counts = new Map<string, number>();
+  const jobs = new Map<string, { count: number; bodies: unknown[]; verified: boolean[] }>();
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -142,6 +149,33 @@ export default async function setup(project: TestProject): Promise<() => Promise
           response.on("close", () => clearTimeout(timer));
           return;
         }
+        case "POST /async": {
+          const key = header(request, "idempotency-key") ?? "";
+          const job = jobs.get(key) ?? { count: 0, bodies: [], verified: [] };
+          jobs.set(key, job);
+          job.count++;
+          job.bodies.push(JSON.parse(body) as unknown);
+          try {
+            new Webhook(TEST_TOOL_SIGNING_KEY).verify(body, {
+              "webhook-id": header(request, "webhook-id") ?? "",
+              "webhook-timestamp": header(request, "webhook-timestamp") ?? "",
+              "webhook-signature": header(request, "webhook-signature") ?? "",
+            });
+            job.verified.push(true);
+          } catch {
+            job.verified.push(false);
+          }
+          const status = url.searchParams.get("status");
+          const timer = setTimeout(() => {
+            if (url.searchParams.get("answer") === "now") return json(response, 200, { content: "answered at once" });
+            if (status !== null) return json(response, Number(status), { error: "refused" });
+            json(response, 202, { accepted: true });
+          }, Number(url.searchParams.get("ms") ?? "0"));
+          response.on("close", () => clearTimeout(timer));
+          return;
+        }
+        case "GET /async":
+          return json(response, 200, jobs.get(url.searchParams.get("key") ?? "") ?? { count: 0, bodies: [], verified: [] });
         case "GET /count":
           return json(response, 200, { count: counts.get(url.searchParams.get("key") ?? "") ?? 0 });
         default:

@@ -2,7 +2,7 @@
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
 import type { ChatMessage } from "../loop/types";
 import type { ImageUpload } from "./images";
-import type { AnswerBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "./types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "./types";
 
 /** The header by which the edge tells the object who opened an events stream (a run token's streams close when it is rotated). */
 export const CALLER_HEADER = "x-ratchet-caller";
@@ -32,6 +32,13 @@ export interface RunRpc {
   redeemTicket(hash: string): Promise<CallerKind | null>;
   /** Replaces the run token's hash; streams opened with the old token are closed. */
   rotateToken(tokenHash: string): Promise<Outcome<null>>;
+  /**
+   * The result of the async tool call at `key` (its start's step key with the segment), sent by the
+   * tool server and checked by the edge against the call's callback token. The first result wins;
+   * the same one again answers as the first did; another, or one after the call was closed
+   * (deadline, cancel, the run stopped), is 409; a call the run never made is 404.
+   */
+  deliverResult(key: string, body: CallResultBody): Promise<Outcome<CallResultAccepted>>;
   /** Deletes the run: cancel, close streams, delete the alarm, its blobs and its storage. */
   deleteRun(): Promise<Outcome<null>>;
   /** GET /v1/runs/:id/events is forwarded as is (WebSocket upgrade or SSE), after auth, with CALLER_HEADER set. */

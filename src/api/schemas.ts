@@ -5,6 +5,7 @@
 // refused with a 400 that names it, instead of being silently ignored.
 import { z } from "@hono/zod-openapi";
 import { scriptSchema } from "../providers/scripted";
+import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "./async-calls";
 import { IMAGE_MEDIA_TYPES } from "./images";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
@@ -102,6 +103,23 @@ export const httpToolRefSchema = z
     url: httpUrlSchema,
     approval: z.boolean().optional(),
     once: z.boolean().optional().openapi({ description: "Never run twice, even across a crash." }),
+    async: z
+      .boolean()
+      .optional()
+      .openapi({ description: "The tool answers later: 202 Accepted, then a POST of the result to the call's callback URL." }),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .gte(1)
+      .lte(ASYNC_TIMEOUT_MAX_SECONDS)
+      .optional()
+      .openapi({ description: `For an async tool: how long the run waits for its result (default ${ASYNC_TIMEOUT_DEFAULT_SECONDS}, at most ${ASYNC_TIMEOUT_MAX_SECONDS}: 7 days).` }),
+  })
+  .superRefine((ref, context) => {
+    // A synchronous call always has 30 seconds; a timeout there would promise what is not done.
+    if (ref.timeoutSeconds !== undefined && ref.async !== true) {
+      context.addIssue({ code: "custom", path: ["timeoutSeconds"], message: "timeoutSeconds is for async tools only (async: true)." });
+    }
   })
   .openapi("HttpToolRef");
 
@@ -278,6 +296,15 @@ export const webhookDeliverySchema = z
     nextAttemptAt: z.string().optional(),
   })
   .openapi("WebhookDelivery");
+const pendingCallSchema = z
+  .object({
+    callId: z.string(),
+    name: z.string(),
+    step: z.number().int(),
+    startedAt: z.string(),
+    deadline: z.string().openapi({ description: "When the run stops waiting: the model then gets an error result." }),
+  })
+  .openapi("PendingCall");
 
 export const runViewSchema = z
   .object({
@@ -296,6 +323,10 @@ export const runViewSchema = z
     waiting: z
       .object({ kind: waitingKindSchema, callId: z.string(), name: z.string(), input: z.unknown() })
       .optional(),
+    pending: z
+      .array(pendingCallSchema)
+      .optional()
+      .openapi({ description: "Async HTTP tool calls the run is waiting on; absent when there are none." }),
     error: apiErrorSchema.optional(),
     lastSeq: z.number().int().openapi({ description: "Seq of the newest stored event." }),
     createdAt: z.string(),
@@ -349,6 +380,7 @@ export const runEventSchema = z
       tokensAfter: z.number().openapi({ description: "An estimate until the next model call reports." }),
     }),
     z.object({ type: z.literal("tool-call"), step: z.number(), callId: z.string(), name: z.string(), input: z.unknown() }),
+    z.object({ type: z.literal("tool-started"), step: z.number(), callId: z.string(), name: z.string(), deadline: z.string() }),
     z.object({
       type: z.literal("tool-result"),
       step: z.number(),
@@ -377,6 +409,34 @@ export const runEventSchema = z
 export const storedEventSchema = z
   .intersection(runEventSchema, z.object({ seq: z.number().int().gte(1), at: z.string() }))
   .openapi("StoredEvent");
+
+// ---------------------------------------------------------------------------------------------
+// Results of async HTTP tools (POST /v1/runs/{id}/calls/{callKey}/result, by the tool server)
+
+/** Content as a tool answers it: text, or images the deployment stores already (by hash). */
+const toolContentSchema = z.union([
+  z.string(),
+  z.array(
+    z.union([
+      z.strictObject({ type: z.literal("text"), text: z.string() }),
+      z.strictObject({ type: z.literal("image"), mimeType: z.string().min(1), hash: z.string().min(1), path: z.string().optional() }),
+    ]),
+  ),
+]);
+
+export const callResultBodySchema = z
+  .strictObject({
+    content: toolContentSchema.openapi({ description: "What the model sees: text, or a list of text and image parts." }),
+    isError: z.boolean().optional().openapi({ description: "The job failed: the model sees `content` as the error." }),
+    costUsd: z.number().nonnegative().optional().openapi({ description: "What the job cost; it counts towards the run's budget." }),
+  })
+  .openapi("CallResult");
+
+export type CallResultInput = z.infer<typeof callResultBodySchema>;
+
+export const callResultAcceptedSchema = z
+  .object({ callId: z.string(), answeredAt: z.string().openapi({ description: "When the first result arrived." }) })
+  .openapi("CallResultAccepted");
 
 // ---------------------------------------------------------------------------------------------
 // WebSocket frames a client may send
@@ -473,4 +533,7 @@ export type SchemaChecks = [
   Check<Assignable<Api.RunEvent, z.infer<typeof runEventSchema>>>,
   Check<Assignable<z.infer<typeof storedEventSchema>, Api.StoredEvent>>,
   Check<Assignable<z.infer<typeof errorBodySchema>["error"], ErrorDetail>>,
+  Check<Assignable<CallResultInput, Api.CallResultBody>>,
+  Check<Assignable<Api.CallResultBody, CallResultInput>>,
+  Check<Assignable<z.infer<typeof callResultAcceptedSchema>, Api.CallResultAccepted>>,
 ];

@@ -14,6 +14,10 @@ export type ToolRef =
       url: string;
       approval?: boolean;
       once?: boolean;
+      /** The tool answers later: 202 to the request, then a POST of the result to the call's callback (docs/http-tools.md). */
+      async?: boolean;
+      /** For an async tool: how long the run waits for the result (default 3,600; at most 604,800, 7 days). */
+      timeoutSeconds?: number;
     }
   | { type: "client"; name: string; description: string; inputSchema: Record<string, unknown> };
 
@@ -23,6 +27,17 @@ export type CallerKind = "deployment" | "run" | "user";
 export type RunStatus = "running" | "waiting" | "finished" | "failed" | "cancelled";
 export type StoppedBy = LoopStoppedBy | "error";
 export type WaitingKind = "ask" | "approval" | "client-tool";
+
+/** An async HTTP tool call the run is waiting on: the tool server took the job and has not answered yet. */
+export type PendingCall = {
+  callId: string;
+  name: string;
+  /** The model call (of the whole run) whose turn made this call. */
+  step: number;
+  startedAt: string;
+  /** When the run stops waiting and gives the model an error result instead. */
+  deadline: string;
+};
 
 export type ApiError = {
   code: string;
@@ -48,6 +63,8 @@ export type RunView = {
   /** Why the newest model call stopped (a refusal, a cut-off answer, a real end, …). */
   stopReason?: StopReason;
   waiting?: { kind: WaitingKind; callId: string; name: string; input: unknown };
+  /** Async HTTP tool calls the run is waiting on (status running); absent when there are none. */
+  pending?: PendingCall[];
   error?: ApiError;
   lastSeq: number;
   createdAt: string;
@@ -97,12 +114,23 @@ export type NewRun = {
   bodyHash: string;
   /** The subject whose inbox lists the run (the body's `subject`). */
   subject?: string;
+  /**
+   * The origin (scheme://host[:port]) the creating request reached: async HTTP tools are told to
+   * send their results back there, unless PUBLIC_URL names another.
+   */
+  origin?: string;
 };
 
 export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean };
 
 /** POST /v1/runs/:id/messages after validation (images stored). */
 export type ContinueBody = { content: Content; maxSteps?: number };
+
+/** What a tool server POSTs to an async call's callback URL (checked at the edge). */
+export type CallResultBody = { content: Content; isError?: boolean; costUsd?: number };
+
+/** The answer to a callback: the call, and when its (first) result was taken. */
+export type CallResultAccepted = { callId: string; answeredAt: string };
 
 /** A ticket as the run object keeps it: the hash, who asked for it, and when it expires (ms since the epoch). */
 export type TicketRecord = { hash: string; kind: CallerKind; expiresAt: number };
@@ -120,6 +148,8 @@ export type RunEvent =
   | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number; stopReason: StopReason }
   | { type: "compaction"; step: number; mode: "native" | "summary"; reason: "threshold" | "overflow"; tokensBefore: number; tokensAfter: number }
   | { type: "tool-call"; step: number; callId: string; name: string; input: unknown }
+  /** An async HTTP tool took the job (202): the run waits for its result until `deadline`. */
+  | { type: "tool-started"; step: number; callId: string; name: string; deadline: string }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number }
   | { type: "waiting"; kind: WaitingKind; callId: string; name: string; input: unknown }
   | { type: "answered"; callId: string }

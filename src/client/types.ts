@@ -6,6 +6,7 @@ import type {
   ApiError,
   CreateRunBody,
   InboxEventType,
+  PendingCall,
   RunEvent,
   RunsPage,
   RunStatus,
@@ -22,7 +23,7 @@ import type {
 import type { ImageMediaType } from "../api/images";
 import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/types";
 
-export type { ApiError, ChatMessage, Content, ContentPart, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
+export type { ApiError, ChatMessage, Content, ContentPart, PendingCall, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
 export type { InboxEventType, RunsPage, RunSummary, SummaryWaiting, UserToken, WebhookDelivery };
 
 /** What `inbox()` yields: a change of one of the subject's runs, `seq` gap-free from 1 per subject. */

@@ -5,6 +5,7 @@
 import { KNOWN_DEFAULTS, PUBLIC_RUN_ID_KEY } from "./known-defaults";
 import { readLimits, type Limits } from "./limits";
 import { webhookProblems } from "./webhook-settings";
+import { parsePublicUrl } from "./public-url";
 
 export type { Limits };
 
@@ -71,6 +72,9 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
   }
   // Every run's events go to WEBHOOK_URL: it must be a URL and its webhooks must be signable.
   problems.push(...webhookProblems(env as Record<string, string | undefined>));
+  if (parsePublicUrl((env as Record<string, unknown>).PUBLIC_URL) === "invalid") {
+    problems.push({ setting: "PUBLIC_URL", problem: "is not an http(s) URL without query or fragment" });
+  }
   const limits = readLimits(env);
   problems.push(...limits.problems);
   if (problems.length > 0) return { ok: false, problems };
@@ -119,4 +123,12 @@ export function limitsOf(env: EnvLike): Limits {
   let limits = limitsCache.get(env);
   if (limits === undefined) limitsCache.set(env, (limits = readLimits(env).limits));
   return limits;
+}
+
+/**
+ * The key run objects derive callback tokens with: RUN_ID_KEY, or the local default when a local
+ * run sets none — the first of the edge's runIdKeys, which checks those tokens.
+ */
+export function currentRunIdKey(env: EnvLike): string {
+  return textOf(env, "RUN_ID_KEY") ?? PUBLIC_RUN_ID_KEY;
 }

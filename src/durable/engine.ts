@@ -4,8 +4,9 @@
 // run `failed` with a clear error: a slice never throws, so no alarm retries the same failure.
 import type { StoppedBy } from "../api/types";
 import { limitsOf } from "../config/settings";
-import { runToolLoop } from "../loop";
+import { runToolLoop, ToolPending } from "../loop";
 import type { ChatMessage, RunToolLoopResult } from "../loop/types";
+import { closeOpenCalls } from "./async-call-store";
 import type { EngineContext } from "./engine-context";
 import { lastSeq } from "./event-log";
 import { createJournal, loadJournal } from "./journal";
@@ -23,10 +24,10 @@ export const MAX_NEW_STEPS_PER_SLICE = 500;
 export const SLICE_MS = 15_000;
 
 /** Thrown by the journal to end a slice before a new step; the next alarm goes on from there. */
-export class SliceEnd extends Error {
+export class SliceUsedUp extends Error {
   constructor() {
     super("slice used up");
-    this.name = "SliceEnd";
+    this.name = "SliceUsedUp";
   }
 }
 
@@ -57,6 +58,9 @@ function checkStorageLimits(engine: EngineContext): void {
 
 function recordResult(engine: EngineContext, segment: number, result: RunToolLoopResult): void {
   saveSegmentResult(engine.ctx.storage.sql, segment, result.messages);
+  // The loop answered every call it did not wait for "Not run: <reason>.": a result for one of
+  // them that comes later is refused (409). A failed run keeps its calls open for a retry.
+  closeOpenCalls(engine.ctx.storage.sql, result.stoppedBy, engine.now());
   const change = finishedChange(result);
   if (result.asked !== undefined) {
     const { kind, callId, name, input } = result.asked;
@@ -90,8 +94,16 @@ function recordFailure(engine: EngineContext, run: RunRow, segment: number, mess
   }
 }
 
-/** Runs one slice. Returns "more" when the slice ended before the run did. */
-export async function runSlice(engine: EngineContext, controller: AbortController): Promise<"more" | "stopped"> {
+/**
+ * How a slice ended: "more" before the run did (the next alarm goes on now), "stopped" when the
+ * run stopped, or suspended on the async tool call at `suspendedOn` (its start's step key with the
+ * segment), which has no result yet: the run stays running and sleeps until the result or the
+ * call's deadline.
+ */
+export type SliceEnd = "more" | "stopped" | { suspendedOn: string };
+
+/** Runs one slice. */
+export async function runSlice(engine: EngineContext, controller: AbortController): Promise<SliceEnd> {
   const { ctx } = engine;
   const { sql } = ctx.storage;
   const run = readRun(sql)!;
@@ -114,7 +126,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       signal: controller.signal,
       beforeNewStep: () => {
         if (fresh === 0 && stored.size > 0) logReplay(run.id, stored.size, Date.now() - loading);
-        if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceEnd();
+        if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceUsedUp();
         checkStorageLimits(engine);
         fresh++;
       },
@@ -136,7 +148,8 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
     const result = await runToolLoop(options);
     recordResult(engine, segment.n, result);
   } catch (error) {
-    if (error instanceof SliceEnd) return "more";
+    if (error instanceof SliceUsedUp) return "more";
+    if (error instanceof ToolPending) return { suspendedOn: `s${segmentN}/${error.key}` };
     recordFailure(engine, run, segmentN, stopMessages, error);
   }
   return "stopped";

@@ -4,6 +4,7 @@ import type { CreateRunBody } from "../api/types";
 import type { CompactionOptions, LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
 import type { Provider } from "../providers";
 import { buildTools, parseAllowList, signingKeysOf } from "../tools";
+import { asyncCallDeps } from "./async-call-deps";
 import { r2BlobStore } from "./blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "./once-log";
@@ -51,6 +52,7 @@ export function loopOptions(
       // Read at every loop start, so a rotated secret is used from the next segment or restart on.
       signingKeys: signingKeysOf(env),
       beginOnce: (stepKey) => beginOnce(ctx.storage, prefix + stepKey),
+      asyncCalls: asyncCallDeps(engine, run, segment),
     }),
     step,
     // maxSteps counts model calls over the whole run: earlier segments' calls come first.

@@ -1,10 +1,21 @@
-// When a run object wakes up next (pure). One alarm serves three purposes: stepping a running run
-// (now), delivering its outbox (the earliest pending row's time) and deleting a stopped run when its
-// retention ends. The earliest wins; whatever is not due when the alarm fires sets the next one.
+// When a run object wakes up next (pure): one decision from what the run holds, so every path that
+// sets an alarm (creation, an answer, a slice's end, a tool's callback, an outbox delivery, a lost
+// alarm) sets the same. One alarm serves every purpose; the earliest wins, and whatever is not due
+// when it fires sets the next one.
+//
+// - A running run steps now (plus ALARM_DELAY_MS, which only tests set) — unless its last slice was
+//   suspended on an async tool call without a result: then it sleeps until that call's deadline (no
+//   alarm fires while it waits, and the object can be evicted). The callback that brings the result
+//   wakes it; the deadline wakes it to give the model the "did not answer" error.
+// - The outbox (status changes for the inbox and the webhook receivers) is delivered when its
+//   earliest pending row is due.
+// - A stopped run wakes once more, when its retention ends (deleteAt).
 
 export type AlarmInputs = {
-  /** The run is running: it steps at once. */
+  /** The run is running: it steps at once (or sleeps on its async call). */
   running: boolean;
+  /** The async call the last slice was suspended on, as stored now; undefined when it was not suspended. */
+  suspendedOn?: { deadline: number; answered: boolean } | undefined;
   /** The earliest pending outbox row's time, if any row is pending. */
   outboxDueAt?: number | undefined;
   /** A stopped run's retention end (ignored while it runs). */
@@ -14,12 +25,28 @@ export type AlarmInputs = {
   delayMs: number;
 };
 
+/** When a running run steps next: now, or its unanswered async call's deadline. */
+function stepAt({ suspendedOn, now, delayMs }: AlarmInputs): number {
+  // A result stored while the slice was ending is taken now, not at the deadline.
+  if (suspendedOn !== undefined && !suspendedOn.answered) return Math.max(suspendedOn.deadline, now);
+  return now + delayMs;
+}
+
+/**
+ * Whether an alarm that fired now should step the run: a running run not waiting on an async call,
+ * or whose call has its result or passed its deadline. (An alarm for the outbox alone takes no step.)
+ */
+export function stepDue({ running, suspendedOn, now }: AlarmInputs): boolean {
+  if (!running) return false;
+  return suspendedOn === undefined || suspendedOn.answered || now >= suspendedOn.deadline;
+}
+
 /** When to set the alarm, or undefined when the object has nothing left to do. */
-export function nextAlarm({ running, outboxDueAt, deleteAt, now, delayMs }: AlarmInputs): number | undefined {
-  const soonest = now + delayMs;
+export function nextAlarm(inputs: AlarmInputs): number | undefined {
+  const { running, outboxDueAt, deleteAt, now, delayMs } = inputs;
   const candidates: number[] = [];
-  if (running) candidates.push(soonest);
-  if (outboxDueAt !== undefined) candidates.push(Math.max(outboxDueAt, soonest));
+  if (running) candidates.push(stepAt(inputs));
+  if (outboxDueAt !== undefined) candidates.push(Math.max(outboxDueAt, now + delayMs));
   if (!running && deleteAt !== undefined) candidates.push(deleteAt);
   return candidates.length === 0 ? undefined : Math.min(...candidates);
 }

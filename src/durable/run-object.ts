@@ -5,8 +5,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../api/images";
 import { CALLER_HEADER, type RunRpc } from "../api/run-rpc";
-import type { AnswerBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../api/types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../api/types";
+import { canonicalJson } from "../loop/canonical-json";
 import type { ChatMessage } from "../loop/types";
+import { deliverResult, readCall } from "./async-call-store";
 import { acceptImages, r2BlobStore, type BlobStore } from "./blob-store";
 import { isoNow } from "./clock";
 import { runSlice } from "./engine";
@@ -16,12 +18,12 @@ import { Fanout } from "./fanout";
 import { messagesSoFar } from "./messages-so-far";
 import { fail, invalidImages, notFound, ok } from "./outcome";
 import { deliverToInbox } from "./inbox-delivery";
-import { nextAlarm } from "./next-alarm";
+import { nextAlarm, stepDue, type AlarmInputs } from "./next-alarm";
 import { Outbox } from "./outbox";
 import { nextDueAt } from "./outbox-store";
 import { reportChange } from "./report-change";
 import { deleteAtFrom, logEvent } from "./run-log";
-import { insertRun, readRun, readRunState, readSubject, setTokenHash, toRunView, updateRun } from "./run-store";
+import { insertRun, readRun, readRunState, readSubject, setSuspendedOn, setTokenHash, toRunView, updateRun } from "./run-store";
 import { dropRun, hasRun, migrate, tableExists, wasDeleted } from "./schema";
 import { handleFrame } from "./socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "./ticket-store";
@@ -58,9 +60,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   /**
-   * Sets the alarm for what comes next: stepping a running run at once (plus ALARM_DELAY_MS, which
-   * only tests set), the next outbox row, or a stopped run's retention end. Reads and the alarm
-   * call happen in one synchronous turn, so the last call always reflects the newest state.
+   * Sets the alarm for what comes next (next-alarm.ts): stepping a running run at once (plus
+   * ALARM_DELAY_MS, which only tests set) or, when its last slice was suspended on an async call
+   * without a result, at that call's deadline; the next outbox row; a stopped run's retention end.
+   * Reads and the alarm call happen in one synchronous turn, so the last call always reflects the
+   * newest state.
    */
   private schedule(): Promise<void> {
     const { sql } = this.ctx.storage;
@@ -74,8 +78,25 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     }
     // A deleted run keeps its outbox only while something in it is still to deliver (nobody can view the rest).
     if (state === undefined && tableExists(sql, "outbox") && nextDueAt(sql) === undefined) sql.exec("DROP TABLE outbox");
-    const at = nextAlarm({ running: state?.status === "running", outboxDueAt: nextDueAt(sql), deleteAt, now, delayMs: Number(this.env.ALARM_DELAY_MS) || 0 });
+    const at = nextAlarm(this.alarmInputs(deleteAt, now));
     return at === undefined ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(at);
+  }
+
+  /** What nextAlarm and stepDue decide from, read from storage. */
+  private alarmInputs(deleteAt: number | undefined, now: number): AlarmInputs {
+    const { sql } = this.ctx.storage;
+    const state = readRunState(sql);
+    const key = state?.suspendedOn;
+    const call = key === undefined ? undefined : readCall(sql, key);
+    return {
+      running: state?.status === "running",
+      // A call with no record cannot be waited on: the next slice goes on at once.
+      suspendedOn: key === undefined ? undefined : { deadline: call?.deadline ?? 0, answered: call === undefined || call.result !== undefined },
+      outboxDueAt: nextDueAt(sql),
+      deleteAt,
+      now,
+      delayMs: Number(this.env.ALARM_DELAY_MS) || 0,
+    };
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -84,7 +105,10 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return next;
   }
 
-  /** A run whose alarm went missing (a lost write, a crash at the wrong time) is re-armed. */
+  /**
+   * A run whose alarm went missing (a lost write, a crash at the wrong time) is re-armed. A run
+   * suspended on an async call always has its alarm (the deadline), so a read never wakes it.
+   */
   private async ensureAlarm(): Promise<void> {
     if (!hasRun(this.ctx.storage.sql) || this.active !== undefined || (await this.ctx.storage.getAlarm()) !== null) return;
     await this.schedule();
@@ -93,7 +117,9 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   private async slice(controller: AbortController): Promise<void> {
     this.active = controller;
     try {
-      await runSlice(this.engine, controller);
+      const end = await runSlice(this.engine, controller);
+      // Where the slice stopped waiting, for schedule() (and the next slice) to read.
+      setSuspendedOn(this.ctx.storage.sql, typeof end === "object" ? end.suspendedOn : undefined);
     } finally {
       this.active = undefined;
     }
@@ -108,8 +134,10 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       const run = readRun(this.ctx.storage.sql);
       // Deliveries are started, not awaited: changes already written go out while the run steps.
       this.outbox.deliverDue();
-      if (run?.status === "running") await this.slice(new AbortController());
-      else if (run?.deleteAt !== undefined && this.engine.now() >= run.deleteAt) await this.erase(run.id, "retention");
+      const now = this.engine.now();
+      // A run suspended on an async call steps only when its result is there or its deadline passed.
+      if (run?.status === "running" && stepDue(this.alarmInputs(run.deleteAt, now))) await this.slice(new AbortController());
+      else if (run !== undefined && run.status !== "running" && run.deleteAt !== undefined && now >= run.deleteAt) await this.erase(run.id, "retention");
       this.outbox.deliverDue();
       await this.schedule();
     });
@@ -196,6 +224,23 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     const outcome = retry(this.engine);
     if (outcome.ok) await this.schedule();
     return outcome;
+  }
+
+  /**
+   * A tool server's result for the async call at `key` (checked by the edge with the call's
+   * callback token). Not queued behind a slice: the write is one statement, and a slice that ends
+   * meanwhile sees it (nextAlarm) as surely as the alarm set here for now.
+   */
+  async deliverResult(key: string, body: CallResultBody): Promise<Outcome<CallResultAccepted>> {
+    const { sql } = this.ctx.storage;
+    const run = readRun(sql);
+    if (run === undefined) return notFound();
+    const delivery = deliverResult(sql, key, canonicalJson(body), this.engine.now());
+    if (delivery.kind === "unknown") return fail(404, "No such call in this run.");
+    if (delivery.kind === "refused") return fail(409, delivery.message);
+    // A failed run keeps the result for a retry; only a running run is woken.
+    if (delivery.kind === "stored" && run.status === "running") await this.schedule();
+    return ok({ callId: delivery.row.callId, answeredAt: new Date(delivery.row.answeredAt!).toISOString() });
   }
 
   /** Durable first (the flag), then prompt: the call in flight is aborted and the run ends cancelled. */

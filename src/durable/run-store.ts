@@ -1,9 +1,10 @@
 // Typed reads and writes of the run row and its segments. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { ApiError, CreateRunBody, NewRun, RunStatus, RunView, StoppedBy, StopReason, WaitingKind, WebhookDelivery } from "../api/types";
+import type { ApiError, CreateRunBody, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, WaitingKind, WebhookDelivery } from "../api/types";
 import { DEFAULT_MAX_STEPS } from "../loop/loop-state";
 import type { ChatMessage } from "../loop/types";
+import { pendingCalls } from "./async-call-store";
 import { lastSeq } from "./event-log";
 import { webhookDeliveries } from "./outbox-store";
 import { hasRun } from "./schema";
@@ -24,6 +25,8 @@ export type RunRow = Omit<NewRun, "body"> & {
   final?: unknown;
   hasFinal: boolean;
   waiting?: Waiting;
+  /** Async HTTP tool calls the run waits on (read from their table, not stored twice). */
+  pending: PendingCall[];
   error?: ApiError;
   cancelRequested: boolean;
   /** When the run deletes itself (ms since the epoch): set when it ends or waits, cleared while it runs. */
@@ -76,6 +79,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     spentUsd: Number(row.spent_usd),
     hasFinal: row.final !== null,
     cancelRequested: Number(row.cancel_requested) === 1,
+    pending: pendingCalls(sql),
     lastSeq: lastSeq(sql),
     version: Number(row.change_version),
     webhooks: webhookDeliveries(sql),
@@ -88,6 +92,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.delete_at !== null) run.deleteAt = Number(row.delete_at);
   if (row.stop_reason !== null && row.stop_reason !== undefined) run.stopReason = String(row.stop_reason) as StopReason;
   if (row.subject !== null) run.subject = String(row.subject);
+  if (row.origin !== null && row.origin !== undefined) run.origin = String(row.origin);
   const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
@@ -96,11 +101,21 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
 }
 
 /** What scheduling needs of the run, without reading its body: status and retention end. */
-export function readRunState(sql: SqlStorage): { status: RunStatus; deleteAt?: number } | undefined {
+export function readRunState(sql: SqlStorage): { status: RunStatus; deleteAt?: number; suspendedOn?: string } | undefined {
   if (!hasRun(sql)) return undefined;
-  const row = sql.exec<{ status: string; delete_at: number | null }>("SELECT status, delete_at FROM run LIMIT 1").toArray()[0];
+  const row = sql
+    .exec<{ status: string; delete_at: number | null; suspended_on: string | null }>("SELECT status, delete_at, suspended_on FROM run LIMIT 1")
+    .toArray()[0];
   if (row === undefined) return undefined;
-  return row.delete_at === null ? { status: row.status as RunStatus } : { status: row.status as RunStatus, deleteAt: Number(row.delete_at) };
+  const state: { status: RunStatus; deleteAt?: number; suspendedOn?: string } = { status: row.status as RunStatus };
+  if (row.delete_at !== null) state.deleteAt = Number(row.delete_at);
+  if (row.suspended_on !== null) state.suspendedOn = row.suspended_on;
+  return state;
+}
+
+/** The async call (its key) the last slice stopped on for want of a result, or none. */
+export function setSuspendedOn(sql: SqlStorage, key: string | undefined): void {
+  sql.exec("UPDATE run SET suspended_on = ? WHERE suspended_on IS NOT ?", key ?? null, key ?? null);
 }
 
 /** The run's subject, if it has one (for a user token's access). */
@@ -114,9 +129,9 @@ export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
-    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?)`,
-    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, now, now,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?, ?)`,
+    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, run.origin ?? null, now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
   insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit });
@@ -231,6 +246,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.stopReason !== undefined) view.stopReason = run.stopReason;
   if (run.hasFinal) view.final = run.final;
   if (run.waiting !== undefined) view.waiting = run.waiting;
+  if (run.pending.length > 0) view.pending = run.pending;
   if (run.error !== undefined) view.error = run.error;
   if (run.body.metadata !== undefined) view.metadata = run.body.metadata;
   if (run.subject !== undefined) view.subject = run.subject;

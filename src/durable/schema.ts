@@ -24,6 +24,8 @@ const STATEMENTS = [
      stop_reason TEXT,
      subject TEXT,
      change_version INTEGER NOT NULL DEFAULT 0,
+     origin TEXT,
+     suspended_on TEXT,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -46,6 +48,20 @@ const STATEMENTS = [
   // seq is the gap-free event counter; dedupe makes an event written before a step idempotent.
   `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS once_started (key TEXT PRIMARY KEY)`,
+  // Async HTTP tool calls (async-call-store.ts), by their start's step key with its segment.
+  `CREATE TABLE IF NOT EXISTS async_call (
+     key TEXT PRIMARY KEY,
+     call_id TEXT NOT NULL,
+     name TEXT NOT NULL,
+     step INTEGER NOT NULL,
+     started_at INTEGER NOT NULL,
+     deadline INTEGER NOT NULL,
+     accepted_at INTEGER,
+     result TEXT,
+     answered_at INTEGER,
+     closed_at INTEGER,
+     closed_reason TEXT
+   )`,
   `CREATE TABLE IF NOT EXISTS answer (call_id TEXT PRIMARY KEY, body TEXT NOT NULL)`,
   // One-time tickets for the events endpoint, by hash; kind is who asked for one.
   `CREATE TABLE IF NOT EXISTS ticket (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
@@ -61,6 +77,8 @@ const ADDED_COLUMNS: { table: string; column: string; definition: string }[] = [
   { table: "segment", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
   { table: "run", column: "subject", definition: "TEXT" },
   { table: "run", column: "change_version", definition: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "run", column: "origin", definition: "TEXT" },
+  { table: "run", column: "suspended_on", definition: "TEXT" },
 ];
 
 /** True once a run was created here. Probing an unknown id must leave no storage behind, so tables are made only by create. */

@@ -10,6 +10,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { CallerKind } from "../api/types";
 import { SUBJECT_PATTERN } from "../api/schemas";
 import { inboxStub, inboxStubById } from "../durable/inbox-stub";
+import { stepKeyOf } from "../lib/call-key";
+import { isCallbackToken } from "../lib/callback-token";
 import type { AppEnv } from "./app-env";
 import { sha256Hex, secretsEqual } from "./encoding";
 import { ApiException, invalidRequest, notFound } from "./errors";
@@ -179,6 +181,29 @@ export function requireSubject(options: { ticket?: boolean } = {}): MiddlewareHa
     c.set("caller", caller.kind);
     c.set("subject", subject);
     c.set("inbox", inboxStub(c.env, subject));
+    await next();
+  };
+}
+
+/**
+ * POST /v1/runs/:id/calls/:callKey/result: a tool server with the callback token of that one call
+ * (src/lib/callback-token.ts), checked under every RUN_ID_KEY in constant time. Nothing else is
+ * accepted here, not even the deployment token, and the callback token is refused everywhere else.
+ */
+export function requireCallback(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    if (header === undefined) throw unauthorized("Missing credentials: send `Authorization: Bearer <callback token>`, the token that came with the call.");
+    const match = BEARER.exec(header);
+    if (match === null) throw unauthorized("Malformed Authorization header: expected `Bearer <token>`.");
+    const { runIdKeys } = c.var.settings;
+    const id = c.req.param("id");
+    if (id === undefined || !(await isRunId(id, runIdKeys))) throw notFound();
+    const callKey = c.req.param("callKey") ?? "";
+    if (stepKeyOf(callKey) === undefined || !(await isCallbackToken(match[1]!, runIdKeys, id, callKey))) {
+      throw unauthorized("Invalid callback token: a call's result takes the token that came with that call.");
+    }
+    c.set("run", runStub(c.env, id));
     await next();
   };
 }

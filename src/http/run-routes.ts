@@ -3,6 +3,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   answerBodySchema,
+  callResultAcceptedSchema,
+  callResultBodySchema,
   continueBodySchema,
   runTokenSchema,
   ticketSchema,
@@ -15,7 +17,7 @@ import {
   subjectSchema,
 } from "../api/schemas";
 import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../api/inbox-schemas";
-import { requireCreator, requireRun, requireSubject } from "./auth";
+import { requireCallback, requireCreator, requireDeployment, requireRun, requireSubject } from "./auth";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 
@@ -190,4 +192,23 @@ export const deleteRunRoute = createRoute({
   middleware: [requireRun({ deploymentOnly: true })] as const,
   request: { params: runParams },
   responses: { 204: { description: "Deleted; the run answers 404 from now on and its id is never used again." }, ...errors(401, 403, 404, 429) },
+});
+
+const callParams = runParams.extend({
+  callKey: z.string().openapi({ param: { name: "callKey", in: "path" }, description: "The call's key, as in the callback URL the tool got." }),
+});
+
+export const callResultRoute = createRoute({
+  method: "post",
+  path: "/{id}/calls/{callKey}/result",
+  summary: "The result of an async HTTP tool call (the tool server, with that call's callback token)",
+  description:
+    "The URL and the token come with the call (`callback: { url, token }`; docs/http-tools.md). The first result is " +
+    "taken; the same result again answers 202 as before; a different one, or one after the call's deadline or a cancel, is 409.",
+  middleware: [requireCallback()] as const,
+  request: { params: callParams, body: { required: true, content: { "application/json": { schema: callResultBodySchema } } } },
+  responses: {
+    202: json(callResultAcceptedSchema, "Taken (or the same result again)."),
+    ...errors(400, 401, 404, 409, 413),
+  },
 });

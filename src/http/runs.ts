@@ -1,7 +1,9 @@
 // /v1/runs: each handler parses (the route's schemas did), asks the run object, and answers.
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AnswerBody, ContinueBody } from "../api/types";
+import { CALLER_HEADER } from "../api/run-rpc";
+import type { AnswerBody, CallResultBody, ContinueBody } from "../api/types";
+import { stepKeyOf } from "../lib/call-key";
 import type { AppEnv } from "./app-env";
 import { LIST_LIMIT_DEFAULT } from "../api/inbox-schemas";
 import type { ListQuery } from "../api/inbox-rpc";
@@ -15,6 +17,7 @@ import { prepareRun } from "./new-run";
 import { unwrap } from "./outcome";
 import {
   answerRoute,
+  callResultRoute,
   cancelRoute,
   continueRoute,
   createRunRoute,
@@ -42,6 +45,8 @@ export function runsApp(): OpenAPIHono<AppEnv> {
       findEarlier: (candidate) => runStub(c.env, candidate.id).exists(),
       creator: c.var.creator,
     });
+    // Where async HTTP tools send their results back (unless PUBLIC_URL names another address).
+    newRun.origin = new URL(c.req.url).origin;
     const run = unwrap(await runStub(c.env, newRun.id).create(newRun, images));
     return c.json({ run, token }, 201);
   });
@@ -102,6 +107,13 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   app.openapi(deleteRunRoute, async (c) => {
     unwrap(await c.var.run.deleteRun());
     return c.body(null, 204);
+  });
+
+  app.openapi(callResultRoute, async (c) => {
+    // requireCallback checked that the call key names a call (and its token).
+    const key = stepKeyOf(c.req.valid("param").callKey)!;
+    const body: CallResultBody = c.req.valid("json");
+    return c.json(unwrap(await c.var.run.deliverResult(key, body)), 202);
   });
 
   app.openapi(eventsRoute, async (c) => {

@@ -15,3 +15,4 @@ export type { ModelStepValue } from "./model-step";
 export type { ToolStepValue } from "./tool-step";
 export type * from "./types";
 export { openCalls, closeOpenCalls } from "./history";
+export { ToolPending } from "./tool-pending";

@@ -9,8 +9,9 @@ import { ContextOverflowError } from "./errors";
 import { openCalls } from "./history";
 import { addUsage, append, createLoopState, spentUsd, stepsLeft, type LoopState } from "./loop-state";
 import { runModelStep, type ModelStepValue } from "./model-step";
-import { ASK_TOOL, planCall } from "./plan-call";
-import { replyStep, toolStep, type ToolStepValue } from "./tool-step";
+import { ASK_TOOL, planCall, type CallPlan } from "./plan-call";
+import { isStartWait, replyStep, startStep, toolStep, type StartValue, type ToolStepValue } from "./tool-step";
+import { ToolPending } from "./tool-pending";
 import type { AssistantMessage, Asked, RunToolLoopOptions, RunToolLoopResult, StoppedBy, ToolCall } from "./types";
 
 type Stop = { stoppedBy: StoppedBy; asked?: Asked; final?: unknown; hasFinal?: boolean };
@@ -29,34 +30,67 @@ async function answerWith(state: LoopState, call: ToolCall, value: Promise<ToolS
   return settled;
 }
 
+type TurnCall = { call: ToolCall; plan: CallPlan };
+
 /**
- * Handles the calls of one assistant turn in order. Calls that wait for the person (ask, approval,
- * client tools) are passed over so the others run first; the first of them stops the loop.
+ * What the loop does with each open call of a turn, in call order: a pure pass (replays plan the
+ * same). Calls answered after the turn are passed over, and on the last step only finish tools
+ * are planned (the others are answered "Not run: steps." when the loop stops).
  */
-async function processTurn(state: LoopState, step: number, message: AssistantMessage, last: boolean, cut: boolean): Promise<Stop | undefined> {
+function planTurn(state: LoopState, message: AssistantMessage, last: boolean, cut: boolean): TurnCall[] {
   let askedThisTurn = false;
-  let waiting: Asked | undefined;
   // Only answers after this turn count: a model may reuse a call id of an earlier turn.
   const open = new Set(openCalls(state.messages).map((call) => call.id));
+  const planned: TurnCall[] = [];
   for (const call of message.toolCalls ?? []) {
     const repeatCount = state.repeats.record(call);
     if (!open.has(call.id)) {
       if (call.name === ASK_TOOL) askedThisTurn = true;
       continue;
     }
-    if (last && !state.finishTools.has(call.name)) continue; // answered "Not run: steps." below
+    if (last && !state.finishTools.has(call.name)) continue;
     if (cut) {
-      await answerWith(state, call, replyStep(state, step, call, MAX_TOKENS_CUT));
+      planned.push({ call, plan: { kind: "reply", text: MAX_TOKENS_CUT } });
       continue;
     }
     const plan = planCall(call, { tools: state.tools, repeatCount, askedThisTurn, approvals: state.options.approvals ?? {} });
+    if (plan.kind === "wait" && plan.asked.kind === "ask") askedThisTurn = true;
+    planned.push({ call, plan });
+  }
+  return planned;
+}
+
+/**
+ * Starts every start + wait call of the turn, in call order, before any is waited on, so outside
+ * jobs of one turn run at the same time. It stops at the first finish tool: calls after it run only
+ * if it fails, so their jobs are not started for nothing (processTurn starts them then).
+ */
+async function startTurn(state: LoopState, step: number, planned: TurnCall[]): Promise<Map<string, StartValue>> {
+  const started = new Map<string, StartValue>();
+  for (const { call, plan } of planned) {
+    if (plan.kind !== "run") continue;
+    if (state.finishTools.has(call.name)) break;
+    if (isStartWait(plan.spec)) started.set(call.id, await startStep(state, step, call, plan.spec, plan.input));
+  }
+  return started;
+}
+
+/**
+ * Handles the calls of one assistant turn: first every start + wait call is started, then each
+ * call is answered in order. Calls that wait for the person (ask, approval, client tools) are
+ * passed over so the others run first; the first of them stops the loop.
+ */
+async function processTurn(state: LoopState, step: number, message: AssistantMessage, last: boolean, cut: boolean): Promise<Stop | undefined> {
+  const planned = planTurn(state, message, last, cut);
+  const started = await startTurn(state, step, planned);
+  let waiting: Asked | undefined;
+  for (const { call, plan } of planned) {
     if (plan.kind === "reply") {
       await answerWith(state, call, replyStep(state, step, call, plan.text));
     } else if (plan.kind === "wait") {
-      if (plan.asked.kind === "ask") askedThisTurn = true;
       waiting ??= plan.asked;
     } else {
-      const value = await answerWith(state, call, toolStep(state, step, call, plan.spec, plan.input));
+      const value = await answerWith(state, call, toolStep(state, step, call, plan.spec, plan.input, started.get(call.id)));
       if (state.finishTools.has(call.name) && !value.isError) {
         return { stoppedBy: "finish-tool", final: value.value !== undefined ? value.value : value.content, hasFinal: true };
       }
@@ -167,6 +201,8 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
   try {
     stop = await drive(state);
   } catch (error) {
+    // A result not there yet suspends the run: no stop, the caller runs the loop again later.
+    if (error instanceof ToolPending) throw error;
     if (error instanceof BudgetExhausted) stop = { stoppedBy: "budget" };
     else if (state.signal.aborted) stop = { stoppedBy: "cancel" };
     else {

@@ -3,12 +3,14 @@ import { assertBudget, spentNow } from "./budget";
 import { summarize } from "./content";
 import { journaled, type LoopState } from "./loop-state";
 import { stepKeys } from "./step-keys";
+import { ToolPending } from "./tool-pending";
 import type { AnyToolSpec, Content, StepOutput, ToolCall, ToolOutput, ToolResultEvent } from "./types";
 
 /** What the journal stores for a tool call (and for a call the loop answered itself). */
 export type ToolStepValue = { content: Content; isError: boolean; costUsd: number; value?: unknown };
 
-type StartValue = { handle: unknown; costUsd: number };
+/** What the journal stores for a start: the tool's handle to wait on. */
+export type StartValue = { handle: unknown; costUsd: number };
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -58,6 +60,8 @@ async function guarded(
   try {
     return normalize(await run());
   } catch (error) {
+    // A result that is not there yet is no failure: the loop is suspended, nothing is stored.
+    if (error instanceof ToolPending) throw error;
     // A cancelled call and toolErrors "stop" end the loop: the error passes on, nothing is stored.
     if (signal.aborted || state.signal.aborted || state.options.toolErrors === "stop") throw error;
     return { content: `Tool error: ${errorMessage(error)}`, isError: true, costUsd: 0 };
@@ -68,31 +72,48 @@ async function checkBudget(state: LoopState): Promise<void> {
   assertBudget(state.options.budget, await spentNow(state.options.budget, state.stepCosts));
 }
 
-/** Runs a checked call: `run`, or `start` then `wait` (a restart after start only waits). */
+/** True for a tool that runs as start + wait rather than run. */
+export function isStartWait(spec: AnyToolSpec): boolean {
+  return spec.start !== undefined && spec.wait !== undefined;
+}
+
+function announce(state: LoopState, key: string, step: number, call: ToolCall, input: unknown): void {
+  state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input });
+}
+
+/** The journaled start of a start + wait call; its cost counts once, here (a replay reads it back). */
+export async function startStep(state: LoopState, step: number, call: ToolCall, spec: AnyToolSpec, input: unknown): Promise<StartValue> {
+  const start = spec.start!.bind(spec);
+  const startKey = stepKeys.start(step, call.id);
+  const started = await state.options.step<StartValue>(startKey, async (signal) => {
+    state.signal.throwIfAborted();
+    await checkBudget(state);
+    announce(state, startKey, step, call, input);
+    const { handle, costUsd = 0 } = await start(input, { signal, callId: call.id, key: startKey });
+    return { value: { handle, costUsd }, costUsd, events: [] };
+  });
+  state.stepCosts += started.costUsd;
+  return started;
+}
+
+/**
+ * Runs a checked call: `run`, or `start` then `wait` (a restart after start only waits). `started`
+ * is the call's start when the turn made it already (see processTurn), so it is not counted twice.
+ */
 export async function toolStep(
   state: LoopState,
   step: number,
   call: ToolCall,
   spec: AnyToolSpec,
   input: unknown,
+  started?: StartValue,
 ): Promise<ToolStepValue> {
-  const { options } = state;
-  const announce = (key: string) =>
-    state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input });
-  if (spec.start !== undefined && spec.wait !== undefined) {
-    const { start, wait } = { start: spec.start.bind(spec), wait: spec.wait.bind(spec) };
-    const startKey = stepKeys.start(step, call.id);
-    const started = await options.step<StartValue>(startKey, async (signal) => {
-      state.signal.throwIfAborted();
-      await checkBudget(state);
-      announce(startKey);
-      const { handle, costUsd = 0 } = await start(input, { signal, callId: call.id, key: startKey });
-      return { value: { handle, costUsd }, costUsd, events: [] };
-    });
-    state.stepCosts += started.costUsd;
+  if (isStartWait(spec)) {
+    const wait = spec.wait!.bind(spec);
+    const { handle } = started ?? (await startStep(state, step, call, spec, input));
     const waitKey = stepKeys.wait(step, call.id);
     return journaled<ToolStepValue>(state, waitKey, async (signal) => {
-      const value = await guarded(state, () => wait(started.handle, { signal, callId: call.id, key: waitKey }), signal);
+      const value = await guarded(state, () => wait(handle, { signal, callId: call.id, key: waitKey }), signal);
       return output(waitKey, step, call, value);
     });
   }
@@ -100,7 +121,7 @@ export async function toolStep(
   const run = spec.run!.bind(spec);
   return journaled<ToolStepValue>(state, key, async (signal) => {
     await checkBudget(state);
-    announce(key);
+    announce(state, key, step, call, input);
     const value = await guarded(state, () => run(input, { signal, callId: call.id, key }), signal);
     return output(key, step, call, value);
   });

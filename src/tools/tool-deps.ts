@@ -1,5 +1,32 @@
 // What built-in and HTTP tools need from the run that uses them, injected so that tests can give
 // a fake clock, a local server and a counted journal.
+import type { ToolOutput } from "../loop/types";
+
+/** Where an async tool sends its result: a URL for this one call, and a token good for it only. */
+export type Callback = { url: string; token: string };
+
+/** An async call's result as the run holds it: there, past its deadline (the call is closed), or not yet. */
+export type Settled = { kind: "result"; output: ToolOutput } | { kind: "expired" } | { kind: "pending" };
+
+/**
+ * The run's record of its async HTTP tool calls, by the call's start step key. The run keeps the
+ * results that tool servers send to the callbacks, so a wait only reads.
+ */
+export type AsyncCalls = {
+  /**
+   * Records the call before its start is sent, its deadline `timeoutSeconds` from now; a resend
+   * (the start was in flight at a crash) keeps the first record. The callback to send, which is
+   * the same on every send, or why the call cannot be made.
+   */
+  register(call: { key: string; callId: string; name: string; timeoutSeconds: number }): Promise<{ ok: true; callback: Callback } | { ok: false; problem: string }>;
+  /** The tool server took the job (202): the run lists the call as pending and logs tool-started. */
+  accepted(key: string): void;
+  /** The start was answered at once (a result or a failure): a callback for it is refused from now on. */
+  close(key: string): void;
+  /** The call's result once it came; past the deadline "expired" (and the call is closed); else "pending". */
+  settle(key: string): Settled;
+};
+
 export type ToolDeps = {
   runId: string;
   /** The Idempotency-Key an HTTP tool call sends: `<runId>/<step key>`, the same on every resend. */
@@ -20,6 +47,8 @@ export type ToolDeps = {
    * could do the work twice.
    */
   beginOnce: (stepKey: string) => Promise<boolean>;
-  /** How long an HTTP tool may take to answer (default 30 s). */
+  /** How long an HTTP tool may take to answer (default 30 s); for an async tool, to take the job. */
   timeoutMs?: number;
+  /** For async HTTP tools; without it they give the model an error result and send nothing. */
+  asyncCalls?: AsyncCalls;
 };

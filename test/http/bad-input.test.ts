@@ -1,8 +1,8 @@
 // Bad requests and bad WebSocket frames, one table: each gets its documented status and error
 // code in the one error shape, no stack trace, and leaves every run as it was and no new run behind.
 // These need a working run object (src/durable), so they also test the edge and the object together.
-import { env, listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { env, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { runStub } from "../../src/http/run-stub";
 import { createApp } from "../../src/http/app";
@@ -21,7 +21,9 @@ const hi = { role: "user", content: "hi" };
 const ok = (extra: object = {}) => ({ messages: [hi], provider: "scripted", ...extra });
 
 type Run = { id: string; token: string };
-type World = { waiting: Run; finished: Run; running: Run; waitingCallId: string };
+/** Where an async tool call's result goes: the path of its callback URL, and its token. */
+type Callback = { path: string; token: string };
+type World = { waiting: Run; finished: Run; running: Run; waitingCallId: string; asyncWaiting: Run; callback: Callback; cancelledCallback: Callback };
 
 let world: World;
 /** A user token of a subject with no runs, and one that expired. */
@@ -52,9 +54,28 @@ async function settle(id: string): Promise<RunView> {
   throw new Error(`run ${id} did not settle`);
 }
 
+/** A run whose one async tool call the tool server took: fires its alarms until it sleeps on the call (the tests' other alarms are a year ahead). */
+async function asleep(id: string): Promise<Callback> {
+  const stub = runStub(env, id);
+  for (let i = 0; i < 20; i++) {
+    const alarm = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    if (alarm !== null && alarm < Date.now() + 8 * 24 * 3600 * 1000) break;
+    await runDurableObjectAlarm(stub);
+  }
+  const job = (await (await fetch(`${inject("toolServerUrl")}/async?key=${encodeURIComponent(`${id}/s1/start/1/j`)}`)).json()) as { bodies: { callback: { url: string; token: string } }[] };
+  const { url, token } = job.bodies[0]!.callback;
+  return { path: new URL(url).pathname, token };
+}
+
+const asyncRun = () =>
+  ok({
+    tools: [{ type: "http", name: "job", description: "answers later", inputSchema: { type: "object" }, url: `${inject("toolServerUrl")}/async`, async: true }],
+    script: [{ toolCalls: [{ id: "j", name: "job", input: {} }] }, { text: "done" }],
+  });
+
 /** What GET /v1/runs/:id shows of every run (asked of the objects directly: SELF gets slower with every request). */
 async function snapshot(): Promise<{ objects: number; runs: unknown[] }> {
-  const runs = await Promise.all([world.waiting, world.finished, world.running].map((run) => runStub(env, run.id).view()));
+  const runs = await Promise.all([world.waiting, world.finished, world.running, world.asyncWaiting].map((run) => runStub(env, run.id).view()));
   return { objects: (await listDurableObjectIds(env.RUNS)).length, runs };
 }
 
@@ -70,11 +91,17 @@ beforeAll(async () => {
   expect((await settle(finished.id)).status).toBe("finished");
   const asked = await settle(waiting.id);
   expect(asked.status).toBe("waiting");
-  world = { waiting, finished, running, waitingCallId: asked.waiting!.callId };
+  const asyncWaiting = await create(asyncRun());
+  const callback = await asleep(asyncWaiting.id);
+  const cancelled = await create(asyncRun());
+  const cancelledCallback = await asleep(cancelled.id);
+  await call(`/v1/runs/${cancelled.id}/cancel`, { method: "POST", headers: bearer() });
+  world = { waiting, finished, running, waitingCallId: asked.waiting!.callId, asyncWaiting, callback, cancelledCallback };
 });
 
 afterAll(async () => {
   if (world !== undefined) await call(`/v1/runs/${world.running.id}/cancel`, { method: "POST", headers: bearer() });
+  if (world !== undefined) await call(`/v1/runs/${world.asyncWaiting.id}/cancel`, { method: "POST", headers: bearer() });
 });
 
 function json(method: string, path: string, body: unknown, headers: Record<string, string> = bearer()): Promise<Response> {
@@ -334,12 +361,43 @@ const inboxCases: Case[] = [
   { name: "an inbox ticket with the deployment token and no subject", send: () => postJson("/v1/inbox/tickets", {}), status: 400, code: "invalid-request", path: "subject" },
 ];
 
+/** POST to an async call's callback: by default its own path and token, a valid result. */
+function result(w: World, body: unknown, options: { token?: string | null; path?: string; contentType?: string } = {}): Promise<Response> {
+  const token = options.token === undefined ? w.callback.token : options.token;
+  const headers: Record<string, string> = { "Content-Type": options.contentType ?? "application/json" };
+  if (token !== null) headers.Authorization = `Bearer ${token}`;
+  return call(options.path ?? w.callback.path, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
+}
+
+const callbackCases: Case[] = [
+  { name: "a result without a token", send: (w) => result(w, { content: "x" }, { token: null }), status: 401, code: "unauthorized" },
+  { name: "a result with a malformed Authorization header", send: (w) => call(w.callback.path, { method: "POST", headers: { Authorization: `Token ${w.callback.token}`, "Content-Type": "application/json" }, body: '{"content":"x"}' }), status: 401, code: "unauthorized" },
+  { name: "a result with a wrong callback token", send: (w) => result(w, { content: "x" }, { token: `ct_${"Q".repeat(43)}` }), status: 401, code: "unauthorized" },
+  { name: "a result with another call's token", send: (w) => result(w, { content: "x" }, { token: w.cancelledCallback.token }), status: 401, code: "unauthorized" },
+  { name: "a result with the deployment token", send: (w) => result(w, { content: "x" }, { token: TEST_API_TOKEN }), status: 401, code: "unauthorized" },
+  { name: "a result with the run's token", send: (w) => result(w, { content: "x" }, { token: w.asyncWaiting.token }), status: 401, code: "unauthorized" },
+  { name: "a result for a malformed call key", send: (w) => result(w, { content: "x" }, { path: w.callback.path.replace(/calls\/[^/]+/, "calls/%%%") }), status: 401, code: "unauthorized" },
+  { name: "a result for an unknown run", send: (w) => result(w, { content: "x" }, { path: w.callback.path.replace(w.asyncWaiting.id, UNKNOWN_RUN) }), status: 404, code: "not-found" },
+  { name: "a callback token on the run's view", send: (w) => call(`/v1/runs/${w.asyncWaiting.id}`, { headers: bearer(w.callback.token) }), status: 401, code: "unauthorized" },
+  { name: "a callback token on cancel", send: (w) => call(`/v1/runs/${w.asyncWaiting.id}/cancel`, { method: "POST", headers: bearer(w.callback.token) }), status: 401, code: "unauthorized" },
+  { name: "a result with malformed JSON", send: (w) => result(w, '{"content":'), status: 400, code: "invalid-request" },
+  { name: "a result as text/plain", send: (w) => result(w, '{"content":"x"}', { contentType: "text/plain" }), status: 400, code: "invalid-request" },
+  { name: "a result without content", send: (w) => result(w, { isError: true }), status: 400, code: "invalid-request", path: "content" },
+  { name: "a result with an unknown field", send: (w) => result(w, { content: "x", status: "done" }), status: 400, code: "invalid-request", path: "status" },
+  { name: "a result with isError as a string", send: (w) => result(w, { content: "x", isError: "yes" }), status: 400, code: "invalid-request", path: "isError" },
+  { name: "a result with a negative cost", send: (w) => result(w, { content: "x", costUsd: -1 }), status: 400, code: "invalid-request", path: "costUsd" },
+  { name: "a result with an unknown content part", send: (w) => result(w, { content: [{ type: "video", url: "x" }] }), status: 400, code: "invalid-request", path: "content.0.type" },
+  { name: "a result with inline image bytes", send: (w) => result(w, { content: [{ type: "image", mimeType: "image/png", hash: "ab", data: PNG }] }), status: 400, code: "invalid-request", path: "content.0.data" },
+  { name: "a result of 2 MiB", send: (w) => result(w, { content: "x".repeat(2 * MiB) }), status: 413, code: "too-large" },
+  { name: "a result after a cancel", send: (w) => result(w, { content: "x" }, { path: w.cancelledCallback.path, token: w.cancelledCallback.token }), status: 409, code: "conflict" },
+];
+
 describe("bad requests", () => {
   it("the table is big enough", () => {
-    expect(createCases.length + runCases.length + inboxCases.length).toBeGreaterThanOrEqual(80);
+    expect(createCases.length + runCases.length + inboxCases.length + callbackCases.length).toBeGreaterThanOrEqual(80);
   });
 
-  it.each([...createCases, ...runCases, ...inboxCases].map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+  it.each([...createCases, ...runCases, ...inboxCases, ...callbackCases].map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const before = await snapshot();
     const body = await expectError(await c.send(world), c.status, c.code);
     if (c.path !== undefined) expect(body.error.issues?.map((issue) => issue.path)).toContain(c.path);

@@ -41,6 +41,7 @@ describe("GET /v1/openapi.json", () => {
         "POST /v1/tokens",
         "POST /v1/inbox/tickets",
         "GET /v1/inbox/events",
+        "POST /v1/runs/{id}/calls/{callKey}/result",
         "GET /v1/health",
         "GET /v1/openapi.json",
       ].sort(),
@@ -49,7 +50,7 @@ describe("GET /v1/openapi.json", () => {
 
   it("describes the bodies, views, events and errors by name", async () => {
     const doc = await document();
-    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error", "RunSummary", "RunsPage", "InboxEvent", "UserToken", "MintTokenBody", "WebhookDelivery"]) {
+    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error", "RunSummary", "RunsPage", "InboxEvent", "UserToken", "MintTokenBody", "WebhookDelivery", "CallResult", "CallResultAccepted", "PendingCall"]) {
       expect(doc.components.schemas, name).toHaveProperty(name);
     }
     expect(doc.components.securitySchemes).toHaveProperty("bearer");

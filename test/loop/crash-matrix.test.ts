@@ -128,6 +128,18 @@ const scenarios: Scenario[] = [
     stoppedBy: "done",
   },
   {
+    // Every start of a turn comes before any wait, so the jobs run at the same time.
+    name: "two start/wait calls in one turn around a tool",
+    messages: user,
+    turns: [
+      { toolCalls: [call("job", { n: 1 }, "j1"), call("echo", { text: "mid" }, "e1"), call("job", { n: 2 }, "j2")], costUsd: 0.01 },
+      { text: "Both jobs finished.", costUsd: 0.01 },
+    ],
+    tools: (c) => [countingJob(c), countingEcho(c)],
+    worked: ["model/1", "start/1/j1", "start/1/j2", "wait/1/j1", "tool/1/e1", "wait/1/j2", "model/2"],
+    stoppedBy: "done",
+  },
+  {
     name: "an ask stops the loop after the other calls ran",
     messages: user,
     turns: [

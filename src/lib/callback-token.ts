@@ -1,0 +1,37 @@
+// The token of an async tool call's callback: `ct_` and the base64url of HMAC-SHA256 under
+// RUN_ID_KEY of the run id and the call key. Derived, not random, so it is the same on every send
+// of the call (a start resent after a crash carries the same body, and the tool server may keep
+// the first token it got) and nothing secret is stored per call. It is good for that one call's
+// result route only: every other route refuses it (it is neither a deployment nor a run token).
+// During a RUN_ID_KEY rotation tokens made under RUN_ID_KEY_PREVIOUS stay good while it is set.
+
+export const CALLBACK_TOKEN_PATTERN = /^ct_[A-Za-z0-9_-]{43}$/;
+
+const encoder = new TextEncoder();
+
+async function hmac(key: string, message: string): Promise<Uint8Array> {
+  const cryptoKey = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(message)));
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export async function callbackToken(key: string, runId: string, callKey: string): Promise<string> {
+  return `ct_${base64url(await hmac(key, `callback:${runId}:${callKey}`))}`;
+}
+
+/** Whether `token` is the callback token of this run's call under any of `keys`: each tried, compared in constant time. */
+export async function isCallbackToken(token: string, keys: readonly string[], runId: string, callKey: string): Promise<boolean> {
+  if (!CALLBACK_TOKEN_PATTERN.test(token)) return false;
+  const given = encoder.encode(token);
+  let valid = false;
+  for (const key of keys) {
+    const expected = encoder.encode(await callbackToken(key, runId, callKey));
+    if (crypto.subtle.timingSafeEqual(given, expected)) valid = true;
+  }
+  return valid;
+}
