@@ -11,11 +11,15 @@ import { describe, expect, it } from "vitest";
 import { runSlice } from "../src/durable/engine";
 import { createJournal } from "../src/durable/journal";
 import { storedRunEvent } from "../src/durable/run-events";
-import type { StoredLoopEvent } from "../src/loop/types";
+import { loopOptions } from "../src/durable/loop-options";
+import { readRun, readSegment } from "../src/durable/run-store";
+import { runToolLoop } from "../src/loop";
+import type { Step, StoredLoopEvent } from "../src/loop/types";
 import { Fanout } from "../src/durable/fanout";
 import type { RunObject } from "../src/durable/run-object";
 import { createRun, journalKeys, stubFor, viewOf, type RunStub } from "../test/helpers/runs";
 import { watch } from "../test/helpers/watch";
+import { timedState } from "./support/timed-storage";
 
 const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
 
@@ -97,6 +101,56 @@ describe("run engine figures", () => {
     }
     log("(1b) journal write alone (2000 steps, 5 runs):");
     for (const line of lines) log(`    ${line}`);
+  });
+
+  it("(1c) breakdown: where a step's time goes (SQL by statement, transaction, JavaScript; the loop alone)", async () => {
+    const lines: string[] = [];
+    const per = (ms: number, steps: number) => `${((ms / steps) * 1000).toFixed(1)} µs/step`;
+    for (let round = 0; round < 3; round++) {
+      const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+      const figures = await runInDurableObject(typed(stub), async (_instance, state) => {
+        state.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
+        const row = "x".repeat(300);
+        let started = performance.now();
+        for (let i = 0; i < 2000; i++) state.storage.sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, row);
+        const bare = (performance.now() - started) / 2000;
+        const { state: timed, timings } = timedState(state);
+        started = performance.now();
+        await runSlice({ ctx: timed, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 5000 }, new AbortController());
+        return { bare, total: performance.now() - started, sqlMs: timings.sqlMs, parts: [...timings.parts] };
+      });
+      const steps = (await journalKeys(stub)).length;
+      const overhead = figures.parts.filter(([label]) => !label.startsWith("sql")).reduce((sum, [, part]) => sum + part.ms, 0);
+      lines.push(`  run ${round + 1}: whole ${per(figures.total, steps)} (${(figures.total / steps / figures.bare).toFixed(1)}× a bare insert of ${(figures.bare * 1000).toFixed(1)} µs); SQL ${per(figures.sqlMs, steps)}, transaction overhead ${per(overhead, steps)}, the rest (JavaScript) ${per(figures.total - figures.sqlMs - overhead, steps)}`);
+      for (const [label, part] of [...figures.parts].sort((a, b) => b[1].ms - a[1].ms)) {
+        lines.push(`      ${per(part.ms, steps).padStart(14)}  ${(part.calls / steps).toFixed(2)} calls/step  ${label}`);
+      }
+    }
+    // The loop alone on the same run: the same options, an in-memory journal, no events stored.
+    const loopOnly: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+      loopOnly.push(
+        await runInDurableObject(typed(stub), async (_instance, state) => {
+          const { sql } = state.storage;
+          const run = readRun(sql)!;
+          const segment = readSegment(sql, run.segment);
+          let steps = 0;
+          const memory: Step = async (_key, work) => {
+            steps++;
+            return (await work(new AbortController().signal)).value;
+          };
+          const engine = { ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now() };
+          const signal = new AbortController().signal;
+          const started = performance.now();
+          await runToolLoop(loopOptions(engine, run, segment, memory, signal, () => {}));
+          return (performance.now() - started) / steps;
+        }),
+      );
+    }
+    log("(1c) breakdown of (1), 3 runs of 2001 steps (each SQL call timed; sums over the run are fair with a 1 ms clock):");
+    for (const line of lines) log(line);
+    log(`(1c) the loop alone (same options, scripted model + calculator, in-memory journal, no events): ${loopOnly.map((ms) => `${(ms * 1000).toFixed(1)} µs/step`).join(", ")}`);
   });
 
   it("(2) commit-to-socket latency", async () => {

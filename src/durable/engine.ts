@@ -8,13 +8,13 @@ import { runToolLoop, ToolPending } from "../loop";
 import type { ChatMessage, RunToolLoopResult } from "../loop/types";
 import { closeOpenCalls } from "./async-call-store";
 import type { EngineContext } from "./engine-context";
-import { lastSeq } from "./event-log";
+import { newestSeq } from "./event-log";
 import { createJournal, loadJournal } from "./journal";
 import { loopOptions } from "./loop-options";
 import { apiErrorOf, RunLimitReached } from "./run-errors";
 import { actionFor, storedRunEvent } from "./run-events";
 import { reportChange } from "./report-change";
-import { logEvent, logFailure, recordStop } from "./run-log";
+import { logFailure, logLoopEvent, recordStop } from "./run-log";
 import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "./run-store";
 import { logReplay } from "./slice-log";
 
@@ -48,7 +48,7 @@ function finishedChange(result: RunToolLoopResult): RunChange {
 function checkStorageLimits(engine: EngineContext): void {
   const { sql } = engine.ctx.storage;
   const limits = limitsOf(engine.env);
-  if (lastSeq(sql) >= limits.runEvents) {
+  if (newestSeq(sql) >= limits.runEvents) {
     throw new RunLimitReached("RUN_EVENTS_LIMIT", `The run reached ${limits.runEvents} stored events, this deployment's limit (RUN_EVENTS_LIMIT).`);
   }
   if (sql.databaseSize >= limits.runBytes) {
@@ -140,7 +140,8 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       }
       const action = actionFor(event, segment.stepsBefore, prefix);
       if (action.kind === "log") {
-        const logged = logEvent(engine, action.event, action.dedupe);
+        // The loop reports these from a step's work or after its steps: never inside a transaction.
+        const logged = logLoopEvent(engine, action.event, action.dedupe);
         // A model step begun before a crash or an eviction starts again: text its first try streamed is void.
         if (!logged && action.event.type === "step-start") engine.fanout.sendLive({ type: "text-reset", step: action.event.step });
       } else if (action.kind === "live") engine.fanout.sendLive(action.event);

@@ -4,7 +4,7 @@
 import type { RunEvent } from "../api/types";
 import type { Step, StepOutput, StoredLoopEvent } from "../loop/types";
 import { isoNow } from "./clock";
-import { appendStepEvents, type LoggedEvent } from "./event-log";
+import { appendStepEvents, forgetSeqOnFailure, type LoggedEvent } from "./event-log";
 import { bumpCounters } from "./run-store";
 import { spillText, unspillText } from "./spill";
 
@@ -40,13 +40,15 @@ export function createJournal(options: JournalOptions): Step {
     const text = JSON.stringify(output.value);
     const at = isoNow();
     let logged: LoggedEvent[] = [];
-    storage.transactionSync(() => {
-      sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", prefix + key, spillText(sql, `journal/${prefix}${key}`, text), output.costUsd);
-      logged = appendStepEvents(sql, output.events.map(options.toRunEvent), at);
-      const model = output.events.find((event) => event.type === "model");
-      const counters = { steps: model === undefined ? 0 : 1, costUsd: output.costUsd, now: at };
-      bumpCounters(sql, model === undefined ? counters : { ...counters, stopReason: model.stopReason });
-    });
+    forgetSeqOnFailure(sql, () =>
+      storage.transactionSync(() => {
+        sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", prefix + key, spillText(sql, `journal/${prefix}${key}`, text), output.costUsd);
+        logged = appendStepEvents(sql, output.events.map(options.toRunEvent), at);
+        const model = output.events.find((event) => event.type === "model");
+        const counters = { steps: model === undefined ? 0 : 1, costUsd: output.costUsd, now: at };
+        bumpCounters(sql, model === undefined ? counters : { ...counters, stopReason: model.stopReason });
+      }),
+    );
     // The value a replay would read: JSON round-tripped, so first runs and replays see the same data.
     const value = JSON.parse(text) as T;
     stored.set(key, value);

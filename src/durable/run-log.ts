@@ -6,13 +6,20 @@ import { limitsOf } from "../config/settings";
 import { ProviderError } from "../providers";
 import { isoNow } from "./clock";
 import type { EngineContext } from "./engine-context";
-import { appendEvent } from "./event-log";
+import { appendEvent, appendEventOutsideTransaction } from "./event-log";
 import { reportChange } from "./report-change";
 import { readRun, updateRun, type RunChange, type RunRow } from "./run-store";
 
 /** Logs and sends one event; false when its dedupe key was logged before (the event is not sent again). */
 export function logEvent(engine: EngineContext, event: RunEvent, dedupe?: string): boolean {
   const logged = appendEvent(engine.ctx.storage.sql, event, isoNow(), dedupe);
+  if (logged !== undefined) engine.fanout.sendLogged([logged]);
+  return logged !== undefined;
+}
+
+/** logEvent for the engine's events between steps, which are written outside any transaction (event-log.ts says why that matters). */
+export function logLoopEvent(engine: EngineContext, event: RunEvent, dedupe: string): boolean {
+  const logged = appendEventOutsideTransaction(engine.ctx.storage.sql, event, isoNow(), dedupe);
   if (logged !== undefined) engine.fanout.sendLogged([logged]);
   return logged !== undefined;
 }

@@ -1,4 +1,5 @@
 // The run object's SQLite tables. One run per object, so the run table holds one row.
+import { forgetSeq } from "./event-log";
 import { OUTBOX_TABLE } from "./outbox-store";
 import { SPILL_TABLE } from "./spill";
 
@@ -115,6 +116,7 @@ export function dropRun(sql: SqlStorage, now: string): void {
     .map((row) => row.name)
     .filter((name) => name !== "outbox");
   for (const table of tables) sql.exec(`DROP TABLE "${table}"`);
+  forgetSeq(sql);
   if (tableExists(sql, "outbox")) sql.exec("DELETE FROM outbox WHERE state != 'pending'");
   sql.exec("CREATE TABLE deleted (at TEXT NOT NULL)");
   sql.exec("INSERT INTO deleted (at) VALUES (?)", now);

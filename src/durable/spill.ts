@@ -25,6 +25,11 @@ function fitsInline(text: string): boolean {
   return encoder.encode(text).byteLength <= INLINE_MAX_BYTES;
 }
 
+/** True when spillText stores `text` as chunks rather than in its row. */
+export function spills(text: string): boolean {
+  return text.startsWith(SPILL_MARK) || !fitsInline(text);
+}
+
 /**
  * What to store in the row for `text`: the text itself, or a reference to its chunks under `key`.
  * A column that is written more than once passes `replaces` so the chunks of its old value go
@@ -33,7 +38,7 @@ function fitsInline(text: string): boolean {
  */
 export function spillText(sql: SqlStorage, key: string, text: string, replaces = false): string {
   if (replaces) sql.exec("DELETE FROM spill WHERE key = ?", key);
-  if (!text.startsWith(SPILL_MARK) && fitsInline(text)) return text;
+  if (!spills(text)) return text;
   const bytes = encoder.encode(text);
   for (let at = 0, n = 0; at < bytes.byteLength || n === 0; at += CHUNK_BYTES, n++) {
     const chunk = bytes.slice(at, at + CHUNK_BYTES);

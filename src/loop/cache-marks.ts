@@ -36,6 +36,11 @@ function placeFor(history: ChatMessage[], options: MarkOptions, step: number): P
   return markPlace(form, stableEnd(history, { keepImages: options.keepImages, maxSteps: options.maxSteps, step, imagePruning: options.imagePruning ?? "exact" }));
 }
 
+/** placeFor(history.slice(0, end), …): without keepImages every message is stable, so no copy is needed. */
+function placeBefore(history: ChatMessage[], end: number, options: MarkOptions, step: number): Place | undefined {
+  return options.keepImages === undefined ? markPlace(history, end) : placeFor(history.slice(0, end), options, step);
+}
+
 function countCallerMarks(form: ChatMessage[]): number {
   let count = 0;
   for (const message of form) {
@@ -57,7 +62,7 @@ const samePlace = (a: Place, b: Place) => a.message === b.message && a.part === 
  * the part that never changes again, then the previous request's. The batch mark is what a
  * request reads from when the cut moves and everything after the old cut is sent anew.
  */
-export function rollingPlaces(history: ChatMessage[], options: MarkOptions): Place[] {
+export function rollingPlaces(history: ChatMessage[], options: MarkOptions, callerMarks?: number): Place[] {
   if (options.cache !== "auto") return [];
   const form = dropOldImages(history, options.keepImages, options.imagePruning);
   const places: Place[] = [];
@@ -68,20 +73,16 @@ export function rollingPlaces(history: ChatMessage[], options: MarkOptions): Pla
   if (batch !== undefined && !places.some((place) => samePlace(place, batch))) places.push(batch);
   const lastAssistant = history.findLastIndex((message) => message.role === "assistant");
   if (lastAssistant >= 0) {
-    const previous = placeFor(history.slice(0, lastAssistant), options, options.step - 1);
+    const previous = placeBefore(history, lastAssistant, options, options.step - 1);
     if (previous !== undefined && !places.some((place) => samePlace(place, previous))) places.push(previous);
   }
-  // The system mark takes one breakpoint; the caller's marks are never removed.
-  const free = MAX_BREAKPOINTS - 1 - countCallerMarks(form);
+  // The system mark takes one breakpoint; the caller's marks are never removed. Dropping images
+  // leaves text parts as they are, so the caller's marks in the history are those of the form.
+  const free = MAX_BREAKPOINTS - 1 - (callerMarks ?? countCallerMarks(form));
   return places.filter((place) => !isMarked(form, place)).slice(0, Math.max(0, free));
 }
 
-/** The request messages: images dropped per keepImages, rolling cache marks set on copies. */
-export function requestMessages(history: ChatMessage[], options: MarkOptions): ChatMessage[] {
-  const form = dropOldImages(history, options.keepImages, options.imagePruning);
-  const places = rollingPlaces(history, options);
-  if (places.length === 0) return form;
-  const marked = form.slice();
+function setMarks(marked: ChatMessage[], places: Place[]): ChatMessage[] {
   for (const place of places) {
     const message = marked[place.message]!;
     const parts: ContentPart[] = toParts(message.content).map((part, p) =>
@@ -90,4 +91,22 @@ export function requestMessages(history: ChatMessage[], options: MarkOptions): C
     marked[place.message] = { ...message, content: parts } as ChatMessage;
   }
   return marked;
+}
+
+/** The request messages: images dropped per keepImages, rolling cache marks set on copies. */
+export function requestMessages(history: ChatMessage[], options: MarkOptions): ChatMessage[] {
+  const form = dropOldImages(history, options.keepImages, options.imagePruning);
+  const places = rollingPlaces(history, options);
+  if (places.length === 0) return form;
+  return setMarks(form.slice(), places);
+}
+
+/**
+ * requestMessages(history, options) as a new array the caller owns (never `history` itself), for
+ * a history whose caller marks are counted already: one copy of the history, no other pass over it.
+ */
+export function requestMessagesCopy(history: ChatMessage[], options: MarkOptions, callerMarks: number): ChatMessage[] {
+  const form = dropOldImages(history, options.keepImages, options.imagePruning);
+  const copy = form === history ? history.slice() : form;
+  return setMarks(copy, rollingPlaces(history, options, callerMarks));
 }

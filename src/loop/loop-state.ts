@@ -2,6 +2,7 @@
 // nothing here is stored anywhere else.
 import { lastTurnIndex } from "./context-view";
 import { createRepeatGuard, type RepeatGuard } from "./repeat-guard";
+import type { RequestView } from "./request-view";
 import { toToolDefinition } from "./tool-definition";
 import type {
   AnyToolSpec,
@@ -38,6 +39,8 @@ export type LoopState = {
   note?: "reminder" | "recovery";
   reminded: boolean;
   recovered: boolean;
+  /** What requests are built from, brought up to date as `messages` grows (request-view.ts). */
+  view?: RequestView;
   signal: AbortSignal;
   emit: (event: LoopEvent) => void;
 };

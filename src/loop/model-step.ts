@@ -1,13 +1,13 @@
 // One model call as one journal step: the budget check, the request, generate, and the stored value.
 import { assertBudget, BudgetExhausted, reachedFinishAt, spentNow } from "./budget";
 import { budgetCeiling } from "./budget-ceiling";
-import { requestMessages } from "./cache-marks";
+import { requestMessagesCopy } from "./cache-marks";
 import { textOf } from "./content";
-import { contextView, estimateTokens, turnCount } from "./context-view";
+import { contextView, estimateTokens } from "./context-view";
 import { defaultFinishNote, offeredTools } from "./last-step";
 import { journaled, spentUsd, type LoopState } from "./loop-state";
 import { stepKeys } from "./step-keys";
-import { cutLongToolResults } from "./tool-result-cut";
+import { updateRequestView } from "./request-view";
 import type { AssistantMessage, ChatMessage, CompactionEvent, GenerateRequest, StopReason, StoredLoopEvent, Usage } from "./types";
 
 /** What the journal stores for a model call. */
@@ -39,27 +39,23 @@ function notesFor(state: LoopState, last: boolean): ChatMessage[] {
 export function buildRequest(state: LoopState, step: number, last: boolean): GenerateRequest {
   const { options } = state;
   const cache = options.cache ?? "auto";
-  // After a compaction a request starts at the summary (the history keeps every turn).
-  const view = cutLongToolResults(contextView(state.messages), options.maxToolResultTokens);
-  // A copy: requestMessages may hand back the history itself when nothing needs changing.
-  const messages: ChatMessage[] = [
-    // Marks look ahead over the model calls left to this call of the loop.
-    ...requestMessages(view, {
-      cache,
-      keepImages: options.keepImages,
-      imagePruning: options.imagePruning ?? "exact",
-      maxSteps: state.maxSteps - state.stepsBefore,
-      step,
-    }),
-    ...notesFor(state, last),
-  ];
+  // After a compaction a request starts at the summary (the history keeps every turn); long tool
+  // results are cut. Kept up to date as the history grows (request-view.ts).
+  const view = (state.view = updateRequestView(state.view, state.messages, options.maxToolResultTokens));
+  // Marks look ahead over the model calls left to this call of the loop. A new array: the view is never handed out.
+  const messages = requestMessagesCopy(
+    view.messages,
+    { cache, keepImages: options.keepImages, imagePruning: options.imagePruning ?? "exact", maxSteps: state.maxSteps - state.stepsBefore, step },
+    view.callerMarks,
+  );
+  messages.push(...notesFor(state, last));
   const request: GenerateRequest = {
     prompt: "",
     model: options.model,
     messages,
     ...offeredTools(state.definitions, state.finishTools, last),
     cacheSystem: cache !== "none",
-    call: turnCount(state.messages) + 1,
+    call: view.turns + 1,
   };
   if (options.system !== undefined) request.system = options.system;
   if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;

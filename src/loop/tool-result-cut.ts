@@ -33,18 +33,24 @@ function cutParts(parts: ContentPart[], maxChars: number): ContentPart[] {
   });
 }
 
-/** The request form: tool results past `maxTokens` cut, other messages passed through unchanged. */
-export function cutLongToolResults(messages: ChatMessage[], maxTokens: number | undefined = DEFAULT_MAX_TOOL_RESULT_TOKENS): ChatMessage[] {
+/** One message's request form: a tool result past `maxTokens` cut, any other message (or a short result) itself. */
+export function cutLongToolResult(message: ChatMessage, maxTokens: number | undefined = DEFAULT_MAX_TOOL_RESULT_TOKENS): ChatMessage {
+  if (message.role !== "tool") return message;
   const maxChars = maxTokens * CHARS_PER_TOKEN;
+  const content = typeof message.content === "string" ? cutText(message.content, maxChars) : cutParts(message.content, maxChars);
+  if (content === message.content || (Array.isArray(content) && Array.isArray(message.content) && content.every((part, i) => part === (message.content as ContentPart[])[i]))) {
+    return message;
+  }
+  return { ...message, content };
+}
+
+/** The request form: tool results past `maxTokens` cut, other messages passed through unchanged. */
+export function cutLongToolResults(messages: ChatMessage[], maxTokens?: number): ChatMessage[] {
   let changed = false;
   const out = messages.map((message) => {
-    if (message.role !== "tool") return message;
-    const content = typeof message.content === "string" ? cutText(message.content, maxChars) : cutParts(message.content, maxChars);
-    if (content === message.content || (Array.isArray(content) && Array.isArray(message.content) && content.every((part, i) => part === (message.content as ContentPart[])[i]))) {
-      return message;
-    }
-    changed = true;
-    return { ...message, content };
+    const cut = cutLongToolResult(message, maxTokens);
+    if (cut !== message) changed = true;
+    return cut;
   });
   return changed ? out : messages;
 }

@@ -121,9 +121,10 @@ export function createScriptedProvider({ turns, offset = 0 }: ScriptedOptions = 
     if (turn.delayMs !== undefined && turn.delayMs > 0) await delay(turn.delayMs, context.signal);
     if (context.signal.aborted) throw context.signal.reason;
     if (turn.error !== undefined) throw new ScriptedProviderError(turn.error);
-    const prompt = roughTokens(requestText(request));
-    if (turn.overflowAbove !== undefined && prompt > turn.overflowAbove) {
-      throw new ContextOverflowError(`prompt is too long: ${prompt} tokens > ${turn.overflowAbove} maximum`);
+    // The prompt's size is read only when the turn needs it: it is a pass over the whole history.
+    if (turn.overflowAbove !== undefined) {
+      const prompt = roughTokens(requestText(request));
+      if (prompt > turn.overflowAbove) throw new ContextOverflowError(`prompt is too long: ${prompt} tokens > ${turn.overflowAbove} maximum`);
     }
     const text = turn.text ?? "";
     const chunk = turn.chunk ?? 16;
