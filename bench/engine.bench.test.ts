@@ -40,26 +40,36 @@ async function slice(stub: RunStub, steps: number): Promise<number> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 const log = (line: string) => console.log(`[bench:engine] ${line}`);
+const summary = (ratios: number[]) => `median ${median(ratios).toFixed(1)}× (range ${Math.min(...ratios).toFixed(1)}–${Math.max(...ratios).toFixed(1)}×)`;
+
+/**
+ * ms per bare insert of a 300-byte row, in the object of `state`. 10,000 inserts: with a clock of
+ * whole milliseconds, 2,000 (about 4 ms) left the baseline of every ratio a quarter uncertain.
+ */
+const BARE_INSERTS = 10_000;
+function bareInsert(state: DurableObjectState): number {
+  state.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
+  const value = "x".repeat(300);
+  const started = performance.now();
+  for (let i = 0; i < BARE_INSERTS; i++) state.storage.sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, value);
+  return (performance.now() - started) / BARE_INSERTS;
+}
 
 describe("run engine figures", () => {
   it("(1) overhead per step vs a bare SQLite insert, and (4) storage bytes per step", async () => {
     log(`runtime: workerd (vitest-pool-workers); navigator.userAgent ${JSON.stringify((globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent)}`);
     const ratios: string[] = [];
+    const values: number[] = [];
     for (let round = 0; round < 5; round++) {
       const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
       // Bare inserts of a row the size of a typical step, in the same object, same run.
-      const bare = await runInDurableObject(typed(stub), (_instance, state) => {
-        state.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
-        const value = "x".repeat(300);
-        const started = performance.now();
-        for (let i = 0; i < 2000; i++) state.storage.sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, value);
-        return (performance.now() - started) / 2000;
-      });
+      const bare = await runInDurableObject(typed(stub), (_instance, state) => bareInsert(state));
       // The whole run in one slice: the cost of new steps, no replay.
       const total = await slice(stub, 5000);
       const steps = (await journalKeys(stub)).length;
       const perStep = total / steps;
       ratios.push(`${perStep.toFixed(4)} ms/step vs ${bare.toFixed(4)} ms/insert = ${(perStep / bare).toFixed(1)}×`);
+      values.push(perStep / bare);
       expect(steps).toBe(2001);
       expect((await viewOf(stub)).status).toBe("finished");
     }
@@ -72,34 +82,32 @@ describe("run engine figures", () => {
     }
     const growth = sizes.slice(1).map((size, i) => Math.round((size - sizes[i]!) / 200));
     log(`(4) database bytes per step, per 200-step window as the run grows to 2001 steps: ${growth.join(", ")}`);
-    log(`(1) whole step in the object (loop + scripted model + tool + journal write + events), 5 runs of 2001 steps:`);
+    log(`(1) whole step in the object (loop + scripted model + tool + journal write + events), 5 runs of 2001 steps: ${summary(values)}`);
     for (const line of ratios) log(`    ${line}`);
   });
 
   it("(1b) the journal write alone (value + its events + counters, one transaction) vs a bare insert", async () => {
     const lines: string[] = [];
+    const values: number[] = [];
     for (let round = 0; round < 5; round++) {
       const { stub } = await createRun({ script: [{ text: "x" }] });
       const figures = await runInDurableObject(typed(stub), async (_instance, state) => {
         const { sql } = state.storage;
-        sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
-        const row = "x".repeat(300);
-        let started = performance.now();
-        for (let i = 0; i < 2000; i++) sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, row);
-        const bare = (performance.now() - started) / 2000;
+        const bare = bareInsert(state);
         const step = createJournal({
           sql, storage: state.storage, prefix: "b/", stored: new Map(), signal: new AbortController().signal,
           beforeNewStep: () => {}, toRunEvent: (event) => storedRunEvent(event, 0), onCommit: () => {},
         });
         const event: StoredLoopEvent = { type: "tool-result", key: "k", step: 1, callId: "c", name: "calculator", ok: true, summary: "42", costUsd: 0 };
         const value = { content: "42", isError: false, costUsd: 0 };
-        started = performance.now();
+        const started = performance.now();
         for (let i = 0; i < 2000; i++) await step(`tool/${i}/c`, async () => ({ value, costUsd: 0, events: [event] }));
         return { bare, journal: (performance.now() - started) / 2000 };
       });
       lines.push(`${figures.journal.toFixed(4)} ms/step vs ${figures.bare.toFixed(4)} ms/insert = ${(figures.journal / figures.bare).toFixed(1)}×`);
+      values.push(figures.journal / figures.bare);
     }
-    log("(1b) journal write alone (2000 steps, 5 runs):");
+    log(`(1b) journal write alone (2000 steps, 5 runs): ${summary(values)}`);
     for (const line of lines) log(`    ${line}`);
   });
 
@@ -109,13 +117,9 @@ describe("run engine figures", () => {
     for (let round = 0; round < 3; round++) {
       const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
       const figures = await runInDurableObject(typed(stub), async (_instance, state) => {
-        state.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
-        const row = "x".repeat(300);
-        let started = performance.now();
-        for (let i = 0; i < 2000; i++) state.storage.sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, row);
-        const bare = (performance.now() - started) / 2000;
+        const bare = bareInsert(state);
         const { state: timed, timings } = timedState(state);
-        started = performance.now();
+        const started = performance.now();
         await runSlice({ ctx: timed, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 5000 }, new AbortController());
         return { bare, total: performance.now() - started, sqlMs: timings.sqlMs, parts: [...timings.parts] };
       });
@@ -148,9 +152,23 @@ describe("run engine figures", () => {
         }),
       );
     }
+    // What a slice costs before its first new step (the run row with its script, the provider and
+    // tools, the loop's start), paid once by each slice of (1): a slice of no new step, 20 times.
+    const fixed: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+      fixed.push(
+        await runInDurableObject(typed(stub), async (_instance, state) => {
+          const started = performance.now();
+          for (let i = 0; i < 20; i++) await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 0 }, new AbortController());
+          return (performance.now() - started) / 20;
+        }),
+      );
+    }
     log("(1c) breakdown of (1), 3 runs of 2001 steps (each SQL call timed; sums over the run are fair with a 1 ms clock):");
     for (const line of lines) log(line);
     log(`(1c) the loop alone (same options, scripted model + calculator, in-memory journal, no events): ${loopOnly.map((ms) => `${(ms * 1000).toFixed(1)} µs/step`).join(", ")}`);
+    log(`(1c) a slice's fixed cost before its first new step (run row and script, provider, tools, loop start): ${fixed.map((ms) => `${ms.toFixed(2)} ms`).join(", ")} — ${fixed.map((ms) => `${((ms / 2001) * 1000).toFixed(1)}`).join(", ")} µs per step of a 2001-step slice`);
   });
 
   it("(2) commit-to-socket latency", async () => {
