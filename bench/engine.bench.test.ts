@@ -43,16 +43,25 @@ const log = (line: string) => console.log(`[bench:engine] ${line}`);
 const summary = (ratios: number[]) => `median ${median(ratios).toFixed(1)}× (range ${Math.min(...ratios).toFixed(1)}–${Math.max(...ratios).toFixed(1)}×)`;
 
 /**
- * ms per bare insert of a 300-byte row, in the object of `state`. 10,000 inserts: with a clock of
- * whole milliseconds, 2,000 (about 4 ms) left the baseline of every ratio a quarter uncertain.
+ * ms per bare insert of a 300-byte row, in the object of `state`: 10,000 inserts, half of them
+ * before and half after `measured` (which runs in between and returns its own figure), so that a
+ * change of the machine's load during a round moves both sides of the ratio alike. With a clock of
+ * whole milliseconds, 2,000 inserts (about 4 ms) left the baseline of every ratio a quarter uncertain.
  */
 const BARE_INSERTS = 10_000;
-function bareInsert(state: DurableObjectState): number {
-  state.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
-  const value = "x".repeat(300);
-  const started = performance.now();
-  for (let i = 0; i < BARE_INSERTS; i++) state.storage.sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, value);
-  return (performance.now() - started) / BARE_INSERTS;
+async function besideBareInserts<T>(stub: RunStub, measured: () => Promise<T>): Promise<{ bare: number; figure: T }> {
+  const half = (first: number) =>
+    runInDurableObject(typed(stub), (_instance, state) => {
+      state.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
+      const value = "x".repeat(300);
+      const started = performance.now();
+      for (let i = first; i < first + BARE_INSERTS / 2; i++) state.storage.sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, value);
+      return performance.now() - started;
+    });
+  const before = await half(0);
+  const figure = await measured();
+  const after = await half(BARE_INSERTS / 2);
+  return { bare: (before + after) / BARE_INSERTS, figure };
 }
 
 describe("run engine figures", () => {
@@ -62,10 +71,9 @@ describe("run engine figures", () => {
     const values: number[] = [];
     for (let round = 0; round < 5; round++) {
       const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
-      // Bare inserts of a row the size of a typical step, in the same object, same run.
-      const bare = await runInDurableObject(typed(stub), (_instance, state) => bareInsert(state));
-      // The whole run in one slice: the cost of new steps, no replay.
-      const total = await slice(stub, 5000);
+      // Bare inserts of a row the size of a typical step, in the same object, same run, around
+      // the whole run in one slice: the cost of new steps, no replay.
+      const { bare, figure: total } = await besideBareInserts(stub, () => slice(stub, 5000));
       const steps = (await journalKeys(stub)).length;
       const perStep = total / steps;
       ratios.push(`${perStep.toFixed(4)} ms/step vs ${bare.toFixed(4)} ms/insert = ${(perStep / bare).toFixed(1)}×`);
@@ -91,21 +99,22 @@ describe("run engine figures", () => {
     const values: number[] = [];
     for (let round = 0; round < 5; round++) {
       const { stub } = await createRun({ script: [{ text: "x" }] });
-      const figures = await runInDurableObject(typed(stub), async (_instance, state) => {
-        const { sql } = state.storage;
-        const bare = bareInsert(state);
-        const step = createJournal({
-          sql, storage: state.storage, prefix: "b/", stored: new Map(), signal: new AbortController().signal,
-          beforeNewStep: () => {}, toRunEvent: (event) => storedRunEvent(event, 0), onCommit: () => {},
-        });
-        const event: StoredLoopEvent = { type: "tool-result", key: "k", step: 1, callId: "c", name: "calculator", ok: true, summary: "42", costUsd: 0 };
-        const value = { content: "42", isError: false, costUsd: 0 };
-        const started = performance.now();
-        for (let i = 0; i < 2000; i++) await step(`tool/${i}/c`, async () => ({ value, costUsd: 0, events: [event] }));
-        return { bare, journal: (performance.now() - started) / 2000 };
-      });
-      lines.push(`${figures.journal.toFixed(4)} ms/step vs ${figures.bare.toFixed(4)} ms/insert = ${(figures.journal / figures.bare).toFixed(1)}×`);
-      values.push(figures.journal / figures.bare);
+      const { bare, figure: journal } = await besideBareInserts(stub, () =>
+        runInDurableObject(typed(stub), async (_instance, state) => {
+          const { sql } = state.storage;
+          const step = createJournal({
+            sql, storage: state.storage, prefix: "b/", stored: new Map(), signal: new AbortController().signal,
+            beforeNewStep: () => {}, toRunEvent: (event) => storedRunEvent(event, 0), onCommit: () => {},
+          });
+          const event: StoredLoopEvent = { type: "tool-result", key: "k", step: 1, callId: "c", name: "calculator", ok: true, summary: "42", costUsd: 0 };
+          const value = { content: "42", isError: false, costUsd: 0 };
+          const started = performance.now();
+          for (let i = 0; i < 2000; i++) await step(`tool/${i}/c`, async () => ({ value, costUsd: 0, events: [event] }));
+          return (performance.now() - started) / 2000;
+        }),
+      );
+      lines.push(`${journal.toFixed(4)} ms/step vs ${bare.toFixed(4)} ms/insert = ${(journal / bare).toFixed(1)}×`);
+      values.push(journal / bare);
     }
     log(`(1b) journal write alone (2000 steps, 5 runs): ${summary(values)}`);
     for (const line of lines) log(`    ${line}`);
@@ -116,13 +125,15 @@ describe("run engine figures", () => {
     const per = (ms: number, steps: number) => `${((ms / steps) * 1000).toFixed(1)} µs/step`;
     for (let round = 0; round < 3; round++) {
       const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
-      const figures = await runInDurableObject(typed(stub), async (_instance, state) => {
-        const bare = bareInsert(state);
-        const { state: timed, timings } = timedState(state);
-        const started = performance.now();
-        await runSlice({ ctx: timed, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 5000 }, new AbortController());
-        return { bare, total: performance.now() - started, sqlMs: timings.sqlMs, parts: [...timings.parts] };
-      });
+      const { bare, figure } = await besideBareInserts(stub, () =>
+        runInDurableObject(typed(stub), async (_instance, state) => {
+          const { state: timed, timings } = timedState(state);
+          const started = performance.now();
+          await runSlice({ ctx: timed, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 5000 }, new AbortController());
+          return { total: performance.now() - started, sqlMs: timings.sqlMs, parts: [...timings.parts] };
+        }),
+      );
+      const figures = { bare, ...figure };
       const steps = (await journalKeys(stub)).length;
       const overhead = figures.parts.filter(([label]) => !label.startsWith("sql")).reduce((sum, [, part]) => sum + part.ms, 0);
       lines.push(`  run ${round + 1}: whole ${per(figures.total, steps)} (${(figures.total / steps / figures.bare).toFixed(1)}× a bare insert of ${(figures.bare * 1000).toFixed(1)} µs); SQL ${per(figures.sqlMs, steps)}, transaction overhead ${per(overhead, steps)}, the rest (JavaScript) ${per(figures.total - figures.sqlMs - overhead, steps)}`);
