@@ -1,6 +1,9 @@
 // Run-engine figures inside workerd (`npm run bench:engine`). Printed, never asserted.
 //   (1) overhead per journal step inside the object with a zero-latency scripted model, beside one
 //       bare SQLite insert of the same size, measured in the same object and run;
+//  (1b) the journal write alone beside the same bare insert;
+//  (1c) where (1)'s time goes: each SQL statement, the transaction, the rest (JavaScript), the loop
+//       alone with an in-memory journal, and a slice's fixed cost (run alone: `-t breakdown`);
 //   (2) time from a step's commit to its event on a connected WebSocket;
 //   (3) resume after eviction of a 500-step run until the next new step starts;
 //   (4) storage bytes per step as the run grows (must stay flat).
