@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { scriptSchema } from "../providers/scripted";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "./async-calls";
 import { IMAGE_MEDIA_TYPES } from "./images";
+import { mcpServerIssues, mcpServersSchema } from "./mcp-schemas";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
 
@@ -169,6 +170,7 @@ export const createRunBodySchema = z
     system: z.string().optional(),
     messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
     tools: z.array(toolRefSchema).optional(),
+    mcpServers: mcpServersSchema.optional().openapi({ description: "MCP servers whose tools the model may call, as <server>__<tool> (docs/mcp.md). Deployment token only." }),
     finishTools: z.array(z.string().min(1)).optional(),
     model: z.string().min(1).optional(),
     provider: z.enum(["anthropic", "scripted"]).optional(),
@@ -228,6 +230,7 @@ export const createRunBodySchema = z
         context.addIssue({ code: "custom", path: ["finishTools", index], message: `Finish tool ${name} is not in tools.` });
       }
     });
+    for (const issue of mcpServerIssues(body.mcpServers, names)) context.addIssue({ code: "custom", ...issue });
     if (body.script !== undefined && body.provider === "anthropic") {
       context.addIssue({ code: "custom", path: ["script"], message: 'A script is for provider "scripted" only.' });
     }
@@ -390,6 +393,12 @@ export const runEventSchema = z
       summary: z.string(),
       error: z.string().optional(),
       costUsd: z.number(),
+    }),
+    z.object({
+      type: z.literal("mcp-tools"),
+      server: z.string(),
+      tools: z.array(z.string()).openapi({ description: "The tools offered to the model, as <server>__<tool>." }),
+      refused: z.array(z.object({ tool: z.string(), reason: z.string() })).openapi({ description: "The server's tools left out (by its own names), each with why." }),
     }),
     z.object({ type: z.literal("waiting"), kind: waitingKindSchema, callId: z.string(), name: z.string(), input: z.unknown() }),
     z.object({ type: z.literal("answered"), callId: z.string() }),

@@ -21,6 +21,22 @@ export type ToolRef =
     }
   | { type: "client"; name: string; description: string; inputSchema: Record<string, unknown> };
 
+/**
+ * An MCP server whose tools a run's model may call (docs/mcp.md), over Streamable HTTP. Its tools are
+ * offered as `<name>__<tool>`. `headers` (credentials) are stored with the run and never shown.
+ */
+export type McpServerRef = {
+  name: string;
+  /** http(s); its host must be on HTTP_TOOL_ALLOW. */
+  url: string;
+  /** Sent with every request to the server (e.g. Authorization); never shown in views, events or logs. */
+  headers?: Record<string, string>;
+  /** Only these of the server's tools are offered (the server's own names). */
+  tools?: string[];
+  /** Tools never sent twice, even across a crash: all of the server's (true) or these (the server's own names). */
+  once?: true | string[];
+};
+
 /** Who is acting: the deployment token (everything), a run token (its own run) or a user token (its subject's runs). */
 export type CallerKind = "deployment" | "run" | "user";
 
@@ -81,6 +97,8 @@ export type CreateRunBody = {
   system?: string;
   messages: ChatMessage[];
   tools?: ToolRef[];
+  /** MCP servers whose tools the model may call, besides `tools` (docs/mcp.md). */
+  mcpServers?: McpServerRef[];
   finishTools?: string[];
   model?: string;
   provider?: "anthropic" | "scripted";
@@ -151,6 +169,8 @@ export type RunEvent =
   /** An async HTTP tool took the job (202): the run waits for its result until `deadline`. */
   | { type: "tool-started"; step: number; callId: string; name: string; deadline: string }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number }
+  /** An MCP server's tools were listed (once per run): what the model is offered, and the tools left out, each with why. */
+  | { type: "mcp-tools"; server: string; tools: string[]; refused: { tool: string; reason: string }[] }
   | { type: "waiting"; kind: WaitingKind; callId: string; name: string; input: unknown }
   | { type: "answered"; callId: string }
   | {
