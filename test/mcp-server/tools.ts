@@ -3,9 +3,8 @@
 // session, so tests can tell a resend (same key, a new session after an eviction) from a new call.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { PNG } from "./png";
 
-/** A 1×1 PNG. */
-export const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
 export type CallRecord = { tool: string; sessionId: string | undefined; arguments: unknown };
 
