@@ -124,8 +124,10 @@ export class McpConnections {
         return await work(client, { signal: AbortSignal.any([signal, broken.signal]), timeout: SDK_TIMEOUT_MS });
       } catch (error) {
         const thrown = broken.signal.aborted && !signal.aborted ? broken.signal.reason : error;
-        // An McpError is the server's answer: the connection is fine. Anything else may not be.
-        if (!(thrown instanceof McpError) || signal.aborted) this.drop(server.name, connection);
+        // An McpError is the server's answer, and a request ended by the caller (a cancel, a timeout)
+        // leaves the connection as it was: it still carries the notifications/cancelled. Anything
+        // else may have broken it.
+        if (!(thrown instanceof McpError) && !signal.aborted) this.drop(server.name, connection);
         if (attempt === 0 && thrown instanceof StreamableHTTPError && thrown.code === 404 && !signal.aborted) continue;
         throw thrown;
       } finally {

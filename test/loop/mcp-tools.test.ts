@@ -122,6 +122,25 @@ describe("MCP tools through the loop", () => {
     expect(done).toMatchObject({ stoppedBy: "done", finalText: "It was too slow." });
   });
 
+  it("a cancel during a call ends it at once: the loop stops with `cancel` and the call is 'Not run: cancel.'", async () => {
+    const world = mcpWorld();
+    const controller = new AbortController();
+    // The journal's steps see the loop's signal, as the run object's do.
+    const journal = memoryJournal(new Map(), controller.signal);
+    const { tools } = await toolsOf(world, [main()], journal);
+    // A call of a minute: without the cancel reaching it, the test would run past its timeout.
+    const { result } = loop(journal, tools, [{ toolCalls: [call("main__slow", { ms: 60_000 }, "s")] }, { text: "never" }], { signal: controller.signal });
+    await arrived(keyOf(world, "tool/1/s"));
+    controller.abort(new Error("cancelled"));
+    const done = await result;
+    expect(done.stoppedBy).toBe("cancel");
+    expect(toolMessage(done.messages, "s")).toMatchObject({ isError: true, content: "Not run: cancel." });
+    expect(journal.store.has("tool/1/s")).toBe(false);
+    // The server was told (notifications/cancelled), so its work stopped too.
+    for (let i = 0; i < 200 && (await callsFor(keyOf(world, "tool/1/s")))[0]?.cancelled !== true; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await callsFor(keyOf(world, "tool/1/s")))[0]).toMatchObject({ cancelled: true });
+  });
+
   it("a host taken off the allow list is not called, even by a run made before", async () => {
     const world = mcpWorld();
     const journal = memoryJournal();

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { PNG } from "./png";
 
 
-export type CallRecord = { tool: string; sessionId: string | undefined; arguments: unknown };
+export type CallRecord = { tool: string; sessionId: string | undefined; arguments: unknown; cancelled?: true };
 
 /** Calls by the `_meta` key "ratchet/idempotency-key" (calls without one under ""). */
 export type CallLog = Map<string, CallRecord[]>;
@@ -16,14 +16,18 @@ type Extra = { signal: AbortSignal; sessionId?: string; _meta?: Record<string, u
 function record(log: CallLog, tool: string, args: unknown, extra: Extra): void {
   const key = String(extra._meta?.["ratchet/idempotency-key"] ?? "");
   const calls = log.get(key) ?? [];
-  calls.push({ tool, sessionId: extra.sessionId, arguments: args });
+  const call: CallRecord = { tool, sessionId: extra.sessionId, arguments: args };
+  // The client's notifications/cancelled for this request.
+  extra.signal.addEventListener("abort", () => (call.cancelled = true));
+  calls.push(call);
   log.set(key, calls);
 }
 
 /** Resolves after `ms`, or when the caller cancels the request. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
+    // unref: a call nobody cancels never keeps the test process alive.
+    const timer = setTimeout(resolve, ms).unref();
     signal.addEventListener("abort", () => {
       clearTimeout(timer);
       resolve();

@@ -177,6 +177,13 @@ describe("MCP servers through the service", () => {
     }
   });
 
+  it("a run cancelled before its servers were listed ends cancelled, having listed nothing", async () => {
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "go" }], mcpServers: [{ name: "main", url: main.url() }], script: [{ text: "never" }] });
+    expect((await api(`/v1/runs/${run.id}/cancel`, token, { method: "POST" })).status).toBe(202);
+    expect(await getRun(run.id, token)).toMatchObject({ status: "cancelled", stoppedBy: "cancel", steps: 0 });
+    expect(await journalKeys(stubFor(run.id))).toEqual([]);
+  });
+
   it("headers reach the server and are never shown: not in the view, the messages, the events or the logs", async () => {
     const log = vi.spyOn(console, "log");
     try {
