@@ -23,6 +23,7 @@ export type WithJournal = (body: (journal: JournalHarness) => Promise<void>) => 
 
 const modelEvent = (step: number): StoredLoopEvent => ({
   type: "model",
+  key: `model/${step}`,
   step,
   text: "hello",
   toolCalls: [],
