@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { subjectSchema, ticketSchema } from "../api/schemas";
 import { requireSubject } from "./auth";
 import { errors, json } from "./run-routes";
+import { afterQuerySchema } from "../api/event-cursor";
 
 const subjectQuery = subjectSchema.optional().openapi({ description: "Deployment token: whose inbox (required). User token: its own, if given." });
 
@@ -26,7 +27,7 @@ export const inboxEventsRoute = createRoute({
   middleware: [requireSubject({ ticket: true })] as const,
   request: {
     query: z.object({
-      after: z.string().regex(/^\d+$/, { message: "Must be a whole number ≥ 0." }).optional().openapi({ description: "Default 0." }),
+      after: afterQuerySchema,
       ticket: z.string().optional().openapi({ description: "A one-time ticket, for clients that cannot set headers." }),
       subject: subjectQuery,
     }),
