@@ -15,6 +15,8 @@ declare module "vitest" {
     mcpServerUrl: string;
     /** The MCP endpoint of the test server that dies and comes back, e.g. http://127.0.0.1:41238/mcp */
     mcpFlakyUrl: string;
+    /** The docs and the files naming the Worker's settings, by path (test/docs/global-setup.ts) */
+    repoFiles: Record<string, string>;
   }
 }
 
