@@ -28,7 +28,7 @@ describe("MCP client figures", () => {
     const base = inject("mcpServerUrl");
     const server = { name: "main", url: `${base}/mcp` };
     const signal = new AbortController().signal;
-    const call = (connections: McpConnections) => connections.callTool(server, { name: "echo", arguments: { text: "hi" } }, signal);
+    const call = (connections: McpConnections) => connections.callTool(server, { name: "echo", arguments: { text: "hi" } }, signal, true);
     const live = new McpConnections(fetch);
     await call(live);
     const figures = { plain: [] as number[], live: [] as number[], fresh: [] as number[], list: [] as number[] };

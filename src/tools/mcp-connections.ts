@@ -79,7 +79,7 @@ export class McpConnections {
 
   /** Every tool of the server, page after page. */
   async listTools(server: McpServerConfig, signal: AbortSignal): Promise<Tool[]> {
-    return this.withClient(server, signal, async (client, request) => {
+    return this.withClient(server, signal, true, async (client, request) => {
       const tools: Tool[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < 100; page++) {
@@ -96,11 +96,17 @@ export class McpConnections {
 
   /** Connects to the server unless connected already (a call then goes out at once). */
   async connect(server: McpServerConfig, signal: AbortSignal): Promise<void> {
-    await this.withClient(server, signal, async () => undefined);
+    await this.withClient(server, signal, true, async () => undefined);
   }
 
-  async callTool(server: McpServerConfig, params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> }, signal: AbortSignal): Promise<CallToolResult> {
-    return this.withClient(server, signal, async (client, request) => (await client.callTool(params, undefined, request)) as CallToolResult);
+  /** `repeatable`: the call may be sent again when the connection fails under it (see withClient). */
+  async callTool(
+    server: McpServerConfig,
+    params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
+    signal: AbortSignal,
+    repeatable: boolean,
+  ): Promise<CallToolResult> {
+    return this.withClient(server, signal, repeatable, async (client, request) => (await client.callTool(params, undefined, request)) as CallToolResult);
   }
 
   /** Ends every session (best effort) and forgets the connections. */
@@ -111,10 +117,18 @@ export class McpConnections {
   }
 
   /**
-   * Runs `work` on the server's client. A session the server lost (404) is replaced once and the
-   * work done again; a broken connection is dropped, so the next request connects anew.
+   * Runs `work` on the server's client, on a new connection at most once more: after a 404 to its
+   * session (the server restarted and did not take the request), and, when `repeatable`, after the
+   * connection failed under it (a kept-alive socket the restarted server closed, a stream cut
+   * mid-answer), since the request may then be sent again. A broken connection is dropped, so the
+   * next request connects anew; an answer of the server (an McpError, an HTTP status) is final.
    */
-  private async withClient<T>(server: McpServerConfig, signal: AbortSignal, work: (client: Client, request: { signal: AbortSignal; timeout: number }) => Promise<T>): Promise<T> {
+  private async withClient<T>(
+    server: McpServerConfig,
+    signal: AbortSignal,
+    repeatable: boolean,
+    work: (client: Client, request: { signal: AbortSignal; timeout: number }) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const connection = this.connection(server, signal);
       const broken = new AbortController();
@@ -128,7 +142,9 @@ export class McpConnections {
         // leaves the connection as it was: it still carries the notifications/cancelled. Anything
         // else may have broken it.
         if (!(thrown instanceof McpError) && !signal.aborted) this.drop(server.name, connection);
-        if (attempt === 0 && thrown instanceof StreamableHTTPError && thrown.code === 404 && !signal.aborted) continue;
+        const sessionGone = thrown instanceof StreamableHTTPError && thrown.code === 404;
+        const connectionFailed = !(thrown instanceof McpError || thrown instanceof StreamableHTTPError || thrown instanceof McpAnswerTooLarge);
+        if (attempt === 0 && !signal.aborted && (sessionGone || (repeatable && connectionFailed))) continue;
         throw thrown;
       } finally {
         connection.inflight.delete(broken);

@@ -74,6 +74,8 @@ export function createMcpTool(server: McpServerRef, tool: Tool, deps: McpDeps): 
         server,
         { name: tool.name, arguments: input as Record<string, unknown>, _meta: { [IDEMPOTENCY_META]: deps.idempotencyKey(context.key) } },
         signal,
+        // A call never sent twice is not sent again on a new connection either.
+        !once,
       );
       const problem = outputProblem(result);
       return problem === undefined ? await outputOfMcpResult(result, deps.storeImages) : failure(problem);

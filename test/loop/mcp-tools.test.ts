@@ -217,6 +217,19 @@ describe("MCP tools through the loop", () => {
     expect(second[0]!.sessionId).not.toBe((await callsFor(keyOf(world, "tool/1/a")))[0]!.sessionId);
   });
 
+  it("a connection cut with the call in hand: a tool that may be repeated is sent once more on a new connection, a never-twice tool is not", async () => {
+    const world = mcpWorld();
+    const journal = memoryJournal();
+    const servers: McpServerRef[] = [{ name: "drop", url: mcpUrl("/drop/mcp"), tools: ["echo", "slow"], once: ["slow"] }];
+    const { tools } = await toolsOf(world, servers, journal);
+    const { result } = loop(journal, tools, [{ toolCalls: [call("drop__echo", { text: "x" }, "e"), call("drop__slow", { ms: 1 }, "s")] }, { text: "Both failed." }]);
+    const { messages } = await result;
+    for (const id of ["e", "s"]) expect(toolMessage(messages, id)).toMatchObject({ isError: true, content: expect.stringMatching(/^MCP server drop could not be reached: /) });
+    // echo is read-only: sent again (the server had it twice); slow is listed as once: sent once.
+    expect(await callsFor(keyOf(world, "tool/1/e"))).toHaveLength(2);
+    expect(await callsFor(keyOf(world, "tool/1/s"))).toHaveLength(1);
+  });
+
   it("the server behind a header: called with the run's headers; without them the listing fails with an error that never repeats them", async () => {
     const world = mcpWorld();
     const secure = (authorization: string): McpServerRef => ({ name: "secure", url: mcpUrl("/secure/mcp"), headers: { Authorization: `Bearer ${authorization}` } });

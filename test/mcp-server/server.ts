@@ -7,6 +7,9 @@
 //   /secure/mcp             needs `Authorization: Bearer <MCP_TEST_SECRET>`; else 401 with a body
 //                           that echoes the Authorization header it got (a careless server, so tests
 //                           can check that Ratchet never repeats a credential)
+//   /drop/mcp               the main server's tools, but the connection of every tools/call is cut
+//                           as soon as it arrives (the call is recorded first): a server that dies
+//                           with the call in hand
 //   flaky server            its own port: one tool (ping); answers plain JSON; POST /control/flaky/down
 //                           closes it (its sessions are gone), POST /control/flaky/up opens it again
 //                           on the same port
@@ -88,6 +91,7 @@ function shut(server: Server): Promise<void> {
 export async function startMcpServers(): Promise<McpTestServers> {
   const log: CallLog = new Map();
   const main = endpoint(() => mainServer(log));
+  const dropping = endpoint(() => mainServer(log));
   const secure = endpoint(() => secureServer(log));
   const flaky = endpoint(() => flakyServer(log), { json: true });
 
@@ -108,6 +112,14 @@ export async function startMcpServers(): Promise<McpTestServers> {
       const url = new URL(request.url ?? "/", "http://localhost");
       const body = await readBody(request);
       if (url.pathname === "/mcp") return main.handle(request, response, body);
+      if (url.pathname === "/drop/mcp") {
+        const message = (body === "" ? {} : JSON.parse(body)) as { method?: string; params?: { name?: string; arguments?: unknown; _meta?: Record<string, unknown> } };
+        if (message.method !== "tools/call") return dropping.handle(request, response, body);
+        const key = String(message.params?._meta?.["ratchet/idempotency-key"] ?? "");
+        log.set(key, [...(log.get(key) ?? []), { tool: message.params?.name ?? "", sessionId: String(request.headers["mcp-session-id"]), arguments: message.params?.arguments }]);
+        request.socket.destroy();
+        return;
+      }
       if (url.pathname === "/secure/mcp") {
         const authorization = request.headers.authorization ?? "";
         if (authorization !== `Bearer ${MCP_TEST_SECRET}`) {
