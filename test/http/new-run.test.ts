@@ -32,7 +32,7 @@ describe("defaults", () => {
 });
 
 function settings(overrides: Partial<Settings> = {}): Settings {
-  return { apiTokens: ["t".repeat(40)], runIdKeys: ["k".repeat(40)], limits: DEFAULT_LIMITS, ...overrides };
+  return { apiTokens: ["t".repeat(40)], runIdKeys: ["k".repeat(40)], limits: DEFAULT_LIMITS, prices: {}, ...overrides };
 }
 
 const nothingEarlier = async () => false;
