@@ -57,6 +57,19 @@ export function isOpenAIContextOverflow(failure: Failure): boolean {
   return failure.code === "context_length_exceeded" || OVERFLOW.test(failure.message);
 }
 
+/** Key-shaped words (OpenAI's 401 quotes the key it was sent, masked: "sk-proj-****abcd"). */
+const KEY_LIKE = /\b(sk|rk|pk)-[A-Za-z0-9_*-]{4,}/g;
+
+/**
+ * The failure with any trace of the key taken out of its message: the key itself, and words shaped
+ * like a key (a masked key still shows its last characters). The message reaches the run's view.
+ */
+export function withoutKey(failure: Failure, apiKey: string): Failure {
+  let message = apiKey.length >= 4 ? failure.message.split(apiKey).join("[key]") : failure.message;
+  message = message.replace(KEY_LIKE, "[key]");
+  return message === failure.message ? failure : { ...failure, message };
+}
+
 function afterAttempts(attempts: number): string {
   return attempts > 1 ? ` after ${attempts} attempts` : "";
 }

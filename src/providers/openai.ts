@@ -10,7 +10,7 @@ import { abortableSleep } from "./abortable-sleep";
 import { openAIContextWindowOf } from "./context-windows";
 import { ProviderError } from "./errors";
 import { unknownPriceMessage } from "./model-prices";
-import { describeOpenAIFailure, isOpenAIContextOverflow, openAIProviderError } from "./openai-errors";
+import { describeOpenAIFailure, isOpenAIContextOverflow, openAIProviderError, withoutKey } from "./openai-errors";
 import { OPENAI_PRICES } from "./openai-prices";
 import { toOpenAIParams } from "./openai-request";
 import { createChunkAssembler } from "./openai-stream";
@@ -107,7 +107,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
         // Whatever comes next (another attempt, or the run failing), the text streamed so far is void.
         if (streamed) context.onTextVoid?.();
         streamed = false;
-        const failure = describeOpenAIFailure(error);
+        const failure = withoutKey(describeOpenAIFailure(error), apiKey!);
         // Too long for the context window: trying again would only repeat it; the loop compacts instead.
         if (isOpenAIContextOverflow(failure)) throw new ContextOverflowError(`OpenAI answered ${failure.kind === "status" ? failure.status : ""}: ${failure.message}`, { cause: error });
         const decision = retryDecision(failure, attempts, random, policy);

@@ -16,7 +16,7 @@
 // test uses a model name of its own. The answer to a request is the turn whose index is the number
 // of assistant messages in it (turnIndex), so a replayed or resumed step gets the same answer; a
 // turn's `failures` are served first, one per attempt. Auth: Authorization: Bearer <any key but
-// "bad-key">.
+// "bad-key" or one starting "sk-bad-">.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { answerChunks, type Chunk } from "./answer";
 import { isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
@@ -127,7 +127,11 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
     if (key === undefined || key.length === 0) {
       return fail({ status: 401, type: "invalid_request_error", message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth.", code: null });
     }
-    if (key === "bad-key") return fail({ status: 401, type: "invalid_request_error", message: "Incorrect API key provided: bad-key.", code: "invalid_api_key" });
+    // OpenAI's 401 quotes the key it was sent, masked but for its first and last characters.
+    if (key === "bad-key" || key.startsWith("sk-bad-")) {
+      const masked = `${key.slice(0, 7)}${"*".repeat(Math.max(0, key.length - 11))}${key.slice(-4)}`;
+      return fail({ status: 401, type: "invalid_request_error", message: `Incorrect API key provided: ${masked}. You can find your API key at https://platform.openai.com/account/api-keys.`, code: "invalid_api_key" });
+    }
     const invalid = validateRequest(body);
     if (invalid !== undefined) return fail(invalid);
     if (body!.stream !== true) return fail({ status: 400, type: "invalid_request_error", message: "The fake answers streamed requests only (stream: true).", param: "stream" });

@@ -99,11 +99,19 @@ describe("openai provider: failures not retried", () => {
     expect(await recordedOpenAI(model)).toHaveLength(1);
   });
 
-  it("a bad key: 401, not retried", async () => {
+  it("a bad key: 401, not retried; the key OpenAI quotes back (masked) is not in the message", async () => {
     const model = await failWith([]);
-    const error = (await rejection(testOpenAIProvider({ apiKey: "bad-key" }).generate(textRequest(model), context()))) as ProviderError;
+    const key = "sk-bad-proj-0123456789wxyz";
+    const error = (await rejection(testOpenAIProvider({ apiKey: key }).generate(textRequest(model), context()))) as ProviderError;
     expect(error).toMatchObject({ status: 401, retryable: false });
-    expect(error.message).toContain("Incorrect API key provided");
+    expect(error.message).toBe("OpenAI answered 401 invalid_api_key: Incorrect API key provided: [key]. You can find your API key at https://platform.openai.com/account/api-keys.");
+    expect(error.message).not.toContain("wxyz");
+  });
+
+  it("the key itself is taken out of any message the endpoint sends back", async () => {
+    const model = await failWith([{ status: 400, type: "invalid_request_error", message: "Bad header: Bearer test-openai-key was refused" }]);
+    const error = (await rejection(testOpenAIProvider().generate(textRequest(model), context()))) as ProviderError;
+    expect(error.message).toBe("OpenAI answered 400 invalid_request_error: Bad header: Bearer [key] was refused");
   });
 
   it("a prompt past the context window (400 context_length_exceeded) is a ContextOverflowError, so the loop compacts", async () => {
