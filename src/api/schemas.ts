@@ -273,8 +273,6 @@ export const continueBodySchema = z
   })
   .openapi("ContinueBody");
 
-export type ContinueInput = z.infer<typeof continueBodySchema>;
-
 export const ticketSchema = z
   .object({
     ticket: z.string().openapi({ description: "Send as ?ticket= to the events endpoint, once, before expiresAt." }),

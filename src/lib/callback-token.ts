@@ -3,7 +3,8 @@
 // of the call (a start resent after a crash carries the same body, and the tool server may keep
 // the first token it got) and nothing secret is stored per call. It is good for that one call's
 // result route only: every other route refuses it (it is neither a deployment nor a run token).
-// During a RUN_ID_KEY rotation tokens made under RUN_ID_KEY_PREVIOUS stay good while it is set.
+// During a RUN_ID_KEY rotation tokens made under RUN_ID_KEY_PREVIOUS stay good while it is set
+// (the edge checks them: src/http/callback-auth.ts).
 
 export const CALLBACK_TOKEN_PATTERN = /^ct_[A-Za-z0-9_-]{43}$/;
 
@@ -22,16 +23,4 @@ function base64url(bytes: Uint8Array): string {
 
 export async function callbackToken(key: string, runId: string, callKey: string): Promise<string> {
   return `ct_${base64url(await hmac(key, `callback:${runId}:${callKey}`))}`;
-}
-
-/** Whether `token` is the callback token of this run's call under any of `keys`: each tried, compared in constant time. */
-export async function isCallbackToken(token: string, keys: readonly string[], runId: string, callKey: string): Promise<boolean> {
-  if (!CALLBACK_TOKEN_PATTERN.test(token)) return false;
-  const given = encoder.encode(token);
-  let valid = false;
-  for (const key of keys) {
-    const expected = encoder.encode(await callbackToken(key, runId, callKey));
-    if (crypto.subtle.timingSafeEqual(given, expected)) valid = true;
-  }
-  return valid;
 }

@@ -1,4 +1,5 @@
-import type { AnyToolSpec, ToolDefinition } from "./types";
+// What the model may call on a request: every tool, or on the last step none (or only the finish tools).
+import type { ToolDefinition } from "./types";
 
 export function defaultFinishNote(finishTools: string[]): string {
   if (finishTools.length === 0) return "This is the last step. Answer now with what you have; no tools can be called.";
@@ -18,8 +19,4 @@ export function offeredTools(
   if (!last || definitions.length === 0) return { tools: definitions, toolChoice: "auto" };
   if (finishTools.size === 0) return { tools: definitions, toolChoice: "none" };
   return { tools: definitions.filter((tool) => finishTools.has(tool.name)), toolChoice: "auto" };
-}
-
-export function isOffered(spec: AnyToolSpec, finishTools: ReadonlySet<string>, last: boolean): boolean {
-  return !last || finishTools.has(spec.name);
 }
