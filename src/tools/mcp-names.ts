@@ -1,5 +1,5 @@
 // How an MCP server's tools are named for the model (docs/mcp.md "Names"): `<server>__<tool>`. The
-// whole name must fit the providers' tool-name rule (Anthropic's: 1–64 characters of A–Z a–z 0–9 _ -),
+// whole name must fit the providers' tool-name rule (Anthropic's and OpenAI's: 1–64 characters of A–Z a–z 0–9 _ -),
 // so a server's name is kept short and free of `__`, and a tool whose name does not fit is refused
 // (never renamed: a renamed tool could meet another one's name, and the model would call it by a
 // name its server does not know).

@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../../src/loop/types";
 import { OUTCOME_UNKNOWN } from "../../src/tools";
 import { recorded, script, uniqueModel } from "../fake-anthropic/client";
+import { recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { journalKeys, storedEvents, stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
 import { arrived, callsFor, flaky, flakyUrl, MCP_TEST_SECRET, mcpUrl } from "../mcp-server/client";
@@ -74,6 +75,20 @@ describe("MCP servers through the service", () => {
     expect(await journalKeys(stubFor(run.id))).toEqual(["s1/mcp-list/main", "s1/model/1", "s1/tool/1/toolu_p", "s1/model/2", "s1/tool/2/toolu_e", "s1/model/3"]);
     // The call carried its idempotency key: <runId>/<segment>/<step key>.
     expect(await callsFor(`${run.id}/s1/tool/2/toolu_e`)).toEqual([expect.objectContaining({ tool: "echo", arguments: { text: "hello" } })]);
+  });
+
+  it("on the openai provider too: the same names and schemas, and the image in the tool's answer reaches the model", async () => {
+    const model = uniqueOpenAIModel("gpt-5.5");
+    await scriptOpenAI(model, [{ toolCalls: [{ id: "call_p", name: "main__picture", input: {} }] }, { text: "A tiny picture." }]);
+    const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "Draw." }], mcpServers: [{ name: "main", url: main.url(), tools: ["echo", "picture"] }] });
+    await driveRun(run.id);
+    expect(await getRun(run.id, token)).toMatchObject({ status: "finished", finalText: "A tiny picture." });
+    const requests = await recordedOpenAI(model);
+    expect(requests.map((request) => request.outcome)).toEqual(["ok", "ok"]);
+    const sent = requests[1]!.body as unknown as { tools: { function: { name: string; parameters: unknown } }[] };
+    expect(sent.tools.map((tool) => tool.function.name)).toEqual(["main__echo", "main__picture"]);
+    expect(sent.tools[0]!.function.parameters).toMatchObject({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+    expect(JSON.stringify(requests[1]!.body)).toMatch(/data:image\/png;base64,/);
   });
 
   it("error results and schema failures reach the model as error results, and the run goes on", async () => {
