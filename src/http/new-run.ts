@@ -13,7 +13,7 @@ import { canonicalJson } from "../loop/canonical-json";
 import { DEFAULT_MAX_STEPS } from "../loop";
 import { DEFAULT_ANSWER_TOKENS } from "../loop/budget-ceiling";
 import { webhookKeysOf } from "../config/webhook-settings";
-import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, signingKeysOf } from "../tools";
+import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
 import { hostOf } from "../tools/allow-list";
 import type { Creator } from "./app-env";
 import { sha256Hex } from "./encoding";
@@ -140,6 +140,8 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const signing = checkToolSigning(body.tools ?? [], signingKeysOf(env));
   if (signing !== undefined) throw invalidRequest(signing.message, signing.issues);
   const provider = resolveProvider(body, env);
+  const providerOnly = providerOnlyIssues(body.tools ?? [], provider);
+  if (providerOnly.length > 0) throw invalidRequest("Invalid request body.", providerOnly);
   const model = resolveModel(body, env);
 
   const images = new ImageIntake();
