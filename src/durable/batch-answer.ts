@@ -14,7 +14,7 @@ export function batchRefusal(waiting: Waiting, body: AnswerBody): ReturnType<typ
     return fail(400, `\`results\` answers a client toolset batch; call ${waiting.callId} is ${KINDS[waiting.kind]}.`, [{ path: "results", message: "Only for a client toolset batch." }]);
   }
   const stray = (["content", "approved", "isError"] as const).filter((field) => body[field] !== undefined);
-  const shape = stray.map((field) => ({ path: field, message: "Not for a client toolset batch: give each action's result in `results`." }));
+  const shape: { path: string; message: string }[] = stray.map((field) => ({ path: field, message: "Not for a client toolset batch: give each action's result in `results`." }));
   if (body.results === undefined) shape.push({ path: "results", message: "Required: one result per action of waiting.batch." });
   if (body.results === undefined || shape.length > 0) return fail(400, "An answer to a client toolset batch gives `results`, and nothing else.", shape);
   const issues = batchIssues(waiting.batch ?? [], body.results);

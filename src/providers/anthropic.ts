@@ -10,7 +10,8 @@ import { createAssembler } from "./anthropic-stream";
 import { contextWindowOf } from "./context-windows";
 import { isContextOverflow } from "./context-overflow";
 import { ProviderError } from "./errors";
-import { ANTHROPIC_PRICES, costOf, priceOf, tokenPrices, type PriceTable } from "./prices";
+import { ANTHROPIC_PRICES, costOf, priceOf, serverToolCostOf, tokenPrices, type PriceTable } from "./prices";
+import { nativeBetas } from "../tools/native-tools";
 import { DEFAULT_RETRY_POLICY, retryDecision } from "./retry";
 import type { Provider } from "./types";
 
@@ -28,7 +29,20 @@ export type AnthropicProviderOptions = {
   /** Attempts in all, the first included (default 5). */
   maxAttempts?: number;
   prices?: PriceTable;
+  /** The clock an expired container is told by. */
+  now?: () => number;
 };
+
+/**
+ * The request without its container when the container has expired (the API would refuse it): the
+ * code then runs in a new one, without the old one's files.
+ */
+export function withLiveContainer(request: GenerateRequest, now: number): GenerateRequest {
+  const expiresAt = request.container?.expiresAt;
+  if (expiresAt === undefined || !(Date.parse(expiresAt) <= now)) return request;
+  const { container: _expired, ...rest } = request;
+  return rest;
+}
 
 export const MISSING_KEY_MESSAGE = "The anthropic provider needs ANTHROPIC_API_KEY (wrangler secret put ANTHROPIC_API_KEY).";
 
@@ -74,6 +88,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts };
   const prices = options.prices ?? ANTHROPIC_PRICES;
   const loadImages = imageLoader(options.images);
+  const now = options.now ?? Date.now;
   // One client per provider; with no key none is made (the SDK would look for credentials elsewhere).
   const client =
     apiKey === undefined || apiKey.length === 0
@@ -86,11 +101,12 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
         });
 
-  /** The streamed answer's events: the plain endpoint, or the beta one for a request that compacts. */
+  /** The streamed answer's events: the plain endpoint, or the beta one for a request that compacts or has a beta tool. */
   async function open(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, signal: AbortSignal): Promise<AsyncIterable<RawMessageStreamEvent>> {
     const beta = compactionBeta(request);
-    if (beta === undefined) return anthropic.messages.create(body, { signal });
-    const params = { ...body, ...beta } as unknown as Parameters<typeof anthropic.beta.messages.create>[0] & { stream: true };
+    const betas = [...(beta?.betas ?? []), ...nativeBetas(request.tools.flatMap((tool) => (tool.native === undefined ? [] : [tool.native])))];
+    if (betas.length === 0) return anthropic.messages.create(body, { signal });
+    const params = { ...body, ...beta, betas } as unknown as Parameters<typeof anthropic.beta.messages.create>[0] & { stream: true };
     // The beta stream's events are the plain ones plus compaction blocks, which the assembler keeps.
     return (await anthropic.beta.messages.create(params, { signal })) as unknown as AsyncIterable<RawMessageStreamEvent>;
   }
@@ -102,13 +118,15 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     // The SDK ends an aborted stream quietly; the run must see the abort.
     if (context.signal.aborted) throw context.signal.reason;
     const answer = assembler.finish();
-    const costUsd = answer.reportedCostUsd ?? costOf(priceOf(request.model, prices), answer.usage);
-    return { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
+    const costUsd = answer.reportedCostUsd ?? costOf(priceOf(request.model, prices), answer.usage) + serverToolCostOf(answer.usage);
+    const result: GenerateResult = { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
+    if (answer.providerToolCalls.length > 0) result.providerToolCalls = answer.providerToolCalls;
+    return result;
   }
 
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
     if (client === undefined) throw new ProviderError(MISSING_KEY_MESSAGE, false);
-    const body = toAnthropicParams(request, await loadImages(request));
+    const body = toAnthropicParams(withLiveContainer(request, now()), await loadImages(request));
     let streamed = false;
     const onDelta = context.onDelta;
     const tracked: GenerateContext =
