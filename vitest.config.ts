@@ -47,7 +47,7 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
       include,
       exclude,
       // Run in Node: a local HTTP tool server and a fake Anthropic server (see the files).
-      globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/webhook-receiver/global-setup.ts"],
+      globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts"],
       testTimeout: 30_000,
     },
   };

@@ -11,6 +11,8 @@ declare module "vitest" {
     webhookReceiverUrl: string;
     /** The Standard Webhooks secret the receiver verifies with, the test Worker's WEBHOOK_SECRET */
     webhookSecret: string;
+    /** The docs and the files naming the Worker's settings, by path (test/docs/global-setup.ts) */
+    repoFiles: Record<string, string>;
   }
 }
 

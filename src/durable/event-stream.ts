@@ -1,6 +1,7 @@
 // GET /v1/runs/:id/events inside the run object (and GET /v1/inbox/events inside an inbox, whose log
 // is an `event` table of the same shape): every stored event after `after` (or Last-Event-ID), then
 // live events, over a hibernatable WebSocket or as Server-Sent Events.
+import { AFTER_MESSAGE, AFTER_PATTERN } from "../api/event-cursor";
 import type { CallerKind } from "../api/types";
 import { eventsAfter } from "./event-log";
 import { type Fanout, sseFrame } from "./fanout";
@@ -13,7 +14,7 @@ function errorResponse(message: string): Response {
 export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request: Request, caller: CallerKind): Response {
   const url = new URL(request.url);
   const after = url.searchParams.get("after") ?? request.headers.get("Last-Event-ID") ?? "0";
-  if (!/^\d{1,15}$/.test(after)) return errorResponse("`after` must be a whole number ≥ 0.");
+  if (!AFTER_PATTERN.test(after)) return errorResponse(`\`after\` (or Last-Event-ID): ${AFTER_MESSAGE}`);
   const backlog = eventsAfter(ctx.storage.sql, Number(after));
   if (request.headers.get("Upgrade")?.toLowerCase() === "websocket") {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];

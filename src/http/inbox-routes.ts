@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { subjectSchema, ticketSchema } from "../api/schemas";
 import { requireSubject } from "./auth";
 import { errors, json } from "./run-routes";
+import { afterQuerySchema } from "../api/event-cursor";
 
 const subjectQuery = subjectSchema.optional().openapi({ description: "Deployment token: whose inbox (required). User token: its own, if given." });
 
@@ -11,7 +12,7 @@ export const inboxTicketRoute = createRoute({
   path: "/tickets",
   summary: "A one-time ticket to open the inbox stream without an Authorization header (browsers)",
   middleware: [requireSubject()] as const,
-  request: { query: z.object({ subject: subjectQuery }) },
+  request: { query: z.strictObject({ subject: subjectQuery }) },
   responses: { 201: json(ticketSchema, "Good for one connection to the inbox stream, within a minute."), ...errors(400, 401, 403, 429) },
 });
 
@@ -25,8 +26,8 @@ export const inboxEventsRoute = createRoute({
     "SSE: id = seq, Last-Event-ID honoured. Browsers send a one-time `?ticket=` (POST /v1/inbox/tickets) instead of the Authorization header.",
   middleware: [requireSubject({ ticket: true })] as const,
   request: {
-    query: z.object({
-      after: z.string().regex(/^\d+$/, { message: "Must be a whole number ≥ 0." }).optional().openapi({ description: "Default 0." }),
+    query: z.strictObject({
+      after: afterQuerySchema,
       ticket: z.string().optional().openapi({ description: "A one-time ticket, for clients that cannot set headers." }),
       subject: subjectQuery,
     }),

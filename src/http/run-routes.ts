@@ -18,6 +18,7 @@ import {
 } from "../api/schemas";
 import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../api/inbox-schemas";
 import { requireCallback, requireCreator, requireDeployment, requireRun, requireSubject } from "./auth";
+import { afterQuerySchema } from "../api/event-cursor";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 
@@ -155,8 +156,8 @@ export const eventsRoute = createRoute({
   middleware: [requireRun({ ticket: true })] as const,
   request: {
     params: runParams,
-    query: z.object({
-      after: z.string().regex(/^\d{1,15}$/, { message: "Must be a whole number ≥ 0." }).optional().openapi({ description: "Default 0." }),
+    query: z.strictObject({
+      after: afterQuerySchema,
       ticket: z.string().optional().openapi({ description: "A one-time ticket, for clients that cannot set headers." }),
     }),
   },

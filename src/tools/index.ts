@@ -37,19 +37,15 @@ function builtIn(name: BuiltInToolName, deps: ToolDeps): AnyToolSpec {
   }
 }
 
-function nameOf(ref: ToolRef): string {
-  if (typeof ref === "string") return ref;
-  return ref.type === "provider" ? ref.spec.name : ref.name;
-}
-
-/** What is wrong with a run's tools: paths like "tools.2", empty when they are fine. */
+/**
+ * What is wrong with a run's tools against this deployment (built-in names, hosts on the allow
+ * list), and two tools the model would see under one name (a toolset's `<toolset>__<action>` and
+ * another tool): paths like "tools.2", empty when they are fine. Unique names of the refs are the
+ * body schema's rule (src/api/schemas.ts), checked once there.
+ */
 export function checkToolRefs(refs: readonly ToolRef[], allowHosts: readonly string[]): { path: string; message: string }[] {
   const issues: { path: string; message: string }[] = [];
-  const seen = new Set<string>();
   refs.forEach((ref, index) => {
-    const name = nameOf(ref);
-    if (seen.has(name)) issues.push({ path: `tools.${index}`, message: `Duplicate tool name: ${name}.` });
-    seen.add(name);
     if (typeof ref === "string" && !isBuiltIn(ref)) {
       issues.push({ path: `tools.${index}`, message: `Unknown built-in tool: ${ref}. Built-in tools: ${BUILT_IN_TOOLS.join(", ")}.` });
     }

@@ -28,10 +28,9 @@ describe("checkToolRefs", () => {
     expect(checkToolRefs(["ask", "calculator", "current_time", http("a"), client("b")], ["http://localhost"])).toEqual([]);
   });
 
-  it("reports unknown built-ins, duplicates and disallowed hosts with their paths", () => {
+  it("reports unknown built-ins and disallowed hosts with their paths (unique names are the body schema's rule)", () => {
     expect(checkToolRefs(["calculator", "search", http("calculator"), http("x", "https://evil.com/t")], ["http://localhost"])).toEqual([
       { path: "tools.1", message: "Unknown built-in tool: search. Built-in tools: ask, calculator, current_time." },
-      { path: "tools.2", message: "Duplicate tool name: calculator." },
       { path: "tools.3.url", message: "HTTP tools may not call evil.com: it is not on the allow list (HTTP_TOOL_ALLOW; plain http needs an http:// entry)." },
     ]);
   });
