@@ -36,6 +36,7 @@ export class RunPanel {
   private readonly status = byId("run-status", HTMLSpanElement);
   private readonly stepCount = byId("run-steps", HTMLElement);
   private readonly cost = byId("run-cost", HTMLElement);
+  private readonly model = byId("run-model", HTMLElement);
   private readonly budgetRow = byId("budget-row", HTMLDivElement);
   private readonly meter = byId("cost-meter", HTMLMeterElement);
   private readonly budgetText = byId("budget-text", HTMLSpanElement);
@@ -93,6 +94,7 @@ export class RunPanel {
     show(this.empty, false);
     show(this.body, true);
     this.runId.textContent = run.id;
+    this.model.textContent = `${run.model} (${run.provider})`;
     this.token.textContent = token;
     this.setStatus(run.status);
     this.setSteps(run.steps);

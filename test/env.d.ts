@@ -7,6 +7,8 @@ declare module "vitest" {
     toolSigningKey: string;
     /** Base URL of the fake Anthropic server (test/fake-anthropic/global-setup.ts), e.g. http://127.0.0.1:41235 */
     fakeAnthropicUrl: string;
+    /** Base URL of the fake OpenAI server (test/fake-openai/global-setup.ts) as the SDK takes it, e.g. http://127.0.0.1:41237/v1 */
+    fakeOpenAIUrl: string;
     /** Base URL of the webhook receiver (test/webhook-receiver/global-setup.ts), e.g. http://127.0.0.1:41236 */
     webhookReceiverUrl: string;
     /** The Standard Webhooks secret the receiver verifies with, the test Worker's WEBHOOK_SECRET */

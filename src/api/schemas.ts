@@ -177,8 +177,19 @@ export const createRunBodySchema = z
     messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
     tools: z.array(toolRefSchema).optional(),
     finishTools: z.array(z.string().min(1)).optional(),
-    model: z.string().min(1).optional(),
-    provider: z.enum(["anthropic", "scripted"]).optional(),
+    model: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .openapi({
+        description:
+          "Default: DEFAULT_OPENAI_MODEL on provider openai, else DEFAULT_MODEL. On a real provider the model needs a known price (built in, or a row of the PRICES setting): else 400.",
+      }),
+    provider: z
+      .enum(["anthropic", "openai", "scripted"])
+      .optional()
+      .openapi({ description: 'Default: "scripted" with a script, else "anthropic" with ANTHROPIC_API_KEY set, else "openai" with OPENAI_API_KEY set, else "scripted".' }),
     maxSteps: z
       .number()
       .int()
@@ -239,7 +250,7 @@ export const createRunBodySchema = z
         context.addIssue({ code: "custom", path: ["finishTools", index], message: `${name} is a ${ref.type === "provider" ? "provider tool" : "client toolset"}: a finish tool is one the run calls.` });
       }
     });
-    if (body.script !== undefined && body.provider === "anthropic") {
+    if (body.script !== undefined && body.provider !== undefined && body.provider !== "scripted") {
       context.addIssue({ code: "custom", path: ["script"], message: 'A script is for provider "scripted" only.' });
     }
   })

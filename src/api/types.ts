@@ -107,6 +107,9 @@ export type RunView = {
   webhooks?: WebhookDelivery[];
 };
 
+/** The model providers a run may name: two real ones (anthropic, openai) and the offline scripted one. */
+export type ProviderName = "anthropic" | "openai" | "scripted";
+
 /** POST /v1/runs body after validation (images already stored: no `data` left). */
 export type CreateRunBody = {
   system?: string;
@@ -114,7 +117,7 @@ export type CreateRunBody = {
   tools?: ToolRef[];
   finishTools?: string[];
   model?: string;
-  provider?: "anthropic" | "scripted";
+  provider?: ProviderName;
   maxSteps?: number;
   budget?: { usd: number; finishAt?: number; spentUsd?: number };
   finishNote?: string;
@@ -138,7 +141,7 @@ export type NewRun = {
   id: string;
   body: CreateRunBody;
   model: string;
-  provider: "anthropic" | "scripted";
+  provider: ProviderName;
   /** SHA-256 (hex) of the run token; the token itself is never stored. */
   tokenHash: string;
   /** SHA-256 (hex) of the canonical request body, to tell an idempotent retry from a different request. */

@@ -69,7 +69,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     id: String(row.id),
     body: JSON.parse(unspillText(sql, String(row.body))) as CreateRunBody,
     model: String(row.model),
-    provider: row.provider === "anthropic" ? "anthropic" : "scripted",
+    provider: row.provider === "anthropic" || row.provider === "openai" ? row.provider : "scripted",
     tokenHash: String(row.token_hash),
     bodyHash: String(row.body_hash),
     status: String(row.status) as RunStatus,

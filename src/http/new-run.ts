@@ -20,31 +20,9 @@ import { sha256Hex } from "./encoding";
 import { invalidRequest } from "./errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "./ids";
 import { ImageIntake } from "./images";
+import { compactionIssues, priceIssues, resolveModel, resolveProvider } from "./run-model";
 
-/** Used only when DEFAULT_MODEL is unset or empty. */
-export const FALLBACK_MODEL = "claude-sonnet-5-5";
-
-function nonEmpty(value: unknown): value is string {
-  return typeof value === "string" && value.trim() !== "";
-}
-
-/**
- * The provider: as asked; else "scripted" when the body brings a script (it is for nothing else);
- * else "anthropic" when this deployment has a key, "scripted" when it has none.
- */
-export function resolveProvider(body: CreateRunInput, env: Env): "anthropic" | "scripted" {
-  const provider = body.provider ?? (body.script !== undefined ? "scripted" : nonEmpty(env.ANTHROPIC_API_KEY) ? "anthropic" : "scripted");
-  if (provider === "anthropic" && !nonEmpty(env.ANTHROPIC_API_KEY)) {
-    throw invalidRequest('Provider "anthropic" is not available: this deployment has no ANTHROPIC_API_KEY.', [
-      { path: "provider", message: "No Anthropic key is configured." },
-    ]);
-  }
-  return provider;
-}
-
-export function resolveModel(body: CreateRunInput, env: Env): string {
-  return body.model ?? (nonEmpty(env.DEFAULT_MODEL) ? env.DEFAULT_MODEL : FALLBACK_MODEL);
-}
+export { FALLBACK_MODEL, FALLBACK_OPENAI_MODEL, resolveModel, resolveProvider } from "./run-model";
 
 /** What goes past this deployment's caps, each issue naming the cap's setting. */
 export function capIssues(body: Pick<CreateRunInput, "maxSteps" | "maxTokens" | "budget">, limits: Limits): Issue[] {
@@ -140,9 +118,13 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const signing = checkToolSigning(body.tools ?? [], signingKeysOf(env));
   if (signing !== undefined) throw invalidRequest(signing.message, signing.issues);
   const provider = resolveProvider(body, env);
+  const model = resolveModel(body, env, provider);
+  const unpriced = priceIssues(provider, model, settings.prices);
+  if (unpriced.length > 0) throw invalidRequest(`No price is known for model ${JSON.stringify(model)}: add it to the PRICES setting.`, unpriced);
+  const providerIssues = compactionIssues(provider, body);
+  if (providerIssues.length > 0) throw invalidRequest("Invalid request body.", providerIssues);
   const providerOnly = providerOnlyIssues(body.tools ?? [], provider);
   if (providerOnly.length > 0) throw invalidRequest("Invalid request body.", providerOnly);
-  const model = resolveModel(body, env);
 
   const images = new ImageIntake();
   const subject = creator.kind === "user" ? creator.subject : body.subject;

@@ -38,6 +38,7 @@ import type {
 import { isBlank, toParts } from "../loop/content";
 import type { AssistantMessage, ChatMessage, ContentPart, GenerateRequest, ImagePart, TextPart, ToolMessage } from "../loop/types";
 import { ProviderError } from "./errors";
+import type { ImageLookup } from "./request-images";
 
 /** max_tokens when the request sets none. */
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -48,10 +49,7 @@ export const MIN_THINKING_BUDGET = 1024;
 /** Anthropic refuses a request with more cache breakpoints. */
 export const MAX_CACHE_MARKS = 4;
 
-/** An image's bytes, base64; the media type sent is the part's own. */
-export type ImageData = { data: string };
-/** The bytes of a stored image by hash (already loaded; see imageHashes). */
-export type ImageLookup = (hash: string) => ImageData;
+export { imageHashes, type ImageData, type ImageLookup } from "./request-images";
 
 const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
 const MEDIA_TYPES: Record<string, Base64ImageSource["media_type"]> = {
@@ -61,15 +59,6 @@ const MEDIA_TYPES: Record<string, Base64ImageSource["media_type"]> = {
   "image/gif": "image/gif",
   "image/webp": "image/webp",
 };
-
-/** The hashes of the images the request sends without inline bytes, each once. */
-export function imageHashes(request: GenerateRequest): string[] {
-  const hashes = new Set<string>();
-  for (const message of request.messages) {
-    for (const part of toParts(message.content)) if (part.type === "image" && part.data === undefined) hashes.add(part.hash);
-  }
-  return [...hashes];
-}
 
 function textBlock(part: TextPart): TextBlockParam | undefined {
   if (isBlank(part.text)) return undefined;

@@ -49,7 +49,7 @@ export type AssembledAnswer = {
   /** A cost the answer reported itself (a gateway's `usage.cost`, USD), if any. */
   reportedCostUsd?: number;
   /** The server tool calls of the answer (server_tool_use blocks), in order. */
-  providerToolCalls: ToolCall[];
+  providerToolCalls?: ToolCall[];
 };
 
 type Block =

@@ -5,12 +5,15 @@ import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/t
 import { describeFailure, providerErrorFor } from "./anthropic-errors";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { ContextOverflowError } from "../loop/errors";
-import { compactionBeta, imageHashes, toAnthropicParams, type ImageData } from "./anthropic-request";
+import { compactionBeta, toAnthropicParams } from "./anthropic-request";
 import { createAssembler } from "./anthropic-stream";
 import { contextWindowOf } from "./context-windows";
 import { isContextOverflow } from "./context-overflow";
 import { ProviderError } from "./errors";
-import { ANTHROPIC_PRICES, costOf, priceOf, serverToolCostOf, tokenPrices, type PriceTable } from "./prices";
+import { abortableSleep } from "./abortable-sleep";
+import { unknownPriceMessage } from "./model-prices";
+import { ANTHROPIC_PRICES, costOf, priceOf, serverToolCostOf, tokenPrices, type Price, type PriceTable } from "./prices";
+import { imageLoader, type ImageData } from "./request-images";
 import { nativeBetas } from "../tools/native-tools";
 import { DEFAULT_RETRY_POLICY, retryDecision } from "./retry";
 import type { Provider } from "./types";
@@ -44,42 +47,9 @@ export function withLiveContainer(request: GenerateRequest, now: number): Genera
   return rest;
 }
 
+export { abortableSleep } from "./abortable-sleep";
+
 export const MISSING_KEY_MESSAGE = "The anthropic provider needs ANTHROPIC_API_KEY (wrangler secret put ANTHROPIC_API_KEY).";
-
-/** Images of one provider kept in memory, so a run's steps read each from the store once. */
-const IMAGE_MEMO_ENTRIES = 64;
-
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-function imageLoader(images: AnthropicProviderOptions["images"]) {
-  const memo = new Map<string, ImageData>();
-  return async (request: GenerateRequest): Promise<(hash: string) => ImageData> => {
-    const loaded = new Map<string, ImageData>();
-    await Promise.all(
-      imageHashes(request).map(async (hash) => {
-        const image = memo.get(hash) ?? (await images(hash));
-        if (image === undefined) throw new ProviderError(`Image ${hash} is not in the blob store.`, false);
-        loaded.set(hash, image);
-        memo.set(hash, image);
-      }),
-    );
-    while (memo.size > IMAGE_MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
-    return (hash) => loaded.get(hash)!;
-  };
-}
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   const { apiKey } = options;
@@ -111,21 +81,24 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     return (await anthropic.beta.messages.create(params, { signal })) as unknown as AsyncIterable<RawMessageStreamEvent>;
   }
 
-  async function attempt(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
+  async function attempt(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, price: Price, context: GenerateContext): Promise<GenerateResult> {
     const stream = await open(anthropic, body, request, context.signal);
     const assembler = createAssembler(context.onDelta);
     for await (const event of stream) assembler.push(event);
     // The SDK ends an aborted stream quietly; the run must see the abort.
     if (context.signal.aborted) throw context.signal.reason;
     const answer = assembler.finish();
-    const costUsd = answer.reportedCostUsd ?? costOf(priceOf(request.model, prices), answer.usage) + serverToolCostOf(answer.usage);
+    const costUsd = answer.reportedCostUsd ?? costOf(price, answer.usage) + serverToolCostOf(answer.usage);
     const result: GenerateResult = { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
-    if (answer.providerToolCalls.length > 0) result.providerToolCalls = answer.providerToolCalls;
+    if (answer.providerToolCalls !== undefined && answer.providerToolCalls.length > 0) result.providerToolCalls = answer.providerToolCalls;
     return result;
   }
 
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
     if (client === undefined) throw new ProviderError(MISSING_KEY_MESSAGE, false);
+    // The edge refuses a run on a model with no price; one whose PRICES row went away since fails here, before anything is sent.
+    const price = priceOf(request.model, prices);
+    if (price === undefined) throw new ProviderError(unknownPriceMessage("anthropic", request.model), false);
     const body = toAnthropicParams(withLiveContainer(request, now()), await loadImages(request));
     let streamed = false;
     const onDelta = context.onDelta;
@@ -141,7 +114,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
           };
     for (let attempts = 1; ; attempts++) {
       try {
-        return await attempt(client, body, request, tracked);
+        return await attempt(client, body, request, price, tracked);
       } catch (error) {
         if (context.signal.aborted) throw context.signal.reason;
         // Whatever comes next (another attempt, or the run failing), the text streamed so far is void.
@@ -161,7 +134,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   return {
     name: "anthropic",
     generate,
-    prices: (model) => tokenPrices(priceOf(model, prices)),
+    prices: (model) => {
+      const price = priceOf(model, prices);
+      return price === undefined ? undefined : tokenPrices(price);
+    },
     contextWindow: contextWindowOf,
     nativeCompaction: true,
   };

@@ -1,7 +1,8 @@
 // The run console in a real browser: headless Chromium (Debian's, driven by playwright-core)
 // against `wrangler dev`. A person starts the default scripted run, watches its steps arrive,
-// answers its question in place and sees it finish; on a phone-sized screen, opens a run by id
-// and token, sees its history and denies an approval; cancels a waiting run. Screenshots go to
+// answers its question in place and sees it finish; starts a run on provider openai (against the
+// fake OpenAI server) and sees its model named; on a phone-sized screen, opens a run by id and
+// token, sees its history and denies an approval; cancels a waiting run. Screenshots go to
 // test/e2e/.artifacts/ (gitignored) for a person to look at.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { startDev, type DevServer } from "./wrangler-dev";
 
@@ -19,6 +21,8 @@ const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
 const PORT = 8900 + Math.floor(Math.random() * 100);
 const TOKEN = LOCAL_TOKEN;
 const WAIT = { timeout: 20_000 };
+/** The model of runs on provider openai (DEFAULT_OPENAI_MODEL of this dev server), priced as gpt-5.4-mini. */
+const OPENAI_MODEL = "gpt-5.4-mini-console-e2e";
 
 type Created = { run: { id: string }; token: string };
 
@@ -57,12 +61,14 @@ describe("the run console in Chromium", () => {
   const profile = mkdtempSync(join(tmpdir(), "ratchet-chromium-"));
   let dev: DevServer | undefined;
   let browser: BrowserContext | undefined;
+  let fakeOpenAI: FakeOpenAI | undefined;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does).`);
     mkdirSync(ARTIFACTS, { recursive: true });
     execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
-    dev = await startDev({ port: PORT, persistTo: state });
+    fakeOpenAI = await startFakeOpenAI();
+    dev = await startDev({ port: PORT, persistTo: state, vars: { OPENAI_API_KEY: "console-openai-key", OPENAI_BASE_URL: fakeOpenAI.url, DEFAULT_OPENAI_MODEL: OPENAI_MODEL } });
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
@@ -74,6 +80,7 @@ describe("the run console in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await dev?.kill();
+    await fakeOpenAI?.close();
     rmSync(state, { recursive: true, force: true });
     rmSync(profile, { recursive: true, force: true });
   });
@@ -148,6 +155,35 @@ describe("the run console in Chromium", () => {
     expect(await getJson(dev!, `/v1/runs/${runId}`, runToken)).toMatchObject({ status: "finished", steps: 3, provider: "scripted" });
     const { messages } = (await getJson(dev!, `/v1/runs/${runId}/messages`, runToken)) as { messages: { role: string; content: unknown }[] };
     expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["391", "The product"]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("a run on provider openai renders like any other: its model named, its steps, its question and its end", async () => {
+    fakeOpenAI!.script(OPENAI_MODEL, [
+      { text: "Working it out.", toolCalls: [{ id: "call_calc", name: "calculator", input: { expression: "17 * 23" } }] },
+      { text: "One question.", toolCalls: [{ id: "call_ask", name: "ask", input: { question: "What should I call 391?" } }] },
+      { text: "Noted: 391 is the product." },
+    ]);
+    const page = await browser!.newPage();
+    const errors = watchForErrors(page);
+    await page.goto(`${dev!.url}/console/`);
+    await page.getByLabel("Deployment token", { exact: true }).fill(TOKEN);
+    await page.getByLabel("OpenAI").check();
+    expect(await page.locator("#script-field").isHidden()).toBe(true);
+    await page.getByRole("button", { name: "Start run" }).click();
+    await page.locator('.call[data-tool="calculator"][data-state="ok"]', { hasText: "391" }).waitFor(WAIT);
+    expect(await text(page.locator("#run-model"))).toBe(`${OPENAI_MODEL} (openai)`);
+    const answer = page.getByLabel("Your answer");
+    await answer.waitFor(WAIT);
+    expect(await text(page.locator("#waiting-question"))).toBe("What should I call 391?");
+    await answer.fill("The product");
+    await page.getByRole("button", { name: "Answer", exact: true }).click();
+    await page.locator("#final-text", { hasText: "Noted: 391 is the product." }).waitFor(WAIT);
+    expect(await text(page.locator("#run-status"))).toBe("finished");
+    expect(await text(page.locator("#run-cost"))).toMatch(/^\$0\.\d{4}$/);
+    await page.screenshot({ path: join(ARTIFACTS, "console-openai.png"), fullPage: true, animations: "disabled" });
+    expect(fakeOpenAI!.requests(OPENAI_MODEL).map((request) => request.outcome)).toEqual(["ok", "ok", "ok"]);
     expect(errors).toEqual([]);
     await page.close();
   });
