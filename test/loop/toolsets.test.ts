@@ -98,6 +98,18 @@ describe("client toolsets in the loop", () => {
     expect(result.asked).toMatchObject({ kind: "client-toolset", name: "files", batch: [{ callId: "f1" }] });
   });
 
+  it("a turn with actions of two toolsets waits for one batch, then the other, in call order", async () => {
+    const turns = [{ toolCalls: [call("browser__open", { url: "a" }, "b1"), call("files__open", { url: "f" }, "f1"), call("browser__open", { url: "b" }, "b2")] }, { text: "Both done." }];
+    const tools = [action("browser", "open"), action("files", "open")];
+    const first = await runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: user, tools, step: memoryJournal().step });
+    expect(first.asked).toMatchObject({ name: "browser", batch: [{ callId: "b1" }, { callId: "b2" }] });
+    const afterBrowser = [...first.messages, ...batchReplies(first.asked!.batch!, [{ callId: "b1", content: "a" }, { callId: "b2", content: "b" }])];
+    const second = await runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: afterBrowser, tools, step: memoryJournal().step });
+    expect(second.asked).toMatchObject({ name: "files", callId: "f1", batch: [{ callId: "f1", action: "open" }] });
+    const third = await runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: [...second.messages, ...batchReplies(second.asked!.batch!, [{ callId: "f1", content: "f" }])], tools, step: memoryJournal().step });
+    expect(third).toMatchObject({ stoppedBy: "done", finalText: "Both done." });
+  });
+
   it("a toolset's actions are never answered repeated-call: the same screenshot three times is no loop", async () => {
     const shot = (id: string): ToolCall => ({ id, name: "screenshot", input: {}, toolset: "computer" });
     const model = modelOf([{ toolCalls: [shot("s1")] }, { toolCalls: [shot("s2")] }, { toolCalls: [shot("s3")] }]);
