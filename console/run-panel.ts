@@ -17,6 +17,19 @@ function textOf(content: ContentInput | Content): string {
 
 const tokens = (n: number) => n.toLocaleString("en-US");
 
+const PROVIDER_TOOLS: Record<string, string> = { web_search: "web search", web_fetch: "web fetch", code_execution: "code execution", bash_code_execution: "code execution", text_editor_code_execution: "code execution (files)" };
+
+/** How a provider tool's call reads: "web search", and its query, URL or command. */
+function providerToolLabel(name: string): string {
+  return `${PROVIDER_TOOLS[name] ?? name}:`;
+}
+
+function providerToolInput(_name: string, input: unknown): unknown {
+  const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  for (const key of ["query", "url", "command", "code"]) if (typeof fields[key] === "string") return fields[key];
+  return input;
+}
+
 export class RunPanel {
   private readonly empty = byId("run-empty", HTMLDivElement);
   private readonly body = byId("run-body", HTMLDivElement);
@@ -50,9 +63,10 @@ export class RunPanel {
   constructor() {
     this.waiting = new WaitingForm(async (body) => {
       // Kept before sending: the `answered` event may arrive before the answer's own response.
-      this.answers.set(body.callId, body.approved === undefined ? textOf(body.content ?? "") : body.approved ? "approved" : "denied");
+      const given = body.results !== undefined ? body.results.map((result) => [result.callId, textOf(result.content)] as const) : [[body.callId, body.approved === undefined ? textOf(body.content ?? "") : body.approved ? "approved" : "denied"] as const];
+      for (const [callId, text] of given) this.answers.set(callId, text);
       await this.act((actions) => actions.answer(body)).catch((error: unknown) => {
-        this.answers.delete(body.callId);
+        for (const [callId] of given) this.answers.delete(callId);
         throw error;
       });
     });
@@ -128,6 +142,14 @@ export class RunPanel {
         step.text.textContent = event.text;
         const reason = event.stopReason === "max_tokens" || event.stopReason === "model_context_window_exceeded" ? "cut off" : event.stopReason === "refusal" ? "refused" : "";
         step.meta.textContent = [step.meta.textContent, money(event.costUsd), reason].filter(Boolean).join(" · ");
+        // The provider's own tools ran inside this call: shown, not waited for.
+        for (const call of event.providerToolCalls ?? []) {
+          if (this.calls.has(call.id)) continue;
+          const item = this.call(event.step, call.id, providerToolLabel(call.name), providerToolInput(call.name, call.input));
+          item.classList.add("provider-call");
+          item.dataset.state = "ok";
+          item.querySelector(".result")!.textContent = "run by the model's provider";
+        }
         this.setSteps(event.step);
         return this.setSpent(event.spentUsd);
       }
@@ -146,13 +168,22 @@ export class RunPanel {
       }
       case "tool-result": {
         const call = this.calls.get(event.callId) ?? this.call(event.step, event.callId, event.name, undefined);
-        call.dataset.state = event.ok ? "ok" : "error";
+        call.dataset.state = event.notRun === true ? "not-run" : event.ok ? "ok" : "error";
         const cost = event.costUsd > 0 ? ` (${money(event.costUsd)})` : "";
         call.querySelector(".result")!.textContent = `${event.ok ? event.summary : (event.error ?? event.summary)}${cost}`;
         return this.setSpent(this.spent + event.costUsd);
       }
       case "waiting": {
         this.setStatus("waiting");
+        if (event.kind === "client-toolset") {
+          const last = [...this.steps.keys()].at(-1) ?? 0;
+          for (const action of event.batch ?? []) {
+            const call = this.calls.get(action.callId) ?? this.call(last, action.callId, `${event.name} · ${action.action}`, action.input);
+            call.dataset.state = "waiting";
+            call.querySelector(".result")!.textContent = "waits for your client's result";
+          }
+          return this.waiting.open({ kind: event.kind, callId: event.callId, name: event.name, input: event.input, batch: event.batch ?? [] });
+        }
         const question = (event.input as { question?: unknown } | null)?.question;
         const last = [...this.steps.keys()].at(-1) ?? 0;
         const shown = event.kind === "ask" && typeof question === "string" ? `“${question}”` : event.input;
@@ -165,6 +196,14 @@ export class RunPanel {
       case "answered": {
         this.waiting.close(event.callId);
         this.setStatus("running");
+        for (const result of event.results ?? []) {
+          const call = this.calls.get(result.callId);
+          if (call === undefined) continue;
+          call.dataset.state = result.ok ? "ok" : "error";
+          const answer = this.answers.get(result.callId);
+          call.querySelector(".result")!.textContent = answer === undefined ? (result.ok ? "done" : "failed") : `${result.ok ? "done" : "failed"}: ${answer}`;
+        }
+        if (event.results !== undefined) return;
         const call = this.calls.get(event.callId);
         if (call !== undefined) {
           call.dataset.state = "ok";

@@ -1,8 +1,9 @@
 // The `mcpServers` of POST /v1/runs (docs/mcp.md): checked strictly at the edge, with the naming
 // rule of src/tools/mcp-names.ts, so a name the providers would refuse never reaches a run. Kept
-// apart from ./schemas.ts, which imports it.
+// apart from ./schemas.ts, which imports it. What depends on the run's other tools and on the
+// deployment (the allow list, names the model would see twice) is src/tools/mcp-check.ts's.
 import { z } from "@hono/zod-openapi";
-import { isInServerSpace, MCP_SEPARATOR, MCP_SERVER_NAME_MAX, MCP_SERVER_NAME_PATTERN, MCP_SERVER_NAME_RULE, toolNameProblem } from "../tools/mcp-names";
+import { MCP_SERVER_NAME_MAX, MCP_SERVER_NAME_PATTERN, MCP_SERVER_NAME_RULE, toolNameProblem } from "../tools/mcp-names";
 
 export const MCP_SERVERS_MAX = 10;
 const HEADERS_MAX = 32;
@@ -79,22 +80,11 @@ export const mcpServerSchema = z
   })
   .openapi("McpServer", { example: { name: "docs", url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer <token>" }, tools: ["search", "fetch_page"] } });
 
-export const mcpServersSchema = z.array(mcpServerSchema).max(MCP_SERVERS_MAX, { message: `At most ${MCP_SERVERS_MAX} MCP servers.` });
-
-/**
- * What is wrong with a body's servers beside each one's own checks: a name used twice, and a tool of
- * `tools` named like a server's tool (`<server>__…`), which would meet that server's tools.
- */
-export function mcpServerIssues(servers: readonly { name: string }[] | undefined, toolNames: readonly string[]): { path: (string | number)[]; message: string }[] {
-  const issues: { path: (string | number)[]; message: string }[] = [];
-  const seen: string[] = [];
-  (servers ?? []).forEach((server, index) => {
-    if (seen.includes(server.name)) issues.push({ path: ["mcpServers", index, "name"], message: `Duplicate MCP server name: ${server.name}.` });
-    seen.push(server.name);
+export const mcpServersSchema = z
+  .array(mcpServerSchema)
+  .max(MCP_SERVERS_MAX, { message: `At most ${MCP_SERVERS_MAX} MCP servers.` })
+  .superRefine((servers, context) => {
+    servers.forEach((server, index) => {
+      if (servers.findIndex((other) => other.name === server.name) !== index) context.addIssue({ code: "custom", path: [index, "name"], message: `Duplicate MCP server name: ${server.name}.` });
+    });
   });
-  toolNames.forEach((name, index) => {
-    const server = seen.find((candidate) => isInServerSpace(name, candidate));
-    if (server !== undefined) issues.push({ path: ["tools", index], message: `Names starting with ${server}${MCP_SEPARATOR} belong to MCP server ${server}'s tools.` });
-  });
-  return issues;
-}

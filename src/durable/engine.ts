@@ -64,8 +64,8 @@ function recordResult(engine: EngineContext, segment: number, result: RunToolLoo
   closeOpenCalls(engine.ctx.storage.sql, result.stoppedBy, engine.now());
   const change = finishedChange(result);
   if (result.asked !== undefined) {
-    const { kind, callId, name, input } = result.asked;
-    recordStop(engine, change, { type: "waiting", kind, callId, name, input });
+    const { kind, callId, name, input, batch } = result.asked;
+    recordStop(engine, change, { type: "waiting", kind, callId, name, input, ...(batch === undefined ? {} : { batch }) });
   } else {
     recordStop(engine, change, "end");
   }

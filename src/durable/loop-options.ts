@@ -3,7 +3,7 @@
 import type { CreateRunBody } from "../api/types";
 import type { AnyToolSpec, CompactionOptions, LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
 import type { Provider } from "../providers";
-import { buildTools, parseAllowList, signingKeysOf } from "../tools";
+import { buildTools, parseAllowList, providerToolsOf, signingKeysOf } from "../tools";
 import { asyncCallDeps } from "./async-call-deps";
 import { r2BlobStore } from "./blob-store";
 import type { EngineContext } from "./engine-context";
@@ -55,6 +55,7 @@ export function loopOptions(
       beginOnce: (stepKey) => beginOnce(ctx.storage, prefix + stepKey),
       asyncCalls: asyncCallDeps(engine, run, segment),
     }),
+    providerTools: providerToolsOf(body.tools ?? []),
     step,
     // maxSteps counts model calls over the whole run: earlier segments' calls come first.
     maxSteps: segment.stepLimit,

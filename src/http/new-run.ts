@@ -15,7 +15,7 @@ import { canonicalJson } from "../loop/canonical-json";
 import { DEFAULT_MAX_STEPS } from "../loop";
 import { DEFAULT_ANSWER_TOKENS } from "../loop/budget-ceiling";
 import { webhookKeysOf } from "../config/webhook-settings";
-import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, signingKeysOf } from "../tools";
+import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
 import { hostOf } from "../tools/allow-list";
 import { checkMcpServers } from "../tools/mcp-check";
 import type { Creator } from "./app-env";
@@ -122,7 +122,7 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const allowHosts = parseAllowList(env.HTTP_TOOL_ALLOW);
   const issues = [
     ...checkToolRefs(body.tools ?? [], allowHosts),
-    ...checkMcpServers(body.mcpServers ?? [], allowHosts),
+    ...checkMcpServers(body.mcpServers ?? [], body.tools ?? [], allowHosts),
     ...capIssues(body, settings.limits),
     ...webhookIssues(body.webhook, env),
   ];
@@ -135,6 +135,8 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   if (unpriced.length > 0) throw invalidRequest(`No price is known for model ${JSON.stringify(model)}: add it to the PRICES setting.`, unpriced);
   const providerIssues = compactionIssues(provider, body);
   if (providerIssues.length > 0) throw invalidRequest("Invalid request body.", providerIssues);
+  const providerOnly = providerOnlyIssues(body.tools ?? [], provider);
+  if (providerOnly.length > 0) throw invalidRequest("Invalid request body.", providerOnly);
 
   const images = new ImageIntake();
   const subject = creator.kind === "user" ? creator.subject : body.subject;

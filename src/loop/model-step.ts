@@ -2,6 +2,7 @@
 import { assertBudget, BudgetExhausted, reachedFinishAt, spentNow } from "./budget";
 import { budgetCeiling } from "./budget-ceiling";
 import { requestMessages } from "./cache-marks";
+import { containerOf } from "./container";
 import { textOf } from "./content";
 import { contextView, estimateTokens, turnCount } from "./context-view";
 import { defaultFinishNote, offeredTools } from "./last-step";
@@ -64,6 +65,9 @@ export function buildRequest(state: LoopState, step: number, last: boolean): Gen
   if (options.system !== undefined) request.system = options.system;
   if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;
   if (options.reasoning !== undefined) request.params = { reasoning: options.reasoning };
+  // From the whole history, not the compacted view: a compaction does not lose the container.
+  const container = containerOf(state.messages);
+  if (container !== undefined) request.container = container;
   const compaction = options.compaction;
   if (compaction?.mode === "native") {
     request.compaction = compaction.instructions === undefined ? { atTokens: compaction.atTokens } : { atTokens: compaction.atTokens, instructions: compaction.instructions };
@@ -123,6 +127,7 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
         costUsd: result.costUsd,
         spentUsd: spentUsd(state) + result.costUsd,
         stopReason: result.stopReason,
+        ...(result.providerToolCalls === undefined || result.providerToolCalls.length === 0 ? {} : { providerToolCalls: result.providerToolCalls }),
       },
     ];
     if (result.stopReason === "compaction") events.push(nativeCompactionEvent(state, key, step, request, result.message, result.usage));

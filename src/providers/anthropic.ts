@@ -12,8 +12,9 @@ import { isContextOverflow } from "./context-overflow";
 import { ProviderError } from "./errors";
 import { abortableSleep } from "./abortable-sleep";
 import { unknownPriceMessage } from "./model-prices";
-import { ANTHROPIC_PRICES, costOf, priceOf, tokenPrices, type Price, type PriceTable } from "./prices";
+import { ANTHROPIC_PRICES, costOf, priceOf, serverToolCostOf, tokenPrices, type Price, type PriceTable } from "./prices";
 import { imageLoader, type ImageData } from "./request-images";
+import { nativeBetas } from "../tools/native-tools";
 import { DEFAULT_RETRY_POLICY, retryDecision } from "./retry";
 import type { Provider } from "./types";
 
@@ -31,7 +32,20 @@ export type AnthropicProviderOptions = {
   /** Attempts in all, the first included (default 5). */
   maxAttempts?: number;
   prices?: PriceTable;
+  /** The clock an expired container is told by. */
+  now?: () => number;
 };
+
+/**
+ * The request without its container when the container has expired (the API would refuse it): the
+ * code then runs in a new one, without the old one's files.
+ */
+export function withLiveContainer(request: GenerateRequest, now: number): GenerateRequest {
+  const expiresAt = request.container?.expiresAt;
+  if (expiresAt === undefined || !(Date.parse(expiresAt) <= now)) return request;
+  const { container: _expired, ...rest } = request;
+  return rest;
+}
 
 export { abortableSleep } from "./abortable-sleep";
 
@@ -44,6 +58,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts };
   const prices = options.prices ?? ANTHROPIC_PRICES;
   const loadImages = imageLoader(options.images);
+  const now = options.now ?? Date.now;
   // One client per provider; with no key none is made (the SDK would look for credentials elsewhere).
   const client =
     apiKey === undefined || apiKey.length === 0
@@ -56,11 +71,12 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
         });
 
-  /** The streamed answer's events: the plain endpoint, or the beta one for a request that compacts. */
+  /** The streamed answer's events: the plain endpoint, or the beta one for a request that compacts or has a beta tool. */
   async function open(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, signal: AbortSignal): Promise<AsyncIterable<RawMessageStreamEvent>> {
     const beta = compactionBeta(request);
-    if (beta === undefined) return anthropic.messages.create(body, { signal });
-    const params = { ...body, ...beta } as unknown as Parameters<typeof anthropic.beta.messages.create>[0] & { stream: true };
+    const betas = [...(beta?.betas ?? []), ...nativeBetas(request.tools.flatMap((tool) => (tool.native === undefined ? [] : [tool.native])))];
+    if (betas.length === 0) return anthropic.messages.create(body, { signal });
+    const params = { ...body, ...beta, betas } as unknown as Parameters<typeof anthropic.beta.messages.create>[0] & { stream: true };
     // The beta stream's events are the plain ones plus compaction blocks, which the assembler keeps.
     return (await anthropic.beta.messages.create(params, { signal })) as unknown as AsyncIterable<RawMessageStreamEvent>;
   }
@@ -72,8 +88,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     // The SDK ends an aborted stream quietly; the run must see the abort.
     if (context.signal.aborted) throw context.signal.reason;
     const answer = assembler.finish();
-    const costUsd = answer.reportedCostUsd ?? costOf(price, answer.usage);
-    return { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
+    const costUsd = answer.reportedCostUsd ?? costOf(price, answer.usage) + serverToolCostOf(answer.usage);
+    const result: GenerateResult = { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
+    if (answer.providerToolCalls !== undefined && answer.providerToolCalls.length > 0) result.providerToolCalls = answer.providerToolCalls;
+    return result;
   }
 
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
@@ -81,7 +99,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     // The edge refuses a run on a model with no price; one whose PRICES row went away since fails here, before anything is sent.
     const price = priceOf(request.model, prices);
     if (price === undefined) throw new ProviderError(unknownPriceMessage("anthropic", request.model), false);
-    const body = toAnthropicParams(request, await loadImages(request));
+    const body = toAnthropicParams(withLiveContainer(request, now()), await loadImages(request));
     let streamed = false;
     const onDelta = context.onDelta;
     const tracked: GenerateContext =

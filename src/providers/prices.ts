@@ -86,3 +86,19 @@ export function costOf(price: Price, usage: Usage): number {
 export function tokenPrices(price: Price): TokenPrices {
   return { input: price.input / 1_000_000, output: price.output / 1_000_000, cacheWrite: price.cacheWrite / 1_000_000 };
 }
+
+/**
+ * The provider's own tools, USD per request: web search $10 per 1,000 searches; web fetch has no
+ * fee of its own (its pages count as input tokens). Source: Anthropic's pricing page
+ * (https://platform.claude.com/docs/en/about-claude/pricing, "Tool use pricing") and the web search
+ * and web fetch tool pages, read in late November 2026. Code execution is billed by container time
+ * per organisation, which no answer reports: it is not counted.
+ */
+export const SERVER_TOOL_PRICES = { webSearchRequest: 10 / 1_000, webFetchRequest: 0 } as const;
+
+/** What an answer's server tool requests cost (web searches, web fetches). */
+export function serverToolCostOf(usage: Usage): number {
+  const use = usage.serverToolUse;
+  if (use === undefined) return 0;
+  return use.webSearchRequests * SERVER_TOOL_PRICES.webSearchRequest + use.webFetchRequests * SERVER_TOOL_PRICES.webFetchRequest;
+}

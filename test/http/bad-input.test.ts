@@ -18,12 +18,15 @@ const UNKNOWN_TOKEN = "rt_" + "Z".repeat(43);
 const IDEMPOTENCY_KEY = `bad-input-${crypto.randomUUID()}`;
 
 const hi = { role: "user", content: "hi" };
+const browserToolset = { type: "client-toolset", name: "browser", actions: [{ name: "open", description: "Open a page.", inputSchema: { type: "object" } }] };
+const toolset = (extra: object) => ({ type: "client-toolset", name: "browser", ...extra });
+const webSearch = { type: "web_search_20250305", name: "web_search" };
 const ok = (extra: object = {}) => ({ messages: [hi], provider: "scripted", ...extra });
 
 type Run = { id: string; token: string };
 /** Where an async tool call's result goes: the path of its callback URL, and its token. */
 type Callback = { path: string; token: string };
-type World = { waiting: Run; finished: Run; running: Run; waitingCallId: string; asyncWaiting: Run; callback: Callback; cancelledCallback: Callback };
+type World = { waiting: Run; finished: Run; running: Run; waitingCallId: string; asyncWaiting: Run; callback: Callback; cancelledCallback: Callback; batchWaiting: Run };
 
 let world: World;
 /** A user token of a subject with no runs, and one that expired. */
@@ -75,7 +78,7 @@ const asyncRun = () =>
 
 /** What GET /v1/runs/:id shows of every run (asked of the objects directly: SELF gets slower with every request). */
 async function snapshot(): Promise<{ objects: number; runs: unknown[] }> {
-  const runs = await Promise.all([world.waiting, world.finished, world.running, world.asyncWaiting].map((run) => runStub(env, run.id).view()));
+  const runs = await Promise.all([world.waiting, world.finished, world.running, world.asyncWaiting, world.batchWaiting].map((run) => runStub(env, run.id).view()));
   return { objects: (await listDurableObjectIds(env.RUNS)).length, runs };
 }
 
@@ -96,7 +99,9 @@ beforeAll(async () => {
   const cancelled = await create(asyncRun());
   const cancelledCallback = await asleep(cancelled.id);
   await call(`/v1/runs/${cancelled.id}/cancel`, { method: "POST", headers: bearer() });
-  world = { waiting, finished, running, waitingCallId: asked.waiting!.callId, asyncWaiting, callback, cancelledCallback };
+  const batchWaiting = await create(ok({ tools: [browserToolset], script: [{ toolCalls: [{ id: "b1", name: "browser__open", input: { url: "a" } }, { id: "b2", name: "browser__open", input: { url: "b" } }] }] }));
+  expect((await settle(batchWaiting.id)).waiting?.kind).toBe("client-toolset");
+  world = { waiting, finished, running, waitingCallId: asked.waiting!.callId, asyncWaiting, callback, cancelledCallback, batchWaiting };
 });
 
 afterAll(async () => {
@@ -148,6 +153,7 @@ function mcpServerCases(): Case[] {
     row("a once tool not in tools", { mcpServers: [server({ tools: ["search"], once: ["pay"] })] }, "mcpServers.0.once.0"),
     row("once false", { mcpServers: [server({ once: false })] }, "mcpServers.0.once"),
     row("a run tool named like the server's tools", { tools: [{ type: "client", name: "docs__search", description: "d", inputSchema: {} }], mcpServers: [server()] }, "tools.0"),
+    row("a toolset whose actions the model would see among the server's tools", { tools: [{ type: "client-toolset", name: "docs", actions: [{ name: "search", description: "d", inputSchema: { type: "object" } }] }], mcpServers: [server()] }, "tools.0"),
   ];
 }
 
@@ -261,6 +267,47 @@ const createCases: Case[] = [
     code: "invalid-request",
     path: "tools.0",
   },
+  { name: "a client toolset without actions", send: () => postJson("/v1/runs", ok({ tools: [toolset({})] })), status: 400, code: "invalid-request", path: "tools.0.actions" },
+  {
+    name: "a client toolset with an action twice",
+    send: () => postJson("/v1/runs", ok({ tools: [toolset({ actions: [browserToolset.actions[0], browserToolset.actions[0]] })] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0.actions.1.name",
+  },
+  { name: "a toolset action whose name has a space", send: () => postJson("/v1/runs", ok({ tools: [toolset({ actions: [{ ...browserToolset.actions[0], name: "go to" }] })] })), status: 400, code: "invalid-request", path: "tools.0.actions.0.name" },
+  { name: "a toolset with an unknown field", send: () => postJson("/v1/runs", ok({ tools: [{ ...browserToolset, color: "red" }] })), status: 400, code: "invalid-request", path: "tools.0.color" },
+  {
+    name: "a toolset action the model would see under another tool's name",
+    send: () => postJson("/v1/runs", ok({ tools: [browserToolset, { type: "client", name: "browser__open", description: "d", inputSchema: {} }] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.1",
+  },
+  { name: "a native toolset with actions", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [{ ...browserToolset, native: { type: "browser_toolset_20260801" } }] })), status: 400, code: "invalid-request", path: "tools.0.actions" },
+  { name: "a native toolset under another name", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [toolset({ name: "screen", native: { type: "computer_toolset_20260801" } })] })), status: 400, code: "invalid-request", path: "tools.0.name" },
+  {
+    name: "a native computer tool without its display size",
+    send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [toolset({ name: "computer", native: { type: "computer_20251124", display_width_px: 1280 } })] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0.native.display_height_px",
+  },
+  { name: "a native tool type that does not exist", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [toolset({ native: { type: "browser_20990101" } })] })), status: 400, code: "invalid-request", path: "tools.0.native.type" },
+  {
+    name: "a native toolset's config for an action it does not have",
+    send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [toolset({ name: "computer", native: { type: "computer_toolset_20260801", configs: { teleport: { enabled: false } } } })] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0.native.configs.teleport",
+  },
+  { name: "a native tool type on the scripted provider", send: () => postJson("/v1/runs", ok({ tools: [toolset({ name: "bash", native: { type: "bash_20250124" } })] })), status: 400, code: "invalid-request", path: "tools.0.native" },
+  { name: "a provider tool on the scripted provider", send: () => postJson("/v1/runs", ok({ tools: [{ type: "provider", spec: webSearch }] })), status: 400, code: "invalid-request", path: "tools.0.spec" },
+  { name: "a provider tool of an unknown type", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [{ type: "provider", spec: { type: "web_search_1999", name: "web_search" } }] })), status: 400, code: "invalid-request", path: "tools.0.spec.type" },
+  { name: "a provider tool under another name", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [{ type: "provider", spec: { ...webSearch, name: "search" } }] })), status: 400, code: "invalid-request", path: "tools.0.spec.name" },
+  { name: "a provider tool without its spec", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [{ type: "provider" }] })), status: 400, code: "invalid-request", path: "tools.0.spec" },
+  { name: "a client toolset as a finish tool", send: () => postJson("/v1/runs", ok({ tools: [browserToolset], finishTools: ["browser"] })), status: 400, code: "invalid-request", path: "finishTools.0" },
+  { name: "a provider tool on the openai provider", send: () => postJson("/v1/runs", ok({ provider: "openai", tools: [{ type: "provider", spec: webSearch }] })), status: 400, code: "invalid-request", path: "tools.0.spec" },
   {
     // As above, for the fake OpenAI server's key.
     name: "provider openai without a key",
@@ -305,6 +352,34 @@ const runCases: Case[] = [
   { name: "answer a running run", send: (w) => json("POST", `/v1/runs/${w.running.id}/answer`, { callId: "c", content: "x" }), status: 409, code: "conflict" },
   { name: "answer without callId", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { content: "x" }), status: 400, code: "invalid-request", path: "callId" },
   { name: "answer with approved as a string", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, approved: "yes" }), status: 400, code: "invalid-request", path: "approved" },
+  { name: "answer a batch without results", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1" }), status: 400, code: "invalid-request", path: "results" },
+  { name: "answer a batch with content", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", content: "done" }), status: 400, code: "invalid-request", path: "content" },
+  { name: "answer an ask with results", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, results: [{ callId: w.waitingCallId, content: "x" }] }), status: 400, code: "invalid-request", path: "results" },
+  { name: "answer a batch without one of its actions", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "ok" }] }), status: 400, code: "invalid-request", path: "results" },
+  {
+    name: "answer a batch with an action it does not have",
+    send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "ok" }, { callId: "b2", content: "ok" }, { callId: "b7", content: "ok" }] }),
+    status: 400,
+    code: "invalid-request",
+    path: "results.2.callId",
+  },
+  {
+    name: "answer a batch with an action twice",
+    send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "ok" }, { callId: "b1", content: "ok" }, { callId: "b2", content: "ok" }] }),
+    status: 400,
+    code: "invalid-request",
+    path: "results.1.callId",
+  },
+  {
+    name: "answer a batch with a result after a failed action",
+    send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "down", isError: true }, { callId: "b2", content: "ran anyway" }] }),
+    status: 400,
+    code: "invalid-request",
+    path: "results.1",
+  },
+  { name: "answer a batch with no results", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [] }), status: 400, code: "invalid-request", path: "results" },
+  { name: "answer a batch with an unknown field in a result", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "ok", status: "done" }] }), status: 400, code: "invalid-request", path: "results.0.status" },
+  { name: "answer a batch by another call of it", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b2", results: [{ callId: "b1", content: "ok" }, { callId: "b2", content: "ok" }] }), status: 409, code: "conflict" },
   { name: "answer with malformed JSON", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, "{\"callId\":"), status: 400, code: "invalid-request" },
   {
     name: "answer with an image that is not base64",
@@ -496,6 +571,8 @@ const frameCases: [string, string | ArrayBuffer, string][] = [
   ["an answer without callId", JSON.stringify({ type: "answer", content: "x" }), "invalid-request"],
   ["an answer with approved as a string", JSON.stringify({ type: "answer", callId: "ask_1", approved: "yes" }), "invalid-request"],
   ["an answer with an image that is not base64", JSON.stringify({ type: "answer", callId: "ask_1", content: [{ type: "image", mimeType: "image/png", data: "%%" }] }), "invalid-request"],
+  ["an answer with results for an ask", JSON.stringify({ type: "answer", callId: "ask_1", results: [{ callId: "ask_1", content: "x" }] }), "invalid-request"],
+  ["an answer with a result of an unknown field", JSON.stringify({ type: "answer", callId: "ask_1", results: [{ callId: "ask_1", content: "x", extra: 1 }] }), "invalid-request"],
   ["an answer to a call that is not waiting", JSON.stringify({ type: "answer", callId: "not-this-one", content: "x" }), "conflict"],
   ["a binary frame", new TextEncoder().encode('{"type":"ping"}').buffer as ArrayBuffer, "invalid-request"],
 ];
