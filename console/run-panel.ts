@@ -2,6 +2,7 @@
 // budget, each step's streamed text, tool calls and results, questions, and the final answer.
 import type { AnswerRequest, ChatMessage, Content, ContentInput, RunStatus, RunView, StreamEvent } from "../src/client";
 import { byId, el, json, money, show } from "./dom";
+import { McpTools } from "./mcp-tools";
 import { WaitingForm } from "./waiting-form";
 
 export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void> };
@@ -52,6 +53,7 @@ export class RunPanel {
   private actions: RunActions | undefined;
   private steps = new Map<number, StepParts>();
   private calls = new Map<string, HTMLLIElement>();
+  private readonly mcp = new McpTools();
   /** Answers to asks and client tools by call id: from the run's messages, or given on this page. */
   private answers = new Map<string, string>();
   private spent = 0;
@@ -79,6 +81,7 @@ export class RunPanel {
     this.actions = actions;
     this.steps = new Map();
     this.calls = new Map();
+    this.mcp.reset();
     this.answers = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, textOf(message.content)] as const] : [])));
     // The run's own limits: maxSteps counts the whole run (a continue raises it), the budget is never reset.
     this.budget = run.budgetUsd;
@@ -128,6 +131,10 @@ export class RunPanel {
         // The context was compacted before the next step: the history is whole, requests start at the summary.
         const note = `Context compacted (${event.mode === "native" ? "by the model's provider" : "summary"}): ${tokens(event.tokensBefore)} → about ${tokens(event.tokensAfter)} tokens`;
         this.timeline.append(el("li", { className: "compaction", attrs: { "data-step": String(event.step) } }, el("p", { text: note })));
+        return;
+      }
+      case "mcp-tools": {
+        this.timeline.append(this.mcp.listed(event));
         return;
       }
       case "model": {
@@ -244,6 +251,7 @@ export class RunPanel {
     const item = el(
       "li",
       { className: "call", attrs: { "data-call": callId, "data-tool": name } },
+      ...this.mcp.badge(name),
       el("span", { className: "name", text: name }),
       ...(input === undefined ? [] : [el("span", { className: "input", text: ` ${typeof input === "string" ? input : json(input)}` })]),
       el("div", { className: "result" }),

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { scriptSchema } from "../providers/scripted";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "./async-calls";
 import { IMAGE_MEDIA_TYPES } from "./images";
+import { mcpServersSchema } from "./mcp-schemas";
 import { batchActionSchema, batchResultSchemaOf, clientToolsetRefSchema, providerToolRefSchema } from "./toolset-schemas";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
@@ -176,6 +177,7 @@ export const createRunBodySchema = z
     system: z.string().optional(),
     messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
     tools: z.array(toolRefSchema).optional(),
+    mcpServers: mcpServersSchema.optional().openapi({ description: "MCP servers whose tools the model may call, as <server>__<tool> (docs/mcp.md). Deployment token only." }),
     finishTools: z.array(z.string().min(1)).optional(),
     model: z
       .string()
@@ -441,6 +443,12 @@ export const runEventSchema = z
       type: z.literal("answered"),
       callId: z.string(),
       results: z.array(z.object({ callId: z.string(), ok: z.boolean() })).optional().openapi({ description: "For a toolset batch: the actions the client answered, in batch order, and whether each succeeded." }),
+    }),
+    z.object({
+      type: z.literal("mcp-tools"),
+      server: z.string(),
+      tools: z.array(z.string()).openapi({ description: "The tools offered to the model, as <server>__<tool>." }),
+      refused: z.array(z.object({ tool: z.string(), reason: z.string() })).openapi({ description: "The server's tools left out (by its own names), each with why." }),
     }),
     z.object({
       type: z.literal("end"),

@@ -49,6 +49,22 @@ export type BatchAction = { callId: string; action: string; input: unknown };
 /** One result of the answer to a toolset batch. */
 export type BatchResult = { callId: string; content: Content; isError?: boolean };
 
+/**
+ * An MCP server whose tools a run's model may call (docs/mcp.md), over Streamable HTTP. Its tools are
+ * offered as `<name>__<tool>`. `headers` (credentials) are stored with the run and never shown.
+ */
+export type McpServerRef = {
+  name: string;
+  /** http(s); its host must be on HTTP_TOOL_ALLOW. */
+  url: string;
+  /** Sent with every request to the server (e.g. Authorization); never shown in views, events or logs. */
+  headers?: Record<string, string>;
+  /** Only these of the server's tools are offered (the server's own names). */
+  tools?: string[];
+  /** Tools never sent twice, even across a crash: all of the server's (true) or these (the server's own names). */
+  once?: true | string[];
+};
+
 /** Who is acting: the deployment token (everything), a run token (its own run) or a user token (its subject's runs). */
 export type CallerKind = "deployment" | "run" | "user";
 
@@ -115,6 +131,8 @@ export type CreateRunBody = {
   system?: string;
   messages: ChatMessage[];
   tools?: ToolRef[];
+  /** MCP servers whose tools the model may call, besides `tools` (docs/mcp.md). */
+  mcpServers?: McpServerRef[];
   finishTools?: string[];
   model?: string;
   provider?: ProviderName;
@@ -189,6 +207,8 @@ export type RunEvent =
   | ({ type: "waiting" } & Waiting)
   /** `results`: for a toolset batch, which of its actions the client answered and how (actions after a failed one are left out). */
   | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[] }
+  /** An MCP server's tools were listed (once per run): what the model is offered, and the tools left out, each with why. */
+  | { type: "mcp-tools"; server: string; tools: string[]; refused: { tool: string; reason: string }[] }
   | {
       type: "end";
       status: RunStatus;

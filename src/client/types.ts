@@ -12,6 +12,7 @@ import type {
   Waiting,
   CreateRunBody,
   InboxEventType,
+  McpServerRef,
   PendingCall,
   RunEvent,
   RunsPage,
@@ -32,6 +33,8 @@ import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, 
 export type { ApiError, ChatMessage, Content, ContentPart, PendingCall, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
 export type { InboxEventType, RunsPage, RunSummary, SummaryWaiting, UserToken, WebhookDelivery };
 export type { BatchAction, ClientToolsetRef, NativeClientTool, ProviderToolRef, ToolsetAction, Waiting };
+/** An MCP server of a run (`mcpServers` in createRun): its tools are offered as `<name>__<tool>`. */
+export type { McpServerRef };
 
 /** What `inbox()` yields: a change of one of the subject's runs, `seq` gap-free from 1 per subject. */
 export type InboxEvent = StoredInboxEvent;

@@ -4,7 +4,9 @@
 // Every refusal happens before anything is stored, so a 400 leaves nothing behind. A user token's
 // run gets its subject; it may use built-in and client tools only, and no webhook of its own: an
 // HTTP tool request or a webhook is signed as the deployment, which only the deployment token may
-// ask for (the app's backend can create a run for a subject with `subject`).
+// ask for (the app's backend can create a run for a subject with `subject`). MCP servers are
+// refused to user tokens too: their requests come from the deployment, to hosts only the deployment
+// is allowed to reach (HTTP_TOOL_ALLOW), with credentials that the deployment's backend should hold.
 import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../api/images";
 import type { CreateRunInput, Issue } from "../api/schemas";
 import type { CreateRunBody, NewRun } from "../api/types";
@@ -15,6 +17,7 @@ import { DEFAULT_ANSWER_TOKENS } from "../loop/budget-ceiling";
 import { webhookKeysOf } from "../config/webhook-settings";
 import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
 import { hostOf } from "../tools/allow-list";
+import { checkMcpServers } from "../tools/mcp-check";
 import type { Creator } from "./app-env";
 import { sha256Hex } from "./encoding";
 import { invalidRequest } from "./errors";
@@ -79,13 +82,16 @@ async function credentialsFor(settings: Settings, idempotencyKey: string | undef
 
 const DEPLOYMENT_ONLY = "needs the deployment token: its requests are signed as the deployment.";
 
-/** What a user token may not ask for: another subject, HTTP tools, a webhook of its own. */
-export function creatorIssues(body: Pick<CreateRunInput, "subject" | "tools" | "webhook">, creator: Creator): Issue[] {
+/** What a user token may not ask for: another subject, HTTP tools, MCP servers, a webhook of its own. */
+export function creatorIssues(body: Pick<CreateRunInput, "subject" | "tools" | "webhook" | "mcpServers">, creator: Creator): Issue[] {
   if (creator.kind === "deployment") return [];
   const issues: Issue[] = [];
   if (body.subject !== undefined && body.subject !== creator.subject) issues.push({ path: "subject", message: "A user token's runs belong to its own subject." });
   (body.tools ?? []).forEach((tool, index) => {
     if (typeof tool !== "string" && tool.type === "http") issues.push({ path: `tools.${index}`, message: `An HTTP tool ${DEPLOYMENT_ONLY}` });
+  });
+  (body.mcpServers ?? []).forEach((_server, index) => {
+    issues.push({ path: `mcpServers.${index}`, message: "An MCP server needs the deployment token: its requests come from the deployment, to hosts only the deployment may reach." });
   });
   if (body.webhook !== undefined) issues.push({ path: "webhook", message: `A run's own webhook ${DEPLOYMENT_ONLY}` });
   return issues;
@@ -113,7 +119,13 @@ export type PrepareRunInput = {
 export async function prepareRun({ body, env, settings, idempotencyKey, findEarlier, creator }: PrepareRunInput): Promise<PreparedRun> {
   const creatorProblems = creatorIssues(body, creator);
   if (creatorProblems.length > 0) throw invalidRequest("Invalid request body.", creatorProblems);
-  const issues = [...checkToolRefs(body.tools ?? [], parseAllowList(env.HTTP_TOOL_ALLOW)), ...capIssues(body, settings.limits), ...webhookIssues(body.webhook, env)];
+  const allowHosts = parseAllowList(env.HTTP_TOOL_ALLOW);
+  const issues = [
+    ...checkToolRefs(body.tools ?? [], allowHosts),
+    ...checkMcpServers(body.mcpServers ?? [], body.tools ?? [], allowHosts),
+    ...capIssues(body, settings.limits),
+    ...webhookIssues(body.webhook, env),
+  ];
   if (issues.length > 0) throw invalidRequest("Invalid request body.", issues);
   const signing = checkToolSigning(body.tools ?? [], signingKeysOf(env));
   if (signing !== undefined) throw invalidRequest(signing.message, signing.issues);

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
+import { startMcpServers, type McpTestServers } from "../mcp-server/server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { startDev, type DevServer } from "./wrangler-dev";
 
@@ -211,6 +212,42 @@ describe("the run console in Chromium", () => {
     for (const note of notes) expect(note).toMatch(/^Context compacted \(summary\): [\d,]+ → about [\d,]+ tokens$/);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it("shows an MCP server's tools and marks each of their calls with the server", async () => {
+    const servers: McpTestServers = await startMcpServers();
+    try {
+      const { run, token } = await createRun(dev!, {
+        messages: [{ role: "user", content: "Echo hello." }],
+        tools: ["calculator"],
+        mcpServers: [{ name: "main", url: `${servers.url}/mcp`, tools: ["echo", "files_read"] }],
+        script: [
+          { text: "Echoing.", toolCalls: [{ name: "main__echo", input: { text: "hello" } }, { name: "calculator", input: { expression: "1+1" } }], costUsd: 0.01 },
+          { text: "Echoed.", costUsd: 0.01 },
+        ],
+      });
+      for (let i = 0; i < 100 && (await getJson(dev!, `/v1/runs/${run.id}`, token)).status === "running"; i++) await new Promise((r) => setTimeout(r, 100));
+      const page = await browser!.newPage();
+      const errors = watchForErrors(page);
+      await page.goto(`${dev!.url}/console/`);
+      await page.getByLabel("Run id").fill(run.id);
+      await page.getByLabel(/^Run token/).fill(token);
+      await page.getByRole("button", { name: "Open", exact: true }).click();
+      await page.locator("#final-text", { hasText: "Echoed." }).waitFor(WAIT);
+      expect(await text(page.locator('.mcp-tools[data-server="main"] p').first())).toBe("MCP server main: 1 tool (main__echo)");
+      expect(await text(page.locator('.mcp-tools[data-server="main"] .refused'))).toBe("Left out: files_read (the server does not list it)");
+      const call = page.locator('.call[data-tool="main__echo"]');
+      expect(await text(call.locator(".badge.mcp"))).toBe("MCP main");
+      expect(await text(call.locator(".result"))).toBe("echo: hello");
+      expect(await call.getAttribute("data-state")).toBe("ok");
+      // Other tools get no badge.
+      expect(await page.locator('.call[data-tool="calculator"] .badge').count()).toBe(0);
+      await page.screenshot({ path: join(ARTIFACTS, "console-mcp.png"), fullPage: true, animations: "disabled" });
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await servers.close();
+    }
   });
 
   it("on a phone: opens a run by id and token, shows its history, and denies an approval in place", async () => {

@@ -124,6 +124,39 @@ type Case = {
   unknownId?: boolean;
 };
 
+/** Bad `mcpServers` (docs/mcp.md): each refused with the issue at its place. */
+function mcpServerCases(): Case[] {
+  const server = (extra: Record<string, unknown> = {}) => ({ name: "docs", url: "http://localhost/mcp", ...extra });
+  const row = (name: string, body: object, path: string, headers?: Record<string, string>): Case => ({
+    name: `an MCP server: ${name}`,
+    send: () => postJson("/v1/runs", ok(body), headers ?? bearer()),
+    status: 400,
+    code: "invalid-request",
+    path,
+  });
+  return [
+    row("a name with __", { mcpServers: [server({ name: "my__docs" })] }, "mcpServers.0.name"),
+    row("a name ending in _", { mcpServers: [server({ name: "docs_" })] }, "mcpServers.0.name"),
+    row("a name of 31 characters", { mcpServers: [server({ name: "d".repeat(31) })] }, "mcpServers.0.name"),
+    row("two servers of one name", { mcpServers: [server(), server()] }, "mcpServers.1.name"),
+    row("more than 10 servers", { mcpServers: Array.from({ length: 11 }, (_v, i) => server({ name: `s${i}` })) }, "mcpServers"),
+    row("a URL that is not http(s)", { mcpServers: [server({ url: "file:///etc/passwd" })] }, "mcpServers.0.url"),
+    row("a host not allowed", { mcpServers: [server({ url: "https://evil.example.com/mcp" })] }, "mcpServers.0.url"),
+    row("an unknown field", { mcpServers: [server({ approval: true })] }, "mcpServers.0.approval"),
+    row("a header the transport sets", { mcpServers: [server({ headers: { "Mcp-Session-Id": "x" } })] }, "mcpServers.0.headers.Mcp-Session-Id"),
+    row("a header name with a space", { mcpServers: [server({ headers: { "Bad Header": "x" } })] }, "mcpServers.0.headers.Bad Header"),
+    row("a header value with a line break", { mcpServers: [server({ headers: { "X-Key": "a\r\nInjected: yes" } })] }, "mcpServers.0.headers.X-Key"),
+    row("a header value that is not a string", { mcpServers: [server({ headers: { "X-Key": 7 } })] }, "mcpServers.0.headers.X-Key"),
+    row("empty tools", { mcpServers: [server({ tools: [] })] }, "mcpServers.0.tools"),
+    row("a tool whose name does not fit", { mcpServers: [server({ tools: ["files.read"] })] }, "mcpServers.0.tools.0"),
+    row("a tool name past 64 characters in all", { mcpServers: [server({ tools: ["t".repeat(59)] })] }, "mcpServers.0.tools.0"),
+    row("a once tool not in tools", { mcpServers: [server({ tools: ["search"], once: ["pay"] })] }, "mcpServers.0.once.0"),
+    row("once false", { mcpServers: [server({ once: false })] }, "mcpServers.0.once"),
+    row("a run tool named like the server's tools", { tools: [{ type: "client", name: "docs__search", description: "d", inputSchema: {} }], mcpServers: [server()] }, "tools.0"),
+    row("a toolset whose actions the model would see among the server's tools", { tools: [{ type: "client-toolset", name: "docs", actions: [{ name: "search", description: "d", inputSchema: { type: "object" } }] }], mcpServers: [server()] }, "tools.0"),
+  ];
+}
+
 const createCases: Case[] = [
   { name: "malformed JSON", send: () => postJson("/v1/runs", "{"), status: 400, code: "invalid-request" },
   { name: "JSON that is not an object", send: () => postJson("/v1/runs", "[1]"), status: 400, code: "invalid-request" },
@@ -419,10 +452,12 @@ const inboxCases: Case[] = [
     code: "invalid-request",
     path: "tools.0",
   },
+  { name: "an MCP server with a user token", send: () => postJson("/v1/runs", ok({ mcpServers: [{ name: "docs", url: "http://localhost/mcp" }] }), bearer(userToken)), status: 400, code: "invalid-request", path: "mcpServers.0" },
   { name: "a run's webhook with a user token", send: () => postJson("/v1/runs", ok({ webhook: { url: "http://localhost/h" } }), bearer(userToken)), status: 400, code: "invalid-request", path: "webhook" },
   { name: "a run's webhook on a host not allowed", send: () => postJson("/v1/runs", ok({ webhook: { url: "https://evil.example.com/h" } })), status: 400, code: "invalid-request", path: "webhook.url" },
   { name: "a run's webhook that is no URL", send: () => postJson("/v1/runs", ok({ webhook: { url: "hooks" } })), status: 400, code: "invalid-request", path: "webhook.url" },
   { name: "a run's webhook with an unknown field", send: () => postJson("/v1/runs", ok({ webhook: { url: "http://localhost/h", secret: "x" } })), status: 400, code: "invalid-request", path: "webhook.secret" },
+  ...mcpServerCases(),
   { name: "a run with an expired user token", send: () => postJson("/v1/runs", ok(), bearer(expiredUserToken)), status: 401, code: "unauthorized" },
   { name: "a run with a forged user token", send: () => postJson("/v1/runs", ok(), bearer(`${userToken.slice(0, -4)}AAAA`)), status: 401, code: "unauthorized" },
   { name: "a run of another subject with a user token", send: (w) => get(`/v1/runs/${w.waiting.id}`, userToken), status: 404, code: "not-found" },

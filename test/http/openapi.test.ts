@@ -50,7 +50,7 @@ describe("GET /v1/openapi.json", () => {
 
   it("describes the bodies, views, events and errors by name", async () => {
     const doc = await document();
-    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error", "RunSummary", "RunsPage", "InboxEvent", "UserToken", "MintTokenBody", "WebhookDelivery", "CallResult", "CallResultAccepted", "PendingCall", "ClientToolsetRef", "ProviderToolRef", "NativeClientTool", "ToolsetAction", "BatchResult", "BatchAction"]) {
+    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error", "RunSummary", "RunsPage", "InboxEvent", "UserToken", "MintTokenBody", "WebhookDelivery", "CallResult", "CallResultAccepted", "PendingCall", "ClientToolsetRef", "ProviderToolRef", "NativeClientTool", "ToolsetAction", "BatchResult", "BatchAction", "McpServer"]) {
       expect(doc.components.schemas, name).toHaveProperty(name);
     }
     // The tool kinds are in ToolRef, the batch in the answer and the waiting view.
