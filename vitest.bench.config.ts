@@ -12,8 +12,9 @@ export default defineConfig({
   ],
   test: {
     include: ["bench/**/*.bench.test.ts"],
-    // Runs in Node: the fake Anthropic server for the cache bench (test/fake-anthropic/server.ts).
-    globalSetup: ["./test/fake-anthropic/global-setup.ts"],
+    // Runs in Node: the fake Anthropic and OpenAI servers for the cache and provider benches (test/fake-anthropic/, test/fake-openai/),
+    // the test MCP servers for the MCP bench (test/mcp-server/).
+    globalSetup: ["./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/mcp-server/global-setup.ts"],
     testTimeout: 300_000,
   },
 });

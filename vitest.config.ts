@@ -30,6 +30,9 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
             // The service's anthropic provider talks to the fake Anthropic server.
             ANTHROPIC_API_KEY: "test-key",
             ANTHROPIC_BASE_URL: inject("fakeAnthropicUrl"),
+            // …and the openai provider to the fake OpenAI server.
+            OPENAI_API_KEY: "test-openai-key",
+            OPENAI_BASE_URL: inject("fakeOpenAIUrl"),
             // One browser origin allowed to call the API (test/http/cors.test.ts).
             CORS_ORIGINS: "https://app.ratchet.test",
             // HTTP tool requests are signed with the key the local tool server verifies them with.
@@ -46,8 +49,8 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
       name,
       include,
       exclude,
-      // Run in Node: a local HTTP tool server and a fake Anthropic server (see the files).
-      globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/webhook-receiver/global-setup.ts"],
+      // Run in Node: a local HTTP tool server, fake Anthropic and OpenAI servers and real MCP servers (see the files).
+      globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts"],
       testTimeout: 30_000,
     },
   };

@@ -9,6 +9,11 @@
 // costs come from the price table (src/providers/prices.ts), so the figures compare the modes with
 // each other; they are not a bill.
 //
+// The same run is then made through the openai provider → the official openai SDK → the fake
+// OpenAI server, whose cache follows OpenAI's automatic prefix caching (test/fake-openai/
+// prompt-cache.ts: no marks, the longest prefix seen before in 128-token steps from 1,024 tokens,
+// nothing charged for writes), images counted at the same 1,500 tokens, gpt-5.4 prices.
+//
 // What keeps the share of mode auto down is by design of the loop, not the provider: the tool
 // results whose images keepImages will still drop are sent after the marks ("the last
 // keepImages image turns are not cached"), and the last step sends tool_choice none, which keeps
@@ -19,13 +24,19 @@ import { z } from "zod";
 import { runToolLoop } from "../src/loop";
 import type { CacheMode, ContentPart, ToolSpec } from "../src/loop";
 import { createAnthropicProvider } from "../src/providers/anthropic";
-import { fakeAnthropicUrl, script, uniqueModel, type FakeTurn } from "../test/fake-anthropic/client";
+import { createOpenAIProvider } from "../src/providers/openai";
+import { fakeAnthropicUrl, script, uniqueModel } from "../test/fake-anthropic/client";
+import { configureOpenAI, fakeOpenAIUrl, scriptOpenAI, uniqueOpenAIModel } from "../test/fake-openai/client";
 import { estimateTokens } from "../test/fake-anthropic/request";
 import { memoryJournal } from "../test/helpers/journal";
 
 const STEPS = 40;
 const KEEP_IMAGES = 2;
 const FAMILY = "claude-sonnet-4-5";
+/** The OpenAI model of the same tier ($2.50 / $15 per million tokens, cached input $0.25). */
+const OPENAI_FAMILY = "gpt-5.4";
+/** A tiny PNG stands in for each screenshot; both fakes count every image as 1,500 tokens. */
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 type Scenario = { imageEvery: number; pageWords: number };
 /** The run of the table: a screenshot with every tool result, about 900 tokens of page text each. */
@@ -58,8 +69,11 @@ function browseTool(scenario: Scenario): ToolSpec<{ page: number }> {
   };
 }
 
-function turns(): FakeTurn[] {
-  const calls = Array.from({ length: STEPS - 1 }, (_v, i): FakeTurn => ({ text: `Opening page ${i}.`, toolCalls: [{ id: `toolu_${i}`, name: "browse", input: { page: i } }], outputTokens: 40 }));
+/** The model's turns, in a shape both fakes take. */
+type Turn = { text: string; toolCalls?: Array<{ id: string; name: string; input: unknown }>; outputTokens: number };
+
+function turns(): Turn[] {
+  const calls = Array.from({ length: STEPS - 1 }, (_v, i): Turn => ({ text: `Opening page ${i}.`, toolCalls: [{ id: `toolu_${i}`, name: "browse", input: { page: i } }], outputTokens: 40 }));
   return [...calls, { text: "Report: every page read; the tide tables agree with the ledger.", outputTokens: 300 }];
 }
 
@@ -72,8 +86,7 @@ async function runMode(scenario: Scenario, mode: CacheMode, imagePruning: "exact
   const provider = createAnthropicProvider({
     apiKey: "bench-key",
     baseURL: fakeAnthropicUrl(),
-    // A tiny PNG stands in for each screenshot; the fake counts every image as 1,500 tokens.
-    images: async () => ({ data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==" }),
+    images: async () => ({ data: PNG }),
   });
   const result = await runToolLoop({
     generate: provider.generate,
@@ -93,6 +106,31 @@ async function runMode(scenario: Scenario, mode: CacheMode, imagePruning: "exact
   const shareBeforeLast = beforeLast.reduce((sum, step) => sum + step.read, 0) / beforeLast.reduce((sum, step) => sum + step.input, 0);
   const name = imagePruning === "batched" ? `${mode}, batched` : mode;
   return { mode: name, input: inputTokens, read: cachedReadTokens, write: cachedWriteTokens, share: cachedReadTokens / inputTokens, cost: result.spentUsd, steps: result.steps, shareBeforeLast };
+}
+
+/** The same run through the openai provider: OpenAI caches by itself, so the loop's marks change nothing there. */
+async function runOpenAI(scenario: Scenario, imagePruning: "exact" | "batched"): Promise<Row> {
+  const perStep: Array<{ input: number; read: number }> = [];
+  const model = uniqueOpenAIModel(OPENAI_FAMILY);
+  await scriptOpenAI(model, turns());
+  await configureOpenAI(model, { imageTokens: 1_500 });
+  const provider = createOpenAIProvider({ apiKey: "bench-key", baseURL: fakeOpenAIUrl(), images: async () => ({ data: PNG }) });
+  const result = await runToolLoop({
+    generate: provider.generate,
+    model,
+    system: SYSTEM,
+    messages: [{ role: "user", content: "Read the archive, page by page, and write the report." }],
+    tools: [browseTool(scenario)],
+    step: memoryJournal().step,
+    maxSteps: STEPS,
+    keepImages: KEEP_IMAGES,
+    imagePruning,
+    onStep: (event) => event.type === "model" && perStep.push({ input: event.usage.inputTokens, read: event.usage.cachedReadTokens }),
+  });
+  const { inputTokens, cachedReadTokens, cachedWriteTokens } = result.usage;
+  const beforeLast = perStep.slice(0, -1);
+  const shareBeforeLast = beforeLast.reduce((sum, step) => sum + step.read, 0) / beforeLast.reduce((sum, step) => sum + step.input, 0);
+  return { mode: `openai, ${imagePruning}`, input: inputTokens, read: cachedReadTokens, write: cachedWriteTokens, share: cachedReadTokens / inputTokens, cost: result.spentUsd, steps: result.steps, shareBeforeLast };
 }
 
 const log = (line: string) => console.log(`[bench:cache] ${line}`);
@@ -120,6 +158,17 @@ describe("prompt-cache bench", () => {
     log(`auto: ${(auto.share * 100).toFixed(1)}% of input tokens read from the cache, ${(auto.shareBeforeLast * 100).toFixed(1)}% over steps 1-${STEPS - 1} (the last step sends tool_choice none, which invalidates the messages' cache); cost ${(auto.cost / none.cost).toFixed(2)}× the run with no marks.`);
     log(`auto with imagePruning "batched": ${(batched.share * 100).toFixed(1)}% read from the cache (target ≥ 85%: ${batched.share >= 0.85 ? "met" : "not met"}), ${(batched.shareBeforeLast * 100).toFixed(1)}% over steps 1-${STEPS - 1}; input tokens ${(batched.input / auto.input).toFixed(2)}× and cost ${(batched.cost / auto.cost).toFixed(2)}× the exact pruning's.`);
     for (const row of rows) expect(row.steps).toBe(STEPS);
+  });
+
+  it(`openai (automatic prefix caching), ${STEPS} steps, keepImages ${KEEP_IMAGES}: exact and batched image pruning`, async () => {
+    const rows = [await runOpenAI(MAIN, "exact"), await runOpenAI(MAIN, "batched")];
+    log(`the same ${STEPS}-step run through the openai provider, ${OPENAI_FAMILY} prices, ${describeShape(MAIN)}, 1,500 tokens a screenshot, keepImages ${KEEP_IMAGES}:`);
+    for (const line of table(rows)) log(line);
+    for (const row of rows) {
+      log(`${row.mode}: ${(row.share * 100).toFixed(1)}% of input tokens read from the cache (cached_tokens), ${(row.shareBeforeLast * 100).toFixed(1)}% over steps 1-${STEPS - 1}.`);
+      expect(row.steps).toBe(STEPS);
+      expect(row.write).toBe(0);
+    }
   });
 
   it("share read from the cache by shape of run (mode auto)", async () => {

@@ -1,7 +1,9 @@
 // The answer controls of one waiting run in the inbox, built with text only (nothing a run says is
-// markup): an ask (free text, or one of its choices), an approval (approve / deny) or a client tool
-// (a result, or an error). They send through `send` and report a failure in place.
+// markup): an ask (free text, or one of its choices), an approval (approve / deny), a client tool
+// (a result, or an error) or a client toolset's batch (a result per action). They send through
+// `send` and report a failure in place.
 import type { AnswerRequest, SummaryWaiting } from "../src/client";
+import { batchFields, batchQuestion } from "./batch-fields";
 import { el, json, show } from "./dom";
 
 type Send = (body: AnswerRequest) => Promise<void>;
@@ -9,6 +11,9 @@ type Send = (body: AnswerRequest) => Promise<void>;
 function questionOf(waiting: SummaryWaiting): string {
   const input = (typeof waiting.input === "object" && waiting.input !== null ? waiting.input : {}) as { question?: unknown };
   if (waiting.kind === "ask") return typeof input.question === "string" ? input.question : "The run asks you something.";
+  if (waiting.kind === "client-toolset") {
+    return waiting.batch === undefined ? `The run asks your client to run actions of ${waiting.name}: open the run to answer them.` : batchQuestion(waiting.name, waiting.batch.length);
+  }
   if (waiting.kind === "approval") return `May the run call ${waiting.name}${waiting.truncated === true ? "" : ` with ${json(waiting.input)}`}?`;
   return `The run calls the client tool ${waiting.name}${waiting.truncated === true ? "" : ` with ${json(waiting.input)}`}. Give its result.`;
 }
@@ -46,7 +51,23 @@ export function answerForm(waiting: SummaryWaiting, label: string, send: Send): 
     node.addEventListener("click", () => void submit(body()));
     return node;
   };
-  if (waiting.kind === "approval") {
+  if (waiting.kind === "client-toolset") {
+    if (waiting.batch !== undefined) {
+      const fields = batchFields(waiting.batch, waiting.name);
+      const sendResults = el("button", { text: "Send results", className: "primary", attrs: { type: "button" } });
+      sendResults.addEventListener("click", () => {
+        const collected = fields.collect();
+        if (!collected.ok) {
+          error.textContent = collected.message;
+          show(error, true);
+          collected.focus.focus();
+          return;
+        }
+        void submit({ results: collected.results });
+      });
+      form.append(fields.element, el("div", { className: "buttons" }, sendResults));
+    }
+  } else if (waiting.kind === "approval") {
     form.append(el("div", { className: "buttons" }, button("Approve", () => ({ approved: true }), true), button("Deny", () => ({ approved: false }))));
   } else {
     const choices = choicesOf(waiting).map((choice) => button(choice, () => ({ content: choice })));

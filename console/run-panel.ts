@@ -2,6 +2,7 @@
 // budget, each step's streamed text, tool calls and results, questions, and the final answer.
 import type { AnswerRequest, ChatMessage, Content, ContentInput, RunStatus, RunView, StreamEvent } from "../src/client";
 import { byId, el, json, money, show } from "./dom";
+import { McpTools } from "./mcp-tools";
 import { WaitingForm } from "./waiting-form";
 
 export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void> };
@@ -16,6 +17,19 @@ function textOf(content: ContentInput | Content): string {
 
 const tokens = (n: number) => n.toLocaleString("en-US");
 
+const PROVIDER_TOOLS: Record<string, string> = { web_search: "web search", web_fetch: "web fetch", code_execution: "code execution", bash_code_execution: "code execution", text_editor_code_execution: "code execution (files)" };
+
+/** How a provider tool's call reads: "web search", and its query, URL or command. */
+function providerToolLabel(name: string): string {
+  return `${PROVIDER_TOOLS[name] ?? name}:`;
+}
+
+function providerToolInput(_name: string, input: unknown): unknown {
+  const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  for (const key of ["query", "url", "command", "code"]) if (typeof fields[key] === "string") return fields[key];
+  return input;
+}
+
 export class RunPanel {
   private readonly empty = byId("run-empty", HTMLDivElement);
   private readonly body = byId("run-body", HTMLDivElement);
@@ -23,6 +37,7 @@ export class RunPanel {
   private readonly status = byId("run-status", HTMLSpanElement);
   private readonly stepCount = byId("run-steps", HTMLElement);
   private readonly cost = byId("run-cost", HTMLElement);
+  private readonly model = byId("run-model", HTMLElement);
   private readonly budgetRow = byId("budget-row", HTMLDivElement);
   private readonly meter = byId("cost-meter", HTMLMeterElement);
   private readonly budgetText = byId("budget-text", HTMLSpanElement);
@@ -38,6 +53,7 @@ export class RunPanel {
   private actions: RunActions | undefined;
   private steps = new Map<number, StepParts>();
   private calls = new Map<string, HTMLLIElement>();
+  private readonly mcp = new McpTools();
   /** Answers to asks and client tools by call id: from the run's messages, or given on this page. */
   private answers = new Map<string, string>();
   private spent = 0;
@@ -47,9 +63,10 @@ export class RunPanel {
   constructor() {
     this.waiting = new WaitingForm(async (body) => {
       // Kept before sending: the `answered` event may arrive before the answer's own response.
-      this.answers.set(body.callId, body.approved === undefined ? textOf(body.content ?? "") : body.approved ? "approved" : "denied");
+      const given = body.results !== undefined ? body.results.map((result) => [result.callId, textOf(result.content)] as const) : [[body.callId, body.approved === undefined ? textOf(body.content ?? "") : body.approved ? "approved" : "denied"] as const];
+      for (const [callId, text] of given) this.answers.set(callId, text);
       await this.act((actions) => actions.answer(body)).catch((error: unknown) => {
-        this.answers.delete(body.callId);
+        for (const [callId] of given) this.answers.delete(callId);
         throw error;
       });
     });
@@ -64,6 +81,7 @@ export class RunPanel {
     this.actions = actions;
     this.steps = new Map();
     this.calls = new Map();
+    this.mcp.reset();
     this.answers = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, textOf(message.content)] as const] : [])));
     // The run's own limits: maxSteps counts the whole run (a continue raises it), the budget is never reset.
     this.budget = run.budgetUsd;
@@ -79,6 +97,7 @@ export class RunPanel {
     show(this.empty, false);
     show(this.body, true);
     this.runId.textContent = run.id;
+    this.model.textContent = `${run.model} (${run.provider})`;
     this.token.textContent = token;
     this.setStatus(run.status);
     this.setSteps(run.steps);
@@ -114,11 +133,23 @@ export class RunPanel {
         this.timeline.append(el("li", { className: "compaction", attrs: { "data-step": String(event.step) } }, el("p", { text: note })));
         return;
       }
+      case "mcp-tools": {
+        this.timeline.append(this.mcp.listed(event));
+        return;
+      }
       case "model": {
         const step = this.step(event.step);
         step.text.textContent = event.text;
         const reason = event.stopReason === "max_tokens" || event.stopReason === "model_context_window_exceeded" ? "cut off" : event.stopReason === "refusal" ? "refused" : "";
         step.meta.textContent = [step.meta.textContent, money(event.costUsd), reason].filter(Boolean).join(" · ");
+        // The provider's own tools ran inside this call: shown, not waited for.
+        for (const call of event.providerToolCalls ?? []) {
+          if (this.calls.has(call.id)) continue;
+          const item = this.call(event.step, call.id, providerToolLabel(call.name), providerToolInput(call.name, call.input));
+          item.classList.add("provider-call");
+          item.dataset.state = "ok";
+          item.querySelector(".result")!.textContent = "run by the model's provider";
+        }
         this.setSteps(event.step);
         return this.setSpent(event.spentUsd);
       }
@@ -137,13 +168,22 @@ export class RunPanel {
       }
       case "tool-result": {
         const call = this.calls.get(event.callId) ?? this.call(event.step, event.callId, event.name, undefined);
-        call.dataset.state = event.ok ? "ok" : "error";
+        call.dataset.state = event.notRun === true ? "not-run" : event.ok ? "ok" : "error";
         const cost = event.costUsd > 0 ? ` (${money(event.costUsd)})` : "";
         call.querySelector(".result")!.textContent = `${event.ok ? event.summary : (event.error ?? event.summary)}${cost}`;
         return this.setSpent(this.spent + event.costUsd);
       }
       case "waiting": {
         this.setStatus("waiting");
+        if (event.kind === "client-toolset") {
+          const last = [...this.steps.keys()].at(-1) ?? 0;
+          for (const action of event.batch ?? []) {
+            const call = this.calls.get(action.callId) ?? this.call(last, action.callId, `${event.name} · ${action.action}`, action.input);
+            call.dataset.state = "waiting";
+            call.querySelector(".result")!.textContent = "waits for your client's result";
+          }
+          return this.waiting.open({ kind: event.kind, callId: event.callId, name: event.name, input: event.input, batch: event.batch ?? [] });
+        }
         const question = (event.input as { question?: unknown } | null)?.question;
         const last = [...this.steps.keys()].at(-1) ?? 0;
         const shown = event.kind === "ask" && typeof question === "string" ? `“${question}”` : event.input;
@@ -156,6 +196,14 @@ export class RunPanel {
       case "answered": {
         this.waiting.close(event.callId);
         this.setStatus("running");
+        for (const result of event.results ?? []) {
+          const call = this.calls.get(result.callId);
+          if (call === undefined) continue;
+          call.dataset.state = result.ok ? "ok" : "error";
+          const answer = this.answers.get(result.callId);
+          call.querySelector(".result")!.textContent = answer === undefined ? (result.ok ? "done" : "failed") : `${result.ok ? "done" : "failed"}: ${answer}`;
+        }
+        if (event.results !== undefined) return;
         const call = this.calls.get(event.callId);
         if (call !== undefined) {
           call.dataset.state = "ok";
@@ -203,6 +251,7 @@ export class RunPanel {
     const item = el(
       "li",
       { className: "call", attrs: { "data-call": callId, "data-tool": name } },
+      ...this.mcp.badge(name),
       el("span", { className: "name", text: name }),
       ...(input === undefined ? [] : [el("span", { className: "input", text: ` ${typeof input === "string" ? input : json(input)}` })]),
       el("div", { className: "result" }),

@@ -38,7 +38,9 @@ export function readStartForm(form: HTMLFormElement): StartRequest | { error: st
   if (!Number.isFinite(budget) || budget <= 0) return { error: "The budget must be a number of dollars above 0." };
   const maxSteps = Number(field(form, "maxSteps"));
   if (!Number.isInteger(maxSteps) || maxSteps < 1) return { error: "Max steps must be a whole number, at least 1." };
-  const provider = field(form, "provider") === "anthropic" ? "anthropic" : "scripted";
+  const chosen = field(form, "provider");
+  // The real providers use the deployment's default model (DEFAULT_MODEL, DEFAULT_OPENAI_MODEL).
+  const provider = chosen === "anthropic" || chosen === "openai" ? chosen : "scripted";
   const tools = new FormData(form).getAll("tools").filter((tool): tool is string => typeof tool === "string");
   const system = field(form, "system");
 

@@ -1,6 +1,8 @@
 // Answering a waiting run in place: an ask (free text, or one of its choices), an approval
-// (approve / deny), or a client tool (content, optionally as an error).
+// (approve / deny), a client tool (content, optionally as an error), or a client toolset's batch
+// (one result per action, see batch-fields.ts).
 import type { AnswerRequest, RunView } from "../src/client";
+import { batchFields, batchQuestion, type BatchFields } from "./batch-fields";
 import { byId, el, json, show } from "./dom";
 
 export type Waiting = NonNullable<RunView["waiting"]>;
@@ -14,14 +16,17 @@ export class WaitingForm {
   private readonly answer = byId("waiting-answer", HTMLTextAreaElement);
   private readonly buttons = byId("waiting-buttons", HTMLDivElement);
   private readonly error = byId("waiting-error", HTMLParagraphElement);
+  private readonly batch = byId("waiting-batch", HTMLDivElement);
   private current: Waiting | undefined;
+  private fields: BatchFields | undefined;
 
   constructor(private readonly send: (body: AnswerRequest) => Promise<void>) {
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
       const submitter = (event as SubmitEvent).submitter;
       const approved = submitter instanceof HTMLButtonElement ? submitter.dataset.approved : undefined;
-      if (approved !== undefined) void this.submit({ approved: approved === "true" });
+      if (this.fields !== undefined) void this.submitBatch(this.fields);
+      else if (approved !== undefined) void this.submit({ approved: approved === "true" });
       else void this.submit({ content: this.answer.value.trim(), isError: submitter instanceof HTMLButtonElement && submitter.dataset.error === "true" });
     });
   }
@@ -37,7 +42,19 @@ export class WaitingForm {
     this.answer.value = "";
     this.choices.replaceChildren();
     this.buttons.replaceChildren();
-    if (waiting.kind === "ask") {
+    this.batch.replaceChildren();
+    this.fields = undefined;
+    show(this.batch, false);
+    if (waiting.kind === "client-toolset") {
+      const batch = waiting.batch ?? [];
+      this.question.textContent = batchQuestion(waiting.name, batch.length);
+      this.fields = batchFields(batch, waiting.name);
+      this.batch.append(this.fields.element);
+      show(this.batch, true);
+      show(this.input, false);
+      show(this.answerField, false);
+      this.buttons.append(el("button", { text: "Send results", className: "primary", attrs: { type: "submit" } }));
+    } else if (waiting.kind === "ask") {
       this.question.textContent = typeof input.question === "string" ? input.question : "The run asks you something.";
       show(this.input, false);
       show(this.answerField, true);
@@ -67,7 +84,7 @@ export class WaitingForm {
       );
     }
     show(this.form, true);
-    const first = waiting.kind === "approval" ? this.buttons.querySelector("button") : this.answer;
+    const first = waiting.kind === "approval" ? this.buttons.querySelector("button") : waiting.kind === "client-toolset" ? this.batch.querySelector("textarea") : this.answer;
     first?.focus();
   }
 
@@ -75,6 +92,31 @@ export class WaitingForm {
     if (callId !== undefined && callId !== this.current?.callId) return;
     this.current = undefined;
     show(this.form, false);
+  }
+
+  private async submitBatch(fields: BatchFields): Promise<void> {
+    const waiting = this.current;
+    if (waiting === undefined) return;
+    const collected = fields.collect();
+    if (!collected.ok) {
+      this.fail(collected.message);
+      collected.focus.focus();
+      return;
+    }
+    await this.sending(waiting.callId, () => this.send({ callId: waiting.callId, results: collected.results }));
+  }
+
+  private async sending(callId: string, work: () => Promise<void>): Promise<void> {
+    const controls = [...this.form.querySelectorAll("button")];
+    for (const control of controls) control.disabled = true;
+    try {
+      await work();
+      this.close(callId);
+    } catch (error) {
+      this.fail(error instanceof Error ? error.message : String(error));
+    } finally {
+      for (const control of controls) control.disabled = false;
+    }
   }
 
   private async submit(answer: { content?: string; approved?: boolean; isError?: boolean }): Promise<void> {
@@ -87,16 +129,7 @@ export class WaitingForm {
     }
     const body: AnswerRequest = { callId: waiting.callId, ...answer };
     if (body.isError !== true) delete body.isError;
-    const controls = [...this.form.querySelectorAll("button")];
-    for (const control of controls) control.disabled = true;
-    try {
-      await this.send(body);
-      this.close(waiting.callId);
-    } catch (error) {
-      this.fail(error instanceof Error ? error.message : String(error));
-    } finally {
-      for (const control of controls) control.disabled = false;
-    }
+    await this.sending(waiting.callId, () => this.send(body));
   }
 
   private fail(message: string): void {

@@ -3,9 +3,9 @@
 //
 // It starts a run that calls a tool, asks you a question and finishes; shows each step live (the
 // step counter, the model's text, tool calls and results, the cost so far); asks for your answer
-// here; and prints the final answer and the cost. Without ANTHROPIC_API_KEY the model is the
-// offline scripted one (the turns are below); with it, the service is asked for provider
-// "anthropic" and the real model decides.
+// here; and prints the final answer and the cost. Without ANTHROPIC_API_KEY or OPENAI_API_KEY the
+// model is the offline scripted one (the turns are below); with one of them, the service is asked
+// for provider "anthropic" (or "openai") and the real model decides.
 //
 //   RATCHET_URL    the service (default http://127.0.0.1:8787)
 //   RATCHET_TOKEN  the deployment token (default dev-token)
@@ -24,7 +24,9 @@ import { fileURLToPath } from "node:url";
 
 const baseUrl = (process.env.RATCHET_URL || "http://127.0.0.1:8787").replace(/\/+$/, "");
 const deployToken = process.env.RATCHET_TOKEN || "dev-token";
-const anthropic = Boolean(process.env.ANTHROPIC_API_KEY);
+/** The real provider whose key this terminal has (the service needs the same key), else none: scripted. */
+const real = process.env.ANTHROPIC_API_KEY ? "anthropic" : process.env.OPENAI_API_KEY ? "openai" : undefined;
+const modelLabel = real === undefined ? "scripted model (offline)" : `provider ${real}`;
 
 const LONG = process.argv.includes("--long");
 const MAX_STEPS = LONG ? 16 : 8;
@@ -32,7 +34,7 @@ const BUDGET_USD = 0.25;
 const SYSTEM = "You are a careful assistant. Use the calculator for arithmetic and the ask tool to ask the person.";
 const MESSAGE = LONG
   ? "Add the numbers 1 to 10 one at a time with the calculator, keeping a running total, then tell me the total."
-  : anthropic
+  : real !== undefined
   ? "Use the calculator to work out 17 × 23. Then ask me, with the ask tool, what to call the result. Finish with one short sentence that uses my answer."
   : "What is 17 × 23? Ask me what to call the result, then finish.";
 /** Ten steps that say a lot, so the history passes the compaction threshold twice. */
@@ -119,7 +121,7 @@ function cannotReach(error, RatchetError) {
 async function inboxDemo() {
   const { createClient, RatchetError } = await loadClient();
   const backend = createClient({ baseUrl, token: deployToken });
-  say(`${bold("Ratchet demo: the inbox")} ${dim(`→ ${baseUrl}, ${anthropic ? "provider anthropic" : "scripted model (offline)"}`)}`);
+  say(`${bold("Ratchet demo: the inbox")} ${dim(`→ ${baseUrl}, ${modelLabel}`)}`);
   const subject = `demo-user-${Math.random().toString(36).slice(2, 8)}`;
   let minted;
   try {
@@ -137,7 +139,7 @@ async function inboxDemo() {
     maxSteps: MAX_STEPS,
     budget: { usd: BUDGET_USD },
     metadata: { source: "npm run demo -- --inbox" },
-    ...(anthropic ? { provider: "anthropic" } : { provider: "scripted", script: INBOX_SCRIPT }),
+    ...(real !== undefined ? { provider: real } : { provider: "scripted", script: INBOX_SCRIPT }),
   });
   // The run token of the answer is dropped on purpose: the phone keeps only its user token.
   say(`${dim("phone:")} started ${run.id} and went back in the pocket ${dim("(no socket to the run, no run token kept)")}`);
@@ -174,7 +176,7 @@ async function main() {
   if (process.argv.includes("--inbox")) return inboxDemo();
   const { createClient, RatchetError } = await loadClient();
   const ratchet = createClient({ baseUrl, token: deployToken });
-  say(`${bold("Ratchet demo")} ${dim(`→ ${baseUrl}, ${anthropic ? "provider anthropic" : "scripted model (offline)"}`)}`);
+  say(`${bold("Ratchet demo")} ${dim(`→ ${baseUrl}, ${modelLabel}`)}`);
   say(`${dim("you:")} ${MESSAGE}`);
 
   let created;
@@ -187,7 +189,7 @@ async function main() {
       budget: { usd: BUDGET_USD },
       metadata: { source: "npm run demo" },
       ...(LONG ? { compaction: { mode: "summary", atTokens: 1_000 } } : {}),
-      ...(anthropic ? { provider: "anthropic" } : { provider: "scripted", script: LONG ? LONG_SCRIPT : SCRIPT }),
+      ...(real !== undefined ? { provider: real } : { provider: "scripted", script: LONG ? LONG_SCRIPT : SCRIPT }),
     });
   } catch (error) {
     if (cannotReach(error, RatchetError)) return 1;

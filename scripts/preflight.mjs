@@ -7,7 +7,9 @@
 //      Worker has a var of a name, Cloudflare refuses `wrangler secret put` for it ("Binding name
 //      already in use", code 10053), and a deploy with the var replaces a secret of that name
 //      (wrangler 4.86 only warns about that when run interactively or with --strict).
-//   2. `wrangler secret list --format json` must name every required secret.
+//   2. `wrangler secret list --format json` must name every required secret, and WEBHOOK_SECRET
+//      when WEBHOOK_URL is set (a top-level var or a secret): without it the Worker answers every
+//      request 503 not-configured, so the deploy is refused rather than warned about.
 //
 // Decisions:
 // - A Worker that does not exist yet: `wrangler secret list` fails with "not found … run `wrangler
@@ -42,6 +44,7 @@ export const VALUE_HINTS = Object.freeze({
   API_TOKEN: "openssl rand -base64 32",
   RUN_ID_KEY: "openssl rand -base64 32",
   TOOL_SIGNING_KEY: 'echo "whsec_$(openssl rand -base64 32)"',
+  WEBHOOK_SECRET: 'echo "whsec_$(openssl rand -base64 32)"',
 });
 
 /** Names that read as secrets; `_PREVIOUS` covers the rotation slots (docs/deploy.md). */
@@ -350,6 +353,34 @@ export function missingSecrets(names) {
 }
 
 /**
+ * Where WEBHOOK_URL is set when the Worker has no WEBHOOK_SECRET to sign its webhooks with (the
+ * Worker would answer every request 503), or undefined when nothing is missing. Only the top-level
+ * Worker's settings count: its [vars] and its secrets.
+ * @param {VarEntry[]} vars
+ * @param {readonly string[]} names the Worker's secrets
+ * @returns {string | undefined} "[vars] (line N)" or "a secret"
+ */
+export function missingWebhookSecret(vars, names) {
+  if (names.includes("WEBHOOK_SECRET")) return undefined;
+  const entry = vars.find((item) => item.env === undefined && item.name === "WEBHOOK_URL");
+  if (entry !== undefined) return `${entry.table} (line ${entry.line})`;
+  return names.includes("WEBHOOK_URL") ? "a secret" : undefined;
+}
+
+/**
+ * The refusal when WEBHOOK_URL is set without WEBHOOK_SECRET.
+ * @param {string} where as missingWebhookSecret says it
+ */
+export function formatMissingWebhookSecret(where) {
+  return [
+    `preflight: WEBHOOK_URL is set (${where}) but the Worker has no WEBHOOK_SECRET secret to sign webhooks with; not deploying:`,
+    "  it would answer every request with 503 not-configured. Set it with:",
+    `  ${secretPutLine("WEBHOOK_SECRET")}`,
+    "Give the same value to the webhook receiver, then run `npm run deploy` again. See docs/deploy.md.",
+  ].join("\n");
+}
+
+/**
  * The command that sets a required secret, with how to make a good value for it.
  * @param {string} name
  */
@@ -485,6 +516,11 @@ async function main(argv, env) {
   const missing = missingSecrets(names);
   if (missing.length > 0) {
     console.error(formatMissingSecrets(missing));
+    return 1;
+  }
+  const webhookUrl = missingWebhookSecret(vars, names);
+  if (webhookUrl !== undefined) {
+    console.error(formatMissingWebhookSecret(webhookUrl));
     return 1;
   }
   console.log(okLine());

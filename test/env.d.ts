@@ -7,10 +7,18 @@ declare module "vitest" {
     toolSigningKey: string;
     /** Base URL of the fake Anthropic server (test/fake-anthropic/global-setup.ts), e.g. http://127.0.0.1:41235 */
     fakeAnthropicUrl: string;
+    /** Base URL of the fake OpenAI server (test/fake-openai/global-setup.ts) as the SDK takes it, e.g. http://127.0.0.1:41237/v1 */
+    fakeOpenAIUrl: string;
     /** Base URL of the webhook receiver (test/webhook-receiver/global-setup.ts), e.g. http://127.0.0.1:41236 */
     webhookReceiverUrl: string;
     /** The Standard Webhooks secret the receiver verifies with, the test Worker's WEBHOOK_SECRET */
     webhookSecret: string;
+    /** Base URL of the test MCP servers (test/mcp-server/global-setup.ts), e.g. http://127.0.0.1:41237 */
+    mcpServerUrl: string;
+    /** The MCP endpoint of the test server that dies and comes back, e.g. http://127.0.0.1:41238/mcp */
+    mcpFlakyUrl: string;
+    /** The docs and the files naming the Worker's settings, by path (test/docs/global-setup.ts) */
+    repoFiles: Record<string, string>;
   }
 }
 

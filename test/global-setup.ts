@@ -61,6 +61,15 @@ function header(request: IncomingMessage, name: string): string | undefined {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const counts = new Map<string, number>();
   const jobs = new Map<string, { count: number; bodies: unknown[]; verified: boolean[] }>();
+  /** Requests to GET /arrived held until `key` has been called `n` times (on /count or /async). */
+  const waiters = new Map<string, { n: number; release: () => void }[]>();
+  const arrivals = (key: string) => (counts.get(key) ?? 0) + (jobs.get(key)?.count ?? 0);
+  const arrived = (key: string) => {
+    const waiting = waiters.get(key) ?? [];
+    const ready = waiting.filter((waiter) => arrivals(key) >= waiter.n);
+    waiters.set(key, waiting.filter((waiter) => !ready.includes(waiter)));
+    for (const waiter of ready) waiter.release();
+  };
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -144,6 +153,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           const key = header(request, "idempotency-key") ?? "";
           const count = (counts.get(key) ?? 0) + 1;
           counts.set(key, count);
+          arrived(key);
           // Counted on arrival, so a call whose answer is lost (the caller died) still counts.
           const timer = setTimeout(() => json(response, 200, { content: `call ${count}` }), Number(url.searchParams.get("ms") ?? "0"));
           response.on("close", () => clearTimeout(timer));
@@ -155,6 +165,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           jobs.set(key, job);
           job.count++;
           job.bodies.push(JSON.parse(body) as unknown);
+          arrived(key);
           try {
             new Webhook(TEST_TOOL_SIGNING_KEY).verify(body, {
               "webhook-id": header(request, "webhook-id") ?? "",
@@ -176,6 +187,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
         }
         case "GET /async":
           return json(response, 200, jobs.get(url.searchParams.get("key") ?? "") ?? { count: 0, bodies: [], verified: [] });
+        case "GET /arrived": {
+          // Answers once the call with this Idempotency-Key has arrived `n` times (default 1): a
+          // test waits on this instead of polling. Gives up after 20 s (408), so a test fails
+          // rather than hangs.
+          const key = url.searchParams.get("key") ?? "";
+          const n = Number(url.searchParams.get("n") ?? "1");
+          if (arrivals(key) >= n) return json(response, 200, { arrived: arrivals(key) });
+          const timer = setTimeout(() => json(response, 408, { error: `key ${key} arrived ${arrivals(key)} times, not ${n}` }), 20_000);
+          const waiter = { n, release: () => (clearTimeout(timer), json(response, 200, { arrived: arrivals(key) })) };
+          waiters.set(key, [...(waiters.get(key) ?? []), waiter]);
+          response.on("close", () => clearTimeout(timer));
+          return;
+        }
         case "GET /count":
           return json(response, 200, { count: counts.get(url.searchParams.get("key") ?? "") ?? 0 });
         default:

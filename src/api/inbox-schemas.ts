@@ -3,6 +3,7 @@
 // at the bottom.
 import { z } from "@hono/zod-openapi";
 import { jsonObjectSchema, runStatusSchema, stoppedBySchema, subjectSchema, waitingKindSchema } from "./schemas";
+import { batchActionSchema } from "./toolset-schemas";
 import type * as Api from "./types";
 
 /** A user token lives at most 30 days. */
@@ -35,6 +36,7 @@ const summaryWaitingSchema = z.object({
   callId: z.string(),
   name: z.string(),
   input: z.unknown(),
+  batch: z.array(batchActionSchema).optional().openapi({ description: "For a client toolset: the batch's actions (left out with the input when too large)." }),
   truncated: z.literal(true).optional().openapi({ description: "The input was too large to list (`input` is null): GET the run for it." }),
 });
 

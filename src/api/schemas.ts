@@ -7,6 +7,8 @@ import { z } from "@hono/zod-openapi";
 import { scriptSchema } from "../providers/scripted";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "./async-calls";
 import { IMAGE_MEDIA_TYPES } from "./images";
+import { mcpServersSchema } from "./mcp-schemas";
+import { batchActionSchema, batchResultSchemaOf, clientToolsetRefSchema, providerToolRefSchema } from "./toolset-schemas";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
 
@@ -57,7 +59,12 @@ export const contentInputSchema = z.union([z.string(), z.array(contentPartInputS
 export const contentSchema = z.union([z.string(), z.array(contentPartSchema)]).openapi("Content");
 
 export const toolCallSchema = z
-  .strictObject({ id: z.string().min(1), name: z.string().min(1), input: z.unknown() })
+  .strictObject({
+    id: z.string().min(1),
+    name: z.string().min(1),
+    input: z.unknown(),
+    toolset: z.string().min(1).optional().openapi({ description: "For an action of a provider-native toolset: the toolset (`name` is the action)." }),
+  })
   .openapi("ToolCall");
 
 function chatMessageSchemaOf<C extends z.ZodType>(content: C) {
@@ -135,12 +142,13 @@ export const clientToolRefSchema = z
 export const toolRefSchema = z
   .union([
     z.string().min(1).openapi({ description: "A built-in tool by name: ask, calculator, current_time." }),
-    z.discriminatedUnion("type", [httpToolRefSchema, clientToolRefSchema]),
+    z.discriminatedUnion("type", [httpToolRefSchema, clientToolRefSchema, clientToolsetRefSchema, providerToolRefSchema]),
   ])
   .openapi("ToolRef");
 
 export function toolNameOf(ref: Api.ToolRef): string {
-  return typeof ref === "string" ? ref : ref.name;
+  if (typeof ref === "string") return ref;
+  return ref.type === "provider" ? ref.spec.name : ref.name;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,9 +177,21 @@ export const createRunBodySchema = z
     system: z.string().optional(),
     messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
     tools: z.array(toolRefSchema).optional(),
+    mcpServers: mcpServersSchema.optional().openapi({ description: "MCP servers whose tools the model may call, as <server>__<tool> (docs/mcp.md). Deployment token only." }),
     finishTools: z.array(z.string().min(1)).optional(),
-    model: z.string().min(1).optional(),
-    provider: z.enum(["anthropic", "scripted"]).optional(),
+    model: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .openapi({
+        description:
+          "Default: DEFAULT_OPENAI_MODEL on provider openai, else DEFAULT_MODEL. On a real provider the model needs a known price (built in, or a row of the PRICES setting): else 400.",
+      }),
+    provider: z
+      .enum(["anthropic", "openai", "scripted"])
+      .optional()
+      .openapi({ description: 'Default: "scripted" with a script, else "anthropic" with ANTHROPIC_API_KEY set, else "openai" with OPENAI_API_KEY set, else "scripted".' }),
     maxSteps: z
       .number()
       .int()
@@ -227,8 +247,12 @@ export const createRunBodySchema = z
       if (!names.includes(name)) {
         context.addIssue({ code: "custom", path: ["finishTools", index], message: `Finish tool ${name} is not in tools.` });
       }
+      const ref = body.tools?.[names.indexOf(name)];
+      if (typeof ref === "object" && (ref.type === "client-toolset" || ref.type === "provider")) {
+        context.addIssue({ code: "custom", path: ["finishTools", index], message: `${name} is a ${ref.type === "provider" ? "provider tool" : "client toolset"}: a finish tool is one the run calls.` });
+      }
     });
-    if (body.script !== undefined && body.provider === "anthropic") {
+    if (body.script !== undefined && body.provider !== undefined && body.provider !== "scripted") {
       context.addIssue({ code: "custom", path: ["script"], message: 'A script is for provider "scripted" only.' });
     }
   })
@@ -245,6 +269,11 @@ export const answerBodySchema = z
     content: contentInputSchema.optional().openapi({ description: "For an ask or a client tool." }),
     approved: z.boolean().optional().openapi({ description: "For an approval." }),
     isError: z.boolean().optional(),
+    results: z
+      .array(batchResultSchemaOf(contentInputSchema))
+      .min(1)
+      .optional()
+      .openapi({ description: "For a client toolset's batch (callId is the batch's): every action's result, in any order; after a failed one (isError) leave the later ones out." }),
   })
   .openapi("AnswerBody");
 
@@ -279,7 +308,7 @@ export const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget",
 const stopReasonSchema = z
   .enum(["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence", "compaction", "model_context_window_exceeded"])
   .openapi({ description: "Why a model call stopped." });
-export const waitingKindSchema = z.enum(["ask", "approval", "client-tool"]);
+export const waitingKindSchema = z.enum(["ask", "approval", "client-tool", "client-toolset"]);
 const apiErrorSchema = z.object({ code: z.string(), message: z.string(), retryable: z.boolean().optional() });
 
 export const webhookDeliverySchema = z
@@ -319,7 +348,13 @@ export const runViewSchema = z
     final: z.unknown().optional(),
     stopReason: stopReasonSchema.optional().openapi({ description: "Why the newest model call stopped." }),
     waiting: z
-      .object({ kind: waitingKindSchema, callId: z.string(), name: z.string(), input: z.unknown() })
+      .object({
+        kind: waitingKindSchema,
+        callId: z.string(),
+        name: z.string(),
+        input: z.unknown(),
+        batch: z.array(batchActionSchema).optional().openapi({ description: "For a client toolset: every action of the batch, in call order (callId, name, input are the first's call, the toolset and its input)." }),
+      })
       .optional(),
     pending: z
       .array(pendingCallSchema)
@@ -349,9 +384,13 @@ const usageSchema = z.object({
   outputTokens: z.number(),
   cachedReadTokens: z.number(),
   cachedWriteTokens: z.number(),
+  serverToolUse: z
+    .object({ webSearchRequests: z.number(), webFetchRequests: z.number() })
+    .optional()
+    .openapi({ description: "Requests the provider's own tools made in this call (when there were any)." }),
 });
 
-const toolCallViewSchema = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
+const toolCallViewSchema = z.object({ id: z.string(), name: z.string(), input: z.unknown(), toolset: z.string().optional() });
 
 export const runEventSchema = z
   .discriminatedUnion("type", [
@@ -368,6 +407,7 @@ export const runEventSchema = z
       costUsd: z.number(),
       spentUsd: z.number(),
       stopReason: stopReasonSchema,
+      providerToolCalls: z.array(toolCallViewSchema).optional().openapi({ description: "Calls of the provider's own tools in this answer (web search, code execution): run by the provider." }),
     }),
     z.object({
       type: z.literal("compaction"),
@@ -377,7 +417,7 @@ export const runEventSchema = z
       tokensBefore: z.number(),
       tokensAfter: z.number().openapi({ description: "An estimate until the next model call reports." }),
     }),
-    z.object({ type: z.literal("tool-call"), step: z.number(), callId: z.string(), name: z.string(), input: z.unknown() }),
+    z.object({ type: z.literal("tool-call"), step: z.number(), callId: z.string(), name: z.string(), input: z.unknown(), toolset: z.string().optional() }),
     z.object({ type: z.literal("tool-started"), step: z.number(), callId: z.string(), name: z.string(), deadline: z.string() }),
     z.object({
       type: z.literal("tool-result"),
@@ -388,9 +428,28 @@ export const runEventSchema = z
       summary: z.string(),
       error: z.string().optional(),
       costUsd: z.number(),
+      toolset: z.string().optional().openapi({ description: "The call's client toolset, for an action of one." }),
+      notRun: z.literal(true).optional().openapi({ description: "The call was never run (closed when the run stopped, or a toolset action after a failed one): summary says why." }),
     }),
-    z.object({ type: z.literal("waiting"), kind: waitingKindSchema, callId: z.string(), name: z.string(), input: z.unknown() }),
-    z.object({ type: z.literal("answered"), callId: z.string() }),
+    z.object({
+      type: z.literal("waiting"),
+      kind: waitingKindSchema,
+      callId: z.string(),
+      name: z.string(),
+      input: z.unknown(),
+      batch: z.array(batchActionSchema).optional(),
+    }),
+    z.object({
+      type: z.literal("answered"),
+      callId: z.string(),
+      results: z.array(z.object({ callId: z.string(), ok: z.boolean() })).optional().openapi({ description: "For a toolset batch: the actions the client answered, in batch order, and whether each succeeded." }),
+    }),
+    z.object({
+      type: z.literal("mcp-tools"),
+      server: z.string(),
+      tools: z.array(z.string()).openapi({ description: "The tools offered to the model, as <server>__<tool>." }),
+      refused: z.array(z.object({ tool: z.string(), reason: z.string() })).openapi({ description: "The server's tools left out (by its own names), each with why." }),
+    }),
     z.object({
       type: z.literal("end"),
       status: runStatusSchema,
@@ -446,6 +505,7 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
     content: contentInputSchema.optional(),
     approved: z.boolean().optional(),
     isError: z.boolean().optional(),
+    results: z.array(batchResultSchemaOf(contentInputSchema)).min(1).optional(),
   }),
   z.strictObject({ type: z.literal("cancel") }),
   z.strictObject({ type: z.literal("ping") }),
@@ -526,7 +586,7 @@ export type SchemaChecks = [
   Check<Assignable<z.infer<typeof runViewSchema>, Api.RunView>>,
   Check<Assignable<Api.RunView, z.infer<typeof runViewSchema>>>,
   Check<Assignable<Omit<CreateRunInput, "messages">, Omit<Api.CreateRunBody, "messages">>>,
-  Check<Assignable<Omit<AnswerInput, "content">, Omit<Api.AnswerBody, "content">>>,
+  Check<Assignable<Omit<AnswerInput, "content" | "results">, Omit<Api.AnswerBody, "content" | "results">>>,
   Check<Assignable<z.infer<typeof runEventSchema>, Api.RunEvent>>,
   Check<Assignable<Api.RunEvent, z.infer<typeof runEventSchema>>>,
   Check<Assignable<z.infer<typeof storedEventSchema>, Api.StoredEvent>>,

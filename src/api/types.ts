@@ -1,6 +1,7 @@
 // Types of the public API (docs/api.md) shared by the HTTP edge, the run object and clients.
 // The zod schemas in ./schemas.ts validate exactly these shapes.
 import type { ChatMessage, CompactionMode, Content, StopReason, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/types";
+import type { ProviderToolType } from "../tools/provider-tools";
 
 export type { StopReason };
 
@@ -19,14 +20,60 @@ export type ToolRef =
       /** For an async tool: how long the run waits for the result (default 3,600; at most 604,800, 7 days). */
       timeoutSeconds?: number;
     }
-  | { type: "client"; name: string; description: string; inputSchema: Record<string, unknown> };
+  | { type: "client"; name: string; description: string; inputSchema: Record<string, unknown> }
+  | ClientToolsetRef
+  | ProviderToolRef;
+
+/** An action of a client toolset the run declares: offered to the model as the tool `<toolset>__<action>`. */
+export type ToolsetAction = { name: string; description: string; inputSchema: Record<string, unknown> };
+
+/** Anthropic's native client tool types a toolset may be declared as (fields as the Messages API names them). */
+export type NativeClientTool =
+  | { type: "computer_toolset_20260801"; configs?: Record<string, { enabled?: boolean }> }
+  | { type: "browser_toolset_20260801"; configs?: Record<string, { enabled?: boolean }> }
+  | { type: "computer_20251124"; display_width_px: number; display_height_px: number; display_number?: number; enable_zoom?: boolean }
+  | { type: "computer_20250124"; display_width_px: number; display_height_px: number; display_number?: number }
+  | { type: "text_editor_20250728"; max_characters?: number }
+  | { type: "text_editor_20250124" }
+  | { type: "bash_20250124" };
+
+/** A named group of actions the client answers, one batch per turn (docs/toolsets.md): its own actions, or a native type. */
+export type ClientToolsetRef = { type: "client-toolset"; name: string; actions?: ToolsetAction[]; native?: NativeClientTool };
+
+/** A tool the provider runs itself (web search, web fetch, code execution), its entry passed as given. */
+export type ProviderToolRef = { type: "provider"; spec: { type: ProviderToolType; name: string; [field: string]: unknown } };
+
+/** One action of a waiting toolset batch. */
+export type BatchAction = { callId: string; action: string; input: unknown };
+
+/** One result of the answer to a toolset batch. */
+export type BatchResult = { callId: string; content: Content; isError?: boolean };
+
+/**
+ * An MCP server whose tools a run's model may call (docs/mcp.md), over Streamable HTTP. Its tools are
+ * offered as `<name>__<tool>`. `headers` (credentials) are stored with the run and never shown.
+ */
+export type McpServerRef = {
+  name: string;
+  /** http(s); its host must be on HTTP_TOOL_ALLOW. */
+  url: string;
+  /** Sent with every request to the server (e.g. Authorization); never shown in views, events or logs. */
+  headers?: Record<string, string>;
+  /** Only these of the server's tools are offered (the server's own names). */
+  tools?: string[];
+  /** Tools never sent twice, even across a crash: all of the server's (true) or these (the server's own names). */
+  once?: true | string[];
+};
 
 /** Who is acting: the deployment token (everything), a run token (its own run) or a user token (its subject's runs). */
 export type CallerKind = "deployment" | "run" | "user";
 
 export type RunStatus = "running" | "waiting" | "finished" | "failed" | "cancelled";
 export type StoppedBy = LoopStoppedBy | "error";
-export type WaitingKind = "ask" | "approval" | "client-tool";
+export type WaitingKind = "ask" | "approval" | "client-tool" | "client-toolset";
+
+/** What a run waits for. For a toolset batch: callId, name and input are its first action's call, the toolset and that action's input; `batch` has every action. */
+export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown; batch?: BatchAction[] };
 
 /** An async HTTP tool call the run is waiting on: the tool server took the job and has not answered yet. */
 export type PendingCall = {
@@ -62,7 +109,7 @@ export type RunView = {
   final?: unknown;
   /** Why the newest model call stopped (a refusal, a cut-off answer, a real end, …). */
   stopReason?: StopReason;
-  waiting?: { kind: WaitingKind; callId: string; name: string; input: unknown };
+  waiting?: Waiting;
   /** Async HTTP tool calls the run is waiting on (status running); absent when there are none. */
   pending?: PendingCall[];
   error?: ApiError;
@@ -76,14 +123,19 @@ export type RunView = {
   webhooks?: WebhookDelivery[];
 };
 
+/** The model providers a run may name: two real ones (anthropic, openai) and the offline scripted one. */
+export type ProviderName = "anthropic" | "openai" | "scripted";
+
 /** POST /v1/runs body after validation (images already stored: no `data` left). */
 export type CreateRunBody = {
   system?: string;
   messages: ChatMessage[];
   tools?: ToolRef[];
+  /** MCP servers whose tools the model may call, besides `tools` (docs/mcp.md). */
+  mcpServers?: McpServerRef[];
   finishTools?: string[];
   model?: string;
-  provider?: "anthropic" | "scripted";
+  provider?: ProviderName;
   maxSteps?: number;
   budget?: { usd: number; finishAt?: number; spentUsd?: number };
   finishNote?: string;
@@ -107,7 +159,7 @@ export type NewRun = {
   id: string;
   body: CreateRunBody;
   model: string;
-  provider: "anthropic" | "scripted";
+  provider: ProviderName;
   /** SHA-256 (hex) of the run token; the token itself is never stored. */
   tokenHash: string;
   /** SHA-256 (hex) of the canonical request body, to tell an idempotent retry from a different request. */
@@ -121,7 +173,8 @@ export type NewRun = {
   origin?: string;
 };
 
-export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean };
+/** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */
+export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean; results?: BatchResult[] };
 
 /** POST /v1/runs/:id/messages after validation (images stored). */
 export type ContinueBody = { content: Content; maxSteps?: number };
@@ -145,14 +198,17 @@ export type RunEvent =
   | { type: "step-start"; step: number; last: boolean }
   | { type: "text"; step: number; delta: string }
   | { type: "text-reset"; step: number }
-  | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number; stopReason: StopReason }
+  | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number; stopReason: StopReason; providerToolCalls?: ToolCall[] }
   | { type: "compaction"; step: number; mode: "native" | "summary"; reason: "threshold" | "overflow"; tokensBefore: number; tokensAfter: number }
-  | { type: "tool-call"; step: number; callId: string; name: string; input: unknown }
+  | { type: "tool-call"; step: number; callId: string; name: string; input: unknown; toolset?: string }
   /** An async HTTP tool took the job (202): the run waits for its result until `deadline`. */
   | { type: "tool-started"; step: number; callId: string; name: string; deadline: string }
-  | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number }
-  | { type: "waiting"; kind: WaitingKind; callId: string; name: string; input: unknown }
-  | { type: "answered"; callId: string }
+  | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number; toolset?: string; notRun?: true }
+  | ({ type: "waiting" } & Waiting)
+  /** `results`: for a toolset batch, which of its actions the client answered and how (actions after a failed one are left out). */
+  | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[] }
+  /** An MCP server's tools were listed (once per run): what the model is offered, and the tools left out, each with why. */
+  | { type: "mcp-tools"; server: string; tools: string[]; refused: { tool: string; reason: string }[] }
   | {
       type: "end";
       status: RunStatus;
@@ -174,7 +230,7 @@ export type StoredEvent = RunEvent & { seq: number; at: string };
 export type UserToken = { token: string; subject: string; expiresAt: string };
 
 /** The question a waiting run asks, as the inbox lists it; `input` is null and `truncated` true when it was too large to list. */
-export type SummaryWaiting = { kind: WaitingKind; callId: string; name: string; input: unknown; truncated?: true };
+export type SummaryWaiting = { kind: WaitingKind; callId: string; name: string; input: unknown; batch?: BatchAction[]; truncated?: true };
 
 /**
  * A run as its subject's inbox lists it: the state of its last status change. `version` counts the

@@ -7,7 +7,7 @@ import { runEvents, type EventsOptions, type ReconnectOptions } from "./events";
 import { inboxEvents, type InboxOptions } from "./inbox";
 import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection";
 import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport";
-import type { AnswerRequest, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, StreamEvent, Ticket, UserToken } from "./types";
+import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, StreamEvent, Ticket, UserToken } from "./types";
 import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection";
 
 export type ClientOptions = {
@@ -34,6 +34,12 @@ export interface RatchetClient {
   getMessages(runId: string): Promise<ChatMessage[]>;
   /** Answers a waiting ask or client tool (`content`) or approval (`approved`). */
   answer(runId: string, body: AnswerRequest): Promise<RunView>;
+  /**
+   * Answers a waiting client toolset batch (`waiting.kind` "client-toolset") with its actions'
+   * results, in any order: every action, or every one up to a failed one (isError), leaving the
+   * later ones out (they are not run).
+   */
+  answerBatch(runId: string, callId: string, results: BatchResultInput[]): Promise<RunView>;
   /** Approves (or, with false, denies) a waiting approval. */
   approve(runId: string, callId: string, approved?: boolean): Promise<RunView>;
   cancel(runId: string): Promise<RunView>;
@@ -106,6 +112,7 @@ export function createClient(options: ClientOptions): RatchetClient {
     getRun: (runId) => request<RunView>("GET", run(runId)),
     getMessages: async (runId) => (await request<{ messages: ChatMessage[] }>("GET", run(runId, "/messages"))).messages,
     answer: (runId, body) => request<RunView>("POST", run(runId, "/answer"), body),
+    answerBatch: (runId, callId, results) => request<RunView>("POST", run(runId, "/answer"), { callId, results }),
     approve: (runId, callId, approved = true) => request<RunView>("POST", run(runId, "/answer"), { callId, approved }),
     cancel: (runId) => request<RunView>("POST", run(runId, "/cancel")),
     continueRun: (runId, content, { maxSteps } = {}) => request<RunView>("POST", run(runId, "/messages"), maxSteps === undefined ? { content } : { content, maxSteps }),

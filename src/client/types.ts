@@ -4,8 +4,15 @@
 import type {
   AnswerBody,
   ApiError,
+  BatchAction,
+  ClientToolsetRef,
+  NativeClientTool,
+  ProviderToolRef,
+  ToolsetAction,
+  Waiting,
   CreateRunBody,
   InboxEventType,
+  McpServerRef,
   PendingCall,
   RunEvent,
   RunsPage,
@@ -25,6 +32,9 @@ import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, 
 
 export type { ApiError, ChatMessage, Content, ContentPart, PendingCall, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
 export type { InboxEventType, RunsPage, RunSummary, SummaryWaiting, UserToken, WebhookDelivery };
+export type { BatchAction, ClientToolsetRef, NativeClientTool, ProviderToolRef, ToolsetAction, Waiting };
+/** An MCP server of a run (`mcpServers` in createRun): its tools are offered as `<name>__<tool>`. */
+export type { McpServerRef };
 
 /** What `inbox()` yields: a change of one of the subject's runs, `seq` gap-free from 1 per subject. */
 export type InboxEvent = StoredInboxEvent;
@@ -66,8 +76,11 @@ export type ScriptedTurn = {
 /** The body of POST /v1/runs. `script` is for provider "scripted" only: the turns it plays. */
 export type CreateRunRequest = Omit<CreateRunBody, "messages" | "script"> & { messages: ChatMessageInput[]; script?: ScriptedTurn[] };
 
-/** The body of POST /v1/runs/:id/answer: `content` for an ask or client tool, `approved` for an approval. */
-export type AnswerRequest = Omit<AnswerBody, "content"> & { content?: ContentInput };
+/** One action's result in the answer to a client toolset's batch. */
+export type BatchResultInput = { callId: string; content: ContentInput; isError?: boolean };
+
+/** The body of POST /v1/runs/:id/answer: `content` for an ask or client tool, `approved` for an approval, `results` for a toolset batch. */
+export type AnswerRequest = Omit<AnswerBody, "content" | "results"> & { content?: ContentInput; results?: BatchResultInput[] };
 
 /** The body of POST /v1/runs/:id/messages: a new user message, and how many more model calls it may take (default: the run's maxSteps). */
 export type ContinueRequest = { content: ContentInput; maxSteps?: number };

@@ -6,6 +6,9 @@ import { KNOWN_DEFAULTS, PUBLIC_RUN_ID_KEY } from "./known-defaults";
 import { readLimits, type Limits } from "./limits";
 import { webhookProblems } from "./webhook-settings";
 import { parsePublicUrl } from "./public-url";
+import { parsePrices, PRICES_SETTING } from "./prices-setting";
+import { baseUrlProblems } from "./base-urls";
+import type { PriceTable } from "../providers/prices";
 
 export type { Limits };
 
@@ -18,6 +21,8 @@ export type Settings = {
   /** Keys of the tag in run ids (and of ids and tokens derived from an Idempotency-Key): current first. */
   runIdKeys: string[];
   limits: Limits;
+  /** PRICES: rows that add to or override the providers' price tables, by model id. */
+  prices: PriceTable;
 };
 
 /** One thing wrong with the deployment: the setting and what is wrong, never its value. */
@@ -75,15 +80,19 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
   if (parsePublicUrl((env as Record<string, unknown>).PUBLIC_URL) === "invalid") {
     problems.push({ setting: "PUBLIC_URL", problem: "is not an http(s) URL without query or fragment" });
   }
+  problems.push(...baseUrlProblems(env as Record<string, unknown>));
+  const prices = parsePrices((env as Record<string, unknown>)[PRICES_SETTING]);
+  if (!prices.ok) problems.push({ setting: PRICES_SETTING, problem: prices.problem });
   const limits = readLimits(env);
   problems.push(...limits.problems);
-  if (problems.length > 0) return { ok: false, problems };
+  if (problems.length > 0 || !prices.ok) return { ok: false, problems };
   return {
     ok: true,
     settings: {
       apiTokens: pair(apiToken, apiTokenPrevious),
       runIdKeys: runIdKey === undefined ? [PUBLIC_RUN_ID_KEY, ...pair(runIdKeyPrevious, undefined)] : pair(runIdKey, runIdKeyPrevious),
       limits: limits.limits,
+      prices: prices.prices,
     },
   };
 }
@@ -123,6 +132,18 @@ export function limitsOf(env: EnvLike): Limits {
   let limits = limitsCache.get(env);
   if (limits === undefined) limitsCache.set(env, (limits = readLimits(env).limits));
   return limits;
+}
+
+const pricesCache = new WeakMap<object, PriceTable>();
+
+/** The PRICES rows the run object charges by: a value that does not parse adds none (the edge refuses new work anyway). */
+export function pricesOf(env: EnvLike): PriceTable {
+  let prices = pricesCache.get(env);
+  if (prices === undefined) {
+    const parsed = parsePrices((env as Record<string, unknown>)[PRICES_SETTING]);
+    pricesCache.set(env, (prices = parsed.ok ? parsed.prices : {}));
+  }
+  return prices;
 }
 
 /**

@@ -11,6 +11,7 @@ import type { EngineContext } from "./engine-context";
 import { newestSeq } from "./event-log";
 import { createJournal, loadJournal } from "./journal";
 import { loopOptions } from "./loop-options";
+import { mcpToolsOf } from "./mcp-tools";
 import { apiErrorOf, RunLimitReached } from "./run-errors";
 import { actionFor, storedRunEvent } from "./run-events";
 import { reportChange } from "./report-change";
@@ -63,8 +64,8 @@ function recordResult(engine: EngineContext, segment: number, result: RunToolLoo
   closeOpenCalls(engine.ctx.storage.sql, result.stoppedBy, engine.now());
   const change = finishedChange(result);
   if (result.asked !== undefined) {
-    const { kind, callId, name, input } = result.asked;
-    recordStop(engine, change, { type: "waiting", kind, callId, name, input });
+    const { kind, callId, name, input, batch } = result.asked;
+    recordStop(engine, change, { type: "waiting", kind, callId, name, input, ...(batch === undefined ? {} : { batch }) });
   } else {
     recordStop(engine, change, "end");
   }
@@ -118,21 +119,24 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
     const stored = loadJournal(sql, prefix);
     const started = Date.now();
     let fresh = 0;
+    const beforeNewStep = () => {
+      if (fresh === 0 && stored.size > 0) logReplay(run.id, stored.size, Date.now() - loading);
+      if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceUsedUp();
+      checkStorageLimits(engine);
+      fresh++;
+    };
     const step = createJournal({
       sql,
       storage: ctx.storage,
       prefix,
       stored,
       signal: controller.signal,
-      beforeNewStep: () => {
-        if (fresh === 0 && stored.size > 0) logReplay(run.id, stored.size, Date.now() - loading);
-        if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceUsedUp();
-        checkStorageLimits(engine);
-        fresh++;
-      },
+      beforeNewStep,
       toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
       onCommit: (events) => engine.fanout.sendLogged(events),
     });
+    // The MCP servers' tools: listed once (the first segment's steps), then read back.
+    const mcpTools = await mcpToolsOf(engine, run, segment, { signal: controller.signal, beforeNewStep });
     const options = loopOptions(engine, run, segment, step, controller.signal, (event) => {
       if (event.type === "stop") {
         stopMessages = event.messages;
@@ -145,7 +149,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
         // A model step begun before a crash or an eviction starts again: text its first try streamed is void.
         if (!logged && action.event.type === "step-start") engine.fanout.sendLive({ type: "text-reset", step: action.event.step });
       } else if (action.kind === "live") engine.fanout.sendLive(action.event);
-    });
+    }, mcpTools);
     const result = await runToolLoop(options);
     recordResult(engine, segment.n, result);
   } catch (error) {

@@ -1,9 +1,9 @@
 // The loop's options for a run's current segment: its provider, tools, budget, step limit and
 // approvals, with the journal and event handler the caller gives.
 import type { CreateRunBody } from "../api/types";
-import type { CompactionOptions, LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
+import type { AnyToolSpec, CompactionOptions, LoopEvent, RunToolLoopOptions, Step } from "../loop/types";
 import type { Provider } from "../providers";
-import { buildTools, parseAllowList, signingKeysOf } from "../tools";
+import { buildTools, parseAllowList, providerToolsOf, signingKeysOf } from "../tools";
 import { asyncCallDeps } from "./async-call-deps";
 import { r2BlobStore } from "./blob-store";
 import type { EngineContext } from "./engine-context";
@@ -22,7 +22,7 @@ export function compactionOf(body: CreateRunBody, provider: Provider, model: str
   return asked.instructions === undefined ? { mode, atTokens } : { mode, atTokens, instructions: asked.instructions };
 }
 
-/** The loop's options for the run's current segment, with the given journal and event handler. */
+/** The loop's options for the run's current segment, with the given journal and event handler; `mcpTools` come after the run's own tools. */
 export function loopOptions(
   engine: EngineContext,
   run: RunRow,
@@ -30,6 +30,7 @@ export function loopOptions(
   step: Step,
   signal: AbortSignal,
   onStep: (event: LoopEvent) => void,
+  mcpTools: readonly AnyToolSpec[] = [],
 ): RunToolLoopOptions {
   const { ctx, env } = engine;
   const { body } = run;
@@ -54,6 +55,7 @@ export function loopOptions(
       beginOnce: (stepKey) => beginOnce(ctx.storage, prefix + stepKey),
       asyncCalls: asyncCallDeps(engine, run, segment),
     }),
+    providerTools: providerToolsOf(body.tools ?? []),
     step,
     // maxSteps counts model calls over the whole run: earlier segments' calls come first.
     maxSteps: segment.stepLimit,
@@ -65,6 +67,7 @@ export function loopOptions(
     signal,
     onStep,
   };
+  if (mcpTools.length > 0) options.tools = [...options.tools!, ...mcpTools];
   const prices = provider.prices?.(run.model);
   if (prices !== undefined) options.prices = prices;
   for (const key of ["system", "finishTools", "finishNote", "keepImages", "imagePruning", "maxToolResultTokens", "maxTokens", "reasoning"] as const) {

@@ -4,6 +4,7 @@
 import type { ApiError } from "../api/types";
 import { ContextOverflowError } from "../loop/errors";
 import { ProviderError } from "../providers";
+import { McpListFailed } from "../tools/mcp-errors";
 
 /** Thrown before a new step when the run has reached a deployment limit (RUN_EVENTS_LIMIT, RUN_BYTES_LIMIT). */
 export class RunLimitReached extends Error {
@@ -27,6 +28,8 @@ export function apiErrorOf(error: unknown): ApiError {
     return { code: "context-overflow", message: `The prompt does not fit the model's context window, even after a compaction: ${error.message}`, retryable: false };
   }
   if (error instanceof ProviderError) return { code: "provider-error", message: error.message, retryable: error.retryable };
+  // A server that could not be listed may answer later: POST /retry lists it again.
+  if (error instanceof McpListFailed) return { code: "mcp-error", message: error.message, retryable: true };
   if (error instanceof RunLimitReached) return { code: "limit", message: error.message, retryable: false };
   if (isStorageError(error)) {
     const code = /SQLITE_[A-Z]+/.exec(messageOf(error))![0];

@@ -5,8 +5,9 @@ import type { LoopEvent, StoredLoopEvent } from "../loop/types";
 
 export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): RunEvent {
   if (event.type === "model") {
-    const { text, toolCalls, usage, costUsd, spentUsd, stopReason } = event;
-    return { type: "model", step: stepsBefore + event.step, text, toolCalls, usage, costUsd, spentUsd, stopReason };
+    const { text, toolCalls, usage, costUsd, spentUsd, stopReason, providerToolCalls } = event;
+    const model: RunEvent = { type: "model", step: stepsBefore + event.step, text, toolCalls, usage, costUsd, spentUsd, stopReason };
+    return providerToolCalls === undefined ? model : { ...model, providerToolCalls };
   }
   if (event.type === "compaction") {
     const { mode, reason, tokensBefore, tokensAfter } = event;
@@ -15,6 +16,8 @@ export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): Run
   const { callId, name, ok, summary, costUsd } = event;
   const result: RunEvent = { type: "tool-result", step: stepsBefore + event.step, callId, name, ok, summary, costUsd };
   if (event.error !== undefined) result.error = event.error;
+  if (event.toolset !== undefined) result.toolset = event.toolset;
+  if (event.notRun === true) result.notRun = true;
   return result;
 }
 
@@ -33,8 +36,9 @@ export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string)
     case "step-start":
       return { kind: "log", event: { type: "step-start", step: stepsBefore + event.step, last: event.last }, dedupe: `${prefix}step-start/${event.key}` };
     case "tool-call": {
-      const { callId, name, input } = event;
-      return { kind: "log", event: { type: "tool-call", step: stepsBefore + event.step, callId, name, input }, dedupe: `${prefix}tool-call/${event.key}` };
+      const { callId, name, input, toolset } = event;
+      const logged: RunEvent = { type: "tool-call", step: stepsBefore + event.step, callId, name, input, ...(toolset === undefined ? {} : { toolset }) };
+      return { kind: "log", event: logged, dedupe: `${prefix}tool-call/${event.key}` };
     }
     case "text":
       return { kind: "live", event: { type: "text", step: stepsBefore + event.step, delta: event.delta } };

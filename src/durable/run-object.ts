@@ -11,6 +11,7 @@ import type { ChatMessage } from "../loop/types";
 import { deliverResult, readCall } from "./async-call-store";
 import { acceptImages, r2BlobStore, type BlobStore } from "./blob-store";
 import { isoNow } from "./clock";
+import { McpConnections } from "../tools/mcp-connections";
 import { runSlice } from "./engine";
 import type { EngineContext } from "./engine-context";
 import { openEventStream } from "./event-stream";
@@ -45,6 +46,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     // Existing runs get any new tables; an object that holds no run stays empty.
     if (hasRun(ctx.storage.sql)) migrate(ctx.storage.sql);
     this.engine = { ctx, env, fanout: new Fanout(ctx), fetch: (input, init) => fetch(input, init), now: () => Date.now() };
+    this.engine.mcp = new McpConnections((input, init) => this.engine.fetch(input, init));
     this.blobs = r2BlobStore(env.BLOBS);
     this.outbox = new Outbox({
       sql: ctx.storage.sql,
@@ -120,6 +122,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       const end = await runSlice(this.engine, controller);
       // Where the slice stopped waiting, for schedule() (and the next slice) to read.
       setSuspendedOn(this.ctx.storage.sql, typeof end === "object" ? end.suspendedOn : undefined);
+      // A run that stopped (or waits for a person) needs no MCP session: its next call opens one.
+      if (end !== "more") await this.engine.mcp?.close();
     } finally {
       this.active = undefined;
     }
@@ -307,6 +311,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
    * in the tombstone's outbox until the subject's inbox took it (then the outbox and the alarm go).
    */
   private async erase(runId: string, reason: "request" | "retention"): Promise<void> {
+    await this.engine.mcp?.close();
     const blobs = await this.blobs.deleteRun(runId);
     this.engine.fanout.close("The run was deleted.");
     this.ctx.storage.transactionSync(() => {

@@ -1,15 +1,18 @@
-// Picks a run's provider and gives it what it needs from this deployment: the Anthropic key and
-// endpoint from the environment, and the run's own images from the blob store.
-import { createAnthropicProvider, createScriptedProvider, scriptSchema, type ImageData, type Provider } from "../providers";
+// Picks a run's provider and gives it what it needs from this deployment: the provider's key and
+// endpoint from the environment, the price table with the PRICES rows laid over it, and the
+// run's own images from the blob store. Providers never read the environment themselves.
+import { pricesOf } from "../config/settings";
+import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, scriptSchema, type ImageData, type Provider } from "../providers";
+import type { ProviderName } from "../api/types";
 import type { ChatMessage } from "../loop/types";
 import type { BlobStore } from "./blob-store";
 
 export type ProviderChoice = {
   runId: string;
-  provider: "anthropic" | "scripted";
+  provider: ProviderName;
   script?: unknown;
   messages: ChatMessage[];
-  /** How the anthropic provider waits between retries (tests pass one that records and returns). */
+  /** How the real providers wait between retries (tests pass one that records and returns). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 };
 
@@ -28,15 +31,18 @@ export function createRunProvider(choice: ProviderChoice, env: Env, blobs: BlobS
   }
   // A missing key is not an error here: reading a run's messages builds its provider too. The
   // first model call fails instead, with a message that says what to set.
-  return createAnthropicProvider({
-    apiKey: env.ANTHROPIC_API_KEY || undefined,
-    baseURL: env.ANTHROPIC_BASE_URL || undefined,
+  const shared = {
     // The global fetch, looked up per call (never a tool's fetch, never bound to another object).
-    fetch: (input, init) => fetch(input, init),
-    images: async (hash): Promise<ImageData | undefined> => {
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, init),
+    images: async (hash: string): Promise<ImageData | undefined> => {
       const bytes = await blobs.readImage(choice.runId, hash);
       return bytes === undefined ? undefined : { data: toBase64(bytes) };
     },
+    prices: priceTableFor(choice.provider, pricesOf(env)),
     ...(choice.sleep === undefined ? {} : { sleep: choice.sleep }),
-  });
+  };
+  if (choice.provider === "openai") {
+    return createOpenAIProvider({ apiKey: env.OPENAI_API_KEY || undefined, baseURL: env.OPENAI_BASE_URL?.trim() || undefined, ...shared });
+  }
+  return createAnthropicProvider({ apiKey: env.ANTHROPIC_API_KEY || undefined, baseURL: env.ANTHROPIC_BASE_URL || undefined, ...shared });
 }

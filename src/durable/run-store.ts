@@ -1,7 +1,7 @@
 // Typed reads and writes of the run row and its segments. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { ApiError, CreateRunBody, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, WaitingKind, WebhookDelivery } from "../api/types";
+import type { ApiError, CreateRunBody, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../api/types";
 import { DEFAULT_MAX_STEPS } from "../loop/loop-state";
 import type { ChatMessage } from "../loop/types";
 import { pendingCalls } from "./async-call-store";
@@ -10,7 +10,7 @@ import { webhookDeliveries } from "./outbox-store";
 import { hasRun } from "./schema";
 import { spillText, unspillText } from "./spill";
 
-export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown };
+export type { Waiting };
 
 export type RunRow = Omit<NewRun, "body"> & {
   body: CreateRunBody;
@@ -69,7 +69,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     id: String(row.id),
     body: JSON.parse(unspillText(sql, String(row.body))) as CreateRunBody,
     model: String(row.model),
-    provider: row.provider === "anthropic" ? "anthropic" : "scripted",
+    provider: row.provider === "anthropic" || row.provider === "openai" ? row.provider : "scripted",
     tokenHash: String(row.token_hash),
     bodyHash: String(row.body_hash),
     status: String(row.status) as RunStatus,

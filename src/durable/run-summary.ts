@@ -7,9 +7,11 @@ import type { RunSummary, RunView, SummaryWaiting } from "../api/types";
 export const WAITING_INPUT_MAX_BYTES = 32 * 1024;
 
 function listedWaiting(waiting: NonNullable<RunView["waiting"]>): SummaryWaiting {
-  const { kind, callId, name, input } = waiting;
-  const bytes = new TextEncoder().encode(JSON.stringify(input) ?? "null").byteLength;
-  return bytes <= WAITING_INPUT_MAX_BYTES ? { kind, callId, name, input } : { kind, callId, name, input: null, truncated: true };
+  const { kind, callId, name, input, batch } = waiting;
+  const listed = batch === undefined ? (JSON.stringify(input) ?? "null") : JSON.stringify([input, batch]);
+  const bytes = new TextEncoder().encode(listed).byteLength;
+  if (bytes > WAITING_INPUT_MAX_BYTES) return { kind, callId, name, input: null, truncated: true };
+  return batch === undefined ? { kind, callId, name, input } : { kind, callId, name, input, batch };
 }
 
 export function summaryOf(view: RunView, version: number): RunSummary {

@@ -3,7 +3,7 @@
 import { NO_IMAGES, type ImageUpload } from "../api/images";
 import type { RunRpc } from "../api/run-rpc";
 import { parseFrame, type ClientFrame } from "../api/schemas";
-import type { AnswerBody, Outcome, RunView } from "../api/types";
+import type { AnswerBody, BatchResult, Outcome, RunView } from "../api/types";
 import { prepareContent } from "./blob-store";
 
 function send(socket: WebSocket, frame: object): void {
@@ -30,6 +30,19 @@ async function answerFrame(frame: Extract<ClientFrame, { type: "answer" }>, run:
     if (!prepared.ok) return { ok: false, status: 400, error: { code: "invalid-request", message: "Invalid image.", issues: prepared.issues } };
     body.content = prepared.content;
     images = prepared.upload;
+  }
+  if (frame.results !== undefined) {
+    const results: BatchResult[] = [];
+    const upload: ImageUpload = { images: [...images.images], references: [...images.references] };
+    for (const [index, result] of frame.results.entries()) {
+      const prepared = await prepareContent(result.content, `results.${index}.content`);
+      if (!prepared.ok) return { ok: false, status: 400, error: { code: "invalid-request", message: "Invalid image.", issues: prepared.issues } };
+      results.push({ ...result, content: prepared.content });
+      upload.images.push(...prepared.upload.images);
+      upload.references.push(...prepared.upload.references);
+    }
+    body.results = results;
+    images = upload;
   }
   if (frame.approved !== undefined) body.approved = frame.approved;
   if (frame.isError !== undefined) body.isError = frame.isError;

@@ -6,6 +6,7 @@ import type { ChatMessage } from "../loop/types";
 import type { AnswerBody, ContinueBody, Outcome, RunView } from "../api/types";
 import { isoNow } from "./clock";
 import type { EngineContext } from "./engine-context";
+import { batchAnswer, batchRefusal } from "./batch-answer";
 import { logEvent, recordStop } from "./run-log";
 import { fail, notFound, ok } from "./outcome";
 import { reportChange } from "./report-change";
@@ -46,16 +47,25 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
   if (run.status !== "waiting" || waiting === undefined || waiting.callId !== body.callId) {
     return fail(409, `No call ${body.callId} is waiting for an answer.`);
   }
+  const batchProblem = batchRefusal(waiting, body);
+  if (batchProblem !== undefined) return batchProblem;
   if (waiting.kind === "approval" && typeof body.approved !== "boolean") {
     return fail(400, "An approval needs `approved`: true or false.");
   }
-  if (waiting.kind !== "approval" && body.content === undefined) {
+  if ((waiting.kind === "ask" || waiting.kind === "client-tool") && body.content === undefined) {
     return fail(400, `An answer to ${waiting.kind === "ask" ? "an ask" : "a client tool"} needs \`content\`.`);
   }
   const segment = readSegment(sql, run.segment);
   const base = segment.result ?? segment.messages;
   engine.ctx.storage.transactionSync(() => {
     sql.exec("INSERT INTO answer (call_id, body) VALUES (?, ?)", body.callId, given);
+    if (waiting.kind === "client-toolset") {
+      // Actions after a failed one stay open: the loop answers them as not run when it goes on.
+      const { replies, answered } = batchAnswer(waiting, body.results!);
+      startSegment(engine, run, [...base, ...replies], segment.approvals, run.stepLimit, body.callId);
+      logEvent(engine, { type: "answered", callId: body.callId, results: answered });
+      return;
+    }
     if (waiting.kind === "approval") {
       startSegment(engine, run, base, { ...segment.approvals, [body.callId]: body.approved === true }, run.stepLimit, body.callId);
     } else {

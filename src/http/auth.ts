@@ -116,8 +116,9 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const ticket = access.ticket === true && c.req.header("authorization") === undefined ? c.req.query("ticket") : undefined;
     if (ticket !== undefined) {
+      // A ticket was counted against its token's rate limit when it was asked for (POST
+      // …/tickets is a request like any other); the one connection it opens is not counted again.
       const kind = await callerOfTicket(c, ticket);
-      if (kind === "run") await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${c.req.param("id")}`, "requests with this run's token");
       c.set("caller", kind);
       c.set("run", runStub(c.env, c.req.param("id")!));
       return next();

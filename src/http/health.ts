@@ -3,6 +3,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { VERSION } from "../version";
 import type { AppEnv } from "./app-env";
 import { validationHook } from "./errors";
+import { errors } from "./run-routes";
 
 const healthRoute = createRoute({
   method: "get",
@@ -14,6 +15,8 @@ const healthRoute = createRoute({
       description: "The service is up.",
       content: { "application/json": { schema: z.object({ ok: z.literal(true), version: z.string() }).openapi("Health") } },
     },
+    // A deployment that is not configured answers 503 here too: a health check notices.
+    ...errors(),
   },
 });
 

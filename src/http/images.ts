@@ -4,6 +4,7 @@
 import type { z } from "@hono/zod-openapi";
 import { prepareImages, type ImageUpload, type InputContent, type PreparedImages } from "../api/images";
 import type { chatMessageInputSchema } from "../api/schemas";
+import type { BatchResult } from "../api/types";
 import type { ChatMessage, Content } from "../loop/types";
 import { invalidRequest } from "./errors";
 
@@ -22,6 +23,13 @@ export class ImageIntake {
     for (const [index, message] of messages.entries()) {
       out.push({ ...message, content: await this.content(message.content, `${path}.${index}.content`) });
     }
+    return out;
+  }
+
+  /** The results of a toolset batch's answer, each content checked like any other. */
+  async batchResults(results: readonly { callId: string; content: InputContent; isError?: boolean }[], path: string): Promise<BatchResult[]> {
+    const out: BatchResult[] = [];
+    for (const [index, result] of results.entries()) out.push({ ...result, content: await this.content(result.content, `${path}.${index}.content`) });
     return out;
   }
 

@@ -12,7 +12,7 @@ export const inboxTicketRoute = createRoute({
   path: "/tickets",
   summary: "A one-time ticket to open the inbox stream without an Authorization header (browsers)",
   middleware: [requireSubject()] as const,
-  request: { query: z.object({ subject: subjectQuery }) },
+  request: { query: z.strictObject({ subject: subjectQuery }) },
   responses: { 201: json(ticketSchema, "Good for one connection to the inbox stream, within a minute."), ...errors(400, 401, 403, 429) },
 });
 
@@ -26,7 +26,7 @@ export const inboxEventsRoute = createRoute({
     "SSE: id = seq, Last-Event-ID honoured. Browsers send a one-time `?ticket=` (POST /v1/inbox/tickets) instead of the Authorization header.",
   middleware: [requireSubject({ ticket: true })] as const,
   request: {
-    query: z.object({
+    query: z.strictObject({
       after: afterQuerySchema,
       ticket: z.string().optional().openapi({ description: "A one-time ticket, for clients that cannot set headers." }),
       subject: subjectQuery,

@@ -4,7 +4,9 @@
 // Every refusal happens before anything is stored, so a 400 leaves nothing behind. A user token's
 // run gets its subject; it may use built-in and client tools only, and no webhook of its own: an
 // HTTP tool request or a webhook is signed as the deployment, which only the deployment token may
-// ask for (the app's backend can create a run for a subject with `subject`).
+// ask for (the app's backend can create a run for a subject with `subject`). MCP servers are
+// refused to user tokens too: their requests come from the deployment, to hosts only the deployment
+// is allowed to reach (HTTP_TOOL_ALLOW), with credentials that the deployment's backend should hold.
 import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../api/images";
 import type { CreateRunInput, Issue } from "../api/schemas";
 import type { CreateRunBody, NewRun } from "../api/types";
@@ -13,38 +15,17 @@ import { canonicalJson } from "../loop/canonical-json";
 import { DEFAULT_MAX_STEPS } from "../loop";
 import { DEFAULT_ANSWER_TOKENS } from "../loop/budget-ceiling";
 import { webhookKeysOf } from "../config/webhook-settings";
-import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, signingKeysOf } from "../tools";
+import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
 import { hostOf } from "../tools/allow-list";
+import { checkMcpServers } from "../tools/mcp-check";
 import type { Creator } from "./app-env";
 import { sha256Hex } from "./encoding";
 import { invalidRequest } from "./errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "./ids";
 import { ImageIntake } from "./images";
+import { compactionIssues, priceIssues, resolveModel, resolveProvider } from "./run-model";
 
-/** Used only when DEFAULT_MODEL is unset or empty. */
-export const FALLBACK_MODEL = "claude-sonnet-5-5";
-
-function nonEmpty(value: unknown): value is string {
-  return typeof value === "string" && value.trim() !== "";
-}
-
-/**
- * The provider: as asked; else "scripted" when the body brings a script (it is for nothing else);
- * else "anthropic" when this deployment has a key, "scripted" when it has none.
- */
-export function resolveProvider(body: CreateRunInput, env: Env): "anthropic" | "scripted" {
-  const provider = body.provider ?? (body.script !== undefined ? "scripted" : nonEmpty(env.ANTHROPIC_API_KEY) ? "anthropic" : "scripted");
-  if (provider === "anthropic" && !nonEmpty(env.ANTHROPIC_API_KEY)) {
-    throw invalidRequest('Provider "anthropic" is not available: this deployment has no ANTHROPIC_API_KEY.', [
-      { path: "provider", message: "No Anthropic key is configured." },
-    ]);
-  }
-  return provider;
-}
-
-export function resolveModel(body: CreateRunInput, env: Env): string {
-  return body.model ?? (nonEmpty(env.DEFAULT_MODEL) ? env.DEFAULT_MODEL : FALLBACK_MODEL);
-}
+export { FALLBACK_MODEL, FALLBACK_OPENAI_MODEL, resolveModel, resolveProvider } from "./run-model";
 
 /** What goes past this deployment's caps, each issue naming the cap's setting. */
 export function capIssues(body: Pick<CreateRunInput, "maxSteps" | "maxTokens" | "budget">, limits: Limits): Issue[] {
@@ -101,13 +82,16 @@ async function credentialsFor(settings: Settings, idempotencyKey: string | undef
 
 const DEPLOYMENT_ONLY = "needs the deployment token: its requests are signed as the deployment.";
 
-/** What a user token may not ask for: another subject, HTTP tools, a webhook of its own. */
-export function creatorIssues(body: Pick<CreateRunInput, "subject" | "tools" | "webhook">, creator: Creator): Issue[] {
+/** What a user token may not ask for: another subject, HTTP tools, MCP servers, a webhook of its own. */
+export function creatorIssues(body: Pick<CreateRunInput, "subject" | "tools" | "webhook" | "mcpServers">, creator: Creator): Issue[] {
   if (creator.kind === "deployment") return [];
   const issues: Issue[] = [];
   if (body.subject !== undefined && body.subject !== creator.subject) issues.push({ path: "subject", message: "A user token's runs belong to its own subject." });
   (body.tools ?? []).forEach((tool, index) => {
     if (typeof tool !== "string" && tool.type === "http") issues.push({ path: `tools.${index}`, message: `An HTTP tool ${DEPLOYMENT_ONLY}` });
+  });
+  (body.mcpServers ?? []).forEach((_server, index) => {
+    issues.push({ path: `mcpServers.${index}`, message: "An MCP server needs the deployment token: its requests come from the deployment, to hosts only the deployment may reach." });
   });
   if (body.webhook !== undefined) issues.push({ path: "webhook", message: `A run's own webhook ${DEPLOYMENT_ONLY}` });
   return issues;
@@ -135,12 +119,24 @@ export type PrepareRunInput = {
 export async function prepareRun({ body, env, settings, idempotencyKey, findEarlier, creator }: PrepareRunInput): Promise<PreparedRun> {
   const creatorProblems = creatorIssues(body, creator);
   if (creatorProblems.length > 0) throw invalidRequest("Invalid request body.", creatorProblems);
-  const issues = [...checkToolRefs(body.tools ?? [], parseAllowList(env.HTTP_TOOL_ALLOW)), ...capIssues(body, settings.limits), ...webhookIssues(body.webhook, env)];
+  const allowHosts = parseAllowList(env.HTTP_TOOL_ALLOW);
+  const issues = [
+    ...checkToolRefs(body.tools ?? [], allowHosts),
+    ...checkMcpServers(body.mcpServers ?? [], body.tools ?? [], allowHosts),
+    ...capIssues(body, settings.limits),
+    ...webhookIssues(body.webhook, env),
+  ];
   if (issues.length > 0) throw invalidRequest("Invalid request body.", issues);
   const signing = checkToolSigning(body.tools ?? [], signingKeysOf(env));
   if (signing !== undefined) throw invalidRequest(signing.message, signing.issues);
   const provider = resolveProvider(body, env);
-  const model = resolveModel(body, env);
+  const model = resolveModel(body, env, provider);
+  const unpriced = priceIssues(provider, model, settings.prices);
+  if (unpriced.length > 0) throw invalidRequest(`No price is known for model ${JSON.stringify(model)}: add it to the PRICES setting.`, unpriced);
+  const providerIssues = compactionIssues(provider, body);
+  if (providerIssues.length > 0) throw invalidRequest("Invalid request body.", providerIssues);
+  const providerOnly = providerOnlyIssues(body.tools ?? [], provider);
+  if (providerOnly.length > 0) throw invalidRequest("Invalid request body.", providerOnly);
 
   const images = new ImageIntake();
   const subject = creator.kind === "user" ? creator.subject : body.subject;

@@ -4,6 +4,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
 import { validationHook } from "./errors";
+import { errors } from "./run-routes";
 
 const openApiRoute = createRoute({
   method: "get",
@@ -12,6 +13,7 @@ const openApiRoute = createRoute({
   security: [],
   responses: {
     200: { description: "The OpenAPI 3.1 document.", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+    ...errors(),
   },
 });
 

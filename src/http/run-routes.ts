@@ -156,7 +156,7 @@ export const eventsRoute = createRoute({
   middleware: [requireRun({ ticket: true })] as const,
   request: {
     params: runParams,
-    query: z.object({
+    query: z.strictObject({
       after: afterQuerySchema,
       ticket: z.string().optional().openapi({ description: "A one-time ticket, for clients that cannot set headers." }),
     }),

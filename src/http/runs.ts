@@ -69,10 +69,11 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   app.openapi(getMessagesRoute, async (c) => c.json(unwrap(await c.var.run.messages()), 200));
 
   app.openapi(answerRoute, async (c) => {
-    const { content, ...rest } = c.req.valid("json");
+    const { content, results, ...rest } = c.req.valid("json");
     const body: AnswerBody = rest;
     const images = new ImageIntake();
     if (content !== undefined) body.content = await images.content(content, "content");
+    if (results !== undefined) body.results = await images.batchResults(results, "results");
     return c.json(unwrap(await c.var.run.answer(body, images.upload())), 202);
   });
 

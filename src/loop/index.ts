@@ -16,3 +16,6 @@ export type { ToolStepValue } from "./tool-step";
 export type * from "./types";
 export { openCalls, closeOpenCalls } from "./history";
 export { ToolPending } from "./tool-pending";
+export { actionToolName, haltText, specOf, actionOf } from "./toolset";
+export { batchIssues, batchReplies, type BatchResult, type BatchIssue } from "./toolset-batch";
+export { containerOf, containerBlock, CONTAINER_BLOCK } from "./container";

@@ -3,7 +3,8 @@
 import { lastTurnIndex } from "./context-view";
 import { createRepeatGuard, type RepeatGuard } from "./repeat-guard";
 import type { RequestView } from "./request-view";
-import { toToolDefinition } from "./tool-definition";
+import { providerToolDefinition, toToolDefinition } from "./tool-definition";
+import { isToolsetCall } from "./toolset";
 import type {
   AnyToolSpec,
   ChatMessage,
@@ -54,6 +55,12 @@ export function addUsage(total: Usage, more: Usage): void {
   total.outputTokens += more.outputTokens;
   total.cachedReadTokens += more.cachedReadTokens;
   total.cachedWriteTokens += more.cachedWriteTokens;
+  if (more.serverToolUse !== undefined) {
+    const sum = total.serverToolUse ?? { webSearchRequests: 0, webFetchRequests: 0 };
+    sum.webSearchRequests += more.serverToolUse.webSearchRequests;
+    sum.webFetchRequests += more.serverToolUse.webFetchRequests;
+    total.serverToolUse = sum;
+  }
 }
 
 function checkOptions(options: RunToolLoopOptions, tools: Map<string, AnyToolSpec>): void {
@@ -81,7 +88,7 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
   const lastAssistant = lastTurnIndex(messages);
   messages.forEach((message, i) => {
     // The last assistant turn's calls are counted when that turn is processed, in order.
-    if (message.role === "assistant" && i !== lastAssistant) message.toolCalls?.forEach((call) => repeats.record(call));
+    if (message.role === "assistant" && i !== lastAssistant) message.toolCalls?.forEach((call) => isToolsetCall(call, tools) || repeats.record(call));
   });
   const onStep = options.onStep;
   return {
@@ -89,7 +96,7 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
     maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
     stepsBefore: options.stepsBefore ?? 0,
     tools,
-    definitions: [...tools.values()].map(toToolDefinition),
+    definitions: [...[...tools.values()].map(toToolDefinition), ...(options.providerTools ?? []).map(providerToolDefinition)],
     finishTools: new Set(options.finishTools ?? []),
     messages,
     repeats,

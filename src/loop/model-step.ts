@@ -60,6 +60,8 @@ export function buildRequest(state: LoopState, step: number, last: boolean): Gen
   if (options.system !== undefined) request.system = options.system;
   if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;
   if (options.reasoning !== undefined) request.params = { reasoning: options.reasoning };
+  // From the whole history, not the compacted view: a compaction does not lose the container.
+  if (view.container !== undefined) request.container = { ...view.container };
   const compaction = options.compaction;
   if (compaction?.mode === "native") {
     request.compaction = compaction.instructions === undefined ? { atTokens: compaction.atTokens } : { atTokens: compaction.atTokens, instructions: compaction.instructions };
@@ -119,6 +121,7 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
         costUsd: result.costUsd,
         spentUsd: spentUsd(state) + result.costUsd,
         stopReason: result.stopReason,
+        ...(result.providerToolCalls === undefined || result.providerToolCalls.length === 0 ? {} : { providerToolCalls: result.providerToolCalls }),
       },
     ];
     if (result.stopReason === "compaction") events.push(nativeCompactionEvent(state, key, step, request, result.message, result.usage));

@@ -5,11 +5,13 @@
 // at its end, so each new message is looked at once here. A compaction mark moves the start of
 // the view: the view is then built again (once per compaction).
 //
-// It always equals cutLongToolResults(contextView(history), maxToolResultTokens), and turns equals
-// turnCount(history) (test/loop/request-view.test.ts checks both against those functions).
+// It always equals cutLongToolResults(contextView(history), maxToolResultTokens), turns equals
+// turnCount(history) and container containerOf(history) (test/loop/request-view.test.ts checks
+// them against those functions).
+import { containerIn } from "./container";
 import { contextView, hasNativeCompaction, isCompactionTurn, isSummaryRecord } from "./context-view";
 import { cutLongToolResult } from "./tool-result-cut";
-import type { ChatMessage } from "./types";
+import type { ChatMessage, ContainerRecord } from "./types";
 
 export type RequestView = {
   /** How many messages of the history are in. */
@@ -20,6 +22,8 @@ export type RequestView = {
   turns: number;
   /** Text parts the caller marked `cache: true` in `messages`. */
   callerMarks: number;
+  /** The newest execution container of the whole history, compacted turns included (containerOf). */
+  container?: ContainerRecord;
 };
 
 function marksIn(message: ChatMessage): number {
@@ -40,6 +44,8 @@ export function updateRequestView(view: RequestView | undefined, history: ChatMe
   for (let i = next.seen; i < history.length; i++) {
     const message = history[i]!;
     if (isTurn(message)) next.turns++;
+    const container = containerIn(message);
+    if (container !== undefined) next.container = container;
     // A record or a native compaction with its summary: the view starts anew (see contextView).
     if (message.role === "assistant" && (isSummaryRecord(message) || hasNativeCompaction(message))) rebuild = true;
     else if (!rebuild) {

@@ -12,6 +12,7 @@ import { runModelStep, type ModelStepValue } from "./model-step";
 import { ASK_TOOL, planCall, type CallPlan } from "./plan-call";
 import { isStartWait, replyStep, startStep, toolStep, type StartValue, type ToolStepValue } from "./tool-step";
 import { ToolPending } from "./tool-pending";
+import { erroredAfter, haltText, joinWait, specOf } from "./toolset";
 import type { AssistantMessage, Asked, RunToolLoopOptions, RunToolLoopResult, StoppedBy, ToolCall } from "./types";
 
 type Stop = { stoppedBy: StoppedBy; asked?: Asked; final?: unknown; hasFinal?: boolean };
@@ -41,11 +42,16 @@ function planTurn(state: LoopState, message: AssistantMessage, last: boolean, cu
   let askedThisTurn = false;
   // Only answers after this turn count: a model may reuse a call id of an earlier turn.
   const open = new Set(openCalls(state.messages).map((call) => call.id));
+  const errored = erroredAfter(state.messages, lastTurnIndex(state.messages));
+  // Toolsets one of whose actions failed in this turn: their later actions are not run.
+  const halted = new Set<string>();
   const planned: TurnCall[] = [];
   for (const call of message.toolCalls ?? []) {
-    const repeatCount = state.repeats.record(call);
+    const toolset = specOf(call, state.tools)?.toolset?.name;
+    const repeatCount = toolset === undefined ? state.repeats.record(call) : 0;
     if (!open.has(call.id)) {
       if (call.name === ASK_TOOL) askedThisTurn = true;
+      if (toolset !== undefined && errored.has(call.id)) halted.add(toolset);
       continue;
     }
     if (last && !state.finishTools.has(call.name)) continue;
@@ -53,8 +59,13 @@ function planTurn(state: LoopState, message: AssistantMessage, last: boolean, cu
       planned.push({ call, plan: { kind: "reply", text: MAX_TOKENS_CUT } });
       continue;
     }
+    if (toolset !== undefined && halted.has(toolset)) {
+      planned.push({ call, plan: { kind: "reply", text: haltText(toolset), notRun: true } });
+      continue;
+    }
     const plan = planCall(call, { tools: state.tools, repeatCount, askedThisTurn, approvals: state.options.approvals ?? {} });
     if (plan.kind === "wait" && plan.asked.kind === "ask") askedThisTurn = true;
+    if (plan.kind === "reply" && toolset !== undefined) halted.add(toolset);
     planned.push({ call, plan });
   }
   return planned;
@@ -86,9 +97,11 @@ async function processTurn(state: LoopState, step: number, message: AssistantMes
   let waiting: Asked | undefined;
   for (const { call, plan } of planned) {
     if (plan.kind === "reply") {
-      await answerWith(state, call, replyStep(state, step, call, plan.text));
+      const toolset = specOf(call, state.tools)?.toolset?.name;
+      await answerWith(state, call, replyStep(state, step, call, plan.text, { notRun: plan.notRun === true, ...(toolset === undefined ? {} : { toolset }) }));
     } else if (plan.kind === "wait") {
-      waiting ??= plan.asked;
+      // The first call that waits stops the loop; the rest of its toolset's actions join its batch.
+      waiting = joinWait(waiting, plan.asked);
     } else {
       const value = await answerWith(state, call, toolStep(state, step, call, plan.spec, plan.input, started.get(call.id)));
       if (state.finishTools.has(call.name) && !value.isError) {
@@ -191,6 +204,7 @@ function closeOpenCalls(state: LoopState, reason: string): void {
       summary: content,
       error: content,
       costUsd: 0,
+      notRun: true,
     });
   }
 }

@@ -3,7 +3,15 @@ import type { AnyToolSpec, ToolDefinition, Validation } from "./types";
 
 /** The definition the model sees: JSON Schema of the tool's input, without `$schema`. */
 export function toToolDefinition(spec: AnyToolSpec): ToolDefinition {
-  return { name: spec.name, description: spec.description, inputSchema: inputSchemaOf(spec) };
+  const definition: ToolDefinition = { name: spec.name, description: spec.description, inputSchema: inputSchemaOf(spec) };
+  if (spec.native !== undefined) definition.native = spec.native;
+  return definition;
+}
+
+/** A provider tool (run by the provider itself) as the request lists it: its own entry, named by its `name`. */
+export function providerToolDefinition(spec: Record<string, unknown>): ToolDefinition {
+  const name = typeof spec.name === "string" ? spec.name : String(spec.type);
+  return { name, description: "", inputSchema: { type: "object" }, native: spec };
 }
 
 function inputSchemaOf(spec: AnyToolSpec): Record<string, unknown> {
@@ -12,6 +20,7 @@ function inputSchemaOf(spec: AnyToolSpec): Record<string, unknown> {
     return schema;
   }
   if (spec.inputSchema !== undefined) return spec.inputSchema;
+  if (spec.native !== undefined) return { type: "object" };
   throw new Error(`Tool ${spec.name} has neither schema nor inputSchema.`);
 }
 

@@ -43,12 +43,22 @@ function output(key: string, step: number, call: ToolCall, value: ToolStepValue)
   return { value, costUsd: value.costUsd, events: [resultEvent(key, step, call, value)] };
 }
 
+export type ReplyOptions = {
+  /** The call was never run (a toolset's action after a failed one): no tool-call event, and its result says so. */
+  notRun?: boolean;
+  /** The call's client toolset, echoed in its events. */
+  toolset?: string;
+};
+
 /** A call the loop answers itself: one text step at cost 0. */
-export function replyStep(state: LoopState, step: number, call: ToolCall, text: string): Promise<ToolStepValue> {
+export function replyStep(state: LoopState, step: number, call: ToolCall, text: string, options: ReplyOptions = {}): Promise<ToolStepValue> {
   const key = stepKeys.reply(step, call.id);
+  const toolset = options.toolset === undefined ? {} : { toolset: options.toolset };
   return journaled<ToolStepValue>(state, key, async () => {
-    state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input: call.input });
-    return output(key, step, call, { content: text, isError: true, costUsd: 0 });
+    if (options.notRun !== true) state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input: call.input, ...toolset });
+    const done = output(key, step, call, { content: text, isError: true, costUsd: 0 });
+    Object.assign(done.events[0]!, toolset, options.notRun === true ? { notRun: true } : {});
+    return done;
   });
 }
 

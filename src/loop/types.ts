@@ -14,7 +14,13 @@ export type ImagePart = {
 export type ContentPart = TextPart | ImagePart;
 export type Content = string | ContentPart[];
 
-export type ToolCall = { id: string; name: string; input: unknown };
+export type ToolCall = {
+  id: string;
+  name: string;
+  input: unknown;
+  /** A call of an action of a provider-native toolset (the API's toolset_name): `name` is then the action. */
+  toolset?: string;
+};
 
 export type UserMessage = { role: "user"; content: Content };
 export type AssistantMessage = {
@@ -27,14 +33,24 @@ export type AssistantMessage = {
 export type ToolMessage = { role: "tool"; toolCallId: string; content: Content; isError?: boolean };
 export type ChatMessage = UserMessage | AssistantMessage | ToolMessage;
 
-export type ToolDefinition = { name: string; description: string; inputSchema: Record<string, unknown> };
+export type ToolDefinition = {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** The provider's own entry for this tool (a native client tool type, a provider tool): sent as given instead of the fields above. */
+  native?: Record<string, unknown>;
+};
 
 export type Usage = {
   inputTokens: number;
   outputTokens: number;
   cachedReadTokens: number;
   cachedWriteTokens: number;
+  /** Requests the provider's own tools made (web searches, web fetches), when there were any. */
+  serverToolUse?: ServerToolUse;
 };
+
+export type ServerToolUse = { webSearchRequests: number; webFetchRequests: number };
 
 /** What one model call sends. `messages` are copies carrying the loop's cache marks. */
 export type GenerateRequest = {
@@ -54,7 +70,12 @@ export type GenerateRequest = {
   purpose?: "turn" | "summary";
   /** Provider-native compaction: the provider compacts when the prompt passes `atTokens` and pauses (stop reason "compaction"). */
   compaction?: { atTokens: number; instructions?: string };
+  /** The provider's execution container the history's newest turn used (see container.ts): the next request carries it on. */
+  container?: ContainerRecord;
 };
+
+/** A provider-side execution container (code execution), as a turn's providerBlocks record it. */
+export type ContainerRecord = { id: string; expiresAt?: string };
 
 export type StopReason =
   | "end_turn"
@@ -73,6 +94,8 @@ export type GenerateResult = {
   usage: Usage;
   costUsd: number;
   stopReason: StopReason;
+  /** Calls of the provider's own tools in this answer (a web search, code execution): run by the provider, kept in providerBlocks. */
+  providerToolCalls?: ToolCall[];
 };
 
 export type GenerateContext = {
@@ -107,7 +130,19 @@ type ToolBase<I> = {
   validate?(input: unknown): Validation<I>;
   /** The loop stops before running this tool until the person approves it. */
   approval?: boolean;
+  /** An action of a client toolset (see toolset.ts): answered by the client in one batch with the toolset's other actions of the turn. */
+  toolset?: ToolsetMembership;
+  /** The provider's own entry for this tool (a native client tool type): sent as given instead of the definition. */
+  native?: Record<string, unknown>;
 };
+
+/**
+ * Which client toolset a spec belongs to. `action`: the action this spec is (the model sees it as
+ * a tool of its own). `members`: the spec stands for every action of a provider-native toolset,
+ * whose calls name the toolset and the action (ToolCall.toolset). Neither: the spec is one native
+ * tool whose every call is one action named as the tool.
+ */
+export type ToolsetMembership = { name: string; action?: string; members?: boolean };
 
 // Methods (not function properties) so that a ToolSpec<{ shot: number }> fits where any spec goes.
 export type ToolSpec<I = unknown> = ToolBase<I> & {
@@ -161,11 +196,18 @@ export type CompactionOptions = {
 };
 
 export type Asked = {
-  kind: "ask" | "approval" | "client-tool";
+  kind: "ask" | "approval" | "client-tool" | "client-toolset";
+  /** For a toolset batch: its first action's call (the batch is answered by this id). */
   callId: string;
+  /** For a toolset batch: the toolset. */
   name: string;
   input: unknown;
+  /** For a toolset batch: every action of the toolset that this turn made and the client is to run, in call order. */
+  batch?: BatchAction[];
 };
+
+/** One action of a toolset batch. */
+export type BatchAction = { callId: string; action: string; input: unknown };
 
 export type RunToolLoopOptions = {
   generate: Generate;
@@ -173,6 +215,8 @@ export type RunToolLoopOptions = {
   system?: string;
   messages: ChatMessage[];
   tools?: AnyToolSpec[];
+  /** The provider's own tools (a web search, code execution), passed to every request as given; the provider runs them. */
+  providerTools?: Record<string, unknown>[];
   finishTools?: string[];
   step: Step;
   /** Model calls the run may make in all, those before these messages included (see stepsBefore). */
@@ -224,6 +268,8 @@ export type ModelEvent = {
   costUsd: number;
   spentUsd: number;
   stopReason: StopReason;
+  /** Calls of the provider's own tools in this answer (web searches, code execution). */
+  providerToolCalls?: ToolCall[];
 };
 export type ToolResultEvent = {
   type: "tool-result";
@@ -235,6 +281,10 @@ export type ToolResultEvent = {
   summary: string;
   error?: string;
   costUsd: number;
+  /** The call's client toolset, for an action of one. */
+  toolset?: string;
+  /** The call was never run (a call closed when the run stopped, a toolset action after a failed one): `summary` says why. */
+  notRun?: true;
 };
 /** The history was compacted before model call `step` + 1: tokens of the prompt before, and an estimate of the prompt after. */
 export type CompactionEvent = {
@@ -253,7 +303,7 @@ export type LoopEvent =
   | { type: "text"; step: number; delta: string }
   /** The text streamed so far for this step is void: its model call failed and is tried again. */
   | { type: "text-reset"; step: number }
-  | { type: "tool-call"; key: string; step: number; callId: string; name: string; input: unknown }
+  | { type: "tool-call"; key: string; step: number; callId: string; name: string; input: unknown; toolset?: string }
   | StoredLoopEvent
   | {
       type: "stop";

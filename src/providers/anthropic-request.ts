@@ -3,11 +3,18 @@
 //
 //   system text        → one system text block; the system mark (cacheSystem) goes on it, or on
 //                        the last tool when there is no system text
-//   tools              → { name, description, input_schema }; toolChoice "none" → tool_choice none
+//   tools              → { name, description, input_schema }, or a tool's own entry (a native client
+//                        tool type, a provider tool) as given; toolChoice "none" → tool_choice none
 //   user               → text and image blocks (images as base64)
 //   assistant          → its providerBlocks first, unchanged (thinking blocks with signatures),
-//                        then its text, then a tool_use block per call
-//   tool               → a tool_result block (is_error when the result is an error) in a user turn
+//                        then its text, then a tool_use block per call (with toolset_name for an
+//                        action of a native toolset). A turn whose providerBlocks hold its text
+//                        blocks (a turn with server tool blocks, see anthropic-stream.ts) is sent
+//                        as those blocks in their order, then its tool_use blocks. Ratchet's own
+//                        records in providerBlocks ("ratchet.…") are never sent.
+//   tool               → a tool_result block (is_error when the result is an error) in a user turn,
+//                        echoing toolset_name when its tool_use had one
+//   container          → container (the id of the execution container the history used last)
 //   text part cache    → cache_control { type: "ephemeral" } on that block; in a tool message the
 //                        mark goes on the tool_result block that holds the text
 //   reasoning          → thinking (see thinkingOf)
@@ -26,10 +33,12 @@ import type {
   ThinkingConfigParam,
   Tool,
   ToolResultBlockParam,
+  ToolUseBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
 import { isBlank, toParts } from "../loop/content";
 import type { AssistantMessage, ChatMessage, ContentPart, GenerateRequest, ImagePart, TextPart, ToolMessage } from "../loop/types";
 import { ProviderError } from "./errors";
+import type { ImageLookup } from "./request-images";
 
 /** max_tokens when the request sets none. */
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -40,10 +49,7 @@ export const MIN_THINKING_BUDGET = 1024;
 /** Anthropic refuses a request with more cache breakpoints. */
 export const MAX_CACHE_MARKS = 4;
 
-/** An image's bytes, base64; the media type sent is the part's own. */
-export type ImageData = { data: string };
-/** The bytes of a stored image by hash (already loaded; see imageHashes). */
-export type ImageLookup = (hash: string) => ImageData;
+export { imageHashes, type ImageData, type ImageLookup } from "./request-images";
 
 const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
 const MEDIA_TYPES: Record<string, Base64ImageSource["media_type"]> = {
@@ -53,15 +59,6 @@ const MEDIA_TYPES: Record<string, Base64ImageSource["media_type"]> = {
   "image/gif": "image/gif",
   "image/webp": "image/webp",
 };
-
-/** The hashes of the images the request sends without inline bytes, each once. */
-export function imageHashes(request: GenerateRequest): string[] {
-  const hashes = new Set<string>();
-  for (const message of request.messages) {
-    for (const part of toParts(message.content)) if (part.type === "image" && part.data === undefined) hashes.add(part.hash);
-  }
-  return [...hashes];
-}
 
 function textBlock(part: TextPart): TextBlockParam | undefined {
   if (isBlank(part.text)) return undefined;
@@ -86,7 +83,7 @@ function contentBlocks(parts: ContentPart[], image: ImageLookup): Array<TextBloc
   return blocks;
 }
 
-function toolResultBlock(message: ToolMessage, image: ImageLookup): ToolResultBlockParam {
+function toolResultBlock(message: ToolMessage, image: ImageLookup, toolset: string | undefined): ToolResultBlockParam {
   const parts = toParts(message.content);
   // The mark covers the whole result; inside it the blocks carry none.
   const marked = parts.some((part) => part.type === "text" && part.cache === true && !isBlank(part.text));
@@ -98,21 +95,44 @@ function toolResultBlock(message: ToolMessage, image: ImageLookup): ToolResultBl
   if (content.length > 0) block.content = content;
   if (message.isError === true) block.is_error = true;
   if (marked) block.cache_control = EPHEMERAL;
+  if (toolset !== undefined) block.toolset_name = toolset;
   return block;
 }
 
+function typeOf(block: unknown): unknown {
+  return (block as { type?: unknown } | null)?.type;
+}
+
+/** Blocks to send back: Ratchet's own records left out, and blank text (the API refuses it). */
+function sendable(blocks: unknown[]): ContentBlockParam[] {
+  return blocks.filter((block) => {
+    const type = typeOf(block);
+    if (typeof type === "string" && type.startsWith("ratchet.")) return false;
+    return type !== "text" || !isBlank(String((block as { text?: unknown }).text ?? ""));
+  }) as ContentBlockParam[];
+}
+
 function assistantBlocks(message: AssistantMessage, image: ImageLookup): ContentBlockParam[] {
-  const blocks: ContentBlockParam[] = [...((message.providerBlocks ?? []) as ContentBlockParam[])];
-  blocks.push(...contentBlocks(toParts(message.content), image));
-  for (const call of message.toolCalls ?? []) blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.input ?? {} });
+  const kept = message.providerBlocks ?? [];
+  const blocks = sendable(kept);
+  // A turn whose blocks hold its text keeps their order (server tool blocks between texts).
+  if (!kept.some((block) => typeOf(block) === "text")) blocks.push(...contentBlocks(toParts(message.content), image));
+  for (const call of message.toolCalls ?? []) {
+    const use: ToolUseBlockParam = { type: "tool_use", id: call.id, name: call.name, input: call.input ?? {} };
+    if (call.toolset !== undefined) use.toolset_name = call.toolset;
+    blocks.push(use);
+  }
   return blocks;
 }
 
 type Turn = { role: "user" | "assistant"; content: ContentBlockParam[] };
 
-function blocksOf(message: ChatMessage, image: ImageLookup): Turn {
-  if (message.role === "assistant") return { role: "assistant", content: assistantBlocks(message, image) };
-  if (message.role === "tool") return { role: "user", content: [toolResultBlock(message, image)] };
+function blocksOf(message: ChatMessage, image: ImageLookup, toolsets: Map<string, string>): Turn {
+  if (message.role === "assistant") {
+    for (const call of message.toolCalls ?? []) if (call.toolset !== undefined) toolsets.set(call.id, call.toolset);
+    return { role: "assistant", content: assistantBlocks(message, image) };
+  }
+  if (message.role === "tool") return { role: "user", content: [toolResultBlock(message, image, toolsets.get(message.toolCallId))] };
   return { role: "user", content: contentBlocks(toParts(message.content), image) };
 }
 
@@ -135,8 +155,10 @@ function trimFinalAssistant(turns: Turn[]): void {
 
 export function toMessageParams(messages: ChatMessage[], image: ImageLookup): MessageParam[] {
   const turns: Turn[] = [];
+  // The toolset of each call so far, which its tool_result echoes.
+  const toolsets = new Map<string, string>();
   for (const message of messages) {
-    const turn = blocksOf(message, image);
+    const turn = blocksOf(message, image, toolsets);
     if (turn.content.length === 0) continue;
     const previous = turns.at(-1);
     if (previous?.role === turn.role) previous.content.push(...turn.content);
@@ -212,16 +234,18 @@ export function toAnthropicParams(request: GenerateRequest, image: ImageLookup):
   }
   params.messages = toMessageParams(request.messages, image);
   if (request.tools.length > 0) {
-    const tools: Tool[] = request.tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: tool.inputSchema as Tool.InputSchema,
-    }));
+    const tools = request.tools.map(
+      (tool): Tool =>
+        tool.native !== undefined
+          ? ({ ...tool.native } as unknown as Tool)
+          : { name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool.InputSchema },
+    );
     if (request.cacheSystem && !hasSystem) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: EPHEMERAL };
     params.tools = tools;
     if (request.toolChoice === "none") params.tool_choice = { type: "none" };
   }
   if (thinking !== undefined) params.thinking = thinking.thinking;
+  if (request.container !== undefined) params.container = request.container.id;
   capMarks(params, request.cacheSystem && (hasSystem || request.tools.length > 0));
   return params;
 }

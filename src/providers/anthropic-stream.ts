@@ -5,6 +5,13 @@
 // cache_read_input_tokens (Anthropic's input_tokens counts only what the cache neither read nor
 // wrote); `cachedReadTokens` = cache_read_input_tokens, `cachedWriteTokens` =
 // cache_creation_input_tokens. message_delta's usage is cumulative and wins over message_start's.
+// Its server_tool_use (web searches, web fetches) becomes `serverToolUse`.
+//
+// Server tool blocks (server_tool_use, web_search_tool_result, code execution results, …) are
+// kept unchanged in providerBlocks, and so that they go back in the order they came, a turn that
+// has any keeps its text blocks there too, in place, with their citations (anthropic-request.ts
+// then sends that order). The execution container an answer used is recorded as a container block
+// (src/loop/container.ts) at the end of providerBlocks; the next request carries it on.
 import type {
   ContentBlock,
   MessageDeltaUsage,
@@ -13,6 +20,7 @@ import type {
   StopReason as AnthropicStopReason,
   Usage as AnthropicUsage,
 } from "@anthropic-ai/sdk/resources/messages";
+import { containerBlock } from "../loop/container";
 import { ContextOverflowError } from "../loop/errors";
 import type { AssistantMessage, ContentPart, StopReason, ToolCall, Usage } from "../loop/types";
 
@@ -40,17 +48,19 @@ export type AssembledAnswer = {
   stopReason: StopReason;
   /** A cost the answer reported itself (a gateway's `usage.cost`, USD), if any. */
   reportedCostUsd?: number;
+  /** The server tool calls of the answer (server_tool_use blocks), in order. */
+  providerToolCalls?: ToolCall[];
 };
 
 type Block =
-  | { kind: "text"; text: string }
-  | { kind: "tool"; id: string; name: string; json: string; stopped: boolean }
+  | { kind: "text"; text: string; citations: unknown[] }
+  | { kind: "tool"; id: string; name: string; json: string; stopped: boolean; toolset?: string }
   | { kind: "thinking"; thinking: string; signature: string }
   /** A compaction block (the compaction beta): its summary and opaque state arrive in compaction_delta events. */
   | { kind: "compaction"; block: Record<string, unknown> }
   | { kind: "kept"; block: Record<string, unknown>; json: string };
 
-type TokenCounts = { input: number; output: number; cacheRead: number; cacheWrite: number; cost?: number };
+type TokenCounts = { input: number; output: number; cacheRead: number; cacheWrite: number; cost?: number; server?: { webSearchRequests: number; webFetchRequests: number } };
 
 function countsOf(usage: Partial<AnthropicUsage> | Partial<MessageDeltaUsage> | undefined, base: TokenCounts): TokenCounts {
   if (usage === undefined) return base;
@@ -63,6 +73,9 @@ function countsOf(usage: Partial<AnthropicUsage> | Partial<MessageDeltaUsage> | 
   };
   const reported = typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : base.cost;
   if (reported !== undefined) counts.cost = reported;
+  const server = usage.server_tool_use;
+  if (server !== undefined && server !== null) counts.server = { webSearchRequests: server.web_search_requests ?? 0, webFetchRequests: server.web_fetch_requests ?? 0 };
+  else if (base.server !== undefined) counts.server = base.server;
   return counts;
 }
 
@@ -99,6 +112,12 @@ function refusalText(details: RefusalStopDetails | null): string {
   return details?.explanation ? `${REFUSAL_TEXT.slice(0, -1)}: ${details.explanation}` : REFUSAL_TEXT;
 }
 
+/** A block of the provider's own tools: its call, or a result of one. */
+function isServerBlock(block: unknown): boolean {
+  const type = (block as { type?: unknown } | null)?.type;
+  return type === "server_tool_use" || (typeof type === "string" && type.endsWith("_tool_result"));
+}
+
 export type Assembler = {
   push(event: RawMessageStreamEvent): void;
   /** The answer; throws StreamCutError when message_stop never came. */
@@ -121,16 +140,20 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
   let stopDetails: RefusalStopDetails | null = null;
   let stopped = false;
   let textSoFar = false;
+  let container: { id: string; expires_at: string } | undefined;
 
   function startBlock(index: number, block: ContentBlock): void {
     switch (block.type) {
       case "text":
-        blocks.set(index, { kind: "text", text: "" });
+        blocks.set(index, { kind: "text", text: "", citations: [...(block.citations ?? [])] });
         if (block.text.length > 0) appendText(index, block.text);
         return;
-      case "tool_use":
-        blocks.set(index, { kind: "tool", id: block.id, name: block.name, json: "", stopped: false });
+      case "tool_use": {
+        const tool: Block = { kind: "tool", id: block.id, name: block.name, json: "", stopped: false };
+        if (typeof block.toolset_name === "string") tool.toolset = block.toolset_name;
+        blocks.set(index, tool);
         return;
+      }
       case "thinking":
         blocks.set(index, { kind: "thinking", thinking: block.thinking, signature: block.signature });
         return;
@@ -158,6 +181,7 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
     switch (event.type) {
       case "message_start":
         start = countsOf(event.message.usage, start);
+        if (event.message.container != null) container = event.message.container;
         return;
       case "content_block_start":
         return startBlock(event.index, event.content_block);
@@ -165,6 +189,7 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
         const block = blocks.get(event.index);
         const delta = event.delta;
         if (delta.type === "text_delta") return appendText(event.index, delta.text);
+        if (delta.type === "citations_delta" && block?.kind === "text") block.citations.push(delta.citation);
         if (delta.type === "input_json_delta" && (block?.kind === "tool" || block?.kind === "kept")) block.json += delta.partial_json;
         else if (delta.type === "thinking_delta" && block?.kind === "thinking") block.thinking += delta.thinking;
         else if (delta.type === "signature_delta" && block?.kind === "thinking") block.signature += delta.signature;
@@ -179,6 +204,7 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
       case "message_delta":
         counts = countsOf(event.usage, counts ?? start);
         rawStop = event.delta.stop_reason ?? rawStop;
+        if (event.delta.container != null) container = event.delta.container;
         stopDetails = event.delta.stop_details ?? stopDetails;
         return;
       case "message_stop":
@@ -192,21 +218,31 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
     const cut = rawStop === "max_tokens" || rawStop === "model_context_window_exceeded";
     const texts: string[] = [];
     const toolCalls: ToolCall[] = [];
-    const providerBlocks: unknown[] = [];
+    const providerToolCalls: ToolCall[] = [];
+    // Every block but tool_use, in order; text blocks only count when server tool blocks are among them.
+    const ordered: { block: unknown; text: boolean }[] = [];
     for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
       const block = blocks.get(index)!;
       if (block.kind === "text") {
         if (block.text.length > 0) texts.push(block.text);
+        ordered.push({ block: block.citations.length > 0 ? { type: "text", text: block.text, citations: block.citations } : { type: "text", text: block.text }, text: true });
       } else if (block.kind === "tool") {
-        toolCalls.push({ id: block.id, name: block.name, ...parseInput(block.json, cut || !block.stopped, block.name) });
+        const call: ToolCall = { id: block.id, name: block.name, ...parseInput(block.json, cut || !block.stopped, block.name) };
+        if (block.toolset !== undefined) call.toolset = block.toolset;
+        toolCalls.push(call);
       } else if (block.kind === "thinking") {
-        providerBlocks.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
+        ordered.push({ block: { type: "thinking", thinking: block.thinking, signature: block.signature }, text: false });
       } else if (block.kind === "compaction") {
-        providerBlocks.push(block.block);
+        ordered.push({ block: block.block, text: false });
       } else {
-        providerBlocks.push(block.json.length > 0 ? { ...block.block, ...parseInput(block.json, cut, String(block.block.type)) } : block.block);
+        const kept = block.json.length > 0 ? { ...block.block, ...parseInput(block.json, cut, String(block.block.type)) } : block.block;
+        if (kept.type === "server_tool_use") providerToolCalls.push({ id: String(kept.id), name: String(kept.name), input: kept.input ?? {} });
+        ordered.push({ block: kept, text: false });
       }
     }
+    const serverBlocks = ordered.some(({ block, text }) => !text && isServerBlock(block));
+    const providerBlocks = ordered.filter(({ text }) => serverBlocks || !text).map(({ block }) => block);
+    if (container !== undefined) providerBlocks.push(containerBlock({ id: container.id, expiresAt: container.expires_at }));
     const stopReason = stopReasonOf(rawStop, toolCalls.length > 0);
     // The context window filled before any answer: the prompt was too long (the loop compacts and tries again).
     if (stopReason === "model_context_window_exceeded" && toolCalls.length === 0 && texts.join("").trim().length === 0) {
@@ -227,7 +263,8 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
       cachedReadTokens: final.cacheRead,
       cachedWriteTokens: final.cacheWrite,
     };
-    const answer: AssembledAnswer = { message, usage, stopReason };
+    if (final.server !== undefined && final.server.webSearchRequests + final.server.webFetchRequests > 0) usage.serverToolUse = final.server;
+    const answer: AssembledAnswer = { message, usage, stopReason, providerToolCalls };
     if (final.cost !== undefined) answer.reportedCostUsd = final.cost;
     return answer;
   }

@@ -5,12 +5,16 @@ import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/t
 import { describeFailure, providerErrorFor } from "./anthropic-errors";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { ContextOverflowError } from "../loop/errors";
-import { compactionBeta, imageHashes, toAnthropicParams, type ImageData } from "./anthropic-request";
+import { compactionBeta, toAnthropicParams } from "./anthropic-request";
 import { createAssembler } from "./anthropic-stream";
 import { contextWindowOf } from "./context-windows";
 import { isContextOverflow } from "./context-overflow";
 import { ProviderError } from "./errors";
-import { ANTHROPIC_PRICES, costOf, priceOf, tokenPrices, type PriceTable } from "./prices";
+import { abortableSleep } from "./abortable-sleep";
+import { unknownPriceMessage } from "./model-prices";
+import { ANTHROPIC_PRICES, costOf, priceOf, serverToolCostOf, tokenPrices, type Price, type PriceTable } from "./prices";
+import { imageLoader, type ImageData } from "./request-images";
+import { nativeBetas } from "../tools/native-tools";
 import { DEFAULT_RETRY_POLICY, retryDecision } from "./retry";
 import type { Provider } from "./types";
 
@@ -28,44 +32,24 @@ export type AnthropicProviderOptions = {
   /** Attempts in all, the first included (default 5). */
   maxAttempts?: number;
   prices?: PriceTable;
+  /** The clock an expired container is told by. */
+  now?: () => number;
 };
 
+/**
+ * The request without its container when the container has expired (the API would refuse it): the
+ * code then runs in a new one, without the old one's files.
+ */
+export function withLiveContainer(request: GenerateRequest, now: number): GenerateRequest {
+  const expiresAt = request.container?.expiresAt;
+  if (expiresAt === undefined || !(Date.parse(expiresAt) <= now)) return request;
+  const { container: _expired, ...rest } = request;
+  return rest;
+}
+
+export { abortableSleep } from "./abortable-sleep";
+
 export const MISSING_KEY_MESSAGE = "The anthropic provider needs ANTHROPIC_API_KEY (wrangler secret put ANTHROPIC_API_KEY).";
-
-/** Images of one provider kept in memory, so a run's steps read each from the store once. */
-const IMAGE_MEMO_ENTRIES = 64;
-
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-function imageLoader(images: AnthropicProviderOptions["images"]) {
-  const memo = new Map<string, ImageData>();
-  return async (request: GenerateRequest): Promise<(hash: string) => ImageData> => {
-    const loaded = new Map<string, ImageData>();
-    await Promise.all(
-      imageHashes(request).map(async (hash) => {
-        const image = memo.get(hash) ?? (await images(hash));
-        if (image === undefined) throw new ProviderError(`Image ${hash} is not in the blob store.`, false);
-        loaded.set(hash, image);
-        memo.set(hash, image);
-      }),
-    );
-    while (memo.size > IMAGE_MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
-    return (hash) => loaded.get(hash)!;
-  };
-}
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   const { apiKey } = options;
@@ -74,6 +58,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts };
   const prices = options.prices ?? ANTHROPIC_PRICES;
   const loadImages = imageLoader(options.images);
+  const now = options.now ?? Date.now;
   // One client per provider; with no key none is made (the SDK would look for credentials elsewhere).
   const client =
     apiKey === undefined || apiKey.length === 0
@@ -86,29 +71,35 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
         });
 
-  /** The streamed answer's events: the plain endpoint, or the beta one for a request that compacts. */
+  /** The streamed answer's events: the plain endpoint, or the beta one for a request that compacts or has a beta tool. */
   async function open(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, signal: AbortSignal): Promise<AsyncIterable<RawMessageStreamEvent>> {
     const beta = compactionBeta(request);
-    if (beta === undefined) return anthropic.messages.create(body, { signal });
-    const params = { ...body, ...beta } as unknown as Parameters<typeof anthropic.beta.messages.create>[0] & { stream: true };
+    const betas = [...(beta?.betas ?? []), ...nativeBetas(request.tools.flatMap((tool) => (tool.native === undefined ? [] : [tool.native])))];
+    if (betas.length === 0) return anthropic.messages.create(body, { signal });
+    const params = { ...body, ...beta, betas } as unknown as Parameters<typeof anthropic.beta.messages.create>[0] & { stream: true };
     // The beta stream's events are the plain ones plus compaction blocks, which the assembler keeps.
     return (await anthropic.beta.messages.create(params, { signal })) as unknown as AsyncIterable<RawMessageStreamEvent>;
   }
 
-  async function attempt(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
+  async function attempt(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, price: Price, context: GenerateContext): Promise<GenerateResult> {
     const stream = await open(anthropic, body, request, context.signal);
     const assembler = createAssembler(context.onDelta);
     for await (const event of stream) assembler.push(event);
     // The SDK ends an aborted stream quietly; the run must see the abort.
     if (context.signal.aborted) throw context.signal.reason;
     const answer = assembler.finish();
-    const costUsd = answer.reportedCostUsd ?? costOf(priceOf(request.model, prices), answer.usage);
-    return { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
+    const costUsd = answer.reportedCostUsd ?? costOf(price, answer.usage) + serverToolCostOf(answer.usage);
+    const result: GenerateResult = { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
+    if (answer.providerToolCalls !== undefined && answer.providerToolCalls.length > 0) result.providerToolCalls = answer.providerToolCalls;
+    return result;
   }
 
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
     if (client === undefined) throw new ProviderError(MISSING_KEY_MESSAGE, false);
-    const body = toAnthropicParams(request, await loadImages(request));
+    // The edge refuses a run on a model with no price; one whose PRICES row went away since fails here, before anything is sent.
+    const price = priceOf(request.model, prices);
+    if (price === undefined) throw new ProviderError(unknownPriceMessage("anthropic", request.model), false);
+    const body = toAnthropicParams(withLiveContainer(request, now()), await loadImages(request));
     let streamed = false;
     const onDelta = context.onDelta;
     const tracked: GenerateContext =
@@ -123,7 +114,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
           };
     for (let attempts = 1; ; attempts++) {
       try {
-        return await attempt(client, body, request, tracked);
+        return await attempt(client, body, request, price, tracked);
       } catch (error) {
         if (context.signal.aborted) throw context.signal.reason;
         // Whatever comes next (another attempt, or the run failing), the text streamed so far is void.
@@ -143,7 +134,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   return {
     name: "anthropic",
     generate,
-    prices: (model) => tokenPrices(priceOf(model, prices)),
+    prices: (model) => {
+      const price = priceOf(model, prices);
+      return price === undefined ? undefined : tokenPrices(price);
+    },
     contextWindow: contextWindowOf,
     nativeCompaction: true,
   };

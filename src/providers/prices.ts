@@ -1,4 +1,7 @@
-// Anthropic's list prices, USD per million tokens, for runs whose answer carries no cost.
+// Prices, USD per million tokens, for answers that carry no cost of their own: the shape of a
+// price and of a table, the lookup (no fallback: a model with no known price has none, and the
+// edge refuses a run on it), and the cost of one answer. Anthropic's list prices follow; OpenAI's
+// are in openai-prices.ts, and a deployment adds or overrides rows with the PRICES setting.
 //
 // Source: Anthropic's pricing page, https://platform.claude.com/docs/en/about-claude/pricing
 // ("Model pricing": base input, 5m cache writes, cache hits and refreshes, output), and each
@@ -16,15 +19,15 @@ export type Price = {
   /** Input tokens that neither read nor wrote the cache. */
   input: number;
   output: number;
-  /** Input tokens written to a 5-minute cache entry. */
-  cacheWrite5m: number;
+  /** Input tokens written to a cache entry (Anthropic's 5-minute write; OpenAI charges none: its input rate). */
+  cacheWrite: number;
   /** Input tokens read from the cache (cache hits and refreshes). */
   cacheRead: number;
 };
 
 export type PriceTable = Readonly<Record<string, Price>>;
 
-const price = (input: number, output: number, cacheWrite5m: number, cacheRead: number): Price => ({ input, output, cacheWrite5m, cacheRead });
+const price = (input: number, output: number, cacheWrite: number, cacheRead: number): Price => ({ input, output, cacheWrite, cacheRead });
 
 /** Keyed by model id; dated ids (claude-sonnet-4-5-20250929) match their alias by prefix. */
 export const ANTHROPIC_PRICES: PriceTable = {
@@ -53,22 +56,18 @@ export const ANTHROPIC_PRICES: PriceTable = {
   "claude-3-haiku": price(0.25, 1.25, 0.3, 0.03),
 };
 
-/** A model of no known family is priced like the current Sonnet: neither free nor the dearest. */
-const FALLBACK_MODEL = "claude-sonnet-5-5";
-
 /**
- * The price of `model`: its own row, else the row whose id it starts with (the longest), else the
- * newest row of its family (opus, sonnet, haiku, fable, mythos), else Sonnet's.
+ * The price of `model` in `table`: its own row, else the longest id it starts with followed by a
+ * dash (a dated snapshot such as claude-sonnet-4-5-20250929 or gpt-5-2025-08-07 takes its alias's
+ * row), else none. A variant with another price needs a row of its own (its own row wins).
  */
-export function priceOf(model: string, table: PriceTable = ANTHROPIC_PRICES): Price {
+export function priceOf(model: string, table: PriceTable = ANTHROPIC_PRICES): Price | undefined {
   const own = table[model];
   if (own !== undefined) return own;
-  const ids = Object.keys(table);
-  const prefix = ids.filter((id) => model.startsWith(`${id}-`)).sort((a, b) => b.length - a.length)[0];
-  if (prefix !== undefined) return table[prefix]!;
-  const family = ["opus", "sonnet", "haiku", "fable", "mythos"].find((name) => model.includes(name));
-  const sameFamily = family === undefined ? undefined : ids.find((id) => id.includes(family));
-  return table[sameFamily ?? FALLBACK_MODEL] ?? ANTHROPIC_PRICES[FALLBACK_MODEL]!;
+  const prefix = Object.keys(table)
+    .filter((id) => model.startsWith(`${id}-`))
+    .sort((a, b) => b.length - a.length)[0];
+  return prefix === undefined ? undefined : table[prefix];
 }
 
 /**
@@ -78,12 +77,28 @@ export function priceOf(model: string, table: PriceTable = ANTHROPIC_PRICES): Pr
 export function costOf(price: Price, usage: Usage): number {
   const uncached = Math.max(0, usage.inputTokens - usage.cachedReadTokens - usage.cachedWriteTokens);
   return (
-    (uncached * price.input + usage.cachedWriteTokens * price.cacheWrite5m + usage.cachedReadTokens * price.cacheRead + usage.outputTokens * price.output) /
+    (uncached * price.input + usage.cachedWriteTokens * price.cacheWrite + usage.cachedReadTokens * price.cacheRead + usage.outputTokens * price.output) /
     1_000_000
   );
 }
 
 /** The price per token (not per million) of each kind of token the budget ceiling counts. */
 export function tokenPrices(price: Price): TokenPrices {
-  return { input: price.input / 1_000_000, output: price.output / 1_000_000, cacheWrite: price.cacheWrite5m / 1_000_000 };
+  return { input: price.input / 1_000_000, output: price.output / 1_000_000, cacheWrite: price.cacheWrite / 1_000_000 };
+}
+
+/**
+ * The provider's own tools, USD per request: web search $10 per 1,000 searches; web fetch has no
+ * fee of its own (its pages count as input tokens). Source: Anthropic's pricing page
+ * (https://platform.claude.com/docs/en/about-claude/pricing, "Tool use pricing") and the web search
+ * and web fetch tool pages, read in late November 2026. Code execution is billed by container time
+ * per organisation, which no answer reports: it is not counted.
+ */
+export const SERVER_TOOL_PRICES = { webSearchRequest: 10 / 1_000, webFetchRequest: 0 } as const;
+
+/** What an answer's server tool requests cost (web searches, web fetches). */
+export function serverToolCostOf(usage: Usage): number {
+  const use = usage.serverToolUse;
+  if (use === undefined) return 0;
+  return use.webSearchRequests * SERVER_TOOL_PRICES.webSearchRequest + use.webFetchRequests * SERVER_TOOL_PRICES.webFetchRequest;
 }

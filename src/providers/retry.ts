@@ -43,10 +43,11 @@ export type RetryDecision =
   | { retry: true; delayMs: number }
   | { retry: false; reason: "not-retryable" | "spend-limit" | "attempts" | "retry-after-too-long" };
 
-/** 429 codes that mean money, not load: waiting does not help. */
-const SPEND_LIMIT_CODES = new Set(["contract_spend_limit_reached", "enforced_spend_limit_reached"]);
-const SPEND_LIMIT_TEXT = /spend(ing)? limit|credit balance|usage limit/i;
-const RETRYABLE_STREAM_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
+/** 429 codes that mean money, not load: waiting does not help (Anthropic's, then OpenAI's). */
+const SPEND_LIMIT_CODES = new Set(["contract_spend_limit_reached", "enforced_spend_limit_reached", "insufficient_quota", "billing_hard_limit_reached"]);
+const SPEND_LIMIT_TEXT = /spend(ing)? limit|credit balance|usage limit|exceeded your current quota/i;
+/** Errors in the middle of a stream that pass: Anthropic's types, then OpenAI's. */
+const RETRYABLE_STREAM_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error", "server_error", "rate_limit_exceeded"]);
 
 export function isSpendLimit(failure: Failure): boolean {
   return (

@@ -7,6 +7,7 @@ import { hostOf, isUrlAllowed } from "./allow-list";
 import { askTool } from "./ask";
 import { calculatorTool } from "./calculator";
 import { createClientTool } from "./client-tool";
+import { createToolsetSpecs, offeredNameIssues } from "./client-toolset";
 import { createCurrentTimeTool } from "./current-time";
 import { createHttpTool } from "./http-tool";
 import { decodeSigningKeys } from "./signing-keys";
@@ -16,6 +17,7 @@ export { parseAllowList, isUrlAllowed } from "./allow-list";
 export { DEFAULT_HTTP_TOOL_TIMEOUT_MS, OUTCOME_UNKNOWN } from "./http-tool";
 export { signingKeysOf } from "./signing-keys";
 export type { ToolDeps } from "./tool-deps";
+export { providerOnlyIssues } from "./client-toolset";
 
 export const BUILT_IN_TOOLS = ["ask", "calculator", "current_time"] as const;
 export type BuiltInToolName = (typeof BUILT_IN_TOOLS)[number];
@@ -37,8 +39,9 @@ function builtIn(name: BuiltInToolName, deps: ToolDeps): AnyToolSpec {
 
 /**
  * What is wrong with a run's tools against this deployment (built-in names, hosts on the allow
- * list): paths like "tools.2", empty when they are fine. Unique names are the body schema's rule
- * (src/api/schemas.ts), checked once there.
+ * list), and two tools the model would see under one name (a toolset's `<toolset>__<action>` and
+ * another tool): paths like "tools.2", empty when they are fine. Unique names of the refs are the
+ * body schema's rule (src/api/schemas.ts), checked once there.
  */
 export function checkToolRefs(refs: readonly ToolRef[], allowHosts: readonly string[]): { path: string; message: string }[] {
   const issues: { path: string; message: string }[] = [];
@@ -51,6 +54,8 @@ export function checkToolRefs(refs: readonly ToolRef[], allowHosts: readonly str
       issues.push({ path: `tools.${index}.url`, message: `HTTP tools may not call ${host}: it is not on the allow list (HTTP_TOOL_ALLOW; plain http needs an http:// entry).` });
     }
   });
+  // A toolset's action seen by the model as `<toolset>__<action>` may meet another tool's name.
+  if (issues.length === 0) issues.push(...offeredNameIssues(refs));
   return issues;
 }
 
@@ -70,13 +75,27 @@ export function checkToolSigning(refs: readonly ToolRef[], signingKeys: readonly
   };
 }
 
-/** The loop's tool specs for `refs` (assumed checked by checkToolRefs). */
+/** The loop's tool specs for `refs` (assumed checked by checkToolRefs); provider tools are not among them (see providerToolsOf). */
 export function buildTools(refs: readonly ToolRef[], deps: ToolDeps): AnyToolSpec[] {
-  return refs.map((ref) => {
+  return refs.flatMap((ref): AnyToolSpec[] => {
     if (typeof ref === "string") {
       if (!isBuiltIn(ref)) throw new Error(`Unknown built-in tool: ${ref}.`);
-      return builtIn(ref, deps);
+      return [builtIn(ref, deps)];
     }
-    return ref.type === "http" ? createHttpTool(ref, deps) : createClientTool(ref);
+    switch (ref.type) {
+      case "http":
+        return [createHttpTool(ref, deps)];
+      case "client":
+        return [createClientTool(ref)];
+      case "client-toolset":
+        return createToolsetSpecs(ref);
+      case "provider":
+        return [];
+    }
   });
+}
+
+/** The provider tools of `refs`, their entries as given: the loop passes them to every request. */
+export function providerToolsOf(refs: readonly ToolRef[]): Record<string, unknown>[] {
+  return refs.flatMap((ref) => (typeof ref !== "string" && ref.type === "provider" ? [{ ...ref.spec }] : []));
 }

@@ -5,7 +5,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createClient, RatchetError, type RatchetClient, type StreamEvent } from "../../src/client";
 import { drive, stubFor } from "../helpers/runs";
-import { BASE, createLab, dropServerSockets, until, type Lab } from "./self-transport";
+import { BASE, changed, createLab, dropServerSockets, until, type Lab } from "./self-transport";
 import { TEST_API_TOKEN } from "../test-env";
 
 const script = [
@@ -25,7 +25,10 @@ async function fireAlarm(runId: string): Promise<boolean> {
 /** Consumes the iterator into `into` in the background; resolves when it ends. */
 function collect(events: AsyncIterable<StreamEvent>, into: StreamEvent[]): Promise<void> {
   return (async () => {
-    for await (const event of events) into.push(event);
+    for await (const event of events) {
+      into.push(event);
+      changed();
+    }
   })();
 }
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createClient, RatchetError, type InboxEvent, type RatchetClient } from "../../src/client";
 import { freshSubject, settle } from "../helpers/inbox";
-import { BASE, createLab, until, type Lab } from "./self-transport";
+import { BASE, changed, createLab, until, type Lab } from "./self-transport";
 import { TEST_API_TOKEN } from "../test-env";
 
 function backendFor(lab: Lab, transport: "websocket" | "sse"): RatchetClient {
@@ -34,7 +34,10 @@ describe.each(["websocket", "sse"] as const)("the inbox over %s", (transport) =>
     const controller = new AbortController();
     const seen: InboxEvent[] = [];
     const reading = (async () => {
-      for await (const event of phone.inbox({ signal: controller.signal })) seen.push(event);
+      for await (const event of phone.inbox({ signal: controller.signal })) {
+        seen.push(event);
+        changed();
+      }
     })();
     await settle(first.run.id);
     await until(() => seen.some((event) => event.type === "run-waiting"), "run-waiting");

@@ -31,6 +31,7 @@ export function createLab(): Lab {
     const sse = init.headers.Accept === "text/event-stream";
     if (!sse) return SELF.fetch(url, init);
     connections.push(url);
+    changed();
     // A drop before the answer arrives fails the fetch, as a lost network does.
     let dropPending = () => {};
     const lost = new Promise<never>((_resolve, reject) => (dropPending = () => reject(new TypeError("network connection lost"))));
@@ -82,6 +83,7 @@ export function createLab(): Lab {
 
     constructor(url: string) {
       connections.push(url);
+    changed();
       drops.add(this.drop);
       void this.connect(url);
     }
@@ -162,11 +164,31 @@ export async function dropServerSockets(runId: string): Promise<number> {
   });
 }
 
-/** Waits (on the event loop, no timers) until `check` holds, or fails after `limit` turns. */
-export async function until(check: () => boolean, what = "condition", limit = 2_000): Promise<void> {
-  for (let i = 0; i < limit; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 1));
+let wakers: (() => void)[] = [];
+
+/** Something `until` may wait on changed (an event collected, a connection opened): checks again. */
+export function changed(): void {
+  const waking = wakers;
+  wakers = [];
+  for (const wake of waking) wake();
+}
+
+/**
+ * Waits until `check` holds, checking again on every `changed()` (no polling); fails after
+ * `limitMs` so a lost event is a failure, not a hang.
+ */
+export async function until(check: () => boolean, what = "condition", limitMs = 10_000): Promise<void> {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    changed();
+  }, limitMs);
+  try {
+    while (!check()) {
+      if (timedOut) throw new Error(`Timed out waiting for ${what}.`);
+      await new Promise<void>((resolve) => wakers.push(resolve));
+    }
+  } finally {
+    clearTimeout(timer);
   }
-  throw new Error(`Timed out waiting for ${what}.`);
 }

@@ -1,11 +1,12 @@
-// A run's provider: the anthropic one gets its key and base URL from the environment and the
-// run's own images from the blob store.
+// A run's provider: each real one gets its key and base URL from the environment, the PRICES rows
+// over its price table, and the run's own images from the blob store.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { imageKey, r2BlobStore } from "../../src/durable/blob-store";
 import { createRunProvider } from "../../src/durable/run-provider";
 import { ProviderError } from "../../src/providers/errors";
 import { fakeAnthropicUrl, recorded, script, uniqueModel } from "../fake-anthropic/client";
+import { fakeOpenAIUrl, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { context, rejection, textRequest } from "../providers/anthropic-helpers";
 
 const blobs = r2BlobStore(env.BLOBS);
@@ -50,5 +51,56 @@ describe("createRunProvider: images of another run", () => {
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.message).toContain("is not in the blob store");
     expect(await recorded(model)).toEqual([]);
+  });
+});
+
+describe("createRunProvider: openai", () => {
+  it("uses OPENAI_API_KEY and OPENAI_BASE_URL, and sends the run's images as data URLs", async () => {
+    const model = uniqueOpenAIModel();
+    await scriptOpenAI(model, [{ text: "Two pixels." }]);
+    const bytes = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 0, 255]);
+    const hash = `test-${crypto.randomUUID()}`;
+    const runId = `run_${crypto.randomUUID()}`;
+    await env.BLOBS.put(imageKey(runId, hash), bytes, { httpMetadata: { contentType: "image/png" } });
+    const provider = createRunProvider({ runId, provider: "openai", messages: [] }, { ...env, OPENAI_API_KEY: "env-openai-key", OPENAI_BASE_URL: fakeOpenAIUrl() }, blobs);
+    expect(provider).toMatchObject({ name: "openai", nativeCompaction: false });
+    const messages = [{ role: "user" as const, content: [{ type: "image" as const, mimeType: "image/png", hash }] }];
+    expect((await provider.generate(textRequest(model, messages), context())).message.content).toBe("Two pixels.");
+    const [sent] = await recordedOpenAI(model);
+    expect(sent!.headers.authorization).toBe("Bearer env-openai-key");
+    const user = (sent!.body!.messages as Array<{ role: string; content: unknown }>)[1]!;
+    expect(user.content).toEqual([{ type: "image_url", image_url: { url: `data:image/png;base64,${btoa(String.fromCharCode(...bytes))}` } }]);
+  });
+
+  it("without a key the provider is still built; its first call fails clearly", async () => {
+    const provider = createRunProvider({ runId: "run_x", provider: "openai", messages: [] }, { ...env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "" }, blobs);
+    const error = (await rejection(provider.generate(textRequest(uniqueOpenAIModel()), context()))) as ProviderError;
+    expect(error).toMatchObject({ retryable: false, message: "The openai provider needs OPENAI_API_KEY (wrangler secret put OPENAI_API_KEY)." });
+  });
+});
+
+describe("createRunProvider: PRICES", () => {
+  it("a PRICES row prices a model the table does not know and overrides one it does, for either provider", async () => {
+    const prices = JSON.stringify({ "house-model": { input: 1, output: 2 }, "gpt-5.5": { input: 4, output: 20, cacheRead: 0.4 }, "claude-sonnet-4-5": { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 } });
+    const withPrices = { ...env, PRICES: prices };
+    const openai = createRunProvider({ runId: "run_p", provider: "openai", messages: [] }, withPrices, blobs);
+    expect(openai.prices!("house-model")).toEqual({ input: 1e-6, output: 2e-6, cacheWrite: 1e-6 });
+    expect(openai.prices!("gpt-5.5-2026-04-23")).toEqual({ input: 4e-6, output: 20e-6, cacheWrite: 4e-6 });
+    expect(openai.prices!("gpt-4o")).toEqual({ input: 2.5e-6, output: 10e-6, cacheWrite: 2.5e-6 });
+    const anthropic = createRunProvider({ runId: "run_p", provider: "anthropic", messages: [] }, withPrices, blobs);
+    expect(anthropic.prices!("claude-sonnet-4-5")).toEqual({ input: 2e-6, output: 10e-6, cacheWrite: 2.5e-6 });
+    expect(anthropic.prices!("house-model")).toEqual({ input: 1e-6, output: 2e-6, cacheWrite: 1e-6 });
+    // Without PRICES: no fallback row for a model the table does not know.
+    expect(createRunProvider({ runId: "run_p", provider: "anthropic", messages: [] }, env, blobs).prices!("house-model")).toBeUndefined();
+  });
+
+  it("a model whose price went away since the run was made fails its call before anything is sent, naming PRICES", async () => {
+    const model = `house-model-${crypto.randomUUID().slice(0, 8)}`;
+    await scriptOpenAI(model, [{ text: "unused" }]);
+    const provider = createRunProvider({ runId: "run_p", provider: "openai", messages: [] }, env, blobs);
+    const error = (await rejection(provider.generate(textRequest(model), context()))) as ProviderError;
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error.message).toContain("add it to the PRICES setting");
+    expect(await recordedOpenAI(model)).toEqual([]);
   });
 });

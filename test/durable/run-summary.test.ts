@@ -44,6 +44,17 @@ describe("summaryOf", () => {
     const big = { ...view, waiting: { kind: "client-tool" as const, callId: "c", name: "pick", input: { text: "x".repeat(WAITING_INPUT_MAX_BYTES) } } };
     expect(summaryOf(big, 1).waiting).toEqual({ kind: "client-tool", callId: "c", name: "pick", input: null, truncated: true });
   });
+
+  it("lists a toolset batch's actions, and leaves them out with the input when the two pass 32 KiB", () => {
+    const batch = [
+      { callId: "b1", action: "navigate", input: { url: "https://a.example/" } },
+      { callId: "b2", action: "type", input: { text: "hi" } },
+    ];
+    const waiting = { kind: "client-toolset" as const, callId: "b1", name: "browser", input: batch[0]!.input, batch };
+    expect(summaryOf({ ...view, waiting }, 1).waiting).toEqual(waiting);
+    const big = { ...waiting, batch: [...batch, { callId: "b3", action: "type", input: { text: "x".repeat(WAITING_INPUT_MAX_BYTES) } }] };
+    expect(summaryOf({ ...view, waiting: big }, 1).waiting).toEqual({ kind: "client-toolset", callId: "b1", name: "browser", input: null, truncated: true });
+  });
 });
 
 describe("cursors", () => {

@@ -1,7 +1,8 @@
 // The run console in a real browser: headless Chromium (Debian's, driven by playwright-core)
 // against `wrangler dev`. A person starts the default scripted run, watches its steps arrive,
-// answers its question in place and sees it finish; on a phone-sized screen, opens a run by id
-// and token, sees its history and denies an approval; cancels a waiting run. Screenshots go to
+// answers its question in place and sees it finish; starts a run on provider openai (against the
+// fake OpenAI server) and sees its model named; on a phone-sized screen, opens a run by id and
+// token, sees its history and denies an approval; cancels a waiting run. Screenshots go to
 // test/e2e/.artifacts/ (gitignored) for a person to look at.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +11,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
+import { startMcpServers, type McpTestServers } from "../mcp-server/server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { startDev, type DevServer } from "./wrangler-dev";
 
@@ -19,6 +22,8 @@ const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
 const PORT = 8900 + Math.floor(Math.random() * 100);
 const TOKEN = LOCAL_TOKEN;
 const WAIT = { timeout: 20_000 };
+/** The model of runs on provider openai (DEFAULT_OPENAI_MODEL of this dev server), priced as gpt-5.4-mini. */
+const OPENAI_MODEL = "gpt-5.4-mini-console-e2e";
 
 type Created = { run: { id: string }; token: string };
 
@@ -57,12 +62,14 @@ describe("the run console in Chromium", () => {
   const profile = mkdtempSync(join(tmpdir(), "ratchet-chromium-"));
   let dev: DevServer | undefined;
   let browser: BrowserContext | undefined;
+  let fakeOpenAI: FakeOpenAI | undefined;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does).`);
     mkdirSync(ARTIFACTS, { recursive: true });
     execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
-    dev = await startDev({ port: PORT, persistTo: state });
+    fakeOpenAI = await startFakeOpenAI();
+    dev = await startDev({ port: PORT, persistTo: state, vars: { OPENAI_API_KEY: "console-openai-key", OPENAI_BASE_URL: fakeOpenAI.url, DEFAULT_OPENAI_MODEL: OPENAI_MODEL } });
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
@@ -74,6 +81,7 @@ describe("the run console in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await dev?.kill();
+    await fakeOpenAI?.close();
     rmSync(state, { recursive: true, force: true });
     rmSync(profile, { recursive: true, force: true });
   });
@@ -152,6 +160,35 @@ describe("the run console in Chromium", () => {
     await page.close();
   });
 
+  it("a run on provider openai renders like any other: its model named, its steps, its question and its end", async () => {
+    fakeOpenAI!.script(OPENAI_MODEL, [
+      { text: "Working it out.", toolCalls: [{ id: "call_calc", name: "calculator", input: { expression: "17 * 23" } }] },
+      { text: "One question.", toolCalls: [{ id: "call_ask", name: "ask", input: { question: "What should I call 391?" } }] },
+      { text: "Noted: 391 is the product." },
+    ]);
+    const page = await browser!.newPage();
+    const errors = watchForErrors(page);
+    await page.goto(`${dev!.url}/console/`);
+    await page.getByLabel("Deployment token", { exact: true }).fill(TOKEN);
+    await page.getByLabel("OpenAI").check();
+    expect(await page.locator("#script-field").isHidden()).toBe(true);
+    await page.getByRole("button", { name: "Start run" }).click();
+    await page.locator('.call[data-tool="calculator"][data-state="ok"]', { hasText: "391" }).waitFor(WAIT);
+    expect(await text(page.locator("#run-model"))).toBe(`${OPENAI_MODEL} (openai)`);
+    const answer = page.getByLabel("Your answer");
+    await answer.waitFor(WAIT);
+    expect(await text(page.locator("#waiting-question"))).toBe("What should I call 391?");
+    await answer.fill("The product");
+    await page.getByRole("button", { name: "Answer", exact: true }).click();
+    await page.locator("#final-text", { hasText: "Noted: 391 is the product." }).waitFor(WAIT);
+    expect(await text(page.locator("#run-status"))).toBe("finished");
+    expect(await text(page.locator("#run-cost"))).toMatch(/^\$0\.\d{4}$/);
+    await page.screenshot({ path: join(ARTIFACTS, "console-openai.png"), fullPage: true, animations: "disabled" });
+    expect(fakeOpenAI!.requests(OPENAI_MODEL).map((request) => request.outcome)).toEqual(["ok", "ok", "ok"]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("shows each compaction between steps", async () => {
     const { run, token } = await createRun(dev!, {
       messages: [{ role: "user", content: "Count to six with the calculator." }],
@@ -175,6 +212,42 @@ describe("the run console in Chromium", () => {
     for (const note of notes) expect(note).toMatch(/^Context compacted \(summary\): [\d,]+ → about [\d,]+ tokens$/);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it("shows an MCP server's tools and marks each of their calls with the server", async () => {
+    const servers: McpTestServers = await startMcpServers();
+    try {
+      const { run, token } = await createRun(dev!, {
+        messages: [{ role: "user", content: "Echo hello." }],
+        tools: ["calculator"],
+        mcpServers: [{ name: "main", url: `${servers.url}/mcp`, tools: ["echo", "files_read"] }],
+        script: [
+          { text: "Echoing.", toolCalls: [{ name: "main__echo", input: { text: "hello" } }, { name: "calculator", input: { expression: "1+1" } }], costUsd: 0.01 },
+          { text: "Echoed.", costUsd: 0.01 },
+        ],
+      });
+      for (let i = 0; i < 100 && (await getJson(dev!, `/v1/runs/${run.id}`, token)).status === "running"; i++) await new Promise((r) => setTimeout(r, 100));
+      const page = await browser!.newPage();
+      const errors = watchForErrors(page);
+      await page.goto(`${dev!.url}/console/`);
+      await page.getByLabel("Run id").fill(run.id);
+      await page.getByLabel(/^Run token/).fill(token);
+      await page.getByRole("button", { name: "Open", exact: true }).click();
+      await page.locator("#final-text", { hasText: "Echoed." }).waitFor(WAIT);
+      expect(await text(page.locator('.mcp-tools[data-server="main"] p').first())).toBe("MCP server main: 1 tool (main__echo)");
+      expect(await text(page.locator('.mcp-tools[data-server="main"] .refused'))).toBe("Left out: files_read (the server does not list it)");
+      const call = page.locator('.call[data-tool="main__echo"]');
+      expect(await text(call.locator(".badge.mcp"))).toBe("MCP main");
+      expect(await text(call.locator(".result"))).toBe("echo: hello");
+      expect(await call.getAttribute("data-state")).toBe("ok");
+      // Other tools get no badge.
+      expect(await page.locator('.call[data-tool="calculator"] .badge').count()).toBe(0);
+      await page.screenshot({ path: join(ARTIFACTS, "console-mcp.png"), fullPage: true, animations: "disabled" });
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await servers.close();
+    }
   });
 
   it("on a phone: opens a run by id and token, shows its history, and denies an approval in place", async () => {

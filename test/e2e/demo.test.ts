@@ -1,6 +1,8 @@
 // `npm run demo` end to end: wrangler dev, the demo as a child process, an answer typed on its
-// stdin when it asks. Offline (scripted model), and with ANTHROPIC_API_KEY set, where the demo
-// asks for provider "anthropic" and the service talks to the fake Anthropic server.
+// stdin when it asks. Offline (scripted model); with ANTHROPIC_API_KEY set, where the demo asks
+// for provider "anthropic" and the service talks to the fake Anthropic server; and with
+// OPENAI_API_KEY set, where it asks for provider "openai" and the service talks to the fake
+// OpenAI server.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -9,12 +11,18 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic/server";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
 import { startDev, type DevServer } from "./wrangler-dev";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
 const PORT = 9000 + Math.floor(Math.random() * 100);
+/** A model no built-in table prices: the deployment's PRICES setting does. */
 const MODEL = "claude-demo-e2e";
+/** Priced as gpt-5.4-mini ($0.75 / $4.50 per million tokens), whose id it starts with. */
+const OPENAI_MODEL = "gpt-5.4-mini-demo-e2e";
+/** The demo's offline runs: no real provider's key, whatever the terminal running the tests has. */
+const OFFLINE = { ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" };
 
 type Demo = { code: number | null; output: string; stderr: string };
 
@@ -50,22 +58,37 @@ describe("npm run demo", () => {
   const state = mkdtempSync(join(tmpdir(), "ratchet-demo-"));
   let dev: DevServer | undefined;
   let fake: FakeAnthropic | undefined;
+  let fakeOpenAI: FakeOpenAI | undefined;
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     fake = await startFakeAnthropic();
-    // The key lets the service offer provider "anthropic"; scripted runs (with a script) still work.
-    dev = await startDev({ port: PORT, persistTo: state, vars: { ANTHROPIC_API_KEY: "demo-test-key", ANTHROPIC_BASE_URL: fake.url, DEFAULT_MODEL: MODEL } });
+    fakeOpenAI = await startFakeOpenAI();
+    // The keys let the service offer providers "anthropic" and "openai"; scripted runs (with a script) still work.
+    dev = await startDev({
+      port: PORT,
+      persistTo: state,
+      vars: {
+        ANTHROPIC_API_KEY: "demo-test-key",
+        ANTHROPIC_BASE_URL: fake.url,
+        DEFAULT_MODEL: MODEL,
+        OPENAI_API_KEY: "demo-openai-key",
+        OPENAI_BASE_URL: fakeOpenAI.url,
+        DEFAULT_OPENAI_MODEL: OPENAI_MODEL,
+        PRICES: JSON.stringify({ [MODEL]: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }),
+      },
+    });
   });
 
   afterAll(async () => {
     await dev?.kill();
     await fake?.close();
+    await fakeOpenAI?.close();
     rmSync(state, { recursive: true, force: true });
   });
 
   it("offline: shows the steps and tool, asks in the terminal, prints the final answer and the cost", async () => {
-    const demo = await runDemo({ RATCHET_URL: dev!.url, ANTHROPIC_API_KEY: "" }, "What should I call the result?", "The product");
+    const demo = await runDemo({ RATCHET_URL: dev!.url, ...OFFLINE }, "What should I call the result?", "The product");
     writeFileSync(join(ARTIFACTS, "demo-scripted.txt"), demo.output);
     expect(demo.stderr).toBe("");
     expect(demo.code, demo.output).toBe(0);
@@ -99,8 +122,32 @@ describe("npm run demo", () => {
     expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["391", "my lucky number"]);
   });
 
+  it("with OPENAI_API_KEY: asks the service for provider openai and runs the real provider (against the fake API)", async () => {
+    fakeOpenAI!.script(OPENAI_MODEL, [
+      { text: "I'll use the calculator.", toolCalls: [{ id: "call_calc", name: "calculator", input: { expression: "17 * 23" } }] },
+      { toolCalls: [{ id: "call_ask", name: "ask", input: { question: "What do you want to call 391?" } }] },
+      { text: "Your lucky number is 391." },
+    ]);
+    const demo = await runDemo({ RATCHET_URL: dev!.url, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "sk-demo" }, "What do you want to call 391?", "my lucky number");
+    writeFileSync(join(ARTIFACTS, "demo-openai.txt"), demo.output);
+    expect(demo.code, `${demo.output}\n${demo.stderr}`).toBe(0);
+    expect(demo.output).toContain("provider openai");
+    expect(demo.output).toContain("→ calculator");
+    expect(demo.output).toContain("Final answer: Your lucky number is 391.");
+    const requests = fakeOpenAI!.requests(OPENAI_MODEL);
+    expect(requests.map((request) => request.outcome)).toEqual(["ok", "ok", "ok"]);
+    // Charged at gpt-5.4-mini's rates: $0.75 per million uncached input tokens, $0.075 cached, $4.50 output.
+    const cost = requests.reduce((sum, request) => {
+      const usage = request.usage!;
+      return sum + ((usage.prompt_tokens - usage.cached_tokens) * 0.75 + usage.cached_tokens * 0.075 + usage.completion_tokens * 4.5) / 1e6;
+    }, 0);
+    expect(demo.output).toContain(`Cost: $${cost.toFixed(4)}`);
+    const messages = await messagesOf(dev!, demo.output);
+    expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["391", "my lucky number"]);
+  });
+
   it("--long: a run whose history is compacted on the way shows each compaction", async () => {
-    const demo = await runDemo({ RATCHET_URL: dev!.url, ANTHROPIC_API_KEY: "" }, "never asked", "", ["--long"]);
+    const demo = await runDemo({ RATCHET_URL: dev!.url, ...OFFLINE }, "never asked", "", ["--long"]);
     writeFileSync(join(ARTIFACTS, "demo-long.txt"), demo.output);
     expect(demo.code, `${demo.output}\n${demo.stderr}`).toBe(0);
     expect(demo.output).toMatch(/context compacted \(summary\): [\d,]+ → about [\d,]+ tokens/);
@@ -110,7 +157,7 @@ describe("npm run demo", () => {
   });
 
   it("--inbox: the phone starts a run and leaves it; the question arrives through its user's inbox and is answered there", async () => {
-    const demo = await runDemo({ RATCHET_URL: dev!.url, ANTHROPIC_API_KEY: "" }, "What should I call the result?", "The product", ["--inbox"]);
+    const demo = await runDemo({ RATCHET_URL: dev!.url, ...OFFLINE }, "What should I call the result?", "The product", ["--inbox"]);
     writeFileSync(join(ARTIFACTS, "demo-inbox.txt"), demo.output);
     expect(demo.stderr).toBe("");
     expect(demo.code, demo.output).toBe(0);
@@ -136,7 +183,7 @@ describe("npm run demo", () => {
   });
 
   it("says how to start the service when it is not running", async () => {
-    const demo = await runDemo({ RATCHET_URL: "http://127.0.0.1:9", ANTHROPIC_API_KEY: "" }, "never asked", "");
+    const demo = await runDemo({ RATCHET_URL: "http://127.0.0.1:9", ...OFFLINE }, "never asked", "");
     expect(demo.code).toBe(1);
     expect(demo.output).toContain("Cannot reach Ratchet at http://127.0.0.1:9. Start it in another terminal with `npm start`");
   });

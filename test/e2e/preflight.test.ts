@@ -12,9 +12,11 @@ import {
   findVarProblems,
   formatListFailure,
   formatMissingSecrets,
+  formatMissingWebhookSecret,
   formatVarProblems,
   looksLikeSecret,
   missingSecrets,
+  missingWebhookSecret,
   okLine,
   parseArgs,
   parseSecretList,
@@ -235,6 +237,23 @@ describe("the secret list", () => {
     for (const name of REQUIRED_SECRETS) expect(message).toContain(`npx wrangler secret put ${name}`);
   });
 
+  it("wants WEBHOOK_SECRET while the Worker's WEBHOOK_URL is set, in [vars] or as a secret", () => {
+    const vars = parseVars(toml(`WEBHOOK_URL = "https://hooks.example.com/h"\n${CLEAN_VARS}`));
+    expect(missingWebhookSecret(vars, REQUIRED_SECRETS)).toBe("[vars] (line 6)");
+    expect(missingWebhookSecret(vars, [...REQUIRED_SECRETS, "WEBHOOK_SECRET"])).toBeUndefined();
+    expect(missingWebhookSecret(parseVars(toml(CLEAN_VARS)), [...REQUIRED_SECRETS, "WEBHOOK_URL"])).toBe("a secret");
+    expect(missingWebhookSecret(parseVars(toml(CLEAN_VARS)), REQUIRED_SECRETS)).toBeUndefined();
+    // Another environment's vars are not the Worker that `npm run deploy` deploys.
+    expect(missingWebhookSecret(parseVars(`[env.staging.vars]\nWEBHOOK_URL = "https://x"\n`), REQUIRED_SECRETS)).toBeUndefined();
+  });
+
+  it("says why a WEBHOOK_URL without WEBHOOK_SECRET stops the deploy, and how to set the secret", () => {
+    const message = formatMissingWebhookSecret("[vars] (line 6)");
+    expect(message).toContain("WEBHOOK_URL is set ([vars] (line 6))");
+    expect(message).toContain("503 not-configured");
+    expect(message).toContain('npx wrangler secret put WEBHOOK_SECRET    (a good value: echo "whsec_$(openssl rand -base64 32)")');
+  });
+
   it("prints the ok line from the list of required secrets", () => {
     expect(okLine()).toBe(OK_LINE);
   });
@@ -345,6 +364,17 @@ describe("node scripts/preflight.mjs", () => {
     expect(run.stderr).toContain("npx wrangler login");
     expect(run.stderr).toContain("do not run `npx wrangler deploy` first");
     expect(run.stderr).toContain("npx wrangler secret put TOOL_SIGNING_KEY");
+  });
+
+  it("WEBHOOK_URL in [vars] without a WEBHOOK_SECRET secret: exits 1 naming the command; with it: ok", () => {
+    const config = writeToml(toml(`WEBHOOK_URL = "https://hooks.example.com/h"\n${CLEAN_VARS}`));
+    const refused = runPreflight(config, fakeWrangler({ stdout: secretList(REQUIRED_SECRETS) }));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("WEBHOOK_URL is set ([vars] (line 6))");
+    expect(refused.stderr).toContain("npx wrangler secret put WEBHOOK_SECRET");
+    expect(refused.stdout).toBe("");
+    const ok = runPreflight(config, fakeWrangler({ stdout: secretList([...REQUIRED_SECRETS, "WEBHOOK_SECRET"]) }));
+    expect(ok).toEqual({ code: 0, stdout: `${OK_LINE}\n`, stderr: "" });
   });
 
   it("`wrangler secret list` printing something else: exits 1", () => {

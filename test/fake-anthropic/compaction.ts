@@ -43,13 +43,19 @@ export function summaryAnswer(body: Json): FakeTurn {
  * The script's turn for this request: the turns of the model before it. A compaction block says
  * which turn it stood for ("(fake summary through turn N)"); the loop's summary says how many
  * turns it covers ("Summary of turns 1–M"); after either, the assistant turns that follow count on.
+ * An answer that paused after a server tool's result (`pausedEnds`: that result's tool_use_id) and
+ * the one that went on from it are merged into one message, and count as two.
  */
-export function turnIndex(body: Json): number {
+export function turnIndex(body: Json, pausedEnds: ReadonlySet<string> = new Set()): number {
   let base = 0;
   let count = 0;
   for (const message of Array.isArray(body.messages) ? body.messages.filter(isObject) : []) {
     const blocks = blocksOf(message.content);
     if (message.role === "assistant") {
+      // An answer that paused (pause_turn) and the answer that went on from it are merged into one message: two turns.
+      blocks.forEach((block, b) => {
+        if (b < blocks.length - 1 && typeof block.tool_use_id === "string" && pausedEnds.has(block.tool_use_id)) count++;
+      });
       const compaction = blocks.find((block) => block.type === "compaction");
       if (compaction !== undefined) {
         const match = typeof compaction.content === "string" ? /\(fake summary through turn (\d+)\)/.exec(compaction.content) : null;

@@ -1,6 +1,7 @@
 // The request side of the fake: the checks the real Messages API makes (with its wording, close
 // enough to recognise), and the request's blocks in cache order with token estimates.
 import type { CacheBlock } from "./prompt-cache";
+import { checkServerBlocks, checkTypedTool, declaredToolsets, SERVER_BLOCKS } from "./server-tools";
 
 export type ApiError = { status: number; type: string; message: string };
 
@@ -54,6 +55,13 @@ function checkBlock(block: Json, path: string, role: string, betas: readonly str
       if (role !== "assistant") return invalid(`${path}: tool_use blocks are only allowed in assistant messages`);
       if (typeof block.id !== "string" || typeof block.name !== "string" || !isObject(block.input)) return invalid(`${path}: tool_use needs id, name and an object input`);
       return undefined;
+    case "server_tool_use":
+    case "web_search_tool_result":
+    case "web_fetch_tool_result":
+    case "code_execution_tool_result":
+    case "bash_code_execution_tool_result":
+    case "text_editor_code_execution_tool_result":
+      return role === "assistant" ? undefined : invalid(`${path}: ${String(block.type)} blocks are only allowed in assistant messages`);
     case "tool_result": {
       if (role !== "user") return invalid(`${path}: tool_result blocks are only allowed in user messages`);
       if (typeof block.tool_use_id !== "string") return invalid(`${path}.tool_use_id: Field required`);
@@ -83,9 +91,23 @@ function countMarks(body: Json): number {
   return marks;
 }
 
-function checkMessages(messages: unknown[], betas: readonly string[]): ApiError | undefined {
+/** What a request's messages are checked against beyond their shape: its betas, its toolsets, and the server blocks this fake sent. */
+type MessageContext = { betas: readonly string[]; toolsets: Map<string, readonly string[]>; issued: ReadonlyMap<string, string> };
+
+/** A tool_use of a toolset's action must name a toolset the request declares, and one of its enabled actions. */
+function checkToolset(block: Json, path: string, toolsets: Map<string, readonly string[]>): ApiError | undefined {
+  if (block.toolset_name === undefined || block.toolset_name === null) return undefined;
+  const members = toolsets.get(String(block.toolset_name));
+  if (members === undefined) return invalid(`${path}.toolset_name: no toolset ${String(block.toolset_name)} in tools`);
+  return members.includes(String(block.name)) ? undefined : invalid(`${path}.name: ${String(block.name)} is not an enabled action of toolset ${String(block.toolset_name)}`);
+}
+
+function checkMessages(messages: unknown[], context: MessageContext): ApiError | undefined {
+  const { betas } = context;
   if (messages.length === 0) return invalid("messages: at least one message is required");
   let openCalls: string[] = [];
+  // The toolset_name of each open call: its tool_result must echo it.
+  let openToolsets = new Map<string, string | undefined>();
   for (const [m, message] of messages.entries()) {
     const path = `messages.${m}`;
     if (!isObject(message) || (message.role !== "user" && message.role !== "assistant")) return invalid(`${path}.role: Input should be 'user' or 'assistant'`);
@@ -110,10 +132,25 @@ function checkMessages(messages: unknown[], betas: readonly string[]): ApiError 
       if (missing.length > 0) {
         return invalid(`messages.${m - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
       }
+      for (const [b, block] of blocks.entries()) {
+        if (block.type !== "tool_result") continue;
+        const expected = openToolsets.get(String(block.tool_use_id));
+        const given = block.toolset_name === null ? undefined : (block.toolset_name as string | undefined);
+        if (given !== expected) return invalid(`${path}.content.${b}.toolset_name: must be ${expected === undefined ? "absent" : `'${expected}'`}, as the tool_use's toolset_name`);
+      }
       openCalls = [];
     } else {
       if (openCalls.length > 0) return invalid(`messages.${m - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${openCalls.join(", ")}.`);
+      for (const [b, block] of blocks.entries()) {
+        const error = block.type === "tool_use" ? checkToolset(block, `${path}.content.${b}`, context.toolsets) : undefined;
+        if (error !== undefined) return error;
+      }
+      if (blocks.some((block) => SERVER_BLOCKS.has(String(block.type)))) {
+        const error = checkServerBlocks(blocks, path, context.issued);
+        if (error !== undefined) return error;
+      }
       openCalls = blocks.filter((block) => block.type === "tool_use").map((block) => String(block.id));
+      openToolsets = new Map(blocks.filter((block) => block.type === "tool_use").map((block) => [String(block.id), (block.toolset_name ?? undefined) as string | undefined]));
       const last = blocks.at(-1);
       if (m === messages.length - 1 && last?.type === "text" && typeof last.text === "string" && /\s$/.test(last.text)) {
         return invalid("messages: final assistant content cannot end with trailing whitespace");
@@ -123,12 +160,18 @@ function checkMessages(messages: unknown[], betas: readonly string[]): ApiError 
   return undefined;
 }
 
-function checkTools(body: Json): ApiError | undefined {
+function checkTools(body: Json, betas: readonly string[]): ApiError | undefined {
   if (body.tools === undefined) {
     return body.tool_choice === undefined ? undefined : invalid("tool_choice: tool_choice may only be specified while providing tools");
   }
   if (!Array.isArray(body.tools)) return invalid("tools: Input should be a valid list");
   for (const [i, tool] of body.tools.entries()) {
+    // A native client tool type or a server tool: checked by its own rules.
+    if (isObject(tool) && tool.type !== undefined && tool.type !== "custom") {
+      const error = checkTypedTool(tool, `tools.${i}`, betas);
+      if (error !== undefined) return error;
+      continue;
+    }
     if (!isObject(tool) || typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) return invalid(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
     if (!isObject(tool.input_schema) || tool.input_schema.type !== "object") return invalid(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
   }
@@ -165,8 +208,12 @@ function checkContextManagement(body: Json, betas: readonly string[]): ApiError 
   return undefined;
 }
 
-/** The first thing the real API would refuse in this body, or undefined. `betas`: the request's anthropic-beta header. */
-export function validateRequest(body: unknown, betas: readonly string[] = []): ApiError | undefined {
+/**
+ * The first thing the real API would refuse in this body, or undefined. `betas`: the request's
+ * anthropic-beta header; `issued`: the server tool blocks this fake sent (by type and id), which
+ * come back unchanged or not at all.
+ */
+export function validateRequest(body: unknown, betas: readonly string[] = [], issued: ReadonlyMap<string, string> = new Map()): ApiError | undefined {
   if (!isObject(body)) return invalid("There was an error parsing the body of your request");
   if (typeof body.model !== "string" || body.model.length === 0) return invalid("model: Field required");
   if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens) || body.max_tokens < 0) return invalid("max_tokens: Field required");
@@ -178,7 +225,11 @@ export function validateRequest(body: unknown, betas: readonly string[] = []): A
       if (error !== undefined) return error;
     }
   }
-  const error = checkTools(body) ?? checkMessages(body.messages, betas) ?? checkThinking(body) ?? checkContextManagement(body, betas);
+  if (body.container !== undefined && body.container !== null && typeof body.container !== "string" && !(isObject(body.container) && (body.container.id === undefined || typeof body.container.id === "string"))) {
+    return invalid("container: Input should be a valid string or an object");
+  }
+  const context: MessageContext = { betas, toolsets: declaredToolsets(body.tools), issued };
+  const error = checkTools(body, betas) ?? checkMessages(body.messages, context) ?? checkThinking(body) ?? checkContextManagement(body, betas);
   if (error !== undefined) return error;
   const marks = countMarks(body);
   if (marks > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${marks}.`);

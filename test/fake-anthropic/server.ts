@@ -11,16 +11,24 @@
 //   GET  /__control/requests?model=<m>   every request that model received (RecordedRequest[])
 //   GET  /__control/cache?model=<m>      { entries } live cache entries of that model
 //
+// Server tools (a turn's `serverTools`): the answer carries their server_tool_use and result
+// blocks, their usage (server_tool_use) and, for code execution, a container (a new one, or the
+// one the request names: it must be one this fake made for that model and not expired, else 400).
+// The request must offer each tool a turn uses. Every server block sent back must be one this fake
+// sent, unchanged. Native client tool types are checked in `tools`, and toolset_name on tool_use
+// and tool_result blocks (see server-tools.ts).
+//
 // Everything is keyed by the request's `model`, so test files that run at once never meet: each
 // test uses a model name of its own. The answer to a request is the turn whose index is the number
 // of assistant messages in it, so a replayed or resumed step gets the same answer; a turn's
 // `failures` are served first, one per attempt. Auth: any key but "bad-key", by x-api-key or
 // Authorization: Bearer (the SDK sends the latter).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { answerEvents, answerMessage, compactionEvents, type PromptUsage, type WireEvent } from "./answer";
+import { answerEvents, answerMessage, compactionEvents, serverToolId, serverUseOf, type AnswerContainer, type PromptUsage, type WireEvent } from "./answer";
 import { compactionAsked, isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
 import { PromptCache } from "./prompt-cache";
 import { cacheBlocks, validateRequest, type ApiError } from "./request";
+import { blockKey, CONTAINER_LIFETIME_MS, neededTool, offeredServerTools, serverBlocks } from "./server-tools";
 import type { FakeConfig, FakeFailure, FakeTurn, RecordedRequest } from "./types";
 
 export type FakeAnthropic = {
@@ -40,6 +48,12 @@ type ModelState = {
   requests: RecordedRequest[];
   clockOffsetMs: number;
   config: FakeConfig;
+  /** Server tool blocks sent, by type and id: they must come back unchanged. */
+  issued: Map<string, string>;
+  /** Containers made, by id: when each expires (on this model's clock). */
+  containers: Map<string, number>;
+  /** The tool_use_id of the last block of each answer that paused (pause_turn): the next answer is merged after it. */
+  pausedEnds: Set<string>;
 };
 
 const DEFAULT_IMAGE_TOKENS = 1_500;
@@ -100,7 +114,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
   const stateOf = (model: string): ModelState => {
     let state = models.get(model);
     if (state === undefined) {
-      state = { turns: [], attempts: new Map(), requests: [], clockOffsetMs: 0, config: {} };
+      state = { turns: [], attempts: new Map(), requests: [], clockOffsetMs: 0, config: {}, issued: new Map(), containers: new Map(), pausedEnds: new Set() };
       models.set(model, state);
     }
     return state;
@@ -162,7 +176,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
     if (key === "bad-key") return fail({ status: 401, type: "authentication_error", message: "invalid x-api-key" });
     if (header(request, "anthropic-version") === undefined) return fail({ status: 400, type: "invalid_request_error", message: "anthropic-version: header is required" });
     const betas = (header(request, "anthropic-beta") ?? "").split(",").map((beta) => beta.trim());
-    const invalid = validateRequest(body, betas);
+    const invalid = validateRequest(body, betas, state.issued);
     if (invalid !== undefined) return fail(invalid);
     const blocks = cacheBlocks(body!, state.config.imageTokens ?? DEFAULT_IMAGE_TOKENS);
     const promptTokens = blocks.reduce((sum, block) => sum + block.tokens, 0);
@@ -172,7 +186,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
     }
 
     // The answer to a request is the script's turn for the turns of the model it stands for (a compacted request sends fewer).
-    const index = turnIndex(body!);
+    const index = turnIndex(body!, state.pausedEnds);
     const summarizing = isSummaryRequest(body!);
     const compacting = !summarizing && compactionAsked(body!, promptTokens);
     const turn: FakeTurn = summarizing ? summaryAnswer(body!) : (state.turns[index] ?? { text: `(fake) The script of ${model} has no turn ${index}.` });
@@ -191,7 +205,29 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       response.destroy();
       return;
     }
-
+    const offered = offeredServerTools(body!.tools);
+    const missing = (turn.serverTools ?? []).map(neededTool).find((name) => !offered.has(name));
+    if (!summarizing && !compacting && missing !== undefined) {
+      return fail({ status: 400, type: "invalid_request_error", message: `(fake) turn ${index} uses ${missing}, which the request's tools do not offer` });
+    }
+    const messageId = `msg_fake_${id}`;
+    let container: AnswerContainer | undefined;
+    const now = Date.now() + state.clockOffsetMs;
+    const asked = typeof body!.container === "string" ? body!.container : ((body!.container as { id?: string } | null | undefined)?.id ?? undefined);
+    if (asked !== undefined) {
+      // A container named by the request must be one this fake made, not expired, whatever the turn does.
+      const expires = state.containers.get(asked);
+      if (expires === undefined) return fail({ status: 400, type: "invalid_request_error", message: `container: Container ${asked} not found` });
+      if (expires <= now) return fail({ status: 400, type: "invalid_request_error", message: `container: Container ${asked} has expired` });
+      container = { id: asked, expires_at: new Date(expires).toISOString() };
+    }
+    if (!summarizing && !compacting && serverUseOf(turn, messageId).container && container === undefined) {
+      const made = `container_fake_${id}`;
+      state.containers.set(made, now + CONTAINER_LIFETIME_MS);
+      container = { id: made, expires_at: new Date(now + CONTAINER_LIFETIME_MS).toISOString() };
+    }
+    // The answer names its container only when it ran code.
+    if (summarizing || compacting || !serverUseOf(turn, messageId).container) container = undefined;
     // The cache is read and written once the answer begins, as the docs describe.
     const outcome = cache.apply(model, blocks);
     const prompt: PromptUsage = {
@@ -199,17 +235,26 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       cache_creation_input_tokens: outcome.cache_creation_input_tokens,
       cache_read_input_tokens: outcome.cache_read_input_tokens,
     };
-    const messageId = `msg_fake_${id}`;
+    // Server blocks are issued once the answer begins: they may come back from here on.
+    if (!summarizing && !compacting) {
+      (turn.serverTools ?? []).forEach((tool, i) => {
+        const blocks = serverBlocks(tool, serverToolId(messageId, i));
+        state.issued.set(`server_tool_use\u0000${String(blocks.use.id)}`, blockKey({ ...blocks.use, input: blocks.input }));
+        state.issued.set(`${String(blocks.result.type)}\u0000${String(blocks.use.id)}`, blockKey(blocks.result));
+      });
+      const tools = turn.serverTools ?? [];
+      if (turn.stopReason === "pause_turn" && tools.length > 0 && (turn.text ?? "") === "" && (turn.toolCalls ?? []).length === 0) state.pausedEnds.add(serverToolId(messageId, tools.length - 1));
+    }
     await wait(turn.delayMs ?? 0);
     if (closed) return;
 
     if (body!.stream !== true) {
-      const message = answerMessage(turn, model, messageId, prompt);
+      const message = answerMessage(turn, model, messageId, prompt, container);
       record.usage = { ...prompt, output_tokens: message.usage.output_tokens };
       return sendJson(response, 200, message, { "request-id": requestId });
     }
 
-    const events = compacting ? compactionEvents(model, messageId, prompt, `(fake summary through turn ${index}) The conversation so far, compacted.`) : answerEvents(turn, model, messageId, prompt);
+    const events = compacting ? compactionEvents(model, messageId, prompt, `(fake summary through turn ${index}) The conversation so far, compacted.`) : answerEvents(turn, model, messageId, prompt, container);
     const last = events.findLast((event) => event.type === "message_delta");
     if (last?.type === "message_delta") record.usage = { ...prompt, output_tokens: last.usage.output_tokens };
     response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": requestId });

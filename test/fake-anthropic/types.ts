@@ -22,13 +22,27 @@ export type FakeFailure =
   /** The connection dies before any answer. */
   | { reset: true };
 
-export type FakeToolCall = { id?: string; name: string; input?: unknown };
+/** A tool_use block; `toolset`: an action of a native toolset (its toolset_name), `name` the action. */
+export type FakeToolCall = { id?: string; name: string; input?: unknown; toolset?: string };
+
+/**
+ * A call of the provider's own tools, answered in the same response: a server_tool_use block and its
+ * result block. The request must offer the tool (a web_search_…, web_fetch_… or code_execution_…
+ * entry); code execution runs in a container the answer names.
+ */
+export type FakeServerTool =
+  | { webSearch: { query: string; results: { title: string; url: string }[] } }
+  | { webFetch: { url: string; text: string } }
+  | { codeExecution: { command: string; stdout: string; returnCode?: number } };
 
 /**
  * The answer to the request whose history holds `index` assistant messages (so a replayed or
  * resumed step gets the same answer), after its `failures`, one per attempt.
  */
 export type FakeTurn = {
+  /** Text before the server tools' blocks (the answer's text comes after them). */
+  lead?: string;
+  serverTools?: FakeServerTool[];
   text?: string;
   toolCalls?: FakeToolCall[];
   thinking?: Array<{ thinking: string; signature: string }>;

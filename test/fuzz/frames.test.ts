@@ -43,16 +43,24 @@ async function open(run: Run): Promise<{ exchange: (frame: string | ArrayBuffer)
   const exchange = async (frame: string | ArrayBuffer): Promise<Frame[]> => {
     socket.send(frame);
     socket.send(JSON.stringify({ type: "ping" }));
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const at = inbox.findIndex((f) => f.type === "pong");
-      if (at >= 0) return inbox.splice(0, at + 1).slice(0, -1);
-      if (closed) throw new Error("the socket closed");
-      if (Date.now() > deadline) throw new Error("no pong within 10 s");
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, 50);
-      });
+    // Woken by each frame and by the close; the timer only turns a lost pong into a failure.
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      wake?.();
+    }, 10_000);
+    try {
+      for (;;) {
+        const at = inbox.findIndex((f) => f.type === "pong");
+        if (at >= 0) return inbox.splice(0, at + 1).slice(0, -1);
+        if (closed) throw new Error("the socket closed");
+        if (timedOut) throw new Error("no pong within 10 s");
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    } finally {
+      clearTimeout(timer);
     }
   };
   return { exchange, close: () => socket.close(1000, "done") };

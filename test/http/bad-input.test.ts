@@ -18,12 +18,15 @@ const UNKNOWN_TOKEN = "rt_" + "Z".repeat(43);
 const IDEMPOTENCY_KEY = `bad-input-${crypto.randomUUID()}`;
 
 const hi = { role: "user", content: "hi" };
+const browserToolset = { type: "client-toolset", name: "browser", actions: [{ name: "open", description: "Open a page.", inputSchema: { type: "object" } }] };
+const toolset = (extra: object) => ({ type: "client-toolset", name: "browser", ...extra });
+const webSearch = { type: "web_search_20250305", name: "web_search" };
 const ok = (extra: object = {}) => ({ messages: [hi], provider: "scripted", ...extra });
 
 type Run = { id: string; token: string };
 /** Where an async tool call's result goes: the path of its callback URL, and its token. */
 type Callback = { path: string; token: string };
-type World = { waiting: Run; finished: Run; running: Run; waitingCallId: string; asyncWaiting: Run; callback: Callback; cancelledCallback: Callback };
+type World = { waiting: Run; finished: Run; running: Run; waitingCallId: string; asyncWaiting: Run; callback: Callback; cancelledCallback: Callback; batchWaiting: Run };
 
 let world: World;
 /** A user token of a subject with no runs, and one that expired. */
@@ -75,7 +78,7 @@ const asyncRun = () =>
 
 /** What GET /v1/runs/:id shows of every run (asked of the objects directly: SELF gets slower with every request). */
 async function snapshot(): Promise<{ objects: number; runs: unknown[] }> {
-  const runs = await Promise.all([world.waiting, world.finished, world.running, world.asyncWaiting].map((run) => runStub(env, run.id).view()));
+  const runs = await Promise.all([world.waiting, world.finished, world.running, world.asyncWaiting, world.batchWaiting].map((run) => runStub(env, run.id).view()));
   return { objects: (await listDurableObjectIds(env.RUNS)).length, runs };
 }
 
@@ -96,7 +99,9 @@ beforeAll(async () => {
   const cancelled = await create(asyncRun());
   const cancelledCallback = await asleep(cancelled.id);
   await call(`/v1/runs/${cancelled.id}/cancel`, { method: "POST", headers: bearer() });
-  world = { waiting, finished, running, waitingCallId: asked.waiting!.callId, asyncWaiting, callback, cancelledCallback };
+  const batchWaiting = await create(ok({ tools: [browserToolset], script: [{ toolCalls: [{ id: "b1", name: "browser__open", input: { url: "a" } }, { id: "b2", name: "browser__open", input: { url: "b" } }] }] }));
+  expect((await settle(batchWaiting.id)).waiting?.kind).toBe("client-toolset");
+  world = { waiting, finished, running, waitingCallId: asked.waiting!.callId, asyncWaiting, callback, cancelledCallback, batchWaiting };
 });
 
 afterAll(async () => {
@@ -118,6 +123,39 @@ type Case = {
   /** The request names a well-formed id of no run: the platform may instantiate an empty object. */
   unknownId?: boolean;
 };
+
+/** Bad `mcpServers` (docs/mcp.md): each refused with the issue at its place. */
+function mcpServerCases(): Case[] {
+  const server = (extra: Record<string, unknown> = {}) => ({ name: "docs", url: "http://localhost/mcp", ...extra });
+  const row = (name: string, body: object, path: string, headers?: Record<string, string>): Case => ({
+    name: `an MCP server: ${name}`,
+    send: () => postJson("/v1/runs", ok(body), headers ?? bearer()),
+    status: 400,
+    code: "invalid-request",
+    path,
+  });
+  return [
+    row("a name with __", { mcpServers: [server({ name: "my__docs" })] }, "mcpServers.0.name"),
+    row("a name ending in _", { mcpServers: [server({ name: "docs_" })] }, "mcpServers.0.name"),
+    row("a name of 31 characters", { mcpServers: [server({ name: "d".repeat(31) })] }, "mcpServers.0.name"),
+    row("two servers of one name", { mcpServers: [server(), server()] }, "mcpServers.1.name"),
+    row("more than 10 servers", { mcpServers: Array.from({ length: 11 }, (_v, i) => server({ name: `s${i}` })) }, "mcpServers"),
+    row("a URL that is not http(s)", { mcpServers: [server({ url: "file:///etc/passwd" })] }, "mcpServers.0.url"),
+    row("a host not allowed", { mcpServers: [server({ url: "https://evil.example.com/mcp" })] }, "mcpServers.0.url"),
+    row("an unknown field", { mcpServers: [server({ approval: true })] }, "mcpServers.0.approval"),
+    row("a header the transport sets", { mcpServers: [server({ headers: { "Mcp-Session-Id": "x" } })] }, "mcpServers.0.headers.Mcp-Session-Id"),
+    row("a header name with a space", { mcpServers: [server({ headers: { "Bad Header": "x" } })] }, "mcpServers.0.headers.Bad Header"),
+    row("a header value with a line break", { mcpServers: [server({ headers: { "X-Key": "a\r\nInjected: yes" } })] }, "mcpServers.0.headers.X-Key"),
+    row("a header value that is not a string", { mcpServers: [server({ headers: { "X-Key": 7 } })] }, "mcpServers.0.headers.X-Key"),
+    row("empty tools", { mcpServers: [server({ tools: [] })] }, "mcpServers.0.tools"),
+    row("a tool whose name does not fit", { mcpServers: [server({ tools: ["files.read"] })] }, "mcpServers.0.tools.0"),
+    row("a tool name past 64 characters in all", { mcpServers: [server({ tools: ["t".repeat(59)] })] }, "mcpServers.0.tools.0"),
+    row("a once tool not in tools", { mcpServers: [server({ tools: ["search"], once: ["pay"] })] }, "mcpServers.0.once.0"),
+    row("once false", { mcpServers: [server({ once: false })] }, "mcpServers.0.once"),
+    row("a run tool named like the server's tools", { tools: [{ type: "client", name: "docs__search", description: "d", inputSchema: {} }], mcpServers: [server()] }, "tools.0"),
+    row("a toolset whose actions the model would see among the server's tools", { tools: [{ type: "client-toolset", name: "docs", actions: [{ name: "search", description: "d", inputSchema: { type: "object" } }] }], mcpServers: [server()] }, "tools.0"),
+  ];
+}
 
 const createCases: Case[] = [
   { name: "malformed JSON", send: () => postJson("/v1/runs", "{"), status: 400, code: "invalid-request" },
@@ -229,8 +267,64 @@ const createCases: Case[] = [
     code: "invalid-request",
     path: "tools.0",
   },
+  { name: "a client toolset without actions", send: () => postJson("/v1/runs", ok({ tools: [toolset({})] })), status: 400, code: "invalid-request", path: "tools.0.actions" },
+  {
+    name: "a client toolset with an action twice",
+    send: () => postJson("/v1/runs", ok({ tools: [toolset({ actions: [browserToolset.actions[0], browserToolset.actions[0]] })] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0.actions.1.name",
+  },
+  { name: "a toolset action whose name has a space", send: () => postJson("/v1/runs", ok({ tools: [toolset({ actions: [{ ...browserToolset.actions[0], name: "go to" }] })] })), status: 400, code: "invalid-request", path: "tools.0.actions.0.name" },
+  { name: "a toolset with an unknown field", send: () => postJson("/v1/runs", ok({ tools: [{ ...browserToolset, color: "red" }] })), status: 400, code: "invalid-request", path: "tools.0.color" },
+  {
+    name: "a toolset action the model would see under another tool's name",
+    send: () => postJson("/v1/runs", ok({ tools: [browserToolset, { type: "client", name: "browser__open", description: "d", inputSchema: {} }] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.1",
+  },
+  { name: "a native toolset with actions", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [{ ...browserToolset, native: { type: "browser_toolset_20260801" } }] })), status: 400, code: "invalid-request", path: "tools.0.actions" },
+  { name: "a native toolset under another name", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [toolset({ name: "screen", native: { type: "computer_toolset_20260801" } })] })), status: 400, code: "invalid-request", path: "tools.0.name" },
+  {
+    name: "a native computer tool without its display size",
+    send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [toolset({ name: "computer", native: { type: "computer_20251124", display_width_px: 1280 } })] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0.native.display_height_px",
+  },
+  { name: "a native tool type that does not exist", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [toolset({ native: { type: "browser_20990101" } })] })), status: 400, code: "invalid-request", path: "tools.0.native.type" },
+  {
+    name: "a native toolset's config for an action it does not have",
+    send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [toolset({ name: "computer", native: { type: "computer_toolset_20260801", configs: { teleport: { enabled: false } } } })] })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools.0.native.configs.teleport",
+  },
+  { name: "a native tool type on the scripted provider", send: () => postJson("/v1/runs", ok({ tools: [toolset({ name: "bash", native: { type: "bash_20250124" } })] })), status: 400, code: "invalid-request", path: "tools.0.native" },
+  { name: "a provider tool on the scripted provider", send: () => postJson("/v1/runs", ok({ tools: [{ type: "provider", spec: webSearch }] })), status: 400, code: "invalid-request", path: "tools.0.spec" },
+  { name: "a provider tool of an unknown type", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [{ type: "provider", spec: { type: "web_search_1999", name: "web_search" } }] })), status: 400, code: "invalid-request", path: "tools.0.spec.type" },
+  { name: "a provider tool under another name", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [{ type: "provider", spec: { ...webSearch, name: "search" } }] })), status: 400, code: "invalid-request", path: "tools.0.spec.name" },
+  { name: "a provider tool without its spec", send: () => postJson("/v1/runs", ok({ provider: "anthropic", tools: [{ type: "provider" }] })), status: 400, code: "invalid-request", path: "tools.0.spec" },
+  { name: "a client toolset as a finish tool", send: () => postJson("/v1/runs", ok({ tools: [browserToolset], finishTools: ["browser"] })), status: 400, code: "invalid-request", path: "finishTools.0" },
+  { name: "a provider tool on the openai provider", send: () => postJson("/v1/runs", ok({ provider: "openai", tools: [{ type: "provider", spec: webSearch }] })), status: 400, code: "invalid-request", path: "tools.0.spec" },
+  {
+    // As above, for the fake OpenAI server's key.
+    name: "provider openai without a key",
+    send: () =>
+      Promise.resolve(createApp().request("/v1/runs", { method: "POST", headers: { ...bearer(), "Content-Type": "application/json" }, body: JSON.stringify(ok({ provider: "openai" })) }, { ...env, OPENAI_API_KEY: "" })),
+    status: 400,
+    code: "invalid-request",
+    path: "provider",
+  },
   { name: "a script with provider anthropic", send: () => postJson("/v1/runs", ok({ provider: "anthropic", script: [{ text: "x" }] })), status: 400, code: "invalid-request", path: "script" },
-  { name: "an unknown provider", send: () => postJson("/v1/runs", ok({ provider: "openai" })), status: 400, code: "invalid-request", path: "provider" },
+  { name: "a script with provider openai", send: () => postJson("/v1/runs", ok({ provider: "openai", script: [{ text: "x" }] })), status: 400, code: "invalid-request", path: "script" },
+  { name: "an unknown provider", send: () => postJson("/v1/runs", ok({ provider: "gemini" })), status: 400, code: "invalid-request", path: "provider" },
+  { name: "a model name of 257 characters", send: () => postJson("/v1/runs", ok({ model: "m".repeat(257) })), status: 400, code: "invalid-request", path: "model" },
+  { name: "an anthropic model with no known price", send: () => postJson("/v1/runs", ok({ provider: "anthropic", model: "claude-next-preview" })), status: 400, code: "invalid-request", path: "model" },
+  { name: "an openai model with no known price", send: () => postJson("/v1/runs", ok({ provider: "openai", model: "gpt-5.3-chat-latest" })), status: 400, code: "invalid-request", path: "model" },
+  { name: "an OpenAI model asked of anthropic (each provider prices its own models)", send: () => postJson("/v1/runs", ok({ provider: "anthropic", model: "gpt-5.5" })), status: 400, code: "invalid-request", path: "model" },
+  { name: "compaction native on openai", send: () => postJson("/v1/runs", ok({ provider: "openai", compaction: { mode: "native" } })), status: 400, code: "invalid-request", path: "compaction.mode" },
   { name: "no token", send: () => postJson("/v1/runs", ok(), {}), status: 401, code: "unauthorized" },
   { name: "a malformed Authorization header", send: () => postJson("/v1/runs", ok(), { Authorization: `Token ${TEST_API_TOKEN}` }), status: 401, code: "unauthorized" },
   { name: "a wrong deployment token", send: () => postJson("/v1/runs", ok(), bearer("not-the-token")), status: 401, code: "unauthorized" },
@@ -258,6 +352,34 @@ const runCases: Case[] = [
   { name: "answer a running run", send: (w) => json("POST", `/v1/runs/${w.running.id}/answer`, { callId: "c", content: "x" }), status: 409, code: "conflict" },
   { name: "answer without callId", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { content: "x" }), status: 400, code: "invalid-request", path: "callId" },
   { name: "answer with approved as a string", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, approved: "yes" }), status: 400, code: "invalid-request", path: "approved" },
+  { name: "answer a batch without results", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1" }), status: 400, code: "invalid-request", path: "results" },
+  { name: "answer a batch with content", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", content: "done" }), status: 400, code: "invalid-request", path: "content" },
+  { name: "answer an ask with results", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, results: [{ callId: w.waitingCallId, content: "x" }] }), status: 400, code: "invalid-request", path: "results" },
+  { name: "answer a batch without one of its actions", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "ok" }] }), status: 400, code: "invalid-request", path: "results" },
+  {
+    name: "answer a batch with an action it does not have",
+    send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "ok" }, { callId: "b2", content: "ok" }, { callId: "b7", content: "ok" }] }),
+    status: 400,
+    code: "invalid-request",
+    path: "results.2.callId",
+  },
+  {
+    name: "answer a batch with an action twice",
+    send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "ok" }, { callId: "b1", content: "ok" }, { callId: "b2", content: "ok" }] }),
+    status: 400,
+    code: "invalid-request",
+    path: "results.1.callId",
+  },
+  {
+    name: "answer a batch with a result after a failed action",
+    send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "down", isError: true }, { callId: "b2", content: "ran anyway" }] }),
+    status: 400,
+    code: "invalid-request",
+    path: "results.1",
+  },
+  { name: "answer a batch with no results", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [] }), status: 400, code: "invalid-request", path: "results" },
+  { name: "answer a batch with an unknown field in a result", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b1", results: [{ callId: "b1", content: "ok", status: "done" }] }), status: 400, code: "invalid-request", path: "results.0.status" },
+  { name: "answer a batch by another call of it", send: (w) => json("POST", `/v1/runs/${w.batchWaiting.id}/answer`, { callId: "b2", results: [{ callId: "b1", content: "ok" }, { callId: "b2", content: "ok" }] }), status: 409, code: "conflict" },
   { name: "answer with malformed JSON", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, "{\"callId\":"), status: 400, code: "invalid-request" },
   {
     name: "answer with an image that is not base64",
@@ -285,6 +407,7 @@ const runCases: Case[] = [
   { name: "cancel with another run's token", send: (w) => call(`/v1/runs/${w.running.id}/cancel`, { method: "POST", headers: bearer(w.waiting.token) }), status: 404, code: "not-found" },
   { name: "events without WebSocket or SSE", send: (w) => call(`/v1/runs/${w.waiting.id}/events`, { headers: bearer() }), status: 400, code: "invalid-request" },
   { name: "events with a bad after", send: (w) => call(`/v1/runs/${w.waiting.id}/events?after=x`, { headers: { ...bearer(), Accept: "text/event-stream" } }), status: 400, code: "invalid-request", path: "after" },
+  { name: "events with an unknown parameter", send: (w) => call(`/v1/runs/${w.waiting.id}/events?since=3`, { headers: { ...bearer(), Accept: "text/event-stream" } }), status: 400, code: "invalid-request", path: "since" },
   { name: "events with a Last-Event-ID of 16 digits", send: (w) => call(`/v1/runs/${w.waiting.id}/events`, { headers: { ...bearer(), Accept: "text/event-stream", "Last-Event-ID": "9".repeat(16) } }), status: 400, code: "invalid-request" },
   { name: "events with another run's token", send: (w) => call(`/v1/runs/${w.waiting.id}/events`, { headers: { Upgrade: "websocket", ...bearer(w.finished.token) } }), status: 404, code: "not-found" },
   { name: "events with a token in the URL", send: (w) => call(`/v1/runs/${w.waiting.id}/events?token=${w.waiting.token}`, { headers: { Upgrade: "websocket" } }), status: 401, code: "unauthorized" },
@@ -329,10 +452,12 @@ const inboxCases: Case[] = [
     code: "invalid-request",
     path: "tools.0",
   },
+  { name: "an MCP server with a user token", send: () => postJson("/v1/runs", ok({ mcpServers: [{ name: "docs", url: "http://localhost/mcp" }] }), bearer(userToken)), status: 400, code: "invalid-request", path: "mcpServers.0" },
   { name: "a run's webhook with a user token", send: () => postJson("/v1/runs", ok({ webhook: { url: "http://localhost/h" } }), bearer(userToken)), status: 400, code: "invalid-request", path: "webhook" },
   { name: "a run's webhook on a host not allowed", send: () => postJson("/v1/runs", ok({ webhook: { url: "https://evil.example.com/h" } })), status: 400, code: "invalid-request", path: "webhook.url" },
   { name: "a run's webhook that is no URL", send: () => postJson("/v1/runs", ok({ webhook: { url: "hooks" } })), status: 400, code: "invalid-request", path: "webhook.url" },
   { name: "a run's webhook with an unknown field", send: () => postJson("/v1/runs", ok({ webhook: { url: "http://localhost/h", secret: "x" } })), status: 400, code: "invalid-request", path: "webhook.secret" },
+  ...mcpServerCases(),
   { name: "a run with an expired user token", send: () => postJson("/v1/runs", ok(), bearer(expiredUserToken)), status: 401, code: "unauthorized" },
   { name: "a run with a forged user token", send: () => postJson("/v1/runs", ok(), bearer(`${userToken.slice(0, -4)}AAAA`)), status: 401, code: "unauthorized" },
   { name: "a run of another subject with a user token", send: (w) => get(`/v1/runs/${w.waiting.id}`, userToken), status: 404, code: "not-found" },
@@ -352,6 +477,8 @@ const inboxCases: Case[] = [
   { name: "list without a token", send: () => call("/v1/runs"), status: 401, code: "unauthorized" },
   { name: "inbox events without WebSocket or SSE", send: () => get("/v1/inbox/events", userToken), status: 400, code: "invalid-request" },
   { name: "inbox events with a bad after", send: () => get("/v1/inbox/events?after=-1", userToken, { Accept: "text/event-stream" }), status: 400, code: "invalid-request", path: "after" },
+  { name: "inbox events with an unknown parameter", send: () => get("/v1/inbox/events?since=3", userToken, { Accept: "text/event-stream" }), status: 400, code: "invalid-request", path: "since" },
+  { name: "an inbox ticket with an unknown parameter", send: () => postJson("/v1/inbox/tickets?for=me", {}, bearer(userToken)), status: 400, code: "invalid-request", path: "for" },
   { name: "inbox events with an after of 16 digits", send: () => get(`/v1/inbox/events?after=${"9".repeat(16)}`, userToken, { Accept: "text/event-stream" }), status: 400, code: "invalid-request", path: "after" },
   { name: "inbox events with a Last-Event-ID that is not a seq", send: () => get("/v1/inbox/events", userToken, { Accept: "text/event-stream", "Last-Event-ID": "x" }), status: 400, code: "invalid-request" },
   { name: "inbox events with the deployment token and no subject", send: () => get("/v1/inbox/events", TEST_API_TOKEN, { Upgrade: "websocket" }), status: 400, code: "invalid-request", path: "subject" },
@@ -444,6 +571,8 @@ const frameCases: [string, string | ArrayBuffer, string][] = [
   ["an answer without callId", JSON.stringify({ type: "answer", content: "x" }), "invalid-request"],
   ["an answer with approved as a string", JSON.stringify({ type: "answer", callId: "ask_1", approved: "yes" }), "invalid-request"],
   ["an answer with an image that is not base64", JSON.stringify({ type: "answer", callId: "ask_1", content: [{ type: "image", mimeType: "image/png", data: "%%" }] }), "invalid-request"],
+  ["an answer with results for an ask", JSON.stringify({ type: "answer", callId: "ask_1", results: [{ callId: "ask_1", content: "x" }] }), "invalid-request"],
+  ["an answer with a result of an unknown field", JSON.stringify({ type: "answer", callId: "ask_1", results: [{ callId: "ask_1", content: "x", extra: 1 }] }), "invalid-request"],
   ["an answer to a call that is not waiting", JSON.stringify({ type: "answer", callId: "not-this-one", content: "x" }), "conflict"],
   ["a binary frame", new TextEncoder().encode('{"type":"ping"}').buffer as ArrayBuffer, "invalid-request"],
 ];

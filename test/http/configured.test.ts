@@ -35,6 +35,12 @@ describe("503 not-configured", () => {
     ["TOOL_SIGNING_KEY the published local one", { TOOL_SIGNING_KEY: "whsec_ajF7b9dcN1uKcHSdI59a+xS+GMCE1fU6DV4vHRU78/k=" }, "TOOL_SIGNING_KEY is a published default"],
     ["a limit that is not a number", { MAX_STEPS_LIMIT: "lots" }, "MAX_STEPS_LIMIT must be a whole number above 0"],
     ["a default budget above the largest", { BUDGET_USD_DEFAULT: "20", BUDGET_USD_LIMIT: "5" }, "BUDGET_USD_DEFAULT is above BUDGET_USD_LIMIT"],
+    ["PRICES that is not JSON", { PRICES: "gpt-x: 1/2" }, "PRICES is not valid JSON"],
+    ["PRICES with a rate below 0", { PRICES: '{"gpt-x": {"input": -1, "output": 2}}' }, 'PRICES must be a JSON object of model id → {"input", "output", "cacheRead"?, "cacheWrite"?}, USD per million tokens, each a number ≥ 0 (at "gpt-x"."input")'],
+    ["PRICES without an output rate", { PRICES: '{"gpt-x": {"input": 1}}' }, '(at "gpt-x"."output")'],
+    ["PRICES with an unknown field", { PRICES: '{"gpt-x": {"input": 1, "output": 2, "cache_read": 0.1}}' }, "PRICES must be a JSON object"],
+    ["PRICES that is a list", { PRICES: "[1, 2]" }, "PRICES must be a JSON object"],
+    ["OPENAI_BASE_URL that is no URL", { OPENAI_BASE_URL: "api.openai.com/v1" }, "OPENAI_BASE_URL is not an http(s) URL"],
   ])("%s", async (_name, overrides, problem) => {
     for (const path of ["/v1/health", "/v1/runs/run_" + "a".repeat(26), "/v1/openapi.json"]) {
       const response = await request(PUBLIC, path, overrides, { headers: { Authorization: `Bearer ${TEST_API_TOKEN}` } });

@@ -8,6 +8,7 @@ import { ApiException } from "../../src/http/errors";
 import { createApp } from "../../src/http/app";
 import { isRunId } from "../../src/http/ids";
 import { prepareRun, resolveModel, resolveProvider } from "../../src/http/new-run";
+import { priceIssues } from "../../src/http/run-model";
 import { bearer, expectError } from "./helpers";
 
 const body = (extra: object = {}) => createRunBodySchema.parse({ messages: [{ role: "user", content: "hi" }], ...extra });
@@ -16,23 +17,45 @@ describe("defaults", () => {
   it("provider: as asked, else scripted with a script, else by the key", () => {
     expect(resolveProvider(body({ provider: "scripted" }), { ...env, ANTHROPIC_API_KEY: "k" })).toBe("scripted");
     expect(resolveProvider(body(), { ...env, ANTHROPIC_API_KEY: "k" })).toBe("anthropic");
-    expect(resolveProvider(body(), { ...env, ANTHROPIC_API_KEY: "" })).toBe("scripted");
+    expect(resolveProvider(body(), { ...env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" })).toBe("scripted");
     expect(resolveProvider(body({ script: [] }), { ...env, ANTHROPIC_API_KEY: "k" })).toBe("scripted");
   });
 
-  it("anthropic without a key is a 400", () => {
-    expect(() => resolveProvider(body({ provider: "anthropic" }), { ...env, ANTHROPIC_API_KEY: "" })).toThrow(ApiException);
+  it("without an Anthropic key, openai when this deployment has its key", () => {
+    expect(resolveProvider(body(), { ...env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "k" })).toBe("openai");
+    expect(resolveProvider(body(), { ...env, ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" })).toBe("anthropic");
+    expect(resolveProvider(body(), { ...env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" })).toBe("scripted");
   });
 
-  it("model: as asked, else DEFAULT_MODEL", () => {
+  it("a real provider without its key is a 400 that names the setting", () => {
+    expect(() => resolveProvider(body({ provider: "anthropic" }), { ...env, ANTHROPIC_API_KEY: "" })).toThrow(ApiException);
+    expect(() => resolveProvider(body({ provider: "openai" }), { ...env, OPENAI_API_KEY: "" })).toThrow(/no OPENAI_API_KEY/);
+  });
+
+  it("model: as asked, else DEFAULT_OPENAI_MODEL (gpt-5.5) on openai, DEFAULT_MODEL on the others", () => {
     expect(resolveModel(body({ model: "m1" }), env)).toBe("m1");
     expect(resolveModel(body(), { ...env, DEFAULT_MODEL: "m2" })).toBe("m2");
     expect(resolveModel(body(), { ...env, DEFAULT_MODEL: "" })).toBe("claude-sonnet-5-5");
+    expect(resolveModel(body({ model: "m1" }), env, "openai")).toBe("m1");
+    expect(resolveModel(body(), { ...env, DEFAULT_MODEL: "m2", DEFAULT_OPENAI_MODEL: "" }, "openai")).toBe("gpt-5.5");
+    expect(resolveModel(body(), { ...env, DEFAULT_OPENAI_MODEL: "gpt-5.4-mini" }, "openai")).toBe("gpt-5.4-mini");
+  });
+
+  it("a real provider's model needs a price (built in, or a PRICES row); scripted needs none", () => {
+    expect(priceIssues("anthropic", "claude-sonnet-4-5-20250929", {})).toEqual([]);
+    expect(priceIssues("openai", "gpt-5-mini-2025-08-07", {})).toEqual([]);
+    expect(priceIssues("scripted", "anything", {})).toEqual([]);
+    const [issue] = priceIssues("anthropic", "claude-next", {});
+    expect(issue).toMatchObject({ path: "model" });
+    expect(issue!.message).toContain("PRICES");
+    // A built-in table is the provider's own: an OpenAI model is not priced on anthropic.
+    expect(priceIssues("anthropic", "gpt-5.5", {})).toHaveLength(1);
+    expect(priceIssues("openai", "claude-next", { "claude-next": { input: 1, output: 2, cacheRead: 1, cacheWrite: 1 } })).toEqual([]);
   });
 });
 
 function settings(overrides: Partial<Settings> = {}): Settings {
-  return { apiTokens: ["t".repeat(40)], runIdKeys: ["k".repeat(40)], limits: DEFAULT_LIMITS, ...overrides };
+  return { apiTokens: ["t".repeat(40)], runIdKeys: ["k".repeat(40)], limits: DEFAULT_LIMITS, prices: {}, ...overrides };
 }
 
 const nothingEarlier = async () => false;
@@ -113,6 +136,28 @@ describe("prepareRun", () => {
       { path: "budget.usd", message: "At most 2 on this deployment (BUDGET_USD_LIMIT)." },
     ]);
     await expect(prepare(body({ maxSteps: 5, maxTokens: 1000, budget: { usd: 2 } }), undefined, { settings: settings({ limits }) })).resolves.toBeDefined();
+  });
+
+  it("refuses a model with no known price on either real provider (400 naming PRICES), and takes it once PRICES has a row", async () => {
+    for (const provider of ["anthropic", "openai"] as const) {
+      const error = (await prepare(body({ provider, model: "house-model-7" }), undefined).catch((thrown: unknown) => thrown)) as ApiException;
+      expect(error.status).toBe(400);
+      expect(error.message).toContain("PRICES");
+      expect(error.issues).toEqual([{ path: "model", message: expect.stringContaining(`provider "${provider}": add it to the PRICES setting`) }]);
+      const prices = { "house-model-7": { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } };
+      const { newRun } = await prepare(body({ provider, model: "house-model-7" }), undefined, { settings: settings({ prices }) });
+      expect(newRun).toMatchObject({ provider, model: "house-model-7" });
+    }
+    // Scripted plays its script's costs: any model name.
+    await expect(prepare(body({ provider: "scripted", model: "house-model-7" }), undefined)).resolves.toBeDefined();
+  });
+
+  it("openai with its default model; compaction mode native is refused on openai (the loop's summary is its compaction)", async () => {
+    const { newRun } = await prepare(body({ provider: "openai" }), undefined);
+    expect(newRun).toMatchObject({ provider: "openai", model: "gpt-5.5" });
+    const error = (await prepare(body({ provider: "openai", compaction: { mode: "native" } }), undefined).catch((thrown: unknown) => thrown)) as ApiException;
+    expect(error.issues).toEqual([{ path: "compaction.mode", message: expect.stringContaining('"summary"') }]);
+    await expect(prepare(body({ provider: "openai", compaction: { mode: "summary" } }), undefined)).resolves.toBeDefined();
   });
 });
 

@@ -50,9 +50,15 @@ describe("GET /v1/openapi.json", () => {
 
   it("describes the bodies, views, events and errors by name", async () => {
     const doc = await document();
-    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error", "RunSummary", "RunsPage", "InboxEvent", "UserToken", "MintTokenBody", "WebhookDelivery", "CallResult", "CallResultAccepted", "PendingCall"]) {
+    for (const name of ["CreateRunBody", "RunView", "AnswerBody", "ContinueBody", "ChatMessage", "ToolRef", "StoredEvent", "ClientFrame", "Error", "RunSummary", "RunsPage", "InboxEvent", "UserToken", "MintTokenBody", "WebhookDelivery", "CallResult", "CallResultAccepted", "PendingCall", "ClientToolsetRef", "ProviderToolRef", "NativeClientTool", "ToolsetAction", "BatchResult", "BatchAction", "McpServer"]) {
       expect(doc.components.schemas, name).toHaveProperty(name);
     }
+    // The tool kinds are in ToolRef, the batch in the answer and the waiting view.
+    const text = JSON.stringify(doc.components.schemas);
+    for (const ref of ["ClientToolsetRef", "ProviderToolRef"]) expect(JSON.stringify(doc.components.schemas.ToolRef)).toContain(`#/components/schemas/${ref}`);
+    expect(JSON.stringify(doc.components.schemas.AnswerBody)).toContain("#/components/schemas/BatchResult");
+    expect(JSON.stringify(doc.components.schemas.RunView)).toContain("#/components/schemas/BatchAction");
+    expect(text).toContain("client-toolset");
     expect(doc.components.securitySchemes).toHaveProperty("bearer");
     expect(doc.paths["/v1/health"]!.get!.security).toEqual([]);
     expect(doc.paths["/v1/runs"]!.post!.responses).toHaveProperty("201");

@@ -95,11 +95,12 @@ describe("createRunBodySchema: refusals, with their paths", () => {
     ["keepImages -1", { messages: [user], keepImages: -1 }, ["keepImages"]],
     ["keepImages 0.5", { messages: [user], keepImages: 0.5 }, ["keepImages"]],
     ["maxTokens 0", { messages: [user], maxTokens: 0 }, ["maxTokens"]],
-    ["an unknown provider", { messages: [user], provider: "openai" }, ["provider"]],
+    ["an unknown provider", { messages: [user], provider: "gemini" }, ["provider"]],
     ["an empty model", { messages: [user], model: "" }, ["model"]],
     ["metadata as an array", { messages: [user], metadata: [1] }, ["metadata"]],
     ["metadata over 16 KiB", { messages: [user], metadata: { blob: "x".repeat(16 * 1024) } }, ["metadata"]],
     ["a script with provider anthropic", { messages: [user], provider: "anthropic", script: [{ text: "x" }] }, ["script"]],
+    ["a script with provider openai", { messages: [user], provider: "openai", script: [{ text: "x" }] }, ["script"]],
     ["a malformed script", { messages: [user], provider: "scripted", script: [{ text: 1 }] }, ["script.0.text"]],
   ])("%s", (_name, body, expected) => {
     expect(paths(body)).toEqual(expected);

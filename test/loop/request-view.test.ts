@@ -1,11 +1,12 @@
 // The request view kept up to date as a history grows (src/loop/request-view.ts) against the
 // functions it stands for: built from scratch on the same history, every request is the same.
 // Random histories mix text and parts, caller cache marks, images, tool results long enough to be
-// cut, summary records and native compaction turns (with and without a summary), grown a few
-// messages at a time.
+// cut, summary records, native compaction turns (with and without a summary) and execution
+// containers, grown a few messages at a time.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { requestMessages, requestMessagesCopy } from "../../src/loop/cache-marks";
+import { containerBlock, containerOf } from "../../src/loop/container";
 import { contextView, summaryRecord, turnCount } from "../../src/loop/context-view";
 import { updateRequestView, type RequestView } from "../../src/loop/request-view";
 import { cutLongToolResults } from "../../src/loop/tool-result-cut";
@@ -22,13 +23,16 @@ const contentGen: fc.Arbitrary<Content> = fc.oneof(fc.constantFrom("", "short", 
 
 type Op =
   | { kind: "user"; content: Content }
-  | { kind: "turn"; content: Content; results: Content[] }
+  | { kind: "turn"; content: Content; results: Content[]; container: string | null }
   | { kind: "summary"; keepFrom: number; through: number }
   | { kind: "native"; summary: string | null };
 
 const opGen: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("user" as const), content: contentGen }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant("turn" as const), content: contentGen, results: fc.array(contentGen, { maxLength: 3 }) }), weight: 5 },
+  {
+    arbitrary: fc.record({ kind: fc.constant("turn" as const), content: contentGen, results: fc.array(contentGen, { maxLength: 3 }), container: fc.constantFrom<string | null>(null, null, "box-1", "box-2") }),
+    weight: 5,
+  },
   { arbitrary: fc.record({ kind: fc.constant("summary" as const), keepFrom: fc.nat(40), through: fc.nat(10) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant("native" as const), summary: fc.constantFrom<string | null>("earlier turns", null) }), weight: 1 },
 );
@@ -40,7 +44,13 @@ function messagesOf(op: Op, history: ChatMessage[]): ChatMessage[] {
       return [{ role: "user", content: op.content }];
     case "turn": {
       const ids = op.results.map(() => `c${++calls}`);
-      const turn: ChatMessage = { role: "assistant", content: op.content, ...(ids.length > 0 ? { toolCalls: ids.map((id) => ({ id, name: "t", input: {} })) } : {}) };
+      const turn: ChatMessage = {
+        role: "assistant",
+        content: op.content,
+        ...(ids.length > 0 ? { toolCalls: ids.map((id) => ({ id, name: "t", input: {} })) } : {}),
+        // A container the answer ran in, recorded among its provider blocks (and an older one before it).
+        ...(op.container === null ? {} : { providerBlocks: [containerBlock({ id: "old" }), { type: "thinking" }, containerBlock({ id: op.container, expiresAt: "2026-01-01T00:00:00Z" })] }),
+      };
       return [turn, ...op.results.map((content, i): ChatMessage => ({ role: "tool", toolCallId: ids[i]!, content }))];
     }
     case "summary":
@@ -77,6 +87,7 @@ describe("request view", () => {
           expect(view.messages).toEqual(reference);
           expect(view.turns).toBe(turnCount(history));
           expect(view.callerMarks).toBe(countMarks(reference));
+          expect(view.container).toEqual(containerOf(history));
           const sent = requestMessagesCopy(view.messages, options, view.callerMarks);
           expect(sent).toEqual(requestMessages(reference, options));
           expect(sent).not.toBe(view.messages);

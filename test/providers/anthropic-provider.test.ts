@@ -72,8 +72,8 @@ describe("anthropic provider (SDK → fake server)", () => {
       cachedReadTokens: reported.cache_read_input_tokens,
       cachedWriteTokens: reported.cache_creation_input_tokens,
     });
-    const price = priceOf("claude-opus-4-1");
-    const expected = (reported.input_tokens * price.input + reported.cache_creation_input_tokens * price.cacheWrite5m + reported.cache_read_input_tokens * price.cacheRead + 321 * price.output) / 1e6;
+    const price = priceOf("claude-opus-4-1")!;
+    const expected = (reported.input_tokens * price.input + reported.cache_creation_input_tokens * price.cacheWrite + reported.cache_read_input_tokens * price.cacheRead + 321 * price.output) / 1e6;
     expect(result.costUsd).toBeCloseTo(expected, 12);
     expect(result.costUsd).toBeCloseTo(costOf(price, result.usage), 12);
   });

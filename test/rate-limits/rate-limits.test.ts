@@ -30,7 +30,7 @@ describe("429 rate-limited", () => {
     const limited = await SELF.fetch(`https://ratchet.test/v1/runs/${first!.run.id}`, { headers: bearer(first!.token) });
     expect(limited.headers.get("retry-after")).toBe("60");
     await expectError(limited, 429, "rate-limited");
-    // Tickets a run token redeems count too.
+    // Asking for a ticket is a request like any other.
     await expectError(await SELF.fetch(`https://ratchet.test/v1/runs/${first!.run.id}/tickets`, { method: "POST", headers: bearer(first!.token) }), 429, "rate-limited");
     expect((await SELF.fetch(`https://ratchet.test/v1/runs/${second!.run.id}`, { headers: bearer(second!.token) })).status).toBe(200);
     for (let i = 0; i < 20; i++) expect((await SELF.fetch(`https://ratchet.test/v1/runs/${first!.run.id}`, { headers: bearer() })).status).toBe(200);

@@ -228,7 +228,8 @@ describe("async HTTP tools", () => {
     });
     const key = `${run.id}/s1/start/1/j1`;
     const alarm = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
-    for (let i = 0; i < 400 && (await jobFor(key)).count === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The tool server holds this request until the start has arrived.
+    expect((await fetch(`${server()}/arrived?key=${encodeURIComponent(key)}`)).status).toBe(200);
     await abortAllDurableObjects();
     await alarm;
     // Any request re-arms a running run whose alarm is gone (runDurableObjectAlarm removed it).

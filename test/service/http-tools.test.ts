@@ -15,9 +15,10 @@ function httpTool(name: string, path: string, extra: Record<string, unknown> = {
   return { type: "http", name, description: `${name} tool`, inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] }, url: `${server()}${path}`, ...extra };
 }
 
-/** Waits until the tool server has received the call (it answers only after `ms`). */
+/** Waits until the tool server has received the call (it answers only after `ms`): the server holds this request until then. */
 async function arrived(key: string): Promise<void> {
-  for (let i = 0; i < 500 && (await countFor(key)) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  const response = await fetch(`${server()}/arrived?key=${encodeURIComponent(key)}`);
+  if (!response.ok) throw new Error(`The tool server never got ${key}: ${await response.text()}`);
 }
 
 async function messagesOf(id: string, token: string) {

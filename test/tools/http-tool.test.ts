@@ -123,8 +123,11 @@ describe("HTTP tool: answers", () => {
 
   it("passes a cancel on as a thrown abort, not as a result", async () => {
     const controller = new AbortController();
-    const pending = call("/slow?ms=5000", { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("cancelled by test")), 50);
+    const pending = call("/count?ms=5000", { signal: controller.signal });
+    // Cancelled once the tool server holds the request (it answers only after 5 s).
+    const arrived = await fetch(`${server}/arrived?key=${encodeURIComponent(`run_test/tool/1/call_${calls}`)}`);
+    expect(arrived.status).toBe(200);
+    controller.abort(new Error("cancelled by test"));
     await expect(pending).rejects.toThrow("cancelled by test");
   });
 });

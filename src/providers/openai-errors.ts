@@ -1,0 +1,100 @@
+// Errors of the OpenAI SDK → Failure (what the shared retry policy reads) → the ProviderError that
+// ends a run, as the anthropic provider does: the endpoint's own message, the status and
+// type/code, how many attempts were made. A prompt too long for the model's context window is
+// told apart, so the loop compacts instead of retrying.
+import { APIConnectionError, APIError } from "openai";
+import { StreamCutError, StreamProtocolError } from "./anthropic-stream";
+import { ProviderError } from "./errors";
+import { retryAfterMs, type Failure, type RetryDecision } from "./retry";
+
+type ErrorBody = { type?: unknown; code?: unknown; message?: unknown } | undefined;
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+function bodyOf(error: APIError): ErrorBody {
+  return typeof error.error === "object" && error.error !== null ? (error.error as ErrorBody) : undefined;
+}
+
+/** What one failed attempt amounts to. Anything that is not an answer from the endpoint is a connection failure. */
+export function describeOpenAIFailure(error: unknown): Failure {
+  if (error instanceof StreamCutError) return { kind: "stream-cut", message: error.message };
+  if (error instanceof StreamProtocolError) return { kind: "protocol", message: error.message };
+  // The SDK's reading of a chunk that is not JSON.
+  if (error instanceof SyntaxError) return { kind: "protocol", message: error.message };
+  if (error instanceof APIConnectionError) return { kind: "connection", message: error.message };
+  if (error instanceof APIError) {
+    const body = bodyOf(error);
+    const type = stringOr(error.type) ?? stringOr(body?.type);
+    const code = stringOr(error.code) ?? stringOr(body?.code);
+    const message = stringOr(body?.message) ?? error.message;
+    if (error.status === undefined) {
+      // An `error` object in the middle of a stream: the SDK raises it without a status.
+      return { kind: "stream-error", ...(type ?? code ? { type: (type ?? code)! } : {}), message };
+    }
+    const failure: Failure = { kind: "status", status: error.status, message };
+    if (type !== undefined) failure.type = type;
+    if (code !== undefined) failure.code = code;
+    const wait = retryAfterMs(error.headers);
+    if (wait !== undefined) failure.retryAfterMs = wait;
+    const should = error.headers?.get("x-should-retry");
+    if (should === "true" || should === "false") failure.shouldRetry = should === "true";
+    return failure;
+  }
+  return { kind: "connection", message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * OpenAI answers a prompt past the context window with 400 code context_length_exceeded ("This
+ * model's maximum context length is 128000 tokens. However, your messages resulted in …");
+ * compatible servers (vLLM, Groq, gateways) word it alike.
+ */
+const OVERFLOW = /maximum context length|context[_ ]length[_ ]exceeded|context window|prompt is too long|too many (input )?tokens|reduce the length of the (messages|prompt)/i;
+
+export function isOpenAIContextOverflow(failure: Failure): boolean {
+  if (failure.kind !== "status" || (failure.status !== 400 && failure.status !== 413)) return false;
+  return failure.code === "context_length_exceeded" || OVERFLOW.test(failure.message);
+}
+
+/** Key-shaped words (OpenAI's 401 quotes the key it was sent, masked: "sk-proj-****abcd"). */
+const KEY_LIKE = /\b(sk|rk|pk)-[A-Za-z0-9_*-]{4,}/g;
+
+/**
+ * The failure with any trace of the key taken out of its message: the key itself, and words shaped
+ * like a key (a masked key still shows its last characters). The message reaches the run's view.
+ */
+export function withoutKey(failure: Failure, apiKey: string): Failure {
+  let message = apiKey.length >= 4 ? failure.message.split(apiKey).join("[key]") : failure.message;
+  message = message.replace(KEY_LIKE, "[key]");
+  return message === failure.message ? failure : { ...failure, message };
+}
+
+function afterAttempts(attempts: number): string {
+  return attempts > 1 ? ` after ${attempts} attempts` : "";
+}
+
+/** The error that ends the call, once the policy says stop. */
+export function openAIProviderError(failure: Failure, attempts: number, decision: Extract<RetryDecision, { retry: false }>, cause: unknown): ProviderError {
+  const retryable = decision.reason === "attempts" || decision.reason === "retry-after-too-long";
+  const options = { cause };
+  switch (failure.kind) {
+    case "status": {
+      const what = `OpenAI answered ${failure.status} ${failure.code ?? failure.type ?? "error"}`;
+      if (decision.reason === "spend-limit") return new ProviderError(`${what} (a quota or spend limit; not retried): ${failure.message}`, false, failure.status, options);
+      if (decision.reason === "retry-after-too-long") {
+        const seconds = Math.ceil((failure.retryAfterMs ?? 0) / 1000);
+        return new ProviderError(`${what} and asked to wait ${seconds} s, longer than a step waits: ${failure.message}`, true, failure.status, options);
+      }
+      return new ProviderError(`${what}${afterAttempts(attempts)}: ${failure.message}`, retryable, failure.status, options);
+    }
+    case "stream-error":
+      return new ProviderError(`OpenAI's stream failed with ${failure.type ?? "an error"}${afterAttempts(attempts)}: ${failure.message}`, retryable, undefined, options);
+    case "connection":
+      return new ProviderError(`Could not reach OpenAI${afterAttempts(attempts)}: ${failure.message}`, retryable, undefined, options);
+    case "stream-cut":
+      return new ProviderError(`OpenAI's stream ended before the answer was complete${afterAttempts(attempts)}.`, retryable, undefined, options);
+    case "protocol":
+      return new ProviderError(`OpenAI's stream could not be read${afterAttempts(attempts)}: ${failure.message}`, retryable, undefined, options);
+  }
+}

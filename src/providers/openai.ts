@@ -1,0 +1,130 @@
+// The openai provider: one model step = one streamed POST /chat/completions through the official
+// SDK, against OpenAI or any OpenAI-compatible endpoint (baseURL), retried here and nowhere else
+// (maxRetries: 0 on the client), before anything is stored. It has no compaction of its own: the
+// loop's summary mode keeps long runs inside the context window.
+import OpenAI from "openai";
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { ContextOverflowError } from "../loop/errors";
+import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/types";
+import { abortableSleep } from "./abortable-sleep";
+import { openAIContextWindowOf } from "./context-windows";
+import { ProviderError } from "./errors";
+import { unknownPriceMessage } from "./model-prices";
+import { describeOpenAIFailure, isOpenAIContextOverflow, openAIProviderError, withoutKey } from "./openai-errors";
+import { OPENAI_PRICES } from "./openai-prices";
+import { toOpenAIParams } from "./openai-request";
+import { createChunkAssembler } from "./openai-stream";
+import { costOf, priceOf, tokenPrices, type Price, type PriceTable } from "./prices";
+import { imageLoader, type ImageData } from "./request-images";
+import { DEFAULT_RETRY_POLICY, retryDecision } from "./retry";
+import type { Provider } from "./types";
+
+/** OpenAI's own endpoint, sent explicitly: the SDK would otherwise read OPENAI_BASE_URL from process.env. */
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+export type OpenAIProviderOptions = {
+  /** Without a key every call fails with a clear, non-retryable error (nothing is sent). */
+  apiKey: string | undefined;
+  /** Defaults to https://api.openai.com/v1; any OpenAI-compatible endpoint (Workers AI, AI Gateway, OpenRouter, Groq, Ollama, vLLM, …). */
+  baseURL?: string;
+  fetch?: typeof fetch;
+  /** The bytes of a stored image by hash; undefined when there is none. */
+  images: (hash: string) => Promise<ImageData | undefined>;
+  /** Waits between attempts; rejects when the signal aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Attempts in all, the first included (default 5). */
+  maxAttempts?: number;
+  /** The price table (default OpenAI's list prices; the run object lays the PRICES rows over it). */
+  prices?: PriceTable;
+};
+
+export const MISSING_OPENAI_KEY_MESSAGE = "The openai provider needs OPENAI_API_KEY (wrangler secret put OPENAI_API_KEY).";
+
+/** The request's size in characters, for a usage estimate when an endpoint reports none. */
+function promptChars(body: ChatCompletionCreateParamsStreaming): number {
+  return JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? []).length;
+}
+
+export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
+  const { apiKey } = options;
+  const sleep = options.sleep ?? abortableSleep;
+  const random = options.random ?? Math.random;
+  const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts };
+  const prices = options.prices ?? OPENAI_PRICES;
+  const loadImages = imageLoader(options.images);
+  // One client per provider; with no key none is made. Every setting the SDK would look up in
+  // process.env (which holds the Worker's settings under nodejs_compat) is given here instead.
+  const client =
+    apiKey === undefined || apiKey.length === 0
+      ? undefined
+      : new OpenAI({
+          apiKey,
+          baseURL: options.baseURL ?? OPENAI_DEFAULT_BASE_URL,
+          organization: null,
+          project: null,
+          adminAPIKey: null,
+          webhookSecret: null,
+          maxRetries: 0,
+          logLevel: "off",
+          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        });
+
+  async function attempt(openai: OpenAI, body: ChatCompletionCreateParamsStreaming, price: Price, context: GenerateContext): Promise<GenerateResult> {
+    const stream: AsyncIterable<ChatCompletionChunk> = await openai.chat.completions.create(body, { signal: context.signal });
+    const assembler = createChunkAssembler(context.onDelta, promptChars(body));
+    for await (const chunk of stream) assembler.push(chunk);
+    // The SDK ends an aborted stream quietly; the run must see the abort.
+    if (context.signal.aborted) throw context.signal.reason;
+    const answer = assembler.finish();
+    const costUsd = answer.reportedCostUsd ?? costOf(price, answer.usage);
+    return { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
+  }
+
+  async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
+    if (client === undefined) throw new ProviderError(MISSING_OPENAI_KEY_MESSAGE, false);
+    // The edge refuses a run on a model with no price; one whose PRICES row went away since fails here, before anything is sent.
+    const price = priceOf(request.model, prices);
+    if (price === undefined) throw new ProviderError(unknownPriceMessage("openai", request.model), false);
+    const body = toOpenAIParams(request, await loadImages(request));
+    let streamed = false;
+    const onDelta = context.onDelta;
+    const tracked: GenerateContext =
+      onDelta === undefined
+        ? context
+        : {
+            ...context,
+            onDelta: (delta) => {
+              streamed = true;
+              onDelta(delta);
+            },
+          };
+    for (let attempts = 1; ; attempts++) {
+      try {
+        return await attempt(client, body, price, tracked);
+      } catch (error) {
+        if (context.signal.aborted) throw context.signal.reason;
+        // Whatever comes next (another attempt, or the run failing), the text streamed so far is void.
+        if (streamed) context.onTextVoid?.();
+        streamed = false;
+        const failure = withoutKey(describeOpenAIFailure(error), apiKey!);
+        // Too long for the context window: trying again would only repeat it; the loop compacts instead.
+        if (isOpenAIContextOverflow(failure)) throw new ContextOverflowError(`OpenAI answered ${failure.kind === "status" ? failure.status : ""}: ${failure.message}`, { cause: error });
+        const decision = retryDecision(failure, attempts, random, policy);
+        if (!decision.retry) throw openAIProviderError(failure, attempts, decision, error);
+        await sleep(decision.delayMs, context.signal);
+      }
+    }
+  }
+
+  return {
+    name: "openai",
+    generate,
+    prices: (model) => {
+      const price = priceOf(model, prices);
+      return price === undefined ? undefined : tokenPrices(price);
+    },
+    contextWindow: openAIContextWindowOf,
+    nativeCompaction: false,
+  };
+}
