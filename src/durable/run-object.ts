@@ -6,7 +6,7 @@ import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../api/images";
 import { CALLER_HEADER, type RunRpc } from "../api/run-rpc";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../api/types";
-import { canonicalJson } from "../loop/canonical-json";
+import { canonicalJson } from "../lib/canonical-json";
 import type { ChatMessage } from "../loop/types";
 import { deliverResult, readCall } from "./async-call-store";
 import { acceptImages, r2BlobStore, type BlobStore } from "./blob-store";

@@ -1,6 +1,6 @@
 // The person's actions on a run: answer, continue, retry, cancel while waiting. Each checks the
 // run's state, then writes the next segment (or the end) in one transaction.
-import { canonicalJson } from "../loop/canonical-json";
+import { canonicalJson } from "../lib/canonical-json";
 import { closeOpenCalls } from "../loop/history";
 import type { ChatMessage } from "../loop/types";
 import type { AnswerBody, ContinueBody, Outcome, RunView } from "../api/types";

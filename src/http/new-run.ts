@@ -11,7 +11,7 @@ import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../api/image
 import type { CreateRunInput, Issue } from "../api/schemas";
 import type { CreateRunBody, NewRun } from "../api/types";
 import type { Limits, Settings } from "../config/settings";
-import { canonicalJson } from "../loop/canonical-json";
+import { canonicalJson } from "../lib/canonical-json";
 import { DEFAULT_MAX_STEPS } from "../loop";
 import { DEFAULT_ANSWER_TOKENS } from "../loop/budget-ceiling";
 import { webhookKeysOf } from "../config/webhook-settings";

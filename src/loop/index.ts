@@ -2,7 +2,6 @@ export { runToolLoop } from "./run-tool-loop";
 export { toToolDefinition, validateInput } from "./tool-definition";
 export { requestMessages, rollingPlaces, MAX_BREAKPOINTS } from "./cache-marks";
 export { dropOldImages, droppedImageText } from "./keep-images";
-export { canonicalJson } from "./canonical-json";
 export { stepKeys } from "./step-keys";
 export { BudgetExhausted } from "./budget";
 export { ContextOverflowError } from "./errors";

@@ -1,6 +1,6 @@
 // Repeated calls and doom loops. A fingerprint is the tool name plus the
 // canonical JSON of the input: the same tool with other input is reasoning, the same input is a loop.
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson } from "../lib/canonical-json";
 import type { ToolCall } from "./types";
 
 /** The third identical call is answered "repeated-call" instead of running. */

@@ -2,7 +2,7 @@
 // a run: the provider's own message, the status and type, how many attempts were made.
 import { APIError } from "@anthropic-ai/sdk";
 import { ProviderError } from "./errors";
-import { StreamCutError, StreamProtocolError } from "./anthropic-stream";
+import { StreamCutError, StreamProtocolError } from "./stream-errors";
 import { retryAfterMs, type Failure, type RetryDecision } from "./retry";
 
 type ErrorBody = { error?: { type?: unknown; message?: unknown; details?: { error_code?: unknown } } } | undefined;

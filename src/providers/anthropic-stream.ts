@@ -23,34 +23,8 @@ import type {
 import { containerBlock } from "../loop/container";
 import { ContextOverflowError } from "../loop/errors";
 import type { AssistantMessage, ContentPart, StopReason, ToolCall, Usage } from "../loop/types";
-
-/** The stream ended (or broke off) before message_stop: nothing usable arrived. */
-export class StreamCutError extends Error {
-  constructor(message = "The stream ended before the message was complete.") {
-    super(message);
-    this.name = "StreamCutError";
-  }
-}
-
-/** The stream broke the protocol (for example tool input that is not JSON). */
-export class StreamProtocolError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "StreamProtocolError";
-  }
-}
-
-export const REFUSAL_TEXT = "The model declined to answer (refusal).";
-
-export type AssembledAnswer = {
-  message: AssistantMessage;
-  usage: Usage;
-  stopReason: StopReason;
-  /** A cost the answer reported itself (a gateway's `usage.cost`, USD), if any. */
-  reportedCostUsd?: number;
-  /** The server tool calls of the answer (server_tool_use blocks), in order. */
-  providerToolCalls?: ToolCall[];
-};
+import { REFUSAL_TEXT, StreamCutError, StreamProtocolError } from "./stream-errors";
+import type { AssembledAnswer } from "./types";
 
 type Block =
   | { kind: "text"; text: string; citations: unknown[] }

@@ -3,7 +3,7 @@
 // type/code, how many attempts were made. A prompt too long for the model's context window is
 // told apart, so the loop compacts instead of retrying.
 import { APIConnectionError, APIError } from "openai";
-import { StreamCutError, StreamProtocolError } from "./anthropic-stream";
+import { StreamCutError, StreamProtocolError } from "./stream-errors";
 import { ProviderError } from "./errors";
 import { retryAfterMs, type Failure, type RetryDecision } from "./retry";
 

@@ -16,7 +16,8 @@
 // refusal → refusal (the run stops with stoppedBy "refusal").
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { AssistantMessage, StopReason, ToolCall, Usage } from "../loop/types";
-import { REFUSAL_TEXT, StreamCutError, StreamProtocolError, type AssembledAnswer } from "./anthropic-stream";
+import { REFUSAL_TEXT, StreamCutError, StreamProtocolError } from "./stream-errors";
+import type { AssembledAnswer } from "./types";
 
 export const CONTENT_FILTER_TEXT = "The model declined to answer (content filter).";
 

@@ -3,7 +3,7 @@
 // cache across steps, and a resumed run that sends byte-identical requests.
 import { describe, expect, it } from "vitest";
 import { runToolLoop, textOf } from "../../src/loop";
-import { REFUSAL_TEXT } from "../../src/providers/anthropic-stream";
+import { REFUSAL_TEXT } from "../../src/providers/stream-errors";
 import { recorded, script, uniqueModel, type FakeTurn } from "../fake-anthropic/client";
 import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";
 import { echoTool } from "../helpers/scripted";

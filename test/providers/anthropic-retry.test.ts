@@ -2,7 +2,7 @@
 import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { describeFailure, providerErrorFor } from "../../src/providers/anthropic-errors";
-import { StreamCutError } from "../../src/providers/anthropic-stream";
+import { StreamCutError } from "../../src/providers/stream-errors";
 import { backoffMs, DEFAULT_RETRY_POLICY, retryAfterMs, retryDecision, type Failure } from "../../src/providers/retry";
 
 const status = (code: number, more: Partial<Extract<Failure, { kind: "status" }>> = {}): Failure => ({ kind: "status", status: code, message: "m", ...more });
