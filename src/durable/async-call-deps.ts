@@ -7,7 +7,7 @@ import { currentRunIdKey } from "../config/settings";
 import type { AsyncCalls } from "../tools/tool-deps";
 import { acceptCall, closeCall, registerCall, settleCall } from "./async-call-store";
 import type { EngineContext } from "./engine-context";
-import { logEvent } from "./run-log";
+import { emitEvent } from "./emit-event";
 import type { RunRow, Segment } from "./run-store";
 
 /** The model call of a start key (`start/<n>/<callId>`, see src/loop/step-keys.ts) within its segment. */
@@ -33,7 +33,7 @@ export function asyncCallDeps(engine: EngineContext, run: RunRow, segment: Segme
       const row = acceptCall(sql, prefix + key, engine.now());
       if (row === undefined) return;
       const event = { type: "tool-started" as const, step: row.step, callId: row.callId, name: row.name, deadline: new Date(row.deadline).toISOString() };
-      logEvent(engine, event, `${prefix}tool-started/${key}`);
+      emitEvent(engine, event, `${prefix}tool-started/${key}`);
     },
     close: (key) => closeCall(sql, prefix + key, "immediate", engine.now()),
     settle: (key) => settleCall(sql, prefix + key, engine.now()),

@@ -15,9 +15,10 @@ import { mcpToolsOf } from "./mcp-tools";
 import { apiErrorOf, RunLimitReached } from "./run-errors";
 import { actionFor, storedRunEvent } from "./run-events";
 import { reportChange } from "./report-change";
-import { logFailure, logLoopEvent, recordStop } from "./run-log";
+import { emitLoopEvent } from "./emit-event";
+import { logFailure, logReplay } from "./operator-log";
+import { recordStop } from "./run-stop";
 import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "./run-store";
-import { logReplay } from "./slice-log";
 
 // Each slice replays the segment before its new steps, so slices are long: bounded by wall time
 // (far inside an alarm's limits) and by a step count that caps one invocation's CPU.
@@ -145,7 +146,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       const action = actionFor(event, segment.stepsBefore, prefix);
       if (action.kind === "log") {
         // The loop reports these from a step's work or after its steps: never inside a transaction.
-        const logged = logLoopEvent(engine, action.event, action.dedupe);
+        const logged = emitLoopEvent(engine, action.event, action.dedupe);
         // A model step begun before a crash or an eviction starts again: text its first try streamed is void.
         if (!logged && action.event.type === "step-start") engine.fanout.sendLive({ type: "text-reset", step: action.event.step });
       } else if (action.kind === "live") engine.fanout.sendLive(action.event);

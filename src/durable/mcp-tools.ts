@@ -12,7 +12,7 @@ import { r2BlobStore } from "./blob-store";
 import type { EngineContext } from "./engine-context";
 import { createJournal, loadJournal } from "./journal";
 import { beginOnce } from "./once-log";
-import { logEvent } from "./run-log";
+import { emitEvent } from "./emit-event";
 import type { RunRow, Segment } from "./run-store";
 
 /** Listings are steps of the run's first segment, whatever segment lists them is read from there. */
@@ -64,7 +64,7 @@ export async function mcpToolsOf(engine: EngineContext, run: RunRow, segment: Se
   if (listed === undefined) return [];
   servers.forEach((server, index) => {
     const listing = listed[index]!;
-    logEvent(engine, { type: "mcp-tools", server: server.name, tools: offeredNames(server.name, listing), refused: listing.refused }, `${LISTING_SEGMENT}mcp-tools/${server.name}`);
+    emitEvent(engine, { type: "mcp-tools", server: server.name, tools: offeredNames(server.name, listing), refused: listing.refused }, `${LISTING_SEGMENT}mcp-tools/${server.name}`);
   });
   const prefix = `s${segment.n}/`;
   const blobs = r2BlobStore(engine.env.BLOBS);

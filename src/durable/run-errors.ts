@@ -1,6 +1,7 @@
-// How a run that stopped on an error reports it: the API error in the run view and `end` event,
-// and one log line for operators. A storage error or a reached limit ends the run for good (it
-// would only happen again); a provider's transient failure and an unexpected error can be retried.
+// How a run that stopped on an error reports it: the API error in the run view and `end` event
+// (operator-log.ts writes the operators' line). A storage error or a reached limit ends the run
+// for good (it would only happen again); a provider's transient failure and an unexpected error
+// can be retried.
 import type { ApiError } from "../api/types";
 import { ContextOverflowError } from "../loop/errors";
 import { ProviderError } from "../providers";

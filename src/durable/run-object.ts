@@ -23,7 +23,9 @@ import { nextAlarm, stepDue, type AlarmInputs } from "./next-alarm";
 import { Outbox } from "./outbox";
 import { nextDueAt } from "./outbox-store";
 import { reportChange } from "./report-change";
-import { deleteAtFrom, logEvent } from "./run-log";
+import { emitEvent } from "./emit-event";
+import { logRunDeleted } from "./operator-log";
+import { deleteAtFrom } from "./run-stop";
 import { insertRun, readRun, readRunState, readSubject, setSuspendedOn, setTokenHash, toRunView, updateRun } from "./run-store";
 import { dropRun, hasRun, migrate, tableExists, wasDeleted } from "./schema";
 import { handleFrame } from "./socket-frames";
@@ -171,7 +173,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
         insertRun(sql, run, isoNow());
         reportChange(this.engine, "run-started");
       });
-      logEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
+      emitEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
       await this.schedule();
       return ok(view(this.engine));
     });
@@ -318,7 +320,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       reportChange(this.engine, "run-deleted");
       dropRun(this.ctx.storage.sql, isoNow());
     });
-    console.log(JSON.stringify({ msg: "ratchet.run-deleted", runId, reason, blobs }));
+    logRunDeleted(runId, reason, blobs);
     this.outbox.deliverDue();
     await this.schedule();
   }

@@ -7,7 +7,8 @@ import type { AnswerBody, ContinueBody, Outcome, RunView } from "../api/types";
 import { isoNow } from "./clock";
 import type { EngineContext } from "./engine-context";
 import { batchAnswer, batchRefusal } from "./batch-answer";
-import { logEvent, recordStop } from "./run-log";
+import { emitEvent } from "./emit-event";
+import { recordStop } from "./run-stop";
 import { fail, notFound, ok } from "./outcome";
 import { reportChange } from "./report-change";
 import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunRow } from "./run-store";
@@ -63,7 +64,7 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
       // Actions after a failed one stay open: the loop answers them as not run when it goes on.
       const { replies, answered } = batchAnswer(waiting, body.results!);
       startSegment(engine, run, [...base, ...replies], segment.approvals, run.stepLimit, body.callId);
-      logEvent(engine, { type: "answered", callId: body.callId, results: answered });
+      emitEvent(engine, { type: "answered", callId: body.callId, results: answered });
       return;
     }
     if (waiting.kind === "approval") {
@@ -73,7 +74,7 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
       if (body.isError === true) reply.isError = true;
       startSegment(engine, run, [...base, reply], segment.approvals, run.stepLimit, body.callId);
     }
-    logEvent(engine, { type: "answered", callId: body.callId });
+    emitEvent(engine, { type: "answered", callId: body.callId });
   });
   return ok(view(engine));
 }
