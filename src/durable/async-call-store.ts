@@ -9,6 +9,20 @@ import type { CallResultBody, PendingCall } from "../api/types";
 import type { Settled } from "../tools/tool-deps";
 import { outputOfAnswer } from "../tools/http-answer";
 
+export const ASYNC_CALL_TABLE = `CREATE TABLE IF NOT EXISTS async_call (
+  key TEXT PRIMARY KEY,
+  call_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  started_at INTEGER NOT NULL,
+  deadline INTEGER NOT NULL,
+  accepted_at INTEGER,
+  result TEXT,
+  answered_at INTEGER,
+  closed_at INTEGER,
+  closed_reason TEXT
+)`;
+
 export type AsyncCallRow = {
   key: string;
   callId: string;

@@ -10,6 +10,9 @@
 import type { InboxEvent, RunEvent } from "../api/types";
 import { spills, spillText, unspillText } from "./spill";
 
+// seq is the gap-free event counter; dedupe makes an event written before a step idempotent.
+export const EVENT_TABLE = `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL)`;
+
 export type LoggedEvent = { seq: number; text: string };
 
 /** The newest seq of each database's event log, while it is known for sure (see above). */

@@ -4,8 +4,10 @@
 // nothing; a deleted run keeps a row without a summary, so a late change cannot bring it back.
 import type { InboxChange, ListAnswer, ListQuery } from "../api/inbox-rpc";
 import type { RunSummary } from "../api/types";
-import { appendEvent, type LoggedEvent } from "./event-log";
+import { appendEvent, EVENT_TABLE, type LoggedEvent } from "./event-log";
 import { SPILL_TABLE } from "./spill";
+import { tableExists } from "./sqlite-tables";
+import { TICKET_TABLE } from "./ticket-store";
 
 const STATEMENTS = [
   `CREATE TABLE IF NOT EXISTS inbox (subject TEXT NOT NULL)`,
@@ -20,14 +22,14 @@ const STATEMENTS = [
   // Newest first, with or without a status filter: the listing reads one index range per page.
   `CREATE INDEX IF NOT EXISTS run_index_created ON run_index (deleted, created_at DESC, run_id DESC)`,
   `CREATE INDEX IF NOT EXISTS run_index_status ON run_index (deleted, status, created_at DESC, run_id DESC)`,
-  `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS ticket (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+  EVENT_TABLE,
+  TICKET_TABLE,
   SPILL_TABLE,
 ];
 
 /** True once anything was written here; reading an inbox that never was must leave no storage behind. */
 export function hasInbox(sql: SqlStorage): boolean {
-  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'inbox'").toArray().length > 0;
+  return tableExists(sql, "inbox");
 }
 
 export function migrateInbox(sql: SqlStorage): void {

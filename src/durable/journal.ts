@@ -8,6 +8,8 @@ import { appendStepEvents, forgetSeqOnFailure, type LoggedEvent } from "./event-
 import { bumpCounters } from "./run-store";
 import { spillText, unspillText } from "./spill";
 
+export const JOURNAL_TABLE = `CREATE TABLE IF NOT EXISTS journal (key TEXT PRIMARY KEY, value TEXT NOT NULL, cost REAL NOT NULL)`;
+
 /** Reads every stored step of one key prefix (one segment) at once, so a replay does no per-step query. */
 export function loadJournal(sql: SqlStorage, prefix: string): Map<string, unknown> {
   const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);

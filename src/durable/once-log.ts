@@ -1,6 +1,8 @@
 // `once` HTTP tools: the start of each call is recorded durably before it is sent, so a call that
 // was in flight when the object died is never sent again (its outcome is unknown instead).
 
+export const ONCE_TABLE = `CREATE TABLE IF NOT EXISTS once_started (key TEXT PRIMARY KEY)`;
+
 /** False when a start was recorded before (the object died mid-call); else records it and waits until it is on disk. */
 export async function beginOnce(storage: DurableObjectStorage, key: string): Promise<boolean> {
   const { sql } = storage;

@@ -5,6 +5,7 @@
 // rows of the `webhook` channel go to one receiver each and stay (delivered or failed) so the run's
 // view can show them, the newest WEBHOOKS_KEPT at most.
 import type { WebhookDelivery, WebhookEventType } from "../api/types";
+import { tableExists } from "./sqlite-tables";
 
 export const OUTBOX_TABLE = `CREATE TABLE IF NOT EXISTS outbox (
   id INTEGER PRIMARY KEY,
@@ -79,7 +80,17 @@ export function insertOutbox(sql: SqlStorage, row: NewOutboxRow, now: number): v
 
 /** A deleted run keeps its outbox only while rows are left; a run older than the outbox has none until migrated. */
 function hasOutbox(sql: SqlStorage): boolean {
-  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox'").toArray().length > 0;
+  return tableExists(sql, "outbox");
+}
+
+/** When the run is deleted (in the deletion's transaction): only the rows still to deliver stay, the run's deletion among them. */
+export function keepPendingRows(sql: SqlStorage): void {
+  if (hasOutbox(sql)) sql.exec("DELETE FROM outbox WHERE state != 'pending'");
+}
+
+/** A deleted run keeps its outbox only while something in it is still to deliver (nobody can view the rest): then it goes. */
+export function dropDeliveredOutbox(sql: SqlStorage): void {
+  if (hasOutbox(sql) && nextDueAt(sql) === undefined) sql.exec("DROP TABLE outbox");
 }
 
 /** Pending rows of `channel`, oldest first. */

@@ -21,13 +21,13 @@ import { fail, invalidImages, notFound, ok } from "./outcome";
 import { deliverToInbox } from "./inbox-delivery";
 import { nextAlarm, stepDue, type AlarmInputs } from "./next-alarm";
 import { Outbox } from "./outbox";
-import { nextDueAt } from "./outbox-store";
+import { dropDeliveredOutbox, nextDueAt } from "./outbox-store";
 import { reportChange } from "./report-change";
 import { emitEvent } from "./emit-event";
 import { logRunDeleted } from "./operator-log";
 import { deleteAtFrom } from "./run-stop";
-import { insertRun, readRun, readRunState, readSubject, setSuspendedOn, setTokenHash, toRunView, updateRun } from "./run-store";
-import { dropRun, hasRun, migrate, tableExists, wasDeleted } from "./schema";
+import { hasRun, insertRun, readRun, readRunState, readSubject, setSuspendedOn, setTokenHash, toRunView, updateRun } from "./run-store";
+import { dropRun, migrate, wasDeleted } from "./schema";
 import { handleFrame } from "./socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "./ticket-store";
 import { sameDigest } from "./token-check";
@@ -80,8 +80,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       deleteAt = deleteAtFrom(this.engine, now);
       updateRun(sql, { deleteAt }, isoNow());
     }
-    // A deleted run keeps its outbox only while something in it is still to deliver (nobody can view the rest).
-    if (state === undefined && tableExists(sql, "outbox") && nextDueAt(sql) === undefined) sql.exec("DROP TABLE outbox");
+    if (state === undefined) dropDeliveredOutbox(sql);
     const at = nextAlarm(this.alarmInputs(deleteAt, now));
     return at === undefined ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(at);
   }

@@ -1,4 +1,5 @@
-// Typed reads and writes of the run row and its segments. Every write here is O(1) in the
+// The run row, the request that made it (run_body) and its segments: their tables and typed
+// reads and writes; this module alone holds their SQL. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
 import type { ApiError, CreateRunBody, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../api/types";
@@ -7,8 +8,77 @@ import type { ChatMessage } from "../loop/types";
 import { pendingCalls } from "./async-call-store";
 import { lastSeq } from "./event-log";
 import { webhookDeliveries } from "./outbox-store";
-import { hasRun } from "./schema";
 import { spillText, unspillText } from "./spill";
+import { tableExists } from "./sqlite-tables";
+
+/** The run's own tables: its one row, the request that made it, and its segments. */
+export const RUN_TABLES = [
+  `CREATE TABLE IF NOT EXISTS run (
+     id TEXT PRIMARY KEY,
+     model TEXT NOT NULL,
+     provider TEXT NOT NULL,
+     token_hash TEXT NOT NULL,
+     body_hash TEXT NOT NULL,
+     status TEXT NOT NULL,
+     stopped_by TEXT,
+     segment INTEGER NOT NULL,
+     steps INTEGER NOT NULL,
+     step_limit INTEGER NOT NULL DEFAULT 10,
+     spent_usd REAL NOT NULL,
+     final_text TEXT,
+     final TEXT,
+     waiting TEXT,
+     error TEXT,
+     cancel_requested INTEGER NOT NULL DEFAULT 0,
+     delete_at INTEGER,
+     stop_reason TEXT,
+     subject TEXT,
+     change_version INTEGER NOT NULL DEFAULT 0,
+     origin TEXT,
+     suspended_on TEXT,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   )`,
+  // The request that created the run, written once and kept apart so that the small run row,
+  // updated on every step, never rewrites it.
+  `CREATE TABLE IF NOT EXISTS run_body (body TEXT NOT NULL)`,
+  // A segment starts at creation and again after each answer or new message: the history it
+  // starts from, the person's approvals, the run's step limit while it lasts, and the history it
+  // ended with.
+  `CREATE TABLE IF NOT EXISTS segment (
+     n INTEGER PRIMARY KEY,
+     messages TEXT NOT NULL,
+     approvals TEXT NOT NULL,
+     steps_before INTEGER NOT NULL,
+     spent_before REAL NOT NULL,
+     step_limit INTEGER NOT NULL DEFAULT 10,
+     result TEXT
+   )`,
+];
+
+/** Columns of RUN_TABLES added after the first release, for objects whose tables are older. */
+const ADDED_COLUMNS: readonly { table: string; column: string; definition: string }[] = [
+  { table: "run", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
+  { table: "run", column: "delete_at", definition: "INTEGER" },
+  { table: "run", column: "stop_reason", definition: "TEXT" },
+  { table: "segment", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
+  { table: "run", column: "subject", definition: "TEXT" },
+  { table: "run", column: "change_version", definition: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "run", column: "origin", definition: "TEXT" },
+  { table: "run", column: "suspended_on", definition: "TEXT" },
+];
+
+/** After RUN_TABLES were made: the columns an older object's tables lack. */
+export function addRunColumns(sql: SqlStorage): void {
+  for (const { table, column, definition } of ADDED_COLUMNS) {
+    if (!sql.exec(`SELECT * FROM ${table} LIMIT 0`).columnNames.includes(column)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+  }
+}
+
+/** True once a run was created here. Probing an unknown id must leave no storage behind, so tables are made only by create. */
+export function hasRun(sql: SqlStorage): boolean {
+  return tableExists(sql, "run");
+}
 
 export type { Waiting };
 

@@ -1,6 +1,9 @@
-// The run's one-time tickets for the events endpoint (see src/http/tickets.ts): stored by hash,
+// One-time tickets for the events endpoint (see src/http/tickets.ts), a run's and an inbox's: stored by hash,
 // redeemed once, expired ones dropped whenever a new one is stored.
 import type { CallerKind, TicketRecord } from "../api/types";
+
+/** One-time tickets by hash; kind is who asked for one. A run's and an inbox's tickets alike. */
+export const TICKET_TABLE = `CREATE TABLE IF NOT EXISTS ticket (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, expires_at INTEGER NOT NULL)`;
 
 export function storeTicket(sql: SqlStorage, ticket: TicketRecord, now: number): void {
   sql.exec("DELETE FROM ticket WHERE expires_at <= ?", now);

@@ -4,6 +4,7 @@ import { canonicalJson } from "../lib/canonical-json";
 import { closeOpenCalls } from "../loop/history";
 import type { ChatMessage } from "../loop/types";
 import type { AnswerBody, ContinueBody, Outcome, RunView } from "../api/types";
+import { storeAnswer, storedAnswer } from "./answer-store";
 import { isoNow } from "./clock";
 import type { EngineContext } from "./engine-context";
 import { batchAnswer, batchRefusal } from "./batch-answer";
@@ -39,9 +40,9 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
   const run = readRun(sql);
   if (run === undefined) return notFound();
   const given = canonicalJson(body);
-  const previous = sql.exec<{ body: string }>("SELECT body FROM answer WHERE call_id = ?", body.callId).toArray()[0];
+  const previous = storedAnswer(sql, body.callId);
   if (previous !== undefined) {
-    if (previous.body === given) return ok(toRunView(run));
+    if (previous === given) return ok(toRunView(run));
     return fail(409, `Call ${body.callId} was already answered.`);
   }
   const waiting = run.waiting;
@@ -59,7 +60,7 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
   const segment = readSegment(sql, run.segment);
   const base = segment.result ?? segment.messages;
   engine.ctx.storage.transactionSync(() => {
-    sql.exec("INSERT INTO answer (call_id, body) VALUES (?, ?)", body.callId, given);
+    storeAnswer(sql, body.callId, given);
     if (waiting.kind === "client-toolset") {
       // Actions after a failed one stay open: the loop answers them as not run when it goes on.
       const { replies, answered } = batchAnswer(waiting, body.results!);
