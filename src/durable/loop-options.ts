@@ -9,6 +9,7 @@ import { r2BlobStore } from "./blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "./once-log";
 import { createRunProvider } from "./run-provider";
+import { scriptOf } from "./run-script";
 import type { RunRow, Segment } from "./run-store";
 
 /** A share of the model's context window: compaction keeps each prompt below it, with room for an answer and tool results. */
@@ -36,7 +37,7 @@ export function loopOptions(
   const { body } = run;
   const prefix = `s${segment.n}/`;
   const provider = createRunProvider(
-    { runId: run.id, provider: run.provider, script: body.script, messages: body.messages, ...(engine.retrySleep === undefined ? {} : { sleep: engine.retrySleep }) },
+    { runId: run.id, provider: run.provider, script: scriptOf(ctx, run.id, body.script), messages: body.messages, ...(engine.retrySleep === undefined ? {} : { sleep: engine.retrySleep }) },
     env,
     r2BlobStore(env.BLOBS),
   );

@@ -2,7 +2,7 @@
 // endpoint from the environment, the price table with the PRICES rows laid over it, and the
 // run's own images from the blob store. Providers never read the environment themselves.
 import { pricesOf } from "../config/settings";
-import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, scriptSchema, type ImageData, type Provider } from "../providers";
+import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, type ImageData, type Provider, type ScriptedTurn } from "../providers";
 import type { ProviderName } from "../api/types";
 import type { ChatMessage } from "../loop/types";
 import type { BlobStore } from "./blob-store";
@@ -10,7 +10,8 @@ import type { BlobStore } from "./blob-store";
 export type ProviderChoice = {
   runId: string;
   provider: ProviderName;
-  script?: unknown;
+  /** The scripted provider's turns, parsed (run-script.ts). */
+  script?: ScriptedTurn[];
   messages: ChatMessage[];
   /** How the real providers wait between retries (tests pass one that records and returns). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -26,8 +27,7 @@ function toBase64(bytes: Uint8Array): string {
 export function createRunProvider(choice: ProviderChoice, env: Env, blobs: BlobStore): Provider {
   if (choice.provider === "scripted") {
     const offset = choice.messages.filter((message) => message.role === "assistant").length;
-    const turns = choice.script === undefined ? undefined : scriptSchema.parse(choice.script);
-    return createScriptedProvider(turns === undefined ? { offset } : { turns, offset });
+    return createScriptedProvider(choice.script === undefined ? { offset } : { turns: choice.script, offset });
   }
   // A missing key is not an error here: reading a run's messages builds its provider too. The
   // first model call fails instead, with a message that says what to set.
