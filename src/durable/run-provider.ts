@@ -1,6 +1,7 @@
 // Picks a run's provider and gives it what it needs from this deployment: the provider's key and
 // endpoint from the environment, the price table with the PRICES rows laid over it, and the
-// run's own images from the blob store. Providers never read the environment themselves.
+// run's own images from the blob store; the scripted provider its turns, parsed once per object
+// (run-script.ts). Providers never read the environment themselves.
 import { pricesOf } from "../config/settings";
 import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, type ImageData, type Provider, type ScriptedTurn } from "../providers";
 import type { ProviderName } from "../api/types";
