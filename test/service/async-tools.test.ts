@@ -7,9 +7,9 @@ import { describe, expect, inject, it } from "vitest";
 import type { RunView, StoredEvent } from "../../src/api/types";
 import { stubFor, storedEvents } from "../helpers/runs";
 import { watch } from "../helpers/watch";
-import { expectError } from "../http/helpers";
+import { expectError } from "../helpers/http";
 import { TEST_API_TOKEN } from "../test-env";
-import { api, driveRun, getRun, startRun } from "./client";
+import { api, driveRun, getRun, startRun } from "../helpers/service-client";
 
 const server = () => inject("toolServerUrl");
 const DAY = 24 * 3600 * 1000;
