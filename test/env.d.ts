@@ -1,4 +1,4 @@
-// Values that test/global-setup.ts provides to every test file (read with inject()).
+// Values the global setups (vitest.config.ts) provide to every test file (read with inject()).
 declare module "vitest" {
   export interface ProvidedContext {
     /** Base URL of the local tool server, e.g. http://127.0.0.1:41234 */

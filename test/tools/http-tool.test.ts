@@ -1,4 +1,4 @@
-// The HTTP-tool adapter against a real local server (test/global-setup.ts).
+// The HTTP-tool adapter against a real local server (test/tool-server/global-setup.ts).
 import { describe, expect, inject, it, vi } from "vitest";
 import type { AnyToolSpec, ToolContext, ToolOutput } from "../../src/loop/types";
 import { createHttpTool, OUTCOME_UNKNOWN, type HttpToolRef } from "../../src/tools/http-tool";
@@ -182,7 +182,7 @@ async function runOnce(tool: AnyToolSpec, key = `tool/1/${crypto.randomUUID()}`)
   return (await tool.run!({ q: "x" }, { signal: new AbortController().signal, callId: "s1", key })) as ToolOutput;
 }
 
-/** What the tool server's standardwebhooks verifier found (test/global-setup.ts, POST /signed). */
+/** What the tool server's standardwebhooks verifier found (test/tool-server/global-setup.ts, POST /signed). */
 async function verification(tool: AnyToolSpec, key?: string): Promise<Verification> {
   const output = await runOnce(tool, key);
   expect(output.isError).toBeUndefined();
