@@ -3,7 +3,7 @@ import { describe, expect, inject, it, vi } from "vitest";
 import type { AnyToolSpec, ToolContext, ToolOutput } from "../../src/loop/types";
 import { createHttpTool, OUTCOME_UNKNOWN, type HttpToolRef } from "../../src/tools/http-tool";
 import type { ToolDeps } from "../../src/tools/tool-deps";
-import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "../tool-signing-keys";
+import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "../tool-server/signing-keys";
 
 const server = inject("toolServerUrl");
 /** The injected clock of most tests: 2026-07-01T12:00:00.900Z is 1782907200 in unix seconds. */
