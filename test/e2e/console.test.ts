@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
 import { startMcpServers, type McpTestServers } from "../mcp-server/server";
 import { LOCAL_TOKEN } from "./support/local-vars";
-import { startDev, type DevServer } from "./wrangler-dev";
+import { startDevServer, type DevServer } from "./support/dev-server";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -69,7 +69,7 @@ describe("the run console in Chromium", () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
     fakeOpenAI = await startFakeOpenAI();
-    dev = await startDev({ port: PORT, persistTo: state, vars: { OPENAI_API_KEY: "console-openai-key", OPENAI_BASE_URL: fakeOpenAI.url, DEFAULT_OPENAI_MODEL: OPENAI_MODEL } });
+    dev = await startDevServer({ port: PORT, persistTo: state, vars: { OPENAI_API_KEY: "console-openai-key", OPENAI_BASE_URL: fakeOpenAI.url, DEFAULT_OPENAI_MODEL: OPENAI_MODEL } });
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,

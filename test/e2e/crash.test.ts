@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readEventsUntilEnd } from "./sse";
-import { startToolServer, type ToolServer } from "./tool-server";
-import { startDev, type DevServer } from "./wrangler-dev";
+import { readEventsUntilEnd } from "./support/sse";
+import { startToolServer, type ToolServer } from "./support/tool-server";
+import { startDevServer, type DevServer } from "./support/dev-server";
 
 const RUNS = 6;
 const PORT = 8790 + Math.floor(Math.random() * 100);
@@ -38,7 +38,7 @@ describe("a real crash of wrangler dev", () => {
 
   it("every run finishes after SIGKILL and restart, with no finished step repeated", async () => {
     tools = await startToolServer(700);
-    dev = await startDev({ port: PORT, persistTo: dir });
+    dev = await startDevServer({ port: PORT, persistTo: dir });
     const tool = (name: string, finish = false) => ({
       type: "http",
       name,
@@ -74,7 +74,7 @@ describe("a real crash of wrangler dev", () => {
     const finishedAtKill = [...tools.answeredAt].filter(([, at]) => killedAt - at > 500).map(([key]) => key);
 
     // Restart on the same storage; no client call until every run has called its finish tool.
-    dev = await startDev({ port: PORT, persistTo: dir });
+    dev = await startDevServer({ port: PORT, persistTo: dir });
     const notified = () => runs.every((run) => [...tools!.answered.keys()].some((key) => key.startsWith(`${run.id}/`) && key.includes("/tool/3/")));
     const restartDeadline = Date.now() + 90_000;
     while (!notified()) {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { runStub } from "../../src/http/run-stub";
 import { createApp } from "../../src/http/app";
-import { bearer, call, expectError, postJson } from "./helpers";
+import { bearer, call, expectError, postJson } from "../helpers/http";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
 
 // A 1×1 PNG, and a hash that is not its hash.

@@ -9,8 +9,8 @@ import type { RunObject } from "../../src/durable/run-object";
 import { createApp } from "../../src/http/app";
 import { deliverOutbox, outboxIdle, settle } from "../helpers/inbox";
 import { stubFor } from "../helpers/runs";
-import { bearer, expectError } from "../http/helpers";
-import { api, startRun } from "./client";
+import { bearer, expectError } from "../helpers/http";
+import { api, startRun } from "../helpers/service-client";
 import { TEST_API_TOKEN } from "../test-env";
 
 type Received = { id: string; timestamp: string; verified: boolean; error?: string; body: WebhookPayload; arrivedAt: number; answered: number };

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
-import { TEST_WEBHOOK_SECRET } from "../webhook-secret";
+import { TEST_WEBHOOK_SECRET } from "./secret";
 
 export type ReceivedWebhook = { id: string; timestamp: string; signature: string; verified: boolean; error?: string; body: unknown; arrivedAt: number; answered: number };
 

@@ -3,7 +3,7 @@
 import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import type { RunView } from "../../src/api/types";
-import { drive, stubFor } from "../helpers/runs";
+import { drive, stubFor } from "./runs";
 import { TEST_API_TOKEN } from "../test-env";
 
 export const BASE = "https://ratchet.test";
