@@ -2,6 +2,7 @@
 // on local persisted storage, and waits until it answers.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { waitUntilListening } from "./support/dev-server";
 import { localVars } from "./support/local-vars";
 
 export type DevServer = { url: string; child: ChildProcess; output: () => string; kill: () => Promise<void>; stop: () => Promise<void> };
@@ -14,18 +15,7 @@ export async function startDev({ port, persistTo, vars = {} }: { port: number; p
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
-    try {
-      const response = await fetch(`${url}/v1/health`);
-      if (response.ok) break;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) throw new Error(`wrangler dev did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitUntilListening(url, { child, output: () => output, timeoutMs: 60_000, name: "wrangler dev" });
   const signal = async (name: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, "exit");
