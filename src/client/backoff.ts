@@ -1,4 +1,4 @@
-// What the reconnecting streams (./events.ts, ./inbox.ts) share: which errors no reconnect will
+// What the reconnect loop (./reconnecting.ts) needs: which errors no reconnect will
 // cure, and a wait between tries that an abort cuts short.
 import { RatchetError } from "./errors";
 

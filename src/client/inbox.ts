@@ -1,9 +1,8 @@
 // A subject's inbox as an async iterable that survives dropped connections, like a run's events
 // (./events.ts): it reconnects by itself with `after=<last seen seq>`, so every inbox event is
 // yielded once, in seq order. It never ends on its own: stop it with `signal` (or `break`).
-import { isFatal, reconnectDelay, sleep } from "./backoff";
 import type { Connection } from "./connection";
-import type { ReconnectOptions } from "./events";
+import { reconnecting, type ReconnectOptions } from "./reconnecting";
 import type { InboxEvent } from "./types";
 
 export type InboxOptions = {
@@ -34,47 +33,8 @@ function asInboxEvent(frame: unknown): InboxEvent | undefined {
 
 export async function* inboxEvents(deps: InboxSourceDeps, options: InboxOptions = {}): AsyncGenerator<InboxEvent, void, undefined> {
   const { after = 0, signal } = options;
-  const minDelay = deps.reconnect.minDelayMs ?? 250;
-  const maxDelay = deps.reconnect.maxDelayMs ?? 5_000;
   // A refused token fails here with its real status (a browser's WebSocket cannot see it).
   await deps.probe();
-  const aborted = () => signal?.aborted === true;
-  let lastSeq = after;
-  let failures = 0;
-  while (!aborted()) {
-    const connection = deps.connect(lastSeq);
-    const onAbort = () => connection.close();
-    signal?.addEventListener("abort", onAbort);
-    let failure: unknown;
-    try {
-      for (;;) {
-        let result: IteratorResult<unknown, undefined>;
-        try {
-          result = await connection.next();
-        } catch (error) {
-          failure = error;
-          break;
-        }
-        if (result.done) break;
-        const event = asInboxEvent(result.value);
-        if (event === undefined || event.seq <= lastSeq) continue;
-        lastSeq = event.seq;
-        yield event;
-      }
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-      connection.close();
-    }
-    if (aborted()) return;
-    if (isFatal(failure)) throw failure;
-    failures = connection.opened ? 1 : failures + 1;
-    if (!connection.opened) {
-      try {
-        await deps.probe();
-      } catch (error) {
-        if (isFatal(error)) throw error;
-      }
-    }
-    await sleep(reconnectDelay(failures, minDelay, maxDelay), signal);
-  }
+  // An inbox never ends on its own.
+  yield* reconnecting({ ...deps, read: asInboxEvent, seqOf: (event) => event.seq, isLast: () => false }, after, signal);
 }
