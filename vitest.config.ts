@@ -50,7 +50,7 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
       include,
       exclude,
       // Run in Node: a local HTTP tool server, fake Anthropic and OpenAI servers and real MCP servers (see the files).
-      globalSetup: ["./test/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts"],
+      globalSetup: ["./test/tool-server/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts"],
       testTimeout: 30_000,
     },
   };

@@ -21,7 +21,7 @@ import { startAsyncToolServer } from "../test/e2e/support/async-tool-server";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
 import { httpTool } from "../test/e2e/support/scripts";
 import { percentile, summary } from "../test/e2e/support/stats";
-import { readEventsUntilEnd } from "../test/e2e/sse";
+import { readEventsUntilEnd } from "../test/e2e/support/sse";
 
 const RUNS = Number(process.argv[2] ?? "40");
 const QUIET_MS = Number(process.argv[3] ?? "30") * 1000;

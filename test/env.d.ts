@@ -1,9 +1,9 @@
-// Values that test/global-setup.ts provides to every test file (read with inject()).
+// Values the global setups (vitest.config.ts) provide to every test file (read with inject()).
 declare module "vitest" {
   export interface ProvidedContext {
     /** Base URL of the local tool server, e.g. http://127.0.0.1:41234 */
     toolServerUrl: string;
-    /** The key the tool server verifies signed requests with (test/tool-signing-keys.ts), the test Worker's TOOL_SIGNING_KEY */
+    /** The key the tool server verifies signed requests with (test/tool-server/signing-keys.ts), the test Worker's TOOL_SIGNING_KEY */
     toolSigningKey: string;
     /** Base URL of the fake Anthropic server (test/fake-anthropic/global-setup.ts), e.g. http://127.0.0.1:41235 */
     fakeAnthropicUrl: string;

@@ -3,6 +3,7 @@
 // apart from ./schemas.ts, which imports it. What depends on the run's other tools and on the
 // deployment (the allow list, names the model would see twice) is src/tools/mcp-check.ts's.
 import { z } from "@hono/zod-openapi";
+import { httpUrlSchema } from "./http-url";
 import { MCP_SERVER_NAME_MAX, MCP_SERVER_NAME_PATTERN, MCP_SERVER_NAME_RULE, toolNameProblem } from "../tools/mcp-names";
 
 export const MCP_SERVERS_MAX = 10;
@@ -17,18 +18,6 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
 /** Headers the MCP transport sets itself: a run may not replace them. */
 export const RESERVED_MCP_HEADERS = ["accept", "content-type", "content-length", "host", "connection", "transfer-encoding", "mcp-session-id", "mcp-protocol-version", "last-event-id"];
-
-const urlSchema = z.string().refine(
-  (url) => {
-    try {
-      const protocol = new URL(url).protocol;
-      return protocol === "http:" || protocol === "https:";
-    } catch {
-      return false;
-    }
-  },
-  { message: "Must be an http(s) URL." },
-);
 
 // Messages never repeat a header's value: it is a credential.
 const headersSchema = z
@@ -55,7 +44,7 @@ export const mcpServerSchema = z
       .max(MCP_SERVER_NAME_MAX, { message: `At most ${MCP_SERVER_NAME_MAX} characters.` })
       .regex(MCP_SERVER_NAME_PATTERN, { message: `Must be ${MCP_SERVER_NAME_RULE}.` })
       .openapi({ description: `The server's tools are offered as <name>__<tool>. ${MCP_SERVER_NAME_RULE}.` }),
-    url: urlSchema.openapi({ description: "The server's Streamable HTTP endpoint; its host must be on HTTP_TOOL_ALLOW (https, or http for an http:// entry)." }),
+    url: httpUrlSchema.openapi({ description: "The server's Streamable HTTP endpoint; its host must be on HTTP_TOOL_ALLOW (https, or http for an http:// entry)." }),
     headers: headersSchema.optional(),
     tools: toolNamesSchema.min(1).optional().openapi({ description: "Only these of the server's tools (its own names) are offered. Default: all that fit the naming rule." }),
     once: z

@@ -4,6 +4,7 @@
 // client sends is strict: an unknown field (a typo such as `maxStep`, or a field of a newer API) is
 // refused with a 400 that names it, instead of being silently ignored.
 import { z } from "@hono/zod-openapi";
+import { httpUrlSchema } from "./http-url";
 import { scriptSchema } from "../providers/scripted";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "./async-calls";
 import { IMAGE_MEDIA_TYPES } from "./images";
@@ -88,18 +89,6 @@ export const chatMessageSchema = chatMessageSchemaOf(contentSchema).openapi("Cha
 // Tools
 
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
-
-const httpUrlSchema = z.string().refine(
-  (url) => {
-    try {
-      const protocol = new URL(url).protocol;
-      return protocol === "http:" || protocol === "https:";
-    } catch {
-      return false;
-    }
-  },
-  { message: "Must be an http(s) URL." },
-);
 
 export const httpToolRefSchema = z
   .strictObject({

@@ -1,7 +1,8 @@
 // Errors of the Anthropic SDK → Failure (what the retry policy reads) → the ProviderError that ends
 // a run: the provider's own message, the status and type, how many attempts were made.
 import { APIError } from "@anthropic-ai/sdk";
-import { ProviderError } from "./errors";
+import { endingError, type VendorWords } from "./ending-error";
+import type { ProviderError } from "./errors";
 import { StreamCutError, StreamProtocolError } from "./anthropic-stream";
 import { retryAfterMs, type Failure, type RetryDecision } from "./retry";
 
@@ -41,31 +42,9 @@ export function describeFailure(error: unknown): Failure {
   return { kind: "connection", message: error instanceof Error ? error.message : String(error) };
 }
 
-function afterAttempts(attempts: number): string {
-  return attempts > 1 ? ` after ${attempts} attempts` : "";
-}
+const ANTHROPIC: VendorWords = { name: "Anthropic", label: (failure) => failure.type ?? "error", spendLimit: "a spend limit", whole: "message" };
 
 /** The error that ends the call, once the policy says stop. */
 export function providerErrorFor(failure: Failure, attempts: number, decision: Extract<RetryDecision, { retry: false }>, cause: unknown): ProviderError {
-  const retryable = decision.reason === "attempts" || decision.reason === "retry-after-too-long";
-  const options = { cause };
-  switch (failure.kind) {
-    case "status": {
-      const what = `Anthropic answered ${failure.status} ${failure.type ?? "error"}`;
-      if (decision.reason === "spend-limit") return new ProviderError(`${what} (a spend limit; not retried): ${failure.message}`, false, failure.status, options);
-      if (decision.reason === "retry-after-too-long") {
-        const seconds = Math.ceil((failure.retryAfterMs ?? 0) / 1000);
-        return new ProviderError(`${what} and asked to wait ${seconds} s, longer than a step waits: ${failure.message}`, true, failure.status, options);
-      }
-      return new ProviderError(`${what}${afterAttempts(attempts)}: ${failure.message}`, retryable, failure.status, options);
-    }
-    case "stream-error":
-      return new ProviderError(`Anthropic's stream failed with ${failure.type ?? "an error"}${afterAttempts(attempts)}: ${failure.message}`, retryable, undefined, options);
-    case "connection":
-      return new ProviderError(`Could not reach Anthropic${afterAttempts(attempts)}: ${failure.message}`, retryable, undefined, options);
-    case "stream-cut":
-      return new ProviderError(`Anthropic's stream ended before the message was complete${afterAttempts(attempts)}.`, retryable, undefined, options);
-    case "protocol":
-      return new ProviderError(`Anthropic's stream could not be read${afterAttempts(attempts)}: ${failure.message}`, retryable, undefined, options);
-  }
+  return endingError(ANTHROPIC, failure, attempts, decision, cause);
 }

@@ -4,7 +4,6 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/types";
 import { describeFailure, providerErrorFor } from "./anthropic-errors";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
-import { ContextOverflowError } from "../loop/errors";
 import { compactionBeta, toAnthropicParams } from "./anthropic-request";
 import { createAssembler } from "./anthropic-stream";
 import { contextWindowOf } from "./context-windows";
@@ -15,7 +14,8 @@ import { unknownPriceMessage } from "./model-prices";
 import { ANTHROPIC_PRICES, costOf, priceOf, serverToolCostOf, tokenPrices, type Price, type PriceTable } from "./prices";
 import { imageLoader, type ImageData } from "./request-images";
 import { nativeBetas } from "../tools/native-tools";
-import { DEFAULT_RETRY_POLICY, retryDecision } from "./retry";
+import { DEFAULT_RETRY_POLICY } from "./retry";
+import { withRetries, type FailureReading, type RetryDeps } from "./with-retries";
 import type { Provider } from "./types";
 
 export type AnthropicProviderOptions = {
@@ -49,13 +49,17 @@ export function withLiveContainer(request: GenerateRequest, now: number): Genera
 
 export { abortableSleep } from "./abortable-sleep";
 
+const ANTHROPIC_FAILURES: FailureReading = { vendor: "Anthropic", describe: describeFailure, isContextOverflow, endingError: providerErrorFor };
+
 export const MISSING_KEY_MESSAGE = "The anthropic provider needs ANTHROPIC_API_KEY (wrangler secret put ANTHROPIC_API_KEY).";
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   const { apiKey } = options;
-  const sleep = options.sleep ?? abortableSleep;
-  const random = options.random ?? Math.random;
-  const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts };
+  const retry: RetryDeps = {
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts },
+  };
   const prices = options.prices ?? ANTHROPIC_PRICES;
   const loadImages = imageLoader(options.images);
   const now = options.now ?? Date.now;
@@ -100,35 +104,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     const price = priceOf(request.model, prices);
     if (price === undefined) throw new ProviderError(unknownPriceMessage("anthropic", request.model), false);
     const body = toAnthropicParams(withLiveContainer(request, now()), await loadImages(request));
-    let streamed = false;
-    const onDelta = context.onDelta;
-    const tracked: GenerateContext =
-      onDelta === undefined
-        ? context
-        : {
-            ...context,
-            onDelta: (delta) => {
-              streamed = true;
-              onDelta(delta);
-            },
-          };
-    for (let attempts = 1; ; attempts++) {
-      try {
-        return await attempt(client, body, request, price, tracked);
-      } catch (error) {
-        if (context.signal.aborted) throw context.signal.reason;
-        // Whatever comes next (another attempt, or the run failing), the text streamed so far is void.
-        if (streamed) context.onTextVoid?.();
-        streamed = false;
-        if (error instanceof ContextOverflowError) throw error;
-        const failure = describeFailure(error);
-        // Too long for the context window: trying again would only repeat it; the loop compacts instead.
-        if (isContextOverflow(failure)) throw new ContextOverflowError(`Anthropic answered ${failure.kind === "status" ? failure.status : ""}: ${failure.message}`, { cause: error });
-        const decision = retryDecision(failure, attempts, random, policy);
-        if (!decision.retry) throw providerErrorFor(failure, attempts, decision, error);
-        await sleep(decision.delayMs, context.signal);
-      }
-    }
+    return withRetries(context, retry, ANTHROPIC_FAILURES, (tracked) => attempt(client, body, request, price, tracked));
   }
 
   return {

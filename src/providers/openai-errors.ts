@@ -4,7 +4,8 @@
 // told apart, so the loop compacts instead of retrying.
 import { APIConnectionError, APIError } from "openai";
 import { StreamCutError, StreamProtocolError } from "./anthropic-stream";
-import { ProviderError } from "./errors";
+import { endingError, type VendorWords } from "./ending-error";
+import type { ProviderError } from "./errors";
 import { retryAfterMs, type Failure, type RetryDecision } from "./retry";
 
 type ErrorBody = { type?: unknown; code?: unknown; message?: unknown } | undefined;
@@ -70,31 +71,9 @@ export function withoutKey(failure: Failure, apiKey: string): Failure {
   return message === failure.message ? failure : { ...failure, message };
 }
 
-function afterAttempts(attempts: number): string {
-  return attempts > 1 ? ` after ${attempts} attempts` : "";
-}
+const OPENAI: VendorWords = { name: "OpenAI", label: (failure) => failure.code ?? failure.type ?? "error", spendLimit: "a quota or spend limit", whole: "answer" };
 
 /** The error that ends the call, once the policy says stop. */
 export function openAIProviderError(failure: Failure, attempts: number, decision: Extract<RetryDecision, { retry: false }>, cause: unknown): ProviderError {
-  const retryable = decision.reason === "attempts" || decision.reason === "retry-after-too-long";
-  const options = { cause };
-  switch (failure.kind) {
-    case "status": {
-      const what = `OpenAI answered ${failure.status} ${failure.code ?? failure.type ?? "error"}`;
-      if (decision.reason === "spend-limit") return new ProviderError(`${what} (a quota or spend limit; not retried): ${failure.message}`, false, failure.status, options);
-      if (decision.reason === "retry-after-too-long") {
-        const seconds = Math.ceil((failure.retryAfterMs ?? 0) / 1000);
-        return new ProviderError(`${what} and asked to wait ${seconds} s, longer than a step waits: ${failure.message}`, true, failure.status, options);
-      }
-      return new ProviderError(`${what}${afterAttempts(attempts)}: ${failure.message}`, retryable, failure.status, options);
-    }
-    case "stream-error":
-      return new ProviderError(`OpenAI's stream failed with ${failure.type ?? "an error"}${afterAttempts(attempts)}: ${failure.message}`, retryable, undefined, options);
-    case "connection":
-      return new ProviderError(`Could not reach OpenAI${afterAttempts(attempts)}: ${failure.message}`, retryable, undefined, options);
-    case "stream-cut":
-      return new ProviderError(`OpenAI's stream ended before the answer was complete${afterAttempts(attempts)}.`, retryable, undefined, options);
-    case "protocol":
-      return new ProviderError(`OpenAI's stream could not be read${afterAttempts(attempts)}: ${failure.message}`, retryable, undefined, options);
-  }
+  return endingError(OPENAI, failure, attempts, decision, cause);
 }

@@ -4,7 +4,6 @@
 // loop's summary mode keeps long runs inside the context window.
 import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
-import { ContextOverflowError } from "../loop/errors";
 import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/types";
 import { abortableSleep } from "./abortable-sleep";
 import { openAIContextWindowOf } from "./context-windows";
@@ -16,7 +15,8 @@ import { toOpenAIParams } from "./openai-request";
 import { createChunkAssembler } from "./openai-stream";
 import { costOf, priceOf, tokenPrices, type Price, type PriceTable } from "./prices";
 import { imageLoader, type ImageData } from "./request-images";
-import { DEFAULT_RETRY_POLICY, retryDecision } from "./retry";
+import { DEFAULT_RETRY_POLICY } from "./retry";
+import { withRetries, type FailureReading, type RetryDeps } from "./with-retries";
 import type { Provider } from "./types";
 
 /** OpenAI's own endpoint, sent explicitly: the SDK would otherwise read OPENAI_BASE_URL from process.env. */
@@ -39,6 +39,9 @@ export type OpenAIProviderOptions = {
   prices?: PriceTable;
 };
 
+/** The key is taken out of every failure's message (see withoutKey), once the key is known. */
+const OPENAI_FAILURES: Omit<FailureReading, "describe"> = { vendor: "OpenAI", isContextOverflow: isOpenAIContextOverflow, endingError: openAIProviderError };
+
 export const MISSING_OPENAI_KEY_MESSAGE = "The openai provider needs OPENAI_API_KEY (wrangler secret put OPENAI_API_KEY).";
 
 /** The request's size in characters, for a usage estimate when an endpoint reports none. */
@@ -48,9 +51,11 @@ function promptChars(body: ChatCompletionCreateParamsStreaming): number {
 
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   const { apiKey } = options;
-  const sleep = options.sleep ?? abortableSleep;
-  const random = options.random ?? Math.random;
-  const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts };
+  const retry: RetryDeps = {
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts },
+  };
   const prices = options.prices ?? OPENAI_PRICES;
   const loadImages = imageLoader(options.images);
   // One client per provider; with no key none is made. Every setting the SDK would look up in
@@ -87,34 +92,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     const price = priceOf(request.model, prices);
     if (price === undefined) throw new ProviderError(unknownPriceMessage("openai", request.model), false);
     const body = toOpenAIParams(request, await loadImages(request));
-    let streamed = false;
-    const onDelta = context.onDelta;
-    const tracked: GenerateContext =
-      onDelta === undefined
-        ? context
-        : {
-            ...context,
-            onDelta: (delta) => {
-              streamed = true;
-              onDelta(delta);
-            },
-          };
-    for (let attempts = 1; ; attempts++) {
-      try {
-        return await attempt(client, body, price, tracked);
-      } catch (error) {
-        if (context.signal.aborted) throw context.signal.reason;
-        // Whatever comes next (another attempt, or the run failing), the text streamed so far is void.
-        if (streamed) context.onTextVoid?.();
-        streamed = false;
-        const failure = withoutKey(describeOpenAIFailure(error), apiKey!);
-        // Too long for the context window: trying again would only repeat it; the loop compacts instead.
-        if (isOpenAIContextOverflow(failure)) throw new ContextOverflowError(`OpenAI answered ${failure.kind === "status" ? failure.status : ""}: ${failure.message}`, { cause: error });
-        const decision = retryDecision(failure, attempts, random, policy);
-        if (!decision.retry) throw openAIProviderError(failure, attempts, decision, error);
-        await sleep(decision.delayMs, context.signal);
-      }
-    }
+    const failures: FailureReading = { ...OPENAI_FAILURES, describe: (error) => withoutKey(describeOpenAIFailure(error), apiKey!) };
+    return withRetries(context, retry, failures, (tracked) => attempt(client, body, price, tracked));
   }
 
   return {

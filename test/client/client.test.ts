@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createClient, RatchetError, type FetchLike } from "../../src/client";
 import { drive as driveStub, stubFor } from "../helpers/runs";
-import { BASE, createLab } from "./self-transport";
+import { BASE, createLab } from "../helpers/self-transport";
 import { TEST_API_TOKEN } from "../test-env";
 
 const lab = createLab();

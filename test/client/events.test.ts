@@ -5,7 +5,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createClient, RatchetError, type RatchetClient, type StreamEvent } from "../../src/client";
 import { drive, stubFor } from "../helpers/runs";
-import { BASE, changed, createLab, dropServerSockets, until, type Lab } from "./self-transport";
+import { BASE, changed, createLab, dropServerSockets, until, type Lab } from "../helpers/self-transport";
 import { TEST_API_TOKEN } from "../test-env";
 
 const script = [

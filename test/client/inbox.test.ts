@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createClient, RatchetError, type InboxEvent, type RatchetClient } from "../../src/client";
 import { freshSubject, settle } from "../helpers/inbox";
-import { BASE, changed, createLab, until, type Lab } from "./self-transport";
+import { BASE, changed, createLab, until, type Lab } from "../helpers/self-transport";
 import { TEST_API_TOKEN } from "../test-env";
 
 function backendFor(lab: Lab, transport: "websocket" | "sse"): RatchetClient {

@@ -4,7 +4,7 @@
 // docs/configuration.md and README.md; and every link to a heading against the heading. The files
 // come from test/docs/global-setup.ts.
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { call } from "../http/helpers";
+import { call } from "../helpers/http";
 import { codeSpans, headings, linkTargets, section, tables, typeFields } from "./markdown";
 import { workerNames } from "./settings";
 

@@ -7,7 +7,7 @@ import { createRunProvider } from "../../src/durable/run-provider";
 import { ProviderError } from "../../src/providers/errors";
 import { fakeAnthropicUrl, recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { fakeOpenAIUrl, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
-import { context, rejection, textRequest } from "../providers/anthropic-helpers";
+import { context, rejection, textRequest } from "../helpers/anthropic";
 
 const blobs = r2BlobStore(env.BLOBS);
 

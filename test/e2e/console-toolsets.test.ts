@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic/server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd, waitForEvent } from "./support/run-events";
-import { startDev, type DevServer } from "./wrangler-dev";
+import { startDevServer, type DevServer } from "./support/dev-server";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -68,7 +68,7 @@ describe("the console with provider tools and client toolsets", () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
     fake = await startFakeAnthropic();
-    dev = await startDev({ port: PORT, persistTo: state, vars: { ANTHROPIC_API_KEY: "console-test-key", ANTHROPIC_BASE_URL: fake.url } });
+    dev = await startDevServer({ port: PORT, persistTo: state, vars: { ANTHROPIC_API_KEY: "console-test-key", ANTHROPIC_BASE_URL: fake.url } });
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,

@@ -16,7 +16,7 @@ import { startMcpServers, type McpTestServers } from "../mcp-server/server";
 import { watchInbox } from "./support/inbox-watch";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd, waitForEvent } from "./support/run-events";
-import { startDev, type DevServer } from "./wrangler-dev";
+import { startDevServer, type DevServer } from "./support/dev-server";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -71,7 +71,7 @@ describe("the run console in Chromium", () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
     fakeOpenAI = await startFakeOpenAI();
-    dev = await startDev({ port: PORT, persistTo: state, vars: { OPENAI_API_KEY: "console-openai-key", OPENAI_BASE_URL: fakeOpenAI.url, DEFAULT_OPENAI_MODEL: OPENAI_MODEL } });
+    dev = await startDevServer({ port: PORT, persistTo: state, vars: { OPENAI_API_KEY: "console-openai-key", OPENAI_BASE_URL: fakeOpenAI.url, DEFAULT_OPENAI_MODEL: OPENAI_MODEL } });
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDev, type DevServer } from "./wrangler-dev";
+import { startDevServer, type DevServer } from "./support/dev-server";
 
 const CHROMIUM = "/usr/bin/chromium";
 const PORT = 9100 + Math.floor(Math.random() * 100);
@@ -78,7 +78,7 @@ describe("CORS in Chromium", () => {
     listed = await servePage();
     unlisted = await servePage();
     // API_TOKEN given explicitly: the test must not depend on wrangler.toml's local default.
-    dev = await startDev({ port: PORT, persistTo: state, vars: { CORS_ORIGINS: `https://elsewhere.test, ${listed.origin}`, API_TOKEN: TOKEN } });
+    dev = await startDevServer({ port: PORT, persistTo: state, vars: { CORS_ORIGINS: `https://elsewhere.test, ${listed.origin}`, API_TOKEN: TOKEN } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readEventsUntilEnd } from "./sse";
+import { readEventsUntilEnd } from "./support/sse";
 import { watchRun } from "./support/run-watch";
-import { startToolServer, type ToolServer } from "./tool-server";
-import { startDev, type DevServer } from "./wrangler-dev";
+import { startToolServer, type ToolServer } from "./support/tool-server";
+import { startDevServer, type DevServer } from "./support/dev-server";
 
 const RUNS = 6;
 const PORT = 8790 + Math.floor(Math.random() * 100);
@@ -39,7 +39,7 @@ describe("a real crash of wrangler dev", () => {
 
   it("every run finishes after SIGKILL and restart, with no finished step repeated", async () => {
     tools = await startToolServer(700);
-    dev = await startDev({ port: PORT, persistTo: dir });
+    dev = await startDevServer({ port: PORT, persistTo: dir });
     const tool = (name: string, finish = false) => ({
       type: "http",
       name,
@@ -80,7 +80,7 @@ describe("a real crash of wrangler dev", () => {
     expect(finishedAtKill.length).toBeGreaterThanOrEqual(2);
 
     // Restart on the same storage; no client call until every run has called its finish tool.
-    dev = await startDev({ port: PORT, persistTo: dir });
+    dev = await startDevServer({ port: PORT, persistTo: dir });
     const notified = () => runs.every((run) => [...tools!.answered.keys()].some((key) => key.startsWith(`${run.id}/`) && key.includes("/tool/3/")));
     await tools.until(notified, 90_000, () => `runs did not finish by themselves:\n${dev!.output()}`);
 

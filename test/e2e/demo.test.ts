@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic/server";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
-import { startDev, type DevServer } from "./wrangler-dev";
+import { startDevServer, type DevServer } from "./support/dev-server";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
@@ -65,7 +65,7 @@ describe("npm run demo", () => {
     fake = await startFakeAnthropic();
     fakeOpenAI = await startFakeOpenAI();
     // The keys let the service offer providers "anthropic" and "openai"; scripted runs (with a script) still work.
-    dev = await startDev({
+    dev = await startDevServer({
       port: PORT,
       persistTo: state,
       vars: {

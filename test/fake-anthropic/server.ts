@@ -28,7 +28,7 @@
 // `failures` are served first, one per attempt. Auth: any key but "bad-key", by x-api-key or
 // Authorization: Bearer (the SDK sends the latter).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { changes } from "../helpers/changes";
+import { changes } from "../e2e/support/changes";
 import { answerEvents, answerMessage, compactionEvents, serverToolId, serverUseOf, type AnswerContainer, type PromptUsage, type WireEvent } from "./answer";
 import { compactionAsked, isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
 import { PromptCache } from "./prompt-cache";

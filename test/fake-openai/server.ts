@@ -22,7 +22,7 @@
 // turn's `failures` are served first, one per attempt. Auth: Authorization: Bearer <any key but
 // "bad-key" or one starting "sk-bad-">.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { changes } from "../helpers/changes";
+import { changes } from "../e2e/support/changes";
 import { answerChunks, type Chunk } from "./answer";
 import { isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
 import { PromptCache, promptUnits } from "./prompt-cache";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunObject } from "../../src/durable/run-object";
 import { runStub } from "../../src/http/run-stub";
 import { isUrlAllowed, parseAllowList } from "../../src/tools/allow-list";
-import { bearer, call, CaseCounter, checkErrorShape, checkProperty, makeWorld, WorldGuard, type Run, type World } from "./world";
+import { bearer, call, CaseCounter, checkErrorShape, checkProperty, makeWorld, WorldGuard, type Run, type World } from "../helpers/fuzz-world";
 import { TEST_API_TOKEN } from "../test-env";
 
 // Only VITE_-prefixed variables reach tests inside workerd: `VITE_FUZZ_RUNS=1000 npx vitest run test/fuzz` (npm run fuzz).

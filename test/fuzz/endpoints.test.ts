@@ -7,8 +7,8 @@ import { MAX_JSON_DEPTH } from "../../src/http/body-limit";
 import { jsonDepth } from "../../src/lib/json-depth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerBodySchema, continueBodySchema, createRunBodySchema } from "../../src/api/schemas";
-import { bearer, CaseCounter, checkProperty, makeWorld, send, WorldGuard, type World } from "./world";
-import { badImagePart, EDGE_STRINGS, headerValue, hostileValue, mutated, oddValidImagePart, rawBodyText } from "./hostile";
+import { bearer, CaseCounter, checkProperty, makeWorld, send, WorldGuard, type World } from "../helpers/fuzz-world";
+import { badImagePart, EDGE_STRINGS, headerValue, hostileValue, mutated, oddValidImagePart, rawBodyText } from "../helpers/fuzz-hostile";
 import { TEST_API_TOKEN } from "../test-env";
 
 const MiB = 1024 * 1024;

@@ -6,8 +6,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientFrameSchema } from "../../src/api/schemas";
-import { badImagePart, EDGE_STRINGS, hostileValue, mutated, oddValidImagePart, rawBodyText } from "./hostile";
-import { call, CaseCounter, checkProperty, LEAKS, makeWorld, WorldGuard, type Run, type World } from "./world";
+import { badImagePart, EDGE_STRINGS, hostileValue, mutated, oddValidImagePart, rawBodyText } from "../helpers/fuzz-hostile";
+import { call, CaseCounter, checkProperty, LEAKS, makeWorld, WorldGuard, type Run, type World } from "../helpers/fuzz-world";
 
 // Only VITE_-prefixed variables reach tests inside workerd: `VITE_FUZZ_RUNS=1000 npx vitest run test/fuzz` (npm run fuzz).
 const RUNS = Number(process.env.VITE_FUZZ_RUNS ?? 35);

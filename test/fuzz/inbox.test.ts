@@ -5,8 +5,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintTokenBodySchema } from "../../src/api/inbox-schemas";
-import { bearer, CaseCounter, checkProperty, makeWorld, send, WorldGuard, type World } from "./world";
-import { EDGE_STRINGS, headerValue, hostileValue, mutated, rawBodyText } from "./hostile";
+import { bearer, CaseCounter, checkProperty, makeWorld, send, WorldGuard, type World } from "../helpers/fuzz-world";
+import { EDGE_STRINGS, headerValue, hostileValue, mutated, rawBodyText } from "../helpers/fuzz-hostile";
 
 // Only VITE_-prefixed variables reach tests inside workerd: `VITE_FUZZ_RUNS=1000 npx vitest run test/fuzz` (npm run fuzz).
 const RUNS = Number(process.env.VITE_FUZZ_RUNS ?? 35);

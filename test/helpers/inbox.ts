@@ -6,6 +6,7 @@ import type { RunsPage, RunSummary, RunView, StoredInboxEvent } from "../../src/
 import type { RunObject } from "../../src/durable/run-object";
 import { TEST_API_TOKEN } from "../test-env";
 import { stubFor, type RunStub } from "./runs";
+import { openSocketAt, type Socket } from "./service-client";
 
 export const BASE = "https://ratchet.test";
 const DEPLOY = { Authorization: `Bearer ${TEST_API_TOKEN}` };
@@ -100,41 +101,11 @@ export async function pendingOutbox(stub: RunStub): Promise<{ channel: string; t
   });
 }
 
-export type InboxSocket = {
-  frames: Record<string, unknown>[];
-  next(match: (frame: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
-  send(frame: unknown): void;
-  close(): void;
-};
+/** An inbox stream over a WebSocket: frames kept in arrival order, `next` waits for a match. */
+export type InboxSocket = Socket;
 
 /** Opens the inbox stream over a WebSocket at `path` with `headers`. */
-export async function openInbox(path: string, headers: Record<string, string> = {}): Promise<InboxSocket> {
-  const response = await SELF.fetch(`${BASE}${path}`, { headers: { Upgrade: "websocket", ...headers } });
-  expect(response.status, response.status === 101 ? "" : await response.text()).toBe(101);
-  const socket = response.webSocket!;
-  socket.accept();
-  const frames: Record<string, unknown>[] = [];
-  let waiters: { match: (frame: Record<string, unknown>) => boolean; resolve: (frame: Record<string, unknown>) => void }[] = [];
-  socket.addEventListener("message", (event) => {
-    const frame = JSON.parse(String(event.data)) as Record<string, unknown>;
-    frames.push(frame);
-    const still = [];
-    for (const waiter of waiters) {
-      if (waiter.match(frame)) waiter.resolve(frame);
-      else still.push(waiter);
-    }
-    waiters = still;
-  });
-  return {
-    frames,
-    next: (match) => {
-      const found = frames.find(match);
-      return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ match, resolve }));
-    },
-    send: (frame) => socket.send(typeof frame === "string" ? frame : JSON.stringify(frame)),
-    close: () => socket.close(),
-  };
-}
+export const openInbox = (path: string, headers: Record<string, string> = {}): Promise<InboxSocket> => openSocketAt(path, headers);
 
 export function inboxEvents(frames: Record<string, unknown>[]): StoredInboxEvent[] {
   return frames.filter((frame) => typeof frame.seq === "number") as unknown as StoredInboxEvent[];

@@ -2,7 +2,7 @@
 import { describe, it } from "vitest";
 import { newRunCredentials } from "../../src/http/ids";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
-import { bearer, call, expectError, postJson } from "./helpers";
+import { bearer, call, expectError, postJson } from "../helpers/http";
 
 // An id the edge minted (so it gets past the id check) whose run was never created.
 const someRunId = (await newRunCredentials(TEST_RUN_ID_KEY)).id;

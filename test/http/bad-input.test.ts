@@ -7,7 +7,7 @@ import type { RunView } from "../../src/api/types";
 import { runStub } from "../../src/http/run-stub";
 import { createApp } from "../../src/http/app";
 import { drive, stubFor } from "../helpers/runs";
-import { bearer, call, expectError, postJson } from "./helpers";
+import { bearer, call, expectError, postJson } from "../helpers/http";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
 
 // A 1×1 PNG, and a hash that is not its hash.

@@ -5,7 +5,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
-import { expectError } from "./helpers";
+import { expectError } from "../helpers/http";
 
 const app = createApp();
 const PUBLIC = "https://ratchet.example.com";

@@ -6,7 +6,7 @@ import { createApp } from "../../src/http/app";
 import { parseOrigins } from "../../src/http/cors";
 import { newRunCredentials } from "../../src/http/ids";
 import { TEST_RUN_ID_KEY } from "../test-env";
-import { BASE, bearer, call, expectError, postJson } from "./helpers";
+import { BASE, bearer, call, expectError, postJson } from "../helpers/http";
 
 const ALLOWED = "https://app.ratchet.test";
 const OTHER = "https://evil.ratchet.test";

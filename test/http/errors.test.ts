@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/http/app";
 import { ApiException } from "../../src/http/errors";
-import { call, expectError } from "./helpers";
+import { call, expectError } from "../helpers/http";
 
 afterEach(() => {
   vi.restoreAllMocks();

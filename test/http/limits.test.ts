@@ -1,6 +1,6 @@
 // Bodies: size, JSON, Content-Type. All answered by the edge before any run object is asked.
 import { describe, expect, it } from "vitest";
-import { bearer, call, expectError, postJson } from "./helpers";
+import { bearer, call, expectError, postJson } from "../helpers/http";
 
 const MiB = 1024 * 1024;
 

@@ -1,7 +1,7 @@
 // `mcpServers` at the edge: headers are credentials, so no answer to a create (201 or 400) shows
 // them, and the OpenAPI document names the shape without a real value.
 import { describe, expect, it } from "vitest";
-import { bearer, call, expectError, postJson } from "./helpers";
+import { bearer, call, expectError, postJson } from "../helpers/http";
 
 const SECRET = "edge-secret-credential-31f2";
 const body = (server: Record<string, unknown>) => ({

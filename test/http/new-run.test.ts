@@ -9,7 +9,7 @@ import { createApp } from "../../src/http/app";
 import { isRunId } from "../../src/http/ids";
 import { prepareRun, resolveModel, resolveProvider } from "../../src/http/new-run";
 import { priceIssues } from "../../src/http/run-model";
-import { bearer, expectError } from "./helpers";
+import { bearer, expectError } from "../helpers/http";
 
 const body = (extra: object = {}) => createRunBodySchema.parse({ messages: [{ role: "user", content: "hi" }], ...extra });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "./helpers";
+import { call } from "../helpers/http";
 
 type Document = {
   openapi: string;

@@ -3,7 +3,7 @@
 // session, so tests can tell a resend (same key, a new session after an eviction) from a new call.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { changes } from "../helpers/changes";
+import { changes } from "../e2e/support/changes";
 import { PNG } from "./png";
 
 

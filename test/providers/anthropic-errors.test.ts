@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ProviderError } from "../../src/providers/errors";
 import { recorded, requestsWhen, script, uniqueModel, type FakeFailure } from "../fake-anthropic/client";
-import { context, rejection, testProvider, textRequest } from "./anthropic-helpers";
+import { context, rejection, testProvider, textRequest } from "../helpers/anthropic";
 
 const overloaded: FakeFailure = { status: 529, type: "overloaded_error", message: "Overloaded" };
 

@@ -7,7 +7,7 @@ import { REFUSAL_TEXT } from "../../src/providers/anthropic-stream";
 import { recorded, script, uniqueModel, type FakeTurn } from "../fake-anthropic/client";
 import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";
 import { echoTool } from "../helpers/scripted";
-import { testProvider } from "./anthropic-helpers";
+import { testProvider } from "../helpers/anthropic";
 
 type Body = { messages: Array<{ role: string; content: Array<Record<string, unknown>> }>; tools?: unknown[]; tool_choice?: unknown };
 const bodies = async (model: string) => (await recorded(model)).filter((request) => request.outcome === "ok").map((request) => request.body as unknown as Body);

@@ -5,7 +5,7 @@ import { toAnthropicParams } from "../../src/providers/anthropic-request";
 import { ProviderError } from "../../src/providers/errors";
 import { costOf, priceOf } from "../../src/providers/prices";
 import { fakeAnthropicUrl, recorded, script, uniqueModel } from "../fake-anthropic/client";
-import { context, rejection, testProvider, textRequest } from "./anthropic-helpers";
+import { context, rejection, testProvider, textRequest } from "../helpers/anthropic";
 
 describe("anthropic provider (SDK → fake server)", () => {
   it("streams the text through onDelta and returns the assembled message", async () => {

@@ -10,7 +10,7 @@ import { createToolsetSpecs } from "../../src/tools/client-toolset";
 import { recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";
 import { echoTool } from "../helpers/scripted";
-import { testProvider } from "./anthropic-helpers";
+import { testProvider } from "../helpers/anthropic";
 
 type Block = Record<string, unknown>;
 type Body = { messages: Array<{ role: string; content: Block[] }>; tools?: Block[]; container?: string };

@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { ContextOverflowError } from "../../src/loop/errors";
 import { ProviderError } from "../../src/providers/errors";
 import { configureOpenAI, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel, type FakeFailure } from "../fake-openai/client";
-import { context, rejection, textRequest } from "./anthropic-helpers";
-import { testOpenAIProvider } from "./openai-helpers";
+import { context, rejection, textRequest } from "../helpers/anthropic";
+import { testOpenAIProvider } from "../helpers/openai";
 
 const serverError: FakeFailure = { status: 500, type: "server_error", message: "The server had an error while processing your request." };
 

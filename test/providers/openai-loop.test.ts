@@ -9,7 +9,7 @@ import { CONTENT_FILTER_TEXT } from "../../src/providers/openai-stream";
 import { configureOpenAI, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel, type FakeTurn } from "../fake-openai/client";
 import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";
 import { echoTool } from "../helpers/scripted";
-import { testOpenAIProvider } from "./openai-helpers";
+import { testOpenAIProvider } from "../helpers/openai";
 
 type Message = { role: string; content: unknown; tool_calls?: Array<{ id: string; function: { arguments: string } }>; tool_call_id?: string };
 type Body = { messages: Message[]; tools?: unknown[]; tool_choice?: unknown };

@@ -6,8 +6,8 @@ import { ProviderError } from "../../src/providers/errors";
 import { OPENAI_PRICES } from "../../src/providers/openai-prices";
 import { costOf } from "../../src/providers/prices";
 import { recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
-import { context, rejection, textRequest } from "./anthropic-helpers";
-import { testOpenAIProvider } from "./openai-helpers";
+import { context, rejection, textRequest } from "../helpers/anthropic";
+import { testOpenAIProvider } from "../helpers/openai";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 

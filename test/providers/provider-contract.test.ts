@@ -4,9 +4,9 @@ import type { ChatMessage, GenerateRequest } from "../../src/loop";
 import { createScriptedProvider } from "../../src/providers/scripted";
 import { script, uniqueModel } from "../fake-anthropic/client";
 import { scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
-import { testProvider, textRequest } from "./anthropic-helpers";
-import { testOpenAIProvider } from "./openai-helpers";
-import { providerContract, type ContractTurn } from "./provider-contract";
+import { testProvider, textRequest } from "../helpers/anthropic";
+import { testOpenAIProvider } from "../helpers/openai";
+import { providerContract, type ContractTurn } from "../helpers/provider-contract";
 
 const question: ChatMessage[] = [{ role: "user", content: "Question?" }];
 const request = (model: string, messages: ChatMessage[] = question): GenerateRequest => textRequest(model, messages);

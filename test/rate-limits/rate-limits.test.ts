@@ -3,7 +3,7 @@
 // past a limit, 429 rate-limited with Retry-After, in the API's error shape.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { bearer, expectError, postJson } from "../http/helpers";
+import { bearer, expectError, postJson } from "../helpers/http";
 
 const body = { provider: "scripted", messages: [{ role: "user", content: "hi" }], script: [{ text: "hello" }] };
 

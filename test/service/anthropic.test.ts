@@ -2,7 +2,7 @@
 // SDK against the fake Anthropic server (test/fake-anthropic), which records what it was sent.
 import { describe, expect, it } from "vitest";
 import { recorded, script, uniqueModel } from "../fake-anthropic/client";
-import { api, driveRun, getRun, openSocket, startRun } from "./client";
+import { api, driveRun, getRun, openSocket, startRun } from "../helpers/service-client";
 
 describe("runs on the anthropic provider", () => {
   it("a tool-calling run finishes, streams text deltas live, and is charged by the price table", async () => {

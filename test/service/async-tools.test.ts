@@ -1,5 +1,5 @@
-// Async HTTP tools through the service (SELF) against the local tool server (test/global-setup.ts,
-// a real socket in the Node process): the job is taken with 202, the run waits `running` with no
+// Async HTTP tools through the service (SELF) against the local tool server
+// (test/tool-server/global-setup.ts, a real socket in the Node process): the job is taken with 202, the run waits `running` with no
 // alarm before the call's deadline, and the result comes to the call's callback URL with its token.
 // Alarms are fired by hand; the tool server's callback is sent by the test, through SELF.
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
@@ -7,9 +7,9 @@ import { describe, expect, inject, it } from "vitest";
 import type { RunView, StoredEvent } from "../../src/api/types";
 import { stubFor, storedEvents } from "../helpers/runs";
 import { watch } from "../helpers/watch";
-import { expectError } from "../http/helpers";
+import { expectError } from "../helpers/http";
 import { TEST_API_TOKEN } from "../test-env";
-import { api, driveRun, getRun, startRun } from "./client";
+import { api, driveRun, getRun, startRun } from "../helpers/service-client";
 
 const server = () => inject("toolServerUrl");
 const DAY = 24 * 3600 * 1000;

@@ -5,9 +5,9 @@ import { env, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, S
 import { describe, expect, it } from "vitest";
 import { readRun } from "../../src/durable/run-store";
 import { stubFor } from "../helpers/runs";
-import { expectError } from "../http/helpers";
+import { expectError } from "../helpers/http";
 import { TEST_API_TOKEN } from "../test-env";
-import { api, BASE, DEPLOY, driveRun, openSocket, startRun } from "./client";
+import { api, BASE, DEPLOY, driveRun, openSocket, startRun } from "../helpers/service-client";
 
 // A 1×1 PNG.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";

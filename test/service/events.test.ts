@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, driveRun, getRun, openSocket, readSse, startRun, BASE } from "./client";
+import { api, driveRun, getRun, openSocket, readSse, startRun, BASE } from "../helpers/service-client";
 import { SELF } from "cloudflare:test";
 
 const script = [

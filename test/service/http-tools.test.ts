@@ -2,7 +2,7 @@ import { abortAllDurableObjects, env, runDurableObjectAlarm } from "cloudflare:t
 import { describe, expect, inject, it } from "vitest";
 import { stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
-import { api, driveRun, getRun, startRun } from "./client";
+import { api, driveRun, getRun, startRun } from "../helpers/service-client";
 import { TEST_API_TOKEN } from "../test-env";
 
 const server = () => inject("toolServerUrl");

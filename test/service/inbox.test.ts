@@ -7,10 +7,10 @@ import { describe, expect, it } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { stubFor } from "../helpers/runs";
 import { createWith, freshSubject, inboxEvents, listAll, listPage, openInbox, settle, userToken, BASE } from "../helpers/inbox";
-import { expectError } from "../http/helpers";
+import { expectError } from "../helpers/http";
 import { mintUserToken } from "../../src/http/user-tokens";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
-import { readSse } from "./client";
+import { readSse } from "../helpers/service-client";
 
 const DEPLOY = { Authorization: `Bearer ${TEST_API_TOKEN}` };
 const asking = (question: string) => ({ tools: ["ask"], script: [{ toolCalls: [{ id: "q", name: "ask", input: { question } }] }, { text: "Thanks." }] });

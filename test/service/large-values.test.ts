@@ -8,7 +8,7 @@ import type { ChatMessage } from "../../src/loop/types";
 import { runSlice } from "../../src/durable/engine";
 import { Fanout } from "../../src/durable/fanout";
 import { createRun, drive, storedEvents, stubFor, valueOf, viewOf } from "../helpers/runs";
-import { api, driveRun, readSse, startRun } from "./client";
+import { api, driveRun, readSse, startRun } from "../helpers/service-client";
 
 const server = inject("toolServerUrl");
 const large = { type: "http", name: "fetch_page", description: "A large page.", inputSchema: { type: "object" }, url: `${server}/large?kb=900` };

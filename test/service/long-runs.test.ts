@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { configure, recorded, script, uniqueModel, type FakeTurn } from "../fake-anthropic/client";
-import { api, driveRun, getRun, openSocket, startRun } from "./client";
+import { api, driveRun, getRun, openSocket, startRun } from "../helpers/service-client";
 
 /** `n` turns that each compute something and say a lot (about 500 tokens), then an answer. */
 function talkative(n: number): FakeTurn[] {

@@ -11,7 +11,7 @@ import { journalKeys, storedEvents, stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
 import { arrived, callsFor, flaky, flakyUrl, MCP_TEST_SECRET, mcpUrl } from "../mcp-server/client";
 import { TEST_API_TOKEN } from "../test-env";
-import { api, driveRun, getRun, readSse, startRun } from "./client";
+import { api, driveRun, getRun, readSse, startRun } from "../helpers/service-client";
 
 type AnthropicTool = { name: string; description: string; input_schema: Record<string, unknown> };
 type AnthropicBlock = { type: string; tool_use_id?: string; content?: { type: string; text?: string; source?: { type: string; media_type: string; data: string } }[]; is_error?: boolean };

@@ -10,7 +10,7 @@ import type { RunObject } from "../../src/durable/run-object";
 import { configureOpenAI, openAIRequestsWhen, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel, type FakeFailure } from "../fake-openai/client";
 import { drive, journalKeys, storedEvents, stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
-import { api, driveRun, getRun, openSocket, startRun } from "./client";
+import { api, driveRun, getRun, openSocket, startRun } from "../helpers/service-client";
 
 type Sent = { messages: Array<{ role: string; content: unknown; tool_call_id?: string; tool_calls?: unknown[] }>; tools?: Array<{ function: { name: string } }>; tool_choice?: unknown };
 const okBodies = async (model: string) => (await recordedOpenAI(model)).filter((request) => request.outcome === "ok").map((request) => request.body as unknown as Sent);

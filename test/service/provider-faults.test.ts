@@ -10,7 +10,7 @@ import type { RunObject } from "../../src/durable/run-object";
 import { recorded, script, uniqueModel, type FakeFailure } from "../fake-anthropic/client";
 import { storedEvents, stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
-import { api, getRun, startRun } from "./client";
+import { api, getRun, startRun } from "../helpers/service-client";
 
 /** Runs the run's slices in its object until it stops, recording the provider's retry waits. */
 async function runToEnd(id: string, waits: number[] = []): Promise<number[]> {

@@ -7,7 +7,7 @@ import type { ChatMessage } from "../../src/loop";
 import { recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { drive as driveStub, stubFor } from "../helpers/runs";
 import { runSteps } from "../helpers/slices";
-import { api, driveRun, getRun, openSocket, startRun } from "./client";
+import { api, driveRun, getRun, openSocket, startRun } from "../helpers/service-client";
 
 type Block = Record<string, unknown>;
 type Body = { messages: Array<{ role: string; content: Block[] }>; tools?: Block[]; container?: string };

@@ -3,8 +3,8 @@
 import { runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { stubFor } from "../helpers/runs";
-import { expectError } from "../http/helpers";
-import { api, BASE, DEPLOY, driveRun, openSocket, openSocketAt, readSse, startRun, ticketFor } from "./client";
+import { expectError } from "../helpers/http";
+import { api, BASE, DEPLOY, driveRun, openSocket, openSocketAt, readSse, startRun, ticketFor } from "../helpers/service-client";
 
 const script = [{ text: "Hello." }];
 

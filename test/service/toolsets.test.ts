@@ -4,10 +4,10 @@
 import { describe, expect, it } from "vitest";
 import type { RunView, StoredEvent } from "../../src/api/types";
 import { createClient } from "../../src/client";
-import { createLab, BASE as LAB_BASE } from "../client/self-transport";
+import { createLab, BASE as LAB_BASE } from "../helpers/self-transport";
 import { storedEvents, stubFor } from "../helpers/runs";
 import { TEST_API_TOKEN } from "../test-env";
-import { api, driveRun, getRun, openSocket, startRun } from "./client";
+import { api, driveRun, getRun, openSocket, startRun } from "../helpers/service-client";
 
 const browser = {
   type: "client-toolset",

@@ -1,9 +1,9 @@
-// The HTTP-tool adapter against a real local server (test/global-setup.ts).
+// The HTTP-tool adapter against a real local server (test/tool-server/global-setup.ts).
 import { describe, expect, inject, it, vi } from "vitest";
 import type { AnyToolSpec, ToolContext, ToolOutput } from "../../src/loop/types";
 import { createHttpTool, OUTCOME_UNKNOWN, type HttpToolRef } from "../../src/tools/http-tool";
 import type { ToolDeps } from "../../src/tools/tool-deps";
-import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "../tool-signing-keys";
+import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "../tool-server/signing-keys";
 
 const server = inject("toolServerUrl");
 /** The injected clock of most tests: 2026-07-01T12:00:00.900Z is 1782907200 in unix seconds. */
@@ -182,7 +182,7 @@ async function runOnce(tool: AnyToolSpec, key = `tool/1/${crypto.randomUUID()}`)
   return (await tool.run!({ q: "x" }, { signal: new AbortController().signal, callId: "s1", key })) as ToolOutput;
 }
 
-/** What the tool server's standardwebhooks verifier found (test/global-setup.ts, POST /signed). */
+/** What the tool server's standardwebhooks verifier found (test/tool-server/global-setup.ts, POST /signed). */
 async function verification(tool: AnyToolSpec, key?: string): Promise<Verification> {
   const output = await runOnce(tool, key);
   expect(output.isError).toBeUndefined();

@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { signRequest } from "../../src/tools/sign-request";
 import { decodeSigningKey, decodeSigningKeys, signingKeysOf, type SigningKeyBytes } from "../../src/tools/signing-keys";
-import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "../tool-signing-keys";
+import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "../tool-server/signing-keys";
 
 function keys(...secrets: string[]): SigningKeyBytes {
   const decoded = decodeSigningKeys(secrets);

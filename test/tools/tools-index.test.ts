@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolRef } from "../../src/api/types";
 import { BUILT_IN_TOOLS, buildTools, checkToolRefs, checkToolSigning } from "../../src/tools";
 import type { ToolDeps } from "../../src/tools/tool-deps";
-import { TEST_TOOL_SIGNING_KEY } from "../tool-signing-keys";
+import { TEST_TOOL_SIGNING_KEY } from "../tool-server/signing-keys";
 
 const deps: ToolDeps = {
   runId: "run_x",

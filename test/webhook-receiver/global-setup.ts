@@ -4,14 +4,16 @@
 //
 //   POST /hooks/<name>          verifies and records the delivery; answers 204, or
 //                               ?status=<code> that status, ?fail=<n> 500 to the first n attempts
-//                               of each webhook-id (then 204), ?ms=<n> after n ms
-//   GET  /hooks/<name>          the recorded deliveries: [{ id, timestamp, signature, verified, error?, body, arrivedAt }]
+//                               of each webhook-id (then 204), ?hold=<n> the first n deliveries only once released
+//   POST /hooks/<name>/release  answers every held delivery of <name>
+//   GET  /hooks/<name>          the recorded deliveries: [{ id, timestamp, signature, verified, error?, body, arrivedAt, answered, held? }]
+//                               (held: true while a held delivery has not been answered)
 import { createServer, type IncomingMessage } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
-import { TEST_WEBHOOK_SECRET } from "../webhook-secret";
+import { TEST_WEBHOOK_SECRET } from "./secret";
 
-export type ReceivedWebhook = { id: string; timestamp: string; signature: string; verified: boolean; error?: string; body: unknown; arrivedAt: number; answered: number };
+export type ReceivedWebhook = { id: string; timestamp: string; signature: string; verified: boolean; error?: string; body: unknown; arrivedAt: number; answered: number; held?: boolean };
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -30,12 +32,19 @@ function header(request: IncomingMessage, name: string): string {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const received = new Map<string, ReceivedWebhook[]>();
   const attempts = new Map<string, number>();
+  const held = new Map<string, (() => void)[]>();
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? "/", "http://localhost");
-      const name = /^\/hooks\/([\w-]+)$/.exec(url.pathname)?.[1];
+      const [, name, release] = /^\/hooks\/([\w-]+)(\/release)?$/.exec(url.pathname) ?? [];
       if (name === undefined) {
         response.writeHead(404).end();
+        return;
+      }
+      if (release !== undefined) {
+        for (const answer of held.get(name) ?? []) answer();
+        held.delete(name);
+        response.writeHead(204).end();
         return;
       }
       if (request.method === "GET") {
@@ -59,11 +68,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
       const entry: ReceivedWebhook = { id: headers["webhook-id"], timestamp: headers["webhook-timestamp"], signature: headers["webhook-signature"], verified, body: JSON.parse(text) as unknown, arrivedAt: Date.now(), answered: status };
       if (error !== undefined) entry.error = error;
       received.set(name, [...(received.get(name) ?? []), entry]);
-      const answer = () => response.writeHead(status).end();
-      const ms = Number(url.searchParams.get("ms") ?? "0");
-      if (ms > 0) {
-        const timer = setTimeout(answer, ms);
-        response.on("close", () => clearTimeout(timer));
+      const answer = () => {
+        delete entry.held;
+        response.writeHead(status).end();
+      };
+      const hold = Number(url.searchParams.get("hold") ?? "0");
+      if (received.get(name)!.length <= hold) {
+        entry.held = true;
+        held.set(name, [...(held.get(name) ?? []), answer]);
       } else answer();
     })();
   });

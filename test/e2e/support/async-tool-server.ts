@@ -10,7 +10,7 @@
 // A resend of a job it has (same Idempotency-Key) is answered 202 again and not taken twice.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { changes } from "../../helpers/changes";
+import { changes } from "./changes";
 
 export type Callback = { url: string; token: string };
 

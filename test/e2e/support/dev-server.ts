@@ -1,14 +1,16 @@
-// `wrangler dev` for the long end-to-end checks and benchmarks, started from a snapshot of the
-// project. wrangler dev watches its sources and reloads the runtime when one changes, which
-// aborts every Durable Object mid-step; a snapshot keeps an edit made elsewhere in the working
-// tree during a run (by an editor, another engineer) from turning into a fault the test did not
-// ask for. The snapshot is the Worker's inputs only; node_modules is linked, not copied.
+// The one way the end-to-end checks and benchmarks start `wrangler dev`: a real process in its own
+// process group (so SIGKILL takes workerd too), on local persisted storage, waited for until it
+// answers. Long runs start it from a snapshot of the project: wrangler dev watches its sources and
+// reloads the runtime when one changes, which aborts every Durable Object mid-step; a snapshot
+// keeps an edit made elsewhere in the working tree during a run (by an editor, another engineer)
+// from turning into a fault the test did not ask for. The snapshot is the Worker's inputs only;
+// node_modules is linked, not copied. Short checks may run it in the working tree itself.
 import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { changes } from "../../helpers/changes";
+import { changes } from "./changes";
 import { localVars } from "./local-vars";
 
 /** What wrangler dev never reads. */
@@ -37,10 +39,14 @@ export type DevServer = {
   kill: () => Promise<void>;
 };
 
-/** logLevel "log" shows the Worker's own console.log lines in output(); "warn" (the default) keeps the output small. */
-export type DevOptions = { port: number; persistTo: string; cwd: string; vars?: Record<string, string>; startTimeoutMs?: number; logLevel?: "warn" | "log" };
+/**
+ * `cwd`: where wrangler dev runs, a snapshot's dir (snapshotProject) or, by default, the working
+ * tree. logLevel "log" shows the Worker's own console.log lines in output(); "warn" (the default)
+ * keeps the output small.
+ */
+export type DevOptions = { port: number; persistTo: string; cwd?: string; vars?: Record<string, string>; startTimeoutMs?: number; logLevel?: "warn" | "log" };
 
-export async function startDevServer({ port, persistTo, cwd, vars = {}, startTimeoutMs = 90_000, logLevel = "warn" }: DevOptions): Promise<DevServer> {
+export async function startDevServer({ port, persistTo, cwd = process.cwd(), vars = {}, startTimeoutMs = 90_000, logLevel = "warn" }: DevOptions): Promise<DevServer> {
   const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo, "--log-level", logLevel, "--show-interactive-dev-session=false"];
   for (const [name, value] of Object.entries({ ...localVars(), ...vars })) args.push("--var", `${name}:${value}`);
   const child = spawn("npx", args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });

@@ -11,7 +11,7 @@
 // `die()` stops the server the hard way: every open connection is destroyed, nothing listens.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { changes } from "../../helpers/changes";
+import { changes } from "./changes";
 
 export type CallRecord = {
   key: string;

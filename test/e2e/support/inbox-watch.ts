@@ -2,7 +2,7 @@
 // benchmarks. It records every inbox event with its arrival time and, if asked, reconnects after a
 // close with after=<last seq>, as a client of the API should.
 import WebSocket from "ws";
-import { changes } from "../../helpers/changes";
+import { changes } from "./changes";
 
 export type InboxFrame = { seq: number; at: string; type: string; run: { id: string; status: string; version: number; updatedAt: string; [field: string]: unknown }; callId?: string };
 

@@ -2,7 +2,7 @@
 // WebSocket). It records every frame with its arrival time and, if asked, reconnects after a
 // close or a refused connection with after=<last seq seen>, as a client of the API should.
 import WebSocket from "ws";
-import { changes } from "../../helpers/changes";
+import { changes } from "./changes";
 
 export type StoredFrame = { seq: number; at: string; type: string; [field: string]: unknown };
 

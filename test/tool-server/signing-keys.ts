@@ -1,6 +1,6 @@
 // Test values of the keys HTTP tool requests are signed with, shared by the tool server that
-// verifies them (test/global-setup.ts, which also hands the current one to the test Worker's
-// bindings in vitest.config.ts), the tests, and the wrangler dev launchers of test/e2e.
+// verifies them (global-setup.ts, which also hands the current one to the test Worker's bindings
+// in vitest.config.ts) and the tests.
 // Never use these anywhere else: they are public.
 export const TEST_TOOL_SIGNING_KEY = "whsec_r+0SmuwlSTMek8ozPQvWxN4XXQzxQUQlB1gNaJhTIjA=";
 

@@ -3,7 +3,7 @@
 // client's side (the server's side is closed through the run object, see dropServerSockets).
 import { SELF, runInDurableObject } from "cloudflare:test";
 import type { FetchLike, WebSocketConstructorLike, WebSocketEventLike, WebSocketLike } from "../../src/client";
-import { stubFor } from "../helpers/runs";
+import { stubFor } from "./runs";
 
 export const BASE = "https://ratchet.test";
 

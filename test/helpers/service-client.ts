@@ -3,7 +3,7 @@
 import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import type { RunView } from "../../src/api/types";
-import { drive, stubFor } from "../helpers/runs";
+import { drive, stubFor } from "./runs";
 import { TEST_API_TOKEN } from "../test-env";
 
 export const BASE = "https://ratchet.test";
@@ -56,7 +56,7 @@ export async function ticketFor(id: string, token: string): Promise<string> {
 
 export async function openSocketAt(path: string, headers: Record<string, string> = {}): Promise<Socket> {
   const response = await SELF.fetch(`${BASE}${path}`, { headers: { Upgrade: "websocket", ...headers } });
-  expect(response.status).toBe(101);
+  expect(response.status, response.status === 101 ? "" : await response.text()).toBe(101);
   const socket = response.webSocket!;
   socket.accept();
   const closed = new Promise<number>((resolve) => socket.addEventListener("close", (event) => resolve(event.code)));

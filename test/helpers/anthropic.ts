@@ -2,34 +2,15 @@
 import type { ChatMessage, GenerateRequest, ToolDefinition } from "../../src/loop";
 import { createAnthropicProvider, type AnthropicProviderOptions } from "../../src/providers/anthropic";
 import type { ImageData } from "../../src/providers/anthropic-request";
+import { recordingDeps, type Recording } from "./recording-deps";
 import { fakeAnthropicUrl } from "../fake-anthropic/client";
 
-export type TestProvider = ReturnType<typeof createAnthropicProvider> & {
-  /** Every wait between attempts, in ms. */
-  sleeps: number[];
-  /** Every image read, by hash. */
-  imageReads: string[];
-};
+export type TestProvider = ReturnType<typeof createAnthropicProvider> & Recording;
 
 export function testProvider(options: Partial<AnthropicProviderOptions> & { stored?: Record<string, ImageData> } = {}): TestProvider {
-  const sleeps: number[] = [];
-  const imageReads: string[] = [];
   const { stored = {}, ...rest } = options;
-  const provider = createAnthropicProvider({
-    apiKey: "test-key",
-    baseURL: fakeAnthropicUrl(),
-    images: async (hash) => {
-      imageReads.push(hash);
-      return stored[hash];
-    },
-    sleep: async (ms, signal) => {
-      sleeps.push(ms);
-      if (signal.aborted) throw signal.reason;
-    },
-    random: () => 0.5,
-    ...rest,
-  });
-  return { ...provider, sleeps, imageReads };
+  const { recording, deps } = recordingDeps(stored);
+  return { ...createAnthropicProvider({ apiKey: "test-key", baseURL: fakeAnthropicUrl(), ...deps, ...rest }), ...recording };
 }
 
 export const searchTool: ToolDefinition = {

@@ -1,4 +1,5 @@
-// One suite for every provider (STYLE 6): what the loop relies on, whichever model answers.
+// One suite for every provider (anthropic, openai, scripted; test/providers/provider-contract.test.ts):
+// what the loop relies on, whichever model answers.
 import { describe, expect, it } from "vitest";
 import { textOf } from "../../src/loop";
 import type { ChatMessage, GenerateRequest } from "../../src/loop";

@@ -29,7 +29,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
-import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "./tool-signing-keys";
+import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "./signing-keys";
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {

@@ -8,7 +8,7 @@ import { expect } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { runStub } from "../../src/http/run-stub";
 import worker from "../../src/worker";
-import { bearer } from "../http/helpers";
+import { bearer } from "./http";
 
 export type Run = { id: string; token: string };
 export type World = { finished: Run; waiting: Run; running: Run; waitingCallId: string; finishedTicket: string };

@@ -2,7 +2,7 @@
 // a delay, slow enough for a crash to land while calls are in flight.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { changes } from "../helpers/changes";
+import { changes } from "./changes";
 
 export type ToolServer = {
   url: string;
