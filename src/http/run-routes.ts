@@ -17,7 +17,7 @@ import {
   subjectSchema,
 } from "../api/schemas";
 import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../api/inbox-schemas";
-import { requireCallback, requireCreator, requireDeployment, requireRun, requireSubject } from "./auth";
+import { requireCallback, requireCreator, requireRun, requireSubject } from "./auth";
 import { afterQuerySchema } from "../api/event-cursor";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };

@@ -1,7 +1,6 @@
 // /v1/runs: each handler parses (the route's schemas did), asks the run object, and answers.
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { CALLER_HEADER } from "../api/run-rpc";
 import type { AnswerBody, CallResultBody, ContinueBody } from "../api/types";
 import { stepKeyOf } from "../lib/call-key";
 import type { AppEnv } from "./app-env";

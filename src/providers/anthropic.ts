@@ -11,27 +11,16 @@ import { isContextOverflow } from "./context-overflow";
 import { ProviderError } from "./errors";
 import { abortableSleep } from "./abortable-sleep";
 import { unknownPriceMessage } from "./model-prices";
-import { ANTHROPIC_PRICES, costOf, priceOf, serverToolCostOf, tokenPrices, type Price, type PriceTable } from "./prices";
-import { imageLoader, type ImageData } from "./request-images";
+import { ANTHROPIC_PRICES, costOf, priceOf, serverToolCostOf, tokenPrices, type Price } from "./prices";
+import { imageLoader } from "./request-images";
 import { nativeBetas } from "../tools/native-tools";
 import { DEFAULT_RETRY_POLICY } from "./retry";
 import { withRetries, type FailureReading, type RetryDeps } from "./with-retries";
-import type { Provider } from "./types";
+import type { Provider, VendorProviderOptions } from "./types";
 
-export type AnthropicProviderOptions = {
-  /** Without a key every call fails with a clear, non-retryable error (nothing is sent). */
-  apiKey: string | undefined;
+export type AnthropicProviderOptions = VendorProviderOptions & {
   /** Defaults to the SDK's https://api.anthropic.com. */
   baseURL?: string;
-  fetch?: typeof fetch;
-  /** The bytes of a stored image by hash; undefined when there is none. */
-  images: (hash: string) => Promise<ImageData | undefined>;
-  /** Waits between attempts; rejects when the signal aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  random?: () => number;
-  /** Attempts in all, the first included (default 5). */
-  maxAttempts?: number;
-  prices?: PriceTable;
   /** The clock an expired container is told by. */
   now?: () => number;
 };

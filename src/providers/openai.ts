@@ -13,30 +13,18 @@ import { describeOpenAIFailure, isOpenAIContextOverflow, openAIProviderError, wi
 import { OPENAI_PRICES } from "./openai-prices";
 import { toOpenAIParams } from "./openai-request";
 import { createChunkAssembler } from "./openai-stream";
-import { costOf, priceOf, tokenPrices, type Price, type PriceTable } from "./prices";
-import { imageLoader, type ImageData } from "./request-images";
+import { costOf, priceOf, tokenPrices, type Price } from "./prices";
+import { imageLoader } from "./request-images";
 import { DEFAULT_RETRY_POLICY } from "./retry";
 import { withRetries, type FailureReading, type RetryDeps } from "./with-retries";
-import type { Provider } from "./types";
+import type { Provider, VendorProviderOptions } from "./types";
 
 /** OpenAI's own endpoint, sent explicitly: the SDK would otherwise read OPENAI_BASE_URL from process.env. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
-export type OpenAIProviderOptions = {
-  /** Without a key every call fails with a clear, non-retryable error (nothing is sent). */
-  apiKey: string | undefined;
+export type OpenAIProviderOptions = VendorProviderOptions & {
   /** Defaults to https://api.openai.com/v1; any OpenAI-compatible endpoint (Workers AI, AI Gateway, OpenRouter, Groq, Ollama, vLLM, …). */
   baseURL?: string;
-  fetch?: typeof fetch;
-  /** The bytes of a stored image by hash; undefined when there is none. */
-  images: (hash: string) => Promise<ImageData | undefined>;
-  /** Waits between attempts; rejects when the signal aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  random?: () => number;
-  /** Attempts in all, the first included (default 5). */
-  maxAttempts?: number;
-  /** The price table (default OpenAI's list prices; the run object lays the PRICES rows over it). */
-  prices?: PriceTable;
 };
 
 /** The key is taken out of every failure's message (see withoutKey), once the key is known. */

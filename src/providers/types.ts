@@ -1,4 +1,6 @@
 import type { Generate, TokenPrices } from "../loop/types";
+import type { PriceTable } from "./prices";
+import type { ImageData } from "./request-images";
 
 /** A model provider: one `generate` that the loop calls for every model step, and what it knows of its models. */
 export type Provider = {
@@ -10,4 +12,20 @@ export type Provider = {
   contextWindow: (model: string) => number;
   /** Whether the provider compacts the history itself (the request's `compaction`). */
   nativeCompaction: boolean;
+};
+
+/** What a real provider (one that calls a vendor's API through its SDK) is made with. */
+export type VendorProviderOptions = {
+  /** Without a key every call fails with a clear, non-retryable error (nothing is sent). */
+  apiKey: string | undefined;
+  fetch?: typeof fetch;
+  /** The bytes of a stored image by hash; undefined when there is none. */
+  images: (hash: string) => Promise<ImageData | undefined>;
+  /** Waits between attempts; rejects when the signal aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Attempts in all, the first included (default 5). */
+  maxAttempts?: number;
+  /** The price table (default the vendor's list prices; the run object lays the PRICES rows over it). */
+  prices?: PriceTable;
 };
