@@ -15,7 +15,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, platform, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { createRun, getRun, sleep, until, type Created } from "../test/e2e/support/api";
+import { createRun, getRun, type Created } from "../test/e2e/support/api";
+import { sleep, until } from "./support/poll";
 import { startAsyncToolServer } from "../test/e2e/support/async-tool-server";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
 import { httpTool } from "../test/e2e/support/scripts";

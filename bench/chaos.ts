@@ -23,7 +23,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRun, getRun, readStoredLog, sleep, until, type Created, type RunView } from "../test/e2e/support/api";
+import { createRun, getRun, readStoredLog, type Created, type RunView } from "../test/e2e/support/api";
+import { sleep, until } from "./support/poll";
 import { listAllRuns, mintUserToken, type ListedRun } from "../test/e2e/support/inbox-watch";
 import { startFaultToolServer, type FaultToolServer } from "../test/e2e/support/fault-tool-server";
 import { watchRun, type RunWatch } from "../test/e2e/support/run-watch";

@@ -9,7 +9,8 @@
 import { readdirSync, statSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRun, readStoredLog, sleep } from "../test/e2e/support/api";
+import { createRun, readStoredLog } from "../test/e2e/support/api";
+import { sleep } from "./support/poll";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
 import { watchRun } from "../test/e2e/support/run-watch";
 

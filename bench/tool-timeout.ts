@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRun, getMessages, getRun, until } from "../test/e2e/support/api";
+import { createRun, getMessages, getRun } from "../test/e2e/support/api";
+import { until } from "./support/poll";
 import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
 import { startFaultToolServer } from "../test/e2e/support/fault-tool-server";
 import { httpTool } from "../test/e2e/support/scripts";

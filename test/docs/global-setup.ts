@@ -6,14 +6,14 @@ import type { TestProject } from "vitest/node";
 
 const ROOT = new URL("../../", import.meta.url);
 
-/** The repository's Markdown at the top level, in docs/ and test/, wrangler.toml and secrets.types.env, by path. */
+/** The repository's Markdown at the top level, in docs/ and test/README.md, wrangler.toml and secrets.types.env, by path. */
 export function repoFiles(): Record<string, string> {
   const markdown = (dir: string) =>
     readdirSync(new URL(dir === "" ? "." : dir, ROOT))
       .filter((name) => name.endsWith(".md"))
       .map((name) => `${dir}${name}`);
   const files: Record<string, string> = {};
-  for (const path of [...markdown(""), ...markdown("docs/"), ...markdown("test/"), "wrangler.toml", "secrets.types.env"]) {
+  for (const path of [...markdown(""), ...markdown("docs/"), "test/README.md", "wrangler.toml", "secrets.types.env"]) {
     files[path] = readFileSync(new URL(path, ROOT), "utf8");
   }
   return files;

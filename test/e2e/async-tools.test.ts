@@ -7,9 +7,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRun, getMessages, getRun, until, type Created } from "./support/api";
+import { createRun, getMessages, getRun, type Created } from "./support/api";
 import { startAsyncToolServer, type AsyncToolServer } from "./support/async-tool-server";
 import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "./support/dev-server";
+import { count, waitForEnd, waitForEvents } from "./support/run-events";
 import { httpTool } from "./support/scripts";
 
 const TOKEN = "dev-token";
@@ -51,16 +52,26 @@ describe("async HTTP tools on wrangler dev", () => {
     // The tool server takes 30 s to take this job: the kill lands while its start is in flight.
     const inFlight = await run("start in flight", [tool("slow", "?acceptMs=30000")], [["s1"]], "Slow one done.");
     const key = (created: Created, call: string) => `${created.id}/s1/start/1/${call}`;
+    const ended = async (created: Created) => {
+      const end = await waitForEnd(dev!.url, created, { detail: () => dev!.output() });
+      expect(end).toMatchObject({ status: "finished" });
+    };
+    /** Once `n` of the run's async calls were taken (a `tool-started` each). */
+    const started = (created: Created, n: number) => waitForEvents(dev!.url, created.id, created.token, (events) => count(events, "tool-started") >= n, { what: `${n} tool-started`, detail: () => dev!.output() });
 
-    await until(async () => (await view(later)).status === "finished", 60_000, () => `the run did not finish after its result:\n${dev!.output()}`, 200);
+    await ended(later);
     const laterJob = tools.jobs.get(key(later, "r1"))!;
+    // The tool server hears the 202 for its result on its own time (the run may end first).
+    await tools.until(() => laterJob.deliveries.length > 0, 10_000, () => "the result's delivery never got its answer");
     expect(laterJob.deliveries).toEqual([{ at: expect.any(Number), status: 202 }]);
     expect(laterJob.deliveries[0]!.at - laterJob.acceptedAt!).toBeGreaterThanOrEqual(2000);
     expect((await getMessages(dev.url, later.id, later.token)).find((m) => m.toolCallId === "r1")?.content).toBe("result of r1");
 
     // Waiting: running, the calls listed, the jobs taken once.
-    await until(async () => (await view(one)).pending?.length === 1 && (await view(three)).pending?.length === 3, 60_000, () => "the jobs were not taken");
-    await until(() => tools!.jobs.has(key(inFlight, "s1")), 60_000, () => "the slow start never arrived");
+    await Promise.all([started(one, 1), started(three, 3)]);
+    expect((await view(one)).pending).toHaveLength(1);
+    expect((await view(three)).pending).toHaveLength(3);
+    await tools.until(() => tools!.jobs.has(key(inFlight, "s1")), 60_000, () => "the slow start never arrived");
     expect((await view(one)).status).toBe("running");
     expect(tools.jobs.get(key(inFlight, "s1"))!.acceptedAt).toBeUndefined();
 
@@ -74,13 +85,14 @@ describe("async HTTP tools on wrangler dev", () => {
     expect((await view(one)).pending?.map((call) => call.callId)).toEqual(["e1"]);
     expect((await view(three)).pending?.map((call) => call.callId)).toEqual(["a", "b", "c"]);
     // The start in flight at the kill is sent again by the run's own alarm: same key, same body.
-    await until(() => (tools!.jobs.get(key(inFlight, "s1"))?.arrivals.length ?? 0) >= 2, 60_000, () => `the start was not sent again:\n${dev!.output()}`, 200);
+    await tools.until(() => (tools!.jobs.get(key(inFlight, "s1"))?.arrivals.length ?? 0) >= 2, 60_000, () => `the start was not sent again:\n${dev!.output()}`);
     const resent = tools.jobs.get(key(inFlight, "s1"))!;
     const callbackOf = (text: string) => (JSON.parse(text) as { callback: unknown }).callback;
     expect(callbackOf(resent.sends[1]!)).toEqual(callbackOf(resent.sends[0]!));
     expect(JSON.parse(resent.sends[1]!)).toEqual(JSON.parse(resent.sends[0]!));
 
-    await until(async () => (await view(inFlight)).pending?.length === 1, 30_000, () => "the resent start was not taken");
+    await started(inFlight, 1);
+    expect((await view(inFlight)).pending).toHaveLength(1);
     expect(await tools.deliver(key(inFlight, "s1"), { content: "slow result" })).toBe(202);
     expect(await tools.deliver(key(one, "e1"), { content: "encoded.mp4", costUsd: 0.01 })).toBe(202);
     for (const call of ["c", "b", "a"]) {
@@ -88,9 +100,7 @@ describe("async HTTP tools on wrangler dev", () => {
       // The turn goes on only when all have answered.
       if (call !== "a") expect((await view(three)).steps).toBe(1);
     }
-    for (const created of [one, three, inFlight]) {
-      await until(async () => (await view(created)).status === "finished", 60_000, () => `run ${created.id} did not finish:\n${dev!.output()}`, 200);
-    }
+    for (const created of [one, three, inFlight]) await ended(created);
     expect((await getMessages(dev.url, three.id, three.token)).filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["built a", "built b", "built c"]);
     expect(await view(one)).toMatchObject({ status: "finished", finalText: "Encoded." });
     // A second result after the first was taken: 409.

@@ -12,6 +12,7 @@ import { chromium, type BrowserContext, type Locator, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic/server";
 import { LOCAL_TOKEN } from "./support/local-vars";
+import { waitForEnd, waitForEvent } from "./support/run-events";
 import { startDevServer, type DevServer } from "./support/dev-server";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -44,10 +45,6 @@ async function api(dev: DevServer, path: string, token: string, body?: unknown):
   const response = await fetch(`${dev.url}${path}`, init);
   expect(response.status, await response.clone().text()).toBeLessThan(300);
   return (await response.json()) as Record<string, unknown>;
-}
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 function watchForErrors(page: Page): string[] {
@@ -100,7 +97,7 @@ describe("the console with provider tools and client toolsets", () => {
       tools: [{ type: "provider", spec: { type: "web_search_20250305", name: "web_search" } }, browserToolset],
     });
     const { run, token } = created as { run: { id: string }; token: string };
-    await until(async () => (await api(dev!, `/v1/runs/${run.id}`, token)).status === "waiting");
+    await waitForEvent(dev!.url, run.id, token, (event) => event.type === "waiting", { what: "its batch" });
 
     const page = await browser!.newPage();
     const errors = watchForErrors(page);
@@ -147,7 +144,7 @@ describe("the console with provider tools and client toolsets", () => {
       metadata: { title: "Shop" },
       script: [{ toolCalls: actions.slice(0, 2) }, { text: "Shop opened and clicked." }],
     })) as { run: { id: string } };
-    await until(async () => (await api(dev!, `/v1/runs/${run.id}`, userToken)).status === "waiting");
+    await waitForEvent(dev!.url, run.id, userToken, (event) => event.type === "waiting", { what: "its batch" });
 
     const page = await browser!.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
@@ -164,7 +161,7 @@ describe("the console with provider tools and client toolsets", () => {
     await item.getByLabel("Result of browser click (2 of 2)").fill("Clicked.");
     await item.getByRole("button", { name: "Send results" }).click();
     await item.waitFor({ state: "detached", ...WAIT });
-    await until(async () => (await api(dev!, `/v1/runs/${run.id}`, userToken)).status === "finished");
+    await waitForEnd(dev!.url, { id: run.id, token: userToken });
     expect(await api(dev!, `/v1/runs/${run.id}`, userToken)).toMatchObject({ status: "finished", finalText: "Shop opened and clicked." });
     expect(errors).toEqual([]);
     await page.close();

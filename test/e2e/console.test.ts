@@ -13,7 +13,9 @@ import { chromium, type BrowserContext, type Locator, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
 import { startMcpServers, type McpTestServers } from "../mcp-server/server";
+import { watchInbox } from "./support/inbox-watch";
 import { LOCAL_TOKEN } from "./support/local-vars";
+import { waitForEnd, waitForEvent } from "./support/run-events";
 import { startDevServer, type DevServer } from "./support/dev-server";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -199,7 +201,7 @@ describe("the run console in Chromium", () => {
         { text: "Six.", costUsd: 0.001 },
       ],
     });
-    for (let i = 0; i < 100 && (await getJson(dev!, `/v1/runs/${run.id}`, token)).status === "running"; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitForEnd(dev!.url, { id: run.id, token });
     const page = await browser!.newPage();
     const errors = watchForErrors(page);
     await page.goto(`${dev!.url}/console/`);
@@ -226,7 +228,7 @@ describe("the run console in Chromium", () => {
           { text: "Echoed.", costUsd: 0.01 },
         ],
       });
-      for (let i = 0; i < 100 && (await getJson(dev!, `/v1/runs/${run.id}`, token)).status === "running"; i++) await new Promise((r) => setTimeout(r, 100));
+      await waitForEnd(dev!.url, { id: run.id, token });
       const page = await browser!.newPage();
       const errors = watchForErrors(page);
       await page.goto(`${dev!.url}/console/`);
@@ -261,7 +263,7 @@ describe("the run console in Chromium", () => {
       ],
     });
     // Let the run reach its approval before the page opens it: the page then replays history.
-    for (let i = 0; i < 100 && (await getJson(dev!, `/v1/runs/${run.id}`, token)).status !== "waiting"; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitForEvent(dev!.url, run.id, token, (event) => event.type === "waiting", { what: "its approval" });
 
     const page = await browser!.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
@@ -315,10 +317,14 @@ describe("the run console in Chromium", () => {
       expect(response.status).toBe(201);
       return ((await response.json()) as Created).run.id;
     };
-    const waitingCount = async () => ((await getJson(dev!, "/v1/runs?status=waiting", userToken)) as { runs: unknown[] }).runs.length;
+    // The person's inbox stream tells when both runs wait (the listing the page reads is the inbox's).
+    const inbox = watchInbox({ base: dev!.url, token: userToken });
     const first = await create(asking("Trip to Lisbon", "Which day do you leave?"));
     const second = await create(asking("Dinner", "Table for how many?", ["Two", "Four"]));
-    for (let i = 0; i < 100 && (await waitingCount()) < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    const waits = (runId: string) => inbox.events.some((event) => event.type === "run-waiting" && event.run.id === runId);
+    await inbox.until(() => waits(first) && waits(second), 20_000, () => `the inbox did not see both runs wait: ${JSON.stringify(inbox.events.map((event) => [event.type, event.run.id]))}`);
+    inbox.close();
+    expect(((await getJson(dev!, "/v1/runs?status=waiting", userToken)) as { runs: unknown[] }).runs).toHaveLength(2);
 
     const page = await browser!.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
@@ -350,12 +356,8 @@ describe("the run console in Chromium", () => {
     expect(await page.locator(".inbox-item").count()).toBe(1);
 
     for (const [runId, answer] of [[first, "Friday"], [second, "Four"]] as const) {
-      let status = "";
-      for (let i = 0; i < 100 && status !== "finished"; i++) {
-        status = String((await getJson(dev!, `/v1/runs/${runId}`, userToken)).status);
-        if (status !== "finished") await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(status).toBe("finished");
+      await waitForEnd(dev!.url, { id: runId, token: userToken });
+      expect((await getJson(dev!, `/v1/runs/${runId}`, userToken)).status).toBe("finished");
       const { messages } = (await getJson(dev!, `/v1/runs/${runId}/messages`, userToken)) as { messages: { role: string; content: unknown }[] };
       expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([answer]);
     }

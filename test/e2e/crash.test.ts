@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readEventsUntilEnd } from "./support/sse";
+import { watchRun } from "./support/run-watch";
 import { startToolServer, type ToolServer } from "./support/tool-server";
 import { startDevServer, type DevServer } from "./support/dev-server";
 
@@ -57,30 +58,31 @@ describe("a real crash of wrangler dev", () => {
       runs.push({ id: created.run.id, token: created.token });
     }
 
-    // Kill when some tool calls have surely finished (answered over 500 ms ago: committed) and
-    // others are in flight.
-    const deadline = Date.now() + 60_000;
-    const finishedNow = () => [...tools!.answeredAt.values()].filter((at) => Date.now() - at > 600).length;
-    const inFlightNow = () => [...tools!.calls.keys()].filter((key) => !tools!.answered.has(key)).length;
-    while (finishedNow() < 2 || inFlightNow() < 1) {
-      if (Date.now() > deadline) throw new Error(`runs did not progress:\n${dev.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    const inFlight = [...tools.calls.keys()].filter((key) => (tools!.answered.get(key) ?? 0) === 0);
-    const killedAt = Date.now();
+    // Kill when some tool calls have finished (their results committed: a client saw their
+    // stored tool-result events) and others are in flight at the tool server. The watches are
+    // closed with the kill and never reconnect: after the restart no client calls a run.
+    const watches = runs.map((run) => watchRun({ base: dev!.url, id: run.id, token: run.token, deadlineMs: 60_000 }));
+    const results = (index: number) => watches[index]!.events.filter((event) => event.type === "tool-result");
+    await Promise.all([0, 1].map((index) => watches[index]!.until(() => results(index).length > 0, 60_000, () => `run ${runs[index]!.id} made no tool call:\n${dev!.output()}`)));
+    const inFlightNow = () => [...tools!.calls.keys()].filter((key) => !tools!.answered.has(key));
+    await tools.until(() => inFlightNow().length > 0, 60_000, () => `no tool call in flight:\n${dev!.output()}`);
+    const inFlight = inFlightNow();
     await dev.kill();
+    for (const watch of watches) watch.close();
     expect(inFlight.length).toBeGreaterThan(0);
-    // A call answered this long before the kill was surely committed: it is a finished step.
-    const finishedAtKill = [...tools.answeredAt].filter(([, at]) => killedAt - at > 500).map(([key]) => key);
+    // A call whose tool-result was stored before the kill is a finished step.
+    const finishedAtKill = watches.flatMap((watch, index) =>
+      watch.events
+        .filter((event) => event.type === "tool-result")
+        .map((event) => JSON.parse(event.text) as { step: number; callId: string })
+        .map(({ step, callId }) => [...tools!.calls.keys()].find((key) => key.startsWith(`${runs[index]!.id}/`) && key.endsWith(`/tool/${step}/${callId}`))!),
+    );
+    expect(finishedAtKill.length).toBeGreaterThanOrEqual(2);
 
     // Restart on the same storage; no client call until every run has called its finish tool.
     dev = await startDevServer({ port: PORT, persistTo: dir });
     const notified = () => runs.every((run) => [...tools!.answered.keys()].some((key) => key.startsWith(`${run.id}/`) && key.includes("/tool/3/")));
-    const restartDeadline = Date.now() + 90_000;
-    while (!notified()) {
-      if (Date.now() > restartDeadline) throw new Error(`runs did not finish by themselves:\n${dev.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await tools.until(notified, 90_000, () => `runs did not finish by themselves:\n${dev!.output()}`);
 
     for (const run of runs) {
       const events = await readEventsUntilEnd(`${dev.url}/v1/runs/${run.id}/events`, run.token);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun, readStoredLog, sleep } from "./support/api";
+import { createRun, readStoredLog } from "./support/api";
 import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "./support/dev-server";
 import { startFaultToolServer, type FaultToolServer } from "./support/fault-tool-server";
 import { watchRun, type RunWatch } from "./support/run-watch";
@@ -40,9 +40,12 @@ describe("fan-out", () => {
     // Each step takes ~60 ms (model 30 ms, tool 30 ms): the run lasts about 1.4 s while sockets join.
     const run = await createRun(dev.url, "dev-token", toolRunBody("fan-out", STEPS, httpTool("work", `${tools.url}/work?ms=30`), { delayMs: () => 30 }));
     const watches: RunWatch[] = [];
+    const models = () => watches[0]!.events.filter((event) => event.type === "model").length;
     for (let i = 0; i < SOCKETS; i++) {
       watches.push(watchRun({ base: dev.url, id: run.id, token: run.token, deadlineMs: 60_000 }));
-      if (i % 10 === 9) await sleep(100); // the later sockets join mid-run
+      // The later sockets join mid-run: each ten after one more model step than the ten before.
+      const group = Math.floor(i / 10) + 1;
+      if (i % 10 === 9 && group < STEPS) await watches[0]!.until(() => models() >= group, 30_000, () => `the run made no model step ${group}`);
     }
     await Promise.all(watches.map((watch) => watch.ended));
     const stored = await readStoredLog(dev.url, run.id, run.token);

@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun, getRun, request } from "./support/api";
+import { createRun, request } from "./support/api";
 import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "./support/dev-server";
+import { waitForEnd } from "./support/run-events";
 
 const PORT = 9200 + Math.floor(Math.random() * 90);
 // Long, unpublished secrets, so finding one in the output cannot be a coincidence.
@@ -51,32 +52,24 @@ function jsonLines(msg: string): Line[] {
     .filter((line) => line.msg === msg);
 }
 
-async function settled(id: string, token: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { status } = await getRun(dev.url, id, token);
-    if (status !== "running") return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`run ${id} did not settle`);
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (!check()) throw new Error(`no ${what} in the output:\n${workerOutput().slice(-3000)}`);
-}
-
 describe("the Worker's log lines", () => {
   it("one line per run end, per provider failure and per deletion; no token, key or stack anywhere", async () => {
     const finished = await createRun(dev.url, SECRETS.API_TOKEN, { messages: [{ role: "user", content: "hi" }], tools: ["calculator"], script: [{ toolCalls: [{ id: "c", name: "calculator", input: { expression: "2 + 2" } }], costUsd: 0.01 }, { text: "4", costUsd: 0.02 }] });
     const failed = await createRun(dev.url, SECRETS.API_TOKEN, { messages: [{ role: "user", content: "hi" }], script: [{ error: "The model is overloaded." }] });
-    await settled(finished.id, finished.token);
-    await settled(failed.id, failed.token);
+    // Both have ended once their `end` events are stored.
+    await waitForEnd(dev.url, finished);
+    await waitForEnd(dev.url, failed);
     // Requests that fail (wrong token, unknown run, bad body) are answered, not logged with what they carried.
     await request(dev.url, `/v1/runs/${finished.id}`, `${SECRETS.API_TOKEN}x`);
     await request(dev.url, "/v1/runs", SECRETS.API_TOKEN, { method: "POST", body: JSON.stringify({ messages: [], token: finished.token }) });
     expect((await request(dev.url, `/v1/runs/${failed.id}`, SECRETS.API_TOKEN, { method: "DELETE" })).status).toBe(204);
 
-    await until(() => jsonLines("ratchet.run-end").length >= 2 && jsonLines("ratchet.run-deleted").length >= 1, "log lines");
+    // The lines are read off wrangler dev's output as it writes them.
+    await dev.outputUntil(
+      () => jsonLines("ratchet.run-end").length >= 2 && jsonLines("ratchet.run-deleted").length >= 1,
+      10_000,
+      () => `no log lines in the output:\n${workerOutput().slice(-3000)}`,
+    );
     const ends = jsonLines("ratchet.run-end");
     expect(ends).toContainEqual({
       msg: "ratchet.run-end",

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { snapshotProject } from "./support/dev-server";
+import { snapshotProject, waitUntilListening } from "./support/dev-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 
 const PORT = 9300 + Math.floor(Math.random() * 90);
@@ -16,18 +16,6 @@ afterAll(() => {
   kill?.();
   snapshot.remove();
 });
-
-async function waitForHealth(url: string, output: () => string): Promise<void> {
-  for (let i = 0; i < 900; i++) {
-    try {
-      if ((await fetch(`${url}/v1/health`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`npm start did not answer:\n${output()}`);
-}
 
 describe("npm start on a fresh clone", () => {
   it("writes .dev.vars, then serves the API with the local token, and the console", async () => {
@@ -51,7 +39,7 @@ describe("npm start on a fresh clone", () => {
       }
     };
     const url = `http://127.0.0.1:${PORT}`;
-    await waitForHealth(url, () => output);
+    await waitUntilListening(url, { child, output: () => output, timeoutMs: 90_000, name: "npm start" });
 
     expect(readFileSync(devVars, "utf8")).toBe(readFileSync(join(snapshot.dir, ".dev.vars.example"), "utf8"));
     const created = await fetch(`${url}/v1/runs`, {

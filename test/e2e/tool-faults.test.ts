@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun, getMessages, getRun, request, until, type Created } from "./support/api";
+import { createRun, getMessages, getRun, request, type Created } from "./support/api";
 import { startFaultToolServer, type FaultToolServer } from "./support/fault-tool-server";
+import { waitForEnd } from "./support/run-events";
 import { watchRun } from "./support/run-watch";
 import { httpTool, type Turn } from "./support/scripts";
 import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "./support/dev-server";
@@ -41,8 +42,9 @@ function turns(...calls: { name: string; input: unknown }[][]): Turn[] {
   return [...calls.map((toolCalls, i): Turn => ({ text: `Turn ${i + 1}.`, toolCalls })), { text: "I carried on." }];
 }
 
+/** The run's view once its `end` event is stored. */
 async function finished(run: Created, timeoutMs: number) {
-  await until(async () => (await getRun(dev.url, run.id, run.token)).status !== "running", timeoutMs, () => `run ${run.id} still running`, 200);
+  await waitForEnd(dev.url, run, { timeoutMs, detail: () => dev.output() });
   return getRun(dev.url, run.id, run.token);
 }
 
@@ -76,7 +78,7 @@ describe.concurrent("tool faults: the model sees an error result and the run goe
       tools: [httpTool("work", `${dying.url}/work?ms=20000`)],
       script: turns([{ name: "work", input: { n: 1 } }], [{ name: "work", input: { n: 2 } }]),
     });
-    await until(() => [...dying.calls.keys()].some((key) => key.startsWith(`${run.id}/`)), 30_000, () => "the call never arrived");
+    await dying.until(() => [...dying.calls.keys()].some((key) => key.startsWith(`${run.id}/`)), 30_000, () => "the call never arrived");
     await dying.die();
     const view = await finished(run, 60_000);
     expect(view).toMatchObject({ status: "finished", steps: 3, finalText: "I carried on." });
@@ -93,7 +95,7 @@ describe.concurrent("tool faults: the model sees an error result and the run goe
     });
     const watch = watchRun({ base: dev.url, id: run.id, token: run.token, deadlineMs: 60_000 });
     const key = () => [...tools.calls.keys()].find((k) => k.startsWith(`${run.id}/`));
-    await until(() => key() !== undefined, 30_000, () => "the call never arrived");
+    await tools.until(() => key() !== undefined, 30_000, () => "the call never arrived");
     const started = Date.now();
     const response = await request(dev.url, `/v1/runs/${run.id}/cancel`, run.token, { method: "POST" });
     const took = Date.now() - started;
@@ -107,7 +109,7 @@ describe.concurrent("tool faults: the model sees an error result and the run goe
     expect(end).toMatchObject({ type: "end", status: "cancelled", stoppedBy: "cancel" });
     expect((await toolResults(run))[0]).toMatchObject({ isError: true, content: "Not run: cancel." });
     // The call in flight was aborted: its connection closed without an answer.
-    await until(() => tools.calls.get(key()!)!.abandoned === 1, 5_000, () => "the call was not aborted");
+    await tools.until(() => tools.calls.get(key()!)!.abandoned === 1, 5_000, () => "the call was not aborted");
     expect(tools.calls.get(key()!)!.arrivals).toHaveLength(1);
   }, 90_000);
 });

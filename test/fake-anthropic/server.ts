@@ -9,6 +9,10 @@
 //   POST /__control/clock       { model, advanceMs } moves that model's cache clock
 //   POST /__control/reset       { model } forgets the model's script, requests, cache and clock
 //   GET  /__control/requests?model=<m>   every request that model received (RecordedRequest[])
+//   GET  /__control/wait?model=<m>&requests=<n>&aborted=<n>   the same, once that model received at
+//                               least n requests (default 1) and at least n of them were aborted by
+//                               the client (default 0): a test waits on this instead of polling.
+//                               Gives up after 20 s (408), so a test fails rather than hangs.
 //   GET  /__control/cache?model=<m>      { entries } live cache entries of that model
 //
 // Server tools (a turn's `serverTools`): the answer carries their server_tool_use and result
@@ -24,6 +28,7 @@
 // `failures` are served first, one per attempt. Auth: any key but "bad-key", by x-api-key or
 // Authorization: Bearer (the SDK sends the latter).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { changes } from "../e2e/support/changes";
 import { answerEvents, answerMessage, compactionEvents, serverToolId, serverUseOf, type AnswerContainer, type PromptUsage, type WireEvent } from "./answer";
 import { compactionAsked, isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
 import { PromptCache } from "./prompt-cache";
@@ -109,6 +114,8 @@ function isStatusFailure(failure: FakeFailure): failure is Extract<FakeFailure, 
 
 export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): Promise<FakeAnthropic> {
   const models = new Map<string, ModelState>();
+  // Wakes the waiters of GET /__control/wait on every request and every abort.
+  const requestsChanged = changes();
   let counter = 0;
 
   const stateOf = (model: string): ModelState => {
@@ -150,12 +157,14 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       ),
     };
     state.requests.push(record);
+    requestsChanged.changed();
     response.on("finish", () => (record.endedAt = Date.now()));
     let closed = false;
     const gone = new Promise<void>((resolve) =>
       response.on("close", () => {
         closed = true;
         if (!response.writableEnded) record.aborted = true;
+        requestsChanged.changed();
         resolve();
       }),
     );
@@ -307,6 +316,18 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
         return sendJson(response, 200, { ok: true });
       case "GET /__control/requests":
         return sendJson(response, 200, state.requests);
+      case "GET /__control/wait": {
+        const requests = Number(url.searchParams.get("requests") ?? "1");
+        const aborted = Number(url.searchParams.get("aborted") ?? "0");
+        const abortedNow = () => state.requests.filter((record) => record.aborted).length;
+        void requestsChanged
+          .until(() => state.requests.length >= requests && abortedNow() >= aborted, 20_000, () => `model ${model}: ${state.requests.length} requests (${abortedNow()} aborted), not ${requests} (${aborted} aborted)`)
+          .then(
+            () => sendJson(response, 200, state.requests),
+            (error: Error) => sendJson(response, 408, { error: error.message }),
+          );
+        return;
+      }
       case "GET /__control/cache":
         return sendJson(response, 200, { entries: cache.size(model) });
       default:

@@ -41,6 +41,13 @@ export async function recordedOpenAI(model: string): Promise<RecordedRequest[]> 
   return (await response.json()) as RecordedRequest[];
 }
 
+/** The model's requests once it received `requests` of them (default 1), `aborted` of them aborted by the client (default 0); fails after 20 s. */
+export async function openAIRequestsWhen(model: string, { requests = 1, aborted = 0 }: { requests?: number; aborted?: number }): Promise<RecordedRequest[]> {
+  const response = await fetch(control(`/__control/wait?model=${encodeURIComponent(model)}&requests=${requests}&aborted=${aborted}`));
+  if (response.status !== 200) throw new Error(`fake OpenAI: ${response.status} ${await response.text()}`);
+  return (await response.json()) as RecordedRequest[];
+}
+
 export async function openAICacheEntries(model: string): Promise<number> {
   const response = await fetch(control(`/__control/cache?model=${encodeURIComponent(model)}`));
   return ((await response.json()) as { entries: number }).entries;

@@ -10,6 +10,10 @@
 //   POST /__control/clock       { model, advanceMs } moves that model's cache clock
 //   POST /__control/reset       { model } forgets the model's script, requests, cache and clock
 //   GET  /__control/requests?model=<m>   every request that model received (RecordedRequest[])
+//   GET  /__control/wait?model=<m>&requests=<n>&aborted=<n>   the same, once that model received at
+//                               least n requests (default 1) and at least n of them were aborted by
+//                               the client (default 0): a test waits on this instead of polling.
+//                               Gives up after 20 s (408), so a test fails rather than hangs.
 //   GET  /__control/cache?model=<m>      { entries } live cache entries of that model
 //
 // Everything is keyed by the request's `model`, so test files that run at once never meet: each
@@ -18,6 +22,7 @@
 // turn's `failures` are served first, one per attempt. Auth: Authorization: Bearer <any key but
 // "bad-key" or one starting "sk-bad-">.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { changes } from "../e2e/support/changes";
 import { answerChunks, type Chunk } from "./answer";
 import { isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
 import { PromptCache, promptUnits } from "./prompt-cache";
@@ -68,6 +73,8 @@ function isStatusFailure(failure: FakeFailure): failure is Extract<FakeFailure, 
 
 export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Promise<FakeOpenAI> {
   const models = new Map<string, ModelState>();
+  // Wakes the waiters of GET /__control/wait on every request and every abort.
+  const requestsChanged = changes();
   let counter = 0;
   const stateOf = (model: string): ModelState => {
     let state = models.get(model);
@@ -103,12 +110,14 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
       ),
     };
     state.requests.push(record);
+    requestsChanged.changed();
     response.on("finish", () => (record.endedAt = Date.now()));
     let closed = false;
     const gone = new Promise<void>((resolve) =>
       response.on("close", () => {
         closed = true;
         if (!response.writableEnded) record.aborted = true;
+        requestsChanged.changed();
         resolve();
       }),
     );
@@ -225,6 +234,18 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
         return sendJson(response, 200, { ok: true });
       case "GET /__control/requests":
         return sendJson(response, 200, state.requests);
+      case "GET /__control/wait": {
+        const requests = Number(url.searchParams.get("requests") ?? "1");
+        const aborted = Number(url.searchParams.get("aborted") ?? "0");
+        const abortedNow = () => state.requests.filter((record) => record.aborted).length;
+        void requestsChanged
+          .until(() => state.requests.length >= requests && abortedNow() >= aborted, 20_000, () => `model ${model}: ${state.requests.length} requests (${abortedNow()} aborted), not ${requests} (${aborted} aborted)`)
+          .then(
+            () => sendJson(response, 200, state.requests),
+            (error: Error) => sendJson(response, 408, { error: error.message }),
+          );
+        return;
+      }
       case "GET /__control/cache":
         return sendJson(response, 200, { entries: cache.size(model) });
       default:

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { runStub } from "../../src/http/run-stub";
 import { createApp } from "../../src/http/app";
+import { drive, stubFor } from "../helpers/runs";
 import { bearer, call, expectError, postJson } from "../helpers/http";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
 
@@ -48,13 +49,10 @@ async function view(id: string): Promise<RunView> {
 
 /** Drives a run's alarms until it leaves `running`. */
 async function settle(id: string): Promise<RunView> {
-  const stub = runStub(env, id);
-  for (let i = 0; i < 100; i++) {
-    const current = await view(id);
-    if (current.status !== "running") return current;
-    if (!(await runDurableObjectAlarm(stub))) await scheduler.wait(10);
-  }
-  throw new Error(`run ${id} did not settle`);
+  await drive(stubFor(id));
+  const current = await view(id);
+  if (current.status === "running") throw new Error(`run ${id} did not settle: it is running with no alarm to fire`);
+  return current;
 }
 
 /** A run whose one async tool call the tool server took: fires its alarms until it sleeps on the call (the tests' other alarms are a year ahead). */

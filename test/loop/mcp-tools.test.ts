@@ -137,8 +137,7 @@ describe("MCP tools through the loop", () => {
     expect(toolMessage(done.messages, "s")).toMatchObject({ isError: true, content: "Not run: cancel." });
     expect(journal.store.has("tool/1/s")).toBe(false);
     // The server was told (notifications/cancelled), so its work stopped too.
-    for (let i = 0; i < 200 && (await callsFor(keyOf(world, "tool/1/s")))[0]?.cancelled !== true; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect((await callsFor(keyOf(world, "tool/1/s")))[0]).toMatchObject({ cancelled: true });
+    expect((await arrived(keyOf(world, "tool/1/s"), { cancelled: 1 }))[0]).toMatchObject({ cancelled: true });
   });
 
   it("a host taken off the allow list is not called, even by a run made before", async () => {

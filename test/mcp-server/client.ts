@@ -14,9 +14,11 @@ export async function callsFor(key: string): Promise<CallRecord[]> {
   return ((await response.json()) as { calls: CallRecord[] }).calls;
 }
 
-/** Waits until the servers received a call under `key` (a slow tool answers later). */
-export async function arrived(key: string): Promise<void> {
-  for (let i = 0; i < 1000 && (await callsFor(key)).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+/** The calls under `key` once the servers received `calls` of them (default 1), `cancelled` of them cancelled (default 0); fails after 20 s. */
+export async function arrived(key: string, { calls = 1, cancelled = 0 }: { calls?: number; cancelled?: number } = {}): Promise<CallRecord[]> {
+  const response = await fetch(`${inject("mcpServerUrl")}/control/arrived?key=${encodeURIComponent(key)}&calls=${calls}&cancelled=${cancelled}`);
+  if (response.status !== 200) throw new Error(`MCP test server: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { calls: CallRecord[] }).calls;
 }
 
 export async function flaky(state: "down" | "up"): Promise<void> {

@@ -14,6 +14,10 @@
 //                           closes it (its sessions are gone), POST /control/flaky/up opens it again
 //                           on the same port
 //   GET /control/calls?key=<k>   { count, calls: [{ tool, sessionId, arguments }] } for an idempotency key
+//   GET /control/arrived?key=<k>&calls=<n>&cancelled=<n>   the same, once at least n calls arrived
+//                           under the key (default 1) and at least n of them were cancelled
+//                           (default 0): a test waits on this instead of polling. Gives up after
+//                           20 s (408), so a test fails rather than hangs.
 //
 // A request with an unknown session id gets 404, as the spec says, so a client must start a new
 // session (what Ratchet does after an eviction, or when the server restarted).
@@ -23,7 +27,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { MCP_TEST_SECRET } from "./secret";
-import { flakyServer, mainServer, secureServer, type CallLog } from "./tools";
+import { CallLog, flakyServer, mainServer, secureServer } from "./tools";
 
 export { MCP_TEST_SECRET };
 
@@ -89,7 +93,7 @@ function shut(server: Server): Promise<void> {
 }
 
 export async function startMcpServers(): Promise<McpTestServers> {
-  const log: CallLog = new Map();
+  const log = new CallLog();
   const main = endpoint(() => mainServer(log));
   const dropping = endpoint(() => mainServer(log));
   const secure = endpoint(() => secureServer(log));
@@ -116,7 +120,7 @@ export async function startMcpServers(): Promise<McpTestServers> {
         const message = (body === "" ? {} : JSON.parse(body)) as { method?: string; params?: { name?: string; arguments?: unknown; _meta?: Record<string, unknown> } };
         if (message.method !== "tools/call") return dropping.handle(request, response, body);
         const key = String(message.params?._meta?.["ratchet/idempotency-key"] ?? "");
-        log.set(key, [...(log.get(key) ?? []), { tool: message.params?.name ?? "", sessionId: String(request.headers["mcp-session-id"]), arguments: message.params?.arguments }]);
+        log.add(key, { tool: message.params?.name ?? "", sessionId: String(request.headers["mcp-session-id"]), arguments: message.params?.arguments });
         request.socket.destroy();
         return;
       }
@@ -131,6 +135,18 @@ export async function startMcpServers(): Promise<McpTestServers> {
       if (url.pathname === "/control/calls") {
         const calls = log.get(url.searchParams.get("key") ?? "") ?? [];
         return json(response, 200, { count: calls.length, calls });
+      }
+      if (url.pathname === "/control/arrived") {
+        const key = url.searchParams.get("key") ?? "";
+        const want = { calls: Number(url.searchParams.get("calls") ?? "1"), cancelled: Number(url.searchParams.get("cancelled") ?? "0") };
+        const calls = () => log.get(key) ?? [];
+        const cancelled = () => calls().filter((call) => call.cancelled === true).length;
+        try {
+          await log.changes.until(() => calls().length >= want.calls && cancelled() >= want.cancelled, 20_000, () => `key ${key}: ${calls().length} calls (${cancelled()} cancelled), not ${want.calls} (${want.cancelled} cancelled)`);
+        } catch (error) {
+          return json(response, 408, { error: (error as Error).message });
+        }
+        return json(response, 200, { count: calls().length, calls: calls() });
       }
       if (url.pathname === "/control/flaky/down") {
         if (flakyUp) await shut(flakyHttp);

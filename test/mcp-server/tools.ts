@@ -3,24 +3,33 @@
 // session, so tests can tell a resend (same key, a new session after an eviction) from a new call.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { changes } from "../e2e/support/changes";
 import { PNG } from "./png";
 
 
 export type CallRecord = { tool: string; sessionId: string | undefined; arguments: unknown; cancelled?: true };
 
-/** Calls by the `_meta` key "ratchet/idempotency-key" (calls without one under ""). */
-export type CallLog = Map<string, CallRecord[]>;
+/** Calls by the `_meta` key "ratchet/idempotency-key" (calls without one under ""); `changes` wakes waiters on every call and cancel. */
+export class CallLog extends Map<string, CallRecord[]> {
+  readonly changes = changes();
+
+  add(key: string, call: CallRecord): void {
+    this.set(key, [...(this.get(key) ?? []), call]);
+    this.changes.changed();
+  }
+}
 
 type Extra = { signal: AbortSignal; sessionId?: string; _meta?: Record<string, unknown> };
 
 function record(log: CallLog, tool: string, args: unknown, extra: Extra): void {
   const key = String(extra._meta?.["ratchet/idempotency-key"] ?? "");
-  const calls = log.get(key) ?? [];
   const call: CallRecord = { tool, sessionId: extra.sessionId, arguments: args };
   // The client's notifications/cancelled for this request.
-  extra.signal.addEventListener("abort", () => (call.cancelled = true));
-  calls.push(call);
-  log.set(key, calls);
+  extra.signal.addEventListener("abort", () => {
+    call.cancelled = true;
+    log.changes.changed();
+  });
+  log.add(key, call);
 }
 
 /** Resolves after `ms`, or when the caller cancels the request. */

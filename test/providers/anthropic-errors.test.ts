@@ -2,7 +2,7 @@
 // retried (and how long it waits), what fails at once, and an abort in the middle of a stream.
 import { describe, expect, it } from "vitest";
 import { ProviderError } from "../../src/providers/errors";
-import { recorded, script, uniqueModel, type FakeFailure } from "../fake-anthropic/client";
+import { recorded, requestsWhen, script, uniqueModel, type FakeFailure } from "../fake-anthropic/client";
 import { context, rejection, testProvider, textRequest } from "../helpers/anthropic";
 
 const overloaded: FakeFailure = { status: 529, type: "overloaded_error", message: "Overloaded" };
@@ -164,8 +164,7 @@ describe("anthropic provider: aborts", () => {
     expect(await rejection(pending)).toBe(reason);
     expect(provider.sleeps).toEqual([]);
     // The server saw the client go away before the answer ended.
-    let requests = await recorded(model);
-    for (let i = 0; i < 50 && !requests[0]?.aborted; i++) requests = await recorded(model);
+    const requests = await requestsWhen(model, { aborted: 1 });
     expect(requests).toHaveLength(1);
     expect(requests[0]!.aborted).toBe(true);
   });

@@ -7,7 +7,7 @@ import { describe, expect, inject, it } from "vitest";
 import { runSlice } from "../../src/durable/engine";
 import { Fanout } from "../../src/durable/fanout";
 import type { RunObject } from "../../src/durable/run-object";
-import { configureOpenAI, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel, type FakeFailure } from "../fake-openai/client";
+import { configureOpenAI, openAIRequestsWhen, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel, type FakeFailure } from "../fake-openai/client";
 import { drive, journalKeys, storedEvents, stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
 import { api, driveRun, getRun, openSocket, startRun } from "../helpers/service-client";
@@ -93,7 +93,7 @@ describe("runs on the openai provider", () => {
     const alarm = runDurableObjectAlarm(stub).catch((error: unknown) => error);
     await watcher.next((frame) => frame.type === "step-start" && frame.step === 2);
     // The second request has reached the server (it answers only after 300 ms) when every object dies.
-    for (let i = 0; i < 200 && (await recordedOpenAI(model)).length < 2; i++) await scheduler.wait(5);
+    await openAIRequestsWhen(model, { requests: 2 });
     await abortAllDurableObjects();
     await alarm;
     const fresh = stubFor(run.id);

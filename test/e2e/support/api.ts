@@ -60,14 +60,3 @@ export async function readStoredLog(base: string, id: string, token: string, tim
     });
   });
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` every `everyMs` until it is true; throws `message()` after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, message: () => string, everyMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(message());
-    await sleep(everyMs);
-  }
-}

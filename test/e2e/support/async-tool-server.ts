@@ -10,6 +10,7 @@
 // A resend of a job it has (same Idempotency-Key) is answered 202 again and not taken twice.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { changes } from "./changes";
 
 export type Callback = { url: string; token: string };
 
@@ -33,12 +34,15 @@ export type AsyncToolServer = {
   jobs: Map<string, AsyncJob>;
   /** POSTs `result` to the job's callback (with another token when given); the status it got. */
   deliver: (key: string, result: unknown, token?: string) => Promise<number>;
+  /** Resolves once `check()` holds, checked again on every send, 202 and delivery; fails after `timeoutMs`. */
+  until: (check: () => boolean, timeoutMs: number, message: () => string) => Promise<void>;
   close: () => Promise<void>;
 };
 
 export async function startAsyncToolServer(): Promise<AsyncToolServer> {
   const jobs = new Map<string, AsyncJob>();
   const sockets = new Set<Socket>();
+  const log = changes();
 
   const deliver = async (key: string, result: unknown, token?: string): Promise<number> => {
     const job = jobs.get(key);
@@ -50,6 +54,7 @@ export async function startAsyncToolServer(): Promise<AsyncToolServer> {
     });
     await response.arrayBuffer();
     job.deliveries.push({ at: Date.now(), status: response.status });
+    log.changed();
     return response.status;
   };
 
@@ -72,12 +77,14 @@ export async function startAsyncToolServer(): Promise<AsyncToolServer> {
       }
       job.sends.push(text);
       job.arrivals.push(Date.now());
+      log.changed();
       const taken = job;
       const timer = setTimeout(() => {
         if (response.destroyed) return;
         response.writeHead(202, { "Content-Type": "application/json" });
         response.end(JSON.stringify({ accepted: true }));
         taken.acceptedAt ??= Date.now();
+        log.changed();
         const after = url.searchParams.get("after");
         if (fresh && after !== null) setTimeout(() => void deliver(key, { content: `result of ${taken.body.callId}` }).catch(() => undefined), Number(after));
       }, fresh ? Number(url.searchParams.get("acceptMs") ?? "0") : 0);
@@ -99,6 +106,7 @@ export async function startAsyncToolServer(): Promise<AsyncToolServer> {
     port,
     jobs,
     deliver,
+    until: log.until,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { changes } from "./changes";
 import { localVars } from "./local-vars";
 
 /** What wrangler dev never reads. */
@@ -32,6 +33,8 @@ export type DevServer = {
   /** The process group (wrangler's node processes and workerd). */
   pgid: number;
   output: () => string;
+  /** Resolves once `check(output())` holds, checked again on each chunk the process writes; fails after `timeoutMs`. */
+  outputUntil: (check: (output: string) => boolean, timeoutMs: number, message: () => string) => Promise<void>;
   /** SIGKILL to the whole process group: a crash, nothing is flushed. */
   kill: () => Promise<void>;
 };
@@ -48,8 +51,10 @@ export async function startDevServer({ port, persistTo, cwd = process.cwd(), var
   for (const [name, value] of Object.entries({ ...localVars(), ...vars })) args.push("--var", `${name}:${value}`);
   const child = spawn("npx", args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
   let output = "";
+  const written = changes();
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-200_000);
+    written.changed();
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
@@ -64,19 +69,34 @@ export async function startDevServer({ port, persistTo, cwd = process.cwd(), var
     await exited;
   };
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + startTimeoutMs;
+  try {
+    await waitUntilListening(url, { child, output: () => output, timeoutMs: startTimeoutMs, name: "wrangler dev" });
+  } catch (error) {
+    await kill();
+    throw error;
+  }
+  const outputUntil = (check: (output: string) => boolean, timeoutMs: number, message: () => string) => written.until(() => check(output), timeoutMs, message);
+  return { url, child, pgid: child.pid!, output: () => output, outputUntil, kill };
+}
+
+/**
+ * Waits until a process just started (wrangler dev, `npm start`) answers GET /v1/health.
+ *
+ * The one wait in the tests that asks again on a timer, and on purpose: a process that is not
+ * listening yet cannot tell anyone when it starts to, and a refused connection is all there is to
+ * see. Every other wait waits on an event (a run's event stream, a fake server's change, a line of
+ * output); keep this the only exception.
+ */
+export async function waitUntilListening(url: string, { child, output, timeoutMs, name }: { child: ChildProcess; output: () => string; timeoutMs: number; name: string }): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited early:\n${output()}`);
     try {
-      if ((await fetch(`${url}/v1/health`)).ok) break;
+      if ((await fetch(`${url}/v1/health`)).ok) return;
     } catch {
       // Not listening yet.
     }
-    if (Date.now() > deadline) {
-      await kill();
-      throw new Error(`wrangler dev did not start within ${startTimeoutMs} ms:\n${output}`);
-    }
+    if (Date.now() > deadline) throw new Error(`${name} did not start within ${timeoutMs} ms:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { url, child, pgid: child.pid!, output: () => output, kill };
 }

@@ -11,6 +11,7 @@
 // `die()` stops the server the hard way: every open connection is destroyed, nothing listens.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { changes } from "./changes";
 
 export type CallRecord = {
   key: string;
@@ -32,6 +33,8 @@ export type FaultToolServer = {
   calls: Map<string, CallRecord>;
   /** Calls whose arrival count is greater than one. */
   resent: () => CallRecord[];
+  /** Resolves once `check()` holds, checked again on every arrival, answer and abandoned call; fails after `timeoutMs`. */
+  until: (check: () => boolean, timeoutMs: number, message: () => string) => Promise<void>;
   die: () => Promise<void>;
   close: () => Promise<void>;
 };
@@ -53,6 +56,7 @@ function json(response: ServerResponse, status: number, value: unknown): void {
 export async function startFaultToolServer(options: { port?: number } = {}): Promise<FaultToolServer> {
   const calls = new Map<string, CallRecord>();
   const sockets = new Set<Socket>();
+  const log = changes();
 
   const record = (key: string, route: string, body: unknown): CallRecord => {
     let call = calls.get(key);
@@ -61,6 +65,7 @@ export async function startFaultToolServer(options: { port?: number } = {}): Pro
       calls.set(key, call);
     }
     call.arrivals.push(Date.now());
+    log.changed();
     return call;
   };
 
@@ -81,12 +86,14 @@ export async function startFaultToolServer(options: { port?: number } = {}): Pro
         if (answered) return;
         call.abandoned++;
         call.abandonedAt.push(Date.now());
+        log.changed();
       });
       const answer = (send: () => void) => {
         if (response.destroyed || response.writableEnded) return;
         answered = true;
         call.answers.push(Date.now());
         send();
+        log.changed();
       };
       switch (url.pathname) {
         case "/work": {
@@ -147,6 +154,7 @@ export async function startFaultToolServer(options: { port?: number } = {}): Pro
     port,
     calls,
     resent: () => [...calls.values()].filter((call) => call.arrivals.length > 1),
+    until: log.until,
     die: () => stop(true),
     close: () => stop(false),
   };

@@ -2,6 +2,7 @@
 // benchmarks. It records every inbox event with its arrival time and, if asked, reconnects after a
 // close with after=<last seq>, as a client of the API should.
 import WebSocket from "ws";
+import { changes } from "./changes";
 
 export type InboxFrame = { seq: number; at: string; type: string; run: { id: string; status: string; version: number; updatedAt: string; [field: string]: unknown }; callId?: string };
 
@@ -13,6 +14,8 @@ export type InboxWatch = {
   lastSeq: () => number;
   /** Resolves once the socket is open (the first time). */
   opened: Promise<void>;
+  /** Resolves once `check()` holds, checked again on every event; fails after `timeoutMs`. */
+  until: (check: () => boolean, timeoutMs: number, message: () => string) => Promise<void>;
   close: () => void;
 };
 
@@ -21,6 +24,7 @@ export function watchInbox(options: { base: string; token: string; reconnect?: b
   let stopped = false;
   let socket: WebSocket | undefined;
   let markOpen!: () => void;
+  const arrivals = changes();
   const watch: InboxWatch = {
     events: [],
     duplicates: [],
@@ -28,6 +32,7 @@ export function watchInbox(options: { base: string; token: string; reconnect?: b
     connections: 0,
     lastSeq: () => last,
     opened: new Promise((resolve) => (markOpen = resolve)),
+    until: arrivals.until,
     close: () => {
       stopped = true;
       socket?.terminate();
@@ -49,6 +54,7 @@ export function watchInbox(options: { base: string; token: string; reconnect?: b
       else if (frame.seq !== last + 1) watch.gaps.push({ after: last, got: frame.seq });
       last = Math.max(last, frame.seq);
       watch.events.push({ ...(frame as InboxFrame), arrivedAt });
+      arrivals.changed();
     });
     ws.on("error", () => {
       // "close" follows.

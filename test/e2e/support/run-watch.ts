@@ -2,6 +2,7 @@
 // WebSocket). It records every frame with its arrival time and, if asked, reconnects after a
 // close or a refused connection with after=<last seq seen>, as a client of the API should.
 import WebSocket from "ws";
+import { changes } from "./changes";
 
 export type StoredFrame = { seq: number; at: string; type: string; [field: string]: unknown };
 
@@ -32,6 +33,8 @@ export type RunWatch = {
   lastSeq: () => number;
   /** Resolves when an `end` event arrives (rejects after the watch's deadline). */
   ended: Promise<void>;
+  /** Resolves once `check()` holds, checked again on every frame; fails after `timeoutMs`. */
+  until: (check: () => boolean, timeoutMs: number, message: () => string) => Promise<void>;
   send: (frame: unknown) => void;
   close: () => void;
 };
@@ -64,6 +67,7 @@ export function watchRun(options: WatchOptions): RunWatch {
     rejectEnded = reject;
   });
   ended.catch(() => undefined);
+  const frames = changes();
   const watch: RunWatch = {
     events: [],
     unstored: [],
@@ -73,6 +77,7 @@ export function watchRun(options: WatchOptions): RunWatch {
     failedAttempts: 0,
     lastSeq: () => last,
     ended,
+    until: frames.until,
     send: (frame) => socket?.send(typeof frame === "string" ? frame : JSON.stringify(frame)),
     close: () => {
       stopped = true;
@@ -104,6 +109,7 @@ export function watchRun(options: WatchOptions): RunWatch {
       const frame = JSON.parse(text) as Record<string, unknown>;
       if (typeof frame.seq !== "number") {
         watch.unstored.push(frame);
+        frames.changed();
         return;
       }
       const event = frame as StoredFrame;
@@ -112,6 +118,7 @@ export function watchRun(options: WatchOptions): RunWatch {
       const committedAt = Date.parse(event.at);
       watch.events.push({ seq: event.seq, text, type: event.type, committedAt, arrivedAt, connection, live: committedAt >= requestedAt });
       last = Math.max(last, event.seq);
+      frames.changed();
       if (event.type === "end" && options.stayAfterEnd !== true) {
         stopped = true;
         clearTimeout(giveUp);

@@ -2,6 +2,7 @@
 // a delay, slow enough for a crash to land while calls are in flight.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { changes } from "./changes";
 
 export type ToolServer = {
   url: string;
@@ -11,6 +12,8 @@ export type ToolServer = {
   answered: Map<string, number>;
   /** When each key was first answered (ms since the epoch). */
   answeredAt: Map<string, number>;
+  /** Resolves once `check()` holds, checked again on every call and answer; fails after `timeoutMs`. */
+  until: (check: () => boolean, timeoutMs: number, message: () => string) => Promise<void>;
   close: () => Promise<void>;
 };
 
@@ -18,9 +21,11 @@ export async function startToolServer(delayMs: number): Promise<ToolServer> {
   const calls = new Map<string, number>();
   const answered = new Map<string, number>();
   const answeredAt = new Map<string, number>();
+  const log = changes();
   const server: Server = createServer((request, response) => {
     const key = String(request.headers["idempotency-key"] ?? "");
     calls.set(key, (calls.get(key) ?? 0) + 1);
+    log.changed();
     request.resume();
     request.on("end", () => {
       setTimeout(() => {
@@ -28,6 +33,7 @@ export async function startToolServer(delayMs: number): Promise<ToolServer> {
         if (!answeredAt.has(key)) answeredAt.set(key, Date.now());
         response.writeHead(200, { "Content-Type": "application/json" });
         response.end(JSON.stringify({ content: `done ${key}` }));
+        log.changed();
       }, delayMs);
     });
   });
@@ -39,6 +45,7 @@ export async function startToolServer(delayMs: number): Promise<ToolServer> {
     calls,
     answered,
     answeredAt,
+    until: log.until,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
