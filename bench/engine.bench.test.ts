@@ -13,7 +13,8 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { runSlice } from "../src/durable/engine";
 import { createJournal } from "../src/durable/journal";
-import { storedRunEvent } from "../src/durable/run-events";
+import { actionFor, storedRunEvent } from "../src/durable/run-events";
+import { emitLoopEvent } from "../src/durable/emit-event";
 import { loopOptions } from "../src/durable/loop-options";
 import { readRun, readSegment } from "../src/durable/run-store";
 import { runToolLoop } from "../src/loop";
@@ -166,6 +167,95 @@ describe("run engine figures", () => {
         }),
       );
     }
+    // (1) split by where it runs, on the same run: the engine's wiring (the real journal and
+    // events, the loop's event handler) with each journal call and its work timed. What is
+    // outside a journal call is the loop between steps; a step's work is the model call or tool
+    // with the event stored before it; the journal's own part is JSON, the transaction and the send.
+    const split: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+      const figures = await runInDurableObject(typed(stub), async (_instance, state) => {
+        const { state: timedCtx, timings } = timedState(state);
+        const { sql } = timedCtx.storage;
+        const run = readRun(sql)!;
+        const segment = readSegment(sql, run.segment);
+        const prefix = `s${segment.n}/`;
+        const engine = { ctx: timedCtx, env, fanout: new Fanout(timedCtx), fetch, now: () => Date.now() };
+        const signal = new AbortController().signal;
+        const journal = createJournal({
+          sql, storage: timedCtx.storage, prefix, stored: new Map(), signal, beforeNewStep: () => {},
+          toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events) => engine.fanout.sendLogged(events),
+        });
+        let steps = 0;
+        let inSteps = 0;
+        let inWork = 0;
+        let sqlInWork = 0;
+        const step: Step = async (key, work) => {
+          const started = performance.now();
+          const value = await journal(key, async (workSignal) => {
+            const begun = performance.now();
+            const sqlBefore = timings.sqlMs;
+            try {
+              return await work(workSignal);
+            } finally {
+              inWork += performance.now() - begun;
+              sqlInWork += timings.sqlMs - sqlBefore;
+            }
+          });
+          inSteps += performance.now() - started;
+          steps++;
+          return value;
+        };
+        const started = performance.now();
+        await runToolLoop(
+          loopOptions(engine, run, segment, step, signal, (event) => {
+            const action = actionFor(event, segment.stepsBefore, prefix);
+            if (action.kind === "log") emitLoopEvent(engine, action.event, action.dedupe);
+          }),
+        );
+        const whole = performance.now() - started;
+        return { steps, whole, inSteps, inWork, sqlInWork, sql: timings.sqlMs };
+      });
+      const us = (ms: number) => `${((ms / figures.steps) * 1000).toFixed(1)}`;
+      const journalOwn = figures.inSteps - figures.inWork;
+      const sqlInJournal = figures.sql - figures.sqlInWork;
+      split.push(
+        `  run ${round + 1}, µs/step: whole ${us(figures.whole)}; the loop between steps ${us(figures.whole - figures.inSteps)}; ` +
+          `a step's work ${us(figures.inWork)} (its SQL, the event stored before it: ${us(figures.sqlInWork)}; the rest, the model call or tool: ${us(figures.inWork - figures.sqlInWork)}); ` +
+          `the journal's write ${us(journalOwn)} (its SQL: ${us(sqlInJournal)}; the rest, JSON, transaction and send: ${us(journalOwn - sqlInJournal)})`,
+      );
+    }
+    // What one of a step's parts costs alone, in the object, 20,000 times each: what a step
+    // would save by doing one fewer of it.
+    const units: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const { stub } = await createRun({ script: [{ text: "x" }] });
+      units.push(
+        await runInDurableObject(typed(stub), (_instance, state) => {
+          const { sql } = state.storage;
+          const times = 20_000;
+          const cost = (label: string, part: (i: number) => unknown) => {
+            const started = performance.now();
+            for (let i = 0; i < times; i++) part(i);
+            return `${label} ${(((performance.now() - started) / times) * 1000).toFixed(2)}`;
+          };
+          sql.exec("CREATE TABLE IF NOT EXISTS bench (k TEXT PRIMARY KEY, v TEXT)");
+          const row = "x".repeat(300);
+          const value = { message: { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "1 + 1" } }] }, usage: { inputTokens: 100, outputTokens: 10, cachedReadTokens: 0, cachedWriteTokens: 0 }, costUsd: 0.0001, stopReason: "tool_use", last: false };
+          const text = JSON.stringify(value);
+          const event = storedRunEvent({ type: "model", key: "model/1", step: 1, text: "", toolCalls: value.message.toolCalls, usage: value.usage, costUsd: 0.0001, spentUsd: 0.0002, stopReason: "tool_use" }, 0);
+          return [
+            cost("bare insert", (i) => sql.exec("INSERT INTO bench (k, v) VALUES (?, ?)", `k${i}`, row)),
+            cost("sql.databaseSize", () => sql.databaseSize),
+            cost("empty transactionSync", () => state.storage.transactionSync(() => 0)),
+            cost("counters UPDATE", () => sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?", 0, 0, "2026-12-01T00:00:00.000Z")),
+            cost("JSON.stringify of a model step's value", () => JSON.stringify(value)),
+            cost("JSON.parse of it", () => JSON.parse(text)),
+            cost("its event's text", (i) => JSON.stringify({ seq: i, at: "2026-12-01T00:00:00.000Z", ...event })),
+          ].join(", ");
+        }),
+      );
+    }
     // What a slice costs before its first new step (the run row with its script, the provider and
     // tools, the loop's start), paid once by each slice of (1): a slice of no new step, 20 times.
     const fixed: number[] = [];
@@ -182,6 +272,10 @@ describe("run engine figures", () => {
     log("(1c) breakdown of (1), 3 runs of 2001 steps (each SQL call timed; sums over the run are fair with a 1 ms clock):");
     for (const line of lines) log(line);
     log(`(1c) the loop alone (same options, scripted model + calculator, in-memory journal, no events): ${loopOnly.map((ms) => `${(ms * 1000).toFixed(1)} µs/step`).join(", ")}`);
+    log("(1c) a step split by where it runs (the engine's wiring with a timed journal, no size check; SQL timed by call):");
+    for (const line of split) log(line);
+    log("(1c) one part alone, µs each (20,000 times in the object):");
+    for (const line of units) log(`  ${line}`);
     log(`(1c) a slice's fixed cost before its first new step (run row and script, provider, tools, loop start): ${fixed.map((ms) => `${ms.toFixed(2)} ms`).join(", ")} — ${fixed.map((ms) => `${((ms / 2001) * 1000).toFixed(1)}`).join(", ")} µs per step of a 2001-step slice`);
   });
 

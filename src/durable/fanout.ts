@@ -55,10 +55,12 @@ export class Fanout {
     for (const writer of this.streams.keys()) for (const event of events) this.tryWrite(writer, sseFrame(event));
   }
 
-  /** A live-only event (text deltas): no seq, never stored. */
+  /** A live-only event (text deltas): no seq, never stored; made into text only when someone watches. */
   sendLive(event: object): void {
+    const sockets = this.ctx.getWebSockets();
+    if (sockets.length === 0 && this.streams.size === 0) return;
     const text = JSON.stringify(event);
-    for (const socket of this.ctx.getWebSockets()) this.trySend(socket, text);
+    for (const socket of sockets) this.trySend(socket, text);
     for (const writer of this.streams.keys()) this.tryWrite(writer, sseLiveFrame(text));
   }
 
