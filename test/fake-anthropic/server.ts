@@ -29,6 +29,7 @@
 // Authorization: Bearer (the SDK sends the latter).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { changes } from "../e2e/support/changes";
+import { waitForRequests } from "../e2e/support/requests-wait";
 import { answerEvents, answerMessage, compactionEvents, serverToolId, serverUseOf, type AnswerContainer, type PromptUsage, type WireEvent } from "./answer";
 import { compactionAsked, isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
 import { PromptCache } from "./prompt-cache";
@@ -316,18 +317,8 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
         return sendJson(response, 200, { ok: true });
       case "GET /__control/requests":
         return sendJson(response, 200, state.requests);
-      case "GET /__control/wait": {
-        const requests = Number(url.searchParams.get("requests") ?? "1");
-        const aborted = Number(url.searchParams.get("aborted") ?? "0");
-        const abortedNow = () => state.requests.filter((record) => record.aborted).length;
-        void requestsChanged
-          .until(() => state.requests.length >= requests && abortedNow() >= aborted, 20_000, () => `model ${model}: ${state.requests.length} requests (${abortedNow()} aborted), not ${requests} (${aborted} aborted)`)
-          .then(
-            () => sendJson(response, 200, state.requests),
-            (error: Error) => sendJson(response, 408, { error: error.message }),
-          );
-        return;
-      }
+      case "GET /__control/wait":
+        return waitForRequests(url, model, () => state.requests, requestsChanged, (status, value) => sendJson(response, status, value));
       case "GET /__control/cache":
         return sendJson(response, 200, { entries: cache.size(model) });
       default:
