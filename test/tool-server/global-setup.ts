@@ -33,18 +33,10 @@ import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "./signing
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
-    const chunks: Uint8Array[] = [];
-    request.on("data", (chunk) => chunks.push(chunk));
-    request.on("end", () => {
-      const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-      const bytes = new Uint8Array(size);
-      let at = 0;
-      for (const chunk of chunks) {
-        bytes.set(chunk, at);
-        at += chunk.byteLength;
-      }
-      resolve(new TextDecoder().decode(bytes));
-    });
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    // Decoded whole: a character split between two chunks stays whole.
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
   });
 }
 
