@@ -29,6 +29,7 @@
 // Authorization: Bearer (the SDK sends the latter).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { changes } from "../e2e/support/changes";
+import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { waitForRequests } from "../e2e/support/requests-wait";
 import { answerEvents, answerMessage, compactionEvents, serverToolId, serverUseOf, type AnswerContainer, type PromptUsage, type WireEvent } from "./answer";
 import { compactionAsked, isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
@@ -72,32 +73,6 @@ const MIN_CACHE_TOKENS: Array<[string, number]> = [
   ["claude-3-5-haiku", 2048],
   ["claude-3-haiku", 2048],
 ];
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Uint8Array[] = [];
-    request.on("data", (chunk) => chunks.push(chunk));
-    request.on("end", () => {
-      const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
-      let at = 0;
-      for (const chunk of chunks) {
-        bytes.set(chunk, at);
-        at += chunk.byteLength;
-      }
-      resolve(new TextDecoder().decode(bytes));
-    });
-  });
-}
-
-function header(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
-function sendJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { "content-type": "application/json", ...headers });
-  response.end(JSON.stringify(value));
-}
 
 function errorBody(error: { type: string; message: string; code?: string }, requestId: string) {
   const inner: Record<string, unknown> = { type: error.type, message: error.message };
@@ -339,12 +314,10 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
     });
   });
 
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("The fake Anthropic server has no port.");
+  const listening = await listen(server, port);
 
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: `http://127.0.0.1:${listening}`,
     requests: (model) => stateOf(model).requests,
     script: (model, turns) => {
       const state = stateOf(model);
@@ -360,10 +333,6 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       cache.clear(model);
     },
     cache,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => shut(server),
   };
 }

@@ -23,6 +23,7 @@
 // "bad-key" or one starting "sk-bad-">.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { changes } from "../e2e/support/changes";
+import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { waitForRequests } from "../e2e/support/requests-wait";
 import { answerChunks, type Chunk } from "./answer";
 import { isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
@@ -43,24 +44,6 @@ type ModelState = { turns: FakeTurn[]; attempts: Map<number, number>; requests: 
 
 /** A 512×512 image at detail "high": 85 + 4 × 170 tokens. */
 const DEFAULT_IMAGE_TOKENS = 765;
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Uint8Array[] = [];
-    request.on("data", (chunk) => chunks.push(chunk));
-    request.on("end", () => resolve(new TextDecoder().decode(Buffer.concat(chunks))));
-  });
-}
-
-function header(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
-function sendJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { "content-type": "application/json", ...headers });
-  response.end(JSON.stringify(value));
-}
 
 function errorBody(error: Omit<ApiError, "status">) {
   return { error: { message: error.message, type: error.type, param: error.param ?? null, code: error.code ?? null } };
@@ -257,12 +240,10 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
     });
   });
 
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("The fake OpenAI server has no port.");
+  const listening = await listen(server, port);
 
   return {
-    url: `http://127.0.0.1:${address.port}/v1`,
+    url: `http://127.0.0.1:${listening}/v1`,
     requests: (model) => stateOf(model).requests,
     script: (model, turns) => {
       const state = stateOf(model);
@@ -274,10 +255,6 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
       models.delete(model);
       cache.clear(model);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => shut(server),
   };
 }

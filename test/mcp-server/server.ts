@@ -22,30 +22,17 @@
 // A request with an unknown session id gets 404, as the spec says, so a client must start a new
 // session (what Ratchet does after an eviction, or when the server restarted).
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { MCP_TEST_SECRET } from "./secret";
 import { CallLog, flakyServer, mainServer, secureServer } from "./tools";
 
 export { MCP_TEST_SECRET };
 
 export type McpTestServers = { url: string; flakyUrl: string; close(): Promise<void> };
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => (text += chunk));
-    request.on("end", () => resolve(text));
-  });
-}
-
-function json(response: ServerResponse, status: number, value: unknown): void {
-  response.writeHead(status, { "Content-Type": "application/json" });
-  response.end(JSON.stringify(value));
-}
 
 /** One MCP endpoint: sessions, each with its own McpServer and transport. */
 function endpoint(build: () => McpServer, options: { json?: boolean } = {}) {
@@ -60,8 +47,8 @@ function endpoint(build: () => McpServer, options: { json?: boolean } = {}) {
       const sessionId = request.headers["mcp-session-id"];
       let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
       if (transport === undefined) {
-        if (typeof sessionId === "string") return json(response, 404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
-        if (request.method !== "POST" || !isInitializeRequest(parsed)) return json(response, 400, { jsonrpc: "2.0", error: { code: -32000, message: "No session" }, id: null });
+        if (typeof sessionId === "string") return sendJson(response, 404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
+        if (request.method !== "POST" || !isInitializeRequest(parsed)) return sendJson(response, 400, { jsonrpc: "2.0", error: { code: -32000, message: "No session" }, id: null });
         const fresh: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           enableJsonResponse: options.json === true,
@@ -76,22 +63,6 @@ function endpoint(build: () => McpServer, options: { json?: boolean } = {}) {
   };
 }
 
-function listen(server: Server, port = 0): Promise<number> {
-  return new Promise((resolve) =>
-    server.listen(port, "127.0.0.1", () => {
-      const address = server.address();
-      resolve(typeof address === "object" && address !== null ? address.port : 0);
-    }),
-  );
-}
-
-function shut(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-}
-
 export async function startMcpServers(): Promise<McpTestServers> {
   const log = new CallLog();
   const main = endpoint(() => mainServer(log));
@@ -100,7 +71,7 @@ export async function startMcpServers(): Promise<McpTestServers> {
   const flaky = endpoint(() => flakyServer(log), { json: true });
 
   const onError = (response: ServerResponse) => (error: unknown) => {
-    if (!response.headersSent) json(response, 500, { error: String(error) });
+    if (!response.headersSent) sendJson(response, 500, { error: String(error) });
   };
 
   let flakyPort = 0;
@@ -134,7 +105,7 @@ export async function startMcpServers(): Promise<McpTestServers> {
       }
       if (url.pathname === "/control/calls") {
         const calls = log.get(url.searchParams.get("key") ?? "") ?? [];
-        return json(response, 200, { count: calls.length, calls });
+        return sendJson(response, 200, { count: calls.length, calls });
       }
       if (url.pathname === "/control/arrived") {
         const key = url.searchParams.get("key") ?? "";
@@ -144,22 +115,22 @@ export async function startMcpServers(): Promise<McpTestServers> {
         try {
           await log.changes.until(() => calls().length >= want.calls && cancelled() >= want.cancelled, 20_000, () => `key ${key}: ${calls().length} calls (${cancelled()} cancelled), not ${want.calls} (${want.cancelled} cancelled)`);
         } catch (error) {
-          return json(response, 408, { error: (error as Error).message });
+          return sendJson(response, 408, { error: (error as Error).message });
         }
-        return json(response, 200, { count: calls().length, calls: calls() });
+        return sendJson(response, 200, { count: calls().length, calls: calls() });
       }
       if (url.pathname === "/control/flaky/down") {
         if (flakyUp) await shut(flakyHttp);
         flakyUp = false;
         flaky.reset();
-        return json(response, 200, { up: false });
+        return sendJson(response, 200, { up: false });
       }
       if (url.pathname === "/control/flaky/up") {
         if (!flakyUp) flakyPort = await listen(flakyHttp, flakyPort);
         flakyUp = true;
-        return json(response, 200, { up: true });
+        return sendJson(response, 200, { up: true });
       }
-      return json(response, 404, { error: `no route ${url.pathname}` });
+      return sendJson(response, 404, { error: `no route ${url.pathname}` });
     })().catch(onError(response));
   });
 

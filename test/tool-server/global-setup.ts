@@ -26,29 +26,11 @@
 //                         ?status=<s> answers s. The test sends the result to the callback itself
 //                         (through SELF: the callback URL is the Worker's).
 //   GET  /async?key=<k>   { count, bodies, verified } for that key (count 0 when none arrived)
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
+import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "./signing-keys";
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    // Decoded whole: a character split between two chunks stays whole.
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-  });
-}
-
-function json(response: ServerResponse, status: number, value: unknown): void {
-  response.writeHead(status, { "Content-Type": "application/json" });
-  response.end(JSON.stringify(value));
-}
-
-function header(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const counts = new Map<string, number>();
@@ -80,7 +62,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
             webhookSignature: header(request, "webhook-signature"),
             body: JSON.parse(body) as unknown,
           };
-          return json(response, 200, {
+          return sendJson(response, 200, {
             content: JSON.stringify(echoed),
             ...(url.searchParams.get("isError") === "1" ? { isError: true } : {}),
             ...(cost === null ? {} : { costUsd: Number(cost) }),
@@ -101,7 +83,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           } catch (error) {
             found = { verified: false, error: error instanceof Error ? error.message : String(error) };
           }
-          return json(response, 200, { content: JSON.stringify(found) });
+          return sendJson(response, 200, { content: JSON.stringify(found) });
         }
         case "POST /text":
           response.writeHead(200, { "Content-Type": "text/plain; charset=utf-8" });
@@ -113,7 +95,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           response.writeHead(500, { "Content-Type": "text/plain" });
           return response.end("boom: the tool broke");
         case "POST /slow": {
-          const timer = setTimeout(() => json(response, 200, { content: "late" }), Number(url.searchParams.get("ms") ?? "5000"));
+          const timer = setTimeout(() => sendJson(response, 200, { content: "late" }), Number(url.searchParams.get("ms") ?? "5000"));
           response.on("close", () => clearTimeout(timer));
           return;
         }
@@ -124,9 +106,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
           response.writeHead(200, { "Content-Type": "application/json" });
           return response.end("{not json");
         case "POST /no-content":
-          return json(response, 200, { result: 42 });
+          return sendJson(response, 200, { result: 42 });
         case "POST /image":
-          return json(response, 200, {
+          return sendJson(response, 200, {
             content: [
               { type: "text", text: "a picture" },
               { type: "image", mimeType: "image/png", hash: "ab".repeat(32), path: "shot.png" },
@@ -139,7 +121,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           // A JSON answer just under the 1 MiB a tool may send: ?kb=<size of the content in KiB>, marked with the call id.
           const { callId } = JSON.parse(body) as { callId: string };
           const size = Number(url.searchParams.get("kb") ?? "900") * 1024;
-          return json(response, 200, { content: `${callId}:${"é".repeat(size / 2 - callId.length)}` });
+          return sendJson(response, 200, { content: `${callId}:${"é".repeat(size / 2 - callId.length)}` });
         }
         case "POST /count": {
           const key = header(request, "idempotency-key") ?? "";
@@ -147,7 +129,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           counts.set(key, count);
           arrived(key);
           // Counted on arrival, so a call whose answer is lost (the caller died) still counts.
-          const timer = setTimeout(() => json(response, 200, { content: `call ${count}` }), Number(url.searchParams.get("ms") ?? "0"));
+          const timer = setTimeout(() => sendJson(response, 200, { content: `call ${count}` }), Number(url.searchParams.get("ms") ?? "0"));
           response.on("close", () => clearTimeout(timer));
           return;
         }
@@ -170,48 +152,41 @@ export default async function setup(project: TestProject): Promise<() => Promise
           }
           const status = url.searchParams.get("status");
           const timer = setTimeout(() => {
-            if (url.searchParams.get("answer") === "now") return json(response, 200, { content: "answered at once" });
-            if (status !== null) return json(response, Number(status), { error: "refused" });
-            json(response, 202, { accepted: true });
+            if (url.searchParams.get("answer") === "now") return sendJson(response, 200, { content: "answered at once" });
+            if (status !== null) return sendJson(response, Number(status), { error: "refused" });
+            sendJson(response, 202, { accepted: true });
           }, Number(url.searchParams.get("ms") ?? "0"));
           response.on("close", () => clearTimeout(timer));
           return;
         }
         case "GET /async":
-          return json(response, 200, jobs.get(url.searchParams.get("key") ?? "") ?? { count: 0, bodies: [], verified: [] });
+          return sendJson(response, 200, jobs.get(url.searchParams.get("key") ?? "") ?? { count: 0, bodies: [], verified: [] });
         case "GET /arrived": {
           // Answers once the call with this Idempotency-Key has arrived `n` times (default 1): a
           // test waits on this instead of polling. Gives up after 20 s (408), so a test fails
           // rather than hangs.
           const key = url.searchParams.get("key") ?? "";
           const n = Number(url.searchParams.get("n") ?? "1");
-          if (arrivals(key) >= n) return json(response, 200, { arrived: arrivals(key) });
-          const timer = setTimeout(() => json(response, 408, { error: `key ${key} arrived ${arrivals(key)} times, not ${n}` }), 20_000);
-          const waiter = { n, release: () => (clearTimeout(timer), json(response, 200, { arrived: arrivals(key) })) };
+          if (arrivals(key) >= n) return sendJson(response, 200, { arrived: arrivals(key) });
+          const timer = setTimeout(() => sendJson(response, 408, { error: `key ${key} arrived ${arrivals(key)} times, not ${n}` }), 20_000);
+          const waiter = { n, release: () => (clearTimeout(timer), sendJson(response, 200, { arrived: arrivals(key) })) };
           waiters.set(key, [...(waiters.get(key) ?? []), waiter]);
           response.on("close", () => clearTimeout(timer));
           return;
         }
         case "GET /count":
-          return json(response, 200, { count: counts.get(url.searchParams.get("key") ?? "") ?? 0 });
+          return sendJson(response, 200, { count: counts.get(url.searchParams.get("key") ?? "") ?? 0 });
         default:
-          return json(response, 404, { error: `no route ${route}` });
+          return sendJson(response, 404, { error: `no route ${route}` });
       }
     })().catch((error: unknown) => {
-      if (!response.writableEnded) json(response, 500, { error: String(error) });
+      if (!response.writableEnded) sendJson(response, 500, { error: String(error) });
     });
   });
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("The tool server has no port.");
-  project.provide("toolServerUrl", `http://127.0.0.1:${address.port}`);
+  project.provide("toolServerUrl", `http://127.0.0.1:${await listen(server)}`);
   // The Worker under test signs with it (vitest.config.ts binds it as TOOL_SIGNING_KEY).
   project.provide("toolSigningKey", TEST_TOOL_SIGNING_KEY);
 
-  return () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  return () => shut(server);
 }

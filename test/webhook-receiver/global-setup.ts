@@ -8,26 +8,13 @@
 //   POST /hooks/<name>/release  answers every held delivery of <name>
 //   GET  /hooks/<name>          the recorded deliveries: [{ id, timestamp, signature, verified, error?, body, arrivedAt, answered, held? }]
 //                               (held: true while a held delivery has not been answered)
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
+import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { TEST_WEBHOOK_SECRET } from "./secret";
 
 export type ReceivedWebhook = { id: string; timestamp: string; signature: string; verified: boolean; error?: string; body: unknown; arrivedAt: number; answered: number; held?: boolean };
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => (text += chunk));
-    request.on("end", () => resolve(text));
-  });
-}
-
-function header(request: IncomingMessage, name: string): string {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(", ") : (value ?? "");
-}
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const received = new Map<string, ReceivedWebhook[]>();
@@ -48,11 +35,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
         return;
       }
       if (request.method === "GET") {
-        response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(received.get(name) ?? []));
-        return;
+        return sendJson(response, 200, received.get(name) ?? []);
       }
       const text = await readBody(request);
-      const headers = { "webhook-id": header(request, "webhook-id"), "webhook-timestamp": header(request, "webhook-timestamp"), "webhook-signature": header(request, "webhook-signature") };
+      const headers = { "webhook-id": header(request, "webhook-id") ?? "", "webhook-timestamp": header(request, "webhook-timestamp") ?? "", "webhook-signature": header(request, "webhook-signature") ?? "" };
       let verified = true;
       let error: string | undefined;
       try {
@@ -79,14 +65,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       } else answer();
     })();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("The webhook receiver has no port.");
-  project.provide("webhookReceiverUrl", `http://127.0.0.1:${address.port}`);
+  project.provide("webhookReceiverUrl", `http://127.0.0.1:${await listen(server)}`);
   project.provide("webhookSecret", TEST_WEBHOOK_SECRET);
-  return () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  return () => shut(server);
 }

@@ -9,8 +9,8 @@
 //
 // A resend of a job it has (same Idempotency-Key) is answered 202 again and not taken twice.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import { changes } from "./changes";
+import { listen, readBody, sendJson, shut } from "./http-server";
 
 export type Callback = { url: string; token: string };
 
@@ -41,7 +41,6 @@ export type AsyncToolServer = {
 
 export async function startAsyncToolServer(): Promise<AsyncToolServer> {
   const jobs = new Map<string, AsyncJob>();
-  const sockets = new Set<Socket>();
   const log = changes();
 
   const deliver = async (key: string, result: unknown, token?: string): Promise<number> => {
@@ -59,15 +58,9 @@ export async function startAsyncToolServer(): Promise<AsyncToolServer> {
   };
 
   const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
+    void readBody(request).then((text) => {
       const url = new URL(request.url ?? "/", "http://127.0.0.1");
-      if (request.method !== "POST" || url.pathname !== "/job") {
-        response.writeHead(404, { "Content-Type": "application/json" });
-        return response.end(JSON.stringify({ error: "no such route" }));
-      }
-      const text = Buffer.concat(chunks).toString("utf8");
+      if (request.method !== "POST" || url.pathname !== "/job") return sendJson(response, 404, { error: "no such route" });
       const key = String(request.headers["idempotency-key"] ?? "");
       let job = jobs.get(key);
       const fresh = job === undefined;
@@ -81,8 +74,7 @@ export async function startAsyncToolServer(): Promise<AsyncToolServer> {
       const taken = job;
       const timer = setTimeout(() => {
         if (response.destroyed) return;
-        response.writeHead(202, { "Content-Type": "application/json" });
-        response.end(JSON.stringify({ accepted: true }));
+        sendJson(response, 202, { accepted: true });
         taken.acceptedAt ??= Date.now();
         log.changed();
         const after = url.searchParams.get("after");
@@ -91,26 +83,13 @@ export async function startAsyncToolServer(): Promise<AsyncToolServer> {
       response.on("close", () => clearTimeout(timer));
     });
   });
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  server.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     jobs,
     deliver,
     until: log.until,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => shut(server),
   };
 }

@@ -9,9 +9,10 @@
 //   POST /garbage                  200 application/json that does not parse
 //
 // `die()` stops the server the hard way: every open connection is destroyed, nothing listens.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { createServer, type Server } from "node:http";
+import type { Socket } from "node:net";
 import { changes } from "./changes";
+import { listen, readBody, sendJson } from "./http-server";
 
 export type CallRecord = {
   key: string;
@@ -38,20 +39,6 @@ export type FaultToolServer = {
   die: () => Promise<void>;
   close: () => Promise<void>;
 };
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
-}
-
-function json(response: ServerResponse, status: number, value: unknown): void {
-  response.writeHead(status, { "Content-Type": "application/json" });
-  response.end(JSON.stringify(value));
-}
 
 export async function startFaultToolServer(options: { port?: number } = {}): Promise<FaultToolServer> {
   const calls = new Map<string, CallRecord>();
@@ -98,7 +85,7 @@ export async function startFaultToolServer(options: { port?: number } = {}): Pro
       switch (url.pathname) {
         case "/work": {
           const ms = Number(url.searchParams.get("ms") ?? "0") + Math.random() * Number(url.searchParams.get("jitter") ?? "0");
-          const timer = setTimeout(() => answer(() => json(response, 200, { content: `done ${key} (arrival ${call.arrivals.length})` })), ms);
+          const timer = setTimeout(() => answer(() => sendJson(response, 200, { content: `done ${key} (arrival ${call.arrivals.length})` })), ms);
           response.on("close", () => clearTimeout(timer));
           return;
         }
@@ -124,22 +111,17 @@ export async function startFaultToolServer(options: { port?: number } = {}): Pro
             response.end("{not json");
           });
         default:
-          return answer(() => json(response, 404, { error: `no route ${url.pathname}` }));
+          return answer(() => sendJson(response, 404, { error: `no route ${url.pathname}` }));
       }
     })().catch((error: unknown) => {
-      if (!response.writableEnded && !response.destroyed) json(response, 500, { error: String(error) });
+      if (!response.writableEnded && !response.destroyed) sendJson(response, 500, { error: String(error) });
     });
   });
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  server.listen(options.port ?? 0, "127.0.0.1");
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server, options.port);
   let closed = false;
   const stop = async (hard: boolean) => {
     if (closed) return;

@@ -1,8 +1,8 @@
 // A local HTTP tool for end-to-end tests: it counts calls per Idempotency-Key and answers after
 // a delay, slow enough for a crash to land while calls are in flight.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { changes } from "./changes";
+import { listen } from "./http-server";
 
 export type ToolServer = {
   url: string;
@@ -37,9 +37,7 @@ export async function startToolServer(delayMs: number): Promise<ToolServer> {
       }, delayMs);
     });
   });
-  server.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}`,
     calls,

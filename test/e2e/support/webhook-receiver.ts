@@ -3,6 +3,7 @@
 // was sent.
 import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
+import { header, listen, readBody, shut } from "./http-server";
 
 export type Delivery = { id: string; type: string; runId: string; status: string; updatedAt: string; verified: boolean; answeredAt: number };
 
@@ -12,32 +13,19 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
   const deliveries: Delivery[] = [];
   const verifier = new Webhook(secret);
   const server = createServer((request, response) => {
-    let text = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => (text += chunk));
-    request.on("end", () => {
-      const header = (name: string) => String(request.headers[name] ?? "");
+    void readBody(request).then((text) => {
+      const id = header(request, "webhook-id") ?? "";
       let verified = true;
       try {
-        verifier.verify(text, { "webhook-id": header("webhook-id"), "webhook-timestamp": header("webhook-timestamp"), "webhook-signature": header("webhook-signature") });
+        verifier.verify(text, { "webhook-id": id, "webhook-timestamp": header(request, "webhook-timestamp") ?? "", "webhook-signature": header(request, "webhook-signature") ?? "" });
       } catch {
         verified = false;
       }
       const body = JSON.parse(text) as { type: string; data: { run: { id: string; status: string; updatedAt: string } } };
       response.writeHead(204).end();
-      deliveries.push({ id: header("webhook-id"), type: body.type, runId: body.data.run.id, status: body.data.run.status, updatedAt: body.data.run.updatedAt, verified, answeredAt: Date.now() });
+      deliveries.push({ id, type: body.type, runId: body.data.run.id, status: body.data.run.status, updatedAt: body.data.run.updatedAt, verified, answeredAt: Date.now() });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    deliveries,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const port = await listen(server);
+  return { url: `http://127.0.0.1:${port}`, deliveries, close: () => shut(server) };
 }
