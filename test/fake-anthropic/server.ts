@@ -4,16 +4,9 @@
 //   POST /v1/messages           streaming (SSE) and non-streaming answers, real event sequence,
 //                               the real API's checks (400), auth (401), scripted failures, and a
 //                               prompt-cache simulator (prompt-cache.ts) behind the usage figures
-//   POST /__control/script      { model, turns: FakeTurn[] } the answers for that model
-//   POST /__control/config      { model, minCacheTokens?, imageTokens?, contextWindow? }
-//   POST /__control/clock       { model, advanceMs } moves that model's cache clock
-//   POST /__control/reset       { model } forgets the model's script, requests, cache and clock
-//   GET  /__control/requests?model=<m>   every request that model received (RecordedRequest[])
-//   GET  /__control/wait?model=<m>&requests=<n>&aborted=<n>   the same, once that model received at
-//                               least n requests (default 1) and at least n of them were aborted by
-//                               the client (default 0): a test waits on this instead of polling.
-//                               Gives up after 20 s (408), so a test fails rather than hangs.
-//   GET  /__control/cache?model=<m>      { entries } live cache entries of that model
+//   /__control/*                the control routes both fakes share (test/e2e/support/fake-vendor.ts:
+//                               script, clock, reset, requests, wait, cache); config takes
+//                               { model, minCacheTokens?, imageTokens?, contextWindow? }
 //
 // Server tools (a turn's `serverTools`): the answer carries their server_tool_use and result
 // blocks, their usage (server_tool_use) and, for code execution, a container (a new one, or the
@@ -28,15 +21,14 @@
 // `failures` are served first, one per attempt. Auth: any key but "bad-key", by x-api-key or
 // Authorization: Bearer (the SDK sends the latter).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { changes } from "../e2e/support/changes";
+import { control, isStatusFailure, jsonObject, recordExchange, retryHeaders, vendorModels } from "../e2e/support/fake-vendor";
 import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
-import { waitForRequests } from "../e2e/support/requests-wait";
 import { answerEvents, answerMessage, compactionEvents, serverToolId, serverUseOf, type AnswerContainer, type PromptUsage, type WireEvent } from "./answer";
 import { compactionAsked, isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
 import { PromptCache } from "./prompt-cache";
 import { cacheBlocks, validateRequest, type ApiError } from "./request";
 import { blockKey, CONTAINER_LIFETIME_MS, neededTool, offeredServerTools, serverBlocks } from "./server-tools";
-import type { FakeConfig, FakeFailure, FakeTurn, RecordedRequest } from "./types";
+import type { FakeConfig, FakeTurn, RecordedRequest, RecordedUsage } from "./types";
 
 export type FakeAnthropic = {
   url: string;
@@ -49,12 +41,8 @@ export type FakeAnthropic = {
   close(): Promise<void>;
 };
 
-type ModelState = {
-  turns: FakeTurn[];
-  attempts: Map<number, number>;
-  requests: RecordedRequest[];
-  clockOffsetMs: number;
-  config: FakeConfig;
+/** What this fake keeps of a model beside the shared state (test/e2e/support/fake-vendor.ts). */
+type ServerToolState = {
   /** Server tool blocks sent, by type and id: they must come back unchanged. */
   issued: Map<string, string>;
   /** Containers made, by id: when each expires (on this model's clock). */
@@ -84,24 +72,14 @@ function sse(event: WireEvent | { type: "error"; error: { type: string; message:
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-function isStatusFailure(failure: FakeFailure): failure is Extract<FakeFailure, { status: number }> {
-  return "status" in failure;
-}
-
 export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): Promise<FakeAnthropic> {
-  const models = new Map<string, ModelState>();
-  // Wakes the waiters of GET /__control/wait on every request and every abort.
-  const requestsChanged = changes();
+  const models = vendorModels<FakeTurn, FakeConfig, RecordedRequest, ServerToolState>(
+    () => ({ issued: new Map(), containers: new Map(), pausedEnds: new Set() }),
+    (model) => cache.clear(model),
+  );
+  const { stateOf } = models;
   let counter = 0;
 
-  const stateOf = (model: string): ModelState => {
-    let state = models.get(model);
-    if (state === undefined) {
-      state = { turns: [], attempts: new Map(), requests: [], clockOffsetMs: 0, config: {}, issued: new Map(), containers: new Map(), pausedEnds: new Set() };
-      models.set(model, state);
-    }
-    return state;
-  };
   const minTokens = (model: string) =>
     stateOf(model).config.minCacheTokens ?? MIN_CACHE_TOKENS.find(([prefix]) => model.startsWith(prefix))?.[1] ?? 1024;
   const cache = new PromptCache({ now: (model) => Date.now() + stateOf(model).clockOffsetMs, minTokens });
@@ -109,51 +87,14 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
   async function answerMessages(request: IncomingMessage, response: ServerResponse, raw: string): Promise<void> {
     const id = ++counter;
     const requestId = `req_fake_${id}`;
-    let body: Record<string, unknown> | undefined;
-    try {
-      const parsed = JSON.parse(raw) as unknown;
-      body = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const body = jsonObject(raw);
     const model = typeof body?.model === "string" ? body.model : "(none)";
     const state = stateOf(model);
-    const record: RecordedRequest = {
-      raw,
-      body,
-      path: request.url ?? "",
-      outcome: "ok",
-      aborted: false,
-      arrivedAt: Date.now(),
-      headers: Object.fromEntries(
-        ["authorization", "x-api-key", "anthropic-version", "content-type", "x-stainless-retry-count", "anthropic-beta"].flatMap((name) => {
-          const value = header(request, name);
-          return value === undefined ? [] : [[name, value]];
-        }),
-      ),
-    };
-    state.requests.push(record);
-    requestsChanged.changed();
-    response.on("finish", () => (record.endedAt = Date.now()));
-    let closed = false;
-    const gone = new Promise<void>((resolve) =>
-      response.on("close", () => {
-        closed = true;
-        if (!response.writableEnded) record.aborted = true;
-        requestsChanged.changed();
-        resolve();
-      }),
-    );
+    const headerNames = ["authorization", "x-api-key", "anthropic-version", "content-type", "x-stainless-retry-count", "anthropic-beta"];
+    const { record, exchange } = recordExchange<RecordedUsage>(request, response, raw, body, headerNames, state.requests, models.requestsChanged);
     const fail = (error: ApiError & { code?: string }, headers: Record<string, string> = {}) => {
       record.outcome = `error ${error.status}`;
       sendJson(response, error.status, errorBody(error, requestId), { "request-id": requestId, ...headers });
-    };
-    /** Waits `ms`, or less when the client goes away. */
-    const wait = async (ms: number) => {
-      if (ms <= 0 || closed) return;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([gone, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-      clearTimeout(timer);
     };
 
     const key = header(request, "x-api-key") ?? header(request, "authorization")?.replace(/^Bearer\s+/i, "");
@@ -179,11 +120,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
     if (!summarizing && !compacting) state.attempts.set(index, attempt + 1);
     const failure = summarizing || compacting ? undefined : turn.failures?.[attempt];
     if (failure !== undefined && isStatusFailure(failure)) {
-      const headers: Record<string, string> = {};
-      if (failure.retryAfter !== undefined) headers["retry-after"] = failure.retryAfter;
-      if (failure.retryAfterMs !== undefined) headers["retry-after-ms"] = failure.retryAfterMs;
-      if (failure.shouldRetry !== undefined) headers["x-should-retry"] = String(failure.shouldRetry);
-      return fail({ status: failure.status, type: failure.type, message: failure.message, ...(failure.code === undefined ? {} : { code: failure.code }) }, headers);
+      return fail({ status: failure.status, type: failure.type, message: failure.message, ...(failure.code === undefined ? {} : { code: failure.code }) }, retryHeaders(failure));
     }
     if (failure !== undefined && "reset" in failure) {
       record.outcome = "reset";
@@ -230,8 +167,8 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       const tools = turn.serverTools ?? [];
       if (turn.stopReason === "pause_turn" && tools.length > 0 && (turn.text ?? "") === "" && (turn.toolCalls ?? []).length === 0) state.pausedEnds.add(serverToolId(messageId, tools.length - 1));
     }
-    await wait(turn.delayMs ?? 0);
-    if (closed) return;
+    await exchange.wait(turn.delayMs ?? 0);
+    if (exchange.closed) return;
 
     if (body!.stream !== true) {
       const message = answerMessage(turn, model, messageId, prompt, container);
@@ -244,7 +181,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
     if (last?.type === "message_delta") record.usage = { ...prompt, output_tokens: last.usage.output_tokens };
     response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": requestId });
     for (const [i, event] of events.entries()) {
-      if (closed) return;
+      if (exchange.closed) return;
       if (failure !== undefined && "streamError" in failure && i === (failure.afterEvents ?? 3)) {
         record.outcome = "stream-error";
         response.write(sse({ type: "error", error: failure.streamError }));
@@ -261,45 +198,15 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       await new Promise<void>((resolve) => response.write(sse(event), () => resolve()));
       if (turn.hang === true && event.type === "content_block_delta") {
         // Held open until the client goes away (or a minute passes).
-        await wait(60_000);
-        if (closed) return;
+        await exchange.wait(60_000);
+        if (exchange.closed) return;
       }
-      await wait(turn.eventDelayMs ?? 0);
+      await exchange.wait(turn.eventDelayMs ?? 0);
     }
     response.end();
   }
 
-  function control(route: string, url: URL, raw: string, response: ServerResponse): void {
-    const input = (raw.length > 0 ? JSON.parse(raw) : {}) as { model?: string; turns?: FakeTurn[]; advanceMs?: number } & FakeConfig;
-    const model = input.model ?? url.searchParams.get("model") ?? "";
-    const state = stateOf(model);
-    switch (route) {
-      case "POST /__control/script":
-        state.turns = input.turns ?? [];
-        state.attempts.clear();
-        return sendJson(response, 200, { ok: true });
-      case "POST /__control/config":
-        if (input.minCacheTokens !== undefined) state.config.minCacheTokens = input.minCacheTokens;
-        if (input.imageTokens !== undefined) state.config.imageTokens = input.imageTokens;
-        if (input.contextWindow !== undefined) state.config.contextWindow = input.contextWindow;
-        return sendJson(response, 200, { ok: true });
-      case "POST /__control/clock":
-        state.clockOffsetMs += input.advanceMs ?? 0;
-        return sendJson(response, 200, { ok: true });
-      case "POST /__control/reset":
-        models.delete(model);
-        cache.clear(model);
-        return sendJson(response, 200, { ok: true });
-      case "GET /__control/requests":
-        return sendJson(response, 200, state.requests);
-      case "GET /__control/wait":
-        return waitForRequests(url, model, () => state.requests, requestsChanged, (status, value) => sendJson(response, status, value));
-      case "GET /__control/cache":
-        return sendJson(response, 200, { entries: cache.size(model) });
-      default:
-        return sendJson(response, 404, { error: `no route ${route}` });
-    }
-  }
+  const controlOptions = { configKeys: ["minCacheTokens", "imageTokens", "contextWindow"] satisfies Array<keyof FakeConfig>, cacheEntries: (model: string) => cache.size(model) };
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -307,7 +214,7 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
       const raw = await readBody(request);
       const route = `${request.method} ${url.pathname}`;
       if (route === "POST /v1/messages") return answerMessages(request, response, raw);
-      if (url.pathname.startsWith("/__control/")) return control(route, url, raw, response);
+      if (url.pathname.startsWith("/__control/")) return control(models, controlOptions, route, url, raw, response);
       sendJson(response, 404, errorBody({ type: "not_found_error", message: `Not found: ${route}` }, "req_fake_404"));
     })().catch((error: unknown) => {
       if (!response.writableEnded) sendJson(response, 500, errorBody({ type: "api_error", message: `fake server: ${String(error)}` }, "req_fake_500"));
@@ -319,19 +226,12 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
   return {
     url: `http://127.0.0.1:${listening}`,
     requests: (model) => stateOf(model).requests,
-    script: (model, turns) => {
-      const state = stateOf(model);
-      state.turns = turns;
-      state.attempts.clear();
-    },
+    script: models.script,
     configure: (model, config) => Object.assign(stateOf(model).config, config),
     advanceClock: (model, ms) => {
       stateOf(model).clockOffsetMs += ms;
     },
-    reset: (model) => {
-      models.delete(model);
-      cache.clear(model);
-    },
+    reset: models.reset,
     cache,
     close: () => shut(server),
   };

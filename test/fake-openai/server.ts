@@ -5,16 +5,9 @@
 //                               API's checks (400, request.ts), auth (401), scripted failures,
 //                               the context window (400 context_length_exceeded) and automatic
 //                               prefix caching (prompt-cache.ts) behind the usage figures
-//   POST /__control/script      { model, turns: FakeTurn[] } the answers for that model
-//   POST /__control/config      { model, contextWindow?, imageTokens? }
-//   POST /__control/clock       { model, advanceMs } moves that model's cache clock
-//   POST /__control/reset       { model } forgets the model's script, requests, cache and clock
-//   GET  /__control/requests?model=<m>   every request that model received (RecordedRequest[])
-//   GET  /__control/wait?model=<m>&requests=<n>&aborted=<n>   the same, once that model received at
-//                               least n requests (default 1) and at least n of them were aborted by
-//                               the client (default 0): a test waits on this instead of polling.
-//                               Gives up after 20 s (408), so a test fails rather than hangs.
-//   GET  /__control/cache?model=<m>      { entries } live cache entries of that model
+//   /__control/*                the control routes both fakes share (test/e2e/support/fake-vendor.ts:
+//                               script, clock, reset, requests, wait, cache); config takes
+//                               { model, contextWindow?, imageTokens? }
 //
 // Everything is keyed by the request's `model`, so test files that run at once never meet: each
 // test uses a model name of its own. The answer to a request is the turn whose index is the number
@@ -22,14 +15,13 @@
 // turn's `failures` are served first, one per attempt. Auth: Authorization: Bearer <any key but
 // "bad-key" or one starting "sk-bad-">.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { changes } from "../e2e/support/changes";
+import { control, isStatusFailure, jsonObject, recordExchange, retryHeaders, vendorModels } from "../e2e/support/fake-vendor";
 import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
-import { waitForRequests } from "../e2e/support/requests-wait";
 import { answerChunks, type Chunk } from "./answer";
 import { isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
 import { PromptCache, promptUnits } from "./prompt-cache";
 import { validateRequest, type ApiError } from "./request";
-import type { FakeConfig, FakeFailure, FakeTurn, RecordedRequest } from "./types";
+import type { FakeConfig, FakeTurn, RecordedRequest, RecordedUsage } from "./types";
 
 export type FakeOpenAI = {
   url: string;
@@ -40,8 +32,6 @@ export type FakeOpenAI = {
   close(): Promise<void>;
 };
 
-type ModelState = { turns: FakeTurn[]; attempts: Map<number, number>; requests: RecordedRequest[]; clockOffsetMs: number; config: FakeConfig };
-
 /** A 512×512 image at detail "high": 85 + 4 × 170 tokens. */
 const DEFAULT_IMAGE_TOKENS = 765;
 
@@ -51,69 +41,26 @@ function errorBody(error: Omit<ApiError, "status">) {
 
 const sse = (data: unknown): string => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
 
-function isStatusFailure(failure: FakeFailure): failure is Extract<FakeFailure, { status: number }> {
-  return "status" in failure;
-}
-
 export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Promise<FakeOpenAI> {
-  const models = new Map<string, ModelState>();
-  // Wakes the waiters of GET /__control/wait on every request and every abort.
-  const requestsChanged = changes();
+  const models = vendorModels<FakeTurn, FakeConfig, RecordedRequest, object>(
+    () => ({}),
+    (model) => cache.clear(model),
+  );
+  const { stateOf } = models;
   let counter = 0;
-  const stateOf = (model: string): ModelState => {
-    let state = models.get(model);
-    if (state === undefined) models.set(model, (state = { turns: [], attempts: new Map(), requests: [], clockOffsetMs: 0, config: {} }));
-    return state;
-  };
   const cache = new PromptCache({ now: (model) => Date.now() + stateOf(model).clockOffsetMs });
 
   async function answer(request: IncomingMessage, response: ServerResponse, raw: string): Promise<void> {
     const id = `fake${++counter}`;
     const requestId = `req_${id}`;
-    let body: Record<string, unknown> | undefined;
-    try {
-      const parsed = JSON.parse(raw) as unknown;
-      body = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const body = jsonObject(raw);
     const model = typeof body?.model === "string" ? body.model : "(none)";
     const state = stateOf(model);
-    const record: RecordedRequest = {
-      raw,
-      body,
-      path: request.url ?? "",
-      outcome: "ok",
-      aborted: false,
-      arrivedAt: Date.now(),
-      headers: Object.fromEntries(
-        ["authorization", "content-type", "x-stainless-retry-count", "openai-organization", "openai-project"].flatMap((name) => {
-          const value = header(request, name);
-          return value === undefined ? [] : [[name, value]];
-        }),
-      ),
-    };
-    state.requests.push(record);
-    requestsChanged.changed();
-    response.on("finish", () => (record.endedAt = Date.now()));
-    let closed = false;
-    const gone = new Promise<void>((resolve) =>
-      response.on("close", () => {
-        closed = true;
-        if (!response.writableEnded) record.aborted = true;
-        requestsChanged.changed();
-        resolve();
-      }),
-    );
+    const headerNames = ["authorization", "content-type", "x-stainless-retry-count", "openai-organization", "openai-project"];
+    const { record, exchange } = recordExchange<RecordedUsage>(request, response, raw, body, headerNames, state.requests, models.requestsChanged);
     const fail = (error: ApiError, headers: Record<string, string> = {}) => {
       record.outcome = `error ${error.status}`;
       sendJson(response, error.status, errorBody(error), { "x-request-id": requestId, ...headers });
-    };
-    const wait = async (ms: number) => {
-      if (ms <= 0 || closed) return;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([gone, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-      clearTimeout(timer);
     };
 
     const key = header(request, "authorization")?.replace(/^Bearer\s+/i, "");
@@ -148,11 +95,7 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
     if (!summarizing) state.attempts.set(index, attempt + 1);
     const failure = summarizing ? undefined : turn.failures?.[attempt];
     if (failure !== undefined && isStatusFailure(failure)) {
-      const headers: Record<string, string> = {};
-      if (failure.retryAfter !== undefined) headers["retry-after"] = failure.retryAfter;
-      if (failure.retryAfterMs !== undefined) headers["retry-after-ms"] = failure.retryAfterMs;
-      if (failure.shouldRetry !== undefined) headers["x-should-retry"] = String(failure.shouldRetry);
-      return fail({ status: failure.status, type: failure.type, message: failure.message, code: failure.code ?? null }, headers);
+      return fail({ status: failure.status, type: failure.type, message: failure.message, code: failure.code ?? null }, retryHeaders(failure));
     }
     if (failure !== undefined && "reset" in failure) {
       record.outcome = "reset";
@@ -166,11 +109,11 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
     const chunks: Chunk[] = answerChunks(turn, model, id, prompt, streamOptions?.include_usage === true);
     const usage = chunks.at(-1)?.usage as { prompt_tokens: number; completion_tokens: number; prompt_tokens_details: { cached_tokens: number } } | undefined;
     if (usage) record.usage = { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.prompt_tokens_details.cached_tokens };
-    await wait(turn.delayMs ?? 0);
-    if (closed) return;
+    await exchange.wait(turn.delayMs ?? 0);
+    if (exchange.closed) return;
     response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": requestId });
     for (const [i, chunk] of chunks.entries()) {
-      if (closed) return;
+      if (exchange.closed) return;
       if (failure !== undefined && "streamError" in failure && i === (failure.afterChunks ?? 3)) {
         record.outcome = "stream-error";
         response.write(sse(errorBody({ ...failure.streamError, param: null, code: null })));
@@ -188,44 +131,15 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
       const delta = (chunk.choices as Array<{ delta?: { content?: string } }>)[0]?.delta;
       if (turn.hang === true && typeof delta?.content === "string" && delta.content.length > 0) {
         // Held open until the client goes away (or a minute passes).
-        await wait(60_000);
-        if (closed) return;
+        await exchange.wait(60_000);
+        if (exchange.closed) return;
       }
-      await wait(turn.eventDelayMs ?? 0);
+      await exchange.wait(turn.eventDelayMs ?? 0);
     }
     response.end(sse("[DONE]"));
   }
 
-  function control(route: string, url: URL, raw: string, response: ServerResponse): void {
-    const input = (raw.length > 0 ? JSON.parse(raw) : {}) as { model?: string; turns?: FakeTurn[]; advanceMs?: number } & FakeConfig;
-    const model = input.model ?? url.searchParams.get("model") ?? "";
-    const state = stateOf(model);
-    switch (route) {
-      case "POST /__control/script":
-        state.turns = input.turns ?? [];
-        state.attempts.clear();
-        return sendJson(response, 200, { ok: true });
-      case "POST /__control/config":
-        if (input.contextWindow !== undefined) state.config.contextWindow = input.contextWindow;
-        if (input.imageTokens !== undefined) state.config.imageTokens = input.imageTokens;
-        return sendJson(response, 200, { ok: true });
-      case "POST /__control/clock":
-        state.clockOffsetMs += input.advanceMs ?? 0;
-        return sendJson(response, 200, { ok: true });
-      case "POST /__control/reset":
-        models.delete(model);
-        cache.clear(model);
-        return sendJson(response, 200, { ok: true });
-      case "GET /__control/requests":
-        return sendJson(response, 200, state.requests);
-      case "GET /__control/wait":
-        return waitForRequests(url, model, () => state.requests, requestsChanged, (status, value) => sendJson(response, status, value));
-      case "GET /__control/cache":
-        return sendJson(response, 200, { entries: cache.size(model) });
-      default:
-        return sendJson(response, 404, { error: `no route ${route}` });
-    }
-  }
+  const controlOptions = { configKeys: ["contextWindow", "imageTokens"] satisfies Array<keyof FakeConfig>, cacheEntries: (model: string) => cache.size(model) };
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -233,7 +147,7 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
       const raw = await readBody(request);
       const route = `${request.method} ${url.pathname}`;
       if (route === "POST /v1/chat/completions") return answer(request, response, raw);
-      if (url.pathname.startsWith("/__control/")) return control(route, url, raw, response);
+      if (url.pathname.startsWith("/__control/")) return control(models, controlOptions, route, url, raw, response);
       sendJson(response, 404, errorBody({ type: "invalid_request_error", message: `Invalid URL (${route})`, code: "unknown_url" }));
     })().catch((error: unknown) => {
       if (!response.writableEnded) sendJson(response, 500, errorBody({ type: "server_error", message: `fake server: ${String(error)}` }));
@@ -245,16 +159,9 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
   return {
     url: `http://127.0.0.1:${listening}/v1`,
     requests: (model) => stateOf(model).requests,
-    script: (model, turns) => {
-      const state = stateOf(model);
-      state.turns = turns;
-      state.attempts.clear();
-    },
+    script: models.script,
     configure: (model, config) => Object.assign(stateOf(model).config, config),
-    reset: (model) => {
-      models.delete(model);
-      cache.clear(model);
-    },
+    reset: models.reset,
     close: () => shut(server),
   };
 }
