@@ -29,21 +29,16 @@
 import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
+import { changes } from "../e2e/support/changes";
 import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "./signing-keys";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const counts = new Map<string, number>();
   const jobs = new Map<string, { count: number; bodies: unknown[]; verified: boolean[] }>();
-  /** Requests to GET /arrived held until `key` has been called `n` times (on /count or /async). */
-  const waiters = new Map<string, { n: number; release: () => void }[]>();
+  /** Calls of a key on /count or /async, what GET /arrived waits on; `arrived` wakes its waiters. */
   const arrivals = (key: string) => (counts.get(key) ?? 0) + (jobs.get(key)?.count ?? 0);
-  const arrived = (key: string) => {
-    const waiting = waiters.get(key) ?? [];
-    const ready = waiting.filter((waiter) => arrivals(key) >= waiter.n);
-    waiters.set(key, waiting.filter((waiter) => !ready.includes(waiter)));
-    for (const waiter of ready) waiter.release();
-  };
+  const arrived = changes();
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -127,7 +122,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           const key = header(request, "idempotency-key") ?? "";
           const count = (counts.get(key) ?? 0) + 1;
           counts.set(key, count);
-          arrived(key);
+          arrived.changed();
           // Counted on arrival, so a call whose answer is lost (the caller died) still counts.
           const timer = setTimeout(() => sendJson(response, 200, { content: `call ${count}` }), Number(url.searchParams.get("ms") ?? "0"));
           response.on("close", () => clearTimeout(timer));
@@ -139,7 +134,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           jobs.set(key, job);
           job.count++;
           job.bodies.push(JSON.parse(body) as unknown);
-          arrived(key);
+          arrived.changed();
           try {
             new Webhook(TEST_TOOL_SIGNING_KEY).verify(body, {
               "webhook-id": header(request, "webhook-id") ?? "",
@@ -167,12 +162,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
           // rather than hangs.
           const key = url.searchParams.get("key") ?? "";
           const n = Number(url.searchParams.get("n") ?? "1");
-          if (arrivals(key) >= n) return sendJson(response, 200, { arrived: arrivals(key) });
-          const timer = setTimeout(() => sendJson(response, 408, { error: `key ${key} arrived ${arrivals(key)} times, not ${n}` }), 20_000);
-          const waiter = { n, release: () => (clearTimeout(timer), sendJson(response, 200, { arrived: arrivals(key) })) };
-          waiters.set(key, [...(waiters.get(key) ?? []), waiter]);
-          response.on("close", () => clearTimeout(timer));
-          return;
+          try {
+            await arrived.until(() => arrivals(key) >= n, 20_000, () => `key ${key} arrived ${arrivals(key)} times, not ${n}`);
+          } catch (error) {
+            return sendJson(response, 408, { error: (error as Error).message });
+          }
+          return sendJson(response, 200, { arrived: arrivals(key) });
         }
         case "GET /count":
           return sendJson(response, 200, { count: counts.get(url.searchParams.get("key") ?? "") ?? 0 });
