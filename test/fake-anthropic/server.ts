@@ -30,14 +30,11 @@ import { cacheBlocks, validateRequest, type ApiError } from "./request";
 import { blockKey, CONTAINER_LIFETIME_MS, neededTool, offeredServerTools, serverBlocks } from "./server-tools";
 import type { FakeConfig, FakeTurn, RecordedRequest, RecordedUsage } from "./types";
 
+/** The server as Node code (the e2e tests, the benchmarks) holds it; the workerd tests use /__control/*. */
 export type FakeAnthropic = {
   url: string;
   requests(model: string): RecordedRequest[];
   script(model: string, turns: FakeTurn[]): void;
-  configure(model: string, config: FakeConfig): void;
-  advanceClock(model: string, ms: number): void;
-  reset(model: string): void;
-  cache: PromptCache;
   close(): Promise<void>;
 };
 
@@ -72,7 +69,7 @@ function sse(event: WireEvent | { type: "error"; error: { type: string; message:
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const models = vendorModels<FakeTurn, FakeConfig, RecordedRequest, ServerToolState>(
     () => ({ issued: new Map(), containers: new Map(), pausedEnds: new Set() }),
     (model) => cache.clear(model),
@@ -221,18 +218,12 @@ export async function startFakeAnthropic({ port = 0 }: { port?: number } = {}): 
     });
   });
 
-  const listening = await listen(server, port);
+  const port = await listen(server);
 
   return {
-    url: `http://127.0.0.1:${listening}`,
+    url: `http://127.0.0.1:${port}`,
     requests: (model) => stateOf(model).requests,
     script: models.script,
-    configure: (model, config) => Object.assign(stateOf(model).config, config),
-    advanceClock: (model, ms) => {
-      stateOf(model).clockOffsetMs += ms;
-    },
-    reset: models.reset,
-    cache,
     close: () => shut(server),
   };
 }

@@ -23,12 +23,11 @@ import { PromptCache, promptUnits } from "./prompt-cache";
 import { validateRequest, type ApiError } from "./request";
 import type { FakeConfig, FakeTurn, RecordedRequest, RecordedUsage } from "./types";
 
+/** The server as Node code (the e2e tests) holds it; the workerd tests use /__control/*. */
 export type FakeOpenAI = {
   url: string;
   requests(model: string): RecordedRequest[];
   script(model: string, turns: FakeTurn[]): void;
-  configure(model: string, config: FakeConfig): void;
-  reset(model: string): void;
   close(): Promise<void>;
 };
 
@@ -41,7 +40,7 @@ function errorBody(error: Omit<ApiError, "status">) {
 
 const sse = (data: unknown): string => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
 
-export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const models = vendorModels<FakeTurn, FakeConfig, RecordedRequest, object>(
     () => ({}),
     (model) => cache.clear(model),
@@ -154,14 +153,12 @@ export async function startFakeOpenAI({ port = 0 }: { port?: number } = {}): Pro
     });
   });
 
-  const listening = await listen(server, port);
+  const port = await listen(server);
 
   return {
-    url: `http://127.0.0.1:${listening}/v1`,
+    url: `http://127.0.0.1:${port}/v1`,
     requests: (model) => stateOf(model).requests,
     script: models.script,
-    configure: (model, config) => Object.assign(stateOf(model).config, config),
-    reset: models.reset,
     close: () => shut(server),
   };
 }
