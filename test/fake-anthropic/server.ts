@@ -21,7 +21,7 @@
 // `failures` are served first, one per attempt. Auth: any key but "bad-key", by x-api-key or
 // Authorization: Bearer (the SDK sends the latter).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { control, isStatusFailure, jsonObject, recordExchange, retryHeaders, vendorModels } from "../e2e/support/fake-vendor";
+import { control, isStatusFailure, jsonObject, recordExchange, retryHeaders, streamFrames, vendorModels, type StreamBreak } from "../e2e/support/fake-vendor";
 import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { answerEvents, answerMessage, compactionEvents, serverToolId, serverUseOf, type AnswerContainer, type PromptUsage, type WireEvent } from "./answer";
 import { compactionAsked, isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
@@ -176,31 +176,19 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const events = compacting ? compactionEvents(model, messageId, prompt, `(fake summary through turn ${index}) The conversation so far, compacted.`) : answerEvents(turn, model, messageId, prompt, container);
     const last = events.findLast((event) => event.type === "message_delta");
     if (last?.type === "message_delta") record.usage = { ...prompt, output_tokens: last.usage.output_tokens };
-    response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": requestId });
-    for (const [i, event] of events.entries()) {
-      if (exchange.closed) return;
-      if (failure !== undefined && "streamError" in failure && i === (failure.afterEvents ?? 3)) {
-        record.outcome = "stream-error";
-        response.write(sse({ type: "error", error: failure.streamError }));
-        response.end();
-        return;
-      }
-      if (failure !== undefined && "cut" in failure && i === failure.cut.afterEvents) {
-        record.outcome = "cut";
-        // Let what was written reach the client first, so the cut is in the middle of the body.
-        await new Promise<void>((resolve) => setTimeout(resolve, 20));
-        response.destroy();
-        return;
-      }
-      await new Promise<void>((resolve) => response.write(sse(event), () => resolve()));
-      if (turn.hang === true && event.type === "content_block_delta") {
-        // Held open until the client goes away (or a minute passes).
-        await exchange.wait(60_000);
-        if (exchange.closed) return;
-      }
-      await exchange.wait(turn.eventDelayMs ?? 0);
-    }
-    response.end();
+    const breaks: StreamBreak | undefined =
+      failure !== undefined && "streamError" in failure
+        ? { at: failure.afterEvents ?? 3, errorFrame: sse({ type: "error", error: failure.streamError }) }
+        : failure !== undefined && "cut" in failure
+          ? { at: failure.cut.afterEvents, cut: true }
+          : undefined;
+    await streamFrames(response, exchange, record, {
+      headers: { "request-id": requestId },
+      frames: events.map(sse),
+      eventDelayMs: turn.eventDelayMs ?? 0,
+      holdsAfter: (i) => turn.hang === true && events[i]?.type === "content_block_delta",
+      breaks,
+    });
   }
 
   const controlOptions = { configKeys: ["minCacheTokens", "imageTokens", "contextWindow"] satisfies Array<keyof FakeConfig>, cacheEntries: (model: string) => cache.size(model) };

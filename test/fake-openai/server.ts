@@ -15,7 +15,7 @@
 // turn's `failures` are served first, one per attempt. Auth: Authorization: Bearer <any key but
 // "bad-key" or one starting "sk-bad-">.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { control, isStatusFailure, jsonObject, recordExchange, retryHeaders, vendorModels } from "../e2e/support/fake-vendor";
+import { control, isStatusFailure, jsonObject, recordExchange, retryHeaders, streamFrames, vendorModels, type StreamBreak } from "../e2e/support/fake-vendor";
 import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { answerChunks, type Chunk } from "./answer";
 import { isSummaryRequest, summaryAnswer, turnIndex } from "./compaction";
@@ -110,32 +110,24 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     if (usage) record.usage = { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.prompt_tokens_details.cached_tokens };
     await exchange.wait(turn.delayMs ?? 0);
     if (exchange.closed) return;
-    response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": requestId });
-    for (const [i, chunk] of chunks.entries()) {
-      if (exchange.closed) return;
-      if (failure !== undefined && "streamError" in failure && i === (failure.afterChunks ?? 3)) {
-        record.outcome = "stream-error";
-        response.write(sse(errorBody({ ...failure.streamError, param: null, code: null })));
-        response.end();
-        return;
-      }
-      if (failure !== undefined && "cut" in failure && i === failure.cut.afterChunks) {
-        record.outcome = "cut";
-        // Let what was written reach the client first, so the cut is in the middle of the body.
-        await new Promise<void>((resolve) => setTimeout(resolve, 20));
-        response.destroy();
-        return;
-      }
-      await new Promise<void>((resolve) => response.write(sse(chunk), () => resolve()));
-      const delta = (chunk.choices as Array<{ delta?: { content?: string } }>)[0]?.delta;
-      if (turn.hang === true && typeof delta?.content === "string" && delta.content.length > 0) {
-        // Held open until the client goes away (or a minute passes).
-        await exchange.wait(60_000);
-        if (exchange.closed) return;
-      }
-      await exchange.wait(turn.eventDelayMs ?? 0);
-    }
-    response.end(sse("[DONE]"));
+    const breaks: StreamBreak | undefined =
+      failure !== undefined && "streamError" in failure
+        ? { at: failure.afterChunks ?? 3, errorFrame: sse(errorBody({ ...failure.streamError, param: null, code: null })) }
+        : failure !== undefined && "cut" in failure
+          ? { at: failure.cut.afterChunks, cut: true }
+          : undefined;
+    const hasContent = (chunk: Chunk | undefined) => {
+      const delta = (chunk?.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta;
+      return typeof delta?.content === "string" && delta.content.length > 0;
+    };
+    await streamFrames(response, exchange, record, {
+      headers: { "x-request-id": requestId },
+      frames: chunks.map(sse),
+      eventDelayMs: turn.eventDelayMs ?? 0,
+      holdsAfter: (i) => turn.hang === true && hasContent(chunks[i]),
+      breaks,
+      tail: sse("[DONE]"),
+    });
   }
 
   const controlOptions = { configKeys: ["contextWindow", "imageTokens"] satisfies Array<keyof FakeConfig>, cacheEntries: (model: string) => cache.size(model) };

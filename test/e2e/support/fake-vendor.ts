@@ -201,3 +201,42 @@ export function control<Turn, Config extends object>(
       return sendJson(response, 404, { error: `no route ${route}` });
   }
 }
+
+/** Where a scripted stream breaks off instead of ending: an error frame, or the connection cut, after `at` frames. */
+export type StreamBreak = { at: number; errorFrame: string } | { at: number; cut: true };
+
+/**
+ * Streams `frames` (SSE text) as scripted: `eventDelayMs` after each, held open after each frame
+ * `holdsAfter` names until the client goes away (or a minute passes), broken off at `breaks`;
+ * `tail` ends a stream that ran to its end. Stops writing once the client is gone.
+ */
+export async function streamFrames(
+  response: ServerResponse,
+  exchange: Exchange,
+  record: { outcome: string },
+  stream: { headers: Record<string, string>; frames: string[]; eventDelayMs: number; holdsAfter: (index: number) => boolean; breaks: StreamBreak | undefined; tail?: string },
+): Promise<void> {
+  response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...stream.headers });
+  for (const [i, frame] of stream.frames.entries()) {
+    if (exchange.closed) return;
+    if (stream.breaks?.at === i) {
+      if ("errorFrame" in stream.breaks) {
+        record.outcome = "stream-error";
+        response.end(stream.breaks.errorFrame);
+        return;
+      }
+      record.outcome = "cut";
+      // Let what was written reach the client first, so the cut is in the middle of the body.
+      await new Promise<void>((resolve) => setTimeout(resolve, 20));
+      response.destroy();
+      return;
+    }
+    await new Promise<void>((resolve) => response.write(frame, () => resolve()));
+    if (stream.holdsAfter(i)) {
+      await exchange.wait(60_000);
+      if (exchange.closed) return;
+    }
+    await exchange.wait(stream.eventDelayMs);
+  }
+  response.end(stream.tail);
+}
