@@ -112,10 +112,12 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const index = turnIndex(body!, state.pausedEnds);
     const summarizing = isSummaryRequest(body!);
     const compacting = !summarizing && compactionAsked(body!, promptTokens);
+    // A summary call or a compaction is answered by the fake itself; the rest comes from the script.
+    const scripted = !summarizing && !compacting;
     const turn: FakeTurn = summarizing ? summaryAnswer(body!) : (state.turns[index] ?? { text: `(fake) The script of ${model} has no turn ${index}.` });
-    const attempt = summarizing || compacting ? 0 : (state.attempts.get(index) ?? 0);
-    if (!summarizing && !compacting) state.attempts.set(index, attempt + 1);
-    const failure = summarizing || compacting ? undefined : turn.failures?.[attempt];
+    const attempt = scripted ? (state.attempts.get(index) ?? 0) : 0;
+    if (scripted) state.attempts.set(index, attempt + 1);
+    const failure = scripted ? turn.failures?.[attempt] : undefined;
     if (failure !== undefined && isStatusFailure(failure)) {
       return fail({ status: failure.status, type: failure.type, message: failure.message, ...(failure.code === undefined ? {} : { code: failure.code }) }, retryHeaders(failure));
     }
@@ -126,7 +128,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     }
     const offered = offeredServerTools(body!.tools);
     const missing = (turn.serverTools ?? []).map(neededTool).find((name) => !offered.has(name));
-    if (!summarizing && !compacting && missing !== undefined) {
+    if (scripted && missing !== undefined) {
       return fail({ status: 400, type: "invalid_request_error", message: `(fake) turn ${index} uses ${missing}, which the request's tools do not offer` });
     }
     const messageId = `msg_fake_${id}`;
@@ -140,13 +142,13 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       if (expires <= now) return fail({ status: 400, type: "invalid_request_error", message: `container: Container ${asked} has expired` });
       container = { id: asked, expires_at: new Date(expires).toISOString() };
     }
-    if (!summarizing && !compacting && serverUseOf(turn, messageId).container && container === undefined) {
+    // The answer names a container only when it runs code: the one the request named, or a new one.
+    if (!(scripted && serverUseOf(turn, messageId).container)) container = undefined;
+    else if (container === undefined) {
       const made = `container_fake_${id}`;
       state.containers.set(made, now + CONTAINER_LIFETIME_MS);
       container = { id: made, expires_at: new Date(now + CONTAINER_LIFETIME_MS).toISOString() };
     }
-    // The answer names its container only when it ran code.
-    if (summarizing || compacting || !serverUseOf(turn, messageId).container) container = undefined;
     // The cache is read and written once the answer begins, as the docs describe.
     const outcome = cache.apply(model, blocks);
     const prompt: PromptUsage = {
@@ -155,7 +157,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       cache_read_input_tokens: outcome.cache_read_input_tokens,
     };
     // Server blocks are issued once the answer begins: they may come back from here on.
-    if (!summarizing && !compacting) {
+    if (scripted) {
       (turn.serverTools ?? []).forEach((tool, i) => {
         const blocks = serverBlocks(tool, serverToolId(messageId, i));
         state.issued.set(`server_tool_use\u0000${String(blocks.use.id)}`, blockKey({ ...blocks.use, input: blocks.input }));
