@@ -26,7 +26,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { listen, readBody, sendJson, shut } from "../e2e/support/http-server";
+import { answerWhen, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { MCP_TEST_SECRET } from "./secret";
 import { CallLog, flakyServer, mainServer, secureServer } from "./tools";
 
@@ -112,12 +112,13 @@ export async function startMcpServers(): Promise<McpTestServers> {
         const want = { calls: Number(url.searchParams.get("calls") ?? "1"), cancelled: Number(url.searchParams.get("cancelled") ?? "0") };
         const calls = () => log.get(key) ?? [];
         const cancelled = () => calls().filter((call) => call.cancelled === true).length;
-        try {
-          await log.changes.until(() => calls().length >= want.calls && cancelled() >= want.cancelled, 20_000, () => `key ${key}: ${calls().length} calls (${cancelled()} cancelled), not ${want.calls} (${want.cancelled} cancelled)`);
-        } catch (error) {
-          return sendJson(response, 408, { error: (error as Error).message });
-        }
-        return sendJson(response, 200, { count: calls().length, calls: calls() });
+        return answerWhen(
+          response,
+          log.changes,
+          () => calls().length >= want.calls && cancelled() >= want.cancelled,
+          () => `key ${key}: ${calls().length} calls (${cancelled()} cancelled), not ${want.calls} (${want.cancelled} cancelled)`,
+          () => ({ count: calls().length, calls: calls() }),
+        );
       }
       if (url.pathname === "/control/flaky/down") {
         if (flakyUp) await shut(flakyHttp);

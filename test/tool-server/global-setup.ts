@@ -30,7 +30,7 @@ import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
 import { changes } from "../e2e/support/changes";
-import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
+import { answerWhen, header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "./signing-keys";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -157,17 +157,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
         case "GET /async":
           return sendJson(response, 200, jobs.get(url.searchParams.get("key") ?? "") ?? { count: 0, bodies: [], verified: [] });
         case "GET /arrived": {
-          // Answers once the call with this Idempotency-Key has arrived `n` times (default 1): a
-          // test waits on this instead of polling. Gives up after 20 s (408), so a test fails
-          // rather than hangs.
+          // Answers once the call with this Idempotency-Key has arrived `n` times (default 1); 408 after 20 s.
           const key = url.searchParams.get("key") ?? "";
           const n = Number(url.searchParams.get("n") ?? "1");
-          try {
-            await arrived.until(() => arrivals(key) >= n, 20_000, () => `key ${key} arrived ${arrivals(key)} times, not ${n}`);
-          } catch (error) {
-            return sendJson(response, 408, { error: (error as Error).message });
-          }
-          return sendJson(response, 200, { arrived: arrivals(key) });
+          return answerWhen(response, arrived, () => arrivals(key) >= n, () => `key ${key} arrived ${arrivals(key)} times, not ${n}`, () => ({ arrived: arrivals(key) }));
         }
         case "GET /count":
           return sendJson(response, 200, { count: counts.get(url.searchParams.get("key") ?? "") ?? 0 });

@@ -4,7 +4,7 @@
 // /__control/ that the workerd tests drive them with.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { changes, type Changes } from "./changes";
-import { header, sendJson } from "./http-server";
+import { answerWhen, header, sendJson } from "./http-server";
 
 /** What every fake records of a request; each adds the usage figures of its own API. */
 export type RecordedBase = {
@@ -187,13 +187,13 @@ export function control<Turn, Config extends object>(
       const wanted = Number(url.searchParams.get("requests") ?? "1");
       const aborted = Number(url.searchParams.get("aborted") ?? "0");
       const abortedNow = () => state.requests.filter((record) => record.aborted).length;
-      void models.requestsChanged
-        .until(() => state.requests.length >= wanted && abortedNow() >= aborted, 20_000, () => `model ${model}: ${state.requests.length} requests (${abortedNow()} aborted), not ${wanted} (${aborted} aborted)`)
-        .then(
-          () => sendJson(response, 200, state.requests),
-          (error: Error) => sendJson(response, 408, { error: error.message }),
-        );
-      return;
+      return void answerWhen(
+        response,
+        models.requestsChanged,
+        () => state.requests.length >= wanted && abortedNow() >= aborted,
+        () => `model ${model}: ${state.requests.length} requests (${abortedNow()} aborted), not ${wanted} (${aborted} aborted)`,
+        () => state.requests,
+      );
     }
     case "GET /__control/cache":
       return sendJson(response, 200, { entries: options.cacheEntries(model) });

@@ -1,7 +1,8 @@
 // The HTTP plumbing every local server of the tests shares (the fake vendors, the MCP servers, the
 // tool servers, the webhook receivers), on node:http: read a body, read a header, answer JSON,
-// listen on 127.0.0.1 and shut down.
+// answer a long-poll, listen on 127.0.0.1 and shut down.
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Changes } from "./changes";
 
 /** The request's body as text, decoded whole: a character split between two chunks stays whole. */
 export function readBody(request: IncomingMessage): Promise<string> {
@@ -22,6 +23,20 @@ export function header(request: IncomingMessage, name: string): string | undefin
 export function sendJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   response.writeHead(status, { "content-type": "application/json", ...headers });
   response.end(JSON.stringify(value));
+}
+
+/**
+ * A long-poll the workerd tests wait on instead of asking again and again: 200 with `value()` once
+ * `check()` holds (checked again on each change), or 408 with `message()` after 20 s, so a test
+ * fails rather than hangs.
+ */
+export async function answerWhen(response: ServerResponse, changed: Changes, check: () => boolean, message: () => string, value: () => unknown): Promise<void> {
+  try {
+    await changed.until(check, 20_000, message);
+  } catch (error) {
+    return sendJson(response, 408, { error: (error as Error).message });
+  }
+  sendJson(response, 200, value());
 }
 
 /** Listens on 127.0.0.1 (`port` 0: any free port) and resolves with the port. */
