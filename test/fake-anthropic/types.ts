@@ -1,20 +1,17 @@
 // The fake Anthropic server's script and record shapes, shared by the Node server and the workerd
 // tests that drive it over HTTP (see server.ts for the routes).
 import type { RefusalStopDetails, StopReason } from "@anthropic-ai/sdk/resources/messages";
+import type { RecordedBase, StatusFailure } from "../e2e/support/fake-vendor";
 
 /** One failed attempt, served before the turn's answer. */
 export type FakeFailure =
   /** An HTTP error answer with Anthropic's error body. */
-  | {
-      status: number;
+  | (StatusFailure & {
       type: string;
       message: string;
       /** error.details.error_code, e.g. "enforced_spend_limit_reached". */
       code?: string;
-      retryAfter?: string;
-      retryAfterMs?: string;
-      shouldRetry?: boolean;
-    }
+    })
   /** An `error` event after `afterEvents` events of a streamed answer (default 3). */
   | { streamError: { type: string; message: string }; afterEvents?: number }
   /** The connection dies after `afterEvents` events of a streamed answer. */
@@ -83,18 +80,4 @@ export type RecordedUsage = {
   output_tokens: number;
 };
 
-export type RecordedRequest = {
-  /** The body exactly as it arrived. */
-  raw: string;
-  body: Record<string, unknown> | undefined;
-  headers: Record<string, string>;
-  path: string;
-  /** "ok", "error <status>", "stream-error", "cut" or "reset". */
-  outcome: string;
-  /** The client went away before the answer ended. */
-  aborted: boolean;
-  /** When the request arrived and when its answer was completely written (epoch ms; no endedAt: never). */
-  arrivedAt: number;
-  endedAt?: number;
-  usage?: RecordedUsage;
-};
+export type RecordedRequest = RecordedBase & { usage?: RecordedUsage };

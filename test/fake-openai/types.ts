@@ -1,19 +1,16 @@
 // The fake OpenAI server's script and record shapes, shared by the Node server and the workerd
 // tests that drive it over HTTP (see server.ts for the routes).
+import type { RecordedBase, StatusFailure } from "../e2e/support/fake-vendor";
 
 /** One failed attempt, served before the turn's answer. */
 export type FakeFailure =
   /** An HTTP error answer with OpenAI's error body ({ error: { message, type, param, code } }). */
-  | {
-      status: number;
+  | (StatusFailure & {
       type: string;
       message: string;
       /** error.code, e.g. "rate_limit_exceeded", "insufficient_quota". */
       code?: string;
-      retryAfter?: string;
-      retryAfterMs?: string;
-      shouldRetry?: boolean;
-    }
+    })
   /** A `data: {"error": …}` chunk after `afterChunks` chunks of a streamed answer (default 3). */
   | { streamError: { type: string; message: string }; afterChunks?: number }
   /** The connection dies after `afterChunks` chunks of a streamed answer. */
@@ -64,17 +61,4 @@ export type FakeConfig = {
 
 export type RecordedUsage = { prompt_tokens: number; completion_tokens: number; cached_tokens: number };
 
-export type RecordedRequest = {
-  /** The body exactly as it arrived. */
-  raw: string;
-  body: Record<string, unknown> | undefined;
-  headers: Record<string, string>;
-  path: string;
-  /** "ok", "error <status>", "stream-error", "cut" or "reset". */
-  outcome: string;
-  /** The client went away before the answer ended. */
-  aborted: boolean;
-  arrivedAt: number;
-  endedAt?: number;
-  usage?: RecordedUsage;
-};
+export type RecordedRequest = RecordedBase & { usage?: RecordedUsage };

@@ -6,14 +6,18 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { changes, type Changes } from "./changes";
 import { answerWhen, header, sendJson } from "./http-server";
 
-/** What every fake records of a request; each adds the usage figures of its own API. */
+/** What every fake records of a request; each adds the usage figures of its own API (its types.ts). */
 export type RecordedBase = {
+  /** The body exactly as it arrived. */
   raw: string;
   body: Record<string, unknown> | undefined;
   headers: Record<string, string>;
   path: string;
+  /** "ok", "error <status>", "stream-error", "cut" or "reset". */
   outcome: string;
+  /** The client went away before the answer ended. */
   aborted: boolean;
+  /** When the request arrived and when its answer was completely written (epoch ms; no endedAt: never). */
   arrivedAt: number;
   endedAt?: number;
 };
@@ -127,7 +131,7 @@ export function recordExchange<Usage>(
   return { record, exchange };
 }
 
-/** A scripted HTTP error answer; the fields beside these are each API's own. */
+/** A scripted HTTP error answer, with the retry headers both SDKs read; each fake adds its error body's fields. */
 export type StatusFailure = { status: number; retryAfter?: string; retryAfterMs?: string; shouldRetry?: boolean };
 
 export function isStatusFailure<F extends object>(failure: F): failure is Extract<F, { status: number }> {
