@@ -1,7 +1,8 @@
 // What the fake vendor servers (test/fake-anthropic/, test/fake-openai/) share beside their wire
 // protocols: the state each model name keeps (its script, attempts, recorded requests, cache clock
-// and settings), the record of each request and how it ended, and the control routes under
-// /__control/ that the workerd tests drive them with.
+// and settings), the record of each request and how it ended, a scripted failure's retry headers,
+// the pace and scripted breaks of a streamed answer, and the control routes under /__control/ that
+// the workerd tests drive them with.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { changes, type Changes } from "./changes";
 import { answerWhen, header, sendJson } from "./http-server";
@@ -24,10 +25,6 @@ export type RecordedBase = {
 
 export type ModelState<Turn, Config, Recorded> = { turns: Turn[]; attempts: Map<number, number>; requests: Recorded[]; clockOffsetMs: number; config: Config };
 
-/**
- * The fake's state by model name, so test files that run at once never meet. `extra` makes what a
- * fake keeps beside the shared state; `forget` drops what it keeps elsewhere (its prompt cache).
- */
 export type VendorModels<Turn, State> = {
   stateOf(model: string): State;
   /** Wakes the waiters of GET /__control/wait on every request and every abort. */
@@ -36,6 +33,10 @@ export type VendorModels<Turn, State> = {
   reset(model: string): void;
 };
 
+/**
+ * The fake's state by model name, so test files that run at once never meet. `extra` makes what a
+ * fake keeps beside the shared state; `forget` drops what it keeps elsewhere (its prompt cache).
+ */
 export function vendorModels<Turn, Config extends object, Recorded extends RecordedBase, Extra extends object>(
   extra: () => Extra,
   forget: (model: string) => void,
