@@ -25,8 +25,6 @@ import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from
 import { ImageIntake } from "./images";
 import { compactionIssues, priceIssues, resolveModel, resolveProvider } from "./run-model";
 
-export { FALLBACK_MODEL, FALLBACK_OPENAI_MODEL, resolveModel, resolveProvider } from "./run-model";
-
 /** What goes past this deployment's caps, each issue naming the cap's setting. */
 export function capIssues(body: Pick<CreateRunInput, "maxSteps" | "maxTokens" | "budget">, limits: Limits): Issue[] {
   const issues: Issue[] = [];
