@@ -19,7 +19,7 @@ import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, provider
 import { hostOf } from "../tools/allow-list";
 import { checkMcpServers } from "../tools/mcp-check";
 import type { Creator } from "./app-env";
-import { sha256Hex } from "./encoding";
+import { sha256Hex } from "../lib/encoding";
 import { invalidRequest } from "./errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "./ids";
 import { ImageIntake } from "./images";

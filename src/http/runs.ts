@@ -7,7 +7,7 @@ import type { AppEnv } from "./app-env";
 import { LIST_LIMIT_DEFAULT } from "../api/inbox-schemas";
 import type { ListQuery } from "../api/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { sha256Hex } from "./encoding";
+import { sha256Hex } from "../lib/encoding";
 import { invalidRequest, validationHook } from "./errors";
 import { forwarded, wantsEventStream } from "./forward";
 import { newRunToken } from "./ids";
