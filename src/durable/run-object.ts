@@ -239,7 +239,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
    */
   async deliverResult(key: string, body: CallResultBody): Promise<Outcome<CallResultAccepted>> {
     const { sql } = this.ctx.storage;
-    const run = readRun(sql);
+    // Only the status is needed: the run's body and view are not read.
+    const run = readRunState(sql);
     if (run === undefined) return notFound();
     const delivery = deliverResult(sql, key, canonicalJson(body), this.engine.now());
     if (delivery.kind === "unknown") return fail(404, "No such call in this run.");
