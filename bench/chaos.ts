@@ -32,11 +32,7 @@ import { httpTool } from "../test/e2e/support/scripts";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
 import { startFakeAnthropic, type FakeAnthropic } from "../test/fake-anthropic/server";
 import type { FakeTurn } from "../test/fake-anthropic/types";
-
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
+import { arg } from "./support/args";
 
 const RUNS = arg("runs", 30);
 const KILLS = arg("kills", 8);

@@ -22,11 +22,7 @@ import { listAllRuns, mintUserToken, watchInbox } from "../test/e2e/support/inbo
 import { median, percentile, summary } from "../test/e2e/support/stats";
 import { startWebhookReceiver } from "../test/e2e/support/webhook-receiver";
 import { until as poll } from "./support/poll";
-
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
+import { arg } from "./support/args";
 
 const WAITING = arg("waiting", 100);
 const LIST = arg("list", 1000);
