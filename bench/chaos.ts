@@ -109,6 +109,7 @@ async function inboxConverged(base: string, runs: Created[], all: number, tokens
   const started = Date.now();
   let left: string[] = [];
   while (Date.now() - started < CONVERGE_MS) {
+    left = [];
     const before = (await Promise.all(runs.map((run) => getRun(base, run.id, run.token)))) as FullView[];
     const listed = new Map<string, ListedRun>();
     for (const [subject, token] of tokens) {
@@ -118,7 +119,6 @@ async function inboxConverged(base: string, runs: Created[], all: number, tokens
       }
     }
     const after = (await Promise.all(runs.map((run) => getRun(base, run.id, run.token)))) as FullView[];
-    left = [];
     runs.forEach((run, i) => {
       const stable = strict || (before[i]!.status === after[i]!.status && before[i]!.updatedAt === after[i]!.updatedAt);
       if (!stable) return;
