@@ -9,7 +9,7 @@ import { stubFor, storedEvents } from "../helpers/runs";
 import { watch } from "../helpers/watch";
 import { expectError } from "../helpers/http";
 import { TEST_API_TOKEN } from "../test-env";
-import { api, driveRun, getRun, startRun } from "../helpers/service-client";
+import { api, driveRun, getRun, killMidToolCall, startRun } from "../helpers/service-client";
 
 const server = () => inject("toolServerUrl");
 const DAY = 24 * 3600 * 1000;
@@ -227,13 +227,8 @@ describe("async HTTP tools", () => {
       script: renderScript,
     });
     const key = `${run.id}/s1/start/1/j1`;
-    const alarm = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
     // The tool server holds this request until the start has arrived.
-    expect((await fetch(`${server()}/arrived?key=${encodeURIComponent(key)}`)).status).toBe(200);
-    await abortAllDurableObjects();
-    await alarm;
-    // Any request re-arms a running run whose alarm is gone (runDurableObjectAlarm removed it).
-    await getRun(run.id, token);
+    await killMidToolCall(run.id, async () => expect((await fetch(`${server()}/arrived?key=${encodeURIComponent(key)}`)).status).toBe(200));
     await driveUntilAsleep(run.id);
     const job = await jobFor(key);
     expect(job.count).toBe(2);
