@@ -216,8 +216,11 @@ describe("async HTTP tools", () => {
     expect(messages.find((m) => m.toolCallId === "x")).toMatchObject({ isError: true, content: expect.stringMatching(/^HTTP tool broken answered 500/) });
     const events = await storedEvents(stubFor(run.id));
     expect(events.some((event: StoredEvent) => event.type === "tool-started")).toBe(false);
-    const quick = await jobFor(`${run.id}/s1/start/1/q`);
-    await expectError(await sendResult(quick.bodies[0]!.callback, { content: "later" }), 409, "conflict");
+    for (const call of ["q", "x"]) {
+      const job = await jobFor(`${run.id}/s1/start/1/${call}`);
+      expect(job.count).toBe(1);
+      await expectError(await sendResult(job.bodies[0]!.callback, { content: "later" }), 409, "conflict");
+    }
   });
 
   it("a start in flight when the object dies is sent again with the same Idempotency-Key and the same body, callback token and all", async () => {

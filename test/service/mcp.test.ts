@@ -122,6 +122,7 @@ describe("MCP servers through the service", () => {
     expect(keys.filter((key) => key.includes("mcp-list"))).toEqual(["s1/mcp-list/main"]);
     expect(keys).toContain("s2/tool/1/toolu_e");
     const [first, ...rest] = (await recorded(model)).map((request) => (request.body as { tools: AnthropicTool[] }).tools);
+    expect(rest).toHaveLength(2);
     for (const tools of rest) expect(tools).toEqual(first);
   });
 
@@ -207,6 +208,8 @@ describe("MCP servers through the service", () => {
       expect(failed.error!.message).toMatch(/answered HTTP 401: .*\[redacted\]/);
 
       for (const [id, runToken, secret] of [[run.id, token, MCP_TEST_SECRET], [refused.run.id, refused.token, wrong]] as const) {
+        // The logs were caught: the run's end is among them (its error message too, for the refused run).
+        expect(log.mock.calls.some(([line]) => String(line).includes('"msg":"ratchet.run-end"') && String(line).includes(id))).toBe(true);
         const shown = [
           JSON.stringify(await getRun(id, runToken)),
           JSON.stringify(await messagesOf(id, runToken)),
