@@ -14,7 +14,7 @@ import { startMcpServers, type McpTestServers } from "../mcp-server/server";
 import { watchInbox } from "./support/inbox-watch";
 import { ARTIFACTS, buildConsole, consolePage, launchChromium, openRun, text, WAIT } from "./support/console-browser";
 import { LOCAL_TOKEN } from "./support/local-vars";
-import { waitForEnd, waitForEvent } from "./support/run-events";
+import { waitForEnd, waitForEvent, waitForEvents } from "./support/run-events";
 import { startDevServer, type DevServer } from "./support/dev-server";
 
 const PORT = 8900 + Math.floor(Math.random() * 100);
@@ -171,13 +171,17 @@ describe("the run console in Chromium", () => {
         { text: "Six.", costUsd: 0.001 },
       ],
     });
-    await waitForEnd(dev!.url, { id: run.id, token });
+    const events = await waitForEvents(dev!.url, run.id, token, (seen) => seen.some((event) => event.type === "end"), { what: "its end" });
+    const compactions = events.filter((event) => event.type === "compaction") as unknown as { tokensBefore: number; tokensAfter: number }[];
+    expect(compactions.length).toBeGreaterThan(0);
     const { page, errors } = await consolePage(browser!, dev!.url);
     await openRun(page, run.id, token);
     await page.locator("#final-text", { hasText: "Six." }).waitFor(WAIT);
-    const notes = await page.locator(".compaction").allTextContents();
-    expect(notes.length).toBeGreaterThan(0);
-    for (const note of notes) expect(note).toMatch(/^Context compacted \(summary\): [\d,]+ → about [\d,]+ tokens$/);
+    // One note per compaction the run logged, each with its own figures.
+    const figures = (n: number) => n.toLocaleString("en-US");
+    expect(await page.locator(".compaction").allTextContents()).toEqual(
+      compactions.map((event) => `Context compacted (summary): ${figures(event.tokensBefore)} → about ${figures(event.tokensAfter)} tokens`),
+    );
     expect(errors).toEqual([]);
     await page.close();
   });
