@@ -25,8 +25,10 @@ export type OpenAIProviderOptions = VendorProviderOptions & {
   baseURL?: string;
 };
 
-/** The key is taken out of every failure's message (see withoutKey), once the key is known. */
-const OPENAI_FAILURES: Omit<FailureReading, "describe"> = { vendor: "OpenAI", isContextOverflow: isOpenAIContextOverflow, endingError: openAIProviderError };
+/** How OpenAI's failures are read, with `apiKey` taken out of every failure's message (see withoutKey). */
+function openAIFailures(apiKey: string): FailureReading {
+  return { vendor: "OpenAI", describe: (error) => withoutKey(describeOpenAIFailure(error), apiKey), isContextOverflow: isOpenAIContextOverflow, endingError: openAIProviderError };
+}
 
 export const MISSING_OPENAI_KEY_MESSAGE = "The openai provider needs OPENAI_API_KEY (wrangler secret put OPENAI_API_KEY).";
 
@@ -40,6 +42,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   const retry = retryDepsOf(options);
   const prices = options.prices ?? OPENAI_PRICES;
   const loadImages = imageLoader(options.images);
+  const failures = openAIFailures(apiKey ?? "");
   // One client per provider; with no key none is made. Every setting the SDK would look up in
   // process.env (which holds the Worker's settings under nodejs_compat) is given here instead.
   const client =
@@ -72,7 +75,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     if (client === undefined) throw new ProviderError(MISSING_OPENAI_KEY_MESSAGE, false);
     const price = callPrice("openai", request.model, prices);
     const body = toOpenAIParams(request, await loadImages(request));
-    const failures: FailureReading = { ...OPENAI_FAILURES, describe: (error) => withoutKey(describeOpenAIFailure(error), apiKey!) };
     return withRetries(context, retry, failures, (tracked) => attempt(client, body, price, tracked));
   }
 
