@@ -17,6 +17,7 @@ import { cpus, platform, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { createRun, getRun, type Created } from "../test/e2e/support/api";
 import { sleep, until } from "./support/poll";
+import { replayLines } from "./support/replay-lines";
 import { startAsyncToolServer } from "../test/e2e/support/async-tool-server";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
 import { httpTool } from "../test/e2e/support/scripts";
@@ -29,10 +30,8 @@ const PORT = 9500 + Math.floor(Math.random() * 90);
 const SPACING_MS = 250;
 const log = (line: string) => console.log(`[bench:async] ${line}`);
 
-/** `ratchet.replay` lines (one per slice that replays, i.e. per alarm of a running run) of these runs in `output`. */
-function slicesOf(output: string, ids: ReadonlySet<string>): number {
-  return [...output.matchAll(/\{"msg":"ratchet\.replay"[^}\n]*\}/g)].filter((match) => ids.has((JSON.parse(match[0]) as { runId: string }).runId)).length;
-}
+/** Slices (alarms) of these runs logged in `output`. */
+const slicesOf = (output: string, ids: ReadonlySet<string>) => replayLines(output).filter((line) => ids.has(line.runId)).length;
 
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

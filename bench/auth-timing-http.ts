@@ -16,11 +16,7 @@ import { createRun } from "../test/e2e/support/api";
 import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
 import { mean, median, percentile } from "../test/e2e/support/stats";
 import { prefixCandidates, shuffle } from "./support/prefix-candidates";
-
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
+import { arg } from "./support/args";
 
 const SAMPLES = arg("samples", 1500);
 const PORT = 8600 + Math.floor(Math.random() * 90);

@@ -22,7 +22,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runToolLoop } from "../src/loop";
-import type { CacheMode, ContentPart, ToolSpec } from "../src/loop";
+import type { CacheMode, ContentPart, Generate, ToolSpec } from "../src/loop";
 import { createAnthropicProvider } from "../src/providers/anthropic";
 import { createOpenAIProvider } from "../src/providers/openai";
 import { fakeAnthropicUrl, script, uniqueModel } from "../test/fake-anthropic/client";
@@ -79,17 +79,11 @@ function turns(): Turn[] {
 
 type Row = { mode: string; input: number; read: number; write: number; share: number; cost: number; steps: number; shareBeforeLast: number };
 
-async function runMode(scenario: Scenario, mode: CacheMode, imagePruning: "exact" | "batched" = "exact"): Promise<Row> {
+/** One run of the scenario through `generate`: its usage, the share read from the cache, its cost. */
+async function measure(name: string, generate: Generate, model: string, scenario: Scenario, cache: CacheMode, imagePruning: "exact" | "batched"): Promise<Row> {
   const perStep: Array<{ input: number; read: number }> = [];
-  const model = uniqueModel(FAMILY);
-  await script(model, turns());
-  const provider = createAnthropicProvider({
-    apiKey: "bench-key",
-    baseURL: fakeAnthropicUrl(),
-    images: async () => ({ data: PNG }),
-  });
   const result = await runToolLoop({
-    generate: provider.generate,
+    generate,
     model,
     system: SYSTEM,
     messages: [{ role: "user", content: "Read the archive, page by page, and write the report." }],
@@ -98,39 +92,29 @@ async function runMode(scenario: Scenario, mode: CacheMode, imagePruning: "exact
     maxSteps: STEPS,
     keepImages: KEEP_IMAGES,
     imagePruning,
-    cache: mode,
+    cache,
     onStep: (event) => event.type === "model" && perStep.push({ input: event.usage.inputTokens, read: event.usage.cachedReadTokens }),
   });
   const { inputTokens, cachedReadTokens, cachedWriteTokens } = result.usage;
   const beforeLast = perStep.slice(0, -1);
   const shareBeforeLast = beforeLast.reduce((sum, step) => sum + step.read, 0) / beforeLast.reduce((sum, step) => sum + step.input, 0);
-  const name = imagePruning === "batched" ? `${mode}, batched` : mode;
   return { mode: name, input: inputTokens, read: cachedReadTokens, write: cachedWriteTokens, share: cachedReadTokens / inputTokens, cost: result.spentUsd, steps: result.steps, shareBeforeLast };
 }
 
-/** The same run through the openai provider: OpenAI caches by itself, so the loop's marks change nothing there. */
+async function runMode(scenario: Scenario, mode: CacheMode, imagePruning: "exact" | "batched" = "exact"): Promise<Row> {
+  const model = uniqueModel(FAMILY);
+  await script(model, turns());
+  const provider = createAnthropicProvider({ apiKey: "bench-key", baseURL: fakeAnthropicUrl(), images: async () => ({ data: PNG }) });
+  return measure(imagePruning === "batched" ? `${mode}, batched` : mode, provider.generate, model, scenario, mode, imagePruning);
+}
+
+/** The same run through the openai provider: OpenAI caches by itself, so the loop's marks (mode auto, the default) change nothing there. */
 async function runOpenAI(scenario: Scenario, imagePruning: "exact" | "batched"): Promise<Row> {
-  const perStep: Array<{ input: number; read: number }> = [];
   const model = uniqueOpenAIModel(OPENAI_FAMILY);
   await scriptOpenAI(model, turns());
   await configureOpenAI(model, { imageTokens: 1_500 });
   const provider = createOpenAIProvider({ apiKey: "bench-key", baseURL: fakeOpenAIUrl(), images: async () => ({ data: PNG }) });
-  const result = await runToolLoop({
-    generate: provider.generate,
-    model,
-    system: SYSTEM,
-    messages: [{ role: "user", content: "Read the archive, page by page, and write the report." }],
-    tools: [browseTool(scenario)],
-    step: memoryJournal().step,
-    maxSteps: STEPS,
-    keepImages: KEEP_IMAGES,
-    imagePruning,
-    onStep: (event) => event.type === "model" && perStep.push({ input: event.usage.inputTokens, read: event.usage.cachedReadTokens }),
-  });
-  const { inputTokens, cachedReadTokens, cachedWriteTokens } = result.usage;
-  const beforeLast = perStep.slice(0, -1);
-  const shareBeforeLast = beforeLast.reduce((sum, step) => sum + step.read, 0) / beforeLast.reduce((sum, step) => sum + step.input, 0);
-  return { mode: `openai, ${imagePruning}`, input: inputTokens, read: cachedReadTokens, write: cachedWriteTokens, share: cachedReadTokens / inputTokens, cost: result.spentUsd, steps: result.steps, shareBeforeLast };
+  return measure(`openai, ${imagePruning}`, provider.generate, model, scenario, "auto", imagePruning);
 }
 
 const log = (line: string) => console.log(`[bench:cache] ${line}`);

@@ -32,11 +32,7 @@ import { httpTool } from "../test/e2e/support/scripts";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
 import { startFakeAnthropic, type FakeAnthropic } from "../test/fake-anthropic/server";
 import type { FakeTurn } from "../test/fake-anthropic/types";
-
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
+import { arg } from "./support/args";
 
 const RUNS = arg("runs", 30);
 const KILLS = arg("kills", 8);
@@ -113,6 +109,7 @@ async function inboxConverged(base: string, runs: Created[], all: number, tokens
   const started = Date.now();
   let left: string[] = [];
   while (Date.now() - started < CONVERGE_MS) {
+    left = [];
     const before = (await Promise.all(runs.map((run) => getRun(base, run.id, run.token)))) as FullView[];
     const listed = new Map<string, ListedRun>();
     for (const [subject, token] of tokens) {
@@ -122,7 +119,6 @@ async function inboxConverged(base: string, runs: Created[], all: number, tokens
       }
     }
     const after = (await Promise.all(runs.map((run) => getRun(base, run.id, run.token)))) as FullView[];
-    left = [];
     runs.forEach((run, i) => {
       const stable = strict || (before[i]!.status === after[i]!.status && before[i]!.updatedAt === after[i]!.updatedAt);
       if (!stable) return;

@@ -16,16 +16,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, platform, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { LOCAL_WEBHOOK_SECRET } from "../src/config/known-defaults";
-import { getRun, request } from "../test/e2e/support/api";
+import { createRun, getRun, request } from "../test/e2e/support/api";
 import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
 import { listAllRuns, mintUserToken, watchInbox } from "../test/e2e/support/inbox-watch";
 import { median, percentile, summary } from "../test/e2e/support/stats";
 import { startWebhookReceiver } from "../test/e2e/support/webhook-receiver";
-
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
+import { until as poll } from "./support/poll";
+import { arg } from "./support/args";
 
 const WAITING = arg("waiting", 100);
 const LIST = arg("list", 1000);
@@ -39,19 +36,9 @@ const failures: string[] = [];
 const check = (ok: boolean, message: string) => {
   if (!ok) failures.push(message);
 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      check(false, `timed out waiting for ${what}`);
-      return false;
-    }
-    await sleep(20);
-  }
-  return true;
-}
+/** Polls `condition` every 20 ms; a timeout is a failure, and the benchmark goes on to print what it has. */
+const until = (condition: () => boolean, timeoutMs: number, what: string) =>
+  poll(condition, timeoutMs, () => `timed out waiting for ${what}`, 20).catch((error: Error) => check(false, error.message));
 
 /** Runs `work` for 0..n-1, `CONCURRENCY` at a time. */
 async function pool<T>(n: number, work: (i: number) => Promise<T>): Promise<T[]> {
@@ -68,12 +55,7 @@ async function pool<T>(n: number, work: (i: number) => Promise<T>): Promise<T[]>
   return results;
 }
 
-async function create(base: string, body: Record<string, unknown>): Promise<string> {
-  const response = await request(base, "/v1/runs", TOKEN, { method: "POST", body: JSON.stringify({ provider: "scripted", ...body }) });
-  const text = await response.text();
-  if (response.status !== 201) throw new Error(`create: ${response.status} ${text}`);
-  return (JSON.parse(text) as { run: { id: string } }).run.id;
-}
+const create = async (base: string, body: Record<string, unknown>) => (await createRun(base, TOKEN, body)).id;
 
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);

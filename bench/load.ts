@@ -19,11 +19,7 @@ import { watchGroupMemory, type GroupPeak } from "../test/e2e/support/process-me
 import { watchRun, type RunWatch } from "../test/e2e/support/run-watch";
 import { httpTool, toolRunBody } from "../test/e2e/support/scripts";
 import { mib, summary } from "../test/e2e/support/stats";
-
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
+import { arg } from "./support/args";
 
 const RUNS = arg("runs", 200);
 const STEPS = arg("steps", 10);

@@ -11,6 +11,7 @@ import { cpus, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRun, readStoredLog } from "../test/e2e/support/api";
 import { sleep } from "./support/poll";
+import { replayLines } from "./support/replay-lines";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
 import { watchRun } from "../test/e2e/support/run-watch";
 
@@ -41,11 +42,6 @@ function script() {
   // sampled and killed where intended.
   const calls = Array.from({ length: MODEL_STEPS - 1 }, (_v, i) => ({ text: `Step ${i + 1}.`, toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} + 1` } }], delayMs: 5, costUsd: 0.0001, usage }));
   return [...calls, { text: "done", delayMs: 5, costUsd: 0.0001, usage }];
-}
-
-/** The run object's replay log lines in a server's output. */
-function replayLines(output: string): { replayedSteps: number; ms: number }[] {
-  return [...output.matchAll(/\{"msg":"ratchet\.replay"[^}\n]*\}/g)].map((match) => JSON.parse(match[0]) as { replayedSteps: number; ms: number });
 }
 
 async function main(): Promise<void> {

@@ -3,24 +3,19 @@
 // (a result, or an error) or a client toolset's batch (a result per action). They send through
 // `send` and report a failure in place.
 import type { AnswerRequest, SummaryWaiting } from "../src/client";
+import { askChoices, askQuestion } from "./ask-input";
 import { batchFields, batchQuestion } from "./batch-fields";
 import { el, json, show } from "./dom";
 
 type Send = (body: AnswerRequest) => Promise<void>;
 
 function questionOf(waiting: SummaryWaiting): string {
-  const input = (typeof waiting.input === "object" && waiting.input !== null ? waiting.input : {}) as { question?: unknown };
-  if (waiting.kind === "ask") return typeof input.question === "string" ? input.question : "The run asks you something.";
+  if (waiting.kind === "ask") return askQuestion(waiting.input);
   if (waiting.kind === "client-toolset") {
     return waiting.batch === undefined ? `The run asks your client to run actions of ${waiting.name}: open the run to answer them.` : batchQuestion(waiting.name, waiting.batch.length);
   }
   if (waiting.kind === "approval") return `May the run call ${waiting.name}${waiting.truncated === true ? "" : ` with ${json(waiting.input)}`}?`;
   return `The run calls the client tool ${waiting.name}${waiting.truncated === true ? "" : ` with ${json(waiting.input)}`}. Give its result.`;
-}
-
-function choicesOf(waiting: SummaryWaiting): string[] {
-  const input = (typeof waiting.input === "object" && waiting.input !== null ? waiting.input : {}) as { choices?: unknown };
-  return Array.isArray(input.choices) ? input.choices.filter((choice): choice is string => typeof choice === "string") : [];
 }
 
 /** The form that answers `waiting` in place; `label` names the run for screen readers. */
@@ -70,7 +65,7 @@ export function answerForm(waiting: SummaryWaiting, label: string, send: Send): 
   } else if (waiting.kind === "approval") {
     form.append(el("div", { className: "buttons" }, button("Approve", () => ({ approved: true }), true), button("Deny", () => ({ approved: false }))));
   } else {
-    const choices = choicesOf(waiting).map((choice) => button(choice, () => ({ content: choice })));
+    const choices = askChoices(waiting.input).map((choice) => button(choice, () => ({ content: choice })));
     if (choices.length > 0) form.append(el("div", { className: "choices" }, ...choices));
     const buttons =
       waiting.kind === "ask"

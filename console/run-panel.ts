@@ -24,7 +24,7 @@ function providerToolLabel(name: string): string {
   return `${PROVIDER_TOOLS[name] ?? name}:`;
 }
 
-function providerToolInput(_name: string, input: unknown): unknown {
+function providerToolInput(input: unknown): unknown {
   const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
   for (const key of ["query", "url", "command", "code"]) if (typeof fields[key] === "string") return fields[key];
   return input;
@@ -145,7 +145,7 @@ export class RunPanel {
         // The provider's own tools ran inside this call: shown, not waited for.
         for (const call of event.providerToolCalls ?? []) {
           if (this.calls.has(call.id)) continue;
-          const item = this.call(event.step, call.id, providerToolLabel(call.name), providerToolInput(call.name, call.input));
+          const item = this.call(event.step, call.id, providerToolLabel(call.name), providerToolInput(call.input));
           item.classList.add("provider-call");
           item.dataset.state = "ok";
           item.querySelector(".result")!.textContent = "run by the model's provider";

@@ -2,6 +2,7 @@
 // (approve / deny), a client tool (content, optionally as an error), or a client toolset's batch
 // (one result per action, see batch-fields.ts).
 import type { AnswerRequest, RunView } from "../src/client";
+import { askChoices, askQuestion } from "./ask-input";
 import { batchFields, batchQuestion, type BatchFields } from "./batch-fields";
 import { byId, el, json, show } from "./dom";
 
@@ -37,7 +38,6 @@ export class WaitingForm {
 
   open(waiting: Waiting): void {
     this.current = waiting;
-    const input = (typeof waiting.input === "object" && waiting.input !== null ? waiting.input : {}) as { question?: unknown; choices?: unknown };
     show(this.error, false);
     this.answer.value = "";
     this.choices.replaceChildren();
@@ -55,11 +55,10 @@ export class WaitingForm {
       show(this.answerField, false);
       this.buttons.append(el("button", { text: "Send results", className: "primary", attrs: { type: "submit" } }));
     } else if (waiting.kind === "ask") {
-      this.question.textContent = typeof input.question === "string" ? input.question : "The run asks you something.";
+      this.question.textContent = askQuestion(waiting.input);
       show(this.input, false);
       show(this.answerField, true);
-      const choices = Array.isArray(input.choices) ? input.choices.filter((choice): choice is string => typeof choice === "string") : [];
-      for (const choice of choices) {
+      for (const choice of askChoices(waiting.input)) {
         const button = el("button", { text: choice, attrs: { type: "button" } });
         button.addEventListener("click", () => void this.submit({ content: choice }));
         this.choices.append(button);

@@ -23,35 +23,30 @@ function labelOf(query: string): string {
   return query.replace(/\s+/g, " ").trim().slice(0, 70);
 }
 
+/** What `target` answers for `prop`, a method bound to it: the proxies' pass-through. */
+function passThrough(target: object, prop: string | symbol): unknown {
+  const value = Reflect.get(target, prop, target) as unknown;
+  return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+}
+
 export function timedState(state: DurableObjectState): { state: DurableObjectState; timings: Timings } {
   const timings: Timings = { parts: new Map(), sqlMs: 0 };
-  const sql = state.storage.sql;
-  const timedSql = new Proxy(sql, {
+  const timedSqlCall = <T>(label: string, call: () => T): T => {
+    const started = performance.now();
+    const result = call();
+    const ms = performance.now() - started;
+    timings.sqlMs += ms;
+    add(timings, label, ms);
+    return result;
+  };
+  const timedSql = new Proxy(state.storage.sql, {
     get(target, prop) {
-      if (prop === "exec") {
-        return (query: string, ...bindings: unknown[]) => {
-          const started = performance.now();
-          const cursor = target.exec(query, ...(bindings as SqlStorageValue[]));
-          const ms = performance.now() - started;
-          timings.sqlMs += ms;
-          add(timings, `sql: ${labelOf(query)}`, ms);
-          return cursor;
-        };
-      }
-      if (prop === "databaseSize") {
-        const started = performance.now();
-        const size = target.databaseSize;
-        const ms = performance.now() - started;
-        timings.sqlMs += ms;
-        add(timings, "sql.databaseSize", ms);
-        return size;
-      }
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (prop === "exec") return (query: string, ...bindings: unknown[]) => timedSqlCall(`sql: ${labelOf(query)}`, () => target.exec(query, ...(bindings as SqlStorageValue[])));
+      if (prop === "databaseSize") return timedSqlCall("sql.databaseSize", () => target.databaseSize);
+      return passThrough(target, prop);
     },
   });
-  const storage = state.storage;
-  const timedStorage = new Proxy(storage, {
+  const timedStorage = new Proxy(state.storage, {
     get(target, prop) {
       if (prop === "sql") return timedSql;
       if (prop === "transactionSync") {
@@ -70,15 +65,12 @@ export function timedState(state: DurableObjectState): { state: DurableObjectSta
           return result;
         };
       }
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return passThrough(target, prop);
     },
   });
   const timed = new Proxy(state, {
     get(target, prop) {
-      if (prop === "storage") return timedStorage;
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return prop === "storage" ? timedStorage : passThrough(target, prop);
     },
   });
   return { state: timed, timings };

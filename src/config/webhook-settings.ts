@@ -2,6 +2,7 @@
 // run's events, and WEBHOOK_SECRET (and WEBHOOK_SECRET_PREVIOUS while receivers move to a new
 // one), the Standard Webhooks secret every webhook is signed with, its own and each run's
 // `webhook.url`. Secrets are written as Standard Webhooks writes them: "whsec_" and base64.
+import { isHttpUrl } from "../api/http-url";
 import { decodeSigningKeys, type DecodedSigningKeys } from "../tools/signing-keys";
 
 export const WEBHOOK_KEY_SETTINGS = ["WEBHOOK_SECRET", "WEBHOOK_SECRET_PREVIOUS"] as const;
@@ -26,15 +27,6 @@ export function webhookKeysOf(env: WebhookEnv): DecodedSigningKeys {
 /** True when WEBHOOK_URL is set: every run's events go there too. */
 export function hasDeploymentWebhook(env: WebhookEnv): boolean {
   return isSet(env.WEBHOOK_URL);
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const { protocol } = new URL(text);
-    return protocol === "https:" || protocol === "http:";
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -2,9 +2,8 @@
 // an upload and the run's deletion never cross); the provider reads them. Every blob belongs to
 // one run, under runs/<runId>/: a hash from another run names nothing here, and deleting a run
 // deletes everything under its prefix.
-import { MISSING_IMAGE, outsideReferences, prepareImages, type ImageUpload, type InputContent, type PendingImage } from "../api/images";
+import { MISSING_IMAGE, outsideReferences, type ImageUpload, type PendingImage } from "../api/images";
 import type { Issue } from "../api/schemas";
-import type { Content } from "../loop/types";
 
 export type BlobStore = {
   putImages(runId: string, images: readonly PendingImage[]): Promise<void>;
@@ -72,13 +71,4 @@ export async function acceptImages(store: BlobStore, runId: string, upload: Imag
   }
   await store.putImages(runId, upload.images);
   return [];
-}
-
-export type PreparedContent = { ok: true; content: Content; upload: ImageUpload } | { ok: false; issues: Issue[] };
-
-/** One content sent over the events socket (an answer frame): checked and decoded, not yet stored. */
-export async function prepareContent(content: InputContent, path: string): Promise<PreparedContent> {
-  const prepared = await prepareImages(content, path);
-  if (prepared.issues.length > 0) return { ok: false, issues: prepared.issues };
-  return { ok: true, content: prepared.content, upload: { images: prepared.images, references: prepared.references } };
 }

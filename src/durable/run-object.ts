@@ -140,9 +140,10 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       // Deliveries are started, not awaited: changes already written go out while the run steps.
       this.outbox.deliverDue();
       const now = this.engine.now();
-      // A run suspended on an async call steps only when its result is there or its deadline passed.
-      if (run?.status === "running" && stepDue(this.alarmInputs(run.deleteAt, now))) await this.slice(new AbortController());
-      else if (run !== undefined && run.status !== "running" && run.deleteAt !== undefined && now >= run.deleteAt) await this.erase(run.id, "retention");
+      if (run?.status === "running") {
+        // A run suspended on an async call steps only when its result is there or its deadline passed.
+        if (stepDue(this.alarmInputs(run.deleteAt, now))) await this.slice(new AbortController());
+      } else if (run?.deleteAt !== undefined && now >= run.deleteAt) await this.erase(run.id, "retention");
       this.outbox.deliverDue();
       await this.schedule();
     });
@@ -238,7 +239,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
    */
   async deliverResult(key: string, body: CallResultBody): Promise<Outcome<CallResultAccepted>> {
     const { sql } = this.ctx.storage;
-    const run = readRun(sql);
+    // Only the status is needed: the run's body and view are not read.
+    const run = readRunState(sql);
     if (run === undefined) return notFound();
     const delivery = deliverResult(sql, key, canonicalJson(body), this.engine.now());
     if (delivery.kind === "unknown") return fail(404, "No such call in this run.");

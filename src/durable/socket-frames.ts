@@ -1,10 +1,9 @@
 // Frames a client sends on the events socket: answer, cancel, ping. A bad frame gets an error
 // frame and the socket stays open.
-import { NO_IMAGES, type ImageUpload } from "../api/images";
+import { prepareImages, type PreparedImages } from "../api/images";
 import type { RunRpc } from "../api/run-rpc";
 import { parseFrame, type ClientFrame } from "../api/schemas";
-import type { AnswerBody, BatchResult, Outcome, RunView } from "../api/types";
-import { prepareContent } from "./blob-store";
+import type { AnswerBody, Outcome, RunView } from "../api/types";
 
 function send(socket: WebSocket, frame: object): void {
   socket.send(JSON.stringify(frame));
@@ -24,27 +23,17 @@ export async function handleFrame(socket: WebSocket, message: string | ArrayBuff
 
 async function answerFrame(frame: Extract<ClientFrame, { type: "answer" }>, run: Pick<RunRpc, "answer">): Promise<Outcome<RunView>> {
   const body: AnswerBody = { callId: frame.callId };
-  let images: ImageUpload = NO_IMAGES;
-  if (frame.content !== undefined) {
-    const prepared = await prepareContent(frame.content, "content");
-    if (!prepared.ok) return { ok: false, status: 400, error: { code: "invalid-request", message: "Invalid image.", issues: prepared.issues } };
-    body.content = prepared.content;
-    images = prepared.upload;
-  }
+  // Every content's images are collected in one place, so one refusal names every bad image.
+  const prepared: PreparedImages = { content: "", images: [], references: [], issues: [] };
+  if (frame.content !== undefined) body.content = (await prepareImages(frame.content, "content", prepared)).content;
   if (frame.results !== undefined) {
-    const results: BatchResult[] = [];
-    const upload: ImageUpload = { images: [...images.images], references: [...images.references] };
+    body.results = [];
     for (const [index, result] of frame.results.entries()) {
-      const prepared = await prepareContent(result.content, `results.${index}.content`);
-      if (!prepared.ok) return { ok: false, status: 400, error: { code: "invalid-request", message: "Invalid image.", issues: prepared.issues } };
-      results.push({ ...result, content: prepared.content });
-      upload.images.push(...prepared.upload.images);
-      upload.references.push(...prepared.upload.references);
+      body.results.push({ ...result, content: (await prepareImages(result.content, `results.${index}.content`, prepared)).content });
     }
-    body.results = results;
-    images = upload;
   }
+  if (prepared.issues.length > 0) return { ok: false, status: 400, error: { code: "invalid-request", message: "Invalid image.", issues: prepared.issues } };
   if (frame.approved !== undefined) body.approved = frame.approved;
   if (frame.isError !== undefined) body.isError = frame.isError;
-  return run.answer(body, images);
+  return run.answer(body, { images: prepared.images, references: prepared.references });
 }

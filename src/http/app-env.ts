@@ -1,6 +1,7 @@
 // The Hono environment of every sub-app: the Worker's bindings, the checked settings, and what the
 // auth middleware found: the caller's kind, the run object (routes under /v1/runs/:id), the creator
-// of a new run (POST /v1/runs), and the subject and its inbox (the listing and the inbox routes).
+// of a new run (POST /v1/runs), the subject and its inbox (the listing and the inbox routes), and
+// the async call a tool server's result is for (its step key, from the callback URL).
 import type { CallerKind } from "../api/types";
 import type { Settings } from "../config/settings";
 import type { InboxStub } from "../durable/inbox-stub";
@@ -11,5 +12,5 @@ export type Creator = { kind: "deployment" } | { kind: "user"; subject: string }
 
 export type AppEnv = {
   Bindings: Env;
-  Variables: { run: RunStub; caller: CallerKind; settings: Settings; creator: Creator; subject: string; inbox: InboxStub };
+  Variables: { run: RunStub; caller: CallerKind; settings: Settings; creator: Creator; subject: string; inbox: InboxStub; callStepKey: string };
 };

@@ -13,7 +13,8 @@ import { inboxStub, inboxStubById } from "../durable/inbox-stub";
 import { stepKeyOf } from "../lib/call-key";
 import type { AppEnv } from "./app-env";
 import { isCallbackToken } from "./callback-auth";
-import { sha256Hex, secretsEqual } from "./encoding";
+import { sha256Hex } from "../lib/encoding";
+import { secretsEqual } from "./secrets-equal";
 import { ApiException, invalidRequest, notFound } from "./errors";
 import { isRunId, RUN_TOKEN_PATTERN } from "./ids";
 import { inboxIdOfTicket } from "./inbox-tickets";
@@ -201,10 +202,12 @@ export function requireCallback(): MiddlewareHandler<AppEnv> {
     const id = c.req.param("id");
     if (id === undefined || !(await isRunId(id, runIdKeys))) throw notFound();
     const callKey = c.req.param("callKey") ?? "";
-    if (stepKeyOf(callKey) === undefined || !(await isCallbackToken(match[1]!, runIdKeys, id, callKey))) {
+    const stepKey = stepKeyOf(callKey);
+    if (stepKey === undefined || !(await isCallbackToken(match[1]!, runIdKeys, id, callKey))) {
       throw unauthorized("Invalid callback token: a call's result takes the token that came with that call.");
     }
     c.set("run", runStub(c.env, id));
+    c.set("callStepKey", stepKey);
     await next();
   };
 }

@@ -19,13 +19,11 @@ import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, provider
 import { hostOf } from "../tools/allow-list";
 import { checkMcpServers } from "../tools/mcp-check";
 import type { Creator } from "./app-env";
-import { sha256Hex } from "./encoding";
+import { sha256Hex } from "../lib/encoding";
 import { invalidRequest } from "./errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "./ids";
 import { ImageIntake } from "./images";
 import { compactionIssues, priceIssues, resolveModel, resolveProvider } from "./run-model";
-
-export { FALLBACK_MODEL, FALLBACK_OPENAI_MODEL, resolveModel, resolveProvider } from "./run-model";
 
 /** What goes past this deployment's caps, each issue naming the cap's setting. */
 export function capIssues(body: Pick<CreateRunInput, "maxSteps" | "maxTokens" | "budget">, limits: Limits): Issue[] {

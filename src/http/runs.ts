@@ -2,12 +2,11 @@
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AnswerBody, CallResultBody, ContinueBody } from "../api/types";
-import { stepKeyOf } from "../lib/call-key";
 import type { AppEnv } from "./app-env";
 import { LIST_LIMIT_DEFAULT } from "../api/inbox-schemas";
 import type { ListQuery } from "../api/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { sha256Hex } from "./encoding";
+import { sha256Hex } from "../lib/encoding";
 import { invalidRequest, validationHook } from "./errors";
 import { forwarded, wantsEventStream } from "./forward";
 import { newRunToken } from "./ids";
@@ -110,10 +109,9 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   });
 
   app.openapi(callResultRoute, async (c) => {
-    // requireCallback checked that the call key names a call (and its token).
-    const key = stepKeyOf(c.req.valid("param").callKey)!;
+    // requireCallback checked the call key and its token, and decoded the call's step key.
     const body: CallResultBody = c.req.valid("json");
-    return c.json(unwrap(await c.var.run.deliverResult(key, body)), 202);
+    return c.json(unwrap(await c.var.run.deliverResult(c.var.callStepKey, body)), 202);
   });
 
   app.openapi(eventsRoute, async (c) => {

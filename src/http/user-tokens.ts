@@ -7,7 +7,7 @@
 // secret of their own and rotate with it: tokens signed under RUN_ID_KEY_PREVIOUS stay good while
 // it is set (a rotation that keeps the previous key 30 days loses no token). A single token cannot
 // be revoked before its expiry; rotating RUN_ID_KEY and dropping the previous key voids them all.
-import { base64url, hmacSha256 } from "./encoding";
+import { base64url, base64urlText, hmacSha256 } from "../lib/encoding";
 import { SUBJECT_PATTERN } from "../api/schemas";
 
 export const USER_TOKEN_PATTERN = /^ut_([A-Za-z0-9_-]{1,600})\.([A-Za-z0-9_-]{43})$/;
@@ -15,16 +15,6 @@ export const USER_TOKEN_PATTERN = /^ut_([A-Za-z0-9_-]{1,600})\.([A-Za-z0-9_-]{43
 export type UserClaims = { subject: string; expiresAt: number };
 
 const encoder = new TextEncoder();
-
-function base64urlDecode(text: string): string | undefined {
-  try {
-    const padded = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
-    const binary = atob(padded);
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
-  } catch {
-    return undefined;
-  }
-}
 
 /** The signing key of user tokens under RUN_ID_KEY `runIdKey`. */
 async function signingKey(runIdKey: string): Promise<string> {
@@ -51,7 +41,7 @@ export async function verifyUserToken(token: string, keys: readonly string[], no
   // Every key is tried (no early exit), so the time does not tell which key matched.
   for (const key of keys) if (crypto.subtle.timingSafeEqual(encoder.encode(base64url(await signature(key, payload))), given)) valid = true;
   if (!valid) return undefined;
-  const text = base64urlDecode(payload);
+  const text = base64urlText(payload);
   if (text === undefined) return undefined;
   let claims: unknown;
   try {

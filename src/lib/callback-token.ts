@@ -5,22 +5,10 @@
 // result route only: every other route refuses it (it is neither a deployment nor a run token).
 // During a RUN_ID_KEY rotation tokens made under RUN_ID_KEY_PREVIOUS stay good while it is set
 // (the edge checks them: src/http/callback-auth.ts).
+import { base64url, hmacSha256 } from "./encoding";
 
 export const CALLBACK_TOKEN_PATTERN = /^ct_[A-Za-z0-9_-]{43}$/;
 
-const encoder = new TextEncoder();
-
-async function hmac(key: string, message: string): Promise<Uint8Array> {
-  const cryptoKey = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(message)));
-}
-
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 export async function callbackToken(key: string, runId: string, callKey: string): Promise<string> {
-  return `ct_${base64url(await hmac(key, `callback:${runId}:${callKey}`))}`;
+  return `ct_${base64url(await hmacSha256(key, `callback:${runId}:${callKey}`))}`;
 }

@@ -32,7 +32,7 @@ export function isSummaryRecord(message: ChatMessage): boolean {
 }
 
 /** An assistant turn carrying a provider's compaction block with a summary. */
-export function hasNativeCompaction(message: ChatMessage): boolean {
+function hasNativeCompaction(message: ChatMessage): boolean {
   return blocksOf(message).some((block) => {
     const candidate = block as { type?: unknown; content?: unknown } | null;
     return candidate?.type === "compaction" && typeof candidate.content === "string" && candidate.content.length > 0;
@@ -52,9 +52,14 @@ export function summaryMessage(record: SummaryRecord): ChatMessage {
 
 const withoutRecords = (messages: ChatMessage[]) => messages.filter((message) => !isSummaryRecord(message));
 
-/** Index of the newest compaction mark in `history` (a record or a native compaction turn), or -1. */
+/** A compaction mark: a record, or a native compaction turn with its summary. The view starts anew at one. */
+export function isCompactionMark(message: ChatMessage): boolean {
+  return isSummaryRecord(message) || hasNativeCompaction(message);
+}
+
+/** Index of the newest compaction mark in `history`, or -1. */
 export function newestCompaction(history: ChatMessage[]): number {
-  for (let i = history.length - 1; i >= 0; i--) if (isSummaryRecord(history[i]!) || hasNativeCompaction(history[i]!)) return i;
+  for (let i = history.length - 1; i >= 0; i--) if (isCompactionMark(history[i]!)) return i;
   return -1;
 }
 
@@ -81,9 +86,14 @@ export function isCompactionTurn(message: ChatMessage): boolean {
   return blocksOf(message).some((block) => (block as { type?: unknown } | null)?.type === "compaction");
 }
 
-/** Turns of the model in `messages` that answered: assistant messages that are neither records nor compaction turns. */
+/** A turn of the model that answered: an assistant message that is neither a record nor a compaction turn. */
+export function isAnsweredTurn(message: ChatMessage): boolean {
+  return message.role === "assistant" && !isSummaryRecord(message) && !isCompactionTurn(message);
+}
+
+/** Turns of the model in `messages` that answered (see isAnsweredTurn). */
 export function turnCount(messages: ChatMessage[]): number {
-  return messages.filter((message) => message.role === "assistant" && !isSummaryRecord(message) && !isCompactionTurn(message)).length;
+  return messages.filter(isAnsweredTurn).length;
 }
 
 /** A rough token count: about 4 characters a token, an image ~1,600 tokens. Used for thresholds and estimates only. */

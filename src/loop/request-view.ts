@@ -9,7 +9,7 @@
 // turnCount(history) and container containerOf(history) (test/loop/request-view.test.ts checks
 // them against those functions).
 import { containerIn } from "./container";
-import { contextView, hasNativeCompaction, isCompactionTurn, isSummaryRecord } from "./context-view";
+import { contextView, isAnsweredTurn, isCompactionMark } from "./context-view";
 import { cutLongToolResult } from "./tool-result-cut";
 import type { ChatMessage, ContainerRecord } from "./types";
 
@@ -33,21 +33,17 @@ function marksIn(message: ChatMessage): number {
   return count;
 }
 
-function isTurn(message: ChatMessage): boolean {
-  return message.role === "assistant" && !isSummaryRecord(message) && !isCompactionTurn(message);
-}
-
 /** Brings `view` up to `history` (a view of an earlier, shorter state of the same history), or builds it. */
 export function updateRequestView(view: RequestView | undefined, history: ChatMessage[], maxToolResultTokens: number | undefined): RequestView {
   const next: RequestView = view ?? { seen: 0, messages: [], turns: 0, callerMarks: 0 };
   let rebuild = false;
   for (let i = next.seen; i < history.length; i++) {
     const message = history[i]!;
-    if (isTurn(message)) next.turns++;
+    if (isAnsweredTurn(message)) next.turns++;
     const container = containerIn(message);
     if (container !== undefined) next.container = container;
     // A record or a native compaction with its summary: the view starts anew (see contextView).
-    if (message.role === "assistant" && (isSummaryRecord(message) || hasNativeCompaction(message))) rebuild = true;
+    if (isCompactionMark(message)) rebuild = true;
     else if (!rebuild) {
       const cut = cutLongToolResult(message, maxToolResultTokens);
       next.messages.push(cut);

@@ -31,7 +31,8 @@ async function answerWith(state: LoopState, call: ToolCall, value: Promise<ToolS
   return settled;
 }
 
-type TurnCall = { call: ToolCall; plan: CallPlan };
+/** A call of the turn, what the loop does with it, and the client toolset it goes to (if any). */
+type TurnCall = { call: ToolCall; plan: CallPlan; toolset?: string };
 
 /**
  * What the loop does with each open call of a turn, in call order: a pure pass (replays plan the
@@ -56,17 +57,17 @@ function planTurn(state: LoopState, message: AssistantMessage, last: boolean, cu
     }
     if (last && !state.finishTools.has(call.name)) continue;
     if (cut) {
-      planned.push({ call, plan: { kind: "reply", text: MAX_TOKENS_CUT } });
+      planned.push({ call, plan: { kind: "reply", text: MAX_TOKENS_CUT }, toolset });
       continue;
     }
     if (toolset !== undefined && halted.has(toolset)) {
-      planned.push({ call, plan: { kind: "reply", text: haltText(toolset), notRun: true } });
+      planned.push({ call, plan: { kind: "reply", text: haltText(toolset), notRun: true }, toolset });
       continue;
     }
     const plan = planCall(call, { tools: state.tools, repeatCount, askedThisTurn, approvals: state.options.approvals ?? {} });
     if (plan.kind === "wait" && plan.asked.kind === "ask") askedThisTurn = true;
     if (plan.kind === "reply" && toolset !== undefined) halted.add(toolset);
-    planned.push({ call, plan });
+    planned.push({ call, plan, toolset });
   }
   return planned;
 }
@@ -95,9 +96,8 @@ async function processTurn(state: LoopState, step: number, message: AssistantMes
   const planned = planTurn(state, message, last, cut);
   const started = await startTurn(state, step, planned);
   let waiting: Asked | undefined;
-  for (const { call, plan } of planned) {
+  for (const { call, plan, toolset } of planned) {
     if (plan.kind === "reply") {
-      const toolset = specOf(call, state.tools)?.toolset?.name;
       await answerWith(state, call, replyStep(state, step, call, plan.text, { notRun: plan.notRun === true, ...(toolset === undefined ? {} : { toolset }) }));
     } else if (plan.kind === "wait") {
       // The first call that waits stops the loop; the rest of its toolset's actions join its batch.

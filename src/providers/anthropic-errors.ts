@@ -4,16 +4,12 @@ import { APIError } from "@anthropic-ai/sdk";
 import { endingError, type VendorWords } from "./ending-error";
 import type { ProviderError } from "./errors";
 import { StreamCutError, StreamProtocolError } from "./stream-errors";
-import { retryAfterMs, type Failure, type RetryDecision } from "./retry";
+import { nonEmpty, statusFailure, type Failure, type RetryDecision } from "./retry";
 
 type ErrorBody = { error?: { type?: unknown; message?: unknown; details?: { error_code?: unknown } } } | undefined;
 
 function bodyOf(error: APIError): ErrorBody {
   return typeof error.error === "object" && error.error !== null ? (error.error as ErrorBody) : undefined;
-}
-
-function stringOr(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
 /** What one failed attempt amounts to. Anything that is not an answer from Anthropic is a connection failure. */
@@ -22,22 +18,15 @@ export function describeFailure(error: unknown): Failure {
   if (error instanceof StreamProtocolError) return { kind: "protocol", message: error.message };
   if (error instanceof APIError) {
     const body = bodyOf(error);
-    const type = stringOr(error.type) ?? stringOr(body?.error?.type);
-    const message = stringOr(error.apiMessage) ?? stringOr(body?.error?.message) ?? error.message;
+    const type = nonEmpty(error.type) ?? nonEmpty(body?.error?.type);
+    const message = nonEmpty(error.apiMessage) ?? nonEmpty(body?.error?.message) ?? error.message;
     if (error.status === undefined) {
       // The SDK raises an `error` event of a stream as an APIError without a status.
       if (type !== undefined) return { kind: "stream-error", type, message };
       return { kind: "connection", message: error.message };
     }
-    const failure: Failure = { kind: "status", status: error.status, message };
-    if (type !== undefined) failure.type = type;
-    const code = stringOr(error.errorCode) ?? stringOr(body?.error?.details?.error_code);
-    if (code !== undefined) failure.code = code;
-    const wait = retryAfterMs(error.headers);
-    if (wait !== undefined) failure.retryAfterMs = wait;
-    const should = error.headers?.get("x-should-retry");
-    if (should === "true" || should === "false") failure.shouldRetry = should === "true";
-    return failure;
+    const code = nonEmpty(error.errorCode) ?? nonEmpty(body?.error?.details?.error_code);
+    return statusFailure(error.status, message, { type, code }, error.headers);
   }
   return { kind: "connection", message: error instanceof Error ? error.message : String(error) };
 }

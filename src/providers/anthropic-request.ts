@@ -23,7 +23,6 @@
 // loop's note after them become one user turn, tool results first). Blank text parts are left out:
 // the API refuses blank text blocks, and the loop never marks one.
 import type {
-  Base64ImageSource,
   CacheControlEphemeral,
   ContentBlockParam,
   ImageBlockParam,
@@ -37,28 +36,17 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import { isBlank, toParts } from "../loop/content";
 import type { AssistantMessage, ChatMessage, ContentPart, GenerateRequest, ImagePart, TextPart, ToolMessage } from "../loop/types";
-import { ProviderError } from "./errors";
-import type { ImageLookup } from "./request-images";
+import { reasoningAsked } from "./reasoning";
+import { imageToSend, type ImageLookup } from "./request-images";
 
 /** max_tokens when the request sets none. */
 export const DEFAULT_MAX_TOKENS = 8192;
-/** The thinking budget of `reasoning: true`. */
-export const DEFAULT_THINKING_BUDGET = 4096;
-/** Anthropic refuses a smaller thinking budget. */
-export const MIN_THINKING_BUDGET = 1024;
 /** Anthropic refuses a request with more cache breakpoints. */
 export const MAX_CACHE_MARKS = 4;
 
 export { imageHashes, type ImageData, type ImageLookup } from "./request-images";
 
 const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
-const MEDIA_TYPES: Record<string, Base64ImageSource["media_type"]> = {
-  "image/jpeg": "image/jpeg",
-  "image/jpg": "image/jpeg",
-  "image/png": "image/png",
-  "image/gif": "image/gif",
-  "image/webp": "image/webp",
-};
 
 function textBlock(part: TextPart): TextBlockParam | undefined {
   if (isBlank(part.text)) return undefined;
@@ -66,11 +54,7 @@ function textBlock(part: TextPart): TextBlockParam | undefined {
 }
 
 function imageBlock(part: ImagePart, image: ImageLookup): ImageBlockParam {
-  const mediaType = MEDIA_TYPES[part.mimeType.toLowerCase()];
-  if (mediaType === undefined) {
-    throw new ProviderError(`Image ${part.path ?? part.hash} is ${part.mimeType}; Anthropic takes JPEG, PNG, GIF or WebP.`, false);
-  }
-  const data = part.data ?? image(part.hash).data;
+  const { mediaType, data } = imageToSend(part, image, "Anthropic");
   return { type: "image", source: { type: "base64", media_type: mediaType, data } };
 }
 
@@ -171,22 +155,12 @@ export function toMessageParams(messages: ChatMessage[], image: ImageLookup): Me
 
 type Thinking = { thinking: ThinkingConfigParam; budget: number } | undefined;
 
-/**
- * `reasoning` → Anthropic's thinking: `true` (a 4,096-token budget), `{ budgetTokens }` (at least
- * 1,024, Anthropic's minimum), or `"adaptive"` (the model decides). Absent, false or null: none.
- */
+/** `reasoning` → Anthropic's thinking (see reasoning.ts); "adaptive" lets the model decide. */
 export function thinkingOf(reasoning: unknown): Thinking {
-  if (reasoning === undefined || reasoning === null || reasoning === false) return undefined;
-  if (reasoning === true) return { thinking: { type: "enabled", budget_tokens: DEFAULT_THINKING_BUDGET }, budget: DEFAULT_THINKING_BUDGET };
-  if (reasoning === "adaptive") return { thinking: { type: "adaptive" }, budget: 0 };
-  if (typeof reasoning === "object" && "budgetTokens" in reasoning) {
-    const asked = (reasoning as { budgetTokens: unknown }).budgetTokens;
-    if (typeof asked === "number" && Number.isFinite(asked) && asked > 0) {
-      const budget = Math.max(MIN_THINKING_BUDGET, Math.floor(asked));
-      return { thinking: { type: "enabled", budget_tokens: budget }, budget };
-    }
-  }
-  throw new ProviderError('reasoning must be true, { budgetTokens: <number> } or "adaptive".', false);
+  const asked = reasoningAsked(reasoning);
+  if (asked === undefined) return undefined;
+  if (asked === "adaptive") return { thinking: { type: "adaptive" }, budget: 0 };
+  return { thinking: { type: "enabled", budget_tokens: asked.budget }, budget: asked.budget };
 }
 
 /** Every block that carries a mark, in request order: tools, system, then messages. */

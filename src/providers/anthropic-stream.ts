@@ -23,7 +23,7 @@ import type {
 import { containerBlock } from "../loop/container";
 import { ContextOverflowError } from "../loop/errors";
 import type { AssistantMessage, ContentPart, StopReason, ToolCall, Usage } from "../loop/types";
-import { REFUSAL_TEXT, StreamCutError, StreamProtocolError } from "./stream-errors";
+import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "./stream-errors";
 import type { AssembledAnswer } from "./types";
 
 type Block =
@@ -38,14 +38,13 @@ type TokenCounts = { input: number; output: number; cacheRead: number; cacheWrit
 
 function countsOf(usage: Partial<AnthropicUsage> | Partial<MessageDeltaUsage> | undefined, base: TokenCounts): TokenCounts {
   if (usage === undefined) return base;
-  const cost = (usage as { cost?: unknown }).cost;
   const counts: TokenCounts = {
     input: usage.input_tokens ?? base.input,
     output: usage.output_tokens ?? base.output,
     cacheRead: usage.cache_read_input_tokens ?? base.cacheRead,
     cacheWrite: usage.cache_creation_input_tokens ?? base.cacheWrite,
   };
-  const reported = typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : base.cost;
+  const reported = reportedCost((usage as { cost?: unknown }).cost) ?? base.cost;
   if (reported !== undefined) counts.cost = reported;
   const server = usage.server_tool_use;
   if (server !== undefined && server !== null) counts.server = { webSearchRequests: server.web_search_requests ?? 0, webFetchRequests: server.web_fetch_requests ?? 0 };
@@ -80,10 +79,6 @@ function parseInput(json: string, cut: boolean, name: string): { input: unknown 
     if (cut) return { input: {} };
     throw new StreamProtocolError(`The input of tool call ${name} is not valid JSON.`);
   }
-}
-
-function refusalText(details: RefusalStopDetails | null): string {
-  return details?.explanation ? `${REFUSAL_TEXT.slice(0, -1)}: ${details.explanation}` : REFUSAL_TEXT;
 }
 
 /** A block of the provider's own tools: its call, or a result of one. */
@@ -223,7 +218,7 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
       throw new ContextOverflowError("The prompt filled the model's context window before any answer (model_context_window_exceeded).");
     }
     const refused = stopReason === "refusal";
-    const text = refused && texts.join("").trim().length === 0 ? refusalText(stopDetails) : undefined;
+    const text = refused && texts.join("").trim().length === 0 ? refusalText(stopDetails?.explanation) : undefined;
     const content: AssistantMessage["content"] =
       text !== undefined ? text : texts.length <= 1 ? (texts[0] ?? "") : texts.map((part): ContentPart => ({ type: "text", text: part }));
     const message: AssistantMessage = { role: "assistant", content };

@@ -9,13 +9,11 @@ import { createAssembler } from "./anthropic-stream";
 import { contextWindowOf } from "./context-windows";
 import { isContextOverflow } from "./context-overflow";
 import { ProviderError } from "./errors";
-import { abortableSleep } from "./abortable-sleep";
-import { unknownPriceMessage } from "./model-prices";
-import { ANTHROPIC_PRICES, costOf, priceOf, serverToolCostOf, tokenPrices, type Price } from "./prices";
+import { callPrice, tokenPricesIn } from "./model-prices";
+import { ANTHROPIC_PRICES, costOf, serverToolCostOf, type Price } from "./prices";
 import { imageLoader } from "./request-images";
 import { nativeBetas } from "../tools/native-tools";
-import { DEFAULT_RETRY_POLICY } from "./retry";
-import { withRetries, type FailureReading, type RetryDeps } from "./with-retries";
+import { retryDepsOf, withRetries, type FailureReading } from "./with-retries";
 import type { Provider, VendorProviderOptions } from "./types";
 
 export type AnthropicProviderOptions = VendorProviderOptions & {
@@ -36,19 +34,13 @@ export function withLiveContainer(request: GenerateRequest, now: number): Genera
   return rest;
 }
 
-export { abortableSleep } from "./abortable-sleep";
-
 const ANTHROPIC_FAILURES: FailureReading = { vendor: "Anthropic", describe: describeFailure, isContextOverflow, endingError: providerErrorFor };
 
 export const MISSING_KEY_MESSAGE = "The anthropic provider needs ANTHROPIC_API_KEY (wrangler secret put ANTHROPIC_API_KEY).";
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   const { apiKey } = options;
-  const retry: RetryDeps = {
-    sleep: options.sleep ?? abortableSleep,
-    random: options.random ?? Math.random,
-    policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts },
-  };
+  const retry = retryDepsOf(options);
   const prices = options.prices ?? ANTHROPIC_PRICES;
   const loadImages = imageLoader(options.images);
   const now = options.now ?? Date.now;
@@ -89,9 +81,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
 
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
     if (client === undefined) throw new ProviderError(MISSING_KEY_MESSAGE, false);
-    // The edge refuses a run on a model with no price; one whose PRICES row went away since fails here, before anything is sent.
-    const price = priceOf(request.model, prices);
-    if (price === undefined) throw new ProviderError(unknownPriceMessage("anthropic", request.model), false);
+    const price = callPrice("anthropic", request.model, prices);
     const body = toAnthropicParams(withLiveContainer(request, now()), await loadImages(request));
     return withRetries(context, retry, ANTHROPIC_FAILURES, (tracked) => attempt(client, body, request, price, tracked));
   }
@@ -99,10 +89,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   return {
     name: "anthropic",
     generate,
-    prices: (model) => {
-      const price = priceOf(model, prices);
-      return price === undefined ? undefined : tokenPrices(price);
-    },
+    prices: tokenPricesIn(prices),
     contextWindow: contextWindowOf,
     nativeCompaction: true,
   };

@@ -3,8 +3,10 @@
 // the model is asked of). A model with neither has no price: the edge refuses a run on it with a
 // 400 that names PRICES, instead of pricing it as some other model. The scripted provider plays
 // costs from its script and needs no price.
+import type { TokenPrices } from "../loop/types";
+import { ProviderError } from "./errors";
 import { OPENAI_PRICES } from "./openai-prices";
-import { ANTHROPIC_PRICES, priceOf, type Price, type PriceTable } from "./prices";
+import { ANTHROPIC_PRICES, priceOf, tokenPrices, type Price, type PriceTable } from "./prices";
 
 export type PricedProvider = "anthropic" | "openai";
 
@@ -24,4 +26,22 @@ export function unknownPriceMessage(provider: PricedProvider, model: string): st
     `No price is known for model ${JSON.stringify(model)} on provider "${provider}": add it to the PRICES setting ` +
     `(JSON, USD per million tokens: {${JSON.stringify(model)}: {"input": …, "output": …, "cacheRead": …, "cacheWrite": …}}).`
   );
+}
+
+/**
+ * The price a call on `model` is charged at. The edge refuses a run on a model with no price; one
+ * whose PRICES row went away since fails here, before anything is sent.
+ */
+export function callPrice(provider: PricedProvider, model: string, table: PriceTable): Price {
+  const price = priceOf(model, table);
+  if (price === undefined) throw new ProviderError(unknownPriceMessage(provider, model), false);
+  return price;
+}
+
+/** A provider's `prices`: USD per token of a model in `table`, undefined for a model with no price. */
+export function tokenPricesIn(table: PriceTable): (model: string) => TokenPrices | undefined {
+  return (model) => {
+    const price = priceOf(model, table);
+    return price === undefined ? undefined : tokenPrices(price);
+  };
 }

@@ -6,13 +6,9 @@ import { APIConnectionError, APIError } from "openai";
 import { StreamCutError, StreamProtocolError } from "./stream-errors";
 import { endingError, type VendorWords } from "./ending-error";
 import type { ProviderError } from "./errors";
-import { retryAfterMs, type Failure, type RetryDecision } from "./retry";
+import { nonEmpty, statusFailure, type Failure, type RetryDecision } from "./retry";
 
 type ErrorBody = { type?: unknown; code?: unknown; message?: unknown } | undefined;
-
-function stringOr(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
 
 function bodyOf(error: APIError): ErrorBody {
   return typeof error.error === "object" && error.error !== null ? (error.error as ErrorBody) : undefined;
@@ -27,21 +23,14 @@ export function describeOpenAIFailure(error: unknown): Failure {
   if (error instanceof APIConnectionError) return { kind: "connection", message: error.message };
   if (error instanceof APIError) {
     const body = bodyOf(error);
-    const type = stringOr(error.type) ?? stringOr(body?.type);
-    const code = stringOr(error.code) ?? stringOr(body?.code);
-    const message = stringOr(body?.message) ?? error.message;
+    const type = nonEmpty(error.type) ?? nonEmpty(body?.type);
+    const code = nonEmpty(error.code) ?? nonEmpty(body?.code);
+    const message = nonEmpty(body?.message) ?? error.message;
     if (error.status === undefined) {
       // An `error` object in the middle of a stream: the SDK raises it without a status.
       return { kind: "stream-error", ...(type ?? code ? { type: (type ?? code)! } : {}), message };
     }
-    const failure: Failure = { kind: "status", status: error.status, message };
-    if (type !== undefined) failure.type = type;
-    if (code !== undefined) failure.code = code;
-    const wait = retryAfterMs(error.headers);
-    if (wait !== undefined) failure.retryAfterMs = wait;
-    const should = error.headers?.get("x-should-retry");
-    if (should === "true" || should === "false") failure.shouldRetry = should === "true";
-    return failure;
+    return statusFailure(error.status, message, { type, code }, error.headers);
   }
   return { kind: "connection", message: error instanceof Error ? error.message : String(error) };
 }

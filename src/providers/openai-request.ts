@@ -32,23 +32,11 @@ import type {
 import type { ReasoningEffort } from "openai/resources/shared";
 import { isBlank, textOf, toParts } from "../loop/content";
 import type { AssistantMessage, ChatMessage, GenerateRequest, ImagePart, ToolMessage } from "../loop/types";
-import { ProviderError } from "./errors";
-import type { ImageLookup } from "./request-images";
+import { DEFAULT_REASONING_BUDGET, reasoningAsked } from "./reasoning";
+import { imageToSend, type ImageLookup } from "./request-images";
 
 /** max_completion_tokens when the request sets none. */
 export const DEFAULT_MAX_TOKENS = 8192;
-/** Tokens of reasoning added to max_completion_tokens when a run asks for reasoning without a budget. */
-export const DEFAULT_REASONING_TOKENS = 4096;
-/** The smallest reasoning allowance `{ budgetTokens }` gets (as Anthropic's minimum thinking budget). */
-export const MIN_REASONING_TOKENS = 1024;
-
-const MEDIA_TYPES: Record<string, string> = {
-  "image/jpeg": "image/jpeg",
-  "image/jpg": "image/jpeg",
-  "image/png": "image/png",
-  "image/gif": "image/gif",
-  "image/webp": "image/webp",
-};
 
 /**
  * The models that take reasoning_effort: the o-series and GPT-5 onwards, except the chat-latest
@@ -62,34 +50,21 @@ export function takesReasoningEffort(model: string): boolean {
 export type Reasoning = { effort?: ReasoningEffort; allowance: number } | undefined;
 
 /**
- * `reasoning` → reasoning_effort, for a model that takes it: `true` is "medium"; `{ budgetTokens }`
- * is "low" up to 2,048 tokens, "medium" up to 8,192, "high" above; `"adaptive"` sends no effort
- * (the model's default). The allowance (the budget, or 4,096) is added to max_completion_tokens,
- * since reasoning tokens count toward it. Absent, false or null, or a model that does not take
- * it: nothing is sent.
+ * `reasoning` (see reasoning.ts) → reasoning_effort, for a model that takes it: a budget up to
+ * 2,048 tokens is "low", up to 8,192 "medium" (so `true` is "medium"), above that "high";
+ * `"adaptive"` sends no effort (the model's default). The allowance (the budget, or 4,096) is added
+ * to max_completion_tokens, since reasoning tokens count toward it. No reasoning, or a model that
+ * does not take it: nothing is sent.
  */
 export function reasoningOf(reasoning: unknown, model: string): Reasoning {
-  if (reasoning === undefined || reasoning === null || reasoning === false) return undefined;
-  let asked: Reasoning;
-  if (reasoning === true) asked = { effort: "medium", allowance: DEFAULT_REASONING_TOKENS };
-  else if (reasoning === "adaptive") asked = { allowance: DEFAULT_REASONING_TOKENS };
-  else if (typeof reasoning === "object" && "budgetTokens" in reasoning) {
-    const budget = (reasoning as { budgetTokens: unknown }).budgetTokens;
-    if (typeof budget === "number" && Number.isFinite(budget) && budget > 0) {
-      const allowance = Math.max(MIN_REASONING_TOKENS, Math.floor(budget));
-      asked = { effort: allowance <= 2048 ? "low" : allowance <= 8192 ? "medium" : "high", allowance };
-    }
-  }
-  if (asked === undefined) throw new ProviderError('reasoning must be true, { budgetTokens: <number> } or "adaptive".', false);
-  return takesReasoningEffort(model) ? asked : undefined;
+  const asked = reasoningAsked(reasoning);
+  if (asked === undefined || !takesReasoningEffort(model)) return undefined;
+  if (asked === "adaptive") return { allowance: DEFAULT_REASONING_BUDGET };
+  return { effort: asked.budget <= 2048 ? "low" : asked.budget <= 8192 ? "medium" : "high", allowance: asked.budget };
 }
 
 function imagePart(part: ImagePart, image: ImageLookup): ChatCompletionContentPartImage {
-  const mediaType = MEDIA_TYPES[part.mimeType.toLowerCase()];
-  if (mediaType === undefined) {
-    throw new ProviderError(`Image ${part.path ?? part.hash} is ${part.mimeType}; OpenAI takes JPEG, PNG, GIF or WebP.`, false);
-  }
-  const data = part.data ?? image(part.hash).data;
+  const { mediaType, data } = imageToSend(part, image, "OpenAI");
   return { type: "image_url", image_url: { url: `data:${mediaType};base64,${data}` } };
 }
 

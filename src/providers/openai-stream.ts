@@ -16,7 +16,7 @@
 // refusal → refusal (the run stops with stoppedBy "refusal").
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { AssistantMessage, StopReason, ToolCall, Usage } from "../loop/types";
-import { REFUSAL_TEXT, StreamCutError, StreamProtocolError } from "./stream-errors";
+import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "./stream-errors";
 import type { AssembledAnswer } from "./types";
 
 export const CONTENT_FILTER_TEXT = "The model declined to answer (content filter).";
@@ -99,7 +99,8 @@ export function createChunkAssembler(onDelta?: (delta: string) => void, promptCh
       usage: { inputTokens: prompt, outputTokens: usage.completion_tokens ?? 0, cachedReadTokens: cached, cachedWriteTokens: 0 },
     };
     // Gateways such as OpenRouter report what the call cost them.
-    if (typeof usage.cost === "number" && Number.isFinite(usage.cost) && usage.cost >= 0) result.cost = usage.cost;
+    const cost = reportedCost(usage.cost);
+    if (cost !== undefined) result.cost = cost;
     return result;
   }
 
@@ -117,7 +118,7 @@ export function createChunkAssembler(onDelta?: (delta: string) => void, promptCh
     const stopReason = stopReasonOf(finish, toolCalls.length > 0, refused);
     let content = text;
     if (stopReason === "refusal" && text.trim().length === 0) {
-      content = refused ? `${REFUSAL_TEXT.slice(0, -1)}: ${refusal.trim()}` : CONTENT_FILTER_TEXT;
+      content = refused ? refusalText(refusal.trim()) : CONTENT_FILTER_TEXT;
     }
     const message: AssistantMessage = { role: "assistant", content };
     // A refusal ends the run: calls it may have begun are dropped, not run.

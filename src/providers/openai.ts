@@ -5,18 +5,16 @@
 import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/types";
-import { abortableSleep } from "./abortable-sleep";
 import { openAIContextWindowOf } from "./context-windows";
 import { ProviderError } from "./errors";
-import { unknownPriceMessage } from "./model-prices";
+import { callPrice, tokenPricesIn } from "./model-prices";
 import { describeOpenAIFailure, isOpenAIContextOverflow, openAIProviderError, withoutKey } from "./openai-errors";
 import { OPENAI_PRICES } from "./openai-prices";
 import { toOpenAIParams } from "./openai-request";
 import { createChunkAssembler } from "./openai-stream";
-import { costOf, priceOf, tokenPrices, type Price } from "./prices";
+import { costOf, type Price } from "./prices";
 import { imageLoader } from "./request-images";
-import { DEFAULT_RETRY_POLICY } from "./retry";
-import { withRetries, type FailureReading, type RetryDeps } from "./with-retries";
+import { retryDepsOf, withRetries, type FailureReading } from "./with-retries";
 import type { Provider, VendorProviderOptions } from "./types";
 
 /** OpenAI's own endpoint, sent explicitly: the SDK would otherwise read OPENAI_BASE_URL from process.env. */
@@ -27,8 +25,10 @@ export type OpenAIProviderOptions = VendorProviderOptions & {
   baseURL?: string;
 };
 
-/** The key is taken out of every failure's message (see withoutKey), once the key is known. */
-const OPENAI_FAILURES: Omit<FailureReading, "describe"> = { vendor: "OpenAI", isContextOverflow: isOpenAIContextOverflow, endingError: openAIProviderError };
+/** How OpenAI's failures are read, with `apiKey` taken out of every failure's message (see withoutKey). */
+function openAIFailures(apiKey: string): FailureReading {
+  return { vendor: "OpenAI", describe: (error) => withoutKey(describeOpenAIFailure(error), apiKey), isContextOverflow: isOpenAIContextOverflow, endingError: openAIProviderError };
+}
 
 export const MISSING_OPENAI_KEY_MESSAGE = "The openai provider needs OPENAI_API_KEY (wrangler secret put OPENAI_API_KEY).";
 
@@ -39,13 +39,10 @@ function promptChars(body: ChatCompletionCreateParamsStreaming): number {
 
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   const { apiKey } = options;
-  const retry: RetryDeps = {
-    sleep: options.sleep ?? abortableSleep,
-    random: options.random ?? Math.random,
-    policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts },
-  };
+  const retry = retryDepsOf(options);
   const prices = options.prices ?? OPENAI_PRICES;
   const loadImages = imageLoader(options.images);
+  const failures = openAIFailures(apiKey ?? "");
   // One client per provider; with no key none is made. Every setting the SDK would look up in
   // process.env (which holds the Worker's settings under nodejs_compat) is given here instead.
   const client =
@@ -76,21 +73,15 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
 
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
     if (client === undefined) throw new ProviderError(MISSING_OPENAI_KEY_MESSAGE, false);
-    // The edge refuses a run on a model with no price; one whose PRICES row went away since fails here, before anything is sent.
-    const price = priceOf(request.model, prices);
-    if (price === undefined) throw new ProviderError(unknownPriceMessage("openai", request.model), false);
+    const price = callPrice("openai", request.model, prices);
     const body = toOpenAIParams(request, await loadImages(request));
-    const failures: FailureReading = { ...OPENAI_FAILURES, describe: (error) => withoutKey(describeOpenAIFailure(error), apiKey!) };
     return withRetries(context, retry, failures, (tracked) => attempt(client, body, price, tracked));
   }
 
   return {
     name: "openai",
     generate,
-    prices: (model) => {
-      const price = priceOf(model, prices);
-      return price === undefined ? undefined : tokenPrices(price);
-    },
+    prices: tokenPricesIn(prices),
     contextWindow: openAIContextWindowOf,
     nativeCompaction: false,
   };

@@ -3,7 +3,7 @@
 // next steps. Shared by the real providers; each sends the bytes its own way (Anthropic a base64
 // block, OpenAI a data URL).
 import { toParts } from "../loop/content";
-import type { GenerateRequest } from "../loop/types";
+import type { GenerateRequest, ImagePart } from "../loop/types";
 import { ProviderError } from "./errors";
 
 /** An image's bytes, base64; the media type sent is the part's own. */
@@ -39,4 +39,22 @@ export function imageLoader(images: (hash: string) => Promise<ImageData | undefi
     while (memo.size > IMAGE_MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
     return (hash) => loaded.get(hash)!;
   };
+}
+
+/** The media types both vendors take, by the names a part may give them. */
+const MEDIA_TYPES = {
+  "image/jpeg": "image/jpeg",
+  "image/jpg": "image/jpeg",
+  "image/png": "image/png",
+  "image/gif": "image/gif",
+  "image/webp": "image/webp",
+} as const;
+
+export type ImageMediaType = (typeof MEDIA_TYPES)[keyof typeof MEDIA_TYPES];
+
+/** An image part's media type and bytes (its own, or the loaded ones); a type `vendor` does not take fails the call, not retried. */
+export function imageToSend(part: ImagePart, image: ImageLookup, vendor: string): { mediaType: ImageMediaType; data: string } {
+  const mediaType = (MEDIA_TYPES as Record<string, ImageMediaType>)[part.mimeType.toLowerCase()];
+  if (mediaType === undefined) throw new ProviderError(`Image ${part.path ?? part.hash} is ${part.mimeType}; ${vendor} takes JPEG, PNG, GIF or WebP.`, false);
+  return { mediaType, data: part.data ?? image(part.hash).data };
 }

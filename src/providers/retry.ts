@@ -88,6 +88,28 @@ export function retryDecision(failure: Failure, attempt: number, random: () => n
   return { retry: true, delayMs: asked !== undefined ? asked : backoffMs(attempt, random, policy) };
 }
 
+/** A string that says something, else undefined (an SDK error's fields are often empty or absent). */
+export function nonEmpty(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/** An answer of the endpoint with an error status: its type and code, and what its headers say of waiting and retrying. */
+export function statusFailure(
+  status: number,
+  message: string,
+  label: { type: string | undefined; code: string | undefined },
+  headers: { get(name: string): string | null } | undefined,
+): Failure {
+  const failure: Failure = { kind: "status", status, message };
+  if (label.type !== undefined) failure.type = label.type;
+  if (label.code !== undefined) failure.code = label.code;
+  const wait = retryAfterMs(headers);
+  if (wait !== undefined) failure.retryAfterMs = wait;
+  const should = headers?.get("x-should-retry");
+  if (should === "true" || should === "false") failure.shouldRetry = should === "true";
+  return failure;
+}
+
 /** retry-after-ms, else retry-after in seconds or as an HTTP date; undefined when absent or unusable. */
 export function retryAfterMs(headers: { get(name: string): string | null } | undefined, now: number = Date.now()): number | undefined {
   const millis = Number.parseFloat(headers?.get("retry-after-ms") ?? "");

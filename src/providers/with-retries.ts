@@ -4,8 +4,10 @@
 // happens; a prompt too long for the context window is never retried (the loop compacts instead).
 import { ContextOverflowError } from "../loop/errors";
 import type { GenerateContext, GenerateResult } from "../loop/types";
+import { abortableSleep } from "./abortable-sleep";
 import type { ProviderError } from "./errors";
-import { retryDecision, type Failure, type RetryDecision, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY_POLICY, retryDecision, type Failure, type RetryDecision, type RetryPolicy } from "./retry";
+import type { VendorProviderOptions } from "./types";
 
 export type RetryDeps = {
   policy: RetryPolicy;
@@ -13,6 +15,15 @@ export type RetryDeps = {
   /** Waits between attempts; rejects when the signal aborts. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 };
+
+/** A provider's retry settings: the default policy with its attempts, real waits and randomness unless given. */
+export function retryDepsOf(options: Pick<VendorProviderOptions, "sleep" | "random" | "maxAttempts">): RetryDeps {
+  return {
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts },
+  };
+}
 
 /** How one provider reads its SDK's errors. */
 export type FailureReading = {

@@ -33,7 +33,8 @@ function mediaType(response: Response): string {
   return (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-function snippet(text: string): string {
+/** One line of at most 300 characters of what a far side said (an error page, an answer). */
+export function snippet(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > SNIPPET_LENGTH ? `${line.slice(0, SNIPPET_LENGTH - 1)}…` : line;
 }

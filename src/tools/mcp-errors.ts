@@ -1,9 +1,8 @@
 // What the model, the run's error and the logs are told when an MCP server fails: one line that
 // says which server and what happened, never a header value the run sent it (a server may echo
 // its credentials back in an error page).
+import { snippet } from "./http-answer";
 import { McpAnswerTooLarge, McpConnectionLost, McpError, StreamableHTTPError } from "./mcp-connections";
-
-const SNIPPET_LENGTH = 300;
 
 /** The listing of a server's tools failed: the run cannot start its first model call without them. */
 export class McpListFailed extends Error {
@@ -24,11 +23,6 @@ export function redact(text: string, headers: Record<string, string> | undefined
     if (token !== undefined) out = out.split(token).join("[redacted]");
   }
   return out;
-}
-
-function snippet(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > SNIPPET_LENGTH ? `${line.slice(0, SNIPPET_LENGTH - 1)}…` : line;
 }
 
 /** What went wrong talking to `server`, for people and models. */

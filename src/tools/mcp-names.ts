@@ -4,9 +4,6 @@
 // (never renamed: a renamed tool could meet another one's name, and the model would call it by a
 // name its server does not know).
 
-/** The providers' rule for a tool name. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-
 /** Between the server's name and the tool's. */
 export const MCP_SEPARATOR = "__";
 

@@ -42,9 +42,6 @@ export const NATIVE_CLIENT_TOOLS = {
   bash_20250124: { toolset: "bash" },
 } as const satisfies Record<string, NativeKind>;
 
-export type NativeClientType = keyof typeof NATIVE_CLIENT_TOOLS;
-export const NATIVE_CLIENT_TYPES = Object.keys(NATIVE_CLIENT_TOOLS) as NativeClientType[];
-
 export function nativeKind(type: string): NativeKind | undefined {
   return (NATIVE_CLIENT_TOOLS as Record<string, NativeKind>)[type];
 }

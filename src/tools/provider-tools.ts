@@ -21,6 +21,3 @@ export type ProviderToolType = keyof typeof PROVIDER_TOOL_TYPES;
 export function providerToolName(type: string): string | undefined {
   return (PROVIDER_TOOL_TYPES as Record<string, string>)[type];
 }
-
-/** The providers that run provider tools. */
-export const PROVIDERS_WITH_TOOLS = ["anthropic"] as const;

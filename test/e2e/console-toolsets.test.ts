@@ -3,23 +3,18 @@
 // "web search: <query>", a client toolset's batch is answered in place (one result per action, the
 // first failed one ending the batch), and the actions not run show as such; the inbox answers a
 // batch too. Screenshots go to test/e2e/.artifacts/ (gitignored).
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic/server";
+import { ARTIFACTS, buildConsole, consolePage, launchChromium, openRun, text, WAIT } from "./support/console-browser";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd, waitForEvent } from "./support/run-events";
 import { startDevServer, type DevServer } from "./support/dev-server";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
 const PORT = 9000 + Math.floor(Math.random() * 100);
-const WAIT = { timeout: 20_000 };
 const MODEL = "claude-sonnet-5-5-console-toolsets";
 
 const browserToolset = {
@@ -36,24 +31,11 @@ const actions = [
   { id: "b3", name: "browser__click", input: { selector: "#confirm" } },
 ];
 
-async function text(locator: Locator): Promise<string> {
-  return ((await locator.textContent()) ?? "").trim();
-}
-
 async function api(dev: DevServer, path: string, token: string, body?: unknown): Promise<Record<string, unknown>> {
   const init: RequestInit = body === undefined ? { headers: { Authorization: `Bearer ${token}` } } : { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) };
   const response = await fetch(`${dev.url}${path}`, init);
   expect(response.status, await response.clone().text()).toBeLessThan(300);
   return (await response.json()) as Record<string, unknown>;
-}
-
-function watchForErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(`console: ${message.text()}`);
-  });
-  return errors;
 }
 
 describe("the console with provider tools and client toolsets", () => {
@@ -64,17 +46,10 @@ describe("the console with provider tools and client toolsets", () => {
   let browser: BrowserContext | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does).`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
+    buildConsole();
     fake = await startFakeAnthropic();
     dev = await startDevServer({ port: PORT, persistTo: state, vars: { ANTHROPIC_API_KEY: "console-test-key", ANTHROPIC_BASE_URL: fake.url } });
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchChromium(profile);
   });
 
   afterAll(async () => {
@@ -99,12 +74,8 @@ describe("the console with provider tools and client toolsets", () => {
     const { run, token } = created as { run: { id: string }; token: string };
     await waitForEvent(dev!.url, run.id, token, (event) => event.type === "waiting", { what: "its batch" });
 
-    const page = await browser!.newPage();
-    const errors = watchForErrors(page);
-    await page.goto(`${dev!.url}/console/`);
-    await page.getByLabel("Run id").fill(run.id);
-    await page.getByLabel(/^Run token/).fill(token);
-    await page.getByRole("button", { name: "Open", exact: true }).click();
+    const { page, errors } = await consolePage(browser!, dev!.url);
+    await openRun(page, run.id, token);
 
     const search = page.locator(".call.provider-call");
     await search.waitFor(WAIT);
@@ -146,10 +117,7 @@ describe("the console with provider tools and client toolsets", () => {
     })) as { run: { id: string } };
     await waitForEvent(dev!.url, run.id, userToken, (event) => event.type === "waiting", { what: "its batch" });
 
-    const page = await browser!.newPage();
-    await page.setViewportSize({ width: 390, height: 844 });
-    const errors = watchForErrors(page);
-    await page.goto(`${dev!.url}/console/`);
+    const { page, errors } = await consolePage(browser!, dev!.url, { phone: true });
     await page.getByLabel(/^User token/).fill(userToken);
     await page.getByRole("button", { name: "Open inbox" }).click();
     const item = page.locator(`.inbox-item[data-run="${run.id}"]`);

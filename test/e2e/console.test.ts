@@ -4,26 +4,21 @@
 // fake OpenAI server) and sees its model named; on a phone-sized screen, opens a run by id and
 // token, sees its history and denies an approval; cancels a waiting run. Screenshots go to
 // test/e2e/.artifacts/ (gitignored) for a person to look at.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
 import { startMcpServers, type McpTestServers } from "../mcp-server/server";
 import { watchInbox } from "./support/inbox-watch";
+import { ARTIFACTS, buildConsole, consolePage, launchChromium, openRun, text, WAIT } from "./support/console-browser";
 import { LOCAL_TOKEN } from "./support/local-vars";
-import { waitForEnd, waitForEvent } from "./support/run-events";
+import { waitForEnd, waitForEvent, waitForEvents } from "./support/run-events";
 import { startDevServer, type DevServer } from "./support/dev-server";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
 const PORT = 8900 + Math.floor(Math.random() * 100);
 const TOKEN = LOCAL_TOKEN;
-const WAIT = { timeout: 20_000 };
 /** The model of runs on provider openai (DEFAULT_OPENAI_MODEL of this dev server), priced as gpt-5.4-mini. */
 const OPENAI_MODEL = "gpt-5.4-mini-console-e2e";
 
@@ -45,20 +40,6 @@ async function getJson(dev: DevServer, path: string, token: string): Promise<Rec
   return (await response.json()) as Record<string, unknown>;
 }
 
-async function text(locator: Locator): Promise<string> {
-  return ((await locator.textContent()) ?? "").trim();
-}
-
-/** Fails the test on any script error or failed request the page reports. */
-function watchForErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(`console: ${message.text()}`);
-  });
-  return errors;
-}
-
 describe("the run console in Chromium", () => {
   const state = mkdtempSync(join(tmpdir(), "ratchet-console-"));
   const profile = mkdtempSync(join(tmpdir(), "ratchet-chromium-"));
@@ -67,17 +48,10 @@ describe("the run console in Chromium", () => {
   let fakeOpenAI: FakeOpenAI | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does).`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
+    buildConsole();
     fakeOpenAI = await startFakeOpenAI();
     dev = await startDevServer({ port: PORT, persistTo: state, vars: { OPENAI_API_KEY: "console-openai-key", OPENAI_BASE_URL: fakeOpenAI.url, DEFAULT_OPENAI_MODEL: OPENAI_MODEL } });
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchChromium(profile);
   });
 
   afterAll(async () => {
@@ -111,9 +85,7 @@ describe("the run console in Chromium", () => {
   });
 
   it("starts the default scripted run, shows each step, takes the answer in place and shows the end", async () => {
-    const page = await browser!.newPage();
-    const errors = watchForErrors(page);
-    await page.goto(`${dev!.url}/console/`);
+    const { page, errors } = await consolePage(browser!, dev!.url);
     expect(await page.title()).toBe("Ratchet console");
     // Never a token filled in: the person types it.
     const tokenField = page.getByLabel("Deployment token", { exact: true });
@@ -168,9 +140,7 @@ describe("the run console in Chromium", () => {
       { text: "One question.", toolCalls: [{ id: "call_ask", name: "ask", input: { question: "What should I call 391?" } }] },
       { text: "Noted: 391 is the product." },
     ]);
-    const page = await browser!.newPage();
-    const errors = watchForErrors(page);
-    await page.goto(`${dev!.url}/console/`);
+    const { page, errors } = await consolePage(browser!, dev!.url);
     await page.getByLabel("Deployment token", { exact: true }).fill(TOKEN);
     await page.getByLabel("OpenAI").check();
     expect(await page.locator("#script-field").isHidden()).toBe(true);
@@ -201,17 +171,17 @@ describe("the run console in Chromium", () => {
         { text: "Six.", costUsd: 0.001 },
       ],
     });
-    await waitForEnd(dev!.url, { id: run.id, token });
-    const page = await browser!.newPage();
-    const errors = watchForErrors(page);
-    await page.goto(`${dev!.url}/console/`);
-    await page.getByLabel("Run id").fill(run.id);
-    await page.getByLabel(/^Run token/).fill(token);
-    await page.getByRole("button", { name: "Open", exact: true }).click();
+    const events = await waitForEvents(dev!.url, run.id, token, (seen) => seen.some((event) => event.type === "end"), { what: "its end" });
+    const compactions = events.filter((event) => event.type === "compaction") as unknown as { tokensBefore: number; tokensAfter: number }[];
+    expect(compactions.length).toBeGreaterThan(0);
+    const { page, errors } = await consolePage(browser!, dev!.url);
+    await openRun(page, run.id, token);
     await page.locator("#final-text", { hasText: "Six." }).waitFor(WAIT);
-    const notes = await page.locator(".compaction").allTextContents();
-    expect(notes.length).toBeGreaterThan(0);
-    for (const note of notes) expect(note).toMatch(/^Context compacted \(summary\): [\d,]+ → about [\d,]+ tokens$/);
+    // One note per compaction the run logged, each with its own figures.
+    const figures = (n: number) => n.toLocaleString("en-US");
+    expect(await page.locator(".compaction").allTextContents()).toEqual(
+      compactions.map((event) => `Context compacted (summary): ${figures(event.tokensBefore)} → about ${figures(event.tokensAfter)} tokens`),
+    );
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -229,12 +199,8 @@ describe("the run console in Chromium", () => {
         ],
       });
       await waitForEnd(dev!.url, { id: run.id, token });
-      const page = await browser!.newPage();
-      const errors = watchForErrors(page);
-      await page.goto(`${dev!.url}/console/`);
-      await page.getByLabel("Run id").fill(run.id);
-      await page.getByLabel(/^Run token/).fill(token);
-      await page.getByRole("button", { name: "Open", exact: true }).click();
+      const { page, errors } = await consolePage(browser!, dev!.url);
+      await openRun(page, run.id, token);
       await page.locator("#final-text", { hasText: "Echoed." }).waitFor(WAIT);
       expect(await text(page.locator('.mcp-tools[data-server="main"] p').first())).toBe("MCP server main: 1 tool (main__echo)");
       expect(await text(page.locator('.mcp-tools[data-server="main"] .refused'))).toBe("Left out: files_read (the server does not list it)");
@@ -265,13 +231,8 @@ describe("the run console in Chromium", () => {
     // Let the run reach its approval before the page opens it: the page then replays history.
     await waitForEvent(dev!.url, run.id, token, (event) => event.type === "waiting", { what: "its approval" });
 
-    const page = await browser!.newPage();
-    await page.setViewportSize({ width: 390, height: 844 });
-    const errors = watchForErrors(page);
-    await page.goto(`${dev!.url}/console/`);
-    await page.getByLabel("Run id").fill(run.id);
-    await page.getByLabel(/^Run token/).fill(token);
-    await page.getByRole("button", { name: "Open", exact: true }).click();
+    const { page, errors } = await consolePage(browser!, dev!.url, { phone: true });
+    await openRun(page, run.id, token);
 
     await page.getByRole("button", { name: "Deny" }).waitFor(WAIT);
     expect(await text(page.locator(".prompt p"))).toBe("Add 2 and 2, then send the report.");
@@ -326,10 +287,7 @@ describe("the run console in Chromium", () => {
     inbox.close();
     expect(((await getJson(dev!, "/v1/runs?status=waiting", userToken)) as { runs: unknown[] }).runs).toHaveLength(2);
 
-    const page = await browser!.newPage();
-    await page.setViewportSize({ width: 390, height: 844 });
-    const errors = watchForErrors(page);
-    await page.goto(`${dev!.url}/console/`);
+    const { page, errors } = await consolePage(browser!, dev!.url, { phone: true });
     const tokenField = page.getByLabel(/^User token/);
     expect(await tokenField.inputValue()).toBe("");
     await tokenField.fill(userToken);

@@ -1,9 +1,10 @@
 // A client of the running Worker for service tests: start runs over HTTP, drive their alarms by
 // hand, and watch their events over a socket or SSE.
-import { SELF } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { drive, stubFor } from "./runs";
+import { watch } from "./watch";
 import { TEST_API_TOKEN } from "../test-env";
 
 export const BASE = "https://ratchet.test";
@@ -31,6 +32,21 @@ export async function getRun(id: string, token: string): Promise<RunView> {
 /** Fires the run's alarms until it stops running. */
 export async function driveRun(id: string, limit = 100): Promise<void> {
   await drive(stubFor(id), limit);
+}
+
+/**
+ * Fires the run's alarm and, once its tool call has reached the tool's server (`reached` resolves),
+ * kills every object mid-call. runDurableObjectAlarm removed the alarm it ran (the platform would
+ * deliver it again): a request to the running run re-arms it, so `driveRun` takes it from there.
+ */
+export async function killMidToolCall(id: string, reached: () => Promise<unknown>): Promise<void> {
+  const watcher = await watch(stubFor(id));
+  const alarm = runDurableObjectAlarm(stubFor(id)).catch(() => undefined);
+  await watcher.next((frame) => frame.type === "tool-call");
+  await reached();
+  await abortAllDurableObjects();
+  await alarm;
+  await api(`/v1/runs/${id}`, TEST_API_TOKEN);
 }
 
 export type Socket = {

@@ -7,8 +7,8 @@ import type { Creator } from "../../src/http/app-env";
 import { ApiException } from "../../src/http/errors";
 import { createApp } from "../../src/http/app";
 import { isRunId } from "../../src/http/ids";
-import { prepareRun, resolveModel, resolveProvider } from "../../src/http/new-run";
-import { priceIssues } from "../../src/http/run-model";
+import { prepareRun } from "../../src/http/new-run";
+import { priceIssues, resolveModel, resolveProvider } from "../../src/http/run-model";
 import { bearer, expectError } from "../helpers/http";
 
 const body = (extra: object = {}) => createRunBodySchema.parse({ messages: [{ role: "user", content: "hi" }], ...extra });

@@ -2,27 +2,17 @@
 // in the middle of a tool call, thinking kept in the history, the last no-tools turn, the prompt
 // cache across steps, and a resumed run that sends byte-identical requests.
 import { describe, expect, it } from "vitest";
-import { runToolLoop, textOf } from "../../src/loop";
+import { textOf } from "../../src/loop";
 import { REFUSAL_TEXT } from "../../src/providers/stream-errors";
 import { recorded, script, uniqueModel, type FakeTurn } from "../fake-anthropic/client";
-import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";
 import { echoTool } from "../helpers/scripted";
+import { loopRunner, resumeMidRun } from "../helpers/provider-loop";
 import { testProvider } from "../helpers/anthropic";
 
 type Body = { messages: Array<{ role: string; content: Array<Record<string, unknown>> }>; tools?: unknown[]; tool_choice?: unknown };
 const bodies = async (model: string) => (await recorded(model)).filter((request) => request.outcome === "ok").map((request) => request.body as unknown as Body);
 
-function run(model: string, more: Partial<Parameters<typeof runToolLoop>[0]> = {}) {
-  return runToolLoop({
-    generate: testProvider().generate,
-    model,
-    system: "You are a careful assistant.",
-    messages: [{ role: "user", content: "Please help." }],
-    tools: [echoTool()],
-    step: memoryJournal().step,
-    ...more,
-  });
-}
+const run = loopRunner(() => testProvider().generate);
 
 describe("anthropic provider in the loop", () => {
   it("pause_turn continues automatically, counted as a step; the paused turn is sent back", async () => {
@@ -98,29 +88,4 @@ describe("anthropic provider in the loop", () => {
   });
 });
 
-describe("resume mid-run", () => {
-  it("a run that dies in the middle of a model step sends byte-identical requests when it resumes", async () => {
-    const turns: FakeTurn[] = [
-      ...Array.from({ length: 4 }, (_v, i) => ({ text: `Step ${i}.`, toolCalls: [{ id: `toolu_${i}`, name: "echo", input: { text: `item ${i}` } }] })),
-      { text: "Finished." },
-    ];
-    const reference = uniqueModel();
-    const resumed = uniqueModel();
-    await script(reference, turns);
-    await script(resumed, turns);
-    const options = { system: "S ".repeat(800), messages: [{ role: "user" as const, content: "Go through the items." }], keepImages: 1, maxSteps: 8 };
-    await run(reference, options);
-
-    // Fresh steps: model/1, tool/1, model/2, tool/2, model/3 (index 4) dies after its request was sent.
-    const store = new Map<string, unknown>();
-    await expect(run(resumed, { ...options, step: crashingJournal(store, { at: 4, where: "inside-work" }).step })).rejects.toBeInstanceOf(Crash);
-    const result = await run(resumed, { ...options, step: memoryJournal(store).step });
-    expect(result).toMatchObject({ stoppedBy: "done", finalText: "Finished." });
-
-    const sent = (await recorded(resumed)).map((request) => request.raw.replaceAll(resumed, reference));
-    const expected = (await recorded(reference)).map((request) => request.raw);
-    expect(sent).toHaveLength(expected.length + 1);
-    expect(sent[2]).toBe(sent[3]);
-    expect([...sent.slice(0, 3), ...sent.slice(4)]).toEqual(expected);
-  });
-});
+resumeMidRun(run, { uniqueModel, script, recorded }, "toolu_", { keepImages: 1 });

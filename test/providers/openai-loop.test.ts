@@ -3,29 +3,19 @@
 // last no-tools turn, prefix caching across steps, the loop's summary compaction (OpenAI has no
 // compaction of its own), and a resumed run that sends byte-identical requests.
 import { describe, expect, it } from "vitest";
-import { runToolLoop, textOf } from "../../src/loop";
+import { textOf } from "../../src/loop";
 import type { LoopEvent } from "../../src/loop";
 import { CONTENT_FILTER_TEXT } from "../../src/providers/openai-stream";
 import { configureOpenAI, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel, type FakeTurn } from "../fake-openai/client";
-import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";
 import { echoTool } from "../helpers/scripted";
+import { loopRunner, resumeMidRun } from "../helpers/provider-loop";
 import { testOpenAIProvider } from "../helpers/openai";
 
 type Message = { role: string; content: unknown; tool_calls?: Array<{ id: string; function: { arguments: string } }>; tool_call_id?: string };
 type Body = { messages: Message[]; tools?: unknown[]; tool_choice?: unknown };
 const bodies = async (model: string) => (await recordedOpenAI(model)).filter((request) => request.outcome === "ok").map((request) => request.body as unknown as Body);
 
-function run(model: string, more: Partial<Parameters<typeof runToolLoop>[0]> = {}) {
-  return runToolLoop({
-    generate: testOpenAIProvider().generate,
-    model,
-    system: "You are a careful assistant.",
-    messages: [{ role: "user", content: "Please help." }],
-    tools: [echoTool()],
-    step: memoryJournal().step,
-    ...more,
-  });
-}
+const run = loopRunner(() => testOpenAIProvider().generate);
 
 describe("openai provider in the loop", () => {
   it("arguments that are not JSON: not run; the model sees a schema issue and corrects itself", async () => {
@@ -119,29 +109,4 @@ describe("openai provider in the loop", () => {
   });
 });
 
-describe("resume mid-run", () => {
-  it("a run that dies in the middle of a model step sends byte-identical requests when it resumes", async () => {
-    const turns: FakeTurn[] = [
-      ...Array.from({ length: 4 }, (_v, i) => ({ text: `Step ${i}.`, toolCalls: [{ id: `call_${i}`, name: "echo", input: { text: `item ${i}` } }] })),
-      { text: "Finished." },
-    ];
-    const reference = uniqueOpenAIModel();
-    const resumed = uniqueOpenAIModel();
-    await scriptOpenAI(reference, turns);
-    await scriptOpenAI(resumed, turns);
-    const options = { system: "S ".repeat(800), messages: [{ role: "user" as const, content: "Go through the items." }], maxSteps: 8 };
-    await run(reference, options);
-
-    // Fresh steps: model/1, tool/1, model/2, tool/2, model/3 (index 4) dies after its request was sent.
-    const store = new Map<string, unknown>();
-    await expect(run(resumed, { ...options, step: crashingJournal(store, { at: 4, where: "inside-work" }).step })).rejects.toBeInstanceOf(Crash);
-    const result = await run(resumed, { ...options, step: memoryJournal(store).step });
-    expect(result).toMatchObject({ stoppedBy: "done", finalText: "Finished." });
-
-    const sent = (await recordedOpenAI(resumed)).map((request) => request.raw.replaceAll(resumed, reference));
-    const expected = (await recordedOpenAI(reference)).map((request) => request.raw);
-    expect(sent).toHaveLength(expected.length + 1);
-    expect(sent[2]).toBe(sent[3]);
-    expect([...sent.slice(0, 3), ...sent.slice(4)]).toEqual(expected);
-  });
-});
+resumeMidRun(run, { uniqueModel: uniqueOpenAIModel, script: scriptOpenAI, recorded: recordedOpenAI }, "call_");

@@ -9,7 +9,7 @@ import { stubFor, storedEvents } from "../helpers/runs";
 import { watch } from "../helpers/watch";
 import { expectError } from "../helpers/http";
 import { TEST_API_TOKEN } from "../test-env";
-import { api, driveRun, getRun, startRun } from "../helpers/service-client";
+import { api, driveRun, getRun, killMidToolCall, startRun } from "../helpers/service-client";
 
 const server = () => inject("toolServerUrl");
 const DAY = 24 * 3600 * 1000;
@@ -216,8 +216,11 @@ describe("async HTTP tools", () => {
     expect(messages.find((m) => m.toolCallId === "x")).toMatchObject({ isError: true, content: expect.stringMatching(/^HTTP tool broken answered 500/) });
     const events = await storedEvents(stubFor(run.id));
     expect(events.some((event: StoredEvent) => event.type === "tool-started")).toBe(false);
-    const quick = await jobFor(`${run.id}/s1/start/1/q`);
-    await expectError(await sendResult(quick.bodies[0]!.callback, { content: "later" }), 409, "conflict");
+    for (const call of ["q", "x"]) {
+      const job = await jobFor(`${run.id}/s1/start/1/${call}`);
+      expect(job.count).toBe(1);
+      await expectError(await sendResult(job.bodies[0]!.callback, { content: "later" }), 409, "conflict");
+    }
   });
 
   it("a start in flight when the object dies is sent again with the same Idempotency-Key and the same body, callback token and all", async () => {
@@ -227,13 +230,8 @@ describe("async HTTP tools", () => {
       script: renderScript,
     });
     const key = `${run.id}/s1/start/1/j1`;
-    const alarm = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
     // The tool server holds this request until the start has arrived.
-    expect((await fetch(`${server()}/arrived?key=${encodeURIComponent(key)}`)).status).toBe(200);
-    await abortAllDurableObjects();
-    await alarm;
-    // Any request re-arms a running run whose alarm is gone (runDurableObjectAlarm removed it).
-    await getRun(run.id, token);
+    await killMidToolCall(run.id, async () => expect((await fetch(`${server()}/arrived?key=${encodeURIComponent(key)}`)).status).toBe(200));
     await driveUntilAsleep(run.id);
     const job = await jobFor(key);
     expect(job.count).toBe(2);

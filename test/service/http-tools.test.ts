@@ -1,9 +1,6 @@
-import { abortAllDurableObjects, env, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
-import { stubFor } from "../helpers/runs";
-import { watch } from "../helpers/watch";
-import { api, driveRun, getRun, startRun } from "../helpers/service-client";
-import { TEST_API_TOKEN } from "../test-env";
+import { api, driveRun, getRun, killMidToolCall, startRun } from "../helpers/service-client";
 
 const server = () => inject("toolServerUrl");
 
@@ -83,15 +80,7 @@ describe("HTTP tools", () => {
       tools: [httpTool("counted", "/count?ms=300")],
       script: [{ toolCalls: [{ id: "k", name: "counted", input: { n: 1 } }] }, { text: "done" }],
     });
-    const watcher = await watch(stubFor(run.id));
-    const alarm = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
-    await watcher.next((frame) => frame.type === "tool-call");
-    await arrived(`${run.id}/s1/tool/1/k`);
-    await abortAllDurableObjects();
-    await alarm;
-    // runDurableObjectAlarm removed the alarm it ran (the platform would deliver it again): any
-    // request to a running run whose alarm is gone re-arms it.
-    await api(`/v1/runs/${run.id}`, TEST_API_TOKEN);
+    await killMidToolCall(run.id, () => arrived(`${run.id}/s1/tool/1/k`));
     await driveRun(run.id);
     // The first send reached the server (its answer was lost with the object); the resend carries the same key.
     expect(await countFor(`${run.id}/s1/tool/1/k`)).toBe(2);
@@ -103,13 +92,7 @@ describe("HTTP tools", () => {
       tools: [httpTool("pay", "/count?ms=300", { once: true })],
       script: [{ toolCalls: [{ id: "p", name: "pay", input: { n: 100 } }] }, { text: "I could not confirm the payment." }],
     });
-    const watcher = await watch(stubFor(run.id));
-    const alarm = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
-    await watcher.next((frame) => frame.type === "tool-call");
-    await arrived(`${run.id}/s1/tool/1/p`);
-    await abortAllDurableObjects();
-    await alarm;
-    await getRun(run.id, token);
+    await killMidToolCall(run.id, () => arrived(`${run.id}/s1/tool/1/p`));
     await driveRun(run.id);
     const reply = (await messagesOf(run.id, token)).find((m) => m.toolCallId === "p")!;
     expect(reply).toMatchObject({ isError: true, content: "Outcome unknown: this call may or may not have taken effect." });

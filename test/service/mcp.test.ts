@@ -1,17 +1,15 @@
 // MCP servers through the service: POST /v1/runs with `mcpServers`, the run object as the MCP
 // client (official SDK) of the real test MCP servers (test/mcp-server), and the anthropic provider
 // against the fake Anthropic server as the model.
-import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../../src/loop/types";
 import { OUTCOME_UNKNOWN } from "../../src/tools";
 import { recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { journalKeys, storedEvents, stubFor } from "../helpers/runs";
-import { watch } from "../helpers/watch";
 import { arrived, callsFor, flaky, flakyUrl, MCP_TEST_SECRET, mcpUrl } from "../mcp-server/client";
-import { TEST_API_TOKEN } from "../test-env";
-import { api, driveRun, getRun, readSse, startRun } from "../helpers/service-client";
+import { api, driveRun, getRun, killMidToolCall, readSse, startRun } from "../helpers/service-client";
 
 type AnthropicTool = { name: string; description: string; input_schema: Record<string, unknown> };
 type AnthropicBlock = { type: string; tool_use_id?: string; content?: { type: string; text?: string; source?: { type: string; media_type: string; data: string } }[]; is_error?: boolean };
@@ -124,6 +122,7 @@ describe("MCP servers through the service", () => {
     expect(keys.filter((key) => key.includes("mcp-list"))).toEqual(["s1/mcp-list/main"]);
     expect(keys).toContain("s2/tool/1/toolu_e");
     const [first, ...rest] = (await recorded(model)).map((request) => (request.body as { tools: AnthropicTool[] }).tools);
+    expect(rest).toHaveLength(2);
     for (const tools of rest) expect(tools).toEqual(first);
   });
 
@@ -132,14 +131,7 @@ describe("MCP servers through the service", () => {
     await script(model, [{ toolCalls: [{ id: "toolu_s", name: "main__slow", input: { ms: 400 } }] }, { text: "done" }]);
     const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], mcpServers: [{ name: "main", url: main.url() }] });
     const key = `${run.id}/s1/tool/1/toolu_s`;
-    const watcher = await watch(stubFor(run.id));
-    const alarm = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
-    await watcher.next((frame) => frame.type === "tool-call");
-    await arrived(key);
-    await abortAllDurableObjects();
-    await alarm;
-    // A request to a running run whose alarm is gone re-arms it.
-    await api(`/v1/runs/${run.id}`, TEST_API_TOKEN);
+    await killMidToolCall(run.id, () => arrived(key));
     await driveRun(run.id);
     expect(toolMessage(await messagesOf(run.id, token), "toolu_s")).toMatchObject({ content: "slept 400 ms" });
     const calls = await callsFor(key);
@@ -157,13 +149,7 @@ describe("MCP servers through the service", () => {
       const mcpServers = servers.map((server) => ({ ...server, url: main.url() }));
       const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], mcpServers });
       const key = `${run.id}/s1/tool/1/toolu_c`;
-      const watcher = await watch(stubFor(run.id));
-      const alarm = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
-      await watcher.next((frame) => frame.type === "tool-call");
-      await arrived(key);
-      await abortAllDurableObjects();
-      await alarm;
-      await getRun(run.id, token);
+      await killMidToolCall(run.id, () => arrived(key));
       await driveRun(run.id);
       expect(toolMessage(await messagesOf(run.id, token), "toolu_c")).toEqual({ role: "tool", toolCallId: "toolu_c", content: OUTCOME_UNKNOWN, isError: true });
       expect(await callsFor(key)).toHaveLength(1);
@@ -222,6 +208,8 @@ describe("MCP servers through the service", () => {
       expect(failed.error!.message).toMatch(/answered HTTP 401: .*\[redacted\]/);
 
       for (const [id, runToken, secret] of [[run.id, token, MCP_TEST_SECRET], [refused.run.id, refused.token, wrong]] as const) {
+        // The logs were caught: the run's end is among them (its error message too, for the refused run).
+        expect(log.mock.calls.some(([line]) => String(line).includes('"msg":"ratchet.run-end"') && String(line).includes(id))).toBe(true);
         const shown = [
           JSON.stringify(await getRun(id, runToken)),
           JSON.stringify(await messagesOf(id, runToken)),

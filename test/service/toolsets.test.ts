@@ -114,6 +114,13 @@ describe("client toolsets through the service", () => {
   it("a batch is answered over the WebSocket and by the typed client", async () => {
     const overSocket = await waitingRun();
     const socket = await openSocket(overSocket.run.id, overSocket.token);
+    // Bad images in two results: one refusal names both, and the batch still waits.
+    const badImage = [{ type: "image", mimeType: "image/png", data: "not base64!" }];
+    socket.send({ type: "answer", callId: "b1", results: [{ callId: "b1", content: badImage }, { callId: "b2", content: "ok" }, { callId: "b3", content: badImage }] });
+    const refused = (await socket.next((frame) => frame.type === "error")) as { error: { code: string; issues?: { path: string }[] } };
+    expect(refused.error.code).toBe("invalid-request");
+    expect(refused.error.issues?.map((issue) => issue.path)).toEqual(["results.0.content.0.data", "results.2.content.0.data"]);
+    expect((await getRun(overSocket.run.id, overSocket.token)).status).toBe("waiting");
     socket.send({ type: "answer", callId: "b1", results: [{ callId: "b1", content: "ok" }, { callId: "b2", content: "ok" }, { callId: "b3", content: "ok" }] });
     await socket.next((frame) => frame.type === "answered");
     socket.close();

@@ -1,5 +1,6 @@
-// Byte encodings and digests the edge needs for ids, tokens and content hashes. Web Crypto only,
-// so the same code runs in workerd and in tests.
+// Byte encodings and digests for ids, tokens, cursors and content hashes (the edge's, and the
+// callback tokens and call keys the run object makes). Web Crypto only, so the same code runs in
+// workerd and in tests.
 
 const BASE32_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
 
@@ -49,6 +50,16 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/** The UTF-8 text that base64url (padded or not) `text` encodes, or undefined when it encodes none. */
+export function base64urlText(text: string): string | undefined {
+  try {
+    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
 export function hex(bytes: Uint8Array): string {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
@@ -70,15 +81,6 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
 export async function hmacSha256(key: string, message: string): Promise<Uint8Array> {
   const cryptoKey = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   return new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(message)));
-}
-
-/**
- * Equality of two secrets in constant time. Both are hashed first, so the comparison always sees
- * two 32-byte values and neither length nor content leaks through timing.
- */
-export async function secretsEqual(a: string, b: string): Promise<boolean> {
-  const [digestA, digestB] = await Promise.all([sha256(a), sha256(b)]);
-  return crypto.subtle.timingSafeEqual(digestA, digestB);
 }
 
 export function randomBytes(length: number): Uint8Array {

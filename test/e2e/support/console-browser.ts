@@ -1,0 +1,52 @@
+// The console in headless Chromium (Debian's, driven by playwright-core) for the console's tests:
+// the console built, the browser launched, a page that records script errors, a run opened by id
+// and token. Screenshots go to test/e2e/.artifacts/ (gitignored).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+export const ARTIFACTS = fileURLToPath(new URL("../.artifacts/", import.meta.url));
+export const WAIT = { timeout: 20_000 };
+
+/** Builds the console's assets (before `wrangler dev` serves them); fails at once when Chromium is missing. */
+export function buildConsole(): void {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does).`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
+}
+
+export function launchChromium(profile: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    viewport: { width: 1280, height: 900 },
+  });
+}
+
+export async function text(locator: Locator): Promise<string> {
+  return ((await locator.textContent()) ?? "").trim();
+}
+
+/** A new page on the console (phone-sized with `phone`), with the script errors it reports: a test expects none. */
+export async function consolePage(browser: BrowserContext, base: string, { phone = false } = {}): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  if (phone) await page.setViewportSize({ width: 390, height: 844 });
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`console: ${message.text()}`);
+  });
+  await page.goto(`${base}/console/`);
+  return { page, errors };
+}
+
+/** Opens a run in the console's run panel by its id and a token. */
+export async function openRun(page: Page, id: string, token: string): Promise<void> {
+  await page.getByLabel("Run id").fill(id);
+  await page.getByLabel(/^Run token/).fill(token);
+  await page.getByRole("button", { name: "Open", exact: true }).click();
+}
