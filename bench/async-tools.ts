@@ -23,6 +23,7 @@ import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/sup
 import { httpTool } from "../test/e2e/support/scripts";
 import { percentile, summary } from "../test/e2e/support/stats";
 import { readEventsUntilEnd } from "../test/e2e/support/sse";
+import { verdict } from "./support/verdict";
 
 const RUNS = Number(process.argv[2] ?? "40");
 const QUIET_MS = Number(process.argv[3] ?? "30") * 1000;
@@ -117,12 +118,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
     snapshot.remove();
   }
-  if (failures.length > 0) {
-    for (const failure of failures) log(`FAIL ${failure}`);
-    process.exitCode = 1;
-  } else {
-    log("OK: waiting runs make no alarm calls, survive a restart of the runtime, and resume on their callbacks");
-  }
+  verdict(failures, log, "OK: waiting runs make no alarm calls, survive a restart of the runtime, and resume on their callbacks");
 }
 
 await main();

@@ -14,6 +14,7 @@ import { sleep } from "./support/poll";
 import { replayLines } from "./support/replay-lines";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
 import { watchRun } from "../test/e2e/support/run-watch";
+import { verdict } from "./support/verdict";
 
 const MODEL_STEPS = 2000;
 const KILL_AT = [1000, 1990];
@@ -109,10 +110,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
     snapshot.remove();
   }
-  if (failures.length > 0) {
-    for (const failure of failures) log(`FAIL ${failure}`);
-    process.exitCode = 1;
-  }
+  verdict(failures, log);
 }
 
 await main();

@@ -11,6 +11,7 @@ import { until } from "./support/poll";
 import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
 import { startFaultToolServer } from "../test/e2e/support/fault-tool-server";
 import { httpTool } from "../test/e2e/support/scripts";
+import { verdict } from "./support/verdict";
 
 const PORT = 8500 + Math.floor(Math.random() * 90);
 const log = (line: string) => console.log(`[tool-timeout] ${line}`);
@@ -46,12 +47,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
     snapshot.remove();
   }
-  if (failures.length > 0) {
-    for (const failure of failures) log(`FAIL ${failure}`);
-    process.exitCode = 1;
-  } else {
-    log("OK: a tool that never answers becomes an error result after 30 s and the run goes on");
-  }
+  verdict(failures, log, "OK: a tool that never answers becomes an error result after 30 s and the run goes on");
 }
 
 await main();
