@@ -4,6 +4,7 @@
 // deployment (the allow list, names the model would see twice) is src/tools/mcp-check.ts's.
 import { z } from "@hono/zod-openapi";
 import { httpUrlSchema } from "./http-url";
+import { laterDuplicates } from "../lib/duplicates";
 import { MCP_SERVER_NAME_MAX, MCP_SERVER_NAME_PATTERN, MCP_SERVER_NAME_RULE, toolNameProblem } from "../tools/mcp-names";
 
 export const MCP_SERVERS_MAX = 10;
@@ -53,17 +54,21 @@ export const mcpServerSchema = z
       .openapi({ description: "Tools never sent twice, even across a crash: all of this server's (true), or these. Tools the server does not mark read-only or idempotent are never sent twice anyway." }),
   })
   .superRefine((server, context) => {
-    const check = (names: readonly string[] | undefined, field: "tools" | "once") =>
-      names?.forEach((tool, index) => {
+    const check = (names: readonly string[] | undefined, field: "tools" | "once") => {
+      if (names === undefined) return;
+      const duplicates = new Set(laterDuplicates(names).map((duplicate) => duplicate.index));
+      names.forEach((tool, index) => {
         const problem = toolNameProblem(server.name, tool);
         if (problem !== undefined) context.addIssue({ code: "custom", path: [field, index], message: `This tool cannot be offered: ${problem}.` });
-        else if (names.indexOf(tool) !== index) context.addIssue({ code: "custom", path: [field, index], message: `Duplicate tool: ${tool}.` });
+        else if (duplicates.has(index)) context.addIssue({ code: "custom", path: [field, index], message: `Duplicate tool: ${tool}.` });
       });
+    };
     check(server.tools, "tools");
     if (Array.isArray(server.once)) {
       check(server.once, "once");
+      const offered = server.tools === undefined ? undefined : new Set(server.tools);
       server.once.forEach((tool, index) => {
-        if (server.tools !== undefined && !server.tools.includes(tool)) context.addIssue({ code: "custom", path: ["once", index], message: `${tool} is not in this server's tools.` });
+        if (offered !== undefined && !offered.has(tool)) context.addIssue({ code: "custom", path: ["once", index], message: `${tool} is not in this server's tools.` });
       });
     }
   })
@@ -73,7 +78,6 @@ export const mcpServersSchema = z
   .array(mcpServerSchema)
   .max(MCP_SERVERS_MAX, { message: `At most ${MCP_SERVERS_MAX} MCP servers.` })
   .superRefine((servers, context) => {
-    servers.forEach((server, index) => {
-      if (servers.findIndex((other) => other.name === server.name) !== index) context.addIssue({ code: "custom", path: [index, "name"], message: `Duplicate MCP server name: ${server.name}.` });
-    });
+    const names = servers.map((server) => server.name);
+    for (const { index } of laterDuplicates(names)) context.addIssue({ code: "custom", path: [index, "name"], message: `Duplicate MCP server name: ${names[index]}.` });
   });

@@ -5,6 +5,7 @@
 // refused with a 400 that names it, instead of being silently ignored.
 import { z } from "@hono/zod-openapi";
 import { httpUrlSchema } from "./http-url";
+import { laterDuplicates } from "../lib/duplicates";
 import { scriptSchema } from "../providers/scripted";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "./async-calls";
 import { IMAGE_MEDIA_TYPES } from "./images";
@@ -161,6 +162,9 @@ const budgetSchema = z
   })
   .openapi("Budget");
 
+/** The type prefix of the blocks the service records in a history (src/loop/container.ts, src/loop/context-view.ts). */
+const RECORD_PREFIX = "ratchet.";
+
 export const createRunBodySchema = z
   .strictObject({
     system: z.string().optional(),
@@ -227,19 +231,37 @@ export const createRunBodySchema = z
   })
   .superRefine((body, context) => {
     const names = (body.tools ?? []).map(toolNameOf);
+    for (const { index } of laterDuplicates(names)) {
+      context.addIssue({ code: "custom", path: ["tools", index], message: `Duplicate tool name: ${names[index]}.` });
+    }
+    const indexOfName = new Map<string, number>();
     names.forEach((name, index) => {
-      if (names.indexOf(name) !== index) {
-        context.addIssue({ code: "custom", path: ["tools", index], message: `Duplicate tool name: ${name}.` });
-      }
+      if (!indexOfName.has(name)) indexOfName.set(name, index);
     });
     (body.finishTools ?? []).forEach((name, index) => {
-      if (!names.includes(name)) {
+      const at = indexOfName.get(name);
+      if (at === undefined) {
         context.addIssue({ code: "custom", path: ["finishTools", index], message: `Finish tool ${name} is not in tools.` });
       }
-      const ref = body.tools?.[names.indexOf(name)];
+      const ref = at === undefined ? undefined : body.tools?.[at];
       if (typeof ref === "object" && (ref.type === "client-toolset" || ref.type === "provider")) {
         context.addIssue({ code: "custom", path: ["finishTools", index], message: `${name} is a ${ref.type === "provider" ? "provider tool" : "client toolset"}: a finish tool is one the run calls.` });
       }
+    });
+    // A history's records of the service's own (a code-execution container, a summary) are the
+    // service's to write: a run must not attach itself to another run's container.
+    body.messages.forEach((message, index) => {
+      if (message.role !== "assistant") return;
+      (message.providerBlocks ?? []).forEach((block, at) => {
+        const type = (block as { type?: unknown } | null)?.type;
+        if (typeof type === "string" && type.startsWith(RECORD_PREFIX)) {
+          context.addIssue({
+            code: "custom",
+            path: ["messages", index, "providerBlocks", at, "type"],
+            message: `Blocks of type ${RECORD_PREFIX}* are the service's own records (a code-execution container, a summary) and cannot be given in a history; leave them out.`,
+          });
+        }
+      });
     });
     if (body.script !== undefined && body.provider !== undefined && body.provider !== "scripted") {
       context.addIssue({ code: "custom", path: ["script"], message: 'A script is for provider "scripted" only.' });

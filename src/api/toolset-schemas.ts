@@ -5,6 +5,7 @@
 // against ./types.ts there.
 import { z } from "@hono/zod-openapi";
 import { BROWSER_ACTIONS, COMPUTER_ACTIONS, nativeKind } from "../tools/native-tools";
+import { laterDuplicates } from "../lib/duplicates";
 import { PROVIDER_TOOL_TYPES, providerToolName, type ProviderToolType } from "../tools/provider-tools";
 
 /** A toolset's or an action's name: what the model sees, so the provider's tool-name rules apply. */
@@ -59,8 +60,8 @@ export const clientToolsetRefSchema = z
     if (ref.native === undefined) {
       if (ref.actions === undefined) context.addIssue({ code: "custom", path: ["actions"], message: "A toolset needs its actions (or `native`, a native client tool type)." });
       const names = (ref.actions ?? []).map((action) => action.name);
+      for (const { index } of laterDuplicates(names)) context.addIssue({ code: "custom", path: ["actions", index, "name"], message: `Duplicate action: ${names[index]}.` });
       names.forEach((name, index) => {
-        if (names.indexOf(name) !== index) context.addIssue({ code: "custom", path: ["actions", index, "name"], message: `Duplicate action: ${name}.` });
         if (`${ref.name}__${name}`.length > TOOL_NAME_MAX) {
           context.addIssue({ code: "custom", path: ["actions", index, "name"], message: `${ref.name}__${name} is longer than ${TOOL_NAME_MAX} characters.` });
         }

@@ -2,6 +2,7 @@
 // edge calls checkToolRefs and checkToolSigning to refuse a run (400, nothing created); the run
 // object calls buildTools, with the same rules, every time it (re)starts the loop.
 import type { ToolRef } from "../api/types";
+import { actionToolName } from "../loop/toolset";
 import type { AnyToolSpec } from "../loop/types";
 import { hostOf, isUrlAllowed } from "./allow-list";
 import { askTool } from "./ask";
@@ -10,6 +11,7 @@ import { createClientTool } from "./client-tool";
 import { createToolsetSpecs, offeredNameIssues } from "./client-toolset";
 import { createCurrentTimeTool } from "./current-time";
 import { createHttpTool } from "./http-tool";
+import { patternProblems } from "./linear-regexp";
 import { decodeSigningKeys } from "./signing-keys";
 import type { ToolDeps } from "./tool-deps";
 
@@ -54,9 +56,23 @@ export function checkToolRefs(refs: readonly ToolRef[], allowHosts: readonly str
       issues.push({ path: `tools.${index}.url`, message: `HTTP tools may not call ${host}: it is not on the allow list (HTTP_TOOL_ALLOW; plain http needs an http:// entry).` });
     }
   });
+  issues.push(...refs.flatMap((ref, index) => schemaPatternIssues(ref, index)));
   // A toolset's action seen by the model as `<toolset>__<action>` may meet another tool's name.
   if (issues.length === 0) issues.push(...offeredNameIssues(refs));
   return issues;
+}
+
+/** Patterns in a tool's input schemas that cannot run in linear time (src/tools/linear-regexp.ts), named by tool. */
+function schemaPatternIssues(ref: ToolRef, index: number): { path: string; message: string }[] {
+  if (typeof ref === "string") return [];
+  const schemas: { at: string; tool: string; schema: unknown }[] = [];
+  if (ref.type === "http" || ref.type === "client") schemas.push({ at: `tools.${index}.inputSchema`, tool: ref.name, schema: ref.inputSchema });
+  if (ref.type === "client-toolset") {
+    (ref.actions ?? []).forEach((action, at) => schemas.push({ at: `tools.${index}.actions.${at}.inputSchema`, tool: actionToolName(ref.name, action.name), schema: action.inputSchema }));
+  }
+  return schemas.flatMap(({ at, tool, schema }) =>
+    patternProblems(schema).map((problem) => ({ path: `${at}.${problem.path}`, message: `Tool ${tool}: ${problem.message}.` })),
+  );
 }
 
 /**

@@ -2,6 +2,7 @@
 // zod reports it (path "a.b.0", one message each) so the model sees one format whatever the tool.
 import { Validator, type OutputUnit } from "@cfworker/json-schema";
 import type { Validation } from "../loop/types";
+import { withLinearRegExp } from "./linear-regexp";
 
 /**
  * Keywords whose error only says "something below failed": the error below says what, so these
@@ -52,7 +53,8 @@ export function jsonSchemaValidator(schema: Record<string, unknown>): (input: un
     if (input === undefined) return { ok: false, issues: [{ path: "", message: "The input is missing." }] };
     let result;
     try {
-      result = validator.validate(input);
+      // Patterns run on RE2 (linear time): the caller wrote them, the model wrote the input.
+      result = withLinearRegExp(() => validator.validate(input));
     } catch (error) {
       // A schema the library cannot apply (a bad $ref, …) must not crash the run.
       const reason = error instanceof Error ? error.message : String(error);

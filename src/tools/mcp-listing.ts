@@ -7,6 +7,7 @@
 import { Validator } from "@cfworker/json-schema";
 import type { McpServerRef } from "../api/types";
 import type { Step } from "../loop/types";
+import { patternProblems } from "./linear-regexp";
 import type { McpConnections, Tool } from "./mcp-connections";
 import { describeMcpError, McpListFailed } from "./mcp-errors";
 import { mcpToolName, toolNameProblem } from "./mcp-names";
@@ -20,6 +21,8 @@ export const mcpListKey = (server: string) => `mcp-list/${server}`;
 function schemaProblem(tool: Tool): string | undefined {
   for (const [which, schema] of [["input", tool.inputSchema], ["output", tool.outputSchema]] as const) {
     if (schema === undefined) continue;
+    const pattern = patternProblems(schema)[0];
+    if (pattern !== undefined) return `its ${which} schema has a ${pattern.message}`;
     try {
       new Validator(schema as Record<string, unknown>, "2020-12", false);
     } catch (error) {

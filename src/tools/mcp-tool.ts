@@ -10,6 +10,7 @@ import { hostOf, isUrlAllowed } from "./allow-list";
 import { duration, failure } from "./http-answer";
 import { DEFAULT_HTTP_TOOL_TIMEOUT_MS, OUTCOME_UNKNOWN } from "./http-tool";
 import { jsonSchemaValidator } from "./json-schema";
+import { withLinearRegExp } from "./linear-regexp";
 import type { CallToolResult, McpConnections, Tool } from "./mcp-connections";
 import { describeMcpError } from "./mcp-errors";
 import type { McpListing } from "./mcp-listing";
@@ -49,7 +50,12 @@ export function outputCheck(name: string, tool: Tool): (result: CallToolResult) 
   return (result) => {
     if (result.isError === true) return undefined;
     if (result.structuredContent === undefined) return `MCP tool ${name} has an output schema but answered no structured content.`;
-    const checked = validate(result.structuredContent);
+    let checked;
+    try {
+      checked = withLinearRegExp(() => validate(result.structuredContent));
+    } catch (error) {
+      return `MCP tool ${name}'s output schema could not be applied: ${error instanceof Error ? error.message : String(error)}`;
+    }
     return checked.valid ? undefined : `MCP tool ${name} answered structured content that does not match its output schema: ${checked.errorMessage}`;
   };
 }
