@@ -39,7 +39,7 @@ describe("MCP client figures", () => {
       figures.fresh.push(await timed(() => call(fresh)));
       await fresh.close();
       const listing = new McpConnections(fetch);
-      figures.list.push(await timed(() => listing.listTools(server, signal)));
+      figures.list.push(await timed(() => listing.listTools(server, signal, { tools: 128, bytes: 1024 * 1024 })));
       await listing.close();
     }
     await live.close();

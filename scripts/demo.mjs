@@ -132,17 +132,22 @@ async function inboxDemo() {
   }
   say(`${dim("backend:")} minted a user token for ${bold(subject)} ${dim(`(good until ${minted.expiresAt}; the phone holds it)`)}`);
   const phone = backend.withToken(minted.token);
-  const { run } = await phone.createRun({
+  const body = {
     system: SYSTEM,
     messages: [{ role: "user", content: MESSAGE }],
     tools: ["calculator", "ask", "current_time"],
     maxSteps: MAX_STEPS,
     budget: { usd: BUDGET_USD },
     metadata: { source: "npm run demo -- --inbox" },
-    ...(real !== undefined ? { provider: real } : { provider: "scripted", script: INBOX_SCRIPT }),
-  });
+  };
+  // With a real model the phone starts the run. The offline scripted model plays what the request
+  // wrote, so only the deployment token may use it: the backend starts that run for its user.
+  const { run } =
+    real !== undefined
+      ? await phone.createRun({ ...body, provider: real })
+      : await backend.createRun({ ...body, subject, provider: "scripted", script: INBOX_SCRIPT });
   // The run token of the answer is dropped on purpose: the phone keeps only its user token.
-  say(`${dim("phone:")} started ${run.id} and went back in the pocket ${dim("(no socket to the run, no run token kept)")}`);
+  say(`${dim(real !== undefined ? "phone:" : "backend:")} started ${run.id} for ${subject}, and the phone went back in the pocket ${dim("(no socket to the run, no run token kept)")}`);
   say(`${dim("inbox:")} one stream for every run of ${subject}; waiting for a question…`);
   const started = Date.now();
   const controller = new AbortController();

@@ -8,4 +8,6 @@ export const TEST_BINDINGS = {
   API_TOKEN: TEST_API_TOKEN,
   RUN_ID_KEY: TEST_RUN_ID_KEY,
   HTTP_TOOL_ALLOW: "http://localhost,http://127.0.0.1",
+  // The offline provider plays what a request wrote: on for tests and local runs, off in a deploy.
+  SCRIPTED_PROVIDER: "on",
 } as const;

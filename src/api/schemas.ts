@@ -460,6 +460,10 @@ export const runEventSchema = z
       server: z.string(),
       tools: z.array(z.string()).openapi({ description: "The tools offered to the model, as <server>__<tool>." }),
       refused: z.array(z.object({ tool: z.string(), reason: z.string() })).openapi({ description: "The server's tools left out (by its own names), each with why." }),
+      incomplete: z
+        .literal(true)
+        .optional()
+        .openapi({ description: "The listing stopped at its cap (MCP_TOOLS_LIMIT tools, or 1 MiB of their descriptions) before the server's last tool: the tools past it are not offered." }),
     }),
     z.object({
       type: z.literal("end"),

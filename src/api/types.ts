@@ -208,7 +208,7 @@ export type RunEvent =
   /** `results`: for a toolset batch, which of its actions the client answered and how (actions after a failed one are left out). */
   | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[] }
   /** An MCP server's tools were listed (once per run): what the model is offered, and the tools left out, each with why. */
-  | { type: "mcp-tools"; server: string; tools: string[]; refused: { tool: string; reason: string }[] }
+  | { type: "mcp-tools"; server: string; tools: string[]; refused: { tool: string; reason: string }[]; incomplete?: true }
   | {
       type: "end";
       status: RunStatus;

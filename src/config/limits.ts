@@ -16,6 +16,16 @@ export type Limits = {
   runBytes: number;
   /** RUN_RETENTION_DAYS: a run deletes itself this long after it ends (or last waited). */
   retentionDays: number;
+  /** SUBJECT_BUDGET_USD_PER_DAY: what all runs of one subject may reserve in a UTC day. */
+  subjectBudgetUsdPerDay: number;
+  /** MAX_TOOLS: tools the model may be offered by a run's `tools` (each toolset action counts). */
+  maxTools: number;
+  /** MCP_TOOLS_LIMIT: tools taken from one MCP server's listing; the rest are left out and reported. */
+  mcpTools: number;
+  /** WATCHERS_LIMIT: sockets and streams open at once on one run, and on one subject's inbox. */
+  watchers: number;
+  /** INBOX_EVENTS_DAYS: an inbox keeps its events this long. */
+  inboxEventsDays: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -26,6 +36,11 @@ export const DEFAULT_LIMITS: Limits = {
   runEvents: 100_000,
   runBytes: 256 * 1024 * 1024,
   retentionDays: 30,
+  subjectBudgetUsdPerDay: 20,
+  maxTools: 128,
+  mcpTools: 128,
+  watchers: 64,
+  inboxEventsDays: 30,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -37,6 +52,11 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   runEvents: { setting: "RUN_EVENTS_LIMIT", whole: true },
   runBytes: { setting: "RUN_BYTES_LIMIT", whole: true },
   retentionDays: { setting: "RUN_RETENTION_DAYS", whole: false },
+  subjectBudgetUsdPerDay: { setting: "SUBJECT_BUDGET_USD_PER_DAY", whole: false },
+  maxTools: { setting: "MAX_TOOLS", whole: true },
+  mcpTools: { setting: "MCP_TOOLS_LIMIT", whole: true },
+  watchers: { setting: "WATCHERS_LIMIT", whole: true },
+  inboxEventsDays: { setting: "INBOX_EVENTS_DAYS", whole: false },
 };
 
 type Problem = { setting: string; problem: string };

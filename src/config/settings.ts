@@ -23,6 +23,8 @@ export type Settings = {
   limits: Limits;
   /** PRICES: rows that add to or override the providers' price tables, by model id. */
   prices: PriceTable;
+  /** SCRIPTED_PROVIDER=on: runs may use the offline scripted provider (deployment token only). */
+  scriptedProvider: boolean;
 };
 
 /** One thing wrong with the deployment: the setting and what is wrong, never its value. */
@@ -85,6 +87,8 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
   if (!prices.ok) problems.push({ setting: PRICES_SETTING, problem: prices.problem });
   const limits = readLimits(env);
   problems.push(...limits.problems);
+  const scripted = readSwitch(env, SCRIPTED_PROVIDER_SETTING);
+  if (scripted === undefined) problems.push({ setting: SCRIPTED_PROVIDER_SETTING, problem: "must be on or off" });
   if (problems.length > 0 || !prices.ok) return { ok: false, problems };
   return {
     ok: true,
@@ -93,8 +97,19 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
       runIdKeys: runIdKey === undefined ? [PUBLIC_RUN_ID_KEY, ...pair(runIdKeyPrevious, undefined)] : pair(runIdKey, runIdKeyPrevious),
       limits: limits.limits,
       prices: prices.prices,
+      scriptedProvider: scripted === true,
     },
   };
+}
+
+/** The switch that lets runs use the scripted provider, whose "model" says what the request wrote. */
+export const SCRIPTED_PROVIDER_SETTING = "SCRIPTED_PROVIDER";
+
+/** An on/off setting: unset is off; undefined when it is neither. */
+function readSwitch(env: EnvLike, name: string): boolean | undefined {
+  const value = textOf(env, name)?.trim().toLowerCase();
+  if (value === undefined || value === "off") return false;
+  return value === "on" ? true : undefined;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);

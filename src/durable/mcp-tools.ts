@@ -3,6 +3,7 @@
 // model is always offered what was listed at the start. The object's connections (in memory) make
 // the calls; the listing's `mcp-tools` event is logged once per server.
 import type { McpServerRef } from "../api/types";
+import { limitsOf } from "../config/settings";
 import type { AnyToolSpec } from "../loop/types";
 import { parseAllowList } from "../tools";
 import { McpConnections } from "../tools/mcp-connections";
@@ -47,7 +48,7 @@ async function listings(engine: EngineContext, servers: readonly McpServerRef[],
     onCommit: () => undefined,
   });
   try {
-    return await listMcpServers(servers, step, connections);
+    return await listMcpServers(servers, step, connections, limitsOf(engine.env).mcpTools);
   } catch (error) {
     // Cancelled before the tools were listed: no model call was made yet, the loop stops at once.
     if (journal.signal.aborted && error === journal.signal.reason) return undefined;
@@ -64,7 +65,8 @@ export async function mcpToolsOf(engine: EngineContext, run: RunRow, segment: Se
   if (listed === undefined) return [];
   servers.forEach((server, index) => {
     const listing = listed[index]!;
-    emitEvent(engine, { type: "mcp-tools", server: server.name, tools: offeredNames(server.name, listing), refused: listing.refused }, `${LISTING_SEGMENT}mcp-tools/${server.name}`);
+    const event = { type: "mcp-tools" as const, server: server.name, tools: offeredNames(server.name, listing), refused: listing.refused };
+    emitEvent(engine, listing.incomplete === true ? { ...event, incomplete: true } : event, `${LISTING_SEGMENT}mcp-tools/${server.name}`);
   });
   const prefix = `s${segment.n}/`;
   const blobs = r2BlobStore(engine.env.BLOBS);

@@ -18,15 +18,16 @@ import { webhookKeysOf } from "../config/webhook-settings";
 import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
 import { hostOf } from "../tools/allow-list";
 import { checkMcpServers } from "../tools/mcp-check";
+import { offeredNames } from "../tools/client-toolset";
 import type { Creator } from "./app-env";
 import { sha256Hex } from "../lib/encoding";
 import { invalidRequest } from "./errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "./ids";
 import { ImageIntake } from "./images";
-import { compactionIssues, priceIssues, resolveModel, resolveProvider } from "./run-model";
+import { compactionIssues, priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "./run-model";
 
 /** What goes past this deployment's caps, each issue naming the cap's setting. */
-export function capIssues(body: Pick<CreateRunInput, "maxSteps" | "maxTokens" | "budget">, limits: Limits): Issue[] {
+export function capIssues(body: Pick<CreateRunInput, "maxSteps" | "maxTokens" | "budget" | "tools">, limits: Limits): Issue[] {
   const issues: Issue[] = [];
   if (body.maxSteps !== undefined && body.maxSteps > limits.maxSteps) {
     issues.push({ path: "maxSteps", message: `At most ${limits.maxSteps} on this deployment (MAX_STEPS_LIMIT).` });
@@ -36,6 +37,10 @@ export function capIssues(body: Pick<CreateRunInput, "maxSteps" | "maxTokens" | 
   }
   if (body.budget !== undefined && body.budget.usd > limits.budgetUsd) {
     issues.push({ path: "budget.usd", message: `At most ${limits.budgetUsd} on this deployment (BUDGET_USD_LIMIT).` });
+  }
+  const offered = (body.tools ?? []).reduce((count, ref) => count + offeredNames(ref).length, 0);
+  if (offered > limits.maxTools) {
+    issues.push({ path: "tools", message: `At most ${limits.maxTools} tools on this deployment (MAX_TOOLS; each action of a toolset counts); these offer ${offered}.` });
   }
   return issues;
 }
@@ -127,7 +132,8 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   if (issues.length > 0) throw invalidRequest("Invalid request body.", issues);
   const signing = checkToolSigning(body.tools ?? [], signingKeysOf(env));
   if (signing !== undefined) throw invalidRequest(signing.message, signing.issues);
-  const provider = resolveProvider(body, env);
+  const provider = resolveProvider(body, env, settings.scriptedProvider && creator.kind === "deployment");
+  requireScriptedAllowed(provider, creator, settings.scriptedProvider);
   const model = resolveModel(body, env, provider);
   const unpriced = priceIssues(provider, model, settings.prices);
   if (unpriced.length > 0) throw invalidRequest(`No price is known for model ${JSON.stringify(model)}: add it to the PRICES setting.`, unpriced);

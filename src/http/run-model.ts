@@ -6,7 +6,9 @@ import type { CreateRunInput, Issue } from "../api/schemas";
 import type { ProviderName } from "../api/types";
 import { modelPrice, unknownPriceMessage } from "../providers/model-prices";
 import type { PriceTable } from "../providers/prices";
-import { invalidRequest } from "./errors";
+import { SCRIPTED_PROVIDER_SETTING } from "../config/settings";
+import type { Creator } from "./app-env";
+import { ApiException, invalidRequest } from "./errors";
 
 /** The model of a run on anthropic (or scripted) when neither the body nor DEFAULT_MODEL names one. */
 export const FALLBACK_MODEL = "claude-sonnet-5-5";
@@ -24,11 +26,15 @@ const KEYS = { anthropic: ["ANTHROPIC_API_KEY", "Anthropic"], openai: ["OPENAI_A
 /**
  * The provider: as asked; else "scripted" when the body brings a script (it is for nothing else);
  * else "anthropic" when this deployment has its key, else "openai" when it has that key, else
- * "scripted". A real provider without its key is a 400.
+ * "scripted". A real provider without its key is a 400; with no key at all and no scripted
+ * provider, a run that names none is a 400 too.
  */
-export function resolveProvider(body: Pick<CreateRunInput, "provider" | "script">, env: ProviderEnv): ProviderName {
-  const provider: ProviderName =
-    body.provider ?? (body.script !== undefined ? "scripted" : nonEmpty(env.ANTHROPIC_API_KEY) ? "anthropic" : nonEmpty(env.OPENAI_API_KEY) ? "openai" : "scripted");
+export function resolveProvider(body: Pick<CreateRunInput, "provider" | "script">, env: ProviderEnv, scriptedAllowed = true): ProviderName {
+  const real = nonEmpty(env.ANTHROPIC_API_KEY) ? "anthropic" : nonEmpty(env.OPENAI_API_KEY) ? "openai" : undefined;
+  if (body.provider === undefined && body.script === undefined && real === undefined && !scriptedAllowed) {
+    throw invalidRequest("No provider is configured on this deployment: set ANTHROPIC_API_KEY or OPENAI_API_KEY.", [{ path: "provider", message: "No model provider is available." }]);
+  }
+  const provider: ProviderName = body.provider ?? (body.script !== undefined ? "scripted" : (real ?? "scripted"));
   if (provider !== "scripted") {
     const [setting, vendor] = KEYS[provider];
     if (!nonEmpty(env[setting])) {
@@ -36,6 +42,21 @@ export function resolveProvider(body: Pick<CreateRunInput, "provider" | "script"
     }
   }
   return provider;
+}
+
+/**
+ * The scripted provider plays what the request wrote, so it runs only where SCRIPTED_PROVIDER=on
+ * (local runs, tests) and never for a user token: an end user must not be able to make a run whose
+ * "model" says what they wrote. 403 naming the setting.
+ */
+export function requireScriptedAllowed(provider: ProviderName, creator: Creator, scriptedProvider: boolean): void {
+  if (provider !== "scripted") return;
+  if (creator.kind === "user") {
+    throw new ApiException(403, `A user token cannot start a run on the scripted provider, whose model says what the request wrote; it is for the deployment token, where ${SCRIPTED_PROVIDER_SETTING}=on.`);
+  }
+  if (!scriptedProvider) {
+    throw new ApiException(403, `The scripted provider is off on this deployment (${SCRIPTED_PROVIDER_SETTING}=on turns it on, for local runs and tests).`);
+  }
 }
 
 /** The model: as asked; else DEFAULT_OPENAI_MODEL (gpt-5.5) on openai, DEFAULT_MODEL (claude-sonnet-5-5) on the others. */

@@ -2,8 +2,9 @@
 // one model call to the next. A provider records the container an answer used as a block of that
 // turn's providerBlocks; the next request names the newest one. It is read from the whole history,
 // not from what a compaction left of it, so a resumed run (a crash, an eviction, an answer days
-// later) or a history sent to a new run carries on in the same container. Records are never sent
-// to a provider as blocks.
+// later) carries on in the same container. A new run's given history may hold no record (the edge
+// refuses `ratchet.*` blocks), so no run attaches itself to another's container. Records are never
+// sent to a provider as blocks.
 import type { ChatMessage, ContainerRecord } from "./types";
 
 export const CONTAINER_BLOCK = "ratchet.container";

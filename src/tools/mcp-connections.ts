@@ -19,6 +19,12 @@ export { McpError, StreamableHTTPError };
 
 export type McpServerConfig = { name: string; url: string; headers?: Record<string, string> };
 
+/** How much of a server's listing a run takes: its first `tools` tools, within `bytes` of their JSON. */
+export type ListingCap = { tools: number; bytes: number };
+
+/** What a listing held: the tools read, and whether they are all the server lists. */
+export type ListedTools = { tools: Tool[]; complete: boolean };
+
 /** Larger answers are refused: a tool result is stored with the run. */
 export const MCP_ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -77,20 +83,29 @@ export class McpConnections {
 
   constructor(private readonly fetch: typeof globalThis.fetch) {}
 
-  /** Every tool of the server, page after page. */
-  async listTools(server: McpServerConfig, signal: AbortSignal): Promise<Tool[]> {
+  /**
+   * The server's tools, page after page, up to `cap`: once `cap.tools` tools or `cap.bytes` bytes of
+   * their JSON are held, the rest of that page is dropped and no further page is asked for
+   * (`complete` false). A server cannot make a run hold more than that, however much it lists.
+   */
+  async listTools(server: McpServerConfig, signal: AbortSignal, cap: ListingCap): Promise<ListedTools> {
     return this.withClient(server, signal, true, async (client, request) => {
       const tools: Tool[] = [];
+      let bytes = 0;
       let cursor: string | undefined;
       for (let page = 0; page < 100; page++) {
         // A plain request, not client.listTools: that would cache output validators for this
         // connection only, and a new connection would check differently (mcp-tool.ts checks them).
         const listed = await client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema, request);
-        tools.push(...listed.tools);
+        for (const tool of listed.tools) {
+          bytes += new TextEncoder().encode(JSON.stringify(tool)).byteLength;
+          if (tools.length >= cap.tools || bytes > cap.bytes) return { tools, complete: false };
+          tools.push(tool);
+        }
         cursor = listed.nextCursor;
-        if (cursor === undefined) break;
+        if (cursor === undefined) return { tools, complete: true };
       }
-      return tools;
+      return { tools, complete: false };
     });
   }
 

@@ -8,12 +8,19 @@ import { Validator } from "@cfworker/json-schema";
 import type { McpServerRef } from "../api/types";
 import type { Step } from "../loop/types";
 import { patternProblems } from "./linear-regexp";
-import type { McpConnections, Tool } from "./mcp-connections";
+import type { ListedTools, McpConnections, Tool } from "./mcp-connections";
 import { describeMcpError, McpListFailed } from "./mcp-errors";
 import { mcpToolName, toolNameProblem } from "./mcp-names";
 
-/** What the journal stores for a server: the tools offered (as the server listed them) and those left out. */
-export type McpListing = { tools: Tool[]; refused: { tool: string; reason: string }[] };
+/**
+ * What the journal stores for a server: the tools offered (as the server listed them), those left
+ * out, and `incomplete` when the listing stopped at its cap (MCP_TOOLS_LIMIT tools, or
+ * MCP_LISTING_MAX_BYTES of their JSON) before the server's last tool.
+ */
+export type McpListing = { tools: Tool[]; refused: { tool: string; reason: string }[]; incomplete?: true };
+
+/** The most of a server's tool descriptions (JSON) a run takes. */
+export const MCP_LISTING_MAX_BYTES = 1024 * 1024;
 
 export const mcpListKey = (server: string) => `mcp-list/${server}`;
 
@@ -32,8 +39,8 @@ function schemaProblem(tool: Tool): string | undefined {
   return undefined;
 }
 
-/** The tools of `listed` that `server` offers the model, and why each other one is not. */
-export function selectTools(server: Pick<McpServerRef, "name" | "tools">, listed: readonly Tool[]): McpListing {
+/** The tools of `listed` that `server` offers the model, and why each other one is not; `complete` false when the listing was cut at its cap. */
+export function selectTools(server: Pick<McpServerRef, "name" | "tools">, listed: readonly Tool[], complete = true): McpListing {
   const wanted = server.tools === undefined ? undefined : new Set(server.tools);
   const tools: Tool[] = [];
   const refused: McpListing["refused"] = [];
@@ -50,9 +57,9 @@ export function selectTools(server: Pick<McpServerRef, "name" | "tools">, listed
     else refused.push({ tool: tool.name, reason: problem });
   }
   for (const name of wanted ?? []) {
-    if (!seen.has(name)) refused.push({ tool: name, reason: "the server does not list it" });
+    if (!seen.has(name)) refused.push({ tool: name, reason: complete ? "the server does not list it" : "it is not among the tools read before the listing's cap (MCP_TOOLS_LIMIT tools, 1 MiB)" });
   }
-  return { tools, refused };
+  return complete ? { tools, refused } : { tools, refused, incomplete: true };
 }
 
 /** The model's names of a listing's tools. */
@@ -64,18 +71,18 @@ export function offeredNames(server: string, listing: McpListing): string[] {
  * Each server's listing, from the journal or read now (one step per server, in order). A server
  * that cannot be listed throws McpListFailed: nothing is stored, and a retry lists it again.
  */
-export async function listMcpServers(servers: readonly McpServerRef[], step: Step, connections: McpConnections): Promise<McpListing[]> {
+export async function listMcpServers(servers: readonly McpServerRef[], step: Step, connections: McpConnections, maxTools: number): Promise<McpListing[]> {
   const listings: McpListing[] = [];
   for (const server of servers) {
     const listing = await step<McpListing>(mcpListKey(server.name), async (signal) => {
-      let listed: Tool[];
+      let listed: ListedTools;
       try {
-        listed = await connections.listTools(server, signal);
+        listed = await connections.listTools(server, signal, { tools: maxTools, bytes: MCP_LISTING_MAX_BYTES });
       } catch (error) {
         if (signal.aborted) throw error;
         throw new McpListFailed(`Listing the tools of MCP server ${server.name} failed: ${describeMcpError(server, error)}`);
       }
-      return { value: selectTools(server, listed), costUsd: 0, events: [] };
+      return { value: selectTools(server, listed.tools, listed.complete), costUsd: 0, events: [] };
     });
     listings.push(listing);
   }

@@ -107,8 +107,11 @@ describe("the console with provider tools and client toolsets", () => {
   });
 
   it("the inbox answers a toolset batch in place", async () => {
-    const { token: userToken } = (await api(dev!, "/v1/tokens", LOCAL_TOKEN, { subject: `toolsets-${Date.now()}`, ttlSeconds: 600 })) as { token: string };
-    const { run } = (await api(dev!, "/v1/runs", userToken, {
+    const subject = `toolsets-${Date.now()}`;
+    const { token: userToken } = (await api(dev!, "/v1/tokens", LOCAL_TOKEN, { subject, ttlSeconds: 600 })) as { token: string };
+    // The backend starts the run for its person (the scripted provider is the deployment token's alone).
+    const { run } = (await api(dev!, "/v1/runs", LOCAL_TOKEN, {
+      subject,
       provider: "scripted",
       messages: [{ role: "user", content: "Open the shop." }],
       tools: [browserToolset],

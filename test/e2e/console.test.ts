@@ -259,22 +259,25 @@ describe("the run console in Chromium", () => {
   });
 
   it("the inbox: a user token lists the runs waiting for its person, new questions arrive live, each is answered in place", async () => {
+    const subject = `console-${Date.now()}`;
     const minted = await fetch(`${dev!.url}/v1/tokens`, {
       method: "POST",
       headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ subject: `console-${Date.now()}`, ttlSeconds: 600 }),
+      body: JSON.stringify({ subject, ttlSeconds: 600 }),
     });
     expect(minted.status).toBe(201);
     const { token: userToken } = (await minted.json()) as { token: string };
     const asking = (title: string, question: string, choices?: string[]) => ({
       provider: "scripted",
+      subject,
       messages: [{ role: "user", content: title }],
       tools: ["ask"],
       metadata: { title },
       script: [{ toolCalls: [{ name: "ask", input: choices === undefined ? { question } : { question, choices } }] }, { text: `${title}: done.` }],
     });
+    // The backend starts the runs for its person (the scripted provider is the deployment token's alone).
     const create = async (body: Record<string, unknown>) => {
-      const response = await fetch(`${dev!.url}/v1/runs`, { method: "POST", headers: { Authorization: `Bearer ${userToken}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      const response = await fetch(`${dev!.url}/v1/runs`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
       expect(response.status).toBe(201);
       return ((await response.json()) as Created).run.id;
     };

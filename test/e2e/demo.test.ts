@@ -156,7 +156,7 @@ describe("npm run demo", () => {
     expect(messages.filter((message) => message.role === "tool")).toHaveLength(10);
   });
 
-  it("--inbox: the phone starts a run and leaves it; the question arrives through its user's inbox and is answered there", async () => {
+  it("--inbox: a run is started for the user, whose phone leaves it; the question arrives through the user's inbox and is answered there", async () => {
     const demo = await runDemo({ RATCHET_URL: dev!.url, ...OFFLINE }, "What should I call the result?", "The product", ["--inbox"]);
     writeFileSync(join(ARTIFACTS, "demo-inbox.txt"), demo.output);
     expect(demo.stderr).toBe("");
@@ -165,7 +165,7 @@ describe("npm run demo", () => {
     const at = (prefix: string) => lines.findIndex((line) => line.includes(prefix));
     const user = /minted a user token for (demo-user-[a-z0-9]+)/.exec(demo.output)?.[1];
     expect(user, demo.output).toBeDefined();
-    const runId = /started (run_[a-z2-7]{26}) and went back in the pocket/.exec(demo.output)?.[1];
+    const runId = /started (run_[a-z2-7]{26}) for demo-user-[a-z0-9]+, and the phone went back in the pocket/.exec(demo.output)?.[1];
     expect(runId, demo.output).toBeDefined();
     // In this order: the phone leaves, the inbox hears the run ask, the answer, the end.
     const order = ["went back in the pocket", "inbox: run-started", "inbox: run-waiting", "? What should I call the result?", "inbox: run-answered", "inbox: run-ended", "✔ finished after 3 steps"].map(at);

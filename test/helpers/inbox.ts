@@ -4,6 +4,7 @@ import { runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test
 import { expect } from "vitest";
 import type { RunsPage, RunSummary, RunView, StoredInboxEvent } from "../../src/api/types";
 import type { RunObject } from "../../src/durable/run-object";
+import { script, uniqueModel, type FakeTurn } from "../fake-anthropic/client";
 import { TEST_API_TOKEN } from "../test-env";
 import { stubFor, type RunStub } from "./runs";
 import { openSocketAt, type Socket } from "./service-client";
@@ -28,12 +29,26 @@ export function freshSubject(label = "user"): string {
   return `${label}-${crypto.randomUUID()}`;
 }
 
+/**
+ * A body for a user token: the scripted provider is the deployment's alone (it plays what the
+ * request wrote), so a user token's run plays its `script` on the fake Anthropic server instead,
+ * under a model name of its own.
+ */
+export async function asUserRun(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { script: turns, provider, ...rest } = body as { script?: FakeTurn[]; provider?: string };
+  if (provider !== undefined && provider !== "scripted") return body;
+  const model = uniqueModel("claude-sonnet-5-5");
+  await script(model, turns ?? [{ text: "done" }]);
+  return { ...rest, provider: "anthropic", model };
+}
+
 /** Creates a run with `token` (a user token, or the deployment token with `subject` in the body). */
 export async function createWith(token: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ run: RunView; token: string }> {
+  const sent = token.startsWith("ut_") ? await asUserRun(body) : { provider: "scripted", ...body };
   const response = await SELF.fetch(`${BASE}/v1/runs`, {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...headers },
-    body: JSON.stringify({ provider: "scripted", messages: [{ role: "user", content: "hi" }], ...body }),
+    body: JSON.stringify({ messages: [{ role: "user", content: "hi" }], ...sent }),
   });
   const text = await response.text();
   expect(response.status, text).toBe(201);

@@ -27,10 +27,10 @@ export async function mcpTools(
   world: McpWorld,
   servers: McpServerRef[],
   step: Step,
-  options: { connections?: McpConnections; timeoutMs?: number; allowHosts?: string[] } = {},
+  options: { connections?: McpConnections; timeoutMs?: number; allowHosts?: string[]; maxTools?: number } = {},
 ): Promise<{ tools: AnyToolSpec[]; listings: McpListing[]; connections: McpConnections }> {
   const connections = options.connections ?? new McpConnections(fetch);
-  const listings = await listMcpServers(servers, step, connections);
+  const listings = await listMcpServers(servers, step, connections, options.maxTools ?? 128);
   const tools = createMcpTools(servers, listings, {
     connections,
     allowHosts: options.allowHosts ?? ["http://127.0.0.1"],

@@ -188,6 +188,13 @@ const createCases: Case[] = [
     code: "invalid-request",
     path: "messages.1.providerBlocks.0.type",
   },
+  {
+    name: "more tools than MAX_TOOLS (128)",
+    send: () => postJson("/v1/runs", ok({ tools: Array.from({ length: 129 }, (_v, i) => ({ type: "client", name: `t${i}`, description: "d", inputSchema: {} })) })),
+    status: 400,
+    code: "invalid-request",
+    path: "tools",
+  },
   { name: "a finish tool not in tools", send: () => postJson("/v1/runs", ok({ tools: ["calculator"], finishTools: ["submit"] })), status: 400, code: "invalid-request", path: "finishTools.0" },
   { name: "maxSteps 0", send: () => postJson("/v1/runs", ok({ maxSteps: 0 })), status: 400, code: "invalid-request", path: "maxSteps" },
   { name: "maxSteps 1.5", send: () => postJson("/v1/runs", ok({ maxSteps: 1.5 })), status: 400, code: "invalid-request", path: "maxSteps" },

@@ -8,7 +8,7 @@ import { ApiException } from "../../src/http/errors";
 import { createApp } from "../../src/http/app";
 import { isRunId } from "../../src/http/ids";
 import { prepareRun } from "../../src/http/new-run";
-import { priceIssues, resolveModel, resolveProvider } from "../../src/http/run-model";
+import { priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "../../src/http/run-model";
 import { bearer, expectError } from "../helpers/http";
 
 const body = (extra: object = {}) => createRunBodySchema.parse({ messages: [{ role: "user", content: "hi" }], ...extra });
@@ -30,6 +30,29 @@ describe("defaults", () => {
   it("a real provider without its key is a 400 that names the setting", () => {
     expect(() => resolveProvider(body({ provider: "anthropic" }), { ...env, ANTHROPIC_API_KEY: "" })).toThrow(ApiException);
     expect(() => resolveProvider(body({ provider: "openai" }), { ...env, OPENAI_API_KEY: "" })).toThrow(/no OPENAI_API_KEY/);
+  });
+
+  it("with no key and no scripted provider, a run that names no provider is a 400", () => {
+    expect(() => resolveProvider(body(), { ...env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" }, false)).toThrow(/No provider is configured/);
+    expect(resolveProvider(body(), { ...env, ANTHROPIC_API_KEY: "k" }, false)).toBe("anthropic");
+  });
+
+  it("the scripted provider: only where SCRIPTED_PROVIDER=on, and never for a user token (403 naming the setting)", () => {
+    const deployment: Creator = { kind: "deployment" };
+    const user: Creator = { kind: "user", subject: "alice" };
+    expect(() => requireScriptedAllowed("scripted", deployment, true)).not.toThrow();
+    expect(() => requireScriptedAllowed("anthropic", user, false)).not.toThrow();
+    for (const [creator, on] of [[deployment, false], [user, true], [user, false]] as const) {
+      let thrown: unknown;
+      try {
+        requireScriptedAllowed("scripted", creator, on);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ApiException);
+      expect((thrown as ApiException).status).toBe(403);
+      expect((thrown as ApiException).message).toContain("SCRIPTED_PROVIDER");
+    }
   });
 
   it("model: as asked, else DEFAULT_OPENAI_MODEL (gpt-5.5) on openai, DEFAULT_MODEL on the others", () => {
@@ -55,7 +78,7 @@ describe("defaults", () => {
 });
 
 function settings(overrides: Partial<Settings> = {}): Settings {
-  return { apiTokens: ["t".repeat(40)], runIdKeys: ["k".repeat(40)], limits: DEFAULT_LIMITS, prices: {}, ...overrides };
+  return { apiTokens: ["t".repeat(40)], runIdKeys: ["k".repeat(40)], limits: DEFAULT_LIMITS, prices: {}, scriptedProvider: true, ...overrides };
 }
 
 const nothingEarlier = async () => false;

@@ -10,6 +10,8 @@
 //   /drop/mcp               the main server's tools, but the connection of every tools/call is cut
 //                           as soon as it arrives (the call is recorded first): a server that dies
 //                           with the call in hand
+//   /many/mcp               200 tools (tool_000 …), more than a run takes (MCP_TOOLS_LIMIT)
+//   /large/mcp              20 tools described in 100 KiB each: more than the 1 MiB a run takes
 //   flaky server            its own port: one tool (ping); answers plain JSON; POST /control/flaky/down
 //                           closes it (its sessions are gone), POST /control/flaky/up opens it again
 //                           on the same port
@@ -28,7 +30,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { answerWhen, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { MCP_TEST_SECRET } from "./secret";
-import { CallLog, flakyServer, mainServer, secureServer } from "./tools";
+import { CallLog, flakyServer, mainServer, manyServer, secureServer } from "./tools";
 
 export { MCP_TEST_SECRET };
 
@@ -69,6 +71,8 @@ export async function startMcpServers(): Promise<McpTestServers> {
   const dropping = endpoint(() => mainServer(log));
   const secure = endpoint(() => secureServer(log));
   const flaky = endpoint(() => flakyServer(log), { json: true });
+  const many = endpoint(() => manyServer(200, 64));
+  const large = endpoint(() => manyServer(20, 100 * 1024));
 
   const onError = (response: ServerResponse) => (error: unknown) => {
     if (!response.headersSent) sendJson(response, 500, { error: String(error) });
@@ -87,6 +91,8 @@ export async function startMcpServers(): Promise<McpTestServers> {
       const url = new URL(request.url ?? "/", "http://localhost");
       const body = await readBody(request);
       if (url.pathname === "/mcp") return main.handle(request, response, body);
+      if (url.pathname === "/many/mcp") return many.handle(request, response, body);
+      if (url.pathname === "/large/mcp") return large.handle(request, response, body);
       if (url.pathname === "/drop/mcp") {
         const message = (body === "" ? {} : JSON.parse(body)) as { method?: string; params?: { name?: string; arguments?: unknown; _meta?: Record<string, unknown> } };
         if (message.method !== "tools/call") return dropping.handle(request, response, body);

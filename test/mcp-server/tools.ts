@@ -119,6 +119,16 @@ export function secureServer(log: CallLog): McpServer {
   return server;
 }
 
+/** A server that lists more than a run takes: `count` tools (tool_000, …), each described in `descriptionBytes` characters. */
+export function manyServer(count: number, descriptionBytes: number): McpServer {
+  const server = new McpServer({ name: "ratchet-test-many", version: "1.0.0" });
+  for (let i = 0; i < count; i++) {
+    const name = `tool_${String(i).padStart(3, "0")}`;
+    server.registerTool(name, { description: `${name} `.padEnd(descriptionBytes, "."), annotations: { readOnlyHint: true } }, async () => text(name));
+  }
+  return server;
+}
+
 /** The server that dies and comes back: one idempotent tool. */
 export function flakyServer(log: CallLog): McpServer {
   const server = new McpServer({ name: "ratchet-test-flaky", version: "1.0.0" });

@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 import { bearer, expectError, postJson } from "../helpers/http";
 
 const body = { provider: "scripted", messages: [{ role: "user", content: "hi" }], script: [{ text: "hello" }] };
+/** A user token's run (the scripted provider is the deployment's alone); these runs are never stepped. */
+const userBody = { provider: "anthropic", model: "claude-sonnet-5-5", messages: [{ role: "user", content: "hi" }] };
 
 async function createRun(): Promise<Response> {
   return postJson("/v1/runs", body);
@@ -48,13 +50,13 @@ describe("429 rate-limited per subject", () => {
     // This project's Worker allows 3 creations per subject a minute (wrangler.toml: 30).
     const subject = `limited-${crypto.randomUUID()}`;
     const token = await userToken(subject);
-    for (let i = 0; i < 3; i++) expect((await postJson("/v1/runs", body, bearer(token))).status).toBe(201);
-    const refused = await postJson("/v1/runs", body, bearer(token));
+    for (let i = 0; i < 3; i++) expect((await postJson("/v1/runs", userBody, bearer(token))).status).toBe(201);
+    const refused = await postJson("/v1/runs", userBody, bearer(token));
     expect(refused.headers.get("retry-after")).toBe("60");
     const { error } = await expectError(refused, 429, "rate-limited");
     expect(error.message).toContain("subject");
     // A second token of the same subject shares the limit; another subject has its own.
-    await expectError(await postJson("/v1/runs", body, bearer(await userToken(subject))), 429, "rate-limited");
-    expect((await postJson("/v1/runs", body, bearer(await userToken(`other-${crypto.randomUUID()}`)))).status).toBe(201);
+    await expectError(await postJson("/v1/runs", userBody, bearer(await userToken(subject))), 429, "rate-limited");
+    expect((await postJson("/v1/runs", userBody, bearer(await userToken(`other-${crypto.randomUUID()}`)))).status).toBe(201);
   });
 });

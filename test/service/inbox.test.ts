@@ -11,6 +11,7 @@ import { expectError } from "../helpers/http";
 import { mintUserToken } from "../../src/http/user-tokens";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
 import { readSse } from "../helpers/service-client";
+import { uniqueModel } from "../fake-anthropic/client";
 
 const DEPLOY = { Authorization: `Bearer ${TEST_API_TOKEN}` };
 const asking = (question: string) => ({ tools: ["ask"], script: [{ toolCalls: [{ id: "q", name: "ask", input: { question } }] }, { text: "Thanks." }] });
@@ -86,13 +87,27 @@ describe("user tokens", () => {
     expect((await createWith(TEST_API_TOKEN, { subject })).run.subject).toBe(subject);
   });
 
+  it("a user token cannot use the scripted provider (403 naming SCRIPTED_PROVIDER), asked for or by default", async () => {
+    const token = await userToken(freshSubject());
+    for (const body of [{ provider: "scripted" }, { script: [{ text: "I say what you wrote." }] }]) {
+      const response = await SELF.fetch(`${BASE}/v1/runs`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "hi" }], ...body }),
+      });
+      expect((await expectError(response, 403, "forbidden")).error.message).toContain("SCRIPTED_PROVIDER");
+    }
+  });
+
   it("an Idempotency-Key is the subject's own: two subjects' same key make two runs", async () => {
     const a = await userToken(freshSubject("a"));
     const b = await userToken(freshSubject("b"));
     const key = { "Idempotency-Key": `same-${crypto.randomUUID()}` };
-    const first = await createWith(a, {}, key);
-    expect((await createWith(a, {}, key)).run.id).toBe(first.run.id);
-    const other = await createWith(b, {}, key);
+    // One body for every try: a retry must send the same request.
+    const body = { provider: "anthropic", model: uniqueModel("claude-sonnet-5-5") };
+    const first = await createWith(a, body, key);
+    expect((await createWith(a, body, key)).run.id).toBe(first.run.id);
+    const other = await createWith(b, body, key);
     expect(other.run.id).not.toBe(first.run.id);
     const deployment = await createWith(TEST_API_TOKEN, {}, key);
     expect(new Set([first.run.id, other.run.id, deployment.run.id]).size).toBe(3);

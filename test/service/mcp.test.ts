@@ -241,3 +241,36 @@ describe("MCP tool calls through the run object with a short timeout", () => {
     expect(await getRun(run.id, token)).toMatchObject({ status: "finished", finalText: "Too slow." });
   });
 });
+
+describe("an MCP server's listing is capped", () => {
+  const listedEvent = async (id: string) => (await storedEvents(stubFor(id))).find((event) => event.type === "mcp-tools") as { tools: string[]; refused: { tool: string; reason: string }[]; incomplete?: true };
+
+  it("at MCP_TOOLS_LIMIT (128) tools: the first 128 are offered, and the event says the listing stopped there", async () => {
+    const model = uniqueModel("claude-sonnet-5-5");
+    await script(model, [{ text: "Listed." }]);
+    const { run } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "hi" }], mcpServers: [{ name: "many", url: mcpUrl().replace(/\/mcp$/, "/many/mcp") }] });
+    await driveRun(run.id);
+    const listed = await listedEvent(run.id);
+    expect(listed.tools).toHaveLength(128);
+    expect(listed.tools.at(-1)).toBe("many__tool_127");
+    expect(listed.incomplete).toBe(true);
+    const tools = ((await recorded(model))[0]!.body as { tools: AnthropicTool[] }).tools;
+    expect(tools).toHaveLength(128);
+  });
+
+  it("at 1 MiB of tool descriptions, and a tool asked for past the cap is reported as left out", async () => {
+    const model = uniqueModel("claude-sonnet-5-5");
+    await script(model, [{ text: "Listed." }]);
+    const { run } = await startRun({
+      provider: "anthropic",
+      model,
+      messages: [{ role: "user", content: "hi" }],
+      mcpServers: [{ name: "large", url: mcpUrl().replace(/\/mcp$/, "/large/mcp"), tools: ["tool_000", "tool_019"] }],
+    });
+    await driveRun(run.id);
+    const listed = await listedEvent(run.id);
+    expect(listed.tools).toEqual(["large__tool_000"]);
+    expect(listed.refused).toEqual([{ tool: "tool_019", reason: expect.stringContaining("MCP_TOOLS_LIMIT tools, 1 MiB") }]);
+    expect(listed.incomplete).toBe(true);
+  });
+});
