@@ -9,7 +9,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { CallerKind } from "../api/types";
 import { SUBJECT_PATTERN } from "../api/schemas";
-import { inboxStub, inboxStubById } from "../durable/inbox-stub";
+import { inboxStub, inboxStubById } from "../durable/inbox/inbox-stub";
 import { stepKeyOf } from "../lib/call-key";
 import type { AppEnv } from "./app-env";
 import { isCallbackToken } from "./callback-auth";

@@ -2,7 +2,7 @@
 // subject's inbox object (c.var.inbox, found by the auth middleware) holds and sends them.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
-import { inboxIdOf } from "../durable/inbox-stub";
+import { inboxIdOf } from "../durable/inbox/inbox-stub";
 import { invalidRequest, validationHook } from "./errors";
 import { forwarded, wantsEventStream } from "./forward";
 import { inboxEventsRoute, inboxTicketRoute } from "./inbox-routes";

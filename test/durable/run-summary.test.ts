@@ -2,7 +2,7 @@
 // to list left out.
 import { describe, expect, it } from "vitest";
 import type { RunView } from "../../src/api/types";
-import { summaryOf, WAITING_INPUT_MAX_BYTES } from "../../src/durable/run-summary";
+import { summaryOf, WAITING_INPUT_MAX_BYTES } from "../../src/durable/outbox/run-summary";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor";
 
 const view: RunView = {
