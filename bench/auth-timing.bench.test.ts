@@ -2,7 +2,7 @@
 // presented token with the real one depend on how many leading characters they share? Printed,
 // never asserted (a timed assertion on a shared machine would be a flaky test).
 //
-//   - secretsEqual (src/http/secrets-equal.ts): the deployment token check at the edge;
+//   - secretsEqual (src/http/auth/secrets-equal.ts): the deployment token check at the edge;
 //   - sameDigest (src/durable/run/token-check.ts): the run token check in the run object, which
 //     compares the SHA-256 hex of the presented token with the stored one;
 //   - a plain `===` on long strings, as a control: it stops at the first difference, so it shows
@@ -13,7 +13,7 @@
 // each round, each round a batch of many comparisons (the clock here moves in whole milliseconds).
 import { describe, expect, it } from "vitest";
 import { sameDigest } from "../src/durable/run/token-check";
-import { secretsEqual } from "../src/http/secrets-equal";
+import { secretsEqual } from "../src/http/auth/secrets-equal";
 import { sha256Hex } from "../src/lib/encoding";
 import { prefixCandidates, shuffle, type Candidate } from "./support/prefix-candidates";
 

@@ -1,4 +1,4 @@
-// One-time tickets for the events endpoint (see src/http/tickets.ts), a run's and an inbox's: stored by hash,
+// One-time tickets for the events endpoint (see src/http/auth/tickets.ts), a run's and an inbox's: stored by hash,
 // redeemed once, expired ones dropped whenever a new one is stored.
 import type { CallerKind, TicketRecord } from "../../api/types";
 

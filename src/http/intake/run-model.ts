@@ -2,11 +2,11 @@
 // body names none, a 400 for a provider this deployment has no key for, and a 400 naming the
 // PRICES setting for a model no price is known for (a real provider's model is never priced as
 // some other model). Pure functions of the body and the settings.
-import type { CreateRunInput, Issue } from "../api/schemas";
-import type { ProviderName } from "../api/types";
-import { modelPrice, unknownPriceMessage } from "../providers/model-prices";
-import type { PriceTable } from "../providers/prices";
-import { invalidRequest } from "./errors";
+import type { CreateRunInput, Issue } from "../../api/schemas";
+import type { ProviderName } from "../../api/types";
+import { modelPrice, unknownPriceMessage } from "../../providers/model-prices";
+import type { PriceTable } from "../../providers/prices";
+import { invalidRequest } from "../errors";
 
 /** The model of a run on anthropic (or scripted) when neither the body nor DEFAULT_MODEL names one. */
 export const FALLBACK_MODEL = "claude-sonnet-5-5";

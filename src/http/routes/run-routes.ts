@@ -15,10 +15,10 @@ import {
   runViewSchema,
   runStatusSchema,
   subjectSchema,
-} from "../api/schemas";
-import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../api/inbox-schemas";
-import { requireCallback, requireCreator, requireRun, requireSubject } from "./auth";
-import { afterQuerySchema } from "../api/event-cursor";
+} from "../../api/schemas";
+import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../../api/inbox-schemas";
+import { requireCallback, requireCreator, requireRun, requireSubject } from "../auth/auth";
+import { afterQuerySchema } from "../../api/event-cursor";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 

@@ -1,7 +1,7 @@
 // POST /v1/tokens as an OpenAPI route config (path relative to the /v1/tokens mount).
 import { createRoute } from "@hono/zod-openapi";
-import { mintTokenBodySchema, userTokenSchema } from "../api/inbox-schemas";
-import { requireDeployment } from "./auth";
+import { mintTokenBodySchema, userTokenSchema } from "../../api/inbox-schemas";
+import { requireDeployment } from "../auth/auth";
 import { errors, json } from "./run-routes";
 
 export const mintTokenRoute = createRoute({

@@ -7,19 +7,19 @@
 // that cannot name a caller is 401; a run or user token on a run that is not its own is 404,
 // exactly like an unknown id, so probing tells nothing.
 import type { Context, MiddlewareHandler } from "hono";
-import type { CallerKind } from "../api/types";
-import { SUBJECT_PATTERN } from "../api/schemas";
-import { inboxStub, inboxStubById } from "../durable/inbox/inbox-stub";
-import { stepKeyOf } from "../lib/call-key";
-import type { AppEnv } from "./app-env";
+import type { CallerKind } from "../../api/types";
+import { SUBJECT_PATTERN } from "../../api/schemas";
+import { inboxStub, inboxStubById } from "../../durable/inbox/inbox-stub";
+import { stepKeyOf } from "../../lib/call-key";
+import type { AppEnv } from "../app-env";
 import { isCallbackToken } from "./callback-auth";
-import { sha256Hex } from "../lib/encoding";
+import { sha256Hex } from "../../lib/encoding";
 import { secretsEqual } from "./secrets-equal";
-import { ApiException, invalidRequest, notFound } from "./errors";
+import { ApiException, invalidRequest, notFound } from "../errors";
 import { isRunId, RUN_TOKEN_PATTERN } from "./ids";
 import { inboxIdOfTicket } from "./inbox-tickets";
 import { deploymentKey, enforceRateLimit, subjectKey } from "./rate-limit";
-import { runStub } from "./run-stub";
+import { runStub } from "../run-stub";
 import { TICKET_PATTERN } from "./tickets";
 import { USER_TOKEN_PATTERN, verifyUserToken } from "./user-tokens";
 

@@ -1,11 +1,11 @@
 // /v1/tokens: user tokens, minted by an app's backend (deployment token) for one of its users and
-// handed to that user's phone. Nothing is stored: the token is signed (./user-tokens.ts).
+// handed to that user's phone. Nothing is stored: the token is signed (../auth/user-tokens.ts).
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { DEFAULT_USER_TOKEN_TTL_SECONDS } from "../api/inbox-schemas";
-import type { AppEnv } from "./app-env";
-import { validationHook } from "./errors";
+import { DEFAULT_USER_TOKEN_TTL_SECONDS } from "../../api/inbox-schemas";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { mintTokenRoute } from "./token-routes";
-import { mintUserToken } from "./user-tokens";
+import { mintUserToken } from "../auth/user-tokens";
 
 export function tokensApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

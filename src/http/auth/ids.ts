@@ -5,7 +5,7 @@
 // shown once and stored only as its SHA-256. With an Idempotency-Key both are derived from the key
 // (HMAC under RUN_ID_KEY, never under a token, so a token rotation changes nothing), so a retried
 // create reaches the same object and hands back the same token.
-import { base32, base32Decode, base64url, hmacSha256, randomBytes } from "../lib/encoding";
+import { base32, base32Decode, base64url, hmacSha256, randomBytes } from "../../lib/encoding";
 
 export const RUN_ID_PATTERN = /^run_[a-z2-7]{26}$/;
 export const RUN_TOKEN_PATTERN = /^rt_[A-Za-z0-9_-]{43}$/;

@@ -1,18 +1,18 @@
 // /v1/runs: each handler parses (the route's schemas did), asks the run object, and answers.
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AnswerBody, CallResultBody, ContinueBody } from "../api/types";
-import type { AppEnv } from "./app-env";
-import { LIST_LIMIT_DEFAULT } from "../api/inbox-schemas";
-import type { ListQuery } from "../api/inbox-rpc";
+import type { AnswerBody, CallResultBody, ContinueBody } from "../../api/types";
+import type { AppEnv } from "../app-env";
+import { LIST_LIMIT_DEFAULT } from "../../api/inbox-schemas";
+import type { ListQuery } from "../../api/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { sha256Hex } from "../lib/encoding";
-import { invalidRequest, validationHook } from "./errors";
-import { forwarded, wantsEventStream } from "./forward";
-import { newRunToken } from "./ids";
-import { ImageIntake } from "./images";
-import { prepareRun } from "./new-run";
-import { unwrap } from "./outcome";
+import { sha256Hex } from "../../lib/encoding";
+import { invalidRequest, validationHook } from "../errors";
+import { forwarded, wantsEventStream } from "../forward";
+import { newRunToken } from "../auth/ids";
+import { ImageIntake } from "../intake/images";
+import { prepareRun } from "../intake/new-run";
+import { unwrap } from "../outcome";
 import {
   answerRoute,
   callResultRoute,
@@ -28,8 +28,8 @@ import {
   rotateTokenRoute,
   ticketRoute,
 } from "./run-routes";
-import { runStub } from "./run-stub";
-import { newTicket } from "./tickets";
+import { runStub } from "../run-stub";
+import { newTicket } from "../auth/tickets";
 
 export function runsApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -1,9 +1,9 @@
 // The routes of /v1/inbox as OpenAPI route configs (paths relative to the /v1/inbox mount).
 import { createRoute, z } from "@hono/zod-openapi";
-import { subjectSchema, ticketSchema } from "../api/schemas";
-import { requireSubject } from "./auth";
+import { subjectSchema, ticketSchema } from "../../api/schemas";
+import { requireSubject } from "../auth/auth";
 import { errors, json } from "./run-routes";
-import { afterQuerySchema } from "../api/event-cursor";
+import { afterQuerySchema } from "../../api/event-cursor";
 
 const subjectQuery = subjectSchema.optional().openapi({ description: "Deployment token: whose inbox (required). User token: its own, if given." });
 

@@ -1,8 +1,8 @@
 // Rate limits with the Workers rate-limiting binding (wrangler.toml [[ratelimits]]): run creation
 // per deployment token and per subject (user tokens), requests per run token and per subject. Past a limit the API answers 429 rate-limited with
 // Retry-After (the binding does not say when its window ends, so the answer names the whole period).
-import { ApiException } from "./errors";
-import { sha256Hex } from "../lib/encoding";
+import { ApiException } from "../errors";
+import { sha256Hex } from "../../lib/encoding";
 
 /** The period of every limit in wrangler.toml, in seconds. */
 export const RATE_LIMIT_PERIOD_SECONDS = 60;

@@ -7,8 +7,8 @@
 // secret of their own and rotate with it: tokens signed under RUN_ID_KEY_PREVIOUS stay good while
 // it is set (a rotation that keeps the previous key 30 days loses no token). A single token cannot
 // be revoked before its expiry; rotating RUN_ID_KEY and dropping the previous key voids them all.
-import { base64url, base64urlText, hmacSha256 } from "../lib/encoding";
-import { SUBJECT_PATTERN } from "../api/schemas";
+import { base64url, base64urlText, hmacSha256 } from "../../lib/encoding";
+import { SUBJECT_PATTERN } from "../../api/schemas";
 
 export const USER_TOKEN_PATTERN = /^ut_([A-Za-z0-9_-]{1,600})\.([A-Za-z0-9_-]{43})$/;
 

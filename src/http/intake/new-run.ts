@@ -7,21 +7,21 @@
 // ask for (the app's backend can create a run for a subject with `subject`). MCP servers are
 // refused to user tokens too: their requests come from the deployment, to hosts only the deployment
 // is allowed to reach (HTTP_TOOL_ALLOW), with credentials that the deployment's backend should hold.
-import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../api/images";
-import type { CreateRunInput, Issue } from "../api/schemas";
-import type { CreateRunBody, NewRun } from "../api/types";
-import type { Limits, Settings } from "../config/settings";
-import { canonicalJson } from "../lib/canonical-json";
-import { DEFAULT_MAX_STEPS } from "../loop";
-import { DEFAULT_ANSWER_TOKENS } from "../loop/budget-ceiling";
-import { webhookKeysOf } from "../config/webhook-settings";
-import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
-import { hostOf } from "../tools/allow-list";
-import { checkMcpServers } from "../tools/mcp-check";
-import type { Creator } from "./app-env";
-import { sha256Hex } from "../lib/encoding";
-import { invalidRequest } from "./errors";
-import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "./ids";
+import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../../api/images";
+import type { CreateRunInput, Issue } from "../../api/schemas";
+import type { CreateRunBody, NewRun } from "../../api/types";
+import type { Limits, Settings } from "../../config/settings";
+import { canonicalJson } from "../../lib/canonical-json";
+import { DEFAULT_MAX_STEPS } from "../../loop";
+import { DEFAULT_ANSWER_TOKENS } from "../../loop/budget-ceiling";
+import { webhookKeysOf } from "../../config/webhook-settings";
+import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, providerOnlyIssues, signingKeysOf } from "../../tools";
+import { hostOf } from "../../tools/allow-list";
+import { checkMcpServers } from "../../tools/mcp-check";
+import type { Creator } from "../app-env";
+import { sha256Hex } from "../../lib/encoding";
+import { invalidRequest } from "../errors";
+import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "../auth/ids";
 import { ImageIntake } from "./images";
 import { compactionIssues, priceIssues, resolveModel, resolveProvider } from "./run-model";
 

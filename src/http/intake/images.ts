@@ -2,11 +2,11 @@
 // with the path of each bad image). The bytes then travel with the request to the run object,
 // which stores them with the run (so a run being deleted and an upload never cross).
 import type { z } from "@hono/zod-openapi";
-import { prepareImages, type ImageUpload, type InputContent, type PreparedImages } from "../api/images";
-import type { chatMessageInputSchema } from "../api/schemas";
-import type { BatchResult } from "../api/types";
-import type { ChatMessage, Content } from "../loop/types";
-import { invalidRequest } from "./errors";
+import { prepareImages, type ImageUpload, type InputContent, type PreparedImages } from "../../api/images";
+import type { chatMessageInputSchema } from "../../api/schemas";
+import type { BatchResult } from "../../api/types";
+import type { ChatMessage, Content } from "../../loop/types";
+import { invalidRequest } from "../errors";
 
 export type InputChatMessage = z.infer<typeof chatMessageInputSchema>;
 
