@@ -4,18 +4,18 @@
 // loop's summary mode keeps long runs inside the context window.
 import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
-import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/types";
-import { openAIContextWindowOf } from "./context-windows";
-import { ProviderError } from "./errors";
-import { callPrice, tokenPricesIn } from "./model-prices";
+import type { GenerateContext, GenerateRequest, GenerateResult } from "../../loop/types";
+import { openAIContextWindowOf } from "../shared/context-windows";
+import { ProviderError } from "../shared/errors";
+import { callPrice, tokenPricesIn } from "../shared/model-prices";
 import { describeOpenAIFailure, isOpenAIContextOverflow, openAIProviderError, withoutKey } from "./openai-errors";
 import { OPENAI_PRICES } from "./openai-prices";
 import { toOpenAIParams } from "./openai-request";
 import { createChunkAssembler } from "./openai-stream";
-import { costOf, type Price } from "./prices";
-import { imageLoader } from "./request-images";
-import { retryDepsOf, withRetries, type FailureReading } from "./with-retries";
-import type { Provider, VendorProviderOptions } from "./types";
+import { costOf, type Price } from "../shared/prices";
+import { imageLoader } from "../shared/request-images";
+import { retryDepsOf, withRetries, type FailureReading } from "../shared/with-retries";
+import type { Provider, VendorProviderOptions } from "../shared/types";
 
 /** OpenAI's own endpoint, sent explicitly: the SDK would otherwise read OPENAI_BASE_URL from process.env. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
