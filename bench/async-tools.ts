@@ -4,7 +4,7 @@
 // 1. A waiting run costs nothing: N runs whose tool server took their jobs (202) are left alone
 //    for a quiet window; the objects make no alarm call in it. Alarm calls are counted from the
 //    Worker's own log: every slice of a running run replays its journal and logs one
-//    `ratchet.replay` line (src/durable/operator-log.ts), so a waiting run's alarm firing would show.
+//    `ratchet.replay` line (src/durable/run/operator-log.ts), so a waiting run's alarm firing would show.
 //    The same count after the callbacks shows that the instrument sees the slices that do run.
 // 2. A waiting run can be evicted: the whole runtime is SIGKILLed while half the runs wait and
 //    started again on the same --persist-to (nothing of any object is left in memory); again no

@@ -2,8 +2,8 @@
 // presented token with the real one depend on how many leading characters they share? Printed,
 // never asserted (a timed assertion on a shared machine would be a flaky test).
 //
-//   - secretsEqual (src/http/secrets-equal.ts): the deployment token check at the edge;
-//   - sameDigest (src/durable/token-check.ts): the run token check in the run object, which
+//   - secretsEqual (src/http/auth/secrets-equal.ts): the deployment token check at the edge;
+//   - sameDigest (src/durable/run/token-check.ts): the run token check in the run object, which
 //     compares the SHA-256 hex of the presented token with the stored one;
 //   - a plain `===` on long strings, as a control: it stops at the first difference, so it shows
 //     what a leak looks like to this very measurement.
@@ -12,8 +12,8 @@
 // reference, all of them). The classes are measured in interleaved rounds, in a new random order
 // each round, each round a batch of many comparisons (the clock here moves in whole milliseconds).
 import { describe, expect, it } from "vitest";
-import { sameDigest } from "../src/durable/token-check";
-import { secretsEqual } from "../src/http/secrets-equal";
+import { sameDigest } from "../src/durable/run/token-check";
+import { secretsEqual } from "../src/http/auth/secrets-equal";
 import { sha256Hex } from "../src/lib/encoding";
 import { prefixCandidates, shuffle, type Candidate } from "./support/prefix-candidates";
 

@@ -11,16 +11,16 @@
 // every figure is taken over many steps.
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { runSlice } from "../src/durable/engine";
-import { createJournal } from "../src/durable/journal";
-import { actionFor, storedRunEvent } from "../src/durable/run-events";
-import { emitLoopEvent } from "../src/durable/emit-event";
-import { loopOptions } from "../src/durable/loop-options";
-import { readRun, readSegment } from "../src/durable/run-store";
+import { runSlice } from "../src/durable/engine/engine";
+import { createJournal } from "../src/durable/engine/journal";
+import { actionFor, storedRunEvent } from "../src/durable/events/run-events";
+import { emitLoopEvent } from "../src/durable/events/emit-event";
+import { loopOptions } from "../src/durable/engine/loop-options";
+import { readRun, readSegment } from "../src/durable/run/run-store";
 import { runToolLoop } from "../src/loop";
 import type { Step, StoredLoopEvent } from "../src/loop/types";
-import { Fanout } from "../src/durable/fanout";
-import type { RunObject } from "../src/durable/run-object";
+import { Fanout } from "../src/durable/events/fanout";
+import type { RunObject } from "../src/durable/run/run-object";
 import { createRun, journalKeys, stubFor, viewOf, type RunStub } from "../test/helpers/runs";
 import { watch } from "../test/helpers/watch";
 import { timedState } from "./support/timed-storage";

@@ -4,7 +4,7 @@
 // group at about 1,000 and 1,990 model steps, the restarted server resumes the run by itself.
 // Resume time here is from the kill to the commit of the run's next new step: wrangler dev
 // starting again, the alarm firing, the object starting, the replay of every journal step so far.
-// The replay alone is read from the object's own log line ("ratchet.replay", src/durable/operator-log.ts)
+// The replay alone is read from the object's own log line ("ratchet.replay", src/durable/run/operator-log.ts)
 // in the restarted server's output.
 import { readdirSync, statSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, platform, release, tmpdir } from "node:os";

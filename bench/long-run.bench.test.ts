@@ -9,10 +9,10 @@
 // last part is left to the run's own alarms.
 import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { runSlice } from "../src/durable/engine";
-import { eventsAfter } from "../src/durable/event-log";
-import { Fanout } from "../src/durable/fanout";
-import type { RunObject } from "../src/durable/run-object";
+import { runSlice } from "../src/durable/engine/engine";
+import { eventsAfter } from "../src/durable/events/event-log";
+import { Fanout } from "../src/durable/events/fanout";
+import type { RunObject } from "../src/durable/run/run-object";
 import { createRun, journalKeys, stubFor, viewOf, type RunStub } from "../test/helpers/runs";
 
 const MODEL_STEPS = 2000;

@@ -1,4 +1,4 @@
-// The run objects' `ratchet.replay` lines (src/durable/operator-log.ts) in the output of a
+// The run objects' `ratchet.replay` lines (src/durable/run/operator-log.ts) in the output of a
 // `wrangler dev` started with logLevel "log": one per slice that replays its journal, that is one
 // per alarm of a running run.
 

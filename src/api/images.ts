@@ -1,6 +1,6 @@
 // Inline images (base64 `data`) become stored blobs: the bytes are kept with the run they belong
 // to and the part keeps only its hash, so journals, events and model requests never carry the
-// bytes. This file only checks and decodes (pure); the run object stores them (src/durable/blob-store.ts).
+// bytes. This file only checks and decodes (pure); the run object stores them (src/durable/blobs/blob-store.ts).
 // An image must be JPEG, PNG, GIF or WebP, and its bytes must be what its mimeType says: the
 // provider is sent the part's own media type, so a mislabelled image would fail the run later.
 import type { z } from "@hono/zod-openapi";

@@ -4,7 +4,7 @@
 // the async call a tool server's result is for (its step key, from the callback URL).
 import type { CallerKind } from "../api/types";
 import type { Settings } from "../config/settings";
-import type { InboxStub } from "../durable/inbox-stub";
+import type { InboxStub } from "../durable/inbox/inbox-stub";
 import type { RunStub } from "./run-stub";
 
 /** Who creates a run: the deployment token, or a user token for its subject. */

@@ -9,11 +9,11 @@ import type { AppEnv } from "./app-env";
 import { bodyLimit, MAX_BODY_BYTES } from "./body-limit";
 import { requireConfigured } from "./configured";
 import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
-import { healthApp } from "./health";
-import { openApiApp } from "./openapi";
-import { inboxApp } from "./inbox";
-import { runsApp } from "./runs";
-import { tokensApp } from "./tokens";
+import { healthApp } from "./routes/health";
+import { openApiApp } from "./routes/openapi";
+import { inboxApp } from "./routes/inbox";
+import { runsApp } from "./routes/runs";
+import { tokensApp } from "./routes/tokens";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -4,7 +4,7 @@
 // the first token it got) and nothing secret is stored per call. It is good for that one call's
 // result route only: every other route refuses it (it is neither a deployment nor a run token).
 // During a RUN_ID_KEY rotation tokens made under RUN_ID_KEY_PREVIOUS stay good while it is set
-// (the edge checks them: src/http/callback-auth.ts).
+// (the edge checks them: src/http/auth/callback-auth.ts).
 import { base64url, hmacSha256 } from "./encoding";
 
 export const CALLBACK_TOKEN_PATTERN = /^ct_[A-Za-z0-9_-]{43}$/;

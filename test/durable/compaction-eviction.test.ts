@@ -4,9 +4,9 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../src/loop/types";
-import { runSlice } from "../../src/durable/engine";
-import { Fanout } from "../../src/durable/fanout";
-import type { RunObject } from "../../src/durable/run-object";
+import { runSlice } from "../../src/durable/engine/engine";
+import { Fanout } from "../../src/durable/events/fanout";
+import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, drive, journalKeys, storedEvents, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
 
 /** Six calculator turns that say a lot (~750 tokens each), then the answer. */

@@ -12,8 +12,8 @@ import {
   forgetSeqOnFailure,
   lastSeq,
   newestSeq,
-} from "../../src/durable/event-log";
-import type { RunObject } from "../../src/durable/run-object";
+} from "../../src/durable/events/event-log";
+import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, type RunStub } from "../helpers/runs";
 
 const AT = "2026-01-01T00:00:00.000Z";

@@ -3,9 +3,9 @@
 import { abortAllDurableObjects, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { StoredEvent } from "../../src/api/types";
-import { MAX_NEW_STEPS_PER_SLICE, runSlice } from "../../src/durable/engine";
-import { Fanout } from "../../src/durable/fanout";
-import type { RunObject } from "../../src/durable/run-object";
+import { MAX_NEW_STEPS_PER_SLICE, runSlice } from "../../src/durable/engine/engine";
+import { Fanout } from "../../src/durable/events/fanout";
+import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, drive, journalKeys, storedEvents, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
 import { watch } from "../helpers/watch";
 

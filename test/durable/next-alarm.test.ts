@@ -2,7 +2,7 @@
 // deadline), the earliest outbox row, or the end of a stopped run's retention, whichever is first;
 // nothing when nothing is left.
 import { describe, expect, it } from "vitest";
-import { nextAlarm, stepDue } from "../../src/durable/next-alarm";
+import { nextAlarm, stepDue } from "../../src/durable/run/next-alarm";
 
 const now = 1_800_000_000_000;
 const HOUR = 3_600_000;

@@ -9,7 +9,7 @@ import {
   WEBHOOK_TIMEOUT_MS,
   WEBHOOK_WINDOW_MS,
   webhookRetryDelay,
-} from "../../src/durable/outbox-schedule";
+} from "../../src/durable/outbox/outbox-schedule";
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;

@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { runSlice } from "../../src/durable/engine";
-import { Fanout } from "../../src/durable/fanout";
-import type { RunObject } from "../../src/durable/run-object";
+import { runSlice } from "../../src/durable/engine/engine";
+import { Fanout } from "../../src/durable/events/fanout";
+import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, drive, journalKeys, storedEvents, valueOf, viewOf } from "../helpers/runs";
 
 describe("a run in its Durable Object", () => {

@@ -2,10 +2,10 @@
 // script that fails the schema after all stops with a clear error.
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runSlice } from "../../src/durable/engine";
-import type { RunObject } from "../../src/durable/run-object";
-import { scriptOf } from "../../src/durable/run-script";
-import { scriptSchema } from "../../src/providers/scripted";
+import { runSlice } from "../../src/durable/engine/engine";
+import type { RunObject } from "../../src/durable/run/run-object";
+import { scriptOf } from "../../src/durable/engine/run-script";
+import { scriptSchema } from "../../src/providers/scripted/scripted";
 import { engineFor } from "../helpers/engine";
 import { createRun, journalKeys, viewOf, type RunStub } from "../helpers/runs";
 

@@ -2,8 +2,8 @@
 // to list left out.
 import { describe, expect, it } from "vitest";
 import type { RunView } from "../../src/api/types";
-import { summaryOf, WAITING_INPUT_MAX_BYTES } from "../../src/durable/run-summary";
-import { decodeCursor, encodeCursor } from "../../src/http/cursor";
+import { summaryOf, WAITING_INPUT_MAX_BYTES } from "../../src/durable/outbox/run-summary";
+import { decodeCursor, encodeCursor } from "../../src/http/routes/cursor";
 
 const view: RunView = {
   id: "run_x",

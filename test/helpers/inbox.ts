@@ -3,7 +3,7 @@
 import { runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import type { RunsPage, RunSummary, RunView, StoredInboxEvent } from "../../src/api/types";
-import type { RunObject } from "../../src/durable/run-object";
+import type { RunObject } from "../../src/durable/run/run-object";
 import { script, uniqueModel, type FakeTurn } from "../fake-anthropic/client";
 import { TEST_API_TOKEN } from "../test-env";
 import { stubFor, type RunStub } from "./runs";

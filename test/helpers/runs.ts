@@ -2,9 +2,9 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import type { RunRpc } from "../../src/api/run-rpc";
 import type { CreateRunBody, NewRun, Outcome, RunView, StoredEvent } from "../../src/api/types";
-import { eventsAfter } from "../../src/durable/event-log";
-import { readRun } from "../../src/durable/run-store";
-import type { RunObject } from "../../src/durable/run-object";
+import { eventsAfter } from "../../src/durable/events/event-log";
+import { readRun } from "../../src/durable/run/run-store";
+import type { RunObject } from "../../src/durable/run/run-object";
 import { runInDurableObject } from "cloudflare:test";
 
 /** The stub typed by the RPC contract (the platform's RPC types would wrap every result). */

@@ -82,7 +82,7 @@ async function snapshot(): Promise<{ objects: number; runs: unknown[] }> {
 
 beforeAll(async () => {
   userToken = ((await (await postJson("/v1/tokens", { subject: "bad-input-user" })).json()) as { token: string }).token;
-  const { mintUserToken } = await import("../../src/http/user-tokens");
+  const { mintUserToken } = await import("../../src/http/auth/user-tokens");
   expiredUserToken = await mintUserToken(TEST_RUN_ID_KEY, "bad-input-user", Date.now() - 1000);
   const finished = await create(ok());
   const waiting = await create(ok({ tools: ["ask"], script: [{ toolCalls: [{ id: "ask_1", name: "ask", input: { question: "Which one?" } }] }] }));

@@ -3,10 +3,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MISSING_IMAGE, prepareImages, sniffImageType } from "../../src/api/images";
-import { acceptImages, imageKey, r2BlobStore } from "../../src/durable/blob-store";
+import { acceptImages, imageKey, r2BlobStore } from "../../src/durable/blobs/blob-store";
 import { sha256Hex } from "../../src/lib/encoding";
 import { ApiException } from "../../src/http/errors";
-import { ImageIntake } from "../../src/http/images";
+import { ImageIntake } from "../../src/http/intake/images";
 
 // A 1×1 transparent PNG.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";

@@ -1,7 +1,7 @@
 // User tokens are checked without storage: signed under RUN_ID_KEY (or RUN_ID_KEY_PREVIOUS during
 // a rotation), for one subject, until their expiry (checked here against a given clock).
 import { describe, expect, it } from "vitest";
-import { mintUserToken, USER_TOKEN_PATTERN, verifyUserToken } from "../../src/http/user-tokens";
+import { mintUserToken, USER_TOKEN_PATTERN, verifyUserToken } from "../../src/http/auth/user-tokens";
 
 const KEY = "k".repeat(40);
 const OLD = "o".repeat(40);

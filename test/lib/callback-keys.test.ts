@@ -2,7 +2,7 @@
 // exactly one step key; a token is bound to its run, its call and the key it was made under.
 import { describe, expect, it } from "vitest";
 import { callKeyOf, stepKeyOf } from "../../src/lib/call-key";
-import { isCallbackToken } from "../../src/http/callback-auth";
+import { isCallbackToken } from "../../src/http/auth/callback-auth";
 import { callbackToken, CALLBACK_TOKEN_PATTERN } from "../../src/lib/callback-token";
 
 const KEY = "test-run-id-key-0123456789abcdefghijklmnopqrstu";

@@ -8,7 +8,7 @@ import type { RunView } from "../../src/api/types";
 import { stubFor } from "../helpers/runs";
 import { createWith, freshSubject, inboxEvents, listAll, listPage, openInbox, settle, userToken, BASE } from "../helpers/inbox";
 import { expectError } from "../helpers/http";
-import { mintUserToken } from "../../src/http/user-tokens";
+import { mintUserToken } from "../../src/http/auth/user-tokens";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
 import { readSse } from "../helpers/service-client";
 import { uniqueModel } from "../fake-anthropic/client";

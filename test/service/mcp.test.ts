@@ -230,7 +230,7 @@ describe("MCP tool calls through the run object with a short timeout", () => {
     const model = uniqueModel("claude-sonnet-5-5");
     await script(model, [{ toolCalls: [{ id: "toolu_s", name: "main__slow", input: { ms: 5_000 } }] }, { text: "Too slow." }]);
     const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], mcpServers: [{ name: "main", url: main.url(), tools: ["slow"] }] });
-    const { runSlice } = await import("../../src/durable/engine");
+    const { runSlice } = await import("../../src/durable/engine/engine");
     const { engineFor } = await import("../helpers/engine");
     for (let i = 0; i < 5 && (await getRun(run.id, token)).status === "running"; i++) {
       await runInDurableObject(stubFor(run.id), async (_instance, state) => {

@@ -4,9 +4,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RunView } from "../../src/api/types";
-import { runSlice } from "../../src/durable/engine";
-import { Fanout } from "../../src/durable/fanout";
-import type { RunObject } from "../../src/durable/run-object";
+import { runSlice } from "../../src/durable/engine/engine";
+import { Fanout } from "../../src/durable/events/fanout";
+import type { RunObject } from "../../src/durable/run/run-object";
 import { recorded, script, uniqueModel, type FakeFailure } from "../fake-anthropic/client";
 import { storedEvents, stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";

@@ -5,7 +5,7 @@
 import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import type { RunView, WebhookPayload } from "../../src/api/types";
-import type { RunObject } from "../../src/durable/run-object";
+import type { RunObject } from "../../src/durable/run/run-object";
 import { createApp } from "../../src/http/app";
 import { deliverOutbox, outboxIdle, settle } from "../helpers/inbox";
 import { stubFor } from "../helpers/runs";

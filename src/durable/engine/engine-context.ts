@@ -1,0 +1,21 @@
+// What the run engine's functions share: the object's state and bindings, the watchers, the fetch
+// that tools use, the MCP connections, the clock, and (for tests) how many new steps one slice may run.
+import type { McpConnections } from "../../tools/mcp-connections";
+import type { Fanout } from "../events/fanout";
+
+export type EngineContext = {
+  ctx: DurableObjectState;
+  env: Env;
+  fanout: Fanout;
+  fetch: typeof fetch;
+  /** Milliseconds since the epoch (tests may move it). */
+  now: () => number;
+  /** New steps per slice (tests set it low to stop a run between any two steps). */
+  sliceSteps?: number;
+  /** The run's MCP connections, kept while the object lives (docs/mcp.md); a new object connects anew. */
+  mcp?: McpConnections;
+  /** How long an MCP tool call may take (default 30 s; tests set it low). */
+  toolTimeoutMs?: number;
+  /** How the provider waits between retries (tests record the waits instead of sleeping). */
+  retrySleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+};

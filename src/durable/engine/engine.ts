@@ -1,0 +1,162 @@
+// Runs one slice of a run: replay the current segment from the journal, run new steps until the
+// slice is used up, and record how the loop stopped. The loop decides; this only wires storage,
+// events and tools to it. Whatever goes wrong while recording (a storage error included) ends the
+// run `failed` with a clear error: a slice never throws, so no alarm retries the same failure.
+import type { StoppedBy } from "../../api/types";
+import { limitsOf } from "../../config/settings";
+import { runToolLoop, ToolPending } from "../../loop";
+import type { ChatMessage, RunToolLoopResult } from "../../loop/types";
+import { closeOpenCalls } from "../tools/async-call-store";
+import type { EngineContext } from "./engine-context";
+import { newestSeq } from "../events/event-log";
+import { createJournal, loadJournal } from "./journal";
+import { loopOptions } from "./loop-options";
+import { mcpToolsOf } from "../tools/mcp-tools";
+import { apiErrorOf, RunLimitReached } from "./run-errors";
+import { actionFor, storedRunEvent } from "../events/run-events";
+import { reportChange } from "../outbox/report-change";
+import { emitLoopEvent } from "../events/emit-event";
+import { logFailure, logReplay } from "../run/operator-log";
+import { recordStop } from "../run/run-stop";
+import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "../run/run-store";
+
+// Each slice replays the segment before its new steps, so slices are long: bounded by wall time
+// (far inside an alarm's limits) and by a step count that caps one invocation's CPU.
+export const MAX_NEW_STEPS_PER_SLICE = 500;
+export const SLICE_MS = 15_000;
+
+/** Thrown by the journal to end a slice before a new step; the next alarm goes on from there. */
+export class SliceUsedUp extends Error {
+  constructor() {
+    super("slice used up");
+    this.name = "SliceUsedUp";
+  }
+}
+
+function finishedChange(result: RunToolLoopResult): RunChange {
+  const stoppedBy: StoppedBy = result.stoppedBy;
+  if (stoppedBy === "asked") return { status: "waiting", stoppedBy, waiting: result.asked! };
+  const change: RunChange = {
+    status: stoppedBy === "cancel" ? "cancelled" : "finished",
+    stoppedBy,
+    finalText: result.finalText,
+    waiting: null,
+  };
+  if ("final" in result) change.final = { value: result.final };
+  return change;
+}
+
+/** Throws RunLimitReached when the run holds as many events or bytes as this deployment allows. */
+function checkStorageLimits(engine: EngineContext): void {
+  const { sql } = engine.ctx.storage;
+  const limits = limitsOf(engine.env);
+  if (newestSeq(sql) >= limits.runEvents) {
+    throw new RunLimitReached("RUN_EVENTS_LIMIT", `The run reached ${limits.runEvents} stored events, this deployment's limit (RUN_EVENTS_LIMIT).`);
+  }
+  if (sql.databaseSize >= limits.runBytes) {
+    throw new RunLimitReached("RUN_BYTES_LIMIT", `The run reached ${limits.runBytes} bytes of storage, this deployment's limit (RUN_BYTES_LIMIT).`);
+  }
+}
+
+function recordResult(engine: EngineContext, segment: number, result: RunToolLoopResult): void {
+  saveSegmentResult(engine.ctx.storage.sql, segment, result.messages);
+  // The loop answered every call it did not wait for "Not run: <reason>.": a result for one of
+  // them that comes later is refused (409). A failed run keeps its calls open for a retry.
+  closeOpenCalls(engine.ctx.storage.sql, result.stoppedBy, engine.now());
+  const change = finishedChange(result);
+  if (result.asked !== undefined) {
+    const { kind, callId, name, input, batch } = result.asked;
+    recordStop(engine, change, { type: "waiting", kind, callId, name, input, ...(batch === undefined ? {} : { batch }) });
+  } else {
+    recordStop(engine, change, "end");
+  }
+}
+
+/** The run failed: its history so far (when the loop got that far) and the error, told to watchers. */
+function recordFailure(engine: EngineContext, run: RunRow, segment: number, messages: ChatMessage[] | undefined, error: unknown): void {
+  logFailure(run, error);
+  const failed = apiErrorOf(error);
+  try {
+    if (messages !== undefined) saveSegmentResult(engine.ctx.storage.sql, segment, messages);
+    recordStop(engine, { status: "failed", stoppedBy: "error", error: failed }, "end");
+  } catch (again) {
+    // Recording failed too (the history itself could not be stored): the smallest write that ends
+    // the run, reported with it when the run can still be read; else on its own.
+    logFailure(run, again);
+    const { storage } = engine.ctx;
+    const at = new Date(engine.now()).toISOString();
+    try {
+      storage.transactionSync(() => {
+        markFailed(storage.sql, apiErrorOf(again), at);
+        reportChange(engine, "run-ended");
+      });
+    } catch {
+      markFailed(storage.sql, apiErrorOf(again), at);
+    }
+  }
+}
+
+/**
+ * How a slice ended: "more" before the run did (the next alarm goes on now), "stopped" when the
+ * run stopped, or suspended on the async tool call at `suspendedOn` (its start's step key with the
+ * segment), which has no result yet: the run stays running and sleeps until the result or the
+ * call's deadline.
+ */
+export type SliceEnd = "more" | "stopped" | { suspendedOn: string };
+
+/** Runs one slice. */
+export async function runSlice(engine: EngineContext, controller: AbortController): Promise<SliceEnd> {
+  const { ctx } = engine;
+  const { sql } = ctx.storage;
+  const run = readRun(sql)!;
+  if (run.cancelRequested) controller.abort(new Error("cancelled"));
+  let stopMessages: ChatMessage[] | undefined;
+  let segmentN = run.segment;
+  try {
+    const segment = readSegment(sql, run.segment);
+    segmentN = segment.n;
+    const prefix = `s${segment.n}/`;
+    const loading = Date.now();
+    const stored = loadJournal(sql, prefix);
+    const started = Date.now();
+    let fresh = 0;
+    const beforeNewStep = () => {
+      if (fresh === 0 && stored.size > 0) logReplay(run.id, stored.size, Date.now() - loading);
+      if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceUsedUp();
+      checkStorageLimits(engine);
+      fresh++;
+    };
+    const step = createJournal({
+      sql,
+      storage: ctx.storage,
+      prefix,
+      stored,
+      signal: controller.signal,
+      beforeNewStep,
+      toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
+      onCommit: (events) => engine.fanout.sendLogged(events),
+    });
+    // The MCP servers' tools: listed once (the first segment's steps), then read back.
+    const mcpTools = await mcpToolsOf(engine, run, segment, { signal: controller.signal, beforeNewStep });
+    const options = loopOptions(engine, run, segment, step, controller.signal, (event) => {
+      if (event.type === "stop") {
+        stopMessages = event.messages;
+        return;
+      }
+      const action = actionFor(event, segment.stepsBefore, prefix);
+      if (action.kind === "log") {
+        // The loop reports these from a step's work or after its steps: never inside a transaction.
+        const logged = emitLoopEvent(engine, action.event, action.dedupe);
+        // A model step begun before a crash or an eviction starts again: text its first try streamed is void.
+        if (!logged && action.event.type === "step-start") engine.fanout.sendLive({ type: "text-reset", step: action.event.step });
+      } else if (action.kind === "live") engine.fanout.sendLive(action.event);
+    }, mcpTools);
+    const result = await runToolLoop(options);
+    recordResult(engine, segment.n, result);
+  } catch (error) {
+    if (error instanceof SliceUsedUp) return "more";
+    if (error instanceof ToolPending) return { suspendedOn: `s${segmentN}/${error.key}` };
+    recordFailure(engine, run, segmentN, stopMessages, error);
+  }
+  return "stopped";
+}

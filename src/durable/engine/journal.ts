@@ -1,0 +1,60 @@
+// The run's journal in SQLite: step(key, work) returns a stored value, or runs work and writes its
+// value, its cost and its events in one transaction. One row per step: a write is O(size of that
+// step), never a rewrite of the history. A value too large for its row is spilled (spill.ts).
+import type { RunEvent } from "../../api/types";
+import type { Step, StepOutput, StoredLoopEvent } from "../../loop/types";
+import { isoNow } from "../storage/clock";
+import { appendStepEvents, forgetSeqOnFailure, type LoggedEvent } from "../events/event-log";
+import { bumpCounters } from "../run/run-store";
+import { spillText, unspillText } from "../storage/spill";
+
+export const JOURNAL_TABLE = `CREATE TABLE IF NOT EXISTS journal (key TEXT PRIMARY KEY, value TEXT NOT NULL, cost REAL NOT NULL)`;
+
+/** Reads every stored step of one key prefix (one segment) at once, so a replay does no per-step query. */
+export function loadJournal(sql: SqlStorage, prefix: string): Map<string, unknown> {
+  const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  const rows = sql.exec<{ key: string; value: string }>("SELECT key, value FROM journal WHERE key >= ? AND key < ?", prefix, upper).toArray();
+  const stored = new Map<string, unknown>();
+  for (const row of rows) stored.set(row.key.slice(prefix.length), JSON.parse(unspillText(sql, row.value)));
+  return stored;
+}
+
+export type JournalOptions = {
+  sql: SqlStorage;
+  storage: DurableObjectStorage;
+  prefix: string;
+  stored: Map<string, unknown>;
+  signal: AbortSignal;
+  /** Called before a new step's work runs; may throw to end this slice (or the run, at a limit). */
+  beforeNewStep: (key: string) => void;
+  /** The API event for a stored loop event. */
+  toRunEvent: (event: StoredLoopEvent) => RunEvent;
+  /** Committed events, in seq order, to send to clients. */
+  onCommit: (events: LoggedEvent[]) => void;
+};
+
+export function createJournal(options: JournalOptions): Step {
+  const { sql, storage, prefix, stored } = options;
+  return async <T>(key: string, work: (signal: AbortSignal) => Promise<StepOutput<T>>): Promise<T> => {
+    if (stored.has(key)) return stored.get(key) as T;
+    options.beforeNewStep(key);
+    const output = await work(options.signal);
+    const text = JSON.stringify(output.value);
+    const at = isoNow();
+    let logged: LoggedEvent[] = [];
+    forgetSeqOnFailure(sql, () =>
+      storage.transactionSync(() => {
+        sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", prefix + key, spillText(sql, `journal/${prefix}${key}`, text), output.costUsd);
+        logged = appendStepEvents(sql, output.events.map(options.toRunEvent), at);
+        const model = output.events.find((event) => event.type === "model");
+        const counters = { steps: model === undefined ? 0 : 1, costUsd: output.costUsd, now: at };
+        bumpCounters(sql, model === undefined ? counters : { ...counters, stopReason: model.stopReason });
+      }),
+    );
+    // The value a replay would read: JSON round-tripped, so first runs and replays see the same data.
+    const value = JSON.parse(text) as T;
+    stored.set(key, value);
+    options.onCommit(logged);
+    return value;
+  };
+}

@@ -1,0 +1,49 @@
+// Picks a run's provider and gives it what it needs from this deployment: the provider's key and
+// endpoint from the environment, the price table with the PRICES rows laid over it, and the
+// run's own images from the blob store; the scripted provider its turns, parsed once per object
+// (run-script.ts). Providers never read the environment themselves.
+import { pricesOf } from "../../config/settings";
+import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, type ImageData, type Provider, type ScriptedTurn } from "../../providers";
+import type { ProviderName } from "../../api/types";
+import type { ChatMessage } from "../../loop/types";
+import type { BlobStore } from "../blobs/blob-store";
+
+export type ProviderChoice = {
+  runId: string;
+  provider: ProviderName;
+  /** The scripted provider's turns, parsed (run-script.ts). */
+  script?: ScriptedTurn[];
+  messages: ChatMessage[];
+  /** How the real providers wait between retries (tests pass one that records and returns). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+};
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  const chunk = 0x8000;
+  for (let at = 0; at < bytes.length; at += chunk) binary += String.fromCharCode(...bytes.subarray(at, at + chunk));
+  return btoa(binary);
+}
+
+export function createRunProvider(choice: ProviderChoice, env: Env, blobs: BlobStore): Provider {
+  if (choice.provider === "scripted") {
+    const offset = choice.messages.filter((message) => message.role === "assistant").length;
+    return createScriptedProvider(choice.script === undefined ? { offset } : { turns: choice.script, offset });
+  }
+  // A missing key is not an error here: reading a run's messages builds its provider too. The
+  // first model call fails instead, with a message that says what to set.
+  const shared = {
+    // The global fetch, looked up per call (never a tool's fetch, never bound to another object).
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, init),
+    images: async (hash: string): Promise<ImageData | undefined> => {
+      const bytes = await blobs.readImage(choice.runId, hash);
+      return bytes === undefined ? undefined : { data: toBase64(bytes) };
+    },
+    prices: priceTableFor(choice.provider, pricesOf(env)),
+    ...(choice.sleep === undefined ? {} : { sleep: choice.sleep }),
+  };
+  if (choice.provider === "openai") {
+    return createOpenAIProvider({ apiKey: env.OPENAI_API_KEY || undefined, baseURL: env.OPENAI_BASE_URL?.trim() || undefined, ...shared });
+  }
+  return createAnthropicProvider({ apiKey: env.ANTHROPIC_API_KEY || undefined, baseURL: env.ANTHROPIC_BASE_URL || undefined, ...shared });
+}

@@ -1,0 +1,102 @@
+// An event log: gap-free seq from 1, each event stored as the exact JSON text clients get (spilled
+// when it is too large for its row). A run's events, and a subject's inbox events.
+//
+// The newest seq is remembered per database while it is known for sure, so the run engine, which
+// appends before and with every step, does not ask SQLite for it each time. The object is
+// single-threaded; what could make a remembered seq wrong is an append that is rolled back. So an
+// append that may be inside someone's transaction (appendEvent, the default) forgets it, and only
+// appends that are outside any transaction, or whose transaction forgets it when it fails (the
+// journal's, see forgetSeqOnFailure), remember theirs.
+import type { InboxEvent, RunEvent } from "../../api/types";
+import { spills, spillText, unspillText } from "../storage/spill";
+
+// seq is the gap-free event counter; dedupe makes an event written before a step idempotent.
+export const EVENT_TABLE = `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL)`;
+
+export type LoggedEvent = { seq: number; text: string };
+
+/** The newest seq of each database's event log, while it is known for sure (see above). */
+const remembered = new WeakMap<SqlStorage, number>();
+
+/** Inserts one event; false when its dedupe key was logged before (nothing is written then). */
+function insert(sql: SqlStorage, seq: number, at: string, text: string, dedupe: string | null): boolean {
+  // A text that spills writes its chunks before its row: a duplicate is found first, so that none are left behind.
+  if (dedupe !== null && spills(text) && sql.exec("SELECT 1 FROM event WHERE dedupe = ?", dedupe).toArray().length > 0) return false;
+  // A clash on seq would be a bug and fails loudly; a clash on dedupe writes nothing.
+  const cursor = sql.exec("INSERT INTO event (seq, dedupe, at, body) VALUES (?, ?, ?, ?) ON CONFLICT (dedupe) DO NOTHING", seq, dedupe, at, spillText(sql, `event/${seq}`, text));
+  return cursor.rowsWritten > 0;
+}
+
+function append(sql: SqlStorage, event: RunEvent | InboxEvent, at: string, dedupe: string | undefined): LoggedEvent | undefined {
+  const seq = newestSeq(sql) + 1;
+  const text = JSON.stringify({ seq, at, ...event });
+  return insert(sql, seq, at, text, dedupe ?? null) ? { seq, text } : undefined;
+}
+
+/**
+ * Appends one event with the next seq. With a dedupe key, an event already logged under that key
+ * is not logged again (events written before a step may be written again when the step reruns).
+ * Safe inside any transaction.
+ */
+export function appendEvent(sql: SqlStorage, event: RunEvent | InboxEvent, at: string, dedupe?: string): LoggedEvent | undefined {
+  const logged = append(sql, event, at, dedupe);
+  // The transaction this may be part of could still roll back.
+  if (logged !== undefined) remembered.delete(sql);
+  return logged;
+}
+
+/** appendEvent for a caller that is outside any transaction: its seq is remembered. */
+export function appendEventOutsideTransaction(sql: SqlStorage, event: RunEvent, at: string, dedupe?: string): LoggedEvent | undefined {
+  const logged = append(sql, event, at, dedupe);
+  if (logged !== undefined) remembered.set(sql, logged.seq);
+  return logged;
+}
+
+/**
+ * Appends a step's events with consecutive seqs, inside the step's transaction, which must forget
+ * the seq when it fails (forgetSeqOnFailure).
+ */
+export function appendStepEvents(sql: SqlStorage, events: readonly RunEvent[], at: string): LoggedEvent[] {
+  if (events.length === 0) return [];
+  let seq = newestSeq(sql);
+  const logged = events.map((event) => {
+    seq++;
+    const text = JSON.stringify({ seq, at, ...event });
+    insert(sql, seq, at, text, null);
+    return { seq, text };
+  });
+  remembered.set(sql, seq);
+  return logged;
+}
+
+/** Runs `work` (a transaction that appends with appendStepEvents); when it throws, the remembered seq is forgotten. */
+export function forgetSeqOnFailure<T>(sql: SqlStorage, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    remembered.delete(sql);
+    throw error;
+  }
+}
+
+/** Forgets the remembered seq (the log was dropped). */
+export function forgetSeq(sql: SqlStorage): void {
+  remembered.delete(sql);
+}
+
+/** The newest event's seq (0 before the first): SQLite reads the largest rowid directly. */
+export function lastSeq(sql: SqlStorage): number {
+  return Number(sql.exec<{ last: number }>("SELECT COALESCE(MAX(seq), 0) AS last FROM event").one().last);
+}
+
+/** lastSeq, from memory when it is known there. */
+export function newestSeq(sql: SqlStorage): number {
+  return remembered.get(sql) ?? lastSeq(sql);
+}
+
+export function eventsAfter(sql: SqlStorage, after: number): LoggedEvent[] {
+  return sql
+    .exec<{ seq: number; body: string }>("SELECT seq, body FROM event WHERE seq > ? ORDER BY seq", after)
+    .toArray()
+    .map((row) => ({ seq: Number(row.seq), text: unspillText(sql, String(row.body)) }));
+}

@@ -1,0 +1,54 @@
+// Loop events become API events (docs/api.md "Events"): step numbers count the whole run,
+// and events written outside a step's transaction carry a dedupe key.
+import type { RunEvent } from "../../api/types";
+import type { LoopEvent, StoredLoopEvent } from "../../loop/types";
+
+export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): RunEvent {
+  if (event.type === "model") {
+    const { text, toolCalls, usage, costUsd, spentUsd, stopReason, providerToolCalls } = event;
+    const model: RunEvent = { type: "model", step: stepsBefore + event.step, text, toolCalls, usage, costUsd, spentUsd, stopReason };
+    return providerToolCalls === undefined ? model : { ...model, providerToolCalls };
+  }
+  if (event.type === "compaction") {
+    const { mode, reason, tokensBefore, tokensAfter } = event;
+    return { type: "compaction", step: stepsBefore + event.step, mode, reason, tokensBefore, tokensAfter };
+  }
+  const { callId, name, ok, summary, costUsd } = event;
+  const result: RunEvent = { type: "tool-result", step: stepsBefore + event.step, callId, name, ok, summary, costUsd };
+  if (event.error !== undefined) result.error = event.error;
+  if (event.toolset !== undefined) result.toolset = event.toolset;
+  if (event.notRun === true) result.notRun = true;
+  return result;
+}
+
+/**
+ * What the run object does with a loop event as it happens: log it (with a dedupe key), send it
+ * live only (text deltas), or nothing (stored events, which the journal commits with their step,
+ * and the stop, which the engine handles).
+ */
+export type LoopEventAction =
+  | { kind: "log"; event: RunEvent; dedupe: string }
+  | { kind: "live"; event: RunEvent }
+  | { kind: "none" };
+
+export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string): LoopEventAction {
+  switch (event.type) {
+    case "step-start":
+      return { kind: "log", event: { type: "step-start", step: stepsBefore + event.step, last: event.last }, dedupe: `${prefix}step-start/${event.key}` };
+    case "tool-call": {
+      const { callId, name, input, toolset } = event;
+      const logged: RunEvent = { type: "tool-call", step: stepsBefore + event.step, callId, name, input, ...(toolset === undefined ? {} : { toolset }) };
+      return { kind: "log", event: logged, dedupe: `${prefix}tool-call/${event.key}` };
+    }
+    case "text":
+      return { kind: "live", event: { type: "text", step: stepsBefore + event.step, delta: event.delta } };
+    case "text-reset":
+      return { kind: "live", event: { type: "text-reset", step: stepsBefore + event.step } };
+    case "tool-result":
+      // Calls closed by a stop ("Not run: cancel.") are not journal steps: they are logged here.
+      if (event.key.startsWith("closed/")) return { kind: "log", event: storedRunEvent(event, stepsBefore), dedupe: `${prefix}${event.key}` };
+      return { kind: "none" };
+    default:
+      return { kind: "none" };
+  }
+}

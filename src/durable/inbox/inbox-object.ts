@@ -1,0 +1,93 @@
+// One subject's inbox per object: the index of that subject's runs and the stream of their changes
+// (run-started, run-waiting, run-answered, run-resumed, run-ended, run-deleted), so that a phone
+// needs one socket, not one per run. Runs report their changes through their outboxes; this object
+// only stores, lists and sends. It scales with the number of subjects: no object holds every run.
+import { DurableObject } from "cloudflare:workers";
+import type { InboxChange, InboxRpc, ListAnswer, ListQuery } from "../../api/inbox-rpc";
+import { CALLER_HEADER } from "../../api/run-rpc";
+import type { CallerKind, Outcome, TicketRecord } from "../../api/types";
+import { isoNow } from "../storage/clock";
+import { openEventStream } from "../events/event-stream";
+import { Fanout } from "../events/fanout";
+import { applyChanges, hasInbox, inboxSubject, listRuns, migrateInbox } from "./inbox-store";
+import { fail, ok } from "../run/outcome";
+import { redeemTicket, storeTicket } from "../events/ticket-store";
+
+function send(socket: WebSocket, frame: object): void {
+  try {
+    socket.send(JSON.stringify(frame));
+  } catch {
+    // Closing.
+  }
+}
+
+export class InboxObject extends DurableObject<Env> implements InboxRpc {
+  private readonly fanout: Fanout;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // Existing inboxes get any new tables; an object that was only read stays empty.
+    if (hasInbox(ctx.storage.sql)) migrateInbox(ctx.storage.sql);
+    this.fanout = new Fanout(ctx);
+  }
+
+  async apply(subject: string, changes: InboxChange[]): Promise<Outcome<{ applied: number }>> {
+    const { sql } = this.ctx.storage;
+    const own = inboxSubject(sql);
+    if (own !== undefined && own !== subject) return fail(409, "These changes belong to another subject's inbox.");
+    const logged = this.ctx.storage.transactionSync(() => {
+      migrateInbox(sql);
+      return applyChanges(sql, subject, changes, isoNow());
+    });
+    this.fanout.sendLogged(logged);
+    return ok({ applied: logged.length });
+  }
+
+  async list(query: ListQuery): Promise<ListAnswer> {
+    return listRuns(this.ctx.storage.sql, query);
+  }
+
+  async storeTicket(ticket: TicketRecord): Promise<null> {
+    const { sql } = this.ctx.storage;
+    migrateInbox(sql);
+    storeTicket(sql, ticket, Date.now());
+    return null;
+  }
+
+  async redeemTicket(hash: string): Promise<CallerKind | null> {
+    const { sql } = this.ctx.storage;
+    if (!hasInbox(sql)) return null;
+    return redeemTicket(sql, hash, Date.now());
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    // Reached only after the edge checked who is asking: an inbox with no run yet streams from seq 1 once its first change comes.
+    migrateInbox(this.ctx.storage.sql);
+    const header = request.headers.get(CALLER_HEADER);
+    const caller: CallerKind = header === "user" ? "user" : "deployment";
+    return openEventStream(this.ctx, this.fanout, request, caller);
+  }
+
+  /** The inbox stream carries no actions: a ping is answered, anything else is refused (answers go to the run). */
+  override async webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (typeof message === "string") {
+      try {
+        if ((JSON.parse(message) as { type?: unknown }).type === "ping") return send(socket, { type: "pong" });
+      } catch {
+        // Not JSON: refused below.
+      }
+    }
+    send(socket, {
+      type: "error",
+      error: { code: "invalid-request", message: 'The inbox stream takes only {"type":"ping"}; answer a run with POST /v1/runs/{id}/answer.' },
+    });
+  }
+
+  override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+    try {
+      socket.close(code, reason);
+    } catch {
+      // Already closed.
+    }
+  }
+}

@@ -1,0 +1,85 @@
+// A subject's inbox in SQLite: the index of its runs (one row per run, the newest change applied)
+// and its own event log (the `event` table of ../events/event-log.ts, gap-free seq from 1). A change is
+// applied only when its version is newer than the row's, so redelivered and late changes change
+// nothing; a deleted run keeps a row without a summary, so a late change cannot bring it back.
+import type { InboxChange, ListAnswer, ListQuery } from "../../api/inbox-rpc";
+import type { RunSummary } from "../../api/types";
+import { appendEvent, EVENT_TABLE, type LoggedEvent } from "../events/event-log";
+import { SPILL_TABLE } from "../storage/spill";
+import { tableExists } from "../storage/sqlite-tables";
+import { TICKET_TABLE } from "../events/ticket-store";
+
+const STATEMENTS = [
+  `CREATE TABLE IF NOT EXISTS inbox (subject TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS run_index (
+     run_id TEXT PRIMARY KEY,
+     version INTEGER NOT NULL,
+     status TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     summary TEXT,
+     deleted INTEGER NOT NULL DEFAULT 0
+   )`,
+  // Newest first, with or without a status filter: the listing reads one index range per page.
+  `CREATE INDEX IF NOT EXISTS run_index_created ON run_index (deleted, created_at DESC, run_id DESC)`,
+  `CREATE INDEX IF NOT EXISTS run_index_status ON run_index (deleted, status, created_at DESC, run_id DESC)`,
+  EVENT_TABLE,
+  TICKET_TABLE,
+  SPILL_TABLE,
+];
+
+/** True once anything was written here; reading an inbox that never was must leave no storage behind. */
+export function hasInbox(sql: SqlStorage): boolean {
+  return tableExists(sql, "inbox");
+}
+
+export function migrateInbox(sql: SqlStorage): void {
+  for (const statement of STATEMENTS) sql.exec(statement);
+}
+
+/** The inbox's subject, written by its first change. */
+export function inboxSubject(sql: SqlStorage): string | undefined {
+  if (!hasInbox(sql)) return undefined;
+  return sql.exec<{ subject: string }>("SELECT subject FROM inbox LIMIT 1").toArray()[0]?.subject;
+}
+
+/** Inside a transaction: the changes newer than the index holds, applied and logged in order. */
+export function applyChanges(sql: SqlStorage, subject: string, changes: readonly InboxChange[], at: string): LoggedEvent[] {
+  if (inboxSubject(sql) === undefined) sql.exec("INSERT INTO inbox (subject) VALUES (?)", subject);
+  const logged: LoggedEvent[] = [];
+  for (const change of changes) {
+    const { run } = change.event;
+    const held = sql.exec<{ version: number }>("SELECT version FROM run_index WHERE run_id = ?", run.id).toArray()[0];
+    if (held !== undefined && Number(held.version) >= change.version) continue;
+    const deleted = change.event.type === "run-deleted";
+    sql.exec(
+      `INSERT INTO run_index (run_id, version, status, created_at, summary, deleted) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, status = excluded.status, summary = excluded.summary, deleted = excluded.deleted`,
+      run.id, change.version, run.status, run.createdAt, deleted ? null : JSON.stringify(run), deleted ? 1 : 0,
+    );
+    const event = appendEvent(sql, change.event, at);
+    if (event !== undefined) logged.push(event);
+  }
+  return logged;
+}
+
+/** One page, newest first (creation time, then id), after `query.after` when given. */
+export function listRuns(sql: SqlStorage, query: ListQuery): ListAnswer {
+  if (!hasInbox(sql)) return { runs: [] };
+  const where = ["deleted = 0"];
+  const values: SqlStorageValue[] = [];
+  if (query.status !== undefined) {
+    where.push("status = ?");
+    values.push(query.status);
+  }
+  if (query.after !== undefined) {
+    // Keyset pagination: a run created later lands before the cursor and never shifts a page.
+    where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");
+    values.push(query.after.createdAt, query.after.createdAt, query.after.id);
+  }
+  const rows = sql
+    .exec<{ summary: string }>(`SELECT summary FROM run_index WHERE ${where.join(" AND ")} ORDER BY created_at DESC, run_id DESC LIMIT ?`, ...values, query.limit + 1)
+    .toArray();
+  const runs = rows.slice(0, query.limit).map((row) => JSON.parse(row.summary) as RunSummary);
+  const last = runs.at(-1);
+  return rows.length > query.limit && last !== undefined ? { runs, next: { createdAt: last.createdAt, id: last.id } } : { runs };
+}

@@ -1,0 +1,168 @@
+// The run's outbox: what the run still has to tell others about its status changes. A change
+// writes its rows in the same transaction as the change itself, so no change is ever lost or
+// told without having happened; the alarm delivers them (src/durable/outbox/outbox.ts), at least once.
+// Rows of the `inbox` channel go to the subject's inbox object and are deleted once it took them;
+// rows of the `webhook` channel go to one receiver each and stay (delivered or failed) so the run's
+// view can show them, the newest WEBHOOKS_KEPT at most.
+import type { WebhookDelivery, WebhookEventType } from "../../api/types";
+import { tableExists } from "../storage/sqlite-tables";
+
+export const OUTBOX_TABLE = `CREATE TABLE IF NOT EXISTS outbox (
+  id INTEGER PRIMARY KEY,
+  channel TEXT NOT NULL,
+  subject TEXT,
+  target TEXT,
+  url TEXT,
+  event_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending',
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  next_at INTEGER NOT NULL,
+  last_status INTEGER,
+  last_error TEXT
+)`;
+
+/** Settled webhook rows kept for the run's view; older ones are dropped. */
+export const WEBHOOKS_KEPT = 20;
+
+export type NewOutboxRow =
+  | { channel: "inbox"; subject: string; eventId: string; type: string; version: number; body: string }
+  | { channel: "webhook"; target: "deployment" | "run"; url?: string; eventId: string; type: WebhookEventType; version: number; body: string };
+
+export type OutboxRow = {
+  id: number;
+  channel: "inbox" | "webhook";
+  subject?: string;
+  target?: "deployment" | "run";
+  url?: string;
+  eventId: string;
+  type: string;
+  version: number;
+  body: string;
+  attempts: number;
+  createdAt: number;
+  nextAt: number;
+};
+
+type Raw = Record<string, SqlStorageValue>;
+
+function rowOf(raw: Raw): OutboxRow {
+  const row: OutboxRow = {
+    id: Number(raw.id),
+    channel: raw.channel === "inbox" ? "inbox" : "webhook",
+    eventId: String(raw.event_id),
+    type: String(raw.type),
+    version: Number(raw.version),
+    body: String(raw.body),
+    attempts: Number(raw.attempts),
+    createdAt: Number(raw.created_at),
+    nextAt: Number(raw.next_at),
+  };
+  if (raw.subject !== null) row.subject = String(raw.subject);
+  if (raw.target === "deployment" || raw.target === "run") row.target = raw.target;
+  if (raw.url !== null) row.url = String(raw.url);
+  return row;
+}
+
+/** Inside the change's transaction: the row is due at once. */
+export function insertOutbox(sql: SqlStorage, row: NewOutboxRow, now: number): void {
+  const subject = row.channel === "inbox" ? row.subject : null;
+  const target = row.channel === "webhook" ? row.target : null;
+  const url = row.channel === "webhook" ? (row.url ?? null) : null;
+  sql.exec(
+    "INSERT INTO outbox (channel, subject, target, url, event_id, type, version, body, created_at, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    row.channel, subject, target, url, row.eventId, row.type, row.version, row.body, now, now,
+  );
+}
+
+/** A deleted run keeps its outbox only while rows are left; a run older than the outbox has none until migrated. */
+function hasOutbox(sql: SqlStorage): boolean {
+  return tableExists(sql, "outbox");
+}
+
+/** When the run is deleted (in the deletion's transaction): only the rows still to deliver stay, the run's deletion among them. */
+export function keepPendingRows(sql: SqlStorage): void {
+  if (hasOutbox(sql)) sql.exec("DELETE FROM outbox WHERE state != 'pending'");
+}
+
+/** A deleted run keeps its outbox only while something in it is still to deliver (nobody can view the rest): then it goes. */
+export function dropDeliveredOutbox(sql: SqlStorage): void {
+  if (hasOutbox(sql) && nextDueAt(sql) === undefined) sql.exec("DROP TABLE outbox");
+}
+
+/** Pending rows of `channel`, oldest first. */
+export function pendingRows(sql: SqlStorage, channel: "inbox" | "webhook"): OutboxRow[] {
+  if (!hasOutbox(sql)) return [];
+  return sql.exec<Raw>("SELECT * FROM outbox WHERE state = 'pending' AND channel = ? ORDER BY id", channel).toArray().map(rowOf);
+}
+
+/** When the earliest pending row is due (ms since the epoch), if any row is pending. */
+export function nextDueAt(sql: SqlStorage): number | undefined {
+  if (!hasOutbox(sql)) return undefined;
+  const row = sql.exec<{ at: number | null }>("SELECT MIN(next_at) AS at FROM outbox WHERE state = 'pending'").one();
+  return row.at === null ? undefined : Number(row.at);
+}
+
+/**
+ * Before an attempt: counts it and sets when the row is due again should this attempt never
+ * report back (the object died while it was in flight). Committed before anything is sent.
+ */
+export function leaseRow(sql: SqlStorage, id: number, nextAt: number): void {
+  sql.exec("UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE id = ?", nextAt, id);
+}
+
+/** Inbox rows the inbox took: gone. */
+export function deleteRows(sql: SqlStorage, ids: readonly number[]): void {
+  for (const id of ids) sql.exec("DELETE FROM outbox WHERE id = ?", id);
+}
+
+/** The outcome of a webhook attempt: delivered, failed for good, or pending until `nextAt`. */
+export function recordAttempt(sql: SqlStorage, id: number, outcome: { state: "delivered" | "failed"; status: number; error: string | null } | { state: "pending"; status: number; error: string | null; nextAt: number }): void {
+  sql.exec("UPDATE outbox SET state = ?, last_status = ?, last_error = ? WHERE id = ?", outcome.state, outcome.status, outcome.error, id);
+  if (outcome.state === "pending") sql.exec("UPDATE outbox SET next_at = ? WHERE id = ?", outcome.nextAt, id);
+  else pruneSettled(sql);
+}
+
+/** No attempt is left (its time is over, or the last one never reported back): failed, keeping what the last attempt got. */
+export function giveUp(sql: SqlStorage, id: number): void {
+  sql.exec("UPDATE outbox SET state = 'failed', last_status = COALESCE(last_status, 0), last_error = COALESCE(last_error, 'The last attempt never reported back.') WHERE id = ?", id);
+  pruneSettled(sql);
+}
+
+/** An attempt of the inbox channel failed: the rows stay pending until `nextAt`. */
+export function recordInboxFailure(sql: SqlStorage, ids: readonly number[], error: string, nextAt: number): void {
+  for (const id of ids) sql.exec("UPDATE outbox SET last_error = ?, next_at = ? WHERE id = ?", error, nextAt, id);
+}
+
+function pruneSettled(sql: SqlStorage): void {
+  sql.exec(
+    `DELETE FROM outbox WHERE channel = 'webhook' AND state != 'pending' AND id NOT IN
+       (SELECT id FROM outbox WHERE channel = 'webhook' AND state != 'pending' ORDER BY id DESC LIMIT ?)`,
+    WEBHOOKS_KEPT,
+  );
+}
+
+/** The run's newest webhook deliveries, newest first, for its view. */
+export function webhookDeliveries(sql: SqlStorage): WebhookDelivery[] {
+  if (!hasOutbox(sql)) return [];
+  return sql
+    .exec<Raw>("SELECT * FROM outbox WHERE channel = 'webhook' ORDER BY id DESC LIMIT ?", WEBHOOKS_KEPT)
+    .toArray()
+    .map((raw) => {
+      const state = raw.state === "delivered" || raw.state === "failed" ? raw.state : "pending";
+      const delivery: WebhookDelivery = {
+        id: String(raw.event_id),
+        type: String(raw.type) as WebhookEventType,
+        target: raw.target === "run" ? "run" : "deployment",
+        state,
+        attempts: Number(raw.attempts),
+      };
+      if (raw.last_status !== null) delivery.lastStatus = Number(raw.last_status);
+      if (raw.last_error !== null) delivery.lastError = String(raw.last_error);
+      if (state === "pending") delivery.nextAttemptAt = new Date(Number(raw.next_at)).toISOString();
+      return delivery;
+    });
+}

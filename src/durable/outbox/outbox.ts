@@ -1,0 +1,129 @@
+// Delivering the run's outbox (src/durable/outbox/outbox-store.ts), at least once. Every attempt first
+// commits its lease (the attempt is counted and the row is due again should the object die before
+// the attempt reports back), then sends; what comes back moves the row on. The sends are started,
+// never awaited by the run: a slow or dead receiver holds up no step, answer or alarm. The alarm
+// starts what is due and is set for the next row due (src/durable/run/next-alarm.ts).
+//
+//   inbox    every pending row of the run in one call to the subject's inbox object, which applies
+//            those newer than what it holds; the rows are deleted once it answered. Never given up.
+//   webhook  one row per receiver; a 2xx delivers it, anything else is retried on the schedule of
+//            ./outbox-schedule.ts, and after the last attempt it is failed (the run's view shows it).
+import type { InboxChange } from "../../api/inbox-rpc";
+import type { InboxEvent } from "../../api/types";
+import { inboxRetryDelay, leaseUntil, mayAttemptWebhook, webhookRetryDelay } from "./outbox-schedule";
+import { deleteRows, giveUp, leaseRow, pendingRows, recordAttempt, recordInboxFailure, type OutboxRow } from "./outbox-store";
+import type { WebhookAnswer, WebhookSend } from "./webhook-sender";
+
+export type OutboxDeps = {
+  sql: SqlStorage;
+  now: () => number;
+  /** In [0, 1): the jitter of retries. */
+  random: () => number;
+  /** Hands changes to the subject's inbox; throws when they were not taken. */
+  sendInbox: (subject: string, changes: InboxChange[]) => Promise<void>;
+  sendWebhook: WebhookSend;
+  /** After an attempt moved its rows on: the object sets its next alarm. */
+  onSettled: () => void;
+};
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** The row's storage may be gone when an attempt reports back (the run was deleted meanwhile): nothing is left to record then. */
+function quietly(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // The outbox table is gone.
+  }
+}
+
+export class Outbox {
+  private inboxInFlight = false;
+  private readonly webhooksInFlight = new Set<number>();
+  private readonly work = new Set<Promise<void>>();
+
+  constructor(private readonly deps: OutboxDeps) {}
+
+  /** Starts every delivery that is due and not already in flight here; returns at once. */
+  deliverDue(): void {
+    const now = this.deps.now();
+    this.startInbox(now);
+    for (const row of pendingRows(this.deps.sql, "webhook")) {
+      if (row.nextAt <= now && !this.webhooksInFlight.has(row.id)) this.startWebhook(row, now);
+    }
+  }
+
+  /** Resolves once every attempt started so far (and any it started in turn) has reported back. */
+  async idle(): Promise<void> {
+    while (this.work.size > 0) await Promise.allSettled([...this.work]);
+  }
+
+  private track(attempt: Promise<void>): void {
+    const tracked = attempt.catch(() => undefined).finally(() => this.work.delete(tracked));
+    this.work.add(tracked);
+  }
+
+  private startInbox(now: number): void {
+    if (this.inboxInFlight) return;
+    const rows = pendingRows(this.deps.sql, "inbox");
+    if (rows.length === 0 || !rows.some((row) => row.nextAt <= now)) return;
+    // A run has one subject; a row of another (none is ever written) waits for a batch of its own.
+    const subject = rows[0]!.subject!;
+    const batch = rows.filter((row) => row.subject === subject);
+    const ids = batch.map((row) => row.id);
+    const attempts = Math.max(...batch.map((row) => row.attempts)) + 1;
+    const lease = leaseUntil("inbox", now);
+    for (const id of ids) leaseRow(this.deps.sql, id, lease);
+    const changes: InboxChange[] = batch.map((row) => ({ version: row.version, event: JSON.parse(row.body) as InboxEvent }));
+    this.inboxInFlight = true;
+    this.track(
+      (async () => {
+        try {
+          await this.deps.sendInbox(subject, changes);
+          quietly(() => deleteRows(this.deps.sql, ids));
+        } catch (error) {
+          const nextAt = this.deps.now() + inboxRetryDelay(attempts, this.deps.random());
+          quietly(() => recordInboxFailure(this.deps.sql, ids, describe(error), nextAt));
+        } finally {
+          this.inboxInFlight = false;
+        }
+        this.deps.onSettled();
+        // Changes written while this batch was in flight go now.
+        quietly(() => this.startInbox(this.deps.now()));
+      })(),
+    );
+  }
+
+  private startWebhook(row: OutboxRow, now: number): void {
+    if (!mayAttemptWebhook(row.attempts, row.createdAt, now)) {
+      // The delivery's time is over (or its last attempt died with the object while it was in flight).
+      giveUp(this.deps.sql, row.id);
+      return;
+    }
+    const attempts = row.attempts + 1;
+    leaseRow(this.deps.sql, row.id, leaseUntil("webhook", now));
+    this.webhooksInFlight.add(row.id);
+    this.track(
+      (async () => {
+        let answer: WebhookAnswer;
+        try {
+          answer = await this.deps.sendWebhook(row);
+        } catch (error) {
+          answer = { status: 0, error: describe(error) };
+        } finally {
+          this.webhooksInFlight.delete(row.id);
+        }
+        const delivered = answer.status >= 200 && answer.status < 300;
+        const nextAt = this.deps.now() + webhookRetryDelay(attempts, this.deps.random());
+        quietly(() => {
+          if (delivered) recordAttempt(this.deps.sql, row.id, { state: "delivered", status: answer.status, error: null });
+          else if (mayAttemptWebhook(attempts, row.createdAt, nextAt)) recordAttempt(this.deps.sql, row.id, { state: "pending", status: answer.status, error: answer.error ?? null, nextAt });
+          else recordAttempt(this.deps.sql, row.id, { state: "failed", status: answer.status, error: answer.error ?? null });
+        });
+        this.deps.onSettled();
+      })(),
+    );
+  }
+}

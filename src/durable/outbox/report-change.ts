@@ -1,0 +1,46 @@
+// A status change, told to whoever listens: the subject's inbox (every change of a run that has a
+// subject) and the webhook receivers (waiting and the three ends), as outbox rows. Called inside
+// the change's own transaction, right after the run row was updated: the rows commit with the
+// change or not at all, and the alarm delivers them (src/durable/outbox/outbox.ts).
+import type { InboxEvent, InboxEventType, WebhookEventType, WebhookPayload } from "../../api/types";
+import type { EngineContext } from "../engine/engine-context";
+import { insertOutbox } from "./outbox-store";
+import { bumpVersion, readRun, toRunView, type RunRow } from "../run/run-store";
+import { summaryOf } from "./run-summary";
+
+function webhookTypeOf(type: InboxEventType, run: RunRow): WebhookEventType | undefined {
+  if (type === "run-waiting") return "run.waiting";
+  if (type !== "run-ended") return undefined;
+  if (run.status === "finished" || run.status === "failed" || run.status === "cancelled") return `run.${run.status}`;
+  return undefined;
+}
+
+/** The deployment's receiver (WEBHOOK_URL), read when the change happens; its URL is read again at each attempt. */
+function deploymentWebhook(env: Env): boolean {
+  return typeof env.WEBHOOK_URL === "string" && env.WEBHOOK_URL.trim() !== "";
+}
+
+export type ChangeDetail = { callId?: string };
+
+/** Reports the run's current state as change `type`. */
+export function reportChange(engine: EngineContext, type: InboxEventType, detail: ChangeDetail = {}): void {
+  const { sql } = engine.ctx.storage;
+  const version = bumpVersion(sql);
+  const run = readRun(sql)!;
+  const summary = summaryOf(toRunView(run), version);
+  const now = engine.now();
+  const eventId = `${run.id}/change/${version}`;
+  if (run.subject !== undefined) {
+    const event: InboxEvent = { type, run: summary };
+    if (detail.callId !== undefined) event.callId = detail.callId;
+    insertOutbox(sql, { channel: "inbox", subject: run.subject, eventId, type, version, body: JSON.stringify(event) }, now);
+  }
+  const hook = webhookTypeOf(type, run);
+  if (hook === undefined) return;
+  const payload: WebhookPayload = { type: hook, timestamp: summary.updatedAt, data: { run: summary } };
+  if (run.status === "failed" && run.error !== undefined) payload.data.error = run.error;
+  const body = JSON.stringify(payload);
+  if (deploymentWebhook(engine.env)) insertOutbox(sql, { channel: "webhook", target: "deployment", eventId, type: hook, version, body }, now);
+  const own = run.body.webhook?.url;
+  if (own !== undefined) insertOutbox(sql, { channel: "webhook", target: "run", url: own, eventId, type: hook, version, body }, now);
+}

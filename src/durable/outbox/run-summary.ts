@@ -1,0 +1,32 @@
+// A run as its subject's inbox lists it and as webhooks carry it (pure): the fields of its view
+// that a status change moves, and the change's version. A waiting call's input that is too large
+// to list is left out (`truncated`): the run's own view has it.
+import type { RunSummary, RunView, SummaryWaiting } from "../../api/types";
+
+/** A waiting call's input up to this many bytes of JSON is listed. */
+export const WAITING_INPUT_MAX_BYTES = 32 * 1024;
+
+function listedWaiting(waiting: NonNullable<RunView["waiting"]>): SummaryWaiting {
+  const { kind, callId, name, input, batch } = waiting;
+  const listed = batch === undefined ? (JSON.stringify(input) ?? "null") : JSON.stringify([input, batch]);
+  const bytes = new TextEncoder().encode(listed).byteLength;
+  if (bytes > WAITING_INPUT_MAX_BYTES) return { kind, callId, name, input: null, truncated: true };
+  return batch === undefined ? { kind, callId, name, input } : { kind, callId, name, input, batch };
+}
+
+export function summaryOf(view: RunView, version: number): RunSummary {
+  const summary: RunSummary = {
+    id: view.id,
+    status: view.status,
+    steps: view.steps,
+    spentUsd: view.spentUsd,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
+    version,
+  };
+  if (view.stoppedBy !== undefined) summary.stoppedBy = view.stoppedBy;
+  if (view.metadata !== undefined) summary.metadata = view.metadata;
+  if (view.waiting !== undefined) summary.waiting = listedWaiting(view.waiting);
+  if (view.subject !== undefined) summary.subject = view.subject;
+  return summary;
+}

@@ -1,0 +1,19 @@
+// Answers of the run object's RPC methods: the value, or an API error built from the same table
+// of codes and messages as the edge's (src/api/error-codes.ts).
+import { ERROR_CODES, RUN_NOT_FOUND } from "../../api/error-codes";
+import type { Issue } from "../../api/schemas";
+import type { ApiError, Outcome } from "../../api/types";
+
+type Failure = { ok: false; status: 400 | 404 | 409; error: ApiError };
+
+export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+
+export function fail(status: 400 | 404 | 409, message: string, issues?: Issue[]): Failure {
+  const error: ApiError = { code: ERROR_CODES[status], message };
+  if (issues !== undefined && issues.length > 0) error.issues = issues;
+  return { ok: false, status, error };
+}
+
+export const notFound = () => fail(404, RUN_NOT_FOUND);
+
+export const invalidImages = (issues: Issue[]) => fail(400, "Invalid image.", issues);

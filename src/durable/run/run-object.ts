@@ -1,0 +1,349 @@
+// One run per object. The platform hooks stay thin: each hands over to a named function that
+// stores, schedules or sends. The loop (src/loop) makes every decision. One alarm steps a running
+// run, delivers the outbox (status changes for the subject's inbox and the webhook receivers) and
+// ends the run's retention: whichever is due first (src/durable/run/next-alarm.ts).
+import { DurableObject } from "cloudflare:workers";
+import { NO_IMAGES, type ImageUpload } from "../../api/images";
+import { CALLER_HEADER, type RunRpc } from "../../api/run-rpc";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../../api/types";
+import { canonicalJson } from "../../lib/canonical-json";
+import type { ChatMessage } from "../../loop/types";
+import { deliverResult, readCall } from "../tools/async-call-store";
+import { acceptImages, r2BlobStore, type BlobStore } from "../blobs/blob-store";
+import { isoNow } from "../storage/clock";
+import { McpConnections } from "../../tools/mcp-connections";
+import { runSlice } from "../engine/engine";
+import type { EngineContext } from "../engine/engine-context";
+import { openEventStream } from "../events/event-stream";
+import { Fanout } from "../events/fanout";
+import { messagesSoFar } from "../engine/messages-so-far";
+import { fail, invalidImages, notFound, ok } from "./outcome";
+import { deliverToInbox } from "../outbox/inbox-delivery";
+import { nextAlarm, stepDue, type AlarmInputs } from "./next-alarm";
+import { Outbox } from "../outbox/outbox";
+import { dropDeliveredOutbox, nextDueAt } from "../outbox/outbox-store";
+import { reportChange } from "../outbox/report-change";
+import { emitEvent } from "../events/emit-event";
+import { logRunDeleted } from "./operator-log";
+import { deleteAtFrom } from "./run-stop";
+import { hasRun, insertRun, readRun, readRunState, readSubject, setSuspendedOn, setTokenHash, toRunView, updateRun } from "./run-store";
+import { dropRun, migrate, wasDeleted } from "./schema";
+import { handleFrame } from "../events/socket-frames";
+import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
+import { sameDigest } from "./token-check";
+import { answer, cancelWaiting, continueRun, retry, view } from "./transitions";
+import { webhookSender } from "../outbox/webhook-sender";
+
+export class RunObject extends DurableObject<Env> implements RunRpc {
+  private readonly engine: EngineContext;
+  private readonly blobs: BlobStore;
+  private readonly outbox: Outbox;
+  /** The slice running in this instance, if any: cancel aborts it. */
+  private active: AbortController | undefined;
+  /** Slices, cancels, uploads and deletion run one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // Existing runs get any new tables; an object that holds no run stays empty.
+    if (hasRun(ctx.storage.sql)) migrate(ctx.storage.sql);
+    this.engine = { ctx, env, fanout: new Fanout(ctx), fetch: (input, init) => fetch(input, init), now: () => Date.now() };
+    this.engine.mcp = new McpConnections((input, init) => this.engine.fetch(input, init));
+    this.blobs = r2BlobStore(env.BLOBS);
+    this.outbox = new Outbox({
+      sql: ctx.storage.sql,
+      now: () => this.engine.now(),
+      random: Math.random,
+      sendInbox: (subject, changes) => deliverToInbox(env, subject, changes),
+      sendWebhook: webhookSender(env, (input, init) => this.engine.fetch(input, init), () => this.engine.now()),
+      // A slice in progress sets the alarm itself when it ends.
+      onSettled: () => {
+        if (this.active === undefined) this.schedule().catch(() => undefined);
+      },
+    });
+  }
+
+  /**
+   * Sets the alarm for what comes next (next-alarm.ts): stepping a running run at once (plus
+   * ALARM_DELAY_MS, which only tests set) or, when its last slice was suspended on an async call
+   * without a result, at that call's deadline; the next outbox row; a stopped run's retention end.
+   * Reads and the alarm call happen in one synchronous turn, so the last call always reflects the
+   * newest state.
+   */
+  private schedule(): Promise<void> {
+    const { sql } = this.ctx.storage;
+    const now = this.engine.now();
+    const state = readRunState(sql);
+    let deleteAt = state?.deleteAt;
+    if (state !== undefined && state.status !== "running" && deleteAt === undefined) {
+      // A run stopped before retention existed: its retention starts now.
+      deleteAt = deleteAtFrom(this.engine, now);
+      updateRun(sql, { deleteAt }, isoNow());
+    }
+    if (state === undefined) dropDeliveredOutbox(sql);
+    const at = nextAlarm(this.alarmInputs(deleteAt, now));
+    return at === undefined ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(at);
+  }
+
+  /** What nextAlarm and stepDue decide from, read from storage. */
+  private alarmInputs(deleteAt: number | undefined, now: number): AlarmInputs {
+    const { sql } = this.ctx.storage;
+    const state = readRunState(sql);
+    const key = state?.suspendedOn;
+    const call = key === undefined ? undefined : readCall(sql, key);
+    return {
+      running: state?.status === "running",
+      // A call with no record cannot be waited on: the next slice goes on at once.
+      suspendedOn: key === undefined ? undefined : { deadline: call?.deadline ?? 0, answered: call === undefined || call.result !== undefined },
+      outboxDueAt: nextDueAt(sql),
+      deleteAt,
+      now,
+      delayMs: Number(this.env.ALARM_DELAY_MS) || 0,
+    };
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * A run whose alarm went missing (a lost write, a crash at the wrong time) is re-armed. A run
+   * suspended on an async call always has its alarm (the deadline), so a read never wakes it.
+   */
+  private async ensureAlarm(): Promise<void> {
+    if (!hasRun(this.ctx.storage.sql) || this.active !== undefined || (await this.ctx.storage.getAlarm()) !== null) return;
+    await this.schedule();
+  }
+
+  private async slice(controller: AbortController): Promise<void> {
+    this.active = controller;
+    try {
+      const end = await runSlice(this.engine, controller);
+      // Where the slice stopped waiting, for schedule() (and the next slice) to read.
+      setSuspendedOn(this.ctx.storage.sql, typeof end === "object" ? end.suspendedOn : undefined);
+      // A run that stopped (or waits for a person) needs no MCP session: its next call opens one.
+      if (end !== "more") await this.engine.mcp?.close();
+    } finally {
+      this.active = undefined;
+    }
+  }
+
+  /**
+   * The platform redelivers an alarm that died mid-step; the replay makes that safe, so `info` is
+   * not needed. A deleted run's tombstone still wakes up while its outbox holds changes.
+   */
+  override async alarm(_info?: AlarmInvocationInfo): Promise<void> {
+    await this.exclusive(async () => {
+      const run = readRun(this.ctx.storage.sql);
+      // Deliveries are started, not awaited: changes already written go out while the run steps.
+      this.outbox.deliverDue();
+      const now = this.engine.now();
+      if (run?.status === "running") {
+        // A run suspended on an async call steps only when its result is there or its deadline passed.
+        if (stepDue(this.alarmInputs(run.deleteAt, now))) await this.slice(new AbortController());
+      } else if (run?.deleteAt !== undefined && now >= run.deleteAt) await this.erase(run.id, "retention");
+      this.outbox.deliverDue();
+      await this.schedule();
+    });
+  }
+
+  /** For tests: resolves once every outbox delivery started so far has reported back. */
+  outboxIdle(): Promise<void> {
+    return this.outbox.idle();
+  }
+
+  async create(run: NewRun, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
+    return this.exclusive(async () => {
+      const { sql } = this.ctx.storage;
+      if (wasDeleted(sql)) return fail(409, "The run made with this Idempotency-Key was deleted; its id is not used again.");
+      const existing = readRun(sql);
+      if (existing !== undefined) {
+        if (existing.bodyHash !== run.bodyHash) return fail(409, "This Idempotency-Key was used for a different request.");
+        if (existing.tokenHash !== run.tokenHash) {
+          return fail(409, "The run made with this Idempotency-Key has a new token since (POST /v1/runs/{id}/token); the first one is void.");
+        }
+        return ok(toRunView(existing));
+      }
+      const issues = await acceptImages(this.blobs, run.id, images);
+      if (issues.length > 0) return invalidImages(issues);
+      this.ctx.storage.transactionSync(() => {
+        migrate(sql);
+        insertRun(sql, run, isoNow());
+        reportChange(this.engine, "run-started");
+      });
+      emitEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
+      await this.schedule();
+      return ok(view(this.engine));
+    });
+  }
+
+  async exists(): Promise<boolean> {
+    return hasRun(this.ctx.storage.sql) || wasDeleted(this.ctx.storage.sql);
+  }
+
+  async authorize(tokenHash: string): Promise<boolean> {
+    const run = readRun(this.ctx.storage.sql);
+    return run !== undefined && sameDigest(run.tokenHash, tokenHash);
+  }
+
+  async authorizeSubject(subject: string): Promise<boolean> {
+    const own = readSubject(this.ctx.storage.sql);
+    return own !== undefined && own === subject;
+  }
+
+  async view(): Promise<Outcome<RunView>> {
+    await this.ensureAlarm();
+    const run = readRun(this.ctx.storage.sql);
+    return run === undefined ? notFound() : ok(toRunView(run));
+  }
+
+  async messages(): Promise<Outcome<{ messages: ChatMessage[] }>> {
+    await this.ensureAlarm();
+    if (readRun(this.ctx.storage.sql) === undefined) return notFound();
+    return ok({ messages: await messagesSoFar(this.engine) });
+  }
+
+  /** Stores the upload's images for this run, then makes the change; a run that is not here stores nothing. */
+  private withImages(images: ImageUpload, change: () => Outcome<RunView>): Promise<Outcome<RunView>> {
+    return this.exclusive(async () => {
+      const run = readRun(this.ctx.storage.sql);
+      if (run === undefined) return notFound();
+      const issues = await acceptImages(this.blobs, run.id, images);
+      if (issues.length > 0) return invalidImages(issues);
+      const outcome = change();
+      if (outcome.ok) await this.schedule();
+      return outcome;
+    });
+  }
+
+  async answer(body: AnswerBody, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
+    return this.withImages(images, () => answer(this.engine, body));
+  }
+
+  async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
+    return this.withImages(images, () => continueRun(this.engine, body));
+  }
+
+  async retry(): Promise<Outcome<RunView>> {
+    const outcome = retry(this.engine);
+    if (outcome.ok) await this.schedule();
+    return outcome;
+  }
+
+  /**
+   * A tool server's result for the async call at `key` (checked by the edge with the call's
+   * callback token). Not queued behind a slice: the write is one statement, and a slice that ends
+   * meanwhile sees it (nextAlarm) as surely as the alarm set here for now.
+   */
+  async deliverResult(key: string, body: CallResultBody): Promise<Outcome<CallResultAccepted>> {
+    const { sql } = this.ctx.storage;
+    // Only the status is needed: the run's body and view are not read.
+    const run = readRunState(sql);
+    if (run === undefined) return notFound();
+    const delivery = deliverResult(sql, key, canonicalJson(body), this.engine.now());
+    if (delivery.kind === "unknown") return fail(404, "No such call in this run.");
+    if (delivery.kind === "refused") return fail(409, delivery.message);
+    // A failed run keeps the result for a retry; only a running run is woken.
+    if (delivery.kind === "stored" && run.status === "running") await this.schedule();
+    return ok({ callId: delivery.row.callId, answeredAt: new Date(delivery.row.answeredAt!).toISOString() });
+  }
+
+  /** Durable first (the flag), then prompt: the call in flight is aborted and the run ends cancelled. */
+  async cancel(): Promise<Outcome<RunView>> {
+    const { sql } = this.ctx.storage;
+    const run = readRun(sql);
+    if (run === undefined) return notFound();
+    if (run.status !== "running" && run.status !== "waiting") return ok(toRunView(run));
+    this.requestCancel();
+    await this.exclusive(async () => {
+      const now = readRun(sql);
+      if (now?.status === "waiting") {
+        cancelWaiting(this.engine, now);
+      } else if (now?.status === "running") {
+        const controller = new AbortController();
+        controller.abort(new Error("cancelled"));
+        await this.slice(controller);
+      }
+      await this.schedule();
+    });
+    const after = readRun(sql);
+    return after === undefined ? notFound() : ok(toRunView(after));
+  }
+
+  private requestCancel(): void {
+    updateRun(this.ctx.storage.sql, { cancelRequested: true }, isoNow());
+    this.active?.abort(new Error("cancelled"));
+  }
+
+  async storeTicket(ticket: TicketRecord): Promise<Outcome<null>> {
+    if (readRun(this.ctx.storage.sql) === undefined) return notFound();
+    storeTicket(this.ctx.storage.sql, ticket, this.engine.now());
+    return ok(null);
+  }
+
+  async redeemTicket(hash: string): Promise<CallerKind | null> {
+    if (readRun(this.ctx.storage.sql) === undefined) return null;
+    return redeemTicket(this.ctx.storage.sql, hash, this.engine.now());
+  }
+
+  async rotateToken(tokenHash: string): Promise<Outcome<null>> {
+    const { sql } = this.ctx.storage;
+    if (readRun(sql) === undefined) return notFound();
+    this.ctx.storage.transactionSync(() => {
+      setTokenHash(sql, tokenHash, isoNow());
+      dropRunTokenTickets(sql);
+    });
+    this.engine.fanout.close("The run token was replaced.", "run");
+    return ok(null);
+  }
+
+  async deleteRun(): Promise<Outcome<null>> {
+    const run = readRun(this.ctx.storage.sql);
+    if (run === undefined) return notFound();
+    if (run.status === "running" || run.status === "waiting") this.requestCancel();
+    await this.exclusive(() => this.erase(run.id, "request"));
+    return ok(null);
+  }
+
+  /**
+   * Deletes the run: its blobs, its watchers and every table, leaving a tombstone so that the id is
+   * never used again. Blobs go first: if that fails the run is still whole and the delete can be
+   * tried again. The deletion is the run's last change: reported in the same transaction, it stays
+   * in the tombstone's outbox until the subject's inbox took it (then the outbox and the alarm go).
+   */
+  private async erase(runId: string, reason: "request" | "retention"): Promise<void> {
+    await this.engine.mcp?.close();
+    const blobs = await this.blobs.deleteRun(runId);
+    this.engine.fanout.close("The run was deleted.");
+    this.ctx.storage.transactionSync(() => {
+      reportChange(this.engine, "run-deleted");
+      dropRun(this.ctx.storage.sql, isoNow());
+    });
+    logRunDeleted(runId, reason, blobs);
+    this.outbox.deliverDue();
+    await this.schedule();
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    await this.ensureAlarm();
+    const run = readRun(this.ctx.storage.sql);
+    if (run === undefined) return Response.json({ error: notFound().error }, { status: 404 });
+    const header = request.headers.get(CALLER_HEADER);
+    const caller: CallerKind = header === "run" || header === "user" ? header : "deployment";
+    return openEventStream(this.ctx, this.engine.fanout, request, caller);
+  }
+
+  override async webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    await handleFrame(socket, message, this);
+  }
+
+  override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+    try {
+      socket.close(code, reason);
+    } catch {
+      // Already closed.
+    }
+  }
+}

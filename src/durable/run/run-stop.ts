@@ -1,0 +1,41 @@
+// How a run stops: it ends (done, failed, cancelled) or pauses while it waits for a person. The
+// change, its event and its outbox rows (inbox, webhooks) commit together, and the run's
+// retention (RUN_RETENTION_DAYS) starts then.
+import type { RunEvent } from "../../api/types";
+import { limitsOf } from "../../config/settings";
+import type { EngineContext } from "../engine/engine-context";
+import { emitEvent } from "../events/emit-event";
+import { logRunEnd } from "./operator-log";
+import { reportChange } from "../outbox/report-change";
+import { readRun, updateRun, type RunChange } from "./run-store";
+
+/** When a run that stops now deletes itself (RUN_RETENTION_DAYS). */
+export function deleteAtFrom(engine: EngineContext, now: number): number {
+  return now + limitsOf(engine.env).retentionDays * 24 * 3600 * 1000;
+}
+
+/**
+ * Ends the run (or pauses it while waiting) and logs the matching event; the run's retention starts
+ * now. The change, its event and its outbox rows (inbox, webhooks) commit together.
+ */
+export function recordStop(engine: EngineContext, change: RunChange, event: RunEvent | "end"): void {
+  const { sql } = engine.ctx.storage;
+  const now = engine.now();
+  const ended = engine.ctx.storage.transactionSync(() => {
+    updateRun(sql, { ...change, deleteAt: deleteAtFrom(engine, now) }, new Date(now).toISOString());
+    if (event !== "end") {
+      emitEvent(engine, event);
+      reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended");
+      return undefined;
+    }
+    const run = readRun(sql)!;
+    const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: run.spentUsd, steps: run.steps };
+    if (run.finalText !== undefined) end.finalText = run.finalText;
+    if (run.hasFinal) end.final = run.final;
+    if (run.error !== undefined) end.error = run.error;
+    emitEvent(engine, end);
+    reportChange(engine, "run-ended");
+    return run;
+  });
+  if (ended !== undefined) logRunEnd(ended);
+}

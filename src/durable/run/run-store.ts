@@ -1,0 +1,325 @@
+// The run row, the request that made it (run_body) and its segments: their tables and typed
+// reads and writes; this module alone holds their SQL. Every write here is O(1) in the
+// length of the run: the history is written once per segment, never per step. Columns that can
+// grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
+import type { ApiError, CreateRunBody, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
+import { DEFAULT_MAX_STEPS } from "../../loop/loop-state";
+import type { ChatMessage } from "../../loop/types";
+import { pendingCalls } from "../tools/async-call-store";
+import { lastSeq } from "../events/event-log";
+import { webhookDeliveries } from "../outbox/outbox-store";
+import { spillText, unspillText } from "../storage/spill";
+import { tableExists } from "../storage/sqlite-tables";
+
+/** The run's own tables: its one row, the request that made it, and its segments. */
+export const RUN_TABLES = [
+  `CREATE TABLE IF NOT EXISTS run (
+     id TEXT PRIMARY KEY,
+     model TEXT NOT NULL,
+     provider TEXT NOT NULL,
+     token_hash TEXT NOT NULL,
+     body_hash TEXT NOT NULL,
+     status TEXT NOT NULL,
+     stopped_by TEXT,
+     segment INTEGER NOT NULL,
+     steps INTEGER NOT NULL,
+     step_limit INTEGER NOT NULL DEFAULT 10,
+     spent_usd REAL NOT NULL,
+     final_text TEXT,
+     final TEXT,
+     waiting TEXT,
+     error TEXT,
+     cancel_requested INTEGER NOT NULL DEFAULT 0,
+     delete_at INTEGER,
+     stop_reason TEXT,
+     subject TEXT,
+     change_version INTEGER NOT NULL DEFAULT 0,
+     origin TEXT,
+     suspended_on TEXT,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   )`,
+  // The request that created the run, written once and kept apart so that the small run row,
+  // updated on every step, never rewrites it.
+  `CREATE TABLE IF NOT EXISTS run_body (body TEXT NOT NULL)`,
+  // A segment starts at creation and again after each answer or new message: the history it
+  // starts from, the person's approvals, the run's step limit while it lasts, and the history it
+  // ended with.
+  `CREATE TABLE IF NOT EXISTS segment (
+     n INTEGER PRIMARY KEY,
+     messages TEXT NOT NULL,
+     approvals TEXT NOT NULL,
+     steps_before INTEGER NOT NULL,
+     spent_before REAL NOT NULL,
+     step_limit INTEGER NOT NULL DEFAULT 10,
+     result TEXT
+   )`,
+];
+
+/** Columns of RUN_TABLES added after the first release, for objects whose tables are older. */
+const ADDED_COLUMNS: readonly { table: string; column: string; definition: string }[] = [
+  { table: "run", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
+  { table: "run", column: "delete_at", definition: "INTEGER" },
+  { table: "run", column: "stop_reason", definition: "TEXT" },
+  { table: "segment", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
+  { table: "run", column: "subject", definition: "TEXT" },
+  { table: "run", column: "change_version", definition: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "run", column: "origin", definition: "TEXT" },
+  { table: "run", column: "suspended_on", definition: "TEXT" },
+];
+
+/** After RUN_TABLES were made: the columns an older object's tables lack. */
+export function addRunColumns(sql: SqlStorage): void {
+  for (const { table, column, definition } of ADDED_COLUMNS) {
+    if (!sql.exec(`SELECT * FROM ${table} LIMIT 0`).columnNames.includes(column)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+  }
+}
+
+/** True once a run was created here. Probing an unknown id must leave no storage behind, so tables are made only by create. */
+export function hasRun(sql: SqlStorage): boolean {
+  return tableExists(sql, "run");
+}
+
+export type { Waiting };
+
+export type RunRow = Omit<NewRun, "body"> & {
+  body: CreateRunBody;
+  status: RunStatus;
+  stoppedBy?: StoppedBy;
+  segment: number;
+  steps: number;
+  /** Model calls the run may make in all: maxSteps, raised by each continue. */
+  stepLimit: number;
+  spentUsd: number;
+  finalText?: string;
+  final?: unknown;
+  hasFinal: boolean;
+  waiting?: Waiting;
+  /** Async HTTP tool calls the run waits on (read from their table, not stored twice). */
+  pending: PendingCall[];
+  error?: ApiError;
+  cancelRequested: boolean;
+  /** When the run deletes itself (ms since the epoch): set when it ends or waits, cleared while it runs. */
+  deleteAt?: number;
+  /** Why the newest model call stopped. */
+  stopReason?: StopReason;
+  /** Seq of the newest event (read from the event log, not stored twice). */
+  lastSeq: number;
+  /** Status changes reported so far (the version of the last one told to the inbox and webhooks). */
+  version: number;
+  /** The newest webhook deliveries (read from the outbox). */
+  webhooks: WebhookDelivery[];
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type Segment = {
+  n: number;
+  messages: ChatMessage[];
+  approvals: Record<string, boolean>;
+  stepsBefore: number;
+  spentBefore: number;
+  /** The run's step limit while this segment lasts (a replay must see the same one). */
+  stepLimit: number;
+  result?: ChatMessage[];
+};
+
+type Raw = Record<string, SqlStorageValue>;
+
+/** A nullable JSON column, spilled or not. */
+function parseColumn<T>(sql: SqlStorage, text: SqlStorageValue | undefined): T | undefined {
+  return text === null || text === undefined ? undefined : (JSON.parse(unspillText(sql, String(text))) as T);
+}
+
+export function readRun(sql: SqlStorage): RunRow | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql.exec<Raw>("SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
+  if (row === undefined) return undefined;
+  const run: RunRow = {
+    id: String(row.id),
+    body: JSON.parse(unspillText(sql, String(row.body))) as CreateRunBody,
+    model: String(row.model),
+    provider: row.provider === "anthropic" || row.provider === "openai" ? row.provider : "scripted",
+    tokenHash: String(row.token_hash),
+    bodyHash: String(row.body_hash),
+    status: String(row.status) as RunStatus,
+    segment: Number(row.segment),
+    steps: Number(row.steps),
+    stepLimit: Number(row.step_limit),
+    spentUsd: Number(row.spent_usd),
+    hasFinal: row.final !== null,
+    cancelRequested: Number(row.cancel_requested) === 1,
+    pending: pendingCalls(sql),
+    lastSeq: lastSeq(sql),
+    version: Number(row.change_version),
+    webhooks: webhookDeliveries(sql),
+    createdAt: String(row.created_at),
+    updatedAt: String(row.updated_at),
+  };
+  if (row.stopped_by !== null) run.stoppedBy = String(row.stopped_by) as StoppedBy;
+  if (row.final_text !== null) run.finalText = unspillText(sql, String(row.final_text));
+  if (row.final !== null) run.final = parseColumn(sql, row.final);
+  if (row.delete_at !== null) run.deleteAt = Number(row.delete_at);
+  if (row.stop_reason !== null && row.stop_reason !== undefined) run.stopReason = String(row.stop_reason) as StopReason;
+  if (row.subject !== null) run.subject = String(row.subject);
+  if (row.origin !== null && row.origin !== undefined) run.origin = String(row.origin);
+  const waiting = parseColumn<Waiting>(sql, row.waiting);
+  if (waiting !== undefined) run.waiting = waiting;
+  const error = parseColumn<ApiError>(sql, row.error);
+  if (error !== undefined) run.error = error;
+  return run;
+}
+
+/** What scheduling needs of the run, without reading its body: status and retention end. */
+export function readRunState(sql: SqlStorage): { status: RunStatus; deleteAt?: number; suspendedOn?: string } | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql
+    .exec<{ status: string; delete_at: number | null; suspended_on: string | null }>("SELECT status, delete_at, suspended_on FROM run LIMIT 1")
+    .toArray()[0];
+  if (row === undefined) return undefined;
+  const state: { status: RunStatus; deleteAt?: number; suspendedOn?: string } = { status: row.status as RunStatus };
+  if (row.delete_at !== null) state.deleteAt = Number(row.delete_at);
+  if (row.suspended_on !== null) state.suspendedOn = row.suspended_on;
+  return state;
+}
+
+/** The async call (its key) the last slice stopped on for want of a result, or none. */
+export function setSuspendedOn(sql: SqlStorage, key: string | undefined): void {
+  sql.exec("UPDATE run SET suspended_on = ? WHERE suspended_on IS NOT ?", key ?? null, key ?? null);
+}
+
+/** The run's subject, if it has one (for a user token's access). */
+export function readSubject(sql: SqlStorage): string | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql.exec<{ subject: string | null }>("SELECT subject FROM run LIMIT 1").toArray()[0];
+  return row?.subject ?? undefined;
+}
+
+export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
+  const spent = run.body.budget?.spentUsd ?? 0;
+  const stepLimit = run.body.maxSteps ?? DEFAULT_MAX_STEPS;
+  sql.exec(
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?, ?)`,
+    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, run.origin ?? null, now, now,
+  );
+  sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
+  insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit });
+}
+
+export function insertSegment(sql: SqlStorage, segment: Segment): void {
+  sql.exec(
+    "INSERT INTO segment (n, messages, approvals, steps_before, spent_before, step_limit) VALUES (?, ?, ?, ?, ?, ?)",
+    segment.n,
+    spillText(sql, `segment/${segment.n}/messages`, JSON.stringify(segment.messages)),
+    JSON.stringify(segment.approvals),
+    segment.stepsBefore,
+    segment.spentBefore,
+    segment.stepLimit,
+  );
+}
+
+export function readSegment(sql: SqlStorage, n: number): Segment {
+  const row = sql.exec<Raw>("SELECT * FROM segment WHERE n = ?", n).one();
+  const segment: Segment = {
+    n,
+    messages: JSON.parse(unspillText(sql, String(row.messages))) as ChatMessage[],
+    approvals: JSON.parse(String(row.approvals)) as Record<string, boolean>,
+    stepsBefore: Number(row.steps_before),
+    spentBefore: Number(row.spent_before),
+    stepLimit: Number(row.step_limit),
+  };
+  const result = parseColumn<ChatMessage[]>(sql, row.result);
+  if (result !== undefined) segment.result = result;
+  return segment;
+}
+
+export function saveSegmentResult(sql: SqlStorage, n: number, messages: ChatMessage[]): void {
+  sql.exec("UPDATE segment SET result = ? WHERE n = ?", spillText(sql, `segment/${n}/result`, JSON.stringify(messages), true), n);
+}
+
+/** The fields an end, a wait or a new segment changes. Unlisted fields keep their values. */
+export type RunChange = {
+  status?: RunStatus;
+  stoppedBy?: StoppedBy | null;
+  segment?: number;
+  finalText?: string | null;
+  final?: { value: unknown } | null;
+  waiting?: Waiting | null;
+  error?: ApiError | null;
+  cancelRequested?: boolean;
+  stepLimit?: number;
+  deleteAt?: number | null;
+};
+
+/** A nullable JSON column of the run row, spilled when large. */
+function jsonColumn(sql: SqlStorage, column: string, value: unknown): SqlStorageValue {
+  return value === null || value === undefined ? null : spillText(sql, `run/${column}`, JSON.stringify(value) ?? "null", true);
+}
+
+export function updateRun(sql: SqlStorage, change: RunChange, now: string): void {
+  const sets: string[] = ["updated_at = ?"];
+  const values: SqlStorageValue[] = [now];
+  const set = (column: string, value: SqlStorageValue) => {
+    sets.push(`${column} = ?`);
+    values.push(value);
+  };
+  if (change.status !== undefined) set("status", change.status);
+  if (change.stoppedBy !== undefined) set("stopped_by", change.stoppedBy);
+  if (change.segment !== undefined) set("segment", change.segment);
+  if (change.finalText !== undefined) set("final_text", change.finalText === null ? null : spillText(sql, "run/final_text", change.finalText, true));
+  if (change.final !== undefined) set("final", change.final === null ? null : spillText(sql, "run/final", JSON.stringify(change.final.value) ?? "null", true));
+  if (change.waiting !== undefined) set("waiting", jsonColumn(sql, "waiting", change.waiting));
+  if (change.error !== undefined) set("error", jsonColumn(sql, "error", change.error));
+  if (change.cancelRequested !== undefined) set("cancel_requested", change.cancelRequested ? 1 : 0);
+  if (change.stepLimit !== undefined) set("step_limit", change.stepLimit);
+  if (change.deleteAt !== undefined) set("delete_at", change.deleteAt);
+  sql.exec(`UPDATE run SET ${sets.join(", ")}`, ...values);
+}
+
+export function setTokenHash(sql: SqlStorage, tokenHash: string, now: string): void {
+  sql.exec("UPDATE run SET token_hash = ?, updated_at = ?", tokenHash, now);
+}
+
+/** The last resort when a failure could not be recorded the usual way: one small write that ends the run. */
+export function markFailed(sql: SqlStorage, error: ApiError, now: string): void {
+  sql.exec("UPDATE run SET status = 'failed', stopped_by = 'error', error = ?, updated_at = ?", JSON.stringify(error), now);
+}
+
+/** Counters a committed step moves: model calls and spend, and the stop reason of a model call. */
+export function bumpCounters(sql: SqlStorage, { steps, costUsd, now, stopReason }: { steps: number; costUsd: number; now: string; stopReason?: StopReason }): void {
+  if (stopReason === undefined) sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?", steps, costUsd, now);
+  else sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?, stop_reason = ?", steps, costUsd, now, stopReason);
+}
+
+/** The next status change's version (inside the change's transaction). */
+export function bumpVersion(sql: SqlStorage): number {
+  return Number(sql.exec<{ version: number }>("UPDATE run SET change_version = change_version + 1 RETURNING change_version AS version").one().version);
+}
+
+export function toRunView(run: RunRow): RunView {
+  const view: RunView = {
+    id: run.id,
+    status: run.status,
+    model: run.model,
+    provider: run.provider,
+    steps: run.steps,
+    maxSteps: run.stepLimit,
+    spentUsd: run.spentUsd,
+    budgetUsd: run.body.budget?.usd ?? 0,
+    lastSeq: run.lastSeq,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  };
+  if (run.stoppedBy !== undefined) view.stoppedBy = run.stoppedBy;
+  if (run.finalText !== undefined) view.finalText = run.finalText;
+  if (run.stopReason !== undefined) view.stopReason = run.stopReason;
+  if (run.hasFinal) view.final = run.final;
+  if (run.waiting !== undefined) view.waiting = run.waiting;
+  if (run.pending.length > 0) view.pending = run.pending;
+  if (run.error !== undefined) view.error = run.error;
+  if (run.body.metadata !== undefined) view.metadata = run.body.metadata;
+  if (run.subject !== undefined) view.subject = run.subject;
+  if (run.webhooks.length > 0) view.webhooks = run.webhooks;
+  return view;
+}

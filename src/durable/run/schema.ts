@@ -1,0 +1,44 @@
+// The run object's SQLite database as a whole: every table made (each by the module that owns its
+// SQL), columns added to older ones, and the run's deletion, which drops them all and leaves a
+// tombstone (the `deleted` table, this module's own). One run per object, so the run table holds one row.
+import { ANSWER_TABLE } from "./answer-store";
+import { ASYNC_CALL_TABLE } from "../tools/async-call-store";
+import { EVENT_TABLE, forgetSeq } from "../events/event-log";
+import { JOURNAL_TABLE } from "../engine/journal";
+import { ONCE_TABLE } from "../tools/once-log";
+import { keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
+import { addRunColumns, RUN_TABLES } from "./run-store";
+import { SPILL_TABLE } from "../storage/spill";
+import { tableExists } from "../storage/sqlite-tables";
+import { TICKET_TABLE } from "../events/ticket-store";
+
+const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE];
+
+/** True when a run was here and was deleted: its id is never used again. */
+export function wasDeleted(sql: SqlStorage): boolean {
+  return tableExists(sql, "deleted");
+}
+
+export function migrate(sql: SqlStorage): void {
+  for (const statement of STATEMENTS) sql.exec(statement);
+  addRunColumns(sql);
+}
+
+/**
+ * Deletes every table of the run and leaves a tombstone, in one transaction (the caller's): the
+ * object then answers 404 to everything, and a create with the same id (an Idempotency-Key
+ * retried after the delete) is refused. The outbox stays with the rows still to deliver (the
+ * run's last changes, its deletion among them): the tombstone's alarm delivers them, then drops it.
+ */
+export function dropRun(sql: SqlStorage, now: string): void {
+  const tables = sql
+    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
+    .toArray()
+    .map((row) => row.name)
+    .filter((name) => name !== "outbox");
+  for (const table of tables) sql.exec(`DROP TABLE "${table}"`);
+  forgetSeq(sql);
+  keepPendingRows(sql);
+  sql.exec("CREATE TABLE deleted (at TEXT NOT NULL)");
+  sql.exec("INSERT INTO deleted (at) VALUES (?)", now);
+}

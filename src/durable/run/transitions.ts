@@ -1,0 +1,123 @@
+// The person's actions on a run: answer, continue, retry, cancel while waiting. Each checks the
+// run's state, then writes the next segment (or the end) in one transaction.
+import { canonicalJson } from "../../lib/canonical-json";
+import { closeOpenCalls } from "../../loop/history";
+import type { ChatMessage } from "../../loop/types";
+import type { AnswerBody, ContinueBody, Outcome, RunView } from "../../api/types";
+import { storeAnswer, storedAnswer } from "./answer-store";
+import { isoNow } from "../storage/clock";
+import type { EngineContext } from "../engine/engine-context";
+import { batchAnswer, batchRefusal } from "./batch-answer";
+import { emitEvent } from "../events/emit-event";
+import { recordStop } from "./run-stop";
+import { fail, notFound, ok } from "./outcome";
+import { reportChange } from "../outbox/report-change";
+import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunRow } from "./run-store";
+
+/**
+ * The next segment, from `messages`; the step limit stays unless a continue raises it. Inside the
+ * caller's transaction, with the change reported (`answered`: the call an answer answered).
+ */
+function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[], approvals: Record<string, boolean>, stepLimit: number, answered?: string): void {
+  const { sql } = engine.ctx.storage;
+  const n = run.segment + 1;
+  insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd, stepLimit });
+  updateRun(
+    sql,
+    { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, finalText: null, final: null, deleteAt: null },
+    isoNow(),
+  );
+  if (answered !== undefined) reportChange(engine, "run-answered", { callId: answered });
+  else reportChange(engine, "run-resumed");
+}
+
+function view(engine: EngineContext): RunView {
+  return toRunView(readRun(engine.ctx.storage.sql)!);
+}
+
+export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView> {
+  const { sql } = engine.ctx.storage;
+  const run = readRun(sql);
+  if (run === undefined) return notFound();
+  const given = canonicalJson(body);
+  const previous = storedAnswer(sql, body.callId);
+  if (previous !== undefined) {
+    if (previous === given) return ok(toRunView(run));
+    return fail(409, `Call ${body.callId} was already answered.`);
+  }
+  const waiting = run.waiting;
+  if (run.status !== "waiting" || waiting === undefined || waiting.callId !== body.callId) {
+    return fail(409, `No call ${body.callId} is waiting for an answer.`);
+  }
+  const batchProblem = batchRefusal(waiting, body);
+  if (batchProblem !== undefined) return batchProblem;
+  if (waiting.kind === "approval" && typeof body.approved !== "boolean") {
+    return fail(400, "An approval needs `approved`: true or false.");
+  }
+  if ((waiting.kind === "ask" || waiting.kind === "client-tool") && body.content === undefined) {
+    return fail(400, `An answer to ${waiting.kind === "ask" ? "an ask" : "a client tool"} needs \`content\`.`);
+  }
+  const segment = readSegment(sql, run.segment);
+  const base = segment.result ?? segment.messages;
+  engine.ctx.storage.transactionSync(() => {
+    storeAnswer(sql, body.callId, given);
+    if (waiting.kind === "client-toolset") {
+      // Actions after a failed one stay open: the loop answers them as not run when it goes on.
+      const { replies, answered } = batchAnswer(waiting, body.results!);
+      startSegment(engine, run, [...base, ...replies], segment.approvals, run.stepLimit, body.callId);
+      emitEvent(engine, { type: "answered", callId: body.callId, results: answered });
+      return;
+    }
+    if (waiting.kind === "approval") {
+      startSegment(engine, run, base, { ...segment.approvals, [body.callId]: body.approved === true }, run.stepLimit, body.callId);
+    } else {
+      const reply: ChatMessage = { role: "tool", toolCallId: body.callId, content: body.content! };
+      if (body.isError === true) reply.isError = true;
+      startSegment(engine, run, [...base, reply], segment.approvals, run.stepLimit, body.callId);
+    }
+    emitEvent(engine, { type: "answered", callId: body.callId });
+  });
+  return ok(view(engine));
+}
+
+/**
+ * A new user message for a finished run. maxSteps counts the whole run, so a continue allows
+ * `maxSteps` more model calls from here (the run's own maxSteps unless the body names one); the
+ * budget is never reset, so spend stays bounded by it.
+ */
+export function continueRun(engine: EngineContext, body: ContinueBody): Outcome<RunView> {
+  const { sql } = engine.ctx.storage;
+  const run = readRun(sql);
+  if (run === undefined) return notFound();
+  if (run.status !== "finished") return fail(409, `Only a finished run can take a new message; this one is ${run.status}.`);
+  const segment = readSegment(sql, run.segment);
+  const messages: ChatMessage[] = [...(segment.result ?? segment.messages), { role: "user", content: body.content }];
+  const stepLimit = run.steps + (body.maxSteps ?? run.body.maxSteps ?? run.stepLimit);
+  engine.ctx.storage.transactionSync(() => startSegment(engine, run, messages, segment.approvals, stepLimit));
+  return ok(view(engine));
+}
+
+export function retry(engine: EngineContext): Outcome<RunView> {
+  const { sql } = engine.ctx.storage;
+  const run = readRun(sql);
+  if (run === undefined) return notFound();
+  if (run.status !== "failed") return fail(409, `Only a failed run can be retried; this one is ${run.status}.`);
+  engine.ctx.storage.transactionSync(() => {
+    updateRun(sql, { status: "running", stoppedBy: null, error: null, deleteAt: null }, isoNow());
+    reportChange(engine, "run-resumed");
+  });
+  return ok(view(engine));
+}
+
+/** Cancel of a run that waits for the person: its open calls are answered "Not run: cancel.". */
+export function cancelWaiting(engine: EngineContext, run: RunRow): void {
+  const { sql } = engine.ctx.storage;
+  const segment = readSegment(sql, run.segment);
+  const closed = closeOpenCalls(segment.result ?? segment.messages, "cancel");
+  engine.ctx.storage.transactionSync(() => {
+    saveSegmentResult(sql, segment.n, closed);
+    recordStop(engine, { status: "cancelled", stoppedBy: "cancel", waiting: null, cancelRequested: true }, "end");
+  });
+}
+
+export { view };

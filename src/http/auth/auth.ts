@@ -1,0 +1,213 @@
+// Who may do what. A deployment token (API_TOKEN, or API_TOKEN_PREVIOUS during a rotation) may do
+// everything; a run token may act on its own run only, which the run object decides from the
+// token's hash; a user token (./user-tokens.ts) acts for one subject: it creates runs for it, lists
+// them, watches its inbox and acts on its runs, which the run object decides from the subject it
+// stores. Tokens travel in the Authorization header only: a URL ends up in logs and histories, so
+// the event streams, which browsers open without headers, take a one-time ticket instead. Everything
+// that cannot name a caller is 401; a run or user token on a run that is not its own is 404,
+// exactly like an unknown id, so probing tells nothing.
+import type { Context, MiddlewareHandler } from "hono";
+import type { CallerKind } from "../../api/types";
+import { SUBJECT_PATTERN } from "../../api/schemas";
+import { inboxStub, inboxStubById } from "../../durable/inbox/inbox-stub";
+import { stepKeyOf } from "../../lib/call-key";
+import type { AppEnv } from "../app-env";
+import { isCallbackToken } from "./callback-auth";
+import { sha256Hex } from "../../lib/encoding";
+import { secretsEqual } from "./secrets-equal";
+import { ApiException, invalidRequest, notFound } from "../errors";
+import { isRunId, RUN_TOKEN_PATTERN } from "./ids";
+import { inboxIdOfTicket } from "./inbox-tickets";
+import { deploymentKey, enforceRateLimit, subjectKey } from "./rate-limit";
+import { runStub } from "../run-stub";
+import { TICKET_PATTERN } from "./tickets";
+import { USER_TOKEN_PATTERN, verifyUserToken } from "./user-tokens";
+
+type Caller = { kind: "deployment"; token: string } | { kind: "run"; token: string } | { kind: "user"; subject: string };
+
+/** RFC 6750 b64token: what a bearer token may look like. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+function unauthorized(message: string): ApiException {
+  return new ApiException(401, message);
+}
+
+/** Any of the deployment tokens, each compared in constant time (no early exit). */
+async function isDeploymentToken(token: string, tokens: readonly string[]): Promise<boolean> {
+  const matches = await Promise.all(tokens.map((known) => secretsEqual(token, known)));
+  return matches.includes(true);
+}
+
+async function identify(c: Context<AppEnv>): Promise<Caller> {
+  const header = c.req.header("authorization");
+  if (header === undefined) {
+    if (c.req.query("token") !== undefined) {
+      throw unauthorized("Tokens are not accepted in URLs: send `Authorization: Bearer <token>`, or for an events stream a ticket (POST /v1/runs/{id}/tickets, POST /v1/inbox/tickets).");
+    }
+    throw unauthorized("Missing credentials: send `Authorization: Bearer <token>`.");
+  }
+  const match = BEARER.exec(header);
+  if (match === null) throw unauthorized("Malformed Authorization header: expected `Bearer <token>`.");
+  const token = match[1]!;
+  if (await isDeploymentToken(token, c.var.settings.apiTokens)) return { kind: "deployment", token };
+  if (USER_TOKEN_PATTERN.test(token)) {
+    const claims = await verifyUserToken(token, c.var.settings.runIdKeys, Date.now());
+    if (claims === undefined) throw unauthorized("Invalid or expired user token.");
+    return { kind: "user", subject: claims.subject };
+  }
+  if (RUN_TOKEN_PATTERN.test(token)) return { kind: "run", token };
+  throw unauthorized("Invalid token.");
+}
+
+/** Requests with a user token count against RUN_TOKEN_RATE_LIMIT per subject. */
+async function limitUser(c: Context<AppEnv>, subject: string): Promise<void> {
+  await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, await subjectKey(subject), "requests with this subject's user token");
+}
+
+/** POST /v1/runs: the deployment token within its creation rate limit, or a user token within its subject's. */
+export function requireCreator(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const caller = await identify(c);
+    if (caller.kind === "run") throw new ApiException(403, "A run token cannot create runs; use the deployment token or a user token.");
+    if (caller.kind === "deployment") {
+      await enforceRateLimit(c.env.CREATE_RATE_LIMIT, await deploymentKey(caller.token), "runs created with this deployment token");
+      c.set("creator", { kind: "deployment" });
+    } else {
+      await enforceRateLimit(c.env.SUBJECT_CREATE_RATE_LIMIT, await subjectKey(caller.subject), "runs created for this subject");
+      c.set("creator", { kind: "user", subject: caller.subject });
+    }
+    c.set("caller", caller.kind);
+    await next();
+  };
+}
+
+/** POST /v1/tokens: the deployment token only. */
+export function requireDeployment(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const caller = await identify(c);
+    if (caller.kind !== "deployment") throw new ApiException(403, "Only the deployment token may do this.");
+    c.set("caller", "deployment");
+    await next();
+  };
+}
+
+export type RunAccess = {
+  /** Routes only the deployment token may use (delete, token rotation): a run or user token gets 403. */
+  deploymentOnly?: boolean;
+  /** The events endpoint: without an Authorization header, `?ticket=` is redeemed instead. */
+  ticket?: boolean;
+};
+
+/** A run's ticket, redeemed once: who asked for it, or 401. */
+async function callerOfTicket(c: Context<AppEnv>, ticket: string): Promise<CallerKind> {
+  const id = c.req.param("id");
+  if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
+  if (!TICKET_PATTERN.test(ticket)) throw unauthorized("Invalid or expired ticket.");
+  const kind = await runStub(c.env, id).redeemTicket(await sha256Hex(ticket));
+  if (kind === null) throw unauthorized("Invalid or expired ticket.");
+  return kind;
+}
+
+/**
+ * Routes under /v1/runs/:id: the deployment token, that run's own token, or a user token of the
+ * run's subject. Finds the run object (c.var.run) and who is calling (c.var.caller); an id this
+ * deployment did not mint is 404 before any object is touched.
+ */
+export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const ticket = access.ticket === true && c.req.header("authorization") === undefined ? c.req.query("ticket") : undefined;
+    if (ticket !== undefined) {
+      // A ticket was counted against its token's rate limit when it was asked for (POST
+      // …/tickets is a request like any other); the one connection it opens is not counted again.
+      const kind = await callerOfTicket(c, ticket);
+      c.set("caller", kind);
+      c.set("run", runStub(c.env, c.req.param("id")!));
+      return next();
+    }
+    const caller = await identify(c);
+    const id = c.req.param("id");
+    if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
+    const run = runStub(c.env, id);
+    if (caller.kind === "run") {
+      if (!(await run.authorize(await sha256Hex(caller.token)))) throw notFound();
+      if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
+      await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${id}`, "requests with this run's token");
+    } else if (caller.kind === "user") {
+      if (!(await run.authorizeSubject(caller.subject))) throw notFound();
+      if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
+      await limitUser(c, caller.subject);
+    }
+    c.set("caller", caller.kind);
+    c.set("run", run);
+    await next();
+  };
+}
+
+/** An inbox ticket, redeemed once by the inbox it names: who asked for it, or 401. */
+async function inboxOfTicket(c: Context<AppEnv>, ticket: string): Promise<void> {
+  const id = inboxIdOfTicket(ticket);
+  const inbox = id === undefined ? undefined : inboxStubById(c.env, id);
+  const kind = inbox === undefined ? null : await inbox.redeemTicket(await sha256Hex(ticket));
+  if (inbox === undefined || kind === null) throw unauthorized("Invalid or expired ticket.");
+  c.set("caller", kind);
+  c.set("inbox", inbox);
+}
+
+/**
+ * The listing and the inbox routes: one subject's runs. A user token's own subject (a `subject=`
+ * naming another is 403), or the deployment token with `subject=`; a run token is 403. Sets the
+ * subject and its inbox object. With `ticket`, the inbox stream takes a one-time ticket instead.
+ */
+export function requireSubject(options: { ticket?: boolean } = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const ticket = options.ticket === true && c.req.header("authorization") === undefined ? c.req.query("ticket") : undefined;
+    if (ticket !== undefined) {
+      await inboxOfTicket(c, ticket);
+      return next();
+    }
+    const caller = await identify(c);
+    const asked = c.req.query("subject");
+    let subject: string;
+    if (caller.kind === "run") throw new ApiException(403, "A run token reaches its own run only; use a user token or the deployment token.");
+    if (caller.kind === "user") {
+      if (asked !== undefined && asked !== caller.subject) throw new ApiException(403, "A user token reaches its own subject's runs only.");
+      await limitUser(c, caller.subject);
+      subject = caller.subject;
+    } else {
+      if (asked === undefined) {
+        throw invalidRequest("Invalid request query.", [{ path: "subject", message: "The deployment token names the subject (?subject=…); there is no listing of every subject." }]);
+      }
+      if (!SUBJECT_PATTERN.test(asked)) throw invalidRequest("Invalid request query.", [{ path: "subject", message: "Must be 1–128 printable ASCII characters." }]);
+      subject = asked;
+    }
+    c.set("caller", caller.kind);
+    c.set("subject", subject);
+    c.set("inbox", inboxStub(c.env, subject));
+    await next();
+  };
+}
+
+/**
+ * POST /v1/runs/:id/calls/:callKey/result: a tool server with the callback token of that one call
+ * (src/lib/callback-token.ts), checked under every RUN_ID_KEY in constant time. Nothing else is
+ * accepted here, not even the deployment token, and the callback token is refused everywhere else.
+ */
+export function requireCallback(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    if (header === undefined) throw unauthorized("Missing credentials: send `Authorization: Bearer <callback token>`, the token that came with the call.");
+    const match = BEARER.exec(header);
+    if (match === null) throw unauthorized("Malformed Authorization header: expected `Bearer <token>`.");
+    const { runIdKeys } = c.var.settings;
+    const id = c.req.param("id");
+    if (id === undefined || !(await isRunId(id, runIdKeys))) throw notFound();
+    const callKey = c.req.param("callKey") ?? "";
+    const stepKey = stepKeyOf(callKey);
+    if (stepKey === undefined || !(await isCallbackToken(match[1]!, runIdKeys, id, callKey))) {
+      throw unauthorized("Invalid callback token: a call's result takes the token that came with that call.");
+    }
+    c.set("run", runStub(c.env, id));
+    c.set("callStepKey", stepKey);
+    await next();
+  };
+}

@@ -1,0 +1,27 @@
+// Rate limits with the Workers rate-limiting binding (wrangler.toml [[ratelimits]]): run creation
+// per deployment token and per subject (user tokens), requests per run token and per subject. Past a limit the API answers 429 rate-limited with
+// Retry-After (the binding does not say when its window ends, so the answer names the whole period).
+import { ApiException } from "../errors";
+import { sha256Hex } from "../../lib/encoding";
+
+/** The period of every limit in wrangler.toml, in seconds. */
+export const RATE_LIMIT_PERIOD_SECONDS = 60;
+
+/** Throws 429 when `key` is past the binding's limit. A deployment without the binding is not limited. */
+export async function enforceRateLimit(binding: RateLimit | undefined, key: string, what: string): Promise<void> {
+  if (binding === undefined) return;
+  const { success } = await binding.limit({ key });
+  if (!success) {
+    throw new ApiException(429, `Too many requests: ${what}. Try again in ${RATE_LIMIT_PERIOD_SECONDS} seconds.`, { retryAfterSeconds: RATE_LIMIT_PERIOD_SECONDS });
+  }
+}
+
+/** The key of a deployment token: a hash, so no token is handed to the binding. */
+export async function deploymentKey(token: string): Promise<string> {
+  return `deployment:${(await sha256Hex(token)).slice(0, 32)}`;
+}
+
+/** The key of a subject (a user token's): a hash, so no app's user id is handed to the binding. */
+export async function subjectKey(subject: string): Promise<string> {
+  return `subject:${(await sha256Hex(subject)).slice(0, 32)}`;
+}

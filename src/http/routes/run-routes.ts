@@ -1,0 +1,215 @@
+// The routes of /v1/runs as OpenAPI route configs: the same objects validate requests and write
+// the OpenAPI document. Paths are relative to the /v1/runs mount.
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  answerBodySchema,
+  callResultAcceptedSchema,
+  callResultBodySchema,
+  continueBodySchema,
+  runTokenSchema,
+  ticketSchema,
+  createdRunSchema,
+  createRunBodySchema,
+  errorBodySchema,
+  messagesSchema,
+  runViewSchema,
+  runStatusSchema,
+  subjectSchema,
+} from "../../api/schemas";
+import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../../api/inbox-schemas";
+import { requireCallback, requireCreator, requireRun, requireSubject } from "../auth/auth";
+import { afterQuerySchema } from "../../api/event-cursor";
+
+const errorContent = { "application/json": { schema: errorBodySchema } };
+
+export function errors(...asked: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
+  // Every route may also answer 500 (internal) and 503 (the deployment is not configured).
+  const statuses = [...asked, 500, 503] as const;
+  const descriptions = {
+    400: "Invalid request: schema violation, unknown field, unknown tool, disallowed host, past a cap of this deployment, …",
+    401: "No or malformed credentials, or an expired user token.",
+    403: "A run or user token used where only the deployment token may act, or a user token naming another subject.",
+    404: "Unknown run, or a run or user token of another run.",
+    409: "The run is not in a state that allows this.",
+    413: "The body is larger than 1 MiB.",
+    429: "Rate limited: wait for Retry-After seconds.",
+    500: "Internal error (never with details).",
+    503: "The deployment is not configured: the message names each setting to fix.",
+  } as const;
+  return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status], content: errorContent }]));
+}
+
+const runParams = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "run_abcdefghijklmnopqrstuvwxyz" }),
+});
+
+export function json<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+export const createRunRoute = createRoute({
+  method: "post",
+  path: "/",
+  summary: "Start a run (deployment token, or a user token: the run is its subject's)",
+  middleware: [requireCreator()] as const,
+  request: {
+    headers: z.object({
+      "idempotency-key": z
+        .string()
+        .regex(/^[\x20-\x7e]{1,255}$/, { message: "Must be 1–255 printable characters." })
+        .optional()
+        .openapi({ description: "The same key answers the same run and token, whichever of this deployment's tokens sends it (for 30 days and more: until the run is deleted); a user token's key is scoped to its subject." }),
+    }),
+    body: { required: true, content: { "application/json": { schema: createRunBodySchema } } },
+  },
+  responses: {
+    201: json(createdRunSchema, "The run, and its run token (shown this once)."),
+    ...errors(400, 401, 403, 409, 413, 429),
+  },
+});
+
+export const listRunsRoute = createRoute({
+  method: "get",
+  path: "/",
+  summary: "One subject's runs, newest first (a user token's own; the deployment token names `subject`)",
+  description: "Cursor pagination that is stable under inserts: a page starts after the last run of the one before, so new runs never shift it.",
+  middleware: [requireSubject()] as const,
+  request: {
+    query: z.strictObject({
+      status: runStatusSchema.optional().openapi({ description: "Only runs in this status (e.g. waiting)." }),
+      limit: z
+        .string()
+        .regex(/^\d{1,3}$/, { message: `Must be a whole number from 1 to ${LIST_LIMIT_MAX}.` })
+        .refine((text) => Number(text) >= 1 && Number(text) <= LIST_LIMIT_MAX, { message: `Must be a whole number from 1 to ${LIST_LIMIT_MAX}.` })
+        .optional()
+        .openapi({ description: `Runs per page: 1 to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.` }),
+      cursor: z.string().regex(CURSOR_PATTERN, { message: "Not a cursor this API gave." }).optional().openapi({ description: "The nextCursor of the page before." }),
+      subject: subjectSchema.optional().openapi({ description: "Deployment token: whose runs (required). User token: its own, if given." }),
+    }),
+  },
+  responses: { 200: json(runsPageSchema, "A page of runs."), ...errors(400, 401, 403, 429) },
+});
+
+export const getRunRoute = createRoute({
+  method: "get",
+  path: "/{id}",
+  summary: "A run",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 200: json(runViewSchema, "The run."), ...errors(401, 404, 429) },
+});
+
+export const getMessagesRoute = createRoute({
+  method: "get",
+  path: "/{id}/messages",
+  summary: "The given messages, then every turn of the run so far",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 200: json(messagesSchema, "A valid history to continue from."), ...errors(401, 404, 429) },
+});
+
+export const answerRoute = createRoute({
+  method: "post",
+  path: "/{id}/answer",
+  summary: "Answer a waiting ask, approval or client tool",
+  middleware: [requireRun()] as const,
+  request: { params: runParams, body: { required: true, content: { "application/json": { schema: answerBodySchema } } } },
+  responses: { 202: json(runViewSchema, "Accepted (a repeat of the same answer changes nothing)."), ...errors(400, 401, 404, 409, 413, 429) },
+});
+
+export const cancelRoute = createRoute({
+  method: "post",
+  path: "/{id}/cancel",
+  summary: "Cancel a run",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 202: json(runViewSchema, "Cancelled (a run that already ended is unchanged)."), ...errors(401, 404, 429) },
+});
+
+export const continueRoute = createRoute({
+  method: "post",
+  path: "/{id}/messages",
+  summary: "Continue a finished run with a user message (allows `maxSteps` more model calls; the budget is not reset)",
+  middleware: [requireRun()] as const,
+  request: { params: runParams, body: { required: true, content: { "application/json": { schema: continueBodySchema } } } },
+  responses: { 202: json(runViewSchema, "Running again."), ...errors(400, 401, 404, 409, 413, 429) },
+});
+
+export const retryRoute = createRoute({
+  method: "post",
+  path: "/{id}/retry",
+  summary: "Resume a failed run from its journal",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 202: json(runViewSchema, "Running again."), ...errors(401, 404, 409, 429) },
+});
+
+export const eventsRoute = createRoute({
+  method: "get",
+  path: "/{id}/events",
+  summary: "The event stream: WebSocket (Upgrade: websocket) or SSE (Accept: text/event-stream)",
+  description:
+    "Stored events with seq > after, in order, then live events. WebSocket frames a client may send: " +
+    '{"type":"answer",callId,…}, {"type":"cancel"}, {"type":"ping"} → {"type":"pong"}. ' +
+    "SSE: id = seq, Last-Event-ID honoured. Browsers, which cannot set headers here, send a one-time `?ticket=` " +
+    "(POST /v1/runs/{id}/tickets) instead of the Authorization header; tokens are never accepted in a URL.",
+  middleware: [requireRun({ ticket: true })] as const,
+  request: {
+    params: runParams,
+    query: z.strictObject({
+      after: afterQuerySchema,
+      ticket: z.string().optional().openapi({ description: "A one-time ticket, for clients that cannot set headers." }),
+    }),
+  },
+  responses: {
+    101: { description: "WebSocket: one JSON text frame per event (StoredEvent, or a live event without seq)." },
+    200: { description: "SSE stream of the same events.", content: { "text/event-stream": { schema: z.string() } } },
+    ...errors(400, 401, 404, 429),
+  },
+});
+
+export const ticketRoute = createRoute({
+  method: "post",
+  path: "/{id}/tickets",
+  summary: "A one-time ticket to open this run's event stream without an Authorization header (browsers)",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 201: json(ticketSchema, "Good for one connection to the events endpoint, within a minute."), ...errors(401, 404, 429) },
+});
+
+export const rotateTokenRoute = createRoute({
+  method: "post",
+  path: "/{id}/token",
+  summary: "Replace the run token (deployment token): the old one stops working at once",
+  middleware: [requireRun({ deploymentOnly: true })] as const,
+  request: { params: runParams },
+  responses: { 200: json(runTokenSchema, "The new run token, shown this once."), ...errors(401, 403, 404, 429) },
+});
+
+export const deleteRunRoute = createRoute({
+  method: "delete",
+  path: "/{id}",
+  summary: "Delete a run (deployment token): cancels it, closes its streams, deletes its storage and blobs",
+  middleware: [requireRun({ deploymentOnly: true })] as const,
+  request: { params: runParams },
+  responses: { 204: { description: "Deleted; the run answers 404 from now on and its id is never used again." }, ...errors(401, 403, 404, 429) },
+});
+
+const callParams = runParams.extend({
+  callKey: z.string().openapi({ param: { name: "callKey", in: "path" }, description: "The call's key, as in the callback URL the tool got." }),
+});
+
+export const callResultRoute = createRoute({
+  method: "post",
+  path: "/{id}/calls/{callKey}/result",
+  summary: "The result of an async HTTP tool call (the tool server, with that call's callback token)",
+  description:
+    "The URL and the token come with the call (`callback: { url, token }`; docs/http-tools.md). The first result is " +
+    "taken; the same result again answers 202 as before; a different one, or one after the call's deadline or a cancel, is 409.",
+  middleware: [requireCallback()] as const,
+  request: { params: callParams, body: { required: true, content: { "application/json": { schema: callResultBodySchema } } } },
+  responses: {
+    202: json(callResultAcceptedSchema, "Taken (or the same result again)."),
+    ...errors(400, 401, 404, 409, 413),
+  },
+});

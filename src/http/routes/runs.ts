@@ -1,0 +1,125 @@
+// /v1/runs: each handler parses (the route's schemas did), asks the run object, and answers.
+// Decisions about runs are the run object's; this file only translates.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AnswerBody, CallResultBody, ContinueBody } from "../../api/types";
+import type { AppEnv } from "../app-env";
+import { LIST_LIMIT_DEFAULT } from "../../api/inbox-schemas";
+import type { ListQuery } from "../../api/inbox-rpc";
+import { decodeCursor, encodeCursor } from "./cursor";
+import { sha256Hex } from "../../lib/encoding";
+import { invalidRequest, validationHook } from "../errors";
+import { forwarded, wantsEventStream } from "../forward";
+import { newRunToken } from "../auth/ids";
+import { ImageIntake } from "../intake/images";
+import { prepareRun } from "../intake/new-run";
+import { unwrap } from "../outcome";
+import {
+  answerRoute,
+  callResultRoute,
+  cancelRoute,
+  continueRoute,
+  createRunRoute,
+  deleteRunRoute,
+  eventsRoute,
+  getMessagesRoute,
+  getRunRoute,
+  listRunsRoute,
+  retryRoute,
+  rotateTokenRoute,
+  ticketRoute,
+} from "./run-routes";
+import { runStub } from "../run-stub";
+import { newTicket } from "../auth/tickets";
+
+export function runsApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.openapi(createRunRoute, async (c) => {
+    const { newRun, token, images } = await prepareRun({
+      body: c.req.valid("json"),
+      env: c.env,
+      settings: c.var.settings,
+      idempotencyKey: c.req.valid("header")["idempotency-key"],
+      findEarlier: (candidate) => runStub(c.env, candidate.id).exists(),
+      creator: c.var.creator,
+    });
+    // Where async HTTP tools send their results back (unless PUBLIC_URL names another address).
+    newRun.origin = new URL(c.req.url).origin;
+    const run = unwrap(await runStub(c.env, newRun.id).create(newRun, images));
+    return c.json({ run, token }, 201);
+  });
+
+  app.openapi(listRunsRoute, async (c) => {
+    const { status, limit, cursor } = c.req.valid("query");
+    const query: ListQuery = { limit: limit === undefined ? LIST_LIMIT_DEFAULT : Number(limit) };
+    if (status !== undefined) query.status = status;
+    if (cursor !== undefined) {
+      const after = decodeCursor(cursor);
+      if (after === undefined) throw invalidRequest("Invalid request query.", [{ path: "cursor", message: "Not a cursor this API gave." }]);
+      query.after = after;
+    }
+    const page = await c.var.inbox.list(query);
+    return c.json(page.next === undefined ? { runs: page.runs } : { runs: page.runs, nextCursor: encodeCursor(page.next) }, 200);
+  });
+
+  app.openapi(getRunRoute, async (c) => c.json(unwrap(await c.var.run.view()), 200));
+
+  app.openapi(getMessagesRoute, async (c) => c.json(unwrap(await c.var.run.messages()), 200));
+
+  app.openapi(answerRoute, async (c) => {
+    const { content, results, ...rest } = c.req.valid("json");
+    const body: AnswerBody = rest;
+    const images = new ImageIntake();
+    if (content !== undefined) body.content = await images.content(content, "content");
+    if (results !== undefined) body.results = await images.batchResults(results, "results");
+    return c.json(unwrap(await c.var.run.answer(body, images.upload())), 202);
+  });
+
+  app.openapi(cancelRoute, async (c) => c.json(unwrap(await c.var.run.cancel()), 202));
+
+  app.openapi(continueRoute, async (c) => {
+    const { content, maxSteps } = c.req.valid("json");
+    const limit = c.var.settings.limits.maxSteps;
+    if (maxSteps !== undefined && maxSteps > limit) {
+      throw invalidRequest("Invalid request body.", [{ path: "maxSteps", message: `At most ${limit} on this deployment (MAX_STEPS_LIMIT).` }]);
+    }
+    const images = new ImageIntake();
+    const body: ContinueBody = { content: await images.content(content, "content") };
+    if (maxSteps !== undefined) body.maxSteps = maxSteps;
+    return c.json(unwrap(await c.var.run.continueRun(body, images.upload())), 202);
+  });
+
+  app.openapi(retryRoute, async (c) => c.json(unwrap(await c.var.run.retry()), 202));
+
+  app.openapi(ticketRoute, async (c) => {
+    const ticket = await newTicket(Date.now());
+    unwrap(await c.var.run.storeTicket({ hash: ticket.hash, kind: c.var.caller, expiresAt: ticket.expiresAt }));
+    return c.json({ ticket: ticket.ticket, expiresAt: new Date(ticket.expiresAt).toISOString() }, 201);
+  });
+
+  app.openapi(rotateTokenRoute, async (c) => {
+    const token = newRunToken();
+    unwrap(await c.var.run.rotateToken(await sha256Hex(token)));
+    return c.json({ token }, 200);
+  });
+
+  app.openapi(deleteRunRoute, async (c) => {
+    unwrap(await c.var.run.deleteRun());
+    return c.body(null, 204);
+  });
+
+  app.openapi(callResultRoute, async (c) => {
+    // requireCallback checked the call key and its token, and decoded the call's step key.
+    const body: CallResultBody = c.req.valid("json");
+    return c.json(unwrap(await c.var.run.deliverResult(c.var.callStepKey, body)), 202);
+  });
+
+  app.openapi(eventsRoute, async (c) => {
+    if (!wantsEventStream(c.req.raw)) {
+      throw invalidRequest("The events endpoint needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
+    }
+    return c.var.run.fetch(forwarded(c.req.raw, c.var.caller));
+  });
+
+  return app;
+}
