@@ -2,6 +2,8 @@
 export const ERROR_CODES = {
   400: "invalid-request",
   401: "unauthorized",
+  /** A run of a subject would reserve more than the subject has left today (SUBJECT_BUDGET_USD_PER_DAY). */
+  402: "spend-limit",
   403: "forbidden",
   404: "not-found",
   409: "conflict",

@@ -1,5 +1,6 @@
 // The calls made on a subject's inbox object (Durable Object RPC): by run objects, which report
 // their status changes, and by the HTTP edge, which lists runs and opens the inbox stream.
+import type { Reservation, ReserveAnswer, Usage } from "./spend";
 import type { CallerKind, InboxEvent, Outcome, RunStatus, RunSummary, TicketRecord } from "./types";
 
 /** One status change of one run, as its outbox delivers it. A change is applied only if its version is newer than the one the inbox holds. */
@@ -17,6 +18,16 @@ export interface InboxRpc {
   /** Applies the changes (in order) that are newer than what the inbox holds; answers how many were. 409 when `subject` is not this inbox's. */
   apply(subject: string, changes: InboxChange[]): Promise<Outcome<{ applied: number }>>;
   list(query: ListQuery): Promise<ListAnswer>;
+  /** Holds a run's budget against the subject's daily limit (spend-store.ts); the same reservation again is answered as before. */
+  reserve(subject: string, reservation: Reservation): Promise<ReserveAnswer>;
+  /** Gives back a hold whose run was never created (no change of the run confirmed it). */
+  dropHold(runId: string, key: number): Promise<null>;
+  /** Revokes the subject's user token `tokenId` until `until` (ms since the epoch); its open streams here close. */
+  revokeToken(subject: string | undefined, tokenId: string, until: number): Promise<null>;
+  /** True when the user token `tokenId` was revoked. */
+  isRevoked(tokenId: string): Promise<boolean>;
+  /** The subject's spend today against `limitUsd`. */
+  usage(subject: string, limitUsd: number): Promise<Usage>;
   /** Keeps a ticket for the inbox stream. */
   storeTicket(ticket: TicketRecord): Promise<null>;
   /** Redeems a ticket once: who asked for it, or null when it is unknown, used or expired. */

@@ -4,6 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { jsonObjectSchema, runStatusSchema, stoppedBySchema, subjectSchema, waitingKindSchema } from "./schemas";
 import { batchActionSchema } from "./toolset-schemas";
+import type { Usage } from "./spend";
 import type * as Api from "./types";
 
 /** A user token lives at most 30 days. */
@@ -20,16 +21,35 @@ export const mintTokenBodySchema = z
       .lte(MAX_USER_TOKEN_TTL_SECONDS, { message: `At most ${MAX_USER_TOKEN_TTL_SECONDS} (30 days).` })
       .optional()
       .openapi({ description: `How long the token is good for, in seconds: 1 to ${MAX_USER_TOKEN_TTL_SECONDS} (30 days). Default ${DEFAULT_USER_TOKEN_TTL_SECONDS}.` }),
+    budgetUsdPerDay: z
+      .number()
+      .gt(0)
+      .optional()
+      .openapi({ description: "What the runs this token creates (and continues) may reserve in a UTC day, for its subject: at most SUBJECT_BUDGET_USD_PER_DAY (the default)." }),
   })
   .openapi("MintTokenBody");
 
 export const userTokenSchema = z
   .object({
     token: z.string().openapi({ description: "The user token, shown this once." }),
+    id: z.string().openapi({ description: "The token's id: DELETE /v1/tokens/{id} revokes it." }),
     subject: z.string(),
     expiresAt: z.string(),
+    budgetUsdPerDay: z.number().openapi({ description: "The daily spend limit of the runs it creates." }),
   })
   .openapi("UserToken");
+
+export const usageSchema = z
+  .object({
+    subject: z.string(),
+    day: z.string().openapi({ description: "The UTC day, YYYY-MM-DD." }),
+    limitUsd: z.number().openapi({ description: "What the subject's runs may reserve today (SUBJECT_BUDGET_USD_PER_DAY, or a user token's budgetUsdPerDay)." }),
+    reservedUsd: z.number().openapi({ description: "Budgets held by today's runs that have not ended." }),
+    spentUsd: z.number().openapi({ description: "What today's runs that ended spent." }),
+    leftUsd: z.number().openapi({ description: "limitUsd − reservedUsd − spentUsd, at least 0." }),
+    resetsAt: z.string().openapi({ description: "When the day ends (next UTC midnight)." }),
+  })
+  .openapi("Usage");
 
 const summaryWaitingSchema = z.object({
   kind: waitingKindSchema,
@@ -93,5 +113,7 @@ export type InboxSchemaChecks = [
   Check<Assignable<z.infer<typeof storedInboxEventSchema>, Api.StoredInboxEvent>>,
   Check<Assignable<Api.StoredInboxEvent, z.infer<typeof storedInboxEventSchema>>>,
   Check<Assignable<z.infer<typeof userTokenSchema>, Api.UserToken>>,
+  Check<Assignable<z.infer<typeof usageSchema>, Usage>>,
+  Check<Assignable<Usage, z.infer<typeof usageSchema>>>,
   Check<Assignable<z.infer<typeof runsPageSchema>, Api.RunsPage>>,
 ];

@@ -4,6 +4,9 @@ import type { ChatMessage } from "../loop/types";
 import type { ImageUpload } from "./images";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "./types";
 
+/** A user token's own daily spend limit (its budgetUsdPerDay), for the reservation a continue or a retry makes; else the run's. */
+export type SpendLimit = { limitUsd?: number };
+
 /** The header by which the edge tells the object who opened an events stream (a run token's streams close when it is rotated). */
 export const CALLER_HEADER = "x-ratchet-caller";
 
@@ -11,6 +14,7 @@ export interface RunRpc {
   /**
    * Creates the run (or, for the same bodyHash and token, answers the existing one: an idempotent
    * retry). 409 for another body, for a run whose token was rotated since, or for a deleted run.
+   * A run of a subject reserves its budget first: 402 spend-limit when it does not fit.
    */
   create(run: NewRun, images?: ImageUpload): Promise<Outcome<RunView>>;
   /** True when a run was created here (deleted or not): an Idempotency-Key is taken. */
@@ -24,8 +28,10 @@ export interface RunRpc {
   /** The images of `body` (by hash) are stored first: a hash the run does not hold is a 400. */
   answer(body: AnswerBody, images?: ImageUpload): Promise<Outcome<RunView>>;
   cancel(): Promise<Outcome<RunView>>;
-  continueRun(body: ContinueBody, images?: ImageUpload): Promise<Outcome<RunView>>;
-  retry(): Promise<Outcome<RunView>>;
+  /** A run of a subject reserves the rest of its budget first: 402 spend-limit when it does not fit. */
+  continueRun(body: ContinueBody, images?: ImageUpload, spend?: SpendLimit): Promise<Outcome<RunView>>;
+  /** As continueRun, for a failed run. */
+  retry(spend?: SpendLimit): Promise<Outcome<RunView>>;
   /** Keeps a ticket for the events endpoint. */
   storeTicket(ticket: TicketRecord): Promise<Outcome<null>>;
   /** Redeems a ticket once: who asked for it, or null when it is unknown, used or expired. */

@@ -166,6 +166,8 @@ export type NewRun = {
   bodyHash: string;
   /** The subject whose inbox lists the run (the body's `subject`). */
   subject?: string;
+  /** The subject's daily spend limit its reservations are checked against (the creating user token's, else SUBJECT_BUDGET_USD_PER_DAY). */
+  dayLimitUsd?: number;
   /**
    * The origin (scheme://host[:port]) the creating request reached: async HTTP tools are told to
    * send their results back there, unless PUBLIC_URL names another.
@@ -191,7 +193,7 @@ export type TicketRecord = { hash: string; kind: CallerKind; expiresAt: number }
 /** The result of a run-object call: the value, or an API error with its HTTP status. */
 export type Outcome<T> =
   | { ok: true; value: T }
-  | { ok: false; status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503; error: ApiError };
+  | { ok: false; status: 400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 500 | 503; error: ApiError };
 
 export type RunEvent =
   | { type: "run-started"; run: RunView }
@@ -227,7 +229,7 @@ export type StoredEvent = RunEvent & { seq: number; at: string };
 // User tokens, the inbox and webhooks
 
 /** POST /v1/tokens: a user token for one subject, shown once. */
-export type UserToken = { token: string; subject: string; expiresAt: string };
+export type UserToken = { token: string; id: string; subject: string; expiresAt: string; budgetUsdPerDay: number };
 
 /** The question a waiting run asks, as the inbox lists it; `input` is null and `truncated` true when it was too large to list. */
 export type SummaryWaiting = { kind: WaitingKind; callId: string; name: string; input: unknown; batch?: BatchAction[]; truncated?: true };

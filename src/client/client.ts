@@ -7,7 +7,7 @@ import { runEvents, type EventsOptions, type ReconnectOptions } from "./events";
 import { inboxEvents, type InboxOptions } from "./inbox";
 import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection";
 import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport";
-import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, StreamEvent, Ticket, UserToken } from "./types";
+import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types";
 import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection";
 
 export type ClientOptions = {
@@ -56,7 +56,11 @@ export interface RatchetClient {
   /** The run's events: history after `after`, then live; reconnects by itself. */
   events(runId: string, options?: EventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
   /** A user token for one subject (deployment token only): the app's backend mints it, the user's phone holds it. */
-  mintUserToken(subject: string, options?: { ttlSeconds?: number }): Promise<UserToken>;
+  mintUserToken(subject: string, options?: { ttlSeconds?: number; budgetUsdPerDay?: number }): Promise<UserToken>;
+  /** Revokes a user token by its id (the deployment token, or the user token itself): 401 from then on, its streams close. */
+  revokeUserToken(id: string): Promise<void>;
+  /** A subject's spend today (a user token's own; the deployment token names `subject`). */
+  usage(options?: { subject?: string }): Promise<SpendUsage>;
   /** One page of a subject's runs, newest first (a user token's own; the deployment token names `subject`). */
   listRuns(options?: ListRunsOptions): Promise<RunsPage>;
   /** A one-time ticket to open the inbox stream without headers (the client's WebSocket uses one per connection). */
@@ -127,7 +131,10 @@ export function createClient(options: ClientOptions): RatchetClient {
           : openEventSource(fetch, sseUrl(baseUrl, runId, after), token);
       return runEvents({ getRun: () => client.getRun(runId), connect, reconnect: options.reconnect ?? {} }, eventsOptions);
     },
-    mintUserToken: (subject, { ttlSeconds } = {}) => request<UserToken>("POST", "/v1/tokens", ttlSeconds === undefined ? { subject } : { subject, ttlSeconds }),
+    mintUserToken: (subject, { ttlSeconds, budgetUsdPerDay } = {}) =>
+      request<UserToken>("POST", "/v1/tokens", { subject, ...(ttlSeconds === undefined ? {} : { ttlSeconds }), ...(budgetUsdPerDay === undefined ? {} : { budgetUsdPerDay }) }),
+    revokeUserToken: (id) => request<void>("DELETE", `/v1/tokens/${encodeURIComponent(id)}`),
+    usage: ({ subject } = {}) => request<SpendUsage>("GET", `/v1/usage${query({ subject })}`),
     listRuns: ({ status, limit, cursor, subject } = {}) => request<RunsPage>("GET", `/v1/runs${query({ status, limit, cursor, subject })}`),
     inboxTicket: ({ subject } = {}) => request<Ticket>("POST", `/v1/inbox/tickets${query({ subject })}`),
     inbox(inboxOptions = {}) {

@@ -28,10 +28,11 @@ import type {
   WebhookDelivery,
 } from "../api/types";
 import type { ImageMediaType } from "../api/images";
+import type { Usage as SpendUsage } from "../api/spend";
 import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/types";
 
 export type { ApiError, ChatMessage, Content, ContentPart, PendingCall, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
-export type { InboxEventType, RunsPage, RunSummary, SummaryWaiting, UserToken, WebhookDelivery };
+export type { InboxEventType, RunsPage, RunSummary, SpendUsage, SummaryWaiting, UserToken, WebhookDelivery };
 export type { BatchAction, ClientToolsetRef, NativeClientTool, ProviderToolRef, ToolsetAction, Waiting };
 /** An MCP server of a run (`mcpServers` in createRun): its tools are offered as `<name>__<tool>`. */
 export type { McpServerRef };

@@ -6,11 +6,22 @@ import type { CallerKind } from "../api/types";
 import type { Settings } from "../config/settings";
 import type { InboxStub } from "../durable/inbox/inbox-stub";
 import type { RunStub } from "./run-stub";
+import type { UserClaims } from "./auth/user-tokens";
 
-/** Who creates a run: the deployment token, or a user token for its subject. */
-export type Creator = { kind: "deployment" } | { kind: "user"; subject: string };
+/** Who creates a run: the deployment token, or a user token for its subject (with its own daily spend limit, if it has one). */
+export type Creator = { kind: "deployment" } | { kind: "user"; subject: string; budgetUsdPerDay?: number };
 
 export type AppEnv = {
   Bindings: Env;
-  Variables: { run: RunStub; caller: CallerKind; settings: Settings; creator: Creator; subject: string; inbox: InboxStub; callStepKey: string };
+  Variables: {
+    run: RunStub;
+    caller: CallerKind;
+    settings: Settings;
+    creator: Creator;
+    subject: string;
+    inbox: InboxStub;
+    callStepKey: string;
+    /** What a user token says, when the caller is one (its subject, expiry, id and daily limit). */
+    user: UserClaims;
+  };
 };

@@ -14,6 +14,7 @@ import { openApiApp } from "./routes/openapi";
 import { inboxApp } from "./routes/inbox";
 import { runsApp } from "./routes/runs";
 import { tokensApp } from "./routes/tokens";
+import { usageApp } from "./routes/usage";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -30,6 +31,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/runs", runsApp());
   app.route("/v1/tokens", tokensApp());
   app.route("/v1/inbox", inboxApp());
+  app.route("/v1/usage", usageApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {

@@ -39,6 +39,8 @@ describe("GET /v1/openapi.json", () => {
         "POST /v1/runs/{id}/token",
         "DELETE /v1/runs/{id}",
         "POST /v1/tokens",
+        "DELETE /v1/tokens/{id}",
+        "GET /v1/usage",
         "POST /v1/inbox/tickets",
         "GET /v1/inbox/events",
         "POST /v1/runs/{id}/calls/{callKey}/result",

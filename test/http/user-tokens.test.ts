@@ -12,7 +12,7 @@ describe("user tokens", () => {
   it("carry their subject and expiry and are good until then, not after", async () => {
     const token = await mintUserToken(KEY, "user-42", now + day);
     expect(token).toMatch(USER_TOKEN_PATTERN);
-    expect(await verifyUserToken(token, [KEY], now)).toEqual({ subject: "user-42", expiresAt: now + day });
+    expect(await verifyUserToken(token, [KEY], now)).toEqual({ subject: "user-42", expiresAt: now + day, keyIndex: 0 });
     expect(await verifyUserToken(token, [KEY], now + day - 1)).toBeDefined();
     expect(await verifyUserToken(token, [KEY], now + day)).toBeUndefined();
   });
@@ -20,7 +20,14 @@ describe("user tokens", () => {
   it("are refused under another key, and accepted under the previous key while it is still listed", async () => {
     const token = await mintUserToken(OLD, "u", now + day);
     expect(await verifyUserToken(token, [KEY], now)).toBeUndefined();
-    expect(await verifyUserToken(token, [KEY, OLD], now)).toMatchObject({ subject: "u" });
+    expect(await verifyUserToken(token, [KEY, OLD], now)).toMatchObject({ subject: "u", keyIndex: 1 });
+  });
+
+  it("carry their id and daily spend limit when minted with them; a malformed id or limit is refused", async () => {
+    const token = await mintUserToken(KEY, "user-42", now + day, { tokenId: "A".repeat(22), budgetUsdPerDay: 3 });
+    expect(await verifyUserToken(token, [KEY], now)).toEqual({ subject: "user-42", expiresAt: now + day, keyIndex: 0, tokenId: "A".repeat(22), budgetUsdPerDay: 3 });
+    expect(await verifyUserToken(await mintUserToken(KEY, "u", now + day, { tokenId: "short" }), [KEY], now)).toBeUndefined();
+    expect(await verifyUserToken(await mintUserToken(KEY, "u", now + day, { budgetUsdPerDay: -1 }), [KEY], now)).toBeUndefined();
   });
 
   it("a changed payload or signature is refused", async () => {

@@ -9,7 +9,10 @@ import type { CallerKind, Outcome, TicketRecord } from "../../api/types";
 import { isoNow } from "../storage/clock";
 import { openEventStream } from "../events/event-stream";
 import { Fanout } from "../events/fanout";
-import { applyChanges, hasInbox, inboxSubject, listRuns, migrateInbox } from "./inbox-store";
+import type { Reservation, ReserveAnswer, Usage } from "../../api/spend";
+import { applyChanges, claimSubject, hasInbox, inboxSubject, listRuns, migrateInbox } from "./inbox-store";
+import { dropHold, reserve, usageOf } from "./spend-store";
+import { isRevoked, revoke } from "./revocation-store";
 import { fail, ok } from "../run/outcome";
 import { redeemTicket, storeTicket } from "../events/ticket-store";
 
@@ -45,6 +48,39 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
 
   async list(query: ListQuery): Promise<ListAnswer> {
     return listRuns(this.ctx.storage.sql, query);
+  }
+
+  async reserve(subject: string, reservation: Reservation): Promise<ReserveAnswer> {
+    const { sql } = this.ctx.storage;
+    return this.ctx.storage.transactionSync(() => {
+      migrateInbox(sql);
+      claimSubject(sql, subject);
+      return reserve(sql, subject, reservation, Date.now());
+    });
+  }
+
+  async dropHold(runId: string, key: number): Promise<null> {
+    if (hasInbox(this.ctx.storage.sql)) dropHold(this.ctx.storage.sql, runId, key);
+    return null;
+  }
+
+  async revokeToken(subject: string | undefined, tokenId: string, until: number): Promise<null> {
+    const { sql } = this.ctx.storage;
+    this.ctx.storage.transactionSync(() => {
+      migrateInbox(sql);
+      if (subject !== undefined) claimSubject(sql, subject);
+      revoke(sql, tokenId, until, Date.now());
+    });
+    return null;
+  }
+
+  async isRevoked(tokenId: string): Promise<boolean> {
+    return isRevoked(this.ctx.storage.sql, tokenId, Date.now());
+  }
+
+  async usage(subject: string, limitUsd: number): Promise<Usage> {
+    // An inbox that never held anything is not made by a read: usageOf reads no missing table.
+    return usageOf(this.ctx.storage.sql, subject, limitUsd, Date.now());
   }
 
   async storeTicket(ticket: TicketRecord): Promise<null> {

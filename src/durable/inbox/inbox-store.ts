@@ -8,6 +8,8 @@ import { appendEvent, EVENT_TABLE, type LoggedEvent } from "../events/event-log"
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
 import { TICKET_TABLE } from "../events/ticket-store";
+import { RESERVATION_TABLES, settle } from "./spend-store";
+import { REVOCATION_TABLE } from "./revocation-store";
 
 const STATEMENTS = [
   `CREATE TABLE IF NOT EXISTS inbox (subject TEXT NOT NULL)`,
@@ -25,6 +27,8 @@ const STATEMENTS = [
   EVENT_TABLE,
   TICKET_TABLE,
   SPILL_TABLE,
+  ...RESERVATION_TABLES,
+  REVOCATION_TABLE,
 ];
 
 /** True once anything was written here; reading an inbox that never was must leave no storage behind. */
@@ -42,9 +46,17 @@ export function inboxSubject(sql: SqlStorage): string | undefined {
   return sql.exec<{ subject: string }>("SELECT subject FROM inbox LIMIT 1").toArray()[0]?.subject;
 }
 
-/** Inside a transaction: the changes newer than the index holds, applied and logged in order. */
-export function applyChanges(sql: SqlStorage, subject: string, changes: readonly InboxChange[], at: string): LoggedEvent[] {
+/** The inbox's subject is written by its first change or reservation. */
+export function claimSubject(sql: SqlStorage, subject: string): void {
   if (inboxSubject(sql) === undefined) sql.exec("INSERT INTO inbox (subject) VALUES (?)", subject);
+}
+
+/**
+ * Inside a transaction: the changes newer than the index holds, applied and logged in order; each
+ * moves the run's reservations on (spend-store.ts) in the same transaction, so once only.
+ */
+export function applyChanges(sql: SqlStorage, subject: string, changes: readonly InboxChange[], at: string): LoggedEvent[] {
+  claimSubject(sql, subject);
   const logged: LoggedEvent[] = [];
   for (const change of changes) {
     const { run } = change.event;
@@ -56,6 +68,7 @@ export function applyChanges(sql: SqlStorage, subject: string, changes: readonly
        ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, status = excluded.status, summary = excluded.summary, deleted = excluded.deleted`,
       run.id, change.version, run.status, run.createdAt, deleted ? null : JSON.stringify(run), deleted ? 1 : 0,
     );
+    settle(sql, { runId: run.id, version: change.version, ended: deleted || change.event.type === "run-ended", spentUsd: run.spentUsd });
     const event = appendEvent(sql, change.event, at);
     if (event !== undefined) logged.push(event);
   }

@@ -4,7 +4,7 @@
 // ends the run's retention: whichever is due first (src/durable/run/next-alarm.ts).
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../../api/images";
-import { CALLER_HEADER, type RunRpc } from "../../api/run-rpc";
+import { CALLER_HEADER, type RunRpc, type SpendLimit } from "../../api/run-rpc";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage } from "../../loop/types";
@@ -26,12 +26,14 @@ import { reportChange } from "../outbox/report-change";
 import { emitEvent } from "../events/emit-event";
 import { logRunDeleted } from "./operator-log";
 import { deleteAtFrom } from "./run-stop";
-import { hasRun, insertRun, readRun, readRunState, readSubject, setSuspendedOn, setTokenHash, toRunView, updateRun } from "./run-store";
+import { hasRun, insertRun, readRun, readRunState, readSubject, setSuspendedOn, setTokenHash, toRunView, updateRun, type RunRow } from "./run-store";
 import { dropRun, migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
 import { sameDigest } from "./token-check";
-import { answer, cancelWaiting, continueRun, retry, view } from "./transitions";
+import { answer, cancelWaiting, continueRefusal, continueRun, retry, retryRefusal, view } from "./transitions";
+import { dropSpend, reserveSpend, type SpendAsk } from "./spend-reservation";
+import { limitsOf } from "../../config/settings";
 import { webhookSender } from "../outbox/webhook-sender";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
@@ -166,13 +168,27 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
         }
         return ok(toRunView(existing));
       }
-      const issues = await acceptImages(this.blobs, run.id, images);
-      if (issues.length > 0) return invalidImages(issues);
-      this.ctx.storage.transactionSync(() => {
-        migrate(sql);
-        insertRun(sql, run, isoNow());
-        reportChange(this.engine, "run-started");
-      });
+      // The subject's spend limit first: a run that does not fit leaves nothing behind.
+      const spend = run.subject === undefined ? undefined : this.spendAsk(run, run.subject, 1, run.dayLimitUsd);
+      if (spend !== undefined) {
+        const reserved = await reserveSpend(this.env, spend);
+        if (!reserved.ok) return reserved;
+      }
+      try {
+        const issues = await acceptImages(this.blobs, run.id, images);
+        if (issues.length > 0) {
+          if (spend !== undefined) await dropSpend(this.env, spend);
+          return invalidImages(issues);
+        }
+        this.ctx.storage.transactionSync(() => {
+          migrate(sql);
+          insertRun(sql, run, isoNow());
+          reportChange(this.engine, "run-started");
+        });
+      } catch (error) {
+        if (spend !== undefined) await dropSpend(this.env, spend);
+        throw error;
+      }
       emitEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
       await this.schedule();
       return ok(view(this.engine));
@@ -205,11 +221,35 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return ok({ messages: await messagesSoFar(this.engine) });
   }
 
-  /** Stores the upload's images for this run, then makes the change; a run that is not here stores nothing. */
-  private withImages(images: ImageUpload, change: () => Outcome<RunView>): Promise<Outcome<RunView>> {
+  /**
+   * What a run of a subject reserves under change version `key`: what it may still spend of its
+   * budget, against `limitUsd` (a user token's own limit, else the run's, else the deployment's).
+   */
+  private spendAsk(run: Pick<RunRow, "id" | "body"> & { spentUsd?: number }, subject: string, key: number, limitUsd: number | undefined): SpendAsk {
+    const spent = run.spentUsd ?? run.body.budget?.spentUsd ?? 0;
+    const budget = run.body.budget?.usd ?? 0;
+    return {
+      subject,
+      reservation: { runId: run.id, key, usd: Math.max(0, budget - spent), spentBeforeUsd: spent, limitUsd: limitUsd ?? limitsOf(this.env).subjectBudgetUsdPerDay },
+    };
+  }
+
+  /** Before a continue or a retry sets a run of a subject running again: its budget's rest is reserved (402 when it does not fit). */
+  private async reserveAgain(run: RunRow, limitUsd: number | undefined): Promise<Outcome<null>> {
+    if (run.subject === undefined) return ok(null);
+    return reserveSpend(this.env, this.spendAsk(run, run.subject, run.version + 1, limitUsd ?? run.dayLimitUsd));
+  }
+
+  /**
+   * Stores the upload's images for this run, then makes the change; a run that is not here stores
+   * nothing, nor one that `before` refuses (it may reserve spend).
+   */
+  private withImages(images: ImageUpload, change: () => Outcome<RunView>, before?: (run: RunRow) => Promise<Outcome<unknown> | undefined>): Promise<Outcome<RunView>> {
     return this.exclusive(async () => {
       const run = readRun(this.ctx.storage.sql);
       if (run === undefined) return notFound();
+      const refused = await before?.(run);
+      if (refused !== undefined && !refused.ok) return refused;
       const issues = await acceptImages(this.blobs, run.id, images);
       if (issues.length > 0) return invalidImages(issues);
       const outcome = change();
@@ -222,14 +262,24 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return this.withImages(images, () => answer(this.engine, body));
   }
 
-  async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
-    return this.withImages(images, () => continueRun(this.engine, body));
+  async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES, spend: SpendLimit = {}): Promise<Outcome<RunView>> {
+    return this.withImages(
+      images,
+      () => continueRun(this.engine, body),
+      async (run) => continueRefusal(run) ?? (await this.reserveAgain(run, spend.limitUsd)),
+    );
   }
 
-  async retry(): Promise<Outcome<RunView>> {
-    const outcome = retry(this.engine);
-    if (outcome.ok) await this.schedule();
-    return outcome;
+  async retry(spend: SpendLimit = {}): Promise<Outcome<RunView>> {
+    return this.exclusive(async () => {
+      const run = readRun(this.ctx.storage.sql);
+      if (run === undefined) return notFound();
+      const refused = retryRefusal(run) ?? (await this.reserveAgain(run, spend.limitUsd));
+      if (!refused.ok) return refused;
+      const outcome = retry(this.engine);
+      if (outcome.ok) await this.schedule();
+      return outcome;
+    });
   }
 
   /**

@@ -36,6 +36,7 @@ export const RUN_TABLES = [
      change_version INTEGER NOT NULL DEFAULT 0,
      origin TEXT,
      suspended_on TEXT,
+     day_limit_usd REAL,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -66,6 +67,7 @@ const ADDED_COLUMNS: readonly { table: string; column: string; definition: strin
   { table: "run", column: "change_version", definition: "INTEGER NOT NULL DEFAULT 0" },
   { table: "run", column: "origin", definition: "TEXT" },
   { table: "run", column: "suspended_on", definition: "TEXT" },
+  { table: "run", column: "day_limit_usd", definition: "REAL" },
 ];
 
 /** After RUN_TABLES were made: the columns an older object's tables lack. */
@@ -163,6 +165,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.stop_reason !== null && row.stop_reason !== undefined) run.stopReason = String(row.stop_reason) as StopReason;
   if (row.subject !== null) run.subject = String(row.subject);
   if (row.origin !== null && row.origin !== undefined) run.origin = String(row.origin);
+  if (row.day_limit_usd !== null && row.day_limit_usd !== undefined) run.dayLimitUsd = Number(row.day_limit_usd);
   const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
@@ -199,9 +202,9 @@ export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
-    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?, ?)`,
-    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, run.origin ?? null, now, now,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?, ?, ?)`,
+    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null, now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
   insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit });

@@ -89,7 +89,8 @@ export function continueRun(engine: EngineContext, body: ContinueBody): Outcome<
   const { sql } = engine.ctx.storage;
   const run = readRun(sql);
   if (run === undefined) return notFound();
-  if (run.status !== "finished") return fail(409, `Only a finished run can take a new message; this one is ${run.status}.`);
+  const refusal = continueRefusal(run);
+  if (refusal !== undefined) return refusal;
   const segment = readSegment(sql, run.segment);
   const messages: ChatMessage[] = [...(segment.result ?? segment.messages), { role: "user", content: body.content }];
   const stepLimit = run.steps + (body.maxSteps ?? run.body.maxSteps ?? run.stepLimit);
@@ -97,11 +98,22 @@ export function continueRun(engine: EngineContext, body: ContinueBody): Outcome<
   return ok(view(engine));
 }
 
+/** Why the run cannot take a new message now, or undefined when it can. */
+export function continueRefusal(run: RunRow): Outcome<RunView> | undefined {
+  return run.status === "finished" ? undefined : fail(409, `Only a finished run can take a new message; this one is ${run.status}.`);
+}
+
+/** Why the run cannot be retried now, or undefined when it can. */
+export function retryRefusal(run: RunRow): Outcome<RunView> | undefined {
+  return run.status === "failed" ? undefined : fail(409, `Only a failed run can be retried; this one is ${run.status}.`);
+}
+
 export function retry(engine: EngineContext): Outcome<RunView> {
   const { sql } = engine.ctx.storage;
   const run = readRun(sql);
   if (run === undefined) return notFound();
-  if (run.status !== "failed") return fail(409, `Only a failed run can be retried; this one is ${run.status}.`);
+  const refusal = retryRefusal(run);
+  if (refusal !== undefined) return refusal;
   engine.ctx.storage.transactionSync(() => {
     updateRun(sql, { status: "running", stoppedBy: null, error: null, deleteAt: null }, isoNow());
     reportChange(engine, "run-resumed");

@@ -11,7 +11,7 @@ import type { CallerKind } from "../../api/types";
 import { SUBJECT_PATTERN } from "../../api/schemas";
 import { inboxStub, inboxStubById } from "../../durable/inbox/inbox-stub";
 import { stepKeyOf } from "../../lib/call-key";
-import type { AppEnv } from "../app-env";
+import type { AppEnv, Creator } from "../app-env";
 import { isCallbackToken } from "./callback-auth";
 import { sha256Hex } from "../../lib/encoding";
 import { secretsEqual } from "./secrets-equal";
@@ -21,9 +21,9 @@ import { inboxIdOfTicket } from "./inbox-tickets";
 import { deploymentKey, enforceRateLimit, subjectKey } from "./rate-limit";
 import { runStub } from "../run-stub";
 import { TICKET_PATTERN } from "./tickets";
-import { USER_TOKEN_PATTERN, verifyUserToken } from "./user-tokens";
+import { USER_TOKEN_PATTERN, verifyUserToken, type UserClaims } from "./user-tokens";
 
-type Caller = { kind: "deployment"; token: string } | { kind: "run"; token: string } | { kind: "user"; subject: string };
+type Caller = { kind: "deployment"; token: string } | { kind: "run"; token: string } | { kind: "user"; subject: string; claims: UserClaims };
 
 /** RFC 6750 b64token: what a bearer token may look like. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -53,7 +53,10 @@ async function identify(c: Context<AppEnv>): Promise<Caller> {
   if (USER_TOKEN_PATTERN.test(token)) {
     const claims = await verifyUserToken(token, c.var.settings.runIdKeys, Date.now());
     if (claims === undefined) throw unauthorized("Invalid or expired user token.");
-    return { kind: "user", subject: claims.subject };
+    // A revocation lives in the subject's inbox until the token would have expired anyway.
+    if (claims.tokenId !== undefined && (await inboxStub(c.env, claims.subject).isRevoked(claims.tokenId))) throw unauthorized("This user token was revoked.");
+    c.set("user", claims);
+    return { kind: "user", subject: claims.subject, claims };
   }
   if (RUN_TOKEN_PATTERN.test(token)) return { kind: "run", token };
   throw unauthorized("Invalid token.");
@@ -74,7 +77,9 @@ export function requireCreator(): MiddlewareHandler<AppEnv> {
       c.set("creator", { kind: "deployment" });
     } else {
       await enforceRateLimit(c.env.SUBJECT_CREATE_RATE_LIMIT, await subjectKey(caller.subject), "runs created for this subject");
-      c.set("creator", { kind: "user", subject: caller.subject });
+      const creator: Creator = { kind: "user", subject: caller.subject };
+      if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
+      c.set("creator", creator);
     }
     c.set("caller", caller.kind);
     await next();
@@ -87,6 +92,17 @@ export function requireDeployment(): MiddlewareHandler<AppEnv> {
     const caller = await identify(c);
     if (caller.kind !== "deployment") throw new ApiException(403, "Only the deployment token may do this.");
     c.set("caller", "deployment");
+    await next();
+  };
+}
+
+/** DELETE /v1/tokens/:id: the deployment token, or a user token (whose route then checks it names itself). */
+export function requireDeploymentOrUser(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const caller = await identify(c);
+    if (caller.kind === "run") throw new ApiException(403, "A run token cannot do this; use the deployment token or the user token itself.");
+    if (caller.kind === "user") await limitUser(c, caller.subject);
+    c.set("caller", caller.kind);
     await next();
   };
 }

@@ -85,13 +85,21 @@ async function credentialsFor(settings: Settings, idempotencyKey: string | undef
 
 const DEPLOYMENT_ONLY = "needs the deployment token: its requests are signed as the deployment.";
 
-/** What a user token may not ask for: another subject, HTTP tools, MCP servers, a webhook of its own. */
+/**
+ * What a user token may not ask for: another subject, HTTP tools, MCP servers, provider tools, a
+ * webhook of its own. Provider tools run on the deployment's account at costs a budget cannot bound
+ * in advance (code execution's container time is not priced), so only the deployment token (and its
+ * backend, for a subject) may ask for them.
+ */
 export function creatorIssues(body: Pick<CreateRunInput, "subject" | "tools" | "webhook" | "mcpServers">, creator: Creator): Issue[] {
   if (creator.kind === "deployment") return [];
   const issues: Issue[] = [];
   if (body.subject !== undefined && body.subject !== creator.subject) issues.push({ path: "subject", message: "A user token's runs belong to its own subject." });
   (body.tools ?? []).forEach((tool, index) => {
     if (typeof tool !== "string" && tool.type === "http") issues.push({ path: `tools.${index}`, message: `An HTTP tool ${DEPLOYMENT_ONLY}` });
+    if (typeof tool !== "string" && tool.type === "provider") {
+      issues.push({ path: `tools.${index}`, message: "A provider tool needs the deployment token: it runs on the deployment's account, at costs a run's budget cannot bound in advance (code execution's time is not priced)." });
+    }
   });
   (body.mcpServers ?? []).forEach((_server, index) => {
     issues.push({ path: `mcpServers.${index}`, message: "An MCP server needs the deployment token: its requests come from the deployment, to hosts only the deployment may reach." });
@@ -152,6 +160,10 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const bodyHash = await sha256Hex(canonicalJson(stored));
   const { id, token } = await credentialsFor(settings, idempotencyKey, findEarlier, scopeOf(creator));
   const newRun: NewRun = { id, body: stored, model, provider, tokenHash: await sha256Hex(token), bodyHash };
-  if (subject !== undefined) newRun.subject = subject;
+  if (subject !== undefined) {
+    newRun.subject = subject;
+    // What its reservations are checked against: the creating user token's own limit, else the deployment's.
+    newRun.dayLimitUsd = (creator.kind === "user" ? creator.budgetUsdPerDay : undefined) ?? settings.limits.subjectBudgetUsdPerDay;
+  }
   return { newRun, token, images: upload };
 }

@@ -22,12 +22,13 @@ import { afterQuerySchema } from "../../api/event-cursor";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 
-export function errors(...asked: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
+export function errors(...asked: (400 | 401 | 402 | 403 | 404 | 409 | 413 | 429)[]) {
   // Every route may also answer 500 (internal) and 503 (the deployment is not configured).
   const statuses = [...asked, 500, 503] as const;
   const descriptions = {
     400: "Invalid request: schema violation, unknown field, unknown tool, disallowed host, past a cap of this deployment, …",
-    401: "No or malformed credentials, or an expired user token.",
+    401: "No or malformed credentials, or an expired or revoked user token.",
+    402: "spend-limit: a run of a subject would reserve more than the subject has left today (the message says what is left and when it resets).",
     403: "A run or user token used where only the deployment token may act, or a user token naming another subject.",
     404: "Unknown run, or a run or user token of another run.",
     409: "The run is not in a state that allows this.",
@@ -64,7 +65,7 @@ export const createRunRoute = createRoute({
   },
   responses: {
     201: json(createdRunSchema, "The run, and its run token (shown this once)."),
-    ...errors(400, 401, 403, 409, 413, 429),
+    ...errors(400, 401, 402, 403, 409, 413, 429),
   },
 });
 
@@ -132,7 +133,7 @@ export const continueRoute = createRoute({
   summary: "Continue a finished run with a user message (allows `maxSteps` more model calls; the budget is not reset)",
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: true, content: { "application/json": { schema: continueBodySchema } } } },
-  responses: { 202: json(runViewSchema, "Running again."), ...errors(400, 401, 404, 409, 413, 429) },
+  responses: { 202: json(runViewSchema, "Running again."), ...errors(400, 401, 402, 404, 409, 413, 429) },
 });
 
 export const retryRoute = createRoute({
@@ -141,7 +142,7 @@ export const retryRoute = createRoute({
   summary: "Resume a failed run from its journal",
   middleware: [requireRun()] as const,
   request: { params: runParams },
-  responses: { 202: json(runViewSchema, "Running again."), ...errors(401, 404, 409, 429) },
+  responses: { 202: json(runViewSchema, "Running again."), ...errors(401, 402, 404, 409, 429) },
 });
 
 export const eventsRoute = createRoute({

@@ -1,6 +1,8 @@
 // /v1/runs: each handler parses (the route's schemas did), asks the run object, and answers.
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { SpendLimit } from "../../api/run-rpc";
 import type { AnswerBody, CallResultBody, ContinueBody } from "../../api/types";
 import type { AppEnv } from "../app-env";
 import { LIST_LIMIT_DEFAULT } from "../../api/inbox-schemas";
@@ -30,6 +32,12 @@ import {
 } from "./run-routes";
 import { runStub } from "../run-stub";
 import { newTicket } from "../auth/tickets";
+
+/** A user token's own daily limit (its budgetUsdPerDay, else the deployment's) for a continue's or a retry's reservation; other callers use the run's. */
+function spendLimitOf(c: Context<AppEnv>): SpendLimit {
+  if (c.var.caller !== "user") return {};
+  return { limitUsd: c.var.user.budgetUsdPerDay ?? c.var.settings.limits.subjectBudgetUsdPerDay };
+}
 
 export function runsApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -86,10 +94,10 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     const images = new ImageIntake();
     const body: ContinueBody = { content: await images.content(content, "content") };
     if (maxSteps !== undefined) body.maxSteps = maxSteps;
-    return c.json(unwrap(await c.var.run.continueRun(body, images.upload())), 202);
+    return c.json(unwrap(await c.var.run.continueRun(body, images.upload(), spendLimitOf(c))), 202);
   });
 
-  app.openapi(retryRoute, async (c) => c.json(unwrap(await c.var.run.retry()), 202));
+  app.openapi(retryRoute, async (c) => c.json(unwrap(await c.var.run.retry(spendLimitOf(c))), 202));
 
   app.openapi(ticketRoute, async (c) => {
     const ticket = await newTicket(Date.now());

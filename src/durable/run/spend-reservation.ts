@@ -1,0 +1,37 @@
+// The run's side of its subject's spend limit (src/api/spend.ts): before a run of a subject is
+// created, and before a continue or a retry sets it running again, its budget (what it may still
+// spend) is reserved in the subject's inbox object. The reservation's key is the change version
+// that will start it, so a retried create or a crash between reserving and writing asks for the
+// same reservation again, which counts once. Its release needs no call of its own: the inbox
+// releases it when it applies the run's end (or deletion) from the run's outbox, at least once.
+import { spendLimitMessage, type Reservation } from "../../api/spend";
+import type { Outcome } from "../../api/types";
+import { inboxStub } from "../inbox/inbox-stub";
+import { INBOX_TIMEOUT_MS } from "../outbox/outbox-schedule";
+import { fail, ok } from "./outcome";
+
+export type SpendAsk = { subject: string; reservation: Reservation };
+
+async function withinTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`The subject's inbox did not answer within ${INBOX_TIMEOUT_MS / 1000} s.`)), INBOX_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Holds the reservation, or the 402 that names what is left and when it resets. */
+export async function reserveSpend(env: Env, ask: SpendAsk): Promise<Outcome<null>> {
+  const answer = await withinTimeout(inboxStub(env, ask.subject).reserve(ask.subject, ask.reservation));
+  if (answer.ok) return ok(null);
+  return fail(402, spendLimitMessage(ask.reservation.usd, answer.usage), [{ path: "budget.usd", message: `${answer.usage.leftUsd} USD left today; the day resets on ${answer.usage.resetsAt}.` }]);
+}
+
+/** A creation that failed after its reservation gives it back (best effort: an unconfirmed hold also lapses by itself). */
+export async function dropSpend(env: Env, ask: SpendAsk): Promise<void> {
+  await withinTimeout(inboxStub(env, ask.subject).dropHold(ask.reservation.runId, ask.reservation.key)).catch(() => undefined);
+}
