@@ -30,7 +30,9 @@ import { newRun, stubFor, valueOf, type RunStub } from "../helpers/runs";
 type Point = "committed" | "leased" | "applied" | "delivered";
 const POINTS: Point[] = ["committed", "leased", "applied", "delivered"];
 
-const asking = [{ toolCalls: [{ id: "q", name: "ask", input: { question: "Go on?" } }] }, { text: "Done." }];
+// Each turn costs, so the subject's spend (reserved at each start, released at each end) is tested too.
+const asking = [{ toolCalls: [{ id: "q", name: "ask", input: { question: "Go on?" } }], costUsd: 0.25 }, { text: "Done.", costUsd: 0.125 }, { text: "More.", costUsd: 0.0625 }];
+const BUDGET_USD = 1;
 
 function objectOf(stub: RunStub): DurableObjectStub<RunObject> {
   return stub as unknown as DurableObjectStub<RunObject>;
@@ -94,6 +96,17 @@ async function expectConverged(subject: string, ids: readonly string[]): Promise
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
     expect(new Set(versions).size).toBe(versions.length);
   }
+  // Spend: a running or waiting run holds its whole budget (what it spent before its last start is
+  // counted as spent, the rest as reserved); an ended or deleted one counts what it spent, once.
+  let expected = 0;
+  for (const id of ids) {
+    const own = await ownSummary(id);
+    const last = log.filter((event) => event.run.id === id).at(-1)!;
+    const state = own ?? last.run;
+    expected += own !== undefined && (own.status === "running" || own.status === "waiting") ? BUDGET_USD : state.spentUsd;
+  }
+  const usage = await inboxStub(env, subject).usage(subject, 20);
+  expect(Math.round((usage.reservedUsd + usage.spentUsd) * 1e6)).toBe(Math.round(expected * 1e6));
 }
 
 /** Stops the delivery of the run's pending changes at `point`, as the outbox would have got there. */
@@ -129,7 +142,7 @@ const CHANGES: Change[] = [
 ];
 
 async function createFor(subject: string): Promise<string> {
-  const run = { ...newRun({ tools: ["ask"], script: asking, subject }), subject };
+  const run = { ...newRun({ tools: ["ask"], script: asking, subject, budget: { usd: BUDGET_USD } }), subject };
   valueOf(await stubFor(run.id).create(run));
   return run.id;
 }
