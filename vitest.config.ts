@@ -5,11 +5,12 @@ import { TEST_BINDINGS } from "./test/test-env.ts";
 type RateLimits = Record<string, { namespace_id: string; simple: { limit: number; period: 60 } }>;
 
 /** The rate limits of wrangler.toml, at `limit` each. */
-function rateLimits(create: number, runToken: number, subjectCreate: number): RateLimits {
+function rateLimits(create: number, runToken: number, subjectCreate: number, authFailures: number): RateLimits {
   return {
     CREATE_RATE_LIMIT: { namespace_id: "1001", simple: { limit: create, period: 60 } },
     RUN_TOKEN_RATE_LIMIT: { namespace_id: "1002", simple: { limit: runToken, period: 60 } },
     SUBJECT_CREATE_RATE_LIMIT: { namespace_id: "1003", simple: { limit: subjectCreate, period: 60 } },
+    AUTH_FAILURE_RATE_LIMIT: { namespace_id: "1004", simple: { limit: authFailures, period: 60 } },
   };
 }
 
@@ -64,11 +65,11 @@ export default defineConfig({
     projects: [
       // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools. The
       // rate limits are out of the way here (the fuzzers send thousands of requests)…
-      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**"], rateLimits(1_000_000, 1_000_000, 1_000_000)),
+      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000)),
       // …and small in a Worker of their own, where the 429s are tested.
-      workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3)),
+      workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3, 4)),
       // A deployment with WEBHOOK_URL: every run's events go to the local receiver.
-      workerd("webhooks", ["test/webhooks/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000), (inject) => ({
+      workerd("webhooks", ["test/webhooks/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
         WEBHOOK_URL: `${inject("webhookReceiverUrl")}/hooks/deployment`,
       })),
       {

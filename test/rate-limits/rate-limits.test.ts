@@ -60,3 +60,41 @@ describe("429 rate-limited per subject", () => {
     expect((await postJson("/v1/runs", userBody, bearer(await userToken(`other-${crypto.randomUUID()}`)))).status).toBe(201);
   });
 });
+
+describe("429 after too many failed authentications on one run (AUTH_FAILURE_RATE_LIMIT: 4 here, 20 in wrangler.toml)", () => {
+  async function userRun(): Promise<{ id: string; token: string }> {
+    const minted = (await (await postJson("/v1/tokens", { subject: `auth-${crypto.randomUUID()}` })).json()) as { token: string };
+    const response = await postJson("/v1/runs", userBody, bearer(minted.token));
+    expect(response.status).toBe(201);
+    const { run, token } = (await response.json()) as { run: { id: string }; token: string };
+    return { id: run.id, token };
+  }
+  const wrong = () => `rt_${"W".repeat(43)}`;
+  const read = (id: string, token: string) => SELF.fetch(`https://ratchet.test/v1/runs/${id}`, { headers: bearer(token) });
+
+  it("wrong run tokens: 404 up to the limit, then 429; then even the right token waits, without the run being asked; other runs and the deployment token go on", async () => {
+    const target = await userRun();
+    const other = await userRun();
+    for (let i = 0; i < 4; i++) await expectError(await read(target.id, wrong()), 404, "not-found");
+    const refused = await read(target.id, wrong());
+    expect(refused.headers.get("retry-after")).toBe("60");
+    const { error } = await expectError(refused, 429, "rate-limited");
+    expect(error.message).toContain("failed authentications");
+    await expectError(await read(target.id, target.token), 429, "rate-limited");
+    expect((await read(other.id, other.token)).status).toBe(200);
+    expect((await read(target.id, "")).status).toBe(401);
+    expect((await SELF.fetch(`https://ratchet.test/v1/runs/${target.id}`, { headers: bearer() })).status).toBe(200);
+  });
+
+  it("wrong tickets and wrong callback tokens count too, and the result route is rate-limited per run", async () => {
+    const target = await userRun();
+    const events = (ticket: string) => SELF.fetch(`https://ratchet.test/v1/runs/${target.id}/events?ticket=${ticket}`, { headers: { Accept: "text/event-stream" } });
+    const result = (token: string) => postJson(`/v1/runs/${target.id}/calls/s1~tool~1~c1/result`, { content: "x" }, bearer(token));
+    await expectError(await events(`tk_${"x".repeat(43)}`), 401, "unauthorized");
+    await expectError(await events("nonsense"), 401, "unauthorized");
+    await expectError(await result("cb_wrong"), 401, "unauthorized");
+    await expectError(await result("cb_wrong"), 401, "unauthorized");
+    await expectError(await result("cb_wrong"), 429, "rate-limited");
+    await expectError(await events(`tk_${"x".repeat(43)}`), 429, "rate-limited");
+  });
+});

@@ -191,6 +191,12 @@ export function setSuspendedOn(sql: SqlStorage, key: string | undefined): void {
   sql.exec("UPDATE run SET suspended_on = ? WHERE suspended_on IS NOT ?", key ?? null, key ?? null);
 }
 
+/** The run token's hash alone (for a run token's access): no other column, and never the body. */
+export function readTokenHash(sql: SqlStorage): string | undefined {
+  if (!hasRun(sql)) return undefined;
+  return sql.exec<{ token_hash: string }>("SELECT token_hash FROM run LIMIT 1").toArray()[0]?.token_hash;
+}
+
 /** The run's subject, if it has one (for a user token's access). */
 export function readSubject(sql: SqlStorage): string | undefined {
   if (!hasRun(sql)) return undefined;

@@ -19,6 +19,7 @@ import { ApiException, invalidRequest, notFound } from "../errors";
 import { isRunId, RUN_TOKEN_PATTERN } from "./ids";
 import { inboxIdOfTicket } from "./inbox-tickets";
 import { deploymentKey, enforceRateLimit, subjectKey } from "./rate-limit";
+import { countFailure, refuseIfBlocked } from "./auth-failures";
 import { runStub } from "../run-stub";
 import { TICKET_PATTERN } from "./tickets";
 import { USER_TOKEN_PATTERN, verifyUserToken, type UserClaims } from "./user-tokens";
@@ -114,13 +115,20 @@ export type RunAccess = {
   ticket?: boolean;
 };
 
+/** A failed authentication on run `id`: counted (AUTH_FAILURE_RATE_LIMIT; 429 past it), then `refusal`. */
+async function failed(c: Context<AppEnv>, id: string, refusal: ApiException): Promise<never> {
+  await countFailure(c.env.AUTH_FAILURE_RATE_LIMIT, id, Date.now());
+  throw refusal;
+}
+
 /** A run's ticket, redeemed once: who asked for it, or 401. */
 async function callerOfTicket(c: Context<AppEnv>, ticket: string): Promise<CallerKind> {
   const id = c.req.param("id");
   if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
-  if (!TICKET_PATTERN.test(ticket)) throw unauthorized("Invalid or expired ticket.");
+  refuseIfBlocked(id, Date.now());
+  if (!TICKET_PATTERN.test(ticket)) return failed(c, id, unauthorized("Invalid or expired ticket."));
   const kind = await runStub(c.env, id).redeemTicket(await sha256Hex(ticket));
-  if (kind === null) throw unauthorized("Invalid or expired ticket.");
+  if (kind === null) return failed(c, id, unauthorized("Invalid or expired ticket."));
   return kind;
 }
 
@@ -145,11 +153,13 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
     if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
     const run = runStub(c.env, id);
     if (caller.kind === "run") {
-      if (!(await run.authorize(await sha256Hex(caller.token)))) throw notFound();
+      // Past its failure limit, a run's object is not asked again until the minute is over.
+      refuseIfBlocked(id, Date.now());
+      if (!(await run.authorize(await sha256Hex(caller.token)))) return failed(c, id, notFound());
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
       await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${id}`, "requests with this run's token");
     } else if (caller.kind === "user") {
-      if (!(await run.authorizeSubject(caller.subject))) throw notFound();
+      if (!(await run.authorizeSubject(caller.subject))) return failed(c, id, notFound());
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
       await limitUser(c, caller.subject);
     }
@@ -217,11 +227,14 @@ export function requireCallback(): MiddlewareHandler<AppEnv> {
     const { runIdKeys } = c.var.settings;
     const id = c.req.param("id");
     if (id === undefined || !(await isRunId(id, runIdKeys))) throw notFound();
+    refuseIfBlocked(id, Date.now());
     const callKey = c.req.param("callKey") ?? "";
     const stepKey = stepKeyOf(callKey);
     if (stepKey === undefined || !(await isCallbackToken(match[1]!, runIdKeys, id, callKey))) {
-      throw unauthorized("Invalid callback token: a call's result takes the token that came with that call.");
+      return failed(c, id, unauthorized("Invalid callback token: a call's result takes the token that came with that call."));
     }
+    // Results, right or wrong, are requests like any other: per run, as a run token's are.
+    await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `callback:${id}`, "async tool results for this run");
     c.set("run", runStub(c.env, id));
     c.set("callStepKey", stepKey);
     await next();
