@@ -5,13 +5,13 @@
 //
 // One folder per vendor: anthropic/ and openai/ (each its provider, request body, stream assembly
 // and errors; openai/ also its list prices), scripted/ (the offline provider). What they share is
-// in shared/: the Provider type, the retry policy and the attempts of a call, the errors that end
+// in common/: the Provider type, the retry policy and the attempts of a call, the errors that end
 // a call, prices (with Anthropic's list prices) and the price a run's model gets, context windows,
 // reasoning and request images.
 export { createAnthropicProvider, MISSING_KEY_MESSAGE, type AnthropicProviderOptions } from "./anthropic/anthropic";
 export { createOpenAIProvider, MISSING_OPENAI_KEY_MESSAGE, type OpenAIProviderOptions } from "./openai/openai";
-export type { ImageData } from "./shared/request-images";
-export { ProviderError } from "./shared/errors";
-export { modelPrice, priceTableFor, unknownPriceMessage, type PricedProvider } from "./shared/model-prices";
+export type { ImageData } from "./common/request-images";
+export { ProviderError } from "./common/errors";
+export { modelPrice, priceTableFor, unknownPriceMessage, type PricedProvider } from "./common/model-prices";
 export { createScriptedProvider, scriptSchema, type ScriptedTurn } from "./scripted/scripted";
-export type { Provider } from "./shared/types";
+export type { Provider } from "./common/types";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { requestMessages } from "../../src/loop";
 import type { ChatMessage, GenerateRequest, ToolDefinition } from "../../src/loop";
 import { DEFAULT_MAX_TOKENS, imageHashes, toAnthropicParams, type ImageLookup } from "../../src/providers/anthropic/anthropic-request";
-import { ProviderError } from "../../src/providers/shared/errors";
+import { ProviderError } from "../../src/providers/common/errors";
 
 const images: Record<string, { data: string }> = {
   h1: { data: "aGVsbG8=" },

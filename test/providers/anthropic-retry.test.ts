@@ -2,8 +2,8 @@
 import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { describeFailure, providerErrorFor } from "../../src/providers/anthropic/anthropic-errors";
-import { StreamCutError } from "../../src/providers/shared/stream-errors";
-import { backoffMs, DEFAULT_RETRY_POLICY, retryAfterMs, retryDecision, type Failure } from "../../src/providers/shared/retry";
+import { StreamCutError } from "../../src/providers/common/stream-errors";
+import { backoffMs, DEFAULT_RETRY_POLICY, retryAfterMs, retryDecision, type Failure } from "../../src/providers/common/retry";
 
 const status = (code: number, more: Partial<Extract<Failure, { kind: "status" }>> = {}): Failure => ({ kind: "status", status: code, message: "m", ...more });
 const half = () => 0.5;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ContextOverflowError } from "../../src/loop/errors";
 import { textOf } from "../../src/loop";
 import { createAssembler } from "../../src/providers/anthropic/anthropic-stream";
-import { REFUSAL_TEXT, StreamCutError, StreamProtocolError } from "../../src/providers/shared/stream-errors";
+import { REFUSAL_TEXT, StreamCutError, StreamProtocolError } from "../../src/providers/common/stream-errors";
 import { answerEvents, type PromptUsage } from "../fake-anthropic/answer";
 import type { FakeTurn } from "../fake-anthropic/types";
 

@@ -4,8 +4,8 @@
 // some other model). Pure functions of the body and the settings.
 import type { CreateRunInput, Issue } from "../../api/schemas";
 import type { ProviderName } from "../../api/types";
-import { modelPrice, unknownPriceMessage } from "../../providers/shared/model-prices";
-import type { PriceTable } from "../../providers/shared/prices";
+import { modelPrice, unknownPriceMessage } from "../../providers/common/model-prices";
+import type { PriceTable } from "../../providers/common/prices";
 import { ApiException, invalidRequest } from "../errors";
 import { SCRIPTED_PROVIDER_SETTING } from "../../config/settings";
 import type { Creator } from "../app-env";

@@ -23,8 +23,8 @@ import type {
 import { containerBlock } from "../../loop/container";
 import { ContextOverflowError } from "../../loop/errors";
 import type { AssistantMessage, ContentPart, StopReason, ToolCall, Usage } from "../../loop/types";
-import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "../shared/stream-errors";
-import type { AssembledAnswer } from "../shared/types";
+import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "../common/stream-errors";
+import type { AssembledAnswer } from "../common/types";
 
 type Block =
   | { kind: "text"; text: string; citations: unknown[] }

@@ -6,15 +6,15 @@ import { describeFailure, providerErrorFor } from "./anthropic-errors";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { compactionBeta, toAnthropicParams } from "./anthropic-request";
 import { createAssembler } from "./anthropic-stream";
-import { contextWindowOf } from "../shared/context-windows";
+import { contextWindowOf } from "../common/context-windows";
 import { isContextOverflow } from "./context-overflow";
-import { ProviderError } from "../shared/errors";
-import { callPrice, tokenPricesIn } from "../shared/model-prices";
-import { ANTHROPIC_PRICES, costOf, serverToolCostOf, type Price } from "../shared/prices";
-import { imageLoader } from "../shared/request-images";
+import { ProviderError } from "../common/errors";
+import { callPrice, tokenPricesIn } from "../common/model-prices";
+import { ANTHROPIC_PRICES, costOf, serverToolCostOf, type Price } from "../common/prices";
+import { imageLoader } from "../common/request-images";
 import { nativeBetas } from "../../tools/native-tools";
-import { retryDepsOf, withRetries, type FailureReading } from "../shared/with-retries";
-import type { Provider, VendorProviderOptions } from "../shared/types";
+import { retryDepsOf, withRetries, type FailureReading } from "../common/with-retries";
+import type { Provider, VendorProviderOptions } from "../common/types";
 
 export type AnthropicProviderOptions = VendorProviderOptions & {
   /** Defaults to the SDK's https://api.anthropic.com. */

@@ -32,8 +32,8 @@ import type {
 import type { ReasoningEffort } from "openai/resources/shared";
 import { isBlank, textOf, toParts } from "../../loop/content";
 import type { AssistantMessage, ChatMessage, GenerateRequest, ImagePart, ToolMessage } from "../../loop/types";
-import { DEFAULT_REASONING_BUDGET, reasoningAsked } from "../shared/reasoning";
-import { imageToSend, type ImageLookup } from "../shared/request-images";
+import { DEFAULT_REASONING_BUDGET, reasoningAsked } from "../common/reasoning";
+import { imageToSend, type ImageLookup } from "../common/request-images";
 
 /** max_completion_tokens when the request sets none. */
 export const DEFAULT_MAX_TOKENS = 8192;

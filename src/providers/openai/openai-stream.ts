@@ -16,8 +16,8 @@
 // refusal → refusal (the run stops with stoppedBy "refusal").
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { AssistantMessage, StopReason, ToolCall, Usage } from "../../loop/types";
-import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "../shared/stream-errors";
-import type { AssembledAnswer } from "../shared/types";
+import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "../common/stream-errors";
+import type { AssembledAnswer } from "../common/types";
 
 export const CONTENT_FILTER_TEXT = "The model declined to answer (content filter).";
 

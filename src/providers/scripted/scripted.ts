@@ -6,11 +6,11 @@
 // summary calls are answered apart, from no turn.
 import { z } from "zod";
 import { textOf } from "../../loop/content";
-import { DEFAULT_CONTEXT_WINDOW } from "../shared/context-windows";
+import { DEFAULT_CONTEXT_WINDOW } from "../common/context-windows";
 import { ContextOverflowError } from "../../loop/errors";
 import type { ChatMessage, GenerateContext, GenerateRequest, GenerateResult, StopReason, Usage } from "../../loop/types";
-import { ProviderError } from "../shared/errors";
-import type { Provider } from "../shared/types";
+import { ProviderError } from "../common/errors";
+import type { Provider } from "../common/types";
 
 export const scriptedTurnSchema = z.strictObject({
   text: z.string().optional(),

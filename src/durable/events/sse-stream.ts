@@ -1,0 +1,143 @@
+// One Server-Sent Events watcher, read at its reader's pace. Stored events are never queued for it:
+// the stream keeps only a cursor (the last seq it gave out) and reads the next page of the event log
+// when its reader asks for more (pull), so a reader that never reads holds one page, not the log.
+// Live-only events (text deltas) wait in a short queue, each after the stored event it followed,
+// so the order a reader sees is the order they happened; past the queue's bound the oldest go (a
+// step's stored event carries its whole text anyway). A reader whose stream has had something
+// waiting for STALLED_MS with no read is closed (stalled).
+import type { LoggedEvent } from "./event-log";
+
+/** Stored events read per page. */
+export const SSE_PAGE_EVENTS = 100;
+/** Live frames kept for a reader that is behind; older ones are dropped. */
+export const LIVE_FRAMES_KEPT = 256;
+/** A reader with something waiting and no read for this long is closed. */
+export const STALLED_MS = 30_000;
+
+const encoder = new TextEncoder();
+
+export function sseFrame(event: LoggedEvent): string {
+  return `id: ${event.seq}\ndata: ${event.text}\n\n`;
+}
+
+/** What a stream reads: stored events after a seq (at most `limit`), the newest seq, and the clock. */
+export type SseSource = {
+  after(seq: number, limit: number): LoggedEvent[];
+  newest(): number;
+  now(): number;
+};
+
+export class SseStream {
+  readonly readable: ReadableStream<Uint8Array>;
+  private cursor: number;
+  private readonly live: { after: number; text: string }[] = [];
+  private wake: (() => void) | undefined;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  /** When the stream last gave its reader something; the reader is behind from then until it asks again. */
+  private lastGaveAt: number;
+  /** The reader asked for more and waits for it (a pull is under way). */
+  private asking = false;
+  private ended = false;
+
+  constructor(
+    private readonly source: SseSource,
+    after: number,
+    private readonly onEnd: () => void,
+  ) {
+    this.cursor = after;
+    this.lastGaveAt = source.now();
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        pull: (controller) => this.pull(controller),
+        cancel: () => this.end(),
+      },
+      // One page at a time: the next is read when the reader took this one.
+      { highWaterMark: 1 },
+    );
+  }
+
+  /** New stored events were committed. */
+  notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  /** A live-only event, after the stored events up to now. */
+  pushLive(text: string): void {
+    if (this.ended) return;
+    if (this.live.length >= LIVE_FRAMES_KEPT) this.live.shift();
+    this.live.push({ after: this.source.newest(), text: `data: ${text}\n\n` });
+    this.notify();
+  }
+
+  /** Something has waited for the reader for STALLED_MS without a read. */
+  stalled(now: number): boolean {
+    return !this.ended && !this.asking && now - this.lastGaveAt > STALLED_MS && (this.live.length > 0 || this.source.newest() > this.cursor);
+  }
+
+  /** Ends the stream (the reader gets its end), once. */
+  close(): void {
+    if (this.ended) return;
+    this.end();
+    try {
+      this.controller?.close();
+    } catch {
+      // Already closed or errored.
+    }
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.notify();
+    this.onEnd();
+  }
+
+  private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    this.asking = true;
+    try {
+      await this.give(controller);
+    } finally {
+      this.asking = false;
+      this.lastGaveAt = this.source.now();
+    }
+  }
+
+  private async give(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    for (;;) {
+      if (this.ended) return;
+      const head = this.live[0];
+      if (head !== undefined && head.after <= this.cursor) {
+        this.live.shift();
+        controller.enqueue(encoder.encode(head.text));
+        return;
+      }
+      let page: LoggedEvent[];
+      try {
+        page = this.source.after(this.cursor, head === undefined ? SSE_PAGE_EVENTS : Math.min(SSE_PAGE_EVENTS, head.after - this.cursor));
+      } catch {
+        // The log is gone (the run was deleted): the stream ends.
+        this.close();
+        return;
+      }
+      if (page.length > 0) {
+        this.cursor = page[page.length - 1]!.seq;
+        controller.enqueue(encoder.encode(page.map(sseFrame).join("")));
+        return;
+      }
+      if (head !== undefined) {
+        // The events it followed are not there (rolled back): it goes now.
+        this.live.shift();
+        controller.enqueue(encoder.encode(head.text));
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+  }
+}
