@@ -6,7 +6,7 @@
 // are sanity checks (every run took its 40 steps).
 //
 // Token counts are the fake's estimates (4 bytes of text a token, 1,500 tokens an image), and
-// costs come from the price table (src/providers/prices.ts), so the figures compare the modes with
+// costs come from the price table (src/providers/common/prices.ts), so the figures compare the modes with
 // each other; they are not a bill.
 //
 // The same run is then made through the openai provider → the official openai SDK → the fake
@@ -23,8 +23,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runToolLoop } from "../src/loop";
 import type { CacheMode, ContentPart, Generate, ToolSpec } from "../src/loop";
-import { createAnthropicProvider } from "../src/providers/anthropic";
-import { createOpenAIProvider } from "../src/providers/openai";
+import { createAnthropicProvider } from "../src/providers/anthropic/anthropic";
+import { createOpenAIProvider } from "../src/providers/openai/openai";
 import { fakeAnthropicUrl, script, uniqueModel } from "../test/fake-anthropic/client";
 import { configureOpenAI, fakeOpenAIUrl, scriptOpenAI, uniqueOpenAIModel } from "../test/fake-openai/client";
 import { estimateTokens } from "../test/fake-anthropic/request";

@@ -9,8 +9,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runToolLoop } from "../src/loop";
 import type { CompactionMode, ToolSpec } from "../src/loop";
-import { createAnthropicProvider } from "../src/providers/anthropic";
-import { contextWindowOf } from "../src/providers/context-windows";
+import { createAnthropicProvider } from "../src/providers/anthropic/anthropic";
+import { contextWindowOf } from "../src/providers/common/context-windows";
 import { configure, fakeAnthropicUrl, recorded, script, uniqueModel, type FakeTurn } from "../test/fake-anthropic/client";
 import { memoryJournal } from "../test/helpers/journal";
 

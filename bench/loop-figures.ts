@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { runToolLoop } from "../src/loop";
 import type { ChatMessage, Generate, GenerateResult, Step, StepOutput, ToolSpec } from "../src/loop";
-import { createScriptedProvider, type ScriptedTurn } from "../src/providers/scripted";
+import { createScriptedProvider, type ScriptedTurn } from "../src/providers/scripted/scripted";
 
 export type Clock = {
   /** Milliseconds. */

@@ -5,7 +5,7 @@
 // refused with a 400 that names it, instead of being silently ignored.
 import { z } from "@hono/zod-openapi";
 import { httpUrlSchema } from "./http-url";
-import { scriptSchema } from "../providers/scripted";
+import { scriptSchema } from "../providers/scripted/scripted";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "./async-calls";
 import { IMAGE_MEDIA_TYPES } from "./images";
 import { mcpServersSchema } from "./mcp-schemas";

@@ -8,7 +8,7 @@ import { webhookProblems } from "./webhook-settings";
 import { parsePublicUrl } from "./public-url";
 import { parsePrices, PRICES_SETTING } from "./prices-setting";
 import { baseUrlProblems } from "./base-urls";
-import type { PriceTable } from "../providers/prices";
+import type { PriceTable } from "../providers/common/prices";
 
 export type { Limits };
 

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { expect, it } from "vitest";
 import type { createdRunSchema, createRunBodySchema, answerBodySchema, messagesSchema, storedEventSchema, runEventSchema, runViewSchema } from "../../src/api/schemas";
 import type { AnswerRequest, ChatMessage, CreatedRun, CreateRunRequest, RunView, ScriptedTurn, StoredRunEvent, StreamEvent } from "../../src/client";
-import type { scriptSchema } from "../../src/providers/scripted";
+import type { scriptSchema } from "../../src/providers/scripted/scripted";
 
 type Assignable<From, To> = [From] extends [To] ? true : false;
 type Check<T extends true> = T;

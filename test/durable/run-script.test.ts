@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { runSlice } from "../../src/durable/engine/engine";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { scriptOf } from "../../src/durable/engine/run-script";
-import { scriptSchema } from "../../src/providers/scripted";
+import { scriptSchema } from "../../src/providers/scripted/scripted";
 import { engineFor } from "../helpers/engine";
 import { createRun, journalKeys, viewOf, type RunStub } from "../helpers/runs";
 

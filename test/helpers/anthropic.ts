@@ -1,7 +1,7 @@
 // The anthropic provider pointed at the fake server, with waits recorded instead of slept.
 import type { ChatMessage, GenerateRequest, ToolDefinition } from "../../src/loop";
-import { createAnthropicProvider, type AnthropicProviderOptions } from "../../src/providers/anthropic";
-import type { ImageData } from "../../src/providers/anthropic-request";
+import { createAnthropicProvider, type AnthropicProviderOptions } from "../../src/providers/anthropic/anthropic";
+import type { ImageData } from "../../src/providers/anthropic/anthropic-request";
 import { recordingDeps, type Recording } from "./recording-deps";
 import { fakeAnthropicUrl } from "../fake-anthropic/client";
 

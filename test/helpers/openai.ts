@@ -1,6 +1,6 @@
 // The openai provider pointed at the fake OpenAI server, with waits recorded instead of slept.
-import { createOpenAIProvider, type OpenAIProviderOptions } from "../../src/providers/openai";
-import type { ImageData } from "../../src/providers/request-images";
+import { createOpenAIProvider, type OpenAIProviderOptions } from "../../src/providers/openai/openai";
+import type { ImageData } from "../../src/providers/common/request-images";
 import { recordingDeps, type Recording } from "./recording-deps";
 import { fakeOpenAIUrl } from "../fake-openai/client";
 

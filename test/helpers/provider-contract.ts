@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { textOf } from "../../src/loop";
 import type { ChatMessage, GenerateRequest } from "../../src/loop";
-import type { Provider } from "../../src/providers/types";
+import type { Provider } from "../../src/providers/common/types";
 
 /** A turn in the suite's terms; `refused`: the model declines (each setup scripts it its provider's way). */
 export type ContractTurn = { text?: string; toolCalls?: Array<{ id: string; name: string; input: unknown }>; refused?: boolean };

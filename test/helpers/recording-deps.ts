@@ -1,6 +1,6 @@
 // What the real providers are given in tests: stored images read from a map, and waits between
 // attempts recorded instead of slept (the retry policy is checked by what it asked to wait).
-import type { ImageData } from "../../src/providers/request-images";
+import type { ImageData } from "../../src/providers/common/request-images";
 
 export type Recording = {
   /** Every wait between attempts, in ms. */

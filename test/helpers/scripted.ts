@@ -1,7 +1,7 @@
 // Scripted models and counting tools for loop tests.
 import { z } from "zod";
 import type { AnyToolSpec, GenerateRequest, ToolSpec } from "../../src/loop/types";
-import { createScriptedProvider, type ScriptedTurn } from "../../src/providers/scripted";
+import { createScriptedProvider, type ScriptedTurn } from "../../src/providers/scripted/scripted";
 
 export type CountingModel = {
   generate: ReturnType<typeof createScriptedProvider>["generate"];

@@ -6,7 +6,7 @@ import { ContextOverflowError, runToolLoop, textOf } from "../../src/loop";
 import { contextView, isSummaryRecord, summaryRecord } from "../../src/loop/context-view";
 import { SUMMARY_SYSTEM } from "../../src/loop/compaction";
 import type { AssistantMessage, ChatMessage, GenerateRequest, GenerateResult, RunToolLoopOptions, StoredLoopEvent } from "../../src/loop";
-import type { ScriptedTurn } from "../../src/providers/scripted";
+import type { ScriptedTurn } from "../../src/providers/scripted/scripted";
 import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";
 import { call, echoTool, scriptedModel } from "../helpers/scripted";
 

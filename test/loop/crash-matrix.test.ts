@@ -14,7 +14,7 @@ import type {
   RunToolLoopResult,
   ToolSpec,
 } from "../../src/loop";
-import type { ScriptedTurn } from "../../src/providers/scripted";
+import type { ScriptedTurn } from "../../src/providers/scripted/scripted";
 import { Crash, crashingJournal, memoryJournal, type CrashPoint, type MemoryJournal } from "../helpers/journal";
 import { askTool, call, scriptedModel } from "../helpers/scripted";
 

@@ -15,7 +15,7 @@ import type {
   RunToolLoopResult,
   ToolSpec,
 } from "../../src/loop";
-import type { ScriptedTurn } from "../../src/providers/scripted";
+import type { ScriptedTurn } from "../../src/providers/scripted/scripted";
 import { memoryJournal, type MemoryJournal } from "../helpers/journal";
 import { askTool, scriptedModel } from "../helpers/scripted";
 

@@ -1,7 +1,7 @@
 // Every error path of the anthropic provider, through the SDK against the fake server: what is
 // retried (and how long it waits), what fails at once, and an abort in the middle of a stream.
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "../../src/providers/errors";
+import { ProviderError } from "../../src/providers/common/errors";
 import { recorded, requestsWhen, script, uniqueModel, type FakeFailure } from "../fake-anthropic/client";
 import { context, rejection, testProvider, textRequest } from "../helpers/anthropic";
 

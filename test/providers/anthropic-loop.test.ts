@@ -3,7 +3,7 @@
 // cache across steps, and a resumed run that sends byte-identical requests.
 import { describe, expect, it } from "vitest";
 import { textOf } from "../../src/loop";
-import { REFUSAL_TEXT } from "../../src/providers/stream-errors";
+import { REFUSAL_TEXT } from "../../src/providers/common/stream-errors";
 import { recorded, script, uniqueModel, type FakeTurn } from "../fake-anthropic/client";
 import { echoTool } from "../helpers/scripted";
 import { loopRunner, resumeMidRun } from "../helpers/provider-loop";

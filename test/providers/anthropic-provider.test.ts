@@ -1,9 +1,9 @@
 // The anthropic provider through the real SDK against the fake server: what is sent, what comes back.
 import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { toAnthropicParams } from "../../src/providers/anthropic-request";
-import { ProviderError } from "../../src/providers/errors";
-import { costOf, priceOf } from "../../src/providers/prices";
+import { toAnthropicParams } from "../../src/providers/anthropic/anthropic-request";
+import { ProviderError } from "../../src/providers/common/errors";
+import { costOf, priceOf } from "../../src/providers/common/prices";
 import { fakeAnthropicUrl, recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { context, rejection, testProvider, textRequest } from "../helpers/anthropic";
 

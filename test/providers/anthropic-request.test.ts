@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { requestMessages } from "../../src/loop";
 import type { ChatMessage, GenerateRequest, ToolDefinition } from "../../src/loop";
-import { DEFAULT_MAX_TOKENS, imageHashes, toAnthropicParams, type ImageLookup } from "../../src/providers/anthropic-request";
-import { ProviderError } from "../../src/providers/errors";
+import { DEFAULT_MAX_TOKENS, imageHashes, toAnthropicParams, type ImageLookup } from "../../src/providers/anthropic/anthropic-request";
+import { ProviderError } from "../../src/providers/common/errors";
 
 const images: Record<string, { data: string }> = {
   h1: { data: "aGVsbG8=" },

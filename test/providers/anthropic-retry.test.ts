@@ -1,9 +1,9 @@
 // The retry policy as a pure function of (failure, attempt), and how SDK errors become failures.
 import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { describeFailure, providerErrorFor } from "../../src/providers/anthropic-errors";
-import { StreamCutError } from "../../src/providers/stream-errors";
-import { backoffMs, DEFAULT_RETRY_POLICY, retryAfterMs, retryDecision, type Failure } from "../../src/providers/retry";
+import { describeFailure, providerErrorFor } from "../../src/providers/anthropic/anthropic-errors";
+import { StreamCutError } from "../../src/providers/common/stream-errors";
+import { backoffMs, DEFAULT_RETRY_POLICY, retryAfterMs, retryDecision, type Failure } from "../../src/providers/common/retry";
 
 const status = (code: number, more: Partial<Extract<Failure, { kind: "status" }>> = {}): Failure => ({ kind: "status", status: code, message: "m", ...more });
 const half = () => 0.5;

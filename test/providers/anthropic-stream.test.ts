@@ -4,8 +4,8 @@ import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages
 import { describe, expect, it } from "vitest";
 import { ContextOverflowError } from "../../src/loop/errors";
 import { textOf } from "../../src/loop";
-import { createAssembler } from "../../src/providers/anthropic-stream";
-import { REFUSAL_TEXT, StreamCutError, StreamProtocolError } from "../../src/providers/stream-errors";
+import { createAssembler } from "../../src/providers/anthropic/anthropic-stream";
+import { REFUSAL_TEXT, StreamCutError, StreamProtocolError } from "../../src/providers/common/stream-errors";
 import { answerEvents, type PromptUsage } from "../fake-anthropic/answer";
 import type { FakeTurn } from "../fake-anthropic/types";
 

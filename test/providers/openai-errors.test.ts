@@ -3,7 +3,7 @@
 // what fails at once, a prompt too long for the window, and the text streamed by a failed attempt.
 import { describe, expect, it } from "vitest";
 import { ContextOverflowError } from "../../src/loop/errors";
-import { ProviderError } from "../../src/providers/errors";
+import { ProviderError } from "../../src/providers/common/errors";
 import { configureOpenAI, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel, type FakeFailure } from "../fake-openai/client";
 import { context, rejection, textRequest } from "../helpers/anthropic";
 import { testOpenAIProvider } from "../helpers/openai";

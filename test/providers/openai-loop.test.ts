@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { textOf } from "../../src/loop";
 import type { LoopEvent } from "../../src/loop";
-import { CONTENT_FILTER_TEXT } from "../../src/providers/openai-stream";
+import { CONTENT_FILTER_TEXT } from "../../src/providers/openai/openai-stream";
 import { configureOpenAI, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel, type FakeTurn } from "../fake-openai/client";
 import { echoTool } from "../helpers/scripted";
 import { loopRunner, resumeMidRun } from "../helpers/provider-loop";

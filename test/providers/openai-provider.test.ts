@@ -2,9 +2,9 @@
 // strict server takes it), images from the blob store, usage and cost from the price table
 // (automatic prefix caching included), reasoning, and the price rule.
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "../../src/providers/errors";
-import { OPENAI_PRICES } from "../../src/providers/openai-prices";
-import { costOf } from "../../src/providers/prices";
+import { ProviderError } from "../../src/providers/common/errors";
+import { OPENAI_PRICES } from "../../src/providers/openai/openai-prices";
+import { costOf } from "../../src/providers/common/prices";
 import { recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { context, rejection, textRequest } from "../helpers/anthropic";
 import { testOpenAIProvider } from "../helpers/openai";

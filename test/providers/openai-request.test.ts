@@ -2,9 +2,9 @@
 // what the fake OpenAI server, which checks bodies as the real API does, says of the results.
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, GenerateRequest } from "../../src/loop";
-import { ProviderError } from "../../src/providers/errors";
-import { DEFAULT_MAX_TOKENS, reasoningOf, takesReasoningEffort, toChatMessages, toOpenAIParams } from "../../src/providers/openai-request";
-import type { ImageLookup } from "../../src/providers/request-images";
+import { ProviderError } from "../../src/providers/common/errors";
+import { DEFAULT_MAX_TOKENS, reasoningOf, takesReasoningEffort, toChatMessages, toOpenAIParams } from "../../src/providers/openai/openai-request";
+import type { ImageLookup } from "../../src/providers/common/request-images";
 import { validateRequest } from "../fake-openai/request";
 
 const images: Record<string, { data: string }> = { h1: { data: "iVBORw0KGgo=" }, h2: { data: "R0lGODlh" } };

@@ -2,8 +2,8 @@
 // pieces, finish reasons, usage (cached tokens included), and what a broken stream amounts to.
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { StreamCutError, StreamProtocolError } from "../../src/providers/stream-errors";
-import { CONTENT_FILTER_TEXT, createChunkAssembler } from "../../src/providers/openai-stream";
+import { StreamCutError, StreamProtocolError } from "../../src/providers/common/stream-errors";
+import { CONTENT_FILTER_TEXT, createChunkAssembler } from "../../src/providers/openai/openai-stream";
 
 type Delta = ChatCompletionChunk.Choice.Delta;
 const chunk = (delta: Delta, finish: ChatCompletionChunk.Choice["finish_reason"] = null): ChatCompletionChunk => ({

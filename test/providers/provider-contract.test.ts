@@ -1,7 +1,7 @@
 // The shared provider suite, run against the scripted provider, the anthropic provider (SDK → fake
 // Anthropic server) and the openai provider (SDK → fake OpenAI server).
 import type { ChatMessage, GenerateRequest } from "../../src/loop";
-import { createScriptedProvider } from "../../src/providers/scripted";
+import { createScriptedProvider } from "../../src/providers/scripted/scripted";
 import { script, uniqueModel } from "../fake-anthropic/client";
 import { scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { testProvider, textRequest } from "../helpers/anthropic";

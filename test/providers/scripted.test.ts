@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GenerateRequest } from "../../src/loop";
-import { createScriptedProvider, ScriptedProviderError } from "../../src/providers/scripted";
+import { createScriptedProvider, ScriptedProviderError } from "../../src/providers/scripted/scripted";
 
 const request = (assistants: number): GenerateRequest => ({
   prompt: "",

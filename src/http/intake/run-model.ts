@@ -4,8 +4,8 @@
 // some other model). Pure functions of the body and the settings.
 import type { CreateRunInput, Issue } from "../../api/schemas";
 import type { ProviderName } from "../../api/types";
-import { modelPrice, unknownPriceMessage } from "../../providers/model-prices";
-import type { PriceTable } from "../../providers/prices";
+import { modelPrice, unknownPriceMessage } from "../../providers/common/model-prices";
+import type { PriceTable } from "../../providers/common/prices";
 import { invalidRequest } from "../errors";
 
 /** The model of a run on anthropic (or scripted) when neither the body nor DEFAULT_MODEL names one. */

@@ -5,12 +5,12 @@
 // resumed run gets the same turn for the same step however many processes it took. The loop's
 // summary calls are answered apart, from no turn.
 import { z } from "zod";
-import { textOf } from "../loop/content";
-import { DEFAULT_CONTEXT_WINDOW } from "./context-windows";
-import { ContextOverflowError } from "../loop/errors";
-import type { ChatMessage, GenerateContext, GenerateRequest, GenerateResult, StopReason, Usage } from "../loop/types";
-import { ProviderError } from "./errors";
-import type { Provider } from "./types";
+import { textOf } from "../../loop/content";
+import { DEFAULT_CONTEXT_WINDOW } from "../common/context-windows";
+import { ContextOverflowError } from "../../loop/errors";
+import type { ChatMessage, GenerateContext, GenerateRequest, GenerateResult, StopReason, Usage } from "../../loop/types";
+import { ProviderError } from "../common/errors";
+import type { Provider } from "../common/types";
 
 export const scriptedTurnSchema = z.strictObject({
   text: z.string().optional(),

@@ -15,9 +15,9 @@
 // arguments broke off gets {} and the loop answers it without running it), "content_filter" or a
 // refusal → refusal (the run stops with stoppedBy "refusal").
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import type { AssistantMessage, StopReason, ToolCall, Usage } from "../loop/types";
-import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "./stream-errors";
-import type { AssembledAnswer } from "./types";
+import type { AssistantMessage, StopReason, ToolCall, Usage } from "../../loop/types";
+import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "../common/stream-errors";
+import type { AssembledAnswer } from "../common/types";
 
 export const CONTENT_FILTER_TEXT = "The model declined to answer (content filter).";
 

@@ -2,8 +2,8 @@
 // Failure, the retry policy decides, and the call either waits and tries again or ends with the
 // provider's error. Text streamed by a failed attempt is declared void before anything else
 // happens; a prompt too long for the context window is never retried (the loop compacts instead).
-import { ContextOverflowError } from "../loop/errors";
-import type { GenerateContext, GenerateResult } from "../loop/types";
+import { ContextOverflowError } from "../../loop/errors";
+import type { GenerateContext, GenerateResult } from "../../loop/types";
 import { abortableSleep } from "./abortable-sleep";
 import type { ProviderError } from "./errors";
 import { DEFAULT_RETRY_POLICY, retryDecision, type Failure, type RetryDecision, type RetryPolicy } from "./retry";

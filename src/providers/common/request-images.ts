@@ -2,8 +2,8 @@
 // pure function): each read once from the run's blob store, and kept in memory for the provider's
 // next steps. Shared by the real providers; each sends the bytes its own way (Anthropic a base64
 // block, OpenAI a data URL).
-import { toParts } from "../loop/content";
-import type { GenerateRequest, ImagePart } from "../loop/types";
+import { toParts } from "../../loop/content";
+import type { GenerateRequest, ImagePart } from "../../loop/types";
 import { ProviderError } from "./errors";
 
 /** An image's bytes, base64; the media type sent is the part's own. */

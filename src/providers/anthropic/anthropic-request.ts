@@ -34,17 +34,17 @@ import type {
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
-import { isBlank, toParts } from "../loop/content";
-import type { AssistantMessage, ChatMessage, ContentPart, GenerateRequest, ImagePart, TextPart, ToolMessage } from "../loop/types";
-import { reasoningAsked } from "./reasoning";
-import { imageToSend, type ImageLookup } from "./request-images";
+import { isBlank, toParts } from "../../loop/content";
+import type { AssistantMessage, ChatMessage, ContentPart, GenerateRequest, ImagePart, TextPart, ToolMessage } from "../../loop/types";
+import { reasoningAsked } from "../common/reasoning";
+import { imageToSend, type ImageLookup } from "../common/request-images";
 
 /** max_tokens when the request sets none. */
 export const DEFAULT_MAX_TOKENS = 8192;
 /** Anthropic refuses a request with more cache breakpoints. */
 export const MAX_CACHE_MARKS = 4;
 
-export { imageHashes, type ImageData, type ImageLookup } from "./request-images";
+export { imageHashes, type ImageData, type ImageLookup } from "../common/request-images";
 
 const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
 

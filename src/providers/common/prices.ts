@@ -13,7 +13,7 @@
 // Ratchet only writes 5-minute cache entries (it never sends a ttl), so the 1-hour write rate is
 // not listed. Batch, fast mode and long-prompt bands are not used by Ratchet and not modelled:
 // Haiku 5.5's prices are its band for prompts up to 100,000 tokens.
-import type { TokenPrices, Usage } from "../loop/types";
+import type { TokenPrices, Usage } from "../../loop/types";
 
 export type Price = {
   /** Input tokens that neither read nor wrote the cache. */

@@ -20,11 +20,11 @@ import type {
   StopReason as AnthropicStopReason,
   Usage as AnthropicUsage,
 } from "@anthropic-ai/sdk/resources/messages";
-import { containerBlock } from "../loop/container";
-import { ContextOverflowError } from "../loop/errors";
-import type { AssistantMessage, ContentPart, StopReason, ToolCall, Usage } from "../loop/types";
-import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "./stream-errors";
-import type { AssembledAnswer } from "./types";
+import { containerBlock } from "../../loop/container";
+import { ContextOverflowError } from "../../loop/errors";
+import type { AssistantMessage, ContentPart, StopReason, ToolCall, Usage } from "../../loop/types";
+import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "../common/stream-errors";
+import type { AssembledAnswer } from "../common/types";
 
 type Block =
   | { kind: "text"; text: string; citations: unknown[] }

@@ -30,10 +30,10 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import type { ReasoningEffort } from "openai/resources/shared";
-import { isBlank, textOf, toParts } from "../loop/content";
-import type { AssistantMessage, ChatMessage, GenerateRequest, ImagePart, ToolMessage } from "../loop/types";
-import { DEFAULT_REASONING_BUDGET, reasoningAsked } from "./reasoning";
-import { imageToSend, type ImageLookup } from "./request-images";
+import { isBlank, textOf, toParts } from "../../loop/content";
+import type { AssistantMessage, ChatMessage, GenerateRequest, ImagePart, ToolMessage } from "../../loop/types";
+import { DEFAULT_REASONING_BUDGET, reasoningAsked } from "../common/reasoning";
+import { imageToSend, type ImageLookup } from "../common/request-images";
 
 /** max_completion_tokens when the request sets none. */
 export const DEFAULT_MAX_TOKENS = 8192;

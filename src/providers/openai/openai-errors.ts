@@ -3,10 +3,10 @@
 // type/code, how many attempts were made. A prompt too long for the model's context window is
 // told apart, so the loop compacts instead of retrying.
 import { APIConnectionError, APIError } from "openai";
-import { StreamCutError, StreamProtocolError } from "./stream-errors";
-import { endingError, type VendorWords } from "./ending-error";
-import type { ProviderError } from "./errors";
-import { nonEmpty, statusFailure, type Failure, type RetryDecision } from "./retry";
+import { StreamCutError, StreamProtocolError } from "../common/stream-errors";
+import { endingError, type VendorWords } from "../common/ending-error";
+import type { ProviderError } from "../common/errors";
+import { nonEmpty, statusFailure, type Failure, type RetryDecision } from "../common/retry";
 
 type ErrorBody = { type?: unknown; code?: unknown; message?: unknown } | undefined;
 

@@ -1,4 +1,4 @@
-import type { AssistantMessage, Generate, StopReason, TokenPrices, ToolCall, Usage } from "../loop/types";
+import type { AssistantMessage, Generate, StopReason, TokenPrices, ToolCall, Usage } from "../../loop/types";
 import type { PriceTable } from "./prices";
 import type { ImageData } from "./request-images";
 

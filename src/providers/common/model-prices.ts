@@ -3,9 +3,9 @@
 // the model is asked of). A model with neither has no price: the edge refuses a run on it with a
 // 400 that names PRICES, instead of pricing it as some other model. The scripted provider plays
 // costs from its script and needs no price.
-import type { TokenPrices } from "../loop/types";
+import type { TokenPrices } from "../../loop/types";
 import { ProviderError } from "./errors";
-import { OPENAI_PRICES } from "./openai-prices";
+import { OPENAI_PRICES } from "../openai/openai-prices";
 import { ANTHROPIC_PRICES, priceOf, tokenPrices, type Price, type PriceTable } from "./prices";
 
 export type PricedProvider = "anthropic" | "openai";

@@ -1,10 +1,10 @@
 // Errors of the Anthropic SDK → Failure (what the retry policy reads) → the ProviderError that ends
 // a run: the provider's own message, the status and type, how many attempts were made.
 import { APIError } from "@anthropic-ai/sdk";
-import { endingError, type VendorWords } from "./ending-error";
-import type { ProviderError } from "./errors";
-import { StreamCutError, StreamProtocolError } from "./stream-errors";
-import { nonEmpty, statusFailure, type Failure, type RetryDecision } from "./retry";
+import { endingError, type VendorWords } from "../common/ending-error";
+import type { ProviderError } from "../common/errors";
+import { StreamCutError, StreamProtocolError } from "../common/stream-errors";
+import { nonEmpty, statusFailure, type Failure, type RetryDecision } from "../common/retry";
 
 type ErrorBody = { error?: { type?: unknown; message?: unknown; details?: { error_code?: unknown } } } | undefined;
 

@@ -1,20 +1,20 @@
 // The anthropic provider: one model step = one streamed POST /v1/messages through the official
 // SDK, retried here and nowhere else (maxRetries: 0 on the client), before anything is stored.
 import Anthropic from "@anthropic-ai/sdk";
-import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/types";
+import type { GenerateContext, GenerateRequest, GenerateResult } from "../../loop/types";
 import { describeFailure, providerErrorFor } from "./anthropic-errors";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { compactionBeta, toAnthropicParams } from "./anthropic-request";
 import { createAssembler } from "./anthropic-stream";
-import { contextWindowOf } from "./context-windows";
+import { contextWindowOf } from "../common/context-windows";
 import { isContextOverflow } from "./context-overflow";
-import { ProviderError } from "./errors";
-import { callPrice, tokenPricesIn } from "./model-prices";
-import { ANTHROPIC_PRICES, costOf, serverToolCostOf, type Price } from "./prices";
-import { imageLoader } from "./request-images";
-import { nativeBetas } from "../tools/native-tools";
-import { retryDepsOf, withRetries, type FailureReading } from "./with-retries";
-import type { Provider, VendorProviderOptions } from "./types";
+import { ProviderError } from "../common/errors";
+import { callPrice, tokenPricesIn } from "../common/model-prices";
+import { ANTHROPIC_PRICES, costOf, serverToolCostOf, type Price } from "../common/prices";
+import { imageLoader } from "../common/request-images";
+import { nativeBetas } from "../../tools/native-tools";
+import { retryDepsOf, withRetries, type FailureReading } from "../common/with-retries";
+import type { Provider, VendorProviderOptions } from "../common/types";
 
 export type AnthropicProviderOptions = VendorProviderOptions & {
   /** Defaults to the SDK's https://api.anthropic.com. */

@@ -4,18 +4,18 @@
 // loop's summary mode keeps long runs inside the context window.
 import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
-import type { GenerateContext, GenerateRequest, GenerateResult } from "../loop/types";
-import { openAIContextWindowOf } from "./context-windows";
-import { ProviderError } from "./errors";
-import { callPrice, tokenPricesIn } from "./model-prices";
+import type { GenerateContext, GenerateRequest, GenerateResult } from "../../loop/types";
+import { openAIContextWindowOf } from "../common/context-windows";
+import { ProviderError } from "../common/errors";
+import { callPrice, tokenPricesIn } from "../common/model-prices";
 import { describeOpenAIFailure, isOpenAIContextOverflow, openAIProviderError, withoutKey } from "./openai-errors";
 import { OPENAI_PRICES } from "./openai-prices";
 import { toOpenAIParams } from "./openai-request";
 import { createChunkAssembler } from "./openai-stream";
-import { costOf, type Price } from "./prices";
-import { imageLoader } from "./request-images";
-import { retryDepsOf, withRetries, type FailureReading } from "./with-retries";
-import type { Provider, VendorProviderOptions } from "./types";
+import { costOf, type Price } from "../common/prices";
+import { imageLoader } from "../common/request-images";
+import { retryDepsOf, withRetries, type FailureReading } from "../common/with-retries";
+import type { Provider, VendorProviderOptions } from "../common/types";
 
 /** OpenAI's own endpoint, sent explicitly: the SDK would otherwise read OPENAI_BASE_URL from process.env. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
