@@ -94,9 +94,10 @@ export function newestSeq(sql: SqlStorage): number {
   return remembered.get(sql) ?? lastSeq(sql);
 }
 
-export function eventsAfter(sql: SqlStorage, after: number): LoggedEvent[] {
+/** Stored events after `after`, in order: all of them, or the first `limit`. */
+export function eventsAfter(sql: SqlStorage, after: number, limit = -1): LoggedEvent[] {
   return sql
-    .exec<{ seq: number; body: string }>("SELECT seq, body FROM event WHERE seq > ? ORDER BY seq", after)
+    .exec<{ seq: number; body: string }>("SELECT seq, body FROM event WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
     .toArray()
     .map((row) => ({ seq: Number(row.seq), text: unspillText(sql, String(row.body)) }));
 }

@@ -1,34 +1,43 @@
 // GET /v1/runs/:id/events inside the run object (and GET /v1/inbox/events inside an inbox, whose log
 // is an `event` table of the same shape): every stored event after `after` (or Last-Event-ID), then
-// live events, over a hibernatable WebSocket or as Server-Sent Events.
+// live events, over a hibernatable WebSocket or as Server-Sent Events read at the reader's pace.
+// At most WATCHERS_LIMIT watchers at once: one more is a 429.
 import { AFTER_MESSAGE, AFTER_PATTERN } from "../../api/event-cursor";
 import type { CallerKind } from "../../api/types";
-import { eventsAfter } from "./event-log";
-import { type Fanout, sseFrame } from "./fanout";
+import { eventsAfter, newestSeq } from "./event-log";
+import type { Fanout } from "./fanout";
+import { SseStream } from "./sse-stream";
 
-function errorResponse(message: string): Response {
-  return Response.json({ error: { code: "invalid-request", message } }, { status: 400 });
+function errorResponse(status: 400 | 429, code: string, message: string): Response {
+  return Response.json({ error: { code, message } }, { status, headers: status === 429 ? { "Retry-After": "60" } : {} });
 }
 
+export type StreamOptions = { caller: CallerKind; watchersLimit: number; now: () => number };
+
 /** `caller` is who opened the stream (the edge says so): it tags the watcher. */
-export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request: Request, caller: CallerKind): Response {
+export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request: Request, options: StreamOptions): Response {
   const url = new URL(request.url);
   const after = url.searchParams.get("after") ?? request.headers.get("Last-Event-ID") ?? "0";
-  if (!AFTER_PATTERN.test(after)) return errorResponse(`\`after\` (or Last-Event-ID): ${AFTER_MESSAGE}`);
-  const backlog = eventsAfter(ctx.storage.sql, Number(after));
-  if (request.headers.get("Upgrade")?.toLowerCase() === "websocket") {
+  if (!AFTER_PATTERN.test(after)) return errorResponse(400, "invalid-request", `\`after\` (or Last-Event-ID): ${AFTER_MESSAGE}`);
+  const websocket = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
+  const sse = (request.headers.get("Accept") ?? "").toLowerCase().includes("text/event-stream");
+  if (!websocket && !sse) return errorResponse(400, "invalid-request", "Ask for events with a WebSocket upgrade or `Accept: text/event-stream`.");
+  if (fanout.watchers >= options.watchersLimit) {
+    return errorResponse(429, "rate-limited", `Too many watchers: at most ${options.watchersLimit} sockets and streams at once here (WATCHERS_LIMIT). Close one, or try again later.`);
+  }
+  const { sql } = ctx.storage;
+  if (websocket) {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    ctx.acceptWebSocket(server, [caller]);
+    ctx.acceptWebSocket(server, [options.caller]);
     // Sent in the same turn as the read, so no event can slip between the backlog and live ones.
-    for (const event of backlog) server.send(event.text);
+    for (const event of eventsAfter(sql, Number(after))) server.send(event.text);
     return new Response(null, { status: 101, webSocket: client });
   }
-  if ((request.headers.get("Accept") ?? "").toLowerCase().includes("text/event-stream")) {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const writer = writable.getWriter();
-    for (const event of backlog) void writer.write(sseFrame(event)).catch(() => undefined);
-    fanout.addStream(writer, caller);
-    return new Response(readable, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } });
-  }
-  return errorResponse("Ask for events with a WebSocket upgrade or `Accept: text/event-stream`.");
+  const stream: SseStream = new SseStream(
+    { after: (seq, limit) => eventsAfter(sql, seq, limit), newest: () => newestSeq(sql), now: options.now },
+    Number(after),
+    () => fanout.dropStream(stream),
+  );
+  fanout.addStream(stream, options.caller);
+  return new Response(stream.readable, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } });
 }

@@ -1,33 +1,30 @@
-// Sends events to every watcher of a run: hibernatable WebSockets (ctx.getWebSockets) and SSE
-// streams (held in memory while open). Stored events go as their logged JSON text. Each watcher
-// is tagged with who opened it, so rotating the run token closes the streams opened with the old one.
+// Sends events to every watcher of a run (or an inbox): hibernatable WebSockets (ctx.getWebSockets)
+// and SSE streams (held in memory while open, each read at its reader's pace: sse-stream.ts).
+// Stored events go to sockets as their logged JSON text; an SSE stream is told there is more and
+// reads it from the log itself. Each watcher is tagged with who opened it, so rotating the run token
+// closes the streams opened with the old one. A stream whose reader stopped reading is closed.
 import type { CallerKind } from "../../api/types";
 import type { LoggedEvent } from "./event-log";
+import type { SseStream } from "./sse-stream";
 
-const encoder = new TextEncoder();
-
-export function sseFrame(event: LoggedEvent): Uint8Array {
-  return encoder.encode(`id: ${event.seq}\ndata: ${event.text}\n\n`);
-}
-
-function sseLiveFrame(text: string): Uint8Array {
-  return encoder.encode(`data: ${text}\n\n`);
-}
-
-/** WebSocket close code when the server ends a stream on purpose (token rotated, run deleted). */
+/** WebSocket close code when the server ends a stream on purpose (token rotated or revoked, run deleted). */
 export const CLOSE_REVOKED = 4001;
 
 export class Fanout {
-  private readonly streams = new Map<WritableStreamDefaultWriter<Uint8Array>, CallerKind>();
+  private readonly streams = new Map<SseStream, CallerKind>();
 
-  constructor(private readonly ctx: DurableObjectState) {}
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
 
-  addStream(writer: WritableStreamDefaultWriter<Uint8Array>, kind: CallerKind): void {
-    this.streams.set(writer, kind);
-    writer.closed.then(
-      () => this.streams.delete(writer),
-      () => this.streams.delete(writer),
-    );
+  addStream(stream: SseStream, kind: CallerKind): void {
+    this.streams.set(stream, kind);
+  }
+
+  /** The stream ended (its reader left, or it was closed): it is forgotten. */
+  dropStream(stream: SseStream): void {
+    this.streams.delete(stream);
   }
 
   /** Closes the watchers opened by `kind` (every watcher when undefined), telling sockets why. */
@@ -39,10 +36,10 @@ export class Fanout {
         // Already closing.
       }
     }
-    for (const [writer, opener] of this.streams) {
+    for (const [stream, opener] of [...this.streams]) {
       if (kind !== undefined && opener !== kind) continue;
-      this.streams.delete(writer);
-      writer.close().catch(() => undefined);
+      this.streams.delete(stream);
+      stream.close();
     }
   }
 
@@ -52,7 +49,8 @@ export class Fanout {
     for (const socket of this.ctx.getWebSockets()) {
       for (const event of events) this.trySend(socket, event.text);
     }
-    for (const writer of this.streams.keys()) for (const event of events) this.tryWrite(writer, sseFrame(event));
+    for (const stream of this.streams.keys()) stream.notify();
+    this.closeStalled();
   }
 
   /** A live-only event (text deltas): no seq, never stored; made into text only when someone watches. */
@@ -61,11 +59,22 @@ export class Fanout {
     if (sockets.length === 0 && this.streams.size === 0) return;
     const text = JSON.stringify(event);
     for (const socket of sockets) this.trySend(socket, text);
-    for (const writer of this.streams.keys()) this.tryWrite(writer, sseLiveFrame(text));
+    for (const stream of this.streams.keys()) stream.pushLive(text);
+    this.closeStalled();
   }
 
   get watchers(): number {
     return this.ctx.getWebSockets().length + this.streams.size;
+  }
+
+  /** Streams whose reader has not read for a while though something waits: closed, so they hold nothing. */
+  private closeStalled(): void {
+    const now = this.now();
+    for (const stream of [...this.streams.keys()]) {
+      if (!stream.stalled(now)) continue;
+      this.streams.delete(stream);
+      stream.close();
+    }
   }
 
   private trySend(socket: WebSocket, text: string): void {
@@ -74,9 +83,5 @@ export class Fanout {
     } catch {
       // A socket that is closing: its close handler cleans up.
     }
-  }
-
-  private tryWrite(writer: WritableStreamDefaultWriter<Uint8Array>, bytes: Uint8Array): void {
-    writer.write(bytes).catch(() => this.streams.delete(writer));
   }
 }

@@ -8,6 +8,7 @@ import { CALLER_HEADER } from "../../api/run-rpc";
 import type { CallerKind, Outcome, TicketRecord } from "../../api/types";
 import { isoNow } from "../storage/clock";
 import { openEventStream } from "../events/event-stream";
+import { limitsOf } from "../../config/settings";
 import { Fanout } from "../events/fanout";
 import type { Reservation, ReserveAnswer, Usage } from "../../api/spend";
 import { applyChanges, claimSubject, hasInbox, inboxSubject, listRuns, migrateInbox } from "./inbox-store";
@@ -101,7 +102,7 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
     migrateInbox(this.ctx.storage.sql);
     const header = request.headers.get(CALLER_HEADER);
     const caller: CallerKind = header === "user" ? "user" : "deployment";
-    return openEventStream(this.ctx, this.fanout, request, caller);
+    return openEventStream(this.ctx, this.fanout, request, { caller, watchersLimit: limitsOf(this.env).watchers, now: () => Date.now() });
   }
 
   /** The inbox stream carries no actions: a ping is answered, anything else is refused (answers go to the run). */

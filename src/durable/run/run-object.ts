@@ -49,7 +49,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     super(ctx, env);
     // Existing runs get any new tables; an object that holds no run stays empty.
     if (hasRun(ctx.storage.sql)) migrate(ctx.storage.sql);
-    this.engine = { ctx, env, fanout: new Fanout(ctx), fetch: (input, init) => fetch(input, init), now: () => Date.now() };
+    this.engine = { ctx, env, fanout: new Fanout(ctx, () => this.engine.now()), fetch: (input, init) => fetch(input, init), now: () => Date.now() };
     this.engine.mcp = new McpConnections((input, init) => this.engine.fetch(input, init));
     this.blobs = r2BlobStore(env.BLOBS);
     this.outbox = new Outbox({
@@ -382,7 +382,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     if (!hasRun(this.ctx.storage.sql)) return Response.json({ error: notFound().error }, { status: 404 });
     const header = request.headers.get(CALLER_HEADER);
     const caller: CallerKind = header === "run" || header === "user" ? header : "deployment";
-    return openEventStream(this.ctx, this.engine.fanout, request, caller);
+    return openEventStream(this.ctx, this.engine.fanout, request, { caller, watchersLimit: limitsOf(this.env).watchers, now: this.engine.now });
   }
 
   override async webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
