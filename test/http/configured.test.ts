@@ -2,7 +2,8 @@
 // and never its value. Local development (LOCAL_DEV on a loopback host) takes the published
 // defaults. Secrets rotate without downtime: the previous value keeps working beside the new one.
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { NOT_CONFIGURED } from "../../src/http/configured";
 import { createApp } from "../../src/http/app";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
 import { expectError } from "../helpers/http";
@@ -42,19 +43,31 @@ describe("503 not-configured", () => {
     ["PRICES that is a list", { PRICES: "[1, 2]" }, "PRICES must be a JSON object"],
     ["OPENAI_BASE_URL that is no URL", { OPENAI_BASE_URL: "api.openai.com/v1" }, "OPENAI_BASE_URL is not an http(s) URL"],
   ])("%s", async (_name, overrides, problem) => {
+    const logs = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    // The deployment token as configured (an unset one cannot be sent: the log is the only place then).
+    const operator = "API_TOKEN" in overrides ? overrides.API_TOKEN : TEST_API_TOKEN;
     for (const path of ["/v1/health", "/v1/runs/run_" + "a".repeat(26), "/v1/openapi.json"]) {
-      const response = await request(PUBLIC, path, overrides, { headers: { Authorization: `Bearer ${TEST_API_TOKEN}` } });
-      const body = await expectError(response, 503, "not-configured");
-      expect(body.error.message).toContain(problem);
-      for (const value of Object.values(overrides)) if (value !== undefined && value !== "") expect(body.error.message).not.toContain(value);
-      expect(body.error.message).not.toContain(TEST_API_TOKEN);
+      for (const token of [operator, "someone-else-0123456789abcdefghijklmnop", undefined]) {
+        const headers: Record<string, string> = token === undefined || token === "" ? {} : { Authorization: `Bearer ${token}` };
+        const body = await expectError(await request(PUBLIC, path, overrides, { headers }), 503, "not-configured");
+        for (const value of Object.values(overrides)) if (value !== undefined && value !== "") expect(body.error.message).not.toContain(value);
+        expect(body.error.message).not.toContain(TEST_API_TOKEN);
+        if (token === operator && token !== undefined && token !== "") expect(body.error.message).toContain(problem);
+        else expect(body.error.message).toBe(NOT_CONFIGURED);
+      }
     }
     expect((await create(PUBLIC, TEST_API_TOKEN, overrides)).status).toBe(503);
+    // The operator's log names the problem, never a value.
+    const lines = logs.mock.calls.map((call) => String(call[0])).filter((line) => line.includes("ratchet.not-configured"));
+    const logged = lines.map((line) => (JSON.parse(line) as { problems: string[] }).problems.join("; "));
+    expect(logged.some((text) => text.includes(problem))).toBe(true);
+    for (const value of Object.values(overrides)) if (value !== undefined && value !== "") expect(lines.join("\n")).not.toContain(value);
+    logs.mockRestore();
   });
 
-  it("names every problem at once", async () => {
-    const body = await expectError(await request(PUBLIC, "/v1/health", { API_TOKEN: undefined, RUN_ID_KEY: "short" }), 503, "not-configured");
-    expect(body.error.message).toContain("API_TOKEN is not set");
+  it("names every problem at once (to the deployment token)", async () => {
+    const body = await expectError(await request(PUBLIC, "/v1/health", { RUN_ID_KEY: "short", MAX_STEPS_LIMIT: "lots" }, { headers: { Authorization: `Bearer ${TEST_API_TOKEN}` } }), 503, "not-configured");
+    expect(body.error.message).toContain("MAX_STEPS_LIMIT must be a whole number above 0");
     expect(body.error.message).toContain("RUN_ID_KEY is shorter than 32 characters");
   });
 

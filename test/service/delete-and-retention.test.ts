@@ -85,6 +85,19 @@ describe("DELETE /v1/runs/:id", () => {
   });
 });
 
+describe("two DELETEs of one run at once", () => {
+  it("answer 204 and 204 or 404, never 500, whether the run was running or finished", async () => {
+    for (const finished of [false, true]) {
+      const { run } = await startRun({ messages: [{ role: "user", content: "hi" }], script: [{ text: "hello", delayMs: 50 }] });
+      if (finished) await driveRun(run.id);
+      const statuses = await Promise.all([0, 1, 2].map(() => api(`/v1/runs/${run.id}`, TEST_API_TOKEN, { method: "DELETE" }).then((response) => response.status)));
+      expect(statuses.filter((status) => status === 204).length).toBeGreaterThanOrEqual(1);
+      expect(statuses.every((status) => status === 204 || status === 404)).toBe(true);
+      await expectError(await api(`/v1/runs/${run.id}`, TEST_API_TOKEN), 404, "not-found");
+    }
+  });
+});
+
 describe("retention", () => {
   it("a run that stops is set to delete itself RUN_RETENTION_DAYS later; an early alarm changes nothing", async () => {
     const { run } = await startRun({ messages: [{ role: "user", content: "hi" }], script: [{ text: "done" }] });

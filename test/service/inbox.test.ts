@@ -112,6 +112,16 @@ describe("user tokens", () => {
     const deployment = await createWith(TEST_API_TOKEN, {}, key);
     expect(new Set([first.run.id, other.run.id, deployment.run.id]).size).toBe(3);
   });
+
+  it("idempotency scopes cannot collide across subjects: alice:x with key y is not alice with key x:y", async () => {
+    const base = `scope-${crypto.randomUUID()}`;
+    const body = { provider: "anthropic", model: uniqueModel("claude-sonnet-5-5") };
+    const joined = await createWith(await userToken(`${base}:x`), body, { "Idempotency-Key": "y" });
+    const split = await createWith(await userToken(base), body, { "Idempotency-Key": "x:y" });
+    expect(split.run.id).not.toBe(joined.run.id);
+    expect(split.run.subject).toBe(base);
+    expect(joined.run.subject).toBe(`${base}:x`);
+  });
 });
 
 describe("GET /v1/runs", () => {

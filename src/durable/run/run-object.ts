@@ -354,8 +354,12 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     const run = readRun(this.ctx.storage.sql);
     if (run === undefined) return notFound();
     if (run.status === "running" || run.status === "waiting") this.requestCancel();
-    await this.exclusive(() => this.erase(run.id, "request"));
-    return ok(null);
+    // Two deletes at once both got here: the second finds the run gone once it has its turn.
+    return this.exclusive(async () => {
+      if (!hasRun(this.ctx.storage.sql)) return notFound();
+      await this.erase(run.id, "request");
+      return ok(null);
+    });
   }
 
   /**

@@ -68,9 +68,13 @@ export type PreparedRun = { newRun: NewRun; token: string; images: ImageUpload }
  */
 export type FindEarlier = (candidate: RunCredentials) => Promise<boolean>;
 
-/** Whose Idempotency-Keys these are: the deployment token's, or one subject's (two subjects' keys never meet). */
-function scopeOf(creator: Creator): string {
-  return creator.kind === "deployment" ? "deployment" : `subject:${creator.subject}`;
+/**
+ * Whose Idempotency-Keys these are: the deployment token's, or one subject's. The subject is
+ * length-prefixed, so no subject and key can spell another pair's scope and key (`alice:x` with
+ * key `y` is not `alice` with key `x:y`).
+ */
+export function scopeOf(creator: Creator): string {
+  return creator.kind === "deployment" ? "deployment" : `subject:${creator.subject.length}:${creator.subject}`;
 }
 
 async function credentialsFor(settings: Settings, idempotencyKey: string | undefined, findEarlier: FindEarlier, scope: string): Promise<RunCredentials> {
