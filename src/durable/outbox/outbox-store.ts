@@ -93,10 +93,16 @@ export function dropDeliveredOutbox(sql: SqlStorage): void {
   if (hasOutbox(sql) && nextDueAt(sql) === undefined) sql.exec("DROP TABLE outbox");
 }
 
-/** Pending rows of `channel`, oldest first. */
-export function pendingRows(sql: SqlStorage, channel: "inbox" | "webhook"): OutboxRow[] {
+/** Pending rows of `channel`, oldest first: all of them, or the first `limit`. */
+export function pendingRows(sql: SqlStorage, channel: "inbox" | "webhook", limit = -1): OutboxRow[] {
   if (!hasOutbox(sql)) return [];
-  return sql.exec<Raw>("SELECT * FROM outbox WHERE state = 'pending' AND channel = ? ORDER BY id", channel).toArray().map(rowOf);
+  return sql.exec<Raw>("SELECT * FROM outbox WHERE state = 'pending' AND channel = ? ORDER BY id LIMIT ?", channel, limit).toArray().map(rowOf);
+}
+
+/** Pending rows of `channel` due at `now`, oldest first, at most `limit`. */
+export function dueRows(sql: SqlStorage, channel: "inbox" | "webhook", now: number, limit: number): OutboxRow[] {
+  if (!hasOutbox(sql)) return [];
+  return sql.exec<Raw>("SELECT * FROM outbox WHERE state = 'pending' AND channel = ? AND next_at <= ? ORDER BY id LIMIT ?", channel, now, limit).toArray().map(rowOf);
 }
 
 /** When the earliest pending row is due (ms since the epoch), if any row is pending. */

@@ -11,7 +11,12 @@
 import type { InboxChange } from "../../api/inbox-rpc";
 import type { InboxEvent } from "../../api/types";
 import { inboxRetryDelay, leaseUntil, mayAttemptWebhook, webhookRetryDelay } from "./outbox-schedule";
-import { deleteRows, giveUp, leaseRow, pendingRows, recordAttempt, recordInboxFailure, type OutboxRow } from "./outbox-store";
+import { deleteRows, dueRows, giveUp, leaseRow, pendingRows, recordAttempt, recordInboxFailure, type OutboxRow } from "./outbox-store";
+
+/** The most rows one call hands the subject's inbox; the rest go in the next call, right after. */
+export const INBOX_BATCH_ROWS = 50;
+/** The most webhook sends one delivery round (an alarm) starts; the rest stay due for the next. */
+export const WEBHOOK_SENDS_PER_CALL = 10;
 import type { WebhookAnswer, WebhookSend } from "./webhook-sender";
 
 export type OutboxDeps = {
@@ -46,12 +51,20 @@ export class Outbox {
 
   constructor(private readonly deps: OutboxDeps) {}
 
-  /** Starts every delivery that is due and not already in flight here; returns at once. */
+  /**
+   * Starts the deliveries that are due and not already in flight here, within bounds: one inbox
+   * call of at most INBOX_BATCH_ROWS rows, and at most WEBHOOK_SENDS_PER_CALL webhook sends (the
+   * rest are due still, so the next alarm, set for now, starts them). Returns at once.
+   */
   deliverDue(): void {
     const now = this.deps.now();
     this.startInbox(now);
-    for (const row of pendingRows(this.deps.sql, "webhook")) {
-      if (row.nextAt <= now && !this.webhooksInFlight.has(row.id)) this.startWebhook(row, now);
+    let started = 0;
+    for (const row of dueRows(this.deps.sql, "webhook", now, WEBHOOK_SENDS_PER_CALL + this.webhooksInFlight.size)) {
+      if (started >= WEBHOOK_SENDS_PER_CALL) break;
+      if (this.webhooksInFlight.has(row.id)) continue;
+      this.startWebhook(row, now);
+      started++;
     }
   }
 
@@ -67,7 +80,7 @@ export class Outbox {
 
   private startInbox(now: number): void {
     if (this.inboxInFlight) return;
-    const rows = pendingRows(this.deps.sql, "inbox");
+    const rows = pendingRows(this.deps.sql, "inbox", INBOX_BATCH_ROWS);
     if (rows.length === 0 || !rows.some((row) => row.nextAt <= now)) return;
     // A run has one subject; a row of another (none is ever written) waits for a batch of its own.
     const subject = rows[0]!.subject!;
