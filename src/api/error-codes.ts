@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   403: "forbidden",
   404: "not-found",
   409: "conflict",
+  /** An inbox stream asked for events older than the inbox keeps (INBOX_EVENTS_DAYS): the message names the oldest seq. */
+  410: "cursor-expired",
   413: "too-large",
   429: "rate-limited",
   500: "internal",

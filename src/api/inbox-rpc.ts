@@ -11,8 +11,8 @@ export type ListPosition = { createdAt: string; id: string };
 
 export type ListQuery = { status?: RunStatus; limit: number; after?: ListPosition };
 
-/** A page, and where the next one starts when there is one. */
-export type ListAnswer = { runs: RunSummary[]; next?: ListPosition };
+/** A page, where the next one starts when there is one, and the inbox's newest event seq when it was read. */
+export type ListAnswer = { runs: RunSummary[]; next?: ListPosition; lastSeq?: number };
 
 export interface InboxRpc {
   /** Applies the changes (in order) that are newer than what the inbox holds; answers how many were. 409 when `subject` is not this inbox's. */

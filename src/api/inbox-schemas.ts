@@ -80,6 +80,11 @@ export const runsPageSchema = z
   .object({
     runs: z.array(runSummarySchema),
     nextCursor: z.string().optional().openapi({ description: "Send as ?cursor= for the next page; absent on the last page." }),
+    lastSeq: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "The newest seq of the subject's inbox stream when this page was read: follow GET /v1/inbox/events with after= this to hear every later change." }),
   })
   .openapi("RunsPage");
 
@@ -92,6 +97,7 @@ export const storedInboxEventSchema = z
     type: inboxEventTypeSchema,
     run: runSummarySchema,
     callId: z.string().optional().openapi({ description: "On run-answered: the call that was answered." }),
+    redacted: z.literal(true).optional().openapi({ description: "The run was deleted: its summary here keeps no question, input or metadata." }),
   })
   .openapi("InboxEvent");
 

@@ -253,12 +253,12 @@ export type RunSummary = {
 };
 
 /** GET /v1/runs: one page, newest first; `nextCursor` fetches the next one. */
-export type RunsPage = { runs: RunSummary[]; nextCursor?: string };
+export type RunsPage = { runs: RunSummary[]; nextCursor?: string; lastSeq?: number };
 
 export type InboxEventType = "run-started" | "run-waiting" | "run-answered" | "run-resumed" | "run-ended" | "run-deleted";
 
 /** A change to one of a subject's runs, as its inbox streams it. `callId`: the call a run-answered answered. */
-export type InboxEvent = { type: InboxEventType; run: RunSummary; callId?: string };
+export type InboxEvent = { type: InboxEventType; run: RunSummary; callId?: string; redacted?: true };
 
 /** An inbox event as sent to clients: seq is gap-free from 1 per subject. */
 export type StoredInboxEvent = InboxEvent & { seq: number; at: string };

@@ -1,12 +1,17 @@
 // A subject's inbox as an async iterable that survives dropped connections, like a run's events
 // (./events.ts): it reconnects by itself with `after=<last seen seq>`, so every inbox event is
 // yielded once, in seq order. It never ends on its own: stop it with `signal` (or `break`).
+// Without `after` it starts from now: the inbox's newest seq as a listing reports it (the state of
+// the runs so far is the listing's to tell, not a replay of the log, which is trimmed anyway).
 import type { Connection } from "./connection";
 import { reconnecting, type ReconnectOptions } from "./reconnecting";
 import type { InboxEvent } from "./types";
 
 export type InboxOptions = {
-  /** Yield only inbox events with seq > after (default 0: every change so far first). */
+  /**
+   * Yield only inbox events with seq > after. Default: the newest seq when the iteration starts
+   * (changes from then on). Pass a listing's `lastSeq` to follow on from that listing exactly.
+   */
   after?: number;
   /** Stops the iteration (it then ends quietly) and closes the connection. */
   signal?: AbortSignal;
@@ -16,8 +21,8 @@ export type InboxOptions = {
 
 export type InboxSourceDeps = {
   connect: (after: number) => Connection;
-  /** An HTTP request with the same credentials: after a connection that never opened, it tells a refusal from a lost network. */
-  probe: () => Promise<unknown>;
+  /** An HTTP request with the same credentials (a one-run listing): after a connection that never opened, it tells a refusal from a lost network; its lastSeq is where a new iteration starts. */
+  probe: () => Promise<{ lastSeq?: number }>;
   reconnect: ReconnectOptions;
 };
 
@@ -32,9 +37,10 @@ function asInboxEvent(frame: unknown): InboxEvent | undefined {
 }
 
 export async function* inboxEvents(deps: InboxSourceDeps, options: InboxOptions = {}): AsyncGenerator<InboxEvent, void, undefined> {
-  const { after = 0, signal } = options;
+  const { signal } = options;
   // A refused token fails here with its real status (a browser's WebSocket cannot see it).
-  await deps.probe();
+  const probed = await deps.probe();
+  const after = options.after ?? probed.lastSeq ?? 0;
   // An inbox never ends on its own.
   yield* reconnecting({ ...deps, read: asInboxEvent, seqOf: (event) => event.seq, isLast: () => false }, after, signal);
 }

@@ -71,6 +71,31 @@ describe.each(["websocket", "sse"] as const)("the inbox over %s", (transport) =>
     expect((await phone.listRuns({ status: "waiting" })).runs).toEqual([]);
   });
 
+  it("inbox() starts from now (the listing's lastSeq), not from seq 0: earlier changes are the listing's to tell", async () => {
+    const lab = createLab();
+    const backend = backendFor(lab, transport);
+    const subject = freshSubject("now");
+    const earlier = await backend.createRun({ provider: "scripted", messages: [{ role: "user", content: "0" }], subject });
+    await settle(earlier.run.id);
+    const controller = new AbortController();
+    const seen: InboxEvent[] = [];
+    const reading = (async () => {
+      for await (const event of backend.inbox({ subject, signal: controller.signal })) {
+        seen.push(event);
+        changed();
+      }
+    })();
+    // Once it listens (its probe read where the stream stands), a later run comes.
+    await until(() => lab.connections.length > 0, "the inbox connection");
+    const later = await backend.createRun({ provider: "scripted", messages: [{ role: "user", content: "1" }], subject });
+    await settle(later.run.id);
+    await until(() => seen.some((event) => event.type === "run-ended"), "the later run's end");
+    controller.abort();
+    await reading;
+    expect(new Set(seen.map((event) => event.run.id))).toEqual(new Set([later.run.id]));
+    expect(seen[0]!.seq).toBe(3);
+  });
+
   it("pages with cursors; the deployment token names the subject; refusals are RatchetErrors", async () => {
     const lab = createLab();
     const backend = backendFor(lab, transport);

@@ -8,11 +8,17 @@ import { eventsAfter, newestSeq } from "./event-log";
 import type { Fanout } from "./fanout";
 import { SseStream } from "./sse-stream";
 
-function errorResponse(status: 400 | 429, code: string, message: string): Response {
+function errorResponse(status: 400 | 410 | 429, code: string, message: string): Response {
   return Response.json({ error: { code, message } }, { status, headers: status === 429 ? { "Retry-After": "60" } : {} });
 }
 
-export type StreamOptions = { caller: CallerKind; watchersLimit: number; now: () => number };
+export type StreamOptions = {
+  caller: CallerKind;
+  watchersLimit: number;
+  now: () => number;
+  /** For a log that is trimmed (an inbox's): its oldest kept seq, or undefined when it holds none. */
+  oldestKept?: () => number | undefined;
+};
 
 /** `caller` is who opened the stream (the edge says so): it tags the watcher. */
 export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request: Request, options: StreamOptions): Response {
@@ -22,6 +28,14 @@ export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request
   const websocket = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
   const sse = (request.headers.get("Accept") ?? "").toLowerCase().includes("text/event-stream");
   if (!websocket && !sse) return errorResponse(400, "invalid-request", "Ask for events with a WebSocket upgrade or `Accept: text/event-stream`.");
+  const oldest = options.oldestKept?.();
+  if (oldest !== undefined && Number(after) + 1 < oldest) {
+    return errorResponse(
+      410,
+      "cursor-expired",
+      `Events before seq ${oldest} are no longer kept (INBOX_EVENTS_DAYS): the oldest is ${oldest}. List the runs again (GET /v1/runs), then follow the stream from the listing's lastSeq.`,
+    );
+  }
   if (fanout.watchers >= options.watchersLimit) {
     return errorResponse(429, "rate-limited", `Too many watchers: at most ${options.watchersLimit} sockets and streams at once here (WATCHERS_LIMIT). Close one, or try again later.`);
   }

@@ -14,6 +14,7 @@ import type { Reservation, ReserveAnswer, Usage } from "../../api/spend";
 import { applyChanges, claimSubject, hasInbox, inboxSubject, listRuns, migrateInbox } from "./inbox-store";
 import { dropHold, reserve, usageOf } from "./spend-store";
 import { isRevoked, revoke } from "./revocation-store";
+import { oldestSeq, trimEvents } from "./inbox-retention";
 import { fail, ok } from "../run/outcome";
 import { redeemTicket, storeTicket } from "../events/ticket-store";
 
@@ -41,10 +42,15 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
     if (own !== undefined && own !== subject) return fail(409, "These changes belong to another subject's inbox.");
     const logged = this.ctx.storage.transactionSync(() => {
       migrateInbox(sql);
-      return applyChanges(sql, subject, changes, isoNow());
+      return applyChanges(sql, subject, changes, isoNow(), this.trimBefore());
     });
     this.fanout.sendLogged(logged);
     return ok({ applied: logged.length });
+  }
+
+  /** Events logged before this (ISO time) are trimmed: INBOX_EVENTS_DAYS ago. */
+  private trimBefore(): string {
+    return new Date(Date.now() - limitsOf(this.env).inboxEventsDays * 24 * 3600 * 1000).toISOString();
   }
 
   async list(query: ListQuery): Promise<ListAnswer> {
@@ -99,10 +105,20 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
 
   override async fetch(request: Request): Promise<Response> {
     // Reached only after the edge checked who is asking: an inbox with no run yet streams from seq 1 once its first change comes.
-    migrateInbox(this.ctx.storage.sql);
+    const { sql } = this.ctx.storage;
+    this.ctx.storage.transactionSync(() => {
+      migrateInbox(sql);
+      trimEvents(sql, this.trimBefore());
+    });
     const header = request.headers.get(CALLER_HEADER);
     const caller: CallerKind = header === "user" ? "user" : "deployment";
-    return openEventStream(this.ctx, this.fanout, request, { caller, watchersLimit: limitsOf(this.env).watchers, now: () => Date.now() });
+    return openEventStream(this.ctx, this.fanout, request, {
+      caller,
+      watchersLimit: limitsOf(this.env).watchers,
+      now: () => Date.now(),
+      // Trimmed events are gone: a cursor before the oldest kept one is refused (410), not quietly skipped.
+      oldestKept: () => oldestSeq(sql),
+    });
   }
 
   /** The inbox stream carries no actions: a ping is answered, anything else is refused (answers go to the run). */

@@ -4,12 +4,13 @@
 // nothing; a deleted run keeps a row without a summary, so a late change cannot bring it back.
 import type { InboxChange, ListAnswer, ListQuery } from "../../api/inbox-rpc";
 import type { RunSummary } from "../../api/types";
-import { appendEvent, EVENT_TABLE, type LoggedEvent } from "../events/event-log";
+import { appendEvent, EVENT_TABLE, newestSeq, type LoggedEvent } from "../events/event-log";
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
 import { TICKET_TABLE } from "../events/ticket-store";
 import { RESERVATION_TABLES, settle } from "./spend-store";
 import { REVOCATION_TABLE } from "./revocation-store";
+import { INBOX_EVENT_INDEX, redactedEvent, redactRun, trimEvents } from "./inbox-retention";
 
 const STATEMENTS = [
   `CREATE TABLE IF NOT EXISTS inbox (subject TEXT NOT NULL)`,
@@ -29,6 +30,7 @@ const STATEMENTS = [
   SPILL_TABLE,
   ...RESERVATION_TABLES,
   REVOCATION_TABLE,
+  INBOX_EVENT_INDEX,
 ];
 
 /** True once anything was written here; reading an inbox that never was must leave no storage behind. */
@@ -53,9 +55,11 @@ export function claimSubject(sql: SqlStorage, subject: string): void {
 
 /**
  * Inside a transaction: the changes newer than the index holds, applied and logged in order; each
- * moves the run's reservations on (spend-store.ts) in the same transaction, so once only.
+ * moves the run's reservations on (spend-store.ts) in the same transaction, so once only. A
+ * deletion redacts the run's events (inbox-retention.ts); events logged before `trimBefore` (ISO
+ * time) go.
  */
-export function applyChanges(sql: SqlStorage, subject: string, changes: readonly InboxChange[], at: string): LoggedEvent[] {
+export function applyChanges(sql: SqlStorage, subject: string, changes: readonly InboxChange[], at: string, trimBefore?: string): LoggedEvent[] {
   claimSubject(sql, subject);
   const logged: LoggedEvent[] = [];
   for (const change of changes) {
@@ -69,15 +73,17 @@ export function applyChanges(sql: SqlStorage, subject: string, changes: readonly
       run.id, change.version, run.status, run.createdAt, deleted ? null : JSON.stringify(run), deleted ? 1 : 0,
     );
     settle(sql, { runId: run.id, version: change.version, ended: deleted || change.event.type === "run-ended", spentUsd: run.spentUsd });
-    const event = appendEvent(sql, change.event, at);
+    const event = appendEvent(sql, deleted ? redactedEvent(change.event) : change.event, at);
     if (event !== undefined) logged.push(event);
+    if (deleted) redactRun(sql, run.id);
   }
+  if (trimBefore !== undefined) trimEvents(sql, trimBefore);
   return logged;
 }
 
 /** One page, newest first (creation time, then id), after `query.after` when given. */
 export function listRuns(sql: SqlStorage, query: ListQuery): ListAnswer {
-  if (!hasInbox(sql)) return { runs: [] };
+  if (!hasInbox(sql)) return { runs: [], lastSeq: 0 };
   const where = ["deleted = 0"];
   const values: SqlStorageValue[] = [];
   if (query.status !== undefined) {
@@ -94,5 +100,7 @@ export function listRuns(sql: SqlStorage, query: ListQuery): ListAnswer {
     .toArray();
   const runs = rows.slice(0, query.limit).map((row) => JSON.parse(row.summary) as RunSummary);
   const last = runs.at(-1);
-  return rows.length > query.limit && last !== undefined ? { runs, next: { createdAt: last.createdAt, id: last.id } } : { runs };
+  // Read in the same turn as the page: a client that follows the stream after it misses nothing.
+  const lastSeq = newestSeq(sql);
+  return rows.length > query.limit && last !== undefined ? { runs, next: { createdAt: last.createdAt, id: last.id }, lastSeq } : { runs, lastSeq };
 }

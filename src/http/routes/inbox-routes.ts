@@ -35,6 +35,6 @@ export const inboxEventsRoute = createRoute({
   responses: {
     101: { description: "WebSocket: one JSON text frame per inbox event." },
     200: { description: "SSE stream of the same events.", content: { "text/event-stream": { schema: z.string() } } },
-    ...errors(400, 401, 403, 429),
+    ...errors(400, 401, 403, 410, 429),
   },
 });

@@ -22,7 +22,7 @@ import { afterQuerySchema } from "../../api/event-cursor";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 
-export function errors(...asked: (400 | 401 | 402 | 403 | 404 | 409 | 413 | 429)[]) {
+export function errors(...asked: (400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 429)[]) {
   // Every route may also answer 500 (internal) and 503 (the deployment is not configured).
   const statuses = [...asked, 500, 503] as const;
   const descriptions = {
@@ -32,6 +32,7 @@ export function errors(...asked: (400 | 401 | 402 | 403 | 404 | 409 | 413 | 429)
     403: "A run or user token used where only the deployment token may act, or a user token naming another subject.",
     404: "Unknown run, or a run or user token of another run.",
     409: "The run is not in a state that allows this.",
+    410: "cursor-expired: the inbox no longer keeps events that old (INBOX_EVENTS_DAYS); the message names the oldest seq. List the runs again, then follow from the listing's lastSeq.",
     413: "The body is larger than 1 MiB.",
     429: "Rate limited: wait for Retry-After seconds.",
     500: "Internal error (never with details).",

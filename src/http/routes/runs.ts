@@ -3,7 +3,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { SpendLimit } from "../../api/run-rpc";
-import type { AnswerBody, CallResultBody, ContinueBody } from "../../api/types";
+import type { AnswerBody, CallResultBody, ContinueBody, RunsPage } from "../../api/types";
 import type { AppEnv } from "../app-env";
 import { LIST_LIMIT_DEFAULT } from "../../api/inbox-schemas";
 import type { ListQuery } from "../../api/inbox-rpc";
@@ -67,7 +67,10 @@ export function runsApp(): OpenAPIHono<AppEnv> {
       query.after = after;
     }
     const page = await c.var.inbox.list(query);
-    return c.json(page.next === undefined ? { runs: page.runs } : { runs: page.runs, nextCursor: encodeCursor(page.next) }, 200);
+    const answer: RunsPage = { runs: page.runs };
+    if (page.next !== undefined) answer.nextCursor = encodeCursor(page.next);
+    if (page.lastSeq !== undefined) answer.lastSeq = page.lastSeq;
+    return c.json(answer, 200);
   });
 
   app.openapi(getRunRoute, async (c) => c.json(unwrap(await c.var.run.view()), 200));
