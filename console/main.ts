@@ -19,17 +19,19 @@ const inbox = new InboxPanel();
 let watching: AbortController | undefined;
 let watchingInbox: AbortController | undefined;
 
-/** The runs waiting for the token's subject, newest first (at most ten pages). */
-async function waitingRuns(client: RatchetClient): Promise<RunSummary[]> {
+/** The runs waiting for the token's subject, newest first (at most ten pages), and where the inbox stream stood at the first page. */
+async function waitingRuns(client: RatchetClient): Promise<{ runs: RunSummary[]; lastSeq: number }> {
   const runs: RunSummary[] = [];
+  let lastSeq: number | undefined;
   let cursor: string | undefined;
   for (let page = 0; page < 10; page++) {
     const answer = await client.listRuns(cursor === undefined ? { status: "waiting" } : { status: "waiting", cursor });
+    lastSeq ??= answer.lastSeq;
     runs.push(...answer.runs);
     cursor = answer.nextCursor;
     if (cursor === undefined) break;
   }
-  return runs;
+  return { runs, lastSeq: lastSeq ?? 0 };
 }
 
 /** Lists what waits for the user token's subject, then follows its inbox stream. */
@@ -38,14 +40,15 @@ async function openInbox(token: string): Promise<void> {
   const controller = new AbortController();
   watchingInbox = controller;
   const client = createClient({ baseUrl, token, WebSocket });
-  const waiting = await waitingRuns(client);
+  const { runs: waiting, lastSeq } = await waitingRuns(client);
   inbox.open(waiting, {
     answer: async (runId, body) => void (await client.answer(runId, body)),
     open: (runId) => void watch(runId, token).catch((error: unknown) => inbox.showError(describe(error))),
   });
   void (async () => {
     try {
-      for await (const event of client.inbox({ signal: controller.signal })) inbox.apply(event);
+      // Every change since the listing: nothing between the two is missed.
+      for await (const event of client.inbox({ after: lastSeq, signal: controller.signal })) inbox.apply(event);
     } catch (error) {
       if (!controller.signal.aborted) inbox.showError(describe(error));
     }

@@ -132,6 +132,8 @@ async function inboxDemo() {
   }
   say(`${dim("backend:")} minted a user token for ${bold(subject)} ${dim(`(good until ${minted.expiresAt}; the phone holds it)`)}`);
   const phone = backend.withToken(minted.token);
+  // Where the user's inbox stands before the run exists: the phone follows every change from here.
+  const { lastSeq } = await phone.listRuns({ limit: 1 });
   const body = {
     system: SYSTEM,
     messages: [{ role: "user", content: MESSAGE }],
@@ -155,7 +157,7 @@ async function inboxDemo() {
     say(yellow("\nCancelling the run…"));
     phone.cancel(run.id).finally(() => process.exit(130));
   });
-  for await (const event of phone.inbox({ signal: controller.signal })) {
+  for await (const event of phone.inbox({ after: lastSeq, signal: controller.signal })) {
     if (event.run.id !== run.id) continue;
     const at = dim(`+${((Date.now() - started) / 1000).toFixed(1)} s`);
     say(`${dim("inbox:")} ${event.type} ${at}`);

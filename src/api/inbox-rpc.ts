@@ -1,7 +1,7 @@
 // The calls made on a subject's inbox object (Durable Object RPC): by run objects, which report
 // their status changes, and by the HTTP edge, which lists runs and opens the inbox stream.
 import type { Reservation, ReserveAnswer, Usage } from "./spend";
-import type { CallerKind, InboxEvent, Outcome, RunStatus, RunSummary, TicketRecord } from "./types";
+import type { InboxEvent, Outcome, RunStatus, RunSummary, TicketHolder, TicketRecord } from "./types";
 
 /** One status change of one run, as its outbox delivers it. A change is applied only if its version is newer than the one the inbox holds. */
 export type InboxChange = { version: number; event: InboxEvent };
@@ -22,8 +22,8 @@ export interface InboxRpc {
   reserve(subject: string, reservation: Reservation): Promise<ReserveAnswer>;
   /** Gives back a hold whose run was never created (no change of the run confirmed it). */
   dropHold(runId: string, key: number): Promise<null>;
-  /** Revokes the subject's user token `tokenId` until `until` (ms since the epoch); its open streams here close. */
-  revokeToken(subject: string | undefined, tokenId: string, until: number): Promise<null>;
+  /** Revokes the subject's user token `tokenId` until `until` (ms since the epoch); its open streams here close. Answers the runs it watches (their streams are the caller's to close). */
+  revokeToken(subject: string | undefined, tokenId: string, until: number): Promise<string[]>;
   /** True when the user token `tokenId` was revoked. */
   isRevoked(tokenId: string): Promise<boolean>;
   /** The subject's spend today against `limitUsd`. */
@@ -31,7 +31,9 @@ export interface InboxRpc {
   /** Keeps a ticket for the inbox stream. */
   storeTicket(ticket: TicketRecord): Promise<null>;
   /** Redeems a ticket once: who asked for it, or null when it is unknown, used or expired. */
-  redeemTicket(hash: string): Promise<CallerKind | null>;
+  redeemTicket(hash: string): Promise<TicketHolder | null>;
+  /** Notes that user token `tokenId` watches run `runId` until `until`, so that a revocation closes that run's watchers too. */
+  noteWatch(tokenId: string, runId: string, until: number): Promise<null>;
   /** GET /v1/inbox/events, forwarded after auth (WebSocket upgrade or SSE) with CALLER_HEADER set. */
   fetch(request: Request): Promise<Response>;
 }

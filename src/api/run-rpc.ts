@@ -2,13 +2,16 @@
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
 import type { ChatMessage } from "../loop/types";
 import type { ImageUpload } from "./images";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "./types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "./types";
 
 /** A user token's own daily spend limit (its budgetUsdPerDay), for the reservation a continue or a retry makes; else the run's. */
 export type SpendLimit = { limitUsd?: number };
 
 /** The header by which the edge tells the object who opened an events stream (a run token's streams close when it is rotated). */
 export const CALLER_HEADER = "x-ratchet-caller";
+
+/** The header by which the edge tells the object which user token opened an events stream (JSON of a WatcherToken). */
+export const WATCHER_TOKEN_HEADER = "x-ratchet-watcher-token";
 
 export interface RunRpc {
   /**
@@ -35,7 +38,9 @@ export interface RunRpc {
   /** Keeps a ticket for the events endpoint. */
   storeTicket(ticket: TicketRecord): Promise<Outcome<null>>;
   /** Redeems a ticket once: who asked for it, or null when it is unknown, used or expired. */
-  redeemTicket(hash: string): Promise<CallerKind | null>;
+  redeemTicket(hash: string): Promise<TicketHolder | null>;
+  /** Closes the watchers opened with user token `tokenId` (it was revoked). */
+  closeWatchers(tokenId: string): Promise<null>;
   /** Replaces the run token's hash; streams opened with the old token are closed. */
   rotateToken(tokenHash: string): Promise<Outcome<null>>;
   /**

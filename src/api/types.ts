@@ -188,7 +188,18 @@ export type CallResultBody = { content: Content; isError?: boolean; costUsd?: nu
 export type CallResultAccepted = { callId: string; answeredAt: string };
 
 /** A ticket as the run object keeps it: the hash, who asked for it, and when it expires (ms since the epoch). */
-export type TicketRecord = { hash: string; kind: CallerKind; expiresAt: number };
+/**
+ * The user token a watcher (a socket or stream) was opened with: its id (to close it on a
+ * revocation), its expiry, and a fingerprint of the key that signed it (to close it once that key
+ * is no longer accepted). Watchers opened with another kind of token carry none.
+ */
+export type WatcherToken = { id?: string; expiresAt: number; key: string; subject?: string };
+
+/** `token`: for a ticket a user token asked for, that token (the stream it opens is that token's). */
+export type TicketRecord = { hash: string; kind: CallerKind; expiresAt: number; token?: WatcherToken };
+
+/** Who a redeemed ticket was for. */
+export type TicketHolder = { kind: CallerKind; token?: WatcherToken };
 
 /** The result of a run-object call: the value, or an API error with its HTTP status. */
 export type Outcome<T> =

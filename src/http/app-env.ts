@@ -2,7 +2,7 @@
 // auth middleware found: the caller's kind, the run object (routes under /v1/runs/:id), the creator
 // of a new run (POST /v1/runs), the subject and its inbox (the listing and the inbox routes), and
 // the async call a tool server's result is for (its step key, from the callback URL).
-import type { CallerKind } from "../api/types";
+import type { CallerKind, WatcherToken } from "../api/types";
 import type { Settings } from "../config/settings";
 import type { InboxStub } from "../durable/inbox/inbox-stub";
 import type { RunStub } from "./run-stub";
@@ -23,5 +23,7 @@ export type AppEnv = {
     callStepKey: string;
     /** What a user token says, when the caller is one (its subject, expiry, id and daily limit). */
     user: UserClaims;
+    /** The user token a stream opened now belongs to (from the header, or the ticket it asked for): the stream ends with it. */
+    watcherToken: WatcherToken;
   };
 };

@@ -1,8 +1,15 @@
 // DELETE /v1/tokens/:id: a user token revoked before its expiry is refused at once, by the backend
-// (deployment token) or by the token itself; the revocation lives in the subject's inbox.
-import { SELF } from "cloudflare:test";
+// (deployment token) or by the token itself; the revocation lives in the subject's inbox. The
+// sockets and streams a user token opened end with it: revoked, expired, or its key rotated out.
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BASE, createWith, freshSubject } from "../helpers/inbox";
+import { KEY_CHECK_MS, nextTokenCheck } from "../../src/durable/events/watcher-tokens";
+import type { InboxObject } from "../../src/durable/inbox/inbox-object";
+import { inboxStub } from "../../src/durable/inbox/inbox-stub";
+import type { RunObject } from "../../src/durable/run/run-object";
+import { BASE, createWith, freshSubject, settle } from "../helpers/inbox";
+import { stubFor } from "../helpers/runs";
+import { openSocket, openSocketAt, ticketFor } from "../helpers/service-client";
 import { expectError } from "../helpers/http";
 import { TEST_API_TOKEN } from "../test-env";
 
@@ -48,5 +55,71 @@ describe("DELETE /v1/tokens/:id", () => {
     expect((await revoke(phone.id, phone.token)).status).toBe(204);
     await expectError(await list(phone.token), 401, "unauthorized");
     expect((await list(sibling.token)).status).toBe(200);
+  });
+});
+
+describe("streams of a user token end with it", () => {
+  const runObject = (id: string) => stubFor(id) as unknown as DurableObjectStub<RunObject>;
+
+  it("revoking closes its sockets and streams: on its runs (4001) and on its inbox", async () => {
+    const subject = freshSubject("streams");
+    const phone = await mint(subject);
+    const { run } = await createWith(TEST_API_TOKEN, { subject });
+    const runSocket = await openSocket(run.id, phone.token);
+    const inboxSocket = await openSocketAt("/v1/inbox/events", { Authorization: `Bearer ${phone.token}` });
+    const ticket = await ticketFor(run.id, phone.token);
+    const sse = await SELF.fetch(`${BASE}/v1/runs/${run.id}/events?ticket=${ticket}`, { headers: { Accept: "text/event-stream" } });
+    expect(sse.status).toBe(200);
+    // Another token's socket stays open.
+    const other = await mint(subject);
+    const otherSocket = await openSocket(run.id, other.token);
+    expect((await revoke(phone.id, TEST_API_TOKEN)).status).toBe(204);
+    expect(await runSocket.closed).toBe(4001);
+    expect(await inboxSocket.closed).toBe(4001);
+    const reader = sse.body!.getReader();
+    for (;;) if ((await reader.read()).done) break;
+    otherSocket.send({ type: "ping" });
+    await otherSocket.next((frame) => frame.type === "pong");
+    otherSocket.close();
+  });
+
+  it("a socket closes when its token expires: the run's alarm is set for the expiry and closes it (4001)", async () => {
+    const subject = freshSubject("expiry");
+    const phone = await mint(subject);
+    const { run } = await createWith(TEST_API_TOKEN, { subject });
+    await settle(run.id);
+    const socket = await openSocket(run.id, phone.token);
+    const expiresAt = JSON.parse(atob(phone.token.slice(3).split(".")[0]!.replace(/-/g, "+").replace(/_/g, "/"))).exp * 1000;
+    expect(await runInDurableObject(runObject(run.id), (_instance, state) => state.storage.getAlarm())).toBe(expiresAt);
+    // The expiry comes (moved to now, as the clock would).
+    await runInDurableObject(runObject(run.id), (_instance, state) => {
+      for (const open of state.getWebSockets()) open.serializeAttachment({ ...(open.deserializeAttachment() as object), expiresAt: Date.now() - 1 });
+    });
+    await runDurableObjectAlarm(stubFor(run.id));
+    expect(await socket.closed).toBe(4001);
+  });
+
+  it("a socket closes once the key that signed its token is no longer accepted; its inbox looks again within a minute", async () => {
+    const subject = freshSubject("rotated");
+    const phone = await mint(subject);
+    const socket = await openSocketAt("/v1/inbox/events", { Authorization: `Bearer ${phone.token}` });
+    const inbox = inboxStub(env, subject) as unknown as DurableObjectStub<InboxObject>;
+    // The token was signed under a key that a rotation has since dropped.
+    await runInDurableObject(inbox, async (_instance, state) => {
+      for (const open of state.getWebSockets()) open.serializeAttachment({ ...(open.deserializeAttachment() as object), key: "0000000000000000" });
+      await state.storage.setAlarm(Date.now() + KEY_CHECK_MS);
+    });
+    await runDurableObjectAlarm(inbox);
+    expect(await socket.closed).toBe(4001);
+  });
+});
+
+describe("when watchers' tokens are looked at", () => {
+  it("at the earliest expiry, and within a minute while one was signed by a key other than the current one", () => {
+    const now = 1_000_000;
+    expect(nextTokenCheck([], now, "k1")).toBeUndefined();
+    expect(nextTokenCheck([{ expiresAt: now + 5_000_000, key: "k1" }, { expiresAt: now + 3_000_000, key: "k1" }], now, "k1")).toBe(now + 3_000_000);
+    expect(nextTokenCheck([{ expiresAt: now + 5_000_000, key: "k1" }, { expiresAt: now + 5_000_000, key: "k0" }], now, "k1")).toBe(now + KEY_CHECK_MS);
+    expect(nextTokenCheck([{ expiresAt: now + 10, key: "k0" }], now, "k1")).toBe(now + 10);
   });
 });

@@ -3,7 +3,7 @@
 // live events, over a hibernatable WebSocket or as Server-Sent Events read at the reader's pace.
 // At most WATCHERS_LIMIT watchers at once: one more is a 429.
 import { AFTER_MESSAGE, AFTER_PATTERN } from "../../api/event-cursor";
-import type { CallerKind } from "../../api/types";
+import type { CallerKind, WatcherToken } from "../../api/types";
 import { eventsAfter, newestSeq } from "./event-log";
 import type { Fanout } from "./fanout";
 import { SseStream } from "./sse-stream";
@@ -14,6 +14,8 @@ function errorResponse(status: 400 | 410 | 429, code: string, message: string): 
 
 export type StreamOptions = {
   caller: CallerKind;
+  /** The user token that opened the stream, if one did: the watcher ends with it. */
+  token?: WatcherToken;
   watchersLimit: number;
   now: () => number;
   /** For a log that is trimmed (an inbox's): its oldest kept seq, or undefined when it holds none. */
@@ -42,7 +44,7 @@ export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request
   const { sql } = ctx.storage;
   if (websocket) {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    ctx.acceptWebSocket(server, [options.caller]);
+    fanout.acceptSocket(server, options.caller, options.token);
     // Sent in the same turn as the read, so no event can slip between the backlog and live ones.
     for (const event of eventsAfter(sql, Number(after))) server.send(event.text);
     return new Response(null, { status: 101, webSocket: client });
@@ -52,6 +54,6 @@ export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request
     Number(after),
     () => fanout.dropStream(stream),
   );
-  fanout.addStream(stream, options.caller);
+  fanout.addStream(stream, options.caller, options.token);
   return new Response(stream.readable, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } });
 }

@@ -2,24 +2,87 @@
 // and SSE streams (held in memory while open, each read at its reader's pace: sse-stream.ts).
 // Stored events go to sockets as their logged JSON text; an SSE stream is told there is more and
 // reads it from the log itself. Each watcher is tagged with who opened it, so rotating the run token
-// closes the streams opened with the old one. A stream whose reader stopped reading is closed.
-import type { CallerKind } from "../../api/types";
+// closes the streams opened with the old one; one opened with a user token carries that token
+// (watcher-tokens.ts: a socket as its attachment), so it closes when the token is revoked, expires
+// or its key stops being accepted. A stream whose reader stopped reading is closed.
+import type { CallerKind, WatcherToken } from "../../api/types";
 import type { LoggedEvent } from "./event-log";
 import type { SseStream } from "./sse-stream";
+import { tokenEnded } from "./watcher-tokens";
 
 /** WebSocket close code when the server ends a stream on purpose (token rotated or revoked, run deleted). */
 export const CLOSE_REVOKED = 4001;
 
+type StreamEntry = { kind: CallerKind; token?: WatcherToken };
+
+/** The user token a socket was opened with (its attachment), if any. */
+function socketToken(socket: WebSocket): WatcherToken | undefined {
+  try {
+    const attached = socket.deserializeAttachment() as WatcherToken | null;
+    return attached ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function closeSocket(socket: WebSocket, reason: string): void {
+  try {
+    socket.close(CLOSE_REVOKED, reason);
+  } catch {
+    // Already closing.
+  }
+}
+
 export class Fanout {
-  private readonly streams = new Map<SseStream, CallerKind>();
+  private readonly streams = new Map<SseStream, StreamEntry>();
 
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly now: () => number = () => Date.now(),
   ) {}
 
-  addStream(stream: SseStream, kind: CallerKind): void {
-    this.streams.set(stream, kind);
+  addStream(stream: SseStream, kind: CallerKind, token?: WatcherToken): void {
+    this.streams.set(stream, token === undefined ? { kind } : { kind, token });
+  }
+
+  /** Accepts a hibernatable socket, tagged with who opened it and, for a user token, carrying it. */
+  acceptSocket(socket: WebSocket, kind: CallerKind, token?: WatcherToken): void {
+    this.ctx.acceptWebSocket(socket, token?.id === undefined ? [kind] : [kind, `token:${token.id}`]);
+    if (token !== undefined) socket.serializeAttachment(token);
+  }
+
+  /** The user tokens of every open watcher. */
+  tokens(): WatcherToken[] {
+    const found: WatcherToken[] = [];
+    for (const socket of this.ctx.getWebSockets()) {
+      const token = socketToken(socket);
+      if (token !== undefined) found.push(token);
+    }
+    for (const entry of this.streams.values()) if (entry.token !== undefined) found.push(entry.token);
+    return found;
+  }
+
+  /** Closes the watchers of user token `id` (it was revoked). */
+  closeToken(id: string): void {
+    for (const socket of this.ctx.getWebSockets(`token:${id}`)) closeSocket(socket, "The user token was revoked.");
+    for (const [stream, entry] of [...this.streams]) {
+      if (entry.token?.id !== id) continue;
+      this.streams.delete(stream);
+      stream.close();
+    }
+  }
+
+  /** Closes the watchers whose user token expired, or whose key is not among `acceptedKeys`. */
+  closeEnded(now: number, acceptedKeys: readonly string[]): void {
+    for (const socket of this.ctx.getWebSockets()) {
+      const token = socketToken(socket);
+      if (token !== undefined && tokenEnded(token, now, acceptedKeys)) closeSocket(socket, "The user token expired, or its key is no longer accepted.");
+    }
+    for (const [stream, entry] of [...this.streams]) {
+      if (entry.token === undefined || !tokenEnded(entry.token, now, acceptedKeys)) continue;
+      this.streams.delete(stream);
+      stream.close();
+    }
   }
 
   /** The stream ended (its reader left, or it was closed): it is forgotten. */
@@ -29,15 +92,9 @@ export class Fanout {
 
   /** Closes the watchers opened by `kind` (every watcher when undefined), telling sockets why. */
   close(reason: string, kind?: CallerKind): void {
-    for (const socket of kind === undefined ? this.ctx.getWebSockets() : this.ctx.getWebSockets(kind)) {
-      try {
-        socket.close(CLOSE_REVOKED, reason);
-      } catch {
-        // Already closing.
-      }
-    }
-    for (const [stream, opener] of [...this.streams]) {
-      if (kind !== undefined && opener !== kind) continue;
+    for (const socket of kind === undefined ? this.ctx.getWebSockets() : this.ctx.getWebSockets(kind)) closeSocket(socket, reason);
+    for (const [stream, entry] of [...this.streams]) {
+      if (kind !== undefined && entry.kind !== kind) continue;
       this.streams.delete(stream);
       stream.close();
     }

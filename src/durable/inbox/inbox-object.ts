@@ -5,7 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { InboxChange, InboxRpc, ListAnswer, ListQuery } from "../../api/inbox-rpc";
 import { CALLER_HEADER } from "../../api/run-rpc";
-import type { CallerKind, Outcome, TicketRecord } from "../../api/types";
+import type { CallerKind, Outcome, TicketHolder, TicketRecord } from "../../api/types";
 import { isoNow } from "../storage/clock";
 import { openEventStream } from "../events/event-stream";
 import { limitsOf } from "../../config/settings";
@@ -13,7 +13,9 @@ import { Fanout } from "../events/fanout";
 import type { Reservation, ReserveAnswer, Usage } from "../../api/spend";
 import { applyChanges, claimSubject, hasInbox, inboxSubject, listRuns, migrateInbox } from "./inbox-store";
 import { dropHold, reserve, usageOf } from "./spend-store";
-import { isRevoked, revoke } from "./revocation-store";
+import { isRevoked, noteWatch, revoke, watchedRuns } from "./revocation-store";
+import { acceptedKeys } from "../events/accepted-keys";
+import { nextTokenCheck, watcherTokenOf } from "../events/watcher-tokens";
 import { oldestSeq, trimEvents } from "./inbox-retention";
 import { fail, ok } from "../run/outcome";
 import { redeemTicket, storeTicket } from "../events/ticket-store";
@@ -71,14 +73,39 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
     return null;
   }
 
-  async revokeToken(subject: string | undefined, tokenId: string, until: number): Promise<null> {
+  async revokeToken(subject: string | undefined, tokenId: string, until: number): Promise<string[]> {
     const { sql } = this.ctx.storage;
     this.ctx.storage.transactionSync(() => {
       migrateInbox(sql);
       if (subject !== undefined) claimSubject(sql, subject);
       revoke(sql, tokenId, until, Date.now());
     });
+    this.fanout.closeToken(tokenId);
+    return watchedRuns(sql, tokenId);
+  }
+
+  async noteWatch(tokenId: string, runId: string, until: number): Promise<null> {
+    const { sql } = this.ctx.storage;
+    this.ctx.storage.transactionSync(() => {
+      migrateInbox(sql);
+      noteWatch(sql, tokenId, runId, until, Date.now());
+    });
     return null;
+  }
+
+  /** Watchers whose user token expired, or whose key is no longer accepted, close; the next look is set. */
+  override async alarm(): Promise<void> {
+    const keys = await acceptedKeys(this.env);
+    this.fanout.closeEnded(Date.now(), keys.accepted);
+    await this.scheduleTokenCheck();
+  }
+
+  /** The alarm is the inbox's for its watchers' tokens alone: set to the next look, or removed. */
+  private async scheduleTokenCheck(): Promise<void> {
+    const keys = await acceptedKeys(this.env);
+    const at = nextTokenCheck(this.fanout.tokens(), Date.now(), keys.current);
+    if (at === undefined) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(at);
   }
 
   async isRevoked(tokenId: string): Promise<boolean> {
@@ -97,7 +124,7 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
     return null;
   }
 
-  async redeemTicket(hash: string): Promise<CallerKind | null> {
+  async redeemTicket(hash: string): Promise<TicketHolder | null> {
     const { sql } = this.ctx.storage;
     if (!hasInbox(sql)) return null;
     return redeemTicket(sql, hash, Date.now());
@@ -112,13 +139,18 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
     });
     const header = request.headers.get(CALLER_HEADER);
     const caller: CallerKind = header === "user" ? "user" : "deployment";
-    return openEventStream(this.ctx, this.fanout, request, {
+    const token = watcherTokenOf(request);
+    const response = openEventStream(this.ctx, this.fanout, request, {
       caller,
+      ...(token === undefined ? {} : { token }),
       watchersLimit: limitsOf(this.env).watchers,
       now: () => Date.now(),
       // Trimmed events are gone: a cursor before the oldest kept one is refused (410), not quietly skipped.
       oldestKept: () => oldestSeq(sql),
     });
+    // A watcher of a user token ends with it: the alarm looks at the tokens when one may have ended.
+    if (token !== undefined) await this.scheduleTokenCheck();
+    return response;
   }
 
   /** The inbox stream carries no actions: a ping is answered, anything else is refused (answers go to the run). */

@@ -7,9 +7,9 @@ import type { RunSummary } from "../../api/types";
 import { appendEvent, EVENT_TABLE, newestSeq, type LoggedEvent } from "../events/event-log";
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
-import { TICKET_TABLE } from "../events/ticket-store";
+import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 import { RESERVATION_TABLES, settle } from "./spend-store";
-import { REVOCATION_TABLE } from "./revocation-store";
+import { REVOCATION_TABLES } from "./revocation-store";
 import { INBOX_EVENT_INDEX, redactedEvent, redactRun, trimEvents } from "./inbox-retention";
 
 const STATEMENTS = [
@@ -29,7 +29,7 @@ const STATEMENTS = [
   TICKET_TABLE,
   SPILL_TABLE,
   ...RESERVATION_TABLES,
-  REVOCATION_TABLE,
+  ...REVOCATION_TABLES,
   INBOX_EVENT_INDEX,
 ];
 
@@ -40,6 +40,7 @@ export function hasInbox(sql: SqlStorage): boolean {
 
 export function migrateInbox(sql: SqlStorage): void {
   for (const statement of STATEMENTS) sql.exec(statement);
+  addTicketColumns(sql);
 }
 
 /** The inbox's subject, written by its first change. */

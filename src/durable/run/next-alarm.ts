@@ -10,6 +10,8 @@
 // - The outbox (status changes for the inbox and the webhook receivers) is delivered when its
 //   earliest pending row is due.
 // - A stopped run wakes once more, when its retention ends (deleteAt).
+// - Watchers opened with a user token are looked at when one's token may have ended (its expiry,
+//   or a minute on while it was signed by a key that may be rotated out).
 
 export type AlarmInputs = {
   /** The run is running: it steps at once (or sleeps on its async call). */
@@ -20,6 +22,8 @@ export type AlarmInputs = {
   outboxDueAt?: number | undefined;
   /** A stopped run's retention end (ignored while it runs). */
   deleteAt?: number | undefined;
+  /** When the watchers' user tokens must be looked at next (watcher-tokens.ts), if any watcher has one. */
+  watchersCheckAt?: number | undefined;
   now: number;
   /** ALARM_DELAY_MS: "at once" means this long from now (0 in service; the tests set it far off and fire alarms by hand). */
   delayMs: number;
@@ -43,8 +47,9 @@ export function stepDue({ running, suspendedOn, now }: AlarmInputs): boolean {
 
 /** When to set the alarm, or undefined when the object has nothing left to do. */
 export function nextAlarm(inputs: AlarmInputs): number | undefined {
-  const { running, outboxDueAt, deleteAt, now, delayMs } = inputs;
+  const { running, outboxDueAt, deleteAt, watchersCheckAt, now, delayMs } = inputs;
   const candidates: number[] = [];
+  if (watchersCheckAt !== undefined) candidates.push(watchersCheckAt);
   if (running) candidates.push(stepAt(inputs));
   if (outboxDueAt !== undefined) candidates.push(Math.max(outboxDueAt, now + delayMs));
   if (!running && deleteAt !== undefined) candidates.push(deleteAt);

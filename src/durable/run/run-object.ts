@@ -5,7 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../../api/images";
 import { CALLER_HEADER, type RunRpc, type SpendLimit } from "../../api/run-rpc";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../../api/types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage } from "../../loop/types";
 import { deliverResult, readCall } from "../tools/async-call-store";
@@ -34,6 +34,8 @@ import { sameDigest } from "./token-check";
 import { answer, cancelWaiting, continueRefusal, continueRun, retry, retryRefusal, view } from "./transitions";
 import { dropSpend, reserveSpend, type SpendAsk } from "./spend-reservation";
 import { limitsOf } from "../../config/settings";
+import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
+import { nextTokenCheck, watcherTokenOf } from "../events/watcher-tokens";
 import { webhookSender } from "../outbox/webhook-sender";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
@@ -44,6 +46,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   private active: AbortController | undefined;
   /** Slices, cancels, uploads and deletion run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The keys user tokens are accepted under now (their fingerprints), read once before any event. */
+  private keys: AcceptedKeys = { current: "", accepted: [] };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -52,6 +56,9 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     this.engine = { ctx, env, fanout: new Fanout(ctx, () => this.engine.now()), fetch: (input, init) => fetch(input, init), now: () => Date.now() };
     this.engine.mcp = new McpConnections((input, init) => this.engine.fetch(input, init));
     this.blobs = r2BlobStore(env.BLOBS);
+    ctx.blockConcurrencyWhile(async () => {
+      this.keys = await acceptedKeys(env);
+    });
     this.outbox = new Outbox({
       sql: ctx.storage.sql,
       now: () => this.engine.now(),
@@ -99,6 +106,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       suspendedOn: key === undefined ? undefined : { deadline: call?.deadline ?? 0, answered: call === undefined || call.result !== undefined },
       outboxDueAt: nextDueAt(sql),
       deleteAt,
+      watchersCheckAt: nextTokenCheck(this.engine.fanout.tokens(), now, this.keys.current),
       now,
       delayMs: Number(this.env.ALARM_DELAY_MS) || 0,
     };
@@ -142,6 +150,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       // Deliveries are started, not awaited: changes already written go out while the run steps.
       this.outbox.deliverDue();
       const now = this.engine.now();
+      // Watchers whose user token expired, or whose key is no longer accepted, close.
+      this.engine.fanout.closeEnded(now, this.keys.accepted);
       if (run?.status === "running") {
         // A run suspended on an async call steps only when its result is there or its deadline passed.
         if (stepDue(this.alarmInputs(run.deleteAt, now))) await this.slice(new AbortController());
@@ -334,7 +344,12 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return ok(null);
   }
 
-  async redeemTicket(hash: string): Promise<CallerKind | null> {
+  async closeWatchers(tokenId: string): Promise<null> {
+    this.engine.fanout.closeToken(tokenId);
+    return null;
+  }
+
+  async redeemTicket(hash: string): Promise<TicketHolder | null> {
     if (!hasRun(this.ctx.storage.sql)) return null;
     return redeemTicket(this.ctx.storage.sql, hash, this.engine.now());
   }
@@ -386,7 +401,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     if (!hasRun(this.ctx.storage.sql)) return Response.json({ error: notFound().error }, { status: 404 });
     const header = request.headers.get(CALLER_HEADER);
     const caller: CallerKind = header === "run" || header === "user" ? header : "deployment";
-    return openEventStream(this.ctx, this.engine.fanout, request, { caller, watchersLimit: limitsOf(this.env).watchers, now: this.engine.now });
+    const token = watcherTokenOf(request);
+    const response = openEventStream(this.ctx, this.engine.fanout, request, { caller, watchersLimit: limitsOf(this.env).watchers, now: this.engine.now, ...(token === undefined ? {} : { token }) });
+    // A watcher of a user token ends with it: the alarm looks at the tokens when one may have ended.
+    if (token !== undefined) await this.schedule();
+    return response;
   }
 
   override async webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {

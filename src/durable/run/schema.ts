@@ -10,7 +10,7 @@ import { keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
 import { addRunColumns, RUN_TABLES } from "./run-store";
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
-import { TICKET_TABLE } from "../events/ticket-store";
+import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 
 const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE];
 
@@ -22,6 +22,7 @@ export function wasDeleted(sql: SqlStorage): boolean {
 export function migrate(sql: SqlStorage): void {
   for (const statement of STATEMENTS) sql.exec(statement);
   addRunColumns(sql);
+  addTicketColumns(sql);
 }
 
 /**

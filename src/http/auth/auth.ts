@@ -7,7 +7,8 @@
 // that cannot name a caller is 401; a run or user token on a run that is not its own is 404,
 // exactly like an unknown id, so probing tells nothing.
 import type { Context, MiddlewareHandler } from "hono";
-import type { CallerKind } from "../../api/types";
+import type { TicketHolder, WatcherToken } from "../../api/types";
+import { keyFingerprint } from "../../lib/key-fingerprint";
 import { SUBJECT_PATTERN } from "../../api/schemas";
 import { inboxStub, inboxStubById } from "../../durable/inbox/inbox-stub";
 import { stepKeyOf } from "../../lib/call-key";
@@ -57,10 +58,18 @@ async function identify(c: Context<AppEnv>): Promise<Caller> {
     // A revocation lives in the subject's inbox until the token would have expired anyway.
     if (claims.tokenId !== undefined && (await inboxStub(c.env, claims.subject).isRevoked(claims.tokenId))) throw unauthorized("This user token was revoked.");
     c.set("user", claims);
+    c.set("watcherToken", await watcherTokenFor(claims, c.var.settings.runIdKeys));
     return { kind: "user", subject: claims.subject, claims };
   }
   if (RUN_TOKEN_PATTERN.test(token)) return { kind: "run", token };
   throw unauthorized("Invalid token.");
+}
+
+/** What a stream opened with this user token carries, so that it ends with the token. */
+async function watcherTokenFor(claims: UserClaims, keys: readonly string[]): Promise<WatcherToken> {
+  const token: WatcherToken = { expiresAt: claims.expiresAt, key: await keyFingerprint(keys[claims.keyIndex]!), subject: claims.subject };
+  if (claims.tokenId !== undefined) token.id = claims.tokenId;
+  return token;
 }
 
 /** Requests with a user token count against RUN_TOKEN_RATE_LIMIT per subject. */
@@ -122,7 +131,7 @@ async function failed(c: Context<AppEnv>, id: string, refusal: ApiException): Pr
 }
 
 /** A run's ticket, redeemed once: who asked for it, or 401. */
-async function callerOfTicket(c: Context<AppEnv>, ticket: string): Promise<CallerKind> {
+async function callerOfTicket(c: Context<AppEnv>, ticket: string): Promise<TicketHolder> {
   const id = c.req.param("id");
   if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
   refuseIfBlocked(id, Date.now());
@@ -143,8 +152,9 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
     if (ticket !== undefined) {
       // A ticket was counted against its token's rate limit when it was asked for (POST
       // …/tickets is a request like any other); the one connection it opens is not counted again.
-      const kind = await callerOfTicket(c, ticket);
-      c.set("caller", kind);
+      const holder = await callerOfTicket(c, ticket);
+      c.set("caller", holder.kind);
+      if (holder.token !== undefined) c.set("watcherToken", holder.token);
       c.set("run", runStub(c.env, c.req.param("id")!));
       return next();
     }
@@ -173,9 +183,10 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
 async function inboxOfTicket(c: Context<AppEnv>, ticket: string): Promise<void> {
   const id = inboxIdOfTicket(ticket);
   const inbox = id === undefined ? undefined : inboxStubById(c.env, id);
-  const kind = inbox === undefined ? null : await inbox.redeemTicket(await sha256Hex(ticket));
-  if (inbox === undefined || kind === null) throw unauthorized("Invalid or expired ticket.");
-  c.set("caller", kind);
+  const holder = inbox === undefined ? null : await inbox.redeemTicket(await sha256Hex(ticket));
+  if (inbox === undefined || holder === null) throw unauthorized("Invalid or expired ticket.");
+  c.set("caller", holder.kind);
+  if (holder.token !== undefined) c.set("watcherToken", holder.token);
   c.set("inbox", inbox);
 }
 

@@ -13,7 +13,8 @@ export function inboxApp(): OpenAPIHono<AppEnv> {
 
   app.openapi(inboxTicketRoute, async (c) => {
     const ticket = await newInboxTicket(inboxIdOf(c.env, c.var.subject), Date.now());
-    await c.var.inbox.storeTicket({ hash: ticket.hash, kind: c.var.caller, expiresAt: ticket.expiresAt });
+    const token = c.var.caller === "user" ? c.var.watcherToken : undefined;
+    await c.var.inbox.storeTicket({ hash: ticket.hash, kind: c.var.caller, expiresAt: ticket.expiresAt, ...(token === undefined ? {} : { token }) });
     return c.json({ ticket: ticket.ticket, expiresAt: new Date(ticket.expiresAt).toISOString() }, 201);
   });
 
@@ -21,7 +22,7 @@ export function inboxApp(): OpenAPIHono<AppEnv> {
     if (!wantsEventStream(c.req.raw)) {
       throw invalidRequest("The inbox stream needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
     }
-    return c.var.inbox.fetch(forwarded(c.req.raw, c.var.caller, ["ticket", "subject"]));
+    return c.var.inbox.fetch(forwarded(c.req.raw, c.var.caller, ["ticket", "subject"], c.var.caller === "user" ? c.var.watcherToken : undefined));
   });
 
   return app;

@@ -31,6 +31,7 @@ import {
   ticketRoute,
 } from "./run-routes";
 import { runStub } from "../run-stub";
+import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { newTicket } from "../auth/tickets";
 
 /** A user token's own daily limit (its budgetUsdPerDay, else the deployment's) for a continue's or a retry's reservation; other callers use the run's. */
@@ -104,7 +105,8 @@ export function runsApp(): OpenAPIHono<AppEnv> {
 
   app.openapi(ticketRoute, async (c) => {
     const ticket = await newTicket(Date.now());
-    unwrap(await c.var.run.storeTicket({ hash: ticket.hash, kind: c.var.caller, expiresAt: ticket.expiresAt }));
+    const token = c.var.caller === "user" ? c.var.watcherToken : undefined;
+    unwrap(await c.var.run.storeTicket({ hash: ticket.hash, kind: c.var.caller, expiresAt: ticket.expiresAt, ...(token === undefined ? {} : { token }) }));
     return c.json({ ticket: ticket.ticket, expiresAt: new Date(ticket.expiresAt).toISOString() }, 201);
   });
 
@@ -129,7 +131,10 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     if (!wantsEventStream(c.req.raw)) {
       throw invalidRequest("The events endpoint needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
     }
-    return c.var.run.fetch(forwarded(c.req.raw, c.var.caller));
+    const token = c.var.caller === "user" ? c.var.watcherToken : undefined;
+    // A user token's stream on a run is noted with its subject's inbox, so a revocation closes it too.
+    if (token?.id !== undefined && token.subject !== undefined) await inboxStub(c.env, token.subject).noteWatch(token.id, c.req.param("id"), token.expiresAt);
+    return c.var.run.fetch(forwarded(c.req.raw, c.var.caller, ["ticket"], token));
   });
 
   return app;

@@ -11,6 +11,7 @@ import { ApiException, invalidRequest, validationHook } from "../errors";
 import { mintTokenRoute, revokeTokenRoute } from "./token-routes";
 import { mintUserToken, newTokenId } from "../auth/user-tokens";
 import { parsePublicTokenId, publicTokenId } from "../auth/token-ids";
+import { runStub } from "../run-stub";
 
 export function tokensApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -39,7 +40,9 @@ export function tokensApp(): OpenAPIHono<AppEnv> {
     const inbox = inboxStubById(c.env, parsed.inboxId);
     if (inbox === undefined) throw new ApiException(404, "No such token: ids look like tok_… as POST /v1/tokens answered them.");
     // Kept as long as any token can live: the id alone does not say when this one expires.
-    await inbox.revokeToken(c.var.caller === "user" ? c.var.user.subject : undefined, parsed.tokenId, Date.now() + MAX_USER_TOKEN_TTL_SECONDS * 1000);
+    const watched = await inbox.revokeToken(c.var.caller === "user" ? c.var.user.subject : undefined, parsed.tokenId, Date.now() + MAX_USER_TOKEN_TTL_SECONDS * 1000);
+    // The token's streams on its runs close too (its requests are refused from now on either way).
+    await Promise.all(watched.map((runId) => runStub(c.env, runId).closeWatchers(parsed.tokenId).catch(() => null)));
     return c.body(null, 204);
   });
 

@@ -1,0 +1,180 @@
+// Holding under abuse, against `wrangler dev` on 127.0.0.1, driven from this separate Node process
+// (`npm run bench:abuse`, or `node bench/ts.mjs bench/abuse.ts [--steps 150] [--flood 1000] [--events 10000] [--readers 50]`).
+//
+//   (1) flood   one run steps (scripted model calls of 20 ms and a calculator call each) while
+//               `flood` requests with made-up run tokens hit it, 50 at a time. The run's step time
+//               (between consecutive `model` events, from their stored `at`) is compared: p50 of a
+//               run with no flood, and of one during the flood — side by side, on two servers: one
+//               with the deployment's AUTH_FAILURE_RATE_LIMIT (20 a minute: past it the edge answers
+//               429 without asking the run), one with that limit out of the way (every wrong token
+//               reaches the run's object, which reads only the token's hash). Target: ≤ 2× the
+//               no-flood p50.
+//   (2) readers `readers` SSE readers that never read, on a run of `events` stored events that keeps
+//               stepping: the wrangler dev process group's memory (PSS, RSS) before the readers, and
+//               after the run stepped on with them for a while. Target: flat.
+//
+// Figures are printed, never asserted; a broken invariant prints FAIL and exits non-zero.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, platform, release, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { createRun, getRun, request } from "../test/e2e/support/api";
+import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
+import { groupPids, sampleProcess } from "../test/e2e/support/process-memory";
+import { readEventsUntilEnd } from "../test/e2e/support/sse";
+import { median } from "../test/e2e/support/stats";
+import { arg } from "./support/args";
+import { until } from "./support/poll";
+import { verdict } from "./support/verdict";
+
+const STEPS = arg("steps", 150);
+const FLOOD = arg("flood", 1000);
+const EVENTS = arg("events", 10_000);
+const READERS = arg("readers", 50);
+const TOKEN = "dev-token";
+const log = (line: string) => console.log(`[bench:abuse] ${line}`);
+const failures: string[] = [];
+
+/** A run of `steps` turns, each a 20 ms model call with one calculator call; then a last answer. */
+function steppingRun(steps: number, delayMs = 20) {
+  const turn = (i: number) => ({ toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} + 1` } }], delayMs, costUsd: 0 });
+  return { messages: [{ role: "user", content: "count" }], tools: ["calculator"], maxSteps: steps + 1, budget: { usd: 1 }, script: [...Array.from({ length: steps }, (_v, i) => turn(i)), { text: "done", costUsd: 0 }] };
+}
+
+/** Milliseconds between consecutive model events of the run (their stored times), those whose start is in [from, to). */
+async function stepTimes(dev: DevServer, id: string, token: string, from = 0, to = Infinity): Promise<number[]> {
+  const events = await readEventsUntilEnd(`${dev.url}/v1/runs/${id}/events?after=0`, token, 120_000);
+  const times = events.filter((event) => event.data.type === "model").map((event) => Date.parse(String(event.data.at)));
+  const gaps: number[] = [];
+  for (let i = 1; i < times.length; i++) if (times[i - 1]! >= from && times[i - 1]! < to) gaps.push(times[i]! - times[i - 1]!);
+  return gaps;
+}
+
+async function waitEnd(dev: DevServer, id: string, token: string): Promise<void> {
+  await until(async () => (await getRun(dev.url, id, token)).status !== "running", 300_000, () => `run ${id} did not end`, 200);
+}
+
+/** `count` requests with made-up run tokens at run `id`, 50 at a time; answers their statuses. */
+async function flood(dev: DevServer, id: string, count: number): Promise<Map<number, number>> {
+  const statuses = new Map<number, number>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (next < count) {
+        next++;
+        const fake = `rt_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
+        const response = await request(dev.url, `/v1/runs/${id}`, fake);
+        await response.arrayBuffer();
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      }
+    }),
+  );
+  return statuses;
+}
+
+async function withServer<T>(vars: Record<string, string>, tomlEdit: (toml: string) => string, work: (dev: DevServer) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "ratchet-bench-abuse-"));
+  const snapshot = snapshotProject();
+  const toml = join(snapshot.dir, "wrangler.toml");
+  writeFileSync(toml, tomlEdit(readFileSync(toml, "utf8")));
+  const dev = await startDevServer({ port: 8600 + Math.floor(Math.random() * 90), persistTo: dir, cwd: snapshot.dir, vars });
+  try {
+    return await work(dev);
+  } finally {
+    await dev.kill();
+    snapshot.remove();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Creation limits out of the way (the benchmark creates runs quickly); the failure limit as given. */
+const limits = (authFailures: number) => (toml: string) =>
+  toml
+    .replace(/(name = "CREATE_RATE_LIMIT"[\s\S]*?simple = \{ limit = )\d+/, "$11000000")
+    .replace(/(name = "AUTH_FAILURE_RATE_LIMIT"[\s\S]*?simple = \{ limit = )\d+/, `$1${authFailures}`);
+
+async function floodPart(label: string, authFailures: number): Promise<void> {
+  await withServer({ MAX_STEPS_LIMIT: String(STEPS + 10) }, limits(authFailures), async (dev) => {
+    const quiet = await createRun(dev.url, TOKEN, steppingRun(STEPS));
+    await waitEnd(dev, quiet.id, quiet.token);
+    const before = await stepTimes(dev, quiet.id, quiet.token);
+    const loud = await createRun(dev.url, TOKEN, steppingRun(STEPS));
+    // The flood starts once the run is under way, and the steps it overlaps are the ones counted.
+    await until(async () => (await getRun(dev.url, loud.id, loud.token)).steps >= 5, 60_000, () => "the run did not start", 50);
+    const started = Date.now();
+    const statuses = await flood(dev, loud.id, FLOOD);
+    const ended = Date.now();
+    await waitEnd(dev, loud.id, loud.token);
+    const during = await stepTimes(dev, loud.id, loud.token, started, ended);
+    const ratio = median(during) / median(before);
+    log(`(1) ${label}: ${FLOOD} wrong-token requests in ${((ended - started) / 1000).toFixed(1)} s (${[...statuses].map(([status, n]) => `${n}× ${status}`).join(", ")})`);
+    log(`(1) ${label}: step p50 ${median(before).toFixed(1)} ms with no flood (${before.length} steps), ${median(during).toFixed(1)} ms during it (${during.length} steps): ${ratio.toFixed(2)}× (target ≤ 2×)`);
+    if (during.length < 5) failures.push(`${label}: only ${during.length} steps overlapped the flood`);
+    if ((statuses.get(200) ?? 0) > 0) failures.push(`${label}: a made-up token was accepted`);
+    if ((await getRun(dev.url, loud.id, loud.token)).status !== "finished") failures.push(`${label}: the flooded run did not finish`);
+  });
+}
+
+function groupMemory(dev: DevServer): { pss: number; rss: number } {
+  let pss = 0;
+  let rss = 0;
+  for (const pid of groupPids(dev.pgid)) {
+    const sample = sampleProcess(pid);
+    if (sample === undefined) continue;
+    rss += sample.rssBytes;
+    pss += sample.pssBytes ?? sample.rssBytes;
+  }
+  return { pss, rss };
+}
+
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+async function readersPart(): Promise<void> {
+  // Each turn logs 4 events (step-start, model, tool-call, tool-result).
+  const turns = Math.ceil(EVENTS / 4);
+  await withServer({ MAX_STEPS_LIMIT: String(turns + 400) }, limits(20), async (dev) => {
+    const fast = { ...steppingRun(turns, 0) };
+    fast.script = [...fast.script.slice(0, turns), ...Array.from({ length: 300 }, (_v, i) => ({ toolCalls: [{ id: `l${i}`, name: "calculator", input: { expression: "1 + 1" } }], delayMs: 50, costUsd: 0 })), { text: "done", costUsd: 0 }];
+    fast.maxSteps = turns + 302;
+    const run = await createRun(dev.url, TOKEN, fast);
+    await until(async () => (await getRun(dev.url, run.id, run.token)).lastSeq >= EVENTS, 600_000, () => `the run did not reach ${EVENTS} events`, 200);
+    const before = groupMemory(dev);
+    const readers: AbortController[] = [];
+    for (let i = 0; i < READERS; i++) {
+      const controller = new AbortController();
+      readers.push(controller);
+      // Opened, never read: its body is left alone.
+      const response = await fetch(`${dev.url}/v1/runs/${run.id}/events?after=0`, { headers: { Authorization: `Bearer ${run.token}`, Accept: "text/event-stream" }, signal: controller.signal });
+      if (response.status !== 200) failures.push(`reader ${i}: ${response.status}`);
+    }
+    const from = (await getRun(dev.url, run.id, run.token)).lastSeq;
+    let peak = groupMemory(dev);
+    // The run steps on (50 ms turns) with the readers open.
+    await until(
+      async () => {
+        const now = groupMemory(dev);
+        if (now.pss > peak.pss) peak = now;
+        return (await getRun(dev.url, run.id, run.token)).lastSeq >= from + 800;
+      },
+      300_000,
+      () => "the run did not step on",
+      250,
+    );
+    const after = groupMemory(dev);
+    log(`(2) ${READERS} SSE readers that never read, on a run of ${from} events stepping on to ${(await getRun(dev.url, run.id, run.token)).lastSeq}:`);
+    log(`(2) wrangler dev process group PSS ${mib(before.pss)} before the readers, ${mib(after.pss)} after (peak ${mib(peak.pss)}); RSS ${mib(before.rss)} → ${mib(after.rss)}: ${(after.pss - before.pss >= 0 ? "+" : "")}${mib(after.pss - before.pss)}`);
+    for (const reader of readers) reader.abort();
+  });
+}
+
+async function main(): Promise<void> {
+  log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
+  const only = process.argv.includes("--part") ? process.argv[process.argv.indexOf("--part") + 1] : undefined;
+  if (only === undefined || only === "flood") {
+    await floodPart("AUTH_FAILURE_RATE_LIMIT 20/min", 20);
+    await floodPart("failure limit out of the way", 1_000_000);
+  }
+  if (only === undefined || only === "readers") await readersPart();
+  verdict(failures, log, "OK: every flooded run finished, no made-up token was accepted, every reader was taken");
+}
+
+await main();
