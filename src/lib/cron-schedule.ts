@@ -10,7 +10,7 @@ export type Issue = { path: string; message: string };
 const GAP_SAMPLES = 200;
 
 /** At most this many due fires are counted one by one; past it the count is "at least". */
-export const DUE_COUNT_LIMIT = 10_000;
+export const DUE_COUNT_LIMIT = 1_000;
 
 export const DEFAULT_TIMEZONE = "UTC";
 
