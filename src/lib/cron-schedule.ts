@@ -7,7 +7,7 @@ import { Cron } from "croner";
 export type Issue = { path: string; message: string };
 
 /** How many fire times are sampled to find the shortest gap between two fires. */
-const GAP_SAMPLES = 200;
+const GAP_SAMPLES = 50;
 
 /** At most this many due fires are counted one by one; past it the count is "at least". */
 export const DUE_COUNT_LIMIT = 1_000;
@@ -42,7 +42,12 @@ export function scheduleIssues(cron: string, timezone: string, minSeconds: numbe
     const detail = error instanceof Error ? error.message.replace(/^CronPattern: /, "") : String(error);
     return [{ path: "cron", message: `Not a cron expression of five or six fields: ${detail}` }];
   }
-  const runs = parsed.nextRuns(GAP_SAMPLES, new Date(now)).map((date) => date.getTime());
+  let runs: number[];
+  try {
+    runs = parsed.nextRuns(GAP_SAMPLES, new Date(now)).map((date) => date.getTime());
+  } catch (error) {
+    return [{ path: "cron", message: `This expression cannot be read in ${timezone}: ${error instanceof Error ? error.message : String(error)}` }];
+  }
   if (runs.length === 0) return [{ path: "cron", message: "This expression never fires." }];
   let gap = Number.POSITIVE_INFINITY;
   for (let i = 1; i < runs.length; i++) gap = Math.min(gap, runs[i]! - runs[i - 1]!);

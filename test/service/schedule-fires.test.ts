@@ -10,6 +10,7 @@ import { createFireRun } from "../../src/durable/schedule/fire-run";
 import { readSchedule, readTemplate } from "../../src/durable/schedule/schedule-store";
 import { ALREADY_QUEUED, PREVIOUS_ACTIVE } from "../../src/durable/schedule/overlap";
 import type { OutboxDeps } from "../../src/durable/outbox/outbox";
+import { FIRE_ATTEMPTS, PENDING_RETRY_MS } from "../../src/durable/schedule/schedule-object";
 import { deliverOutbox, freshSubject, pendingOutbox, settle } from "../helpers/inbox";
 import { stubFor } from "../helpers/runs";
 import { getRun } from "../helpers/service-client";
@@ -209,6 +210,24 @@ describe("a schedule's fires", () => {
     expect((await pendingOutbox(stubFor(run!.id))).filter((row) => row.channel === "schedule")).toEqual([]);
     expect((await getRun(run!.id, TEST_API_TOKEN)).scheduleId).toBe(id);
     expect((await scheduleCall(`/v1/runs?scheduleId=${id}`)).status).toBe(404);
+  });
+
+  it("a fire whose run object keeps failing is tried FIRE_ATTEMPTS times, then recorded as failed, never again", async () => {
+    const { id, first } = await everyMinute();
+    // The run objects cannot be reached from this schedule: every create fails on the way.
+    await runInDurableObject(scheduleStubFor(id), (instance) => {
+      const away = { idFromName: (name: string) => env.RUNS.idFromName(name), get: () => ({ create: () => Promise.reject(new Error("The run object is away.")) }) };
+      (instance as unknown as { env: Env }).env = { ...env, RUNS: away as unknown as Env["RUNS"] };
+    });
+    for (let attempt = 1; attempt <= FIRE_ATTEMPTS; attempt++) {
+      expect(await fireAt(id, first + attempt * PENDING_RETRY_MS), `attempt ${attempt}`).toBe(true);
+      const [fire] = await storedFires(id);
+      expect(fire).toMatchObject({ attempts: attempt, outcome: attempt < FIRE_ATTEMPTS ? "pending" : "failed" });
+    }
+    expect((await getSchedule(id)).fires[0]!.reason).toBe("The run could not be created: Error: The run object is away.");
+    // No retry is set any more: the next alarm is the next fire time's.
+    expect(await alarmOf(id)).toBe(first + MINUTE + TEST_ALARM_DELAY_MS);
+    expect(await scheduleRuns(id)).toEqual([]);
   });
 
   it("a fire refused by the subject's spend limit is recorded as failed with the reason, and never tried again", async () => {
