@@ -3,6 +3,7 @@
 // and answers. Fires, overlap and catch-up are the object's (src/durable/schedule).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { ListPosition } from "../../api/inbox-rpc";
 import type { NewSchedule, SchedulePatch } from "../../api/schedule-rpc";
 import type { ScheduleView } from "../../api/schedule-types";
 import { LIST_LIMIT_DEFAULT } from "../../api/inbox-schemas";
@@ -65,7 +66,7 @@ export function schedulesApp(): OpenAPIHono<AppEnv> {
   app.openapi(listSchedulesRoute, async (c) => {
     const { limit, cursor } = c.req.valid("query");
     const subject: string | undefined = c.var.subject;
-    let after;
+    let after: ListPosition | undefined;
     if (cursor !== undefined) {
       after = decodeCursor(cursor);
       if (after === undefined) throw invalidRequest("Invalid request query.", [{ path: "cursor", message: "Not a cursor this API gave." }]);
