@@ -1,6 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
-import { TEST_BINDINGS } from "./test/test-env.ts";
+import { TEST_ALARM_DELAY_MS, TEST_BINDINGS } from "./test/test-env.ts";
 
 type RateLimits = Record<string, { namespace_id: string; simple: { limit: number; period: 60 } }>;
 
@@ -27,7 +27,7 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
           bindings: {
             ...TEST_BINDINGS,
             // Alarms are fired by the tests (runDurableObjectAlarm), never by the clock.
-            ALARM_DELAY_MS: String(365 * 24 * 3600 * 1000),
+            ALARM_DELAY_MS: String(TEST_ALARM_DELAY_MS),
             // The service's anthropic provider talks to the fake Anthropic server.
             ANTHROPIC_API_KEY: "test-key",
             ANTHROPIC_BASE_URL: inject("fakeAnthropicUrl"),

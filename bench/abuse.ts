@@ -1,7 +1,7 @@
 // Holding under abuse, against `wrangler dev` on 127.0.0.1, driven from this separate Node process
 // (`npm run bench:abuse`, or `node bench/ts.mjs bench/abuse.ts [--steps 150] [--flood 1000] [--events 10000] [--readers 50]`).
 //
-//   (1) flood   one run steps (scripted model calls of 20 ms and a calculator call each) while
+//   (1) flood   one run steps (scripted model calls of 200 ms, then of 20 ms, and a calculator call each) while
 //               `flood` requests with made-up run tokens hit it, 50 at a time. The run's step time
 //               (between consecutive `model` events, from their stored `at`) is compared: p50 of a
 //               run with no flood, and of one during the flood — side by side, on two servers: one
@@ -73,7 +73,9 @@ async function flood(dev: DevServer, id: string, count: number): Promise<Map<num
 
 async function withServer<T>(vars: Record<string, string>, tomlEdit: (toml: string) => string, work: (dev: DevServer) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "ratchet-bench-abuse-"));
-  const snapshot = snapshotProject();
+  // `--project <dir>`: another checkout of the project (an older commit, to compare side by side).
+  const project = process.argv.includes("--project") ? process.argv[process.argv.indexOf("--project") + 1] : undefined;
+  const snapshot = snapshotProject(project);
   const toml = join(snapshot.dir, "wrangler.toml");
   writeFileSync(toml, tomlEdit(readFileSync(toml, "utf8")));
   const dev = await startDevServer({ port: 8600 + Math.floor(Math.random() * 90), persistTo: dir, cwd: snapshot.dir, vars });
@@ -92,25 +94,27 @@ const limits = (authFailures: number) => (toml: string) =>
     .replace(/(name = "CREATE_RATE_LIMIT"[\s\S]*?simple = \{ limit = )\d+/, "$11000000")
     .replace(/(name = "AUTH_FAILURE_RATE_LIMIT"[\s\S]*?simple = \{ limit = )\d+/, `$1${authFailures}`);
 
-async function floodPart(label: string, authFailures: number): Promise<void> {
+async function floodPart(label: string, authFailures: number, delayMs: number): Promise<void> {
   await withServer({ MAX_STEPS_LIMIT: String(STEPS + 10) }, limits(authFailures), async (dev) => {
-    const quiet = await createRun(dev.url, TOKEN, steppingRun(STEPS));
+    label = `${label}, ${delayMs} ms model calls`;
+    const quiet = await createRun(dev.url, TOKEN, steppingRun(STEPS, delayMs));
     await waitEnd(dev, quiet.id, quiet.token);
     const before = await stepTimes(dev, quiet.id, quiet.token);
-    const loud = await createRun(dev.url, TOKEN, steppingRun(STEPS));
+    const loud = await createRun(dev.url, TOKEN, steppingRun(STEPS, delayMs));
     // The flood starts once the run is under way, and the steps it overlaps are the ones counted.
     await until(async () => (await getRun(dev.url, loud.id, loud.token)).steps >= 5, 60_000, () => "the run did not start", 50);
     const started = Date.now();
     const statuses = await flood(dev, loud.id, FLOOD);
     const ended = Date.now();
-    await waitEnd(dev, loud.id, loud.token);
-    const during = await stepTimes(dev, loud.id, loud.token, started, ended);
+    // The run's own token waits out the minute now (that is the point): the deployment token reads it.
+    await waitEnd(dev, loud.id, TOKEN);
+    const during = await stepTimes(dev, loud.id, TOKEN, started, ended);
     const ratio = median(during) / median(before);
     log(`(1) ${label}: ${FLOOD} wrong-token requests in ${((ended - started) / 1000).toFixed(1)} s (${[...statuses].map(([status, n]) => `${n}× ${status}`).join(", ")})`);
-    log(`(1) ${label}: step p50 ${median(before).toFixed(1)} ms with no flood (${before.length} steps), ${median(during).toFixed(1)} ms during it (${during.length} steps): ${ratio.toFixed(2)}× (target ≤ 2×)`);
+    log(`(1) ${label}: step p50 ${median(before).toFixed(1)} ms with no flood (${before.length} steps), ${median(during).toFixed(1)} ms during it (${during.length} steps): ${ratio.toFixed(2)}× (target ≤ 2×), +${(median(during) - median(before)).toFixed(1)} ms a step`);
     if (during.length < 5) failures.push(`${label}: only ${during.length} steps overlapped the flood`);
     if ((statuses.get(200) ?? 0) > 0) failures.push(`${label}: a made-up token was accepted`);
-    if ((await getRun(dev.url, loud.id, loud.token)).status !== "finished") failures.push(`${label}: the flooded run did not finish`);
+    if ((await getRun(dev.url, loud.id, TOKEN)).status !== "finished") failures.push(`${label}: the flooded run did not finish`);
   });
 }
 
@@ -128,40 +132,54 @@ function groupMemory(dev: DevServer): { pss: number; rss: number } {
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
+/** Steps the run on until it logged `more` events past what it has, noting the memory's peak. */
+async function stepOn(dev: DevServer, id: string, more: number): Promise<{ to: number; peak: { pss: number; rss: number } }> {
+  const from = (await getRun(dev.url, id, TOKEN)).lastSeq;
+  let peak = groupMemory(dev);
+  let last = await getRun(dev.url, id, TOKEN);
+  await until(
+    async () => {
+      const now = groupMemory(dev);
+      if (now.pss > peak.pss) peak = now;
+      last = await getRun(dev.url, id, TOKEN);
+      return last.lastSeq >= from + more;
+    },
+    300_000,
+    () => `the run did not step on (${from} events before; now ${last.status}, ${last.steps} steps, ${last.lastSeq} events)`,
+    250,
+  );
+  return { to: last.lastSeq, peak };
+}
+
 async function readersPart(): Promise<void> {
-  // Each turn logs 4 events (step-start, model, tool-call, tool-result).
+  // Each turn logs 4 events (step-start, model, tool-call, tool-result): the first `turns` come at
+  // once, the next 600 at 50 ms each (300 without readers, 300 with them).
   const turns = Math.ceil(EVENTS / 4);
-  await withServer({ MAX_STEPS_LIMIT: String(turns + 400) }, limits(20), async (dev) => {
-    const fast = { ...steppingRun(turns, 0) };
-    fast.script = [...fast.script.slice(0, turns), ...Array.from({ length: 300 }, (_v, i) => ({ toolCalls: [{ id: `l${i}`, name: "calculator", input: { expression: "1 + 1" } }], delayMs: 50, costUsd: 0 })), { text: "done", costUsd: 0 }];
-    fast.maxSteps = turns + 302;
-    const run = await createRun(dev.url, TOKEN, fast);
-    await until(async () => (await getRun(dev.url, run.id, run.token)).lastSeq >= EVENTS, 600_000, () => `the run did not reach ${EVENTS} events`, 200);
+  await withServer({ MAX_STEPS_LIMIT: String(turns + 700) }, limits(20), async (dev) => {
+    const body = steppingRun(turns, 0);
+    const slow = Array.from({ length: 600 }, (_v, i) => ({ toolCalls: [{ id: `l${i}`, name: "calculator", input: { expression: `${i} * 2` } }], delayMs: 50, costUsd: 0 }));
+    body.script = [...body.script.slice(0, turns), ...slow, { text: "done", costUsd: 0 }];
+    body.maxSteps = turns + 602;
+    const run = await createRun(dev.url, TOKEN, body);
+    await until(async () => (await getRun(dev.url, run.id, TOKEN)).lastSeq >= EVENTS, 600_000, () => `the run did not reach ${EVENTS} events`, 200);
+    // The control: the same stepping with nobody watching.
+    const start = groupMemory(dev);
+    const alone = await stepOn(dev, run.id, 800);
     const before = groupMemory(dev);
     const readers: AbortController[] = [];
     for (let i = 0; i < READERS; i++) {
       const controller = new AbortController();
       readers.push(controller);
-      // Opened, never read: its body is left alone.
+      // Opened from the first event, never read: its body is left alone.
       const response = await fetch(`${dev.url}/v1/runs/${run.id}/events?after=0`, { headers: { Authorization: `Bearer ${run.token}`, Accept: "text/event-stream" }, signal: controller.signal });
       if (response.status !== 200) failures.push(`reader ${i}: ${response.status}`);
     }
-    const from = (await getRun(dev.url, run.id, run.token)).lastSeq;
-    let peak = groupMemory(dev);
-    // The run steps on (50 ms turns) with the readers open.
-    await until(
-      async () => {
-        const now = groupMemory(dev);
-        if (now.pss > peak.pss) peak = now;
-        return (await getRun(dev.url, run.id, run.token)).lastSeq >= from + 800;
-      },
-      300_000,
-      () => "the run did not step on",
-      250,
-    );
+    const watched = await stepOn(dev, run.id, 800);
     const after = groupMemory(dev);
-    log(`(2) ${READERS} SSE readers that never read, on a run of ${from} events stepping on to ${(await getRun(dev.url, run.id, run.token)).lastSeq}:`);
-    log(`(2) wrangler dev process group PSS ${mib(before.pss)} before the readers, ${mib(after.pss)} after (peak ${mib(peak.pss)}); RSS ${mib(before.rss)} → ${mib(after.rss)}: ${(after.pss - before.pss >= 0 ? "+" : "")}${mib(after.pss - before.pss)}`);
+    const delta = (a: number, b: number) => `${b - a >= 0 ? "+" : ""}${mib(b - a)}`;
+    log(`(2) a run of ${alone.to} events stepping on to ${watched.to}; ${READERS} SSE readers from seq 0 that never read, opened at ${alone.to}`);
+    log(`(2) wrangler dev process group PSS: ${mib(start.pss)} → ${mib(before.pss)} over 800 events with no reader (${delta(start.pss, before.pss)}); ${mib(before.pss)} → ${mib(after.pss)} over 800 events with the readers (${delta(before.pss, after.pss)}, peak ${mib(watched.peak.pss)})`);
+    log(`(2) RSS: ${mib(start.rss)} → ${mib(before.rss)} → ${mib(after.rss)}`);
     for (const reader of readers) reader.abort();
   });
 }
@@ -170,8 +188,11 @@ async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
   const only = process.argv.includes("--part") ? process.argv[process.argv.indexOf("--part") + 1] : undefined;
   if (only === undefined || only === "flood") {
-    await floodPart("AUTH_FAILURE_RATE_LIMIT 20/min", 20);
-    await floodPart("failure limit out of the way", 1_000_000);
+    // A model call of 200 ms is a fast one; 20 ms shows what a step costs besides waiting for it.
+    for (const delayMs of [200, 20]) {
+      await floodPart("AUTH_FAILURE_RATE_LIMIT 20/min", 20, delayMs);
+      await floodPart("failure limit out of the way", 1_000_000, delayMs);
+    }
   }
   if (only === undefined || only === "readers") await readersPart();
   verdict(failures, log, "OK: every flooded run finished, no made-up token was accepted, every reader was taken");

@@ -5,6 +5,7 @@ import { createClient, RatchetError, type AnswerRequest, type RatchetClient, typ
 import { byId, show } from "./dom";
 import { InboxPanel } from "./inbox-panel";
 import { RunPanel } from "./run-panel";
+import { SchedulesPanel } from "./schedules-panel";
 import { readStartForm, setUpStartForm } from "./start-form";
 
 const baseUrl = location.origin;
@@ -16,6 +17,9 @@ const openError = byId("open-error", HTMLParagraphElement);
 const inboxForm = byId("inbox-form", HTMLFormElement);
 const inboxFormError = byId("inbox-form-error", HTMLParagraphElement);
 const inbox = new InboxPanel();
+const schedulesForm = byId("schedules-form", HTMLFormElement);
+const schedulesFormError = byId("schedules-form-error", HTMLParagraphElement);
+const schedules = new SchedulesPanel();
 let watching: AbortController | undefined;
 let watchingInbox: AbortController | undefined;
 
@@ -151,6 +155,36 @@ inboxForm.addEventListener("submit", (event) => {
       await openInbox(token);
     } catch (error) {
       fail(inboxFormError, describe(error));
+    }
+  });
+});
+
+/** The token's schedules (first page), each with pause and resume, run now, and its runs to open. */
+async function openSchedules(token: string, subject: string | undefined): Promise<void> {
+  const client = createClient({ baseUrl, token, WebSocket });
+  const page = await client.listSchedules(subject === undefined ? {} : { subject });
+  schedules.open(page.schedules, {
+    setPaused: (scheduleId, paused) => client.updateSchedule(scheduleId, { paused }),
+    trigger: async (scheduleId) => {
+      await client.triggerSchedule(scheduleId);
+      return client.getSchedule(scheduleId);
+    },
+    openRun: (runId) => void watch(runId, token).catch((error: unknown) => schedules.showError(describe(error))),
+  });
+}
+
+schedulesForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const data = new FormData(schedulesForm);
+  const token = String(data.get("scheduleToken") ?? "").trim();
+  const subject = String(data.get("subject") ?? "").trim();
+  if (token === "") return fail(schedulesFormError, "Give a user token or the deployment token.");
+  fail(schedulesFormError, undefined);
+  void busy(schedulesForm, async () => {
+    try {
+      await openSchedules(token, subject === "" ? undefined : subject);
+    } catch (error) {
+      fail(schedulesFormError, describe(error));
     }
   });
 });

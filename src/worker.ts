@@ -2,5 +2,7 @@ import { createApp } from "./http/app";
 
 export { RunObject } from "./durable/run/run-object";
 export { InboxObject } from "./durable/inbox/inbox-object";
+export { ScheduleObject } from "./durable/schedule/schedule-object";
+export { ScheduleDirectory } from "./durable/schedule/schedule-directory";
 
 export default createApp();

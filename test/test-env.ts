@@ -10,4 +10,10 @@ export const TEST_BINDINGS = {
   HTTP_TOOL_ALLOW: "http://localhost,http://127.0.0.1",
   // The offline provider plays what a request wrote: on for tests and local runs, off in a deploy.
   SCRIPTED_PROVIDER: "on",
+  // The shortest time between two fires of a schedule (the default): the schedule tests drive
+  // every-minute schedules by hand; the end-to-end test passes 1 to its `wrangler dev`.
+  SCHEDULE_MIN_SECONDS: "60",
 } as const;
+
+/** ALARM_DELAY_MS of the workerd tests: a year, so no alarm fires by itself (tests fire them by hand). */
+export const TEST_ALARM_DELAY_MS = 365 * 24 * 3600 * 1000;

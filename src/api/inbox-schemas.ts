@@ -72,6 +72,8 @@ export const runSummarySchema = z
     metadata: jsonObjectSchema.optional(),
     waiting: summaryWaitingSchema.optional(),
     subject: z.string().optional(),
+    scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),
+    firedAt: z.string().optional().openapi({ description: "The fire time the run stands for (a schedule's runs only)." }),
     version: z.number().int().openapi({ description: "The run's status changes so far: a larger version is newer." }),
   })
   .openapi("RunSummary");

@@ -378,6 +378,8 @@ export const runViewSchema = z
     metadata: jsonObjectSchema.optional(),
     subject: z.string().optional().openapi({ description: "The subject whose inbox lists the run." }),
     webhooks: z.array(webhookDeliverySchema).optional().openapi({ description: "The newest webhook deliveries (at most 20), newest first." }),
+    scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),
+    firedAt: z.string().optional().openapi({ description: "The fire time the run stands for (a schedule's runs only)." }),
   })
   .openapi("RunView");
 

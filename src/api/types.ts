@@ -121,6 +121,9 @@ export type RunView = {
   subject?: string;
   /** The run's newest webhook deliveries, newest first (only when the run has any). */
   webhooks?: WebhookDelivery[];
+  /** The schedule whose fire made the run (docs/schedules.md), and the fire time it stands for. */
+  scheduleId?: string;
+  firedAt?: string;
 };
 
 /** The model providers a run may name: two real ones (anthropic, openai) and the offline scripted one. */
@@ -173,6 +176,9 @@ export type NewRun = {
    * send their results back there, unless PUBLIC_URL names another.
    */
   origin?: string;
+  /** The schedule whose fire makes this run, and the fire time (ISO) it stands for. */
+  scheduleId?: string;
+  firedAt?: string;
 };
 
 /** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */
@@ -260,6 +266,8 @@ export type RunSummary = {
   metadata?: Record<string, unknown>;
   waiting?: SummaryWaiting;
   subject?: string;
+  scheduleId?: string;
+  firedAt?: string;
   version: number;
 };
 

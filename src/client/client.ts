@@ -8,6 +8,7 @@ import { inboxEvents, type InboxOptions } from "./inbox";
 import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection";
 import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport";
 import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types";
+import type { CreateScheduleRequest, ListSchedulesOptions, SchedulesPage, ScheduleView, UpdateScheduleRequest } from "./types";
 import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection";
 
 export type ClientOptions = {
@@ -67,6 +68,17 @@ export interface RatchetClient {
   inboxTicket(options?: { subject?: string }): Promise<Ticket>;
   /** Every change of the subject's runs (run-waiting, run-answered, run-ended, …), then live; reconnects by itself and never ends on its own. */
   inbox(options?: InboxOptions): AsyncGenerator<InboxEvent, void, undefined>;
+  /** A schedule: the run of `body.run` started on `body.cron` (a user token's is its subject's). */
+  createSchedule(body: CreateScheduleRequest): Promise<ScheduleView>;
+  /** One page of schedules, newest first (a user token's subject's; the deployment token's with `subject`, or those without one). */
+  listSchedules(options?: ListSchedulesOptions): Promise<SchedulesPage>;
+  getSchedule(scheduleId: string): Promise<ScheduleView>;
+  /** Changes a schedule; `{ paused: true }` pauses it, `{ paused: false }` resumes it. */
+  updateSchedule(scheduleId: string, body: UpdateScheduleRequest): Promise<ScheduleView>;
+  /** Deletes a schedule (its runs stay). */
+  deleteSchedule(scheduleId: string): Promise<void>;
+  /** Starts the schedule's run now, once: the run. */
+  triggerSchedule(scheduleId: string): Promise<RunView>;
   /** The same client acting with another token (typically the run token `createRun` answered, or a user token). */
   withToken(token: string): RatchetClient;
 }
@@ -84,7 +96,7 @@ export function createClient(options: ClientOptions): RatchetClient {
   const WebSocket = transport === "sse" ? undefined : (options.WebSocket ?? defaultWebSocket());
   if (transport === "websocket" && WebSocket === undefined) throw new Error("No WebSocket here: pass `WebSocket` to createClient.");
 
-  async function request<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  async function request<T>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
     const url = `${baseUrl}${path}`;
     const init = {
       method,
@@ -109,6 +121,7 @@ export function createClient(options: ClientOptions): RatchetClient {
   }
 
   const run = (runId: string, rest = "") => `/v1/runs/${encodeURIComponent(runId)}${rest}`;
+  const schedule = (scheduleId: string, rest = "") => `/v1/schedules/${encodeURIComponent(scheduleId)}${rest}`;
 
   const client: RatchetClient = {
     createRun: (body, { idempotencyKey } = {}) =>
@@ -135,7 +148,7 @@ export function createClient(options: ClientOptions): RatchetClient {
       request<UserToken>("POST", "/v1/tokens", { subject, ...(ttlSeconds === undefined ? {} : { ttlSeconds }), ...(budgetUsdPerDay === undefined ? {} : { budgetUsdPerDay }) }),
     revokeUserToken: (id) => request<void>("DELETE", `/v1/tokens/${encodeURIComponent(id)}`),
     usage: ({ subject } = {}) => request<SpendUsage>("GET", `/v1/usage${query({ subject })}`),
-    listRuns: ({ status, limit, cursor, subject } = {}) => request<RunsPage>("GET", `/v1/runs${query({ status, limit, cursor, subject })}`),
+    listRuns: ({ status, limit, cursor, subject, scheduleId } = {}) => request<RunsPage>("GET", `/v1/runs${query({ status, limit, cursor, subject, scheduleId })}`),
     inboxTicket: ({ subject } = {}) => request<Ticket>("POST", `/v1/inbox/tickets${query({ subject })}`),
     inbox(inboxOptions = {}) {
       const { subject } = inboxOptions;
@@ -146,6 +159,12 @@ export function createClient(options: ClientOptions): RatchetClient {
       const probe = () => client.listRuns(subject === undefined ? { limit: 1 } : { limit: 1, subject });
       return inboxEvents({ connect, probe, reconnect: options.reconnect ?? {} }, inboxOptions);
     },
+    createSchedule: async (body) => (await request<{ schedule: ScheduleView }>("POST", "/v1/schedules", body)).schedule,
+    listSchedules: ({ limit, cursor, subject } = {}) => request<SchedulesPage>("GET", `/v1/schedules${query({ limit, cursor, subject })}`),
+    getSchedule: async (scheduleId) => (await request<{ schedule: ScheduleView }>("GET", schedule(scheduleId))).schedule,
+    updateSchedule: async (scheduleId, body) => (await request<{ schedule: ScheduleView }>("PATCH", schedule(scheduleId), body)).schedule,
+    deleteSchedule: (scheduleId) => request<void>("DELETE", schedule(scheduleId)),
+    triggerSchedule: async (scheduleId) => (await request<{ run: RunView }>("POST", schedule(scheduleId, "/trigger"))).run,
     withToken: (other) => createClient({ ...options, token: other }),
   };
   return client;

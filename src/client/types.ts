@@ -28,6 +28,7 @@ import type {
   WebhookDelivery,
 } from "../api/types";
 import type { ImageMediaType } from "../api/images";
+import type { CatchUp, Overlap } from "../api/schedule-types";
 import type { Usage as SpendUsage } from "../api/spend";
 import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/types";
 
@@ -40,8 +41,8 @@ export type { McpServerRef };
 /** What `inbox()` yields: a change of one of the subject's runs, `seq` gap-free from 1 per subject. */
 export type InboxEvent = StoredInboxEvent;
 
-/** GET /v1/runs: a filter, a page size (1–100, default 50), the nextCursor of the page before; `subject` with the deployment token. */
-export type ListRunsOptions = { status?: RunStatus; limit?: number; cursor?: string; subject?: string };
+/** GET /v1/runs: a filter, a page size (1–100, default 50), the nextCursor of the page before; `subject` with the deployment token; or one schedule's runs (`scheduleId`). */
+export type ListRunsOptions = { status?: RunStatus; limit?: number; cursor?: string; subject?: string; scheduleId?: string };
 
 /** One problem with a request, as the API reports it (`path` is dotted: "messages.0.content"). */
 export type Issue = { path: string; message: string };
@@ -104,3 +105,22 @@ export type LiveRunEvent = LiveOnly & { seq?: undefined; at?: undefined };
 export type StreamEvent = StoredRunEvent | LiveRunEvent;
 
 export type EndEvent = Extract<StoredRunEvent, { type: "end" }>;
+
+export type { CatchUp, FireOutcome, Overlap, ScheduleFire, SchedulesPage, ScheduleView } from "../api/schedule-types";
+
+/** The body of POST /v1/schedules: the run of `run` (a POST /v1/runs body) started on `cron`. */
+export type CreateScheduleRequest = {
+  cron: string;
+  timezone?: string;
+  run: CreateRunRequest;
+  overlap?: Overlap;
+  catchUp?: CatchUp;
+  subject?: string;
+  paused?: boolean;
+};
+
+/** The body of PATCH /v1/schedules/:id: the fields to change (`paused` pauses or resumes). */
+export type UpdateScheduleRequest = Partial<Omit<CreateScheduleRequest, "subject">>;
+
+/** GET /v1/schedules: a page size (1–100, default 50), the nextCursor of the page before; `subject` with the deployment token (absent: the schedules without one). */
+export type ListSchedulesOptions = { limit?: number; cursor?: string; subject?: string };

@@ -26,6 +26,8 @@ export type Limits = {
   watchers: number;
   /** INBOX_EVENTS_DAYS: an inbox keeps its events this long. */
   inboxEventsDays: number;
+  /** SCHEDULE_MIN_SECONDS: the shortest time between two fires of a schedule. */
+  scheduleMinSeconds: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -41,6 +43,7 @@ export const DEFAULT_LIMITS: Limits = {
   mcpTools: 128,
   watchers: 64,
   inboxEventsDays: 30,
+  scheduleMinSeconds: 60,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -57,6 +60,7 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   mcpTools: { setting: "MCP_TOOLS_LIMIT", whole: true },
   watchers: { setting: "WATCHERS_LIMIT", whole: true },
   inboxEventsDays: { setting: "INBOX_EVENTS_DAYS", whole: false },
+  scheduleMinSeconds: { setting: "SCHEDULE_MIN_SECONDS", whole: true },
 };
 
 type Problem = { setting: string; problem: string };

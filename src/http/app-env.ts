@@ -5,6 +5,7 @@
 import type { CallerKind, WatcherToken } from "../api/types";
 import type { Settings } from "../config/settings";
 import type { InboxStub } from "../durable/inbox/inbox-stub";
+import type { ScheduleStub } from "../durable/schedule/schedule-stub";
 import type { RunStub } from "./run-stub";
 import type { UserClaims } from "./auth/user-tokens";
 
@@ -21,6 +22,9 @@ export type AppEnv = {
     subject: string;
     inbox: InboxStub;
     callStepKey: string;
+    /** Routes under /v1/schedules/:id, and the run listing's `scheduleId=`: the schedule's object and id. */
+    schedule: ScheduleStub;
+    scheduleId: string;
     /** What a user token says, when the caller is one (its subject, expiry, id and daily limit). */
     user: UserClaims;
     /** The user token a stream opened now belongs to (from the header, or the ticket it asked for): the stream ends with it. */

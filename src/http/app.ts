@@ -13,6 +13,7 @@ import { healthApp } from "./routes/health";
 import { openApiApp } from "./routes/openapi";
 import { inboxApp } from "./routes/inbox";
 import { runsApp } from "./routes/runs";
+import { schedulesApp } from "./routes/schedules";
 import { tokensApp } from "./routes/tokens";
 import { usageApp } from "./routes/usage";
 
@@ -32,6 +33,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/tokens", tokensApp());
   app.route("/v1/inbox", inboxApp());
   app.route("/v1/usage", usageApp());
+  app.route("/v1/schedules", schedulesApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {

@@ -91,7 +91,7 @@ describe("docs/api.md against the OpenAPI document", () => {
   });
 
   it("writes each type with exactly the fields of its schema", () => {
-    for (const name of ["RunView", "PendingCall", "WebhookDelivery", "RunSummary", "InboxEvent"]) {
+    for (const name of ["RunView", "PendingCall", "WebhookDelivery", "RunSummary", "InboxEvent", "ScheduleView", "ScheduleFire"]) {
       expect(sorted(typeFields(api, name)), name).toEqual(propertiesOf(name));
     }
   });
@@ -108,6 +108,8 @@ describe("docs/api.md against the OpenAPI document", () => {
       "`POST /v1/runs/{id}/messages`": "ContinueBody",
       "`POST /v1/runs/{id}/calls/{callKey}/result`": "CallResult",
       "`POST /v1/tokens`": "MintTokenBody",
+      "`POST /v1/schedules`": "CreateScheduleBody",
+      "`PATCH /v1/schedules/{id}`": "UpdateScheduleBody",
     };
     for (const [title, name] of Object.entries(bodies)) {
       expect(sorted(firstCells(tableOf(section(api, title), "Field"))), title).toEqual(propertiesOf(name));

@@ -23,6 +23,7 @@ describe("outbox bounds", () => {
         now: () => 1,
         random: () => 0.5,
         sendInbox: async (_subject, changes: InboxChange[]) => void inboxCalls.push(changes.length),
+        sendSchedule: async () => undefined,
         sendWebhook: async (row) => {
           webhookSends.push(row.eventId);
           return { status: 200 };

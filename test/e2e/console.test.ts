@@ -2,7 +2,8 @@
 // against `wrangler dev`. A person starts the default scripted run, watches its steps arrive,
 // answers its question in place and sees it finish; starts a run on provider openai (against the
 // fake OpenAI server) and sees its model named; on a phone-sized screen, opens a run by id and
-// token, sees its history and denies an approval; cancels a waiting run. Screenshots go to
+// token, sees its history and denies an approval; cancels a waiting run; pauses, resumes and runs
+// a schedule now, and opens its run. Screenshots go to
 // test/e2e/.artifacts/ (gitignored) for a person to look at.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -327,6 +328,46 @@ describe("the run console in Chromium", () => {
     await page.locator("#waiting-question", { hasText: "Which colour?" }).waitFor(WAIT);
     expect(await text(page.locator("#run-id"))).toBe(third);
     await page.screenshot({ path: join(ARTIFACTS, "console-inbox-answered.png"), fullPage: true, animations: "disabled" });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("the schedules: a schedule's next fire and last runs, paused and resumed, run now, and a run opened from it", async () => {
+    const subject = `console-schedule-${Date.now()}`;
+    const created = await fetch(`${dev!.url}/v1/schedules`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ cron: "0 8 * * 1-5", timezone: "Europe/Paris", subject, run: { provider: "scripted", messages: [{ role: "user", content: "Digest" }], script: [{ text: "Digest sent." }] } }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { schedule } = (await created.json()) as { schedule: { id: string; nextAt: string } };
+
+    const { page, errors } = await consolePage(browser!, dev!.url);
+    await page.getByLabel(/^Token/).fill(TOKEN);
+    await page.getByLabel(/^Subject/).fill(subject);
+    await page.getByRole("button", { name: "Show schedules" }).click();
+    const item = page.locator(`.schedule-item[data-schedule="${schedule.id}"]`);
+    await item.waitFor(WAIT);
+    expect(await text(item.locator("h3"))).toBe("0 8 * * 1-5 (Europe/Paris)");
+    expect(await text(item.locator(".next-fire"))).toContain("Next fire:");
+    expect(await text(item)).toContain("No run yet.");
+
+    await item.getByRole("button", { name: "Pause" }).click();
+    await page.locator(`.schedule-item[data-schedule="${schedule.id}"][data-paused="true"]`).waitFor(WAIT);
+    expect(await text(item.locator(".next-fire"))).toBe("Paused: no next fire.");
+    expect(((await getJson(dev!, `/v1/schedules/${schedule.id}`, TOKEN)) as { schedule: { paused: boolean } }).schedule.paused).toBe(true);
+    await item.getByRole("button", { name: "Resume" }).click();
+    await page.locator(`.schedule-item[data-schedule="${schedule.id}"][data-paused="false"]`).waitFor(WAIT);
+
+    await item.getByRole("button", { name: "Run now" }).click();
+    const run = item.locator(".schedule-runs li");
+    await run.first().waitFor(WAIT);
+    const runId = (await run.first().getAttribute("data-run"))!;
+    expect(await text(item.locator(".last-fire"))).toContain("started");
+    await page.screenshot({ path: join(ARTIFACTS, "console-schedules.png"), fullPage: true, animations: "disabled" });
+    await run.first().getByRole("button", { name: "Open" }).click();
+    await page.locator("#final-text", { hasText: "Digest sent." }).waitFor(WAIT);
+    expect(await text(page.locator("#run-id"))).toBe(runId);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -25,7 +25,8 @@ const dir = mkdtempSync(join(tmpdir(), "ratchet-fanout-"));
 beforeAll(async () => {
   tools = await startFaultToolServer();
   snapshot = snapshotProject();
-  dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir });
+  // More watchers than a deployment takes by default (WATCHERS_LIMIT 64): this deployment allows them.
+  dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, vars: { WATCHERS_LIMIT: String(SOCKETS + 10) } });
 }, 90_000);
 
 afterAll(async () => {

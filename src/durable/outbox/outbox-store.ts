@@ -3,7 +3,9 @@
 // told without having happened; the alarm delivers them (src/durable/outbox/outbox.ts), at least once.
 // Rows of the `inbox` channel go to the subject's inbox object and are deleted once it took them;
 // rows of the `webhook` channel go to one receiver each and stay (delivered or failed) so the run's
-// view can show them, the newest WEBHOOKS_KEPT at most.
+// view can show them, the newest WEBHOOKS_KEPT at most. Rows of the `schedule` channel go to the
+// schedule whose fire made the run (its id in `target`) and are deleted once it took them, as the
+// inbox's are.
 import type { WebhookDelivery, WebhookEventType } from "../../api/types";
 import { tableExists } from "../storage/sqlite-tables";
 
@@ -30,12 +32,18 @@ export const WEBHOOKS_KEPT = 20;
 
 export type NewOutboxRow =
   | { channel: "inbox"; subject: string; eventId: string; type: string; version: number; body: string }
-  | { channel: "webhook"; target: "deployment" | "run"; url?: string; eventId: string; type: WebhookEventType; version: number; body: string };
+  | { channel: "webhook"; target: "deployment" | "run"; url?: string; eventId: string; type: WebhookEventType; version: number; body: string }
+  | { channel: "schedule"; scheduleId: string; eventId: string; type: string; version: number; body: string };
+
+/** The channels whose pending rows go as one batch to one object (the subject's inbox, the run's schedule). */
+export type BatchChannel = "inbox" | "schedule";
 
 export type OutboxRow = {
   id: number;
-  channel: "inbox" | "webhook";
+  channel: BatchChannel | "webhook";
   subject?: string;
+  /** A `schedule` row's schedule. */
+  scheduleId?: string;
   target?: "deployment" | "run";
   url?: string;
   eventId: string;
@@ -52,7 +60,7 @@ type Raw = Record<string, SqlStorageValue>;
 function rowOf(raw: Raw): OutboxRow {
   const row: OutboxRow = {
     id: Number(raw.id),
-    channel: raw.channel === "inbox" ? "inbox" : "webhook",
+    channel: raw.channel === "inbox" || raw.channel === "schedule" ? raw.channel : "webhook",
     eventId: String(raw.event_id),
     type: String(raw.type),
     version: Number(raw.version),
@@ -62,7 +70,8 @@ function rowOf(raw: Raw): OutboxRow {
     nextAt: Number(raw.next_at),
   };
   if (raw.subject !== null) row.subject = String(raw.subject);
-  if (raw.target === "deployment" || raw.target === "run") row.target = raw.target;
+  if (row.channel === "schedule") row.scheduleId = String(raw.target);
+  else if (raw.target === "deployment" || raw.target === "run") row.target = raw.target;
   if (raw.url !== null) row.url = String(raw.url);
   return row;
 }
@@ -70,7 +79,7 @@ function rowOf(raw: Raw): OutboxRow {
 /** Inside the change's transaction: the row is due at once. */
 export function insertOutbox(sql: SqlStorage, row: NewOutboxRow, now: number): void {
   const subject = row.channel === "inbox" ? row.subject : null;
-  const target = row.channel === "webhook" ? row.target : null;
+  const target = row.channel === "webhook" ? row.target : row.channel === "schedule" ? row.scheduleId : null;
   const url = row.channel === "webhook" ? (row.url ?? null) : null;
   sql.exec(
     "INSERT INTO outbox (channel, subject, target, url, event_id, type, version, body, created_at, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -94,13 +103,13 @@ export function dropDeliveredOutbox(sql: SqlStorage): void {
 }
 
 /** Pending rows of `channel`, oldest first: all of them, or the first `limit`. */
-export function pendingRows(sql: SqlStorage, channel: "inbox" | "webhook", limit = -1): OutboxRow[] {
+export function pendingRows(sql: SqlStorage, channel: BatchChannel | "webhook", limit = -1): OutboxRow[] {
   if (!hasOutbox(sql)) return [];
   return sql.exec<Raw>("SELECT * FROM outbox WHERE state = 'pending' AND channel = ? ORDER BY id LIMIT ?", channel, limit).toArray().map(rowOf);
 }
 
 /** Pending rows of `channel` due at `now`, oldest first, at most `limit`. */
-export function dueRows(sql: SqlStorage, channel: "inbox" | "webhook", now: number, limit: number): OutboxRow[] {
+export function dueRows(sql: SqlStorage, channel: BatchChannel | "webhook", now: number, limit: number): OutboxRow[] {
   if (!hasOutbox(sql)) return [];
   return sql.exec<Raw>("SELECT * FROM outbox WHERE state = 'pending' AND channel = ? AND next_at <= ? ORDER BY id LIMIT ?", channel, now, limit).toArray().map(rowOf);
 }

@@ -6,14 +6,15 @@
 //
 //   inbox    every pending row of the run in one call to the subject's inbox object, which applies
 //            those newer than what it holds; the rows are deleted once it answered. Never given up.
+//   schedule the same, to the schedule whose fire made the run (its index of runs, and its overlap).
 //   webhook  one row per receiver; a 2xx delivers it, anything else is retried on the schedule of
 //            ./outbox-schedule.ts, and after the last attempt it is failed (the run's view shows it).
 import type { InboxChange } from "../../api/inbox-rpc";
 import type { InboxEvent } from "../../api/types";
 import { inboxRetryDelay, leaseUntil, mayAttemptWebhook, webhookRetryDelay } from "./outbox-schedule";
-import { deleteRows, dueRows, giveUp, leaseRow, pendingRows, recordAttempt, recordInboxFailure, type OutboxRow } from "./outbox-store";
+import { deleteRows, dueRows, giveUp, leaseRow, pendingRows, recordAttempt, recordInboxFailure, type BatchChannel, type OutboxRow } from "./outbox-store";
 
-/** The most rows one call hands the subject's inbox; the rest go in the next call, right after. */
+/** The most rows one call hands the subject's inbox (or the run's schedule); the rest go in the next call, right after. */
 export const INBOX_BATCH_ROWS = 50;
 /** The most webhook sends one delivery round (an alarm) starts; the rest stay due for the next. */
 export const WEBHOOK_SENDS_PER_CALL = 10;
@@ -26,6 +27,8 @@ export type OutboxDeps = {
   random: () => number;
   /** Hands changes to the subject's inbox; throws when they were not taken. */
   sendInbox: (subject: string, changes: InboxChange[]) => Promise<void>;
+  /** Hands changes to the run's schedule; throws when they were not taken. */
+  sendSchedule: (scheduleId: string, changes: InboxChange[]) => Promise<void>;
   sendWebhook: WebhookSend;
   /** After an attempt moved its rows on: the object sets its next alarm. */
   onSettled: () => void;
@@ -45,7 +48,7 @@ function quietly(write: () => void): void {
 }
 
 export class Outbox {
-  private inboxInFlight = false;
+  private readonly batchesInFlight = new Set<BatchChannel>();
   private readonly webhooksInFlight = new Set<number>();
   private readonly work = new Set<Promise<void>>();
 
@@ -58,7 +61,8 @@ export class Outbox {
    */
   deliverDue(): void {
     const now = this.deps.now();
-    this.startInbox(now);
+    this.startBatch("inbox", now);
+    this.startBatch("schedule", now);
     let started = 0;
     for (const row of dueRows(this.deps.sql, "webhook", now, WEBHOOK_SENDS_PER_CALL + this.webhooksInFlight.size)) {
       if (started >= WEBHOOK_SENDS_PER_CALL) break;
@@ -78,33 +82,39 @@ export class Outbox {
     this.work.add(tracked);
   }
 
-  private startInbox(now: number): void {
-    if (this.inboxInFlight) return;
-    const rows = pendingRows(this.deps.sql, "inbox", INBOX_BATCH_ROWS);
+  /** The object a batch channel's row goes to: the subject's inbox, or the run's schedule. */
+  private static recipientOf(row: OutboxRow): string {
+    return row.channel === "schedule" ? row.scheduleId! : row.subject!;
+  }
+
+  private startBatch(channel: BatchChannel, now: number): void {
+    if (this.batchesInFlight.has(channel)) return;
+    const rows = pendingRows(this.deps.sql, channel, INBOX_BATCH_ROWS);
     if (rows.length === 0 || !rows.some((row) => row.nextAt <= now)) return;
-    // A run has one subject; a row of another (none is ever written) waits for a batch of its own.
-    const subject = rows[0]!.subject!;
-    const batch = rows.filter((row) => row.subject === subject);
+    // A run has one subject and one schedule; a row of another (none is ever written) waits for a batch of its own.
+    const recipient = Outbox.recipientOf(rows[0]!);
+    const batch = rows.filter((row) => Outbox.recipientOf(row) === recipient);
     const ids = batch.map((row) => row.id);
     const attempts = Math.max(...batch.map((row) => row.attempts)) + 1;
     const lease = leaseUntil("inbox", now);
     for (const id of ids) leaseRow(this.deps.sql, id, lease);
     const changes: InboxChange[] = batch.map((row) => ({ version: row.version, event: JSON.parse(row.body) as InboxEvent }));
-    this.inboxInFlight = true;
+    const send = channel === "inbox" ? this.deps.sendInbox : this.deps.sendSchedule;
+    this.batchesInFlight.add(channel);
     this.track(
       (async () => {
         try {
-          await this.deps.sendInbox(subject, changes);
+          await send(recipient, changes);
           quietly(() => deleteRows(this.deps.sql, ids));
         } catch (error) {
           const nextAt = this.deps.now() + inboxRetryDelay(attempts, this.deps.random());
           quietly(() => recordInboxFailure(this.deps.sql, ids, describe(error), nextAt));
         } finally {
-          this.inboxInFlight = false;
+          this.batchesInFlight.delete(channel);
         }
         this.deps.onSettled();
         // Changes written while this batch was in flight go now.
-        quietly(() => this.startInbox(this.deps.now()));
+        quietly(() => this.startBatch(channel, this.deps.now()));
       })(),
     );
   }

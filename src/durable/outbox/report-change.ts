@@ -1,5 +1,6 @@
 // A status change, told to whoever listens: the subject's inbox (every change of a run that has a
-// subject) and the webhook receivers (waiting and the three ends), as outbox rows. Called inside
+// subject), the schedule whose fire made the run (every change: its index of runs, and when the run
+// ends, its overlap) and the webhook receivers (waiting and the three ends), as outbox rows. Called inside
 // the change's own transaction, right after the run row was updated: the rows commit with the
 // change or not at all, and the alarm delivers them (src/durable/outbox/outbox.ts).
 import type { InboxEvent, InboxEventType, WebhookEventType, WebhookPayload } from "../../api/types";
@@ -34,6 +35,10 @@ export function reportChange(engine: EngineContext, type: InboxEventType, detail
     const event: InboxEvent = { type, run: summary };
     if (detail.callId !== undefined) event.callId = detail.callId;
     insertOutbox(sql, { channel: "inbox", subject: run.subject, eventId, type, version, body: JSON.stringify(event) }, now);
+  }
+  if (run.scheduleId !== undefined) {
+    const event: InboxEvent = { type, run: summary };
+    insertOutbox(sql, { channel: "schedule", scheduleId: run.scheduleId, eventId, type, version, body: JSON.stringify(event) }, now);
   }
   const hook = webhookTypeOf(type, run);
   if (hook === undefined) return;

@@ -28,5 +28,7 @@ export function summaryOf(view: RunView, version: number): RunSummary {
   if (view.metadata !== undefined) summary.metadata = view.metadata;
   if (view.waiting !== undefined) summary.waiting = listedWaiting(view.waiting);
   if (view.subject !== undefined) summary.subject = view.subject;
+  if (view.scheduleId !== undefined) summary.scheduleId = view.scheduleId;
+  if (view.firedAt !== undefined) summary.firedAt = view.firedAt;
   return summary;
 }

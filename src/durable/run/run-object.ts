@@ -19,6 +19,7 @@ import { Fanout } from "../events/fanout";
 import { messagesSoFar } from "../engine/messages-so-far";
 import { fail, invalidImages, notFound, ok } from "./outcome";
 import { deliverToInbox } from "../outbox/inbox-delivery";
+import { deliverToSchedule } from "../outbox/schedule-delivery";
 import { nextAlarm, stepDue, type AlarmInputs } from "./next-alarm";
 import { Outbox } from "../outbox/outbox";
 import { dropDeliveredOutbox, nextDueAt } from "../outbox/outbox-store";
@@ -64,6 +65,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       now: () => this.engine.now(),
       random: Math.random,
       sendInbox: (subject, changes) => deliverToInbox(env, subject, changes),
+      sendSchedule: (scheduleId, changes) => deliverToSchedule(env, scheduleId, changes),
       sendWebhook: webhookSender(env, (input, init) => this.engine.fetch(input, init), () => this.engine.now()),
       // A slice in progress sets the alarm itself when it ends.
       onSettled: () => {

@@ -37,6 +37,8 @@ export const RUN_TABLES = [
      origin TEXT,
      suspended_on TEXT,
      day_limit_usd REAL,
+     schedule_id TEXT,
+     fired_at TEXT,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -68,6 +70,8 @@ const ADDED_COLUMNS: readonly { table: string; column: string; definition: strin
   { table: "run", column: "origin", definition: "TEXT" },
   { table: "run", column: "suspended_on", definition: "TEXT" },
   { table: "run", column: "day_limit_usd", definition: "REAL" },
+  { table: "run", column: "schedule_id", definition: "TEXT" },
+  { table: "run", column: "fired_at", definition: "TEXT" },
 ];
 
 /** After RUN_TABLES were made: the columns an older object's tables lack. */
@@ -166,6 +170,8 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.subject !== null) run.subject = String(row.subject);
   if (row.origin !== null && row.origin !== undefined) run.origin = String(row.origin);
   if (row.day_limit_usd !== null && row.day_limit_usd !== undefined) run.dayLimitUsd = Number(row.day_limit_usd);
+  if (row.schedule_id !== null && row.schedule_id !== undefined) run.scheduleId = String(row.schedule_id);
+  if (row.fired_at !== null && row.fired_at !== undefined) run.firedAt = String(row.fired_at);
   const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
@@ -208,9 +214,10 @@ export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
-    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?, ?, ?)`,
-    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null, now, now,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null,
+    run.scheduleId ?? null, run.firedAt ?? null, now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
   insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit });
@@ -330,5 +337,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.body.metadata !== undefined) view.metadata = run.body.metadata;
   if (run.subject !== undefined) view.subject = run.subject;
   if (run.webhooks.length > 0) view.webhooks = run.webhooks;
+  if (run.scheduleId !== undefined) view.scheduleId = run.scheduleId;
+  if (run.firedAt !== undefined) view.firedAt = run.firedAt;
   return view;
 }

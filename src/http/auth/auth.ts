@@ -25,7 +25,7 @@ import { runStub } from "../run-stub";
 import { TICKET_PATTERN } from "./tickets";
 import { USER_TOKEN_PATTERN, verifyUserToken, type UserClaims } from "./user-tokens";
 
-type Caller = { kind: "deployment"; token: string } | { kind: "run"; token: string } | { kind: "user"; subject: string; claims: UserClaims };
+export type Caller = { kind: "deployment"; token: string } | { kind: "run"; token: string } | { kind: "user"; subject: string; claims: UserClaims };
 
 /** RFC 6750 b64token: what a bearer token may look like. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -40,7 +40,7 @@ async function isDeploymentToken(token: string, tokens: readonly string[]): Prom
   return matches.includes(true);
 }
 
-async function identify(c: Context<AppEnv>): Promise<Caller> {
+export async function identify(c: Context<AppEnv>): Promise<Caller> {
   const header = c.req.header("authorization");
   if (header === undefined) {
     if (c.req.query("token") !== undefined) {
@@ -73,7 +73,7 @@ async function watcherTokenFor(claims: UserClaims, keys: readonly string[]): Pro
 }
 
 /** Requests with a user token count against RUN_TOKEN_RATE_LIMIT per subject. */
-async function limitUser(c: Context<AppEnv>, subject: string): Promise<void> {
+export async function limitUser(c: Context<AppEnv>, subject: string): Promise<void> {
   await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, await subjectKey(subject), "requests with this subject's user token");
 }
 

@@ -17,7 +17,8 @@ import {
   subjectSchema,
 } from "../../api/schemas";
 import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../../api/inbox-schemas";
-import { requireCallback, requireCreator, requireRun, requireSubject } from "../auth/auth";
+import { requireCallback, requireCreator, requireRun } from "../auth/auth";
+import { requireRunListing } from "../auth/schedule-auth";
 import { afterQuerySchema } from "../../api/event-cursor";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
@@ -73,9 +74,9 @@ export const createRunRoute = createRoute({
 export const listRunsRoute = createRoute({
   method: "get",
   path: "/",
-  summary: "One subject's runs, newest first (a user token's own; the deployment token names `subject`)",
+  summary: "One subject's runs, newest first (a user token's own; the deployment token names `subject`), or one schedule's (`scheduleId`)",
   description: "Cursor pagination that is stable under inserts: a page starts after the last run of the one before, so new runs never shift it.",
-  middleware: [requireSubject()] as const,
+  middleware: [requireRunListing()] as const,
   request: {
     query: z.strictObject({
       status: runStatusSchema.optional().openapi({ description: "Only runs in this status (e.g. waiting)." }),
@@ -86,10 +87,11 @@ export const listRunsRoute = createRoute({
         .optional()
         .openapi({ description: `Runs per page: 1 to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.` }),
       cursor: z.string().regex(CURSOR_PATTERN, { message: "Not a cursor this API gave." }).optional().openapi({ description: "The nextCursor of the page before." }),
-      subject: subjectSchema.optional().openapi({ description: "Deployment token: whose runs (required). User token: its own, if given." }),
+      subject: subjectSchema.optional().openapi({ description: "Deployment token: whose runs (required, unless scheduleId is given). User token: its own, if given." }),
+      scheduleId: z.string().optional().openapi({ description: "The runs of this schedule (with or without a subject), from the schedule's own index." }),
     }),
   },
-  responses: { 200: json(runsPageSchema, "A page of runs."), ...errors(400, 401, 403, 429) },
+  responses: { 200: json(runsPageSchema, "A page of runs."), ...errors(400, 401, 403, 404, 429) },
 });
 
 export const getRunRoute = createRoute({

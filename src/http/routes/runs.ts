@@ -59,7 +59,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   });
 
   app.openapi(listRunsRoute, async (c) => {
-    const { status, limit, cursor } = c.req.valid("query");
+    const { status, limit, cursor, scheduleId } = c.req.valid("query");
     const query: ListQuery = { limit: limit === undefined ? LIST_LIMIT_DEFAULT : Number(limit) };
     if (status !== undefined) query.status = status;
     if (cursor !== undefined) {
@@ -67,7 +67,8 @@ export function runsApp(): OpenAPIHono<AppEnv> {
       if (after === undefined) throw invalidRequest("Invalid request query.", [{ path: "cursor", message: "Not a cursor this API gave." }]);
       query.after = after;
     }
-    const page = await c.var.inbox.list(query);
+    // A schedule's runs come from its own index (requireRunListing found the schedule), a subject's from its inbox.
+    const page = scheduleId === undefined ? await c.var.inbox.list(query) : unwrap(await c.var.schedule.listRuns(query));
     const answer: RunsPage = { runs: page.runs };
     if (page.next !== undefined) answer.nextCursor = encodeCursor(page.next);
     if (page.lastSeq !== undefined) answer.lastSeq = page.lastSeq;

@@ -1,0 +1,78 @@
+// The schedule's index of its runs (`schedule_run`): one row per run a fire made, holding the
+// run's summary as of its newest status change, for GET /v1/runs?scheduleId= (the run listing's
+// shape and keyset cursor, newest first), the view's last runs, and overlap. The fire writes the
+// row first (version 0, from the created run's view); the run's outbox then delivers every status
+// change at least once, and a change is applied only when its version is newer than the row's, as
+// the subject's inbox does (src/durable/inbox/inbox-store.ts).
+import type { InboxChange, ListAnswer, ListQuery } from "../../api/inbox-rpc";
+import type { RunSummary, RunView } from "../../api/types";
+import { summaryOf } from "../outbox/run-summary";
+
+export const RUN_INDEX_TABLES = [
+  `CREATE TABLE IF NOT EXISTS schedule_run (
+     run_id TEXT PRIMARY KEY,
+     version INTEGER NOT NULL,
+     status TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     summary TEXT,
+     deleted INTEGER NOT NULL DEFAULT 0
+   )`,
+  `CREATE INDEX IF NOT EXISTS schedule_run_created ON schedule_run (deleted, created_at DESC, run_id DESC)`,
+  `CREATE INDEX IF NOT EXISTS schedule_run_status ON schedule_run (deleted, status, created_at DESC, run_id DESC)`,
+];
+
+/** The run a fire just made, as its create answered (version 0: any change from its outbox is newer). */
+export function indexStartedRun(sql: SqlStorage, view: RunView): void {
+  sql.exec(
+    "INSERT INTO schedule_run (run_id, version, status, created_at, summary) VALUES (?, 0, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
+    view.id, view.status, view.createdAt, JSON.stringify(summaryOf(view, 0)),
+  );
+}
+
+/** Applies the changes newer than the index holds; answers how many were, and the runs among them that ended or were deleted. */
+export function applyRunChanges(sql: SqlStorage, changes: readonly InboxChange[]): { applied: number; ended: string[] } {
+  let applied = 0;
+  const ended: string[] = [];
+  for (const change of changes) {
+    const { run } = change.event;
+    const held = sql.exec<{ version: number }>("SELECT version FROM schedule_run WHERE run_id = ?", run.id).toArray()[0];
+    if (held !== undefined && Number(held.version) >= change.version) continue;
+    const deleted = change.event.type === "run-deleted";
+    sql.exec(
+      `INSERT INTO schedule_run (run_id, version, status, created_at, summary, deleted) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, status = excluded.status, summary = excluded.summary, deleted = excluded.deleted`,
+      run.id, change.version, run.status, run.createdAt, deleted ? null : JSON.stringify(run), deleted ? 1 : 0,
+    );
+    applied++;
+    if (deleted || change.event.type === "run-ended") ended.push(run.id);
+  }
+  return { applied, ended };
+}
+
+const ENDED: ReadonlySet<string> = new Set(["finished", "failed", "cancelled"]);
+
+/** Whether the index knows the run to have ended (or to be deleted). Unknown and active runs are not. */
+export function knownEnded(sql: SqlStorage, runId: string): boolean {
+  const row = sql.exec<{ status: string; deleted: number }>("SELECT status, deleted FROM schedule_run WHERE run_id = ?", runId).toArray()[0];
+  return row !== undefined && (Number(row.deleted) === 1 || ENDED.has(row.status));
+}
+
+/** One page, newest first (creation time, then id), after `query.after` when given. */
+export function listIndexedRuns(sql: SqlStorage, query: ListQuery): ListAnswer {
+  const where = ["deleted = 0"];
+  const values: SqlStorageValue[] = [];
+  if (query.status !== undefined) {
+    where.push("status = ?");
+    values.push(query.status);
+  }
+  if (query.after !== undefined) {
+    where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");
+    values.push(query.after.createdAt, query.after.createdAt, query.after.id);
+  }
+  const rows = sql
+    .exec<{ summary: string }>(`SELECT summary FROM schedule_run WHERE ${where.join(" AND ")} ORDER BY created_at DESC, run_id DESC LIMIT ?`, ...values, query.limit + 1)
+    .toArray();
+  const runs = rows.slice(0, query.limit).map((row) => JSON.parse(row.summary) as RunSummary);
+  const last = runs.at(-1);
+  return rows.length > query.limit && last !== undefined ? { runs, next: { createdAt: last.createdAt, id: last.id } } : { runs };
+}

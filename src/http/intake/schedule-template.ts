@@ -1,0 +1,55 @@
+// A schedule's run, checked once, when the schedule is created or its run is changed: exactly the
+// checks of POST /v1/runs (prepareRun: the deployment's caps, tools and hosts, the provider, its
+// key and price, the scripted provider's switch, what a user token may not ask for), with the
+// caller who sets it, and each issue's path under `run.`. What the run object needs is kept as a
+// RunTemplate; each fire adds the id, the token and the hashes (src/durable/schedule/fire-run.ts),
+// and the run object's create reserves the subject's spend, as for any run. A setting changed later
+// (a cap lowered, SCRIPTED_PROVIDER turned off) reaches a schedule's runs when its run is set again.
+// Images are refused: a run's images are stored with that run, and a template is no run.
+import type { RunTemplate } from "../../api/schedule-rpc";
+import type { CreateRunInput } from "../../api/schemas";
+import type { Settings } from "../../config/settings";
+import type { Creator } from "../app-env";
+import { ApiException, invalidRequest, type ApiStatus } from "../errors";
+import { prepareRun } from "./new-run";
+
+export type TemplateInput = {
+  run: CreateRunInput;
+  /** The schedule's subject, which its runs get (a user token's own, or the one the deployment token named). */
+  subject: string | undefined;
+  env: Env;
+  settings: Settings;
+  creator: Creator;
+  /** Where async HTTP tools send their results back (unless PUBLIC_URL names another address). */
+  origin: string;
+};
+
+/** The same refusal, each issue's path under `run.`. */
+function underRun(error: ApiException): ApiException {
+  const issues = (error.issues ?? []).map((issue) => ({ path: issue.path === "" ? "run" : `run.${issue.path}`, message: issue.message }));
+  return new ApiException(error.status as ApiStatus, error.message, issues.length === 0 ? { code: error.code, cause: error } : { code: error.code, issues, cause: error });
+}
+
+export async function prepareTemplate({ run, subject, env, settings, creator, origin }: TemplateInput): Promise<RunTemplate> {
+  let prepared: Awaited<ReturnType<typeof prepareRun>>;
+  try {
+    prepared = await prepareRun({
+      body: subject === undefined ? run : { ...run, subject },
+      env,
+      settings,
+      idempotencyKey: undefined,
+      findEarlier: async () => false,
+      creator,
+    });
+  } catch (error) {
+    throw error instanceof ApiException ? underRun(error) : error;
+  }
+  if (prepared.images.images.length > 0) {
+    throw invalidRequest("Invalid request body.", [{ path: "run.messages", message: "A schedule's run cannot carry images: each run stores its own, and a schedule is no run. Leave them out, or have a tool fetch them." }]);
+  }
+  const { newRun } = prepared;
+  const template: RunTemplate = { body: newRun.body, model: newRun.model, provider: newRun.provider, origin };
+  if (newRun.subject !== undefined) template.subject = newRun.subject;
+  if (newRun.dayLimitUsd !== undefined) template.dayLimitUsd = newRun.dayLimitUsd;
+  return template;
+}
