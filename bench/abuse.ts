@@ -153,13 +153,13 @@ async function stepOn(dev: DevServer, id: string, more: number): Promise<{ to: n
 
 async function readersPart(): Promise<void> {
   // Each turn logs 4 events (step-start, model, tool-call, tool-result): the first `turns` come at
-  // once, the next 600 at 50 ms each (300 without readers, 300 with them).
+  // once, the next 1,200 at 50 ms each (at least 200 without readers, 200 with them).
   const turns = Math.ceil(EVENTS / 4);
-  await withServer({ MAX_STEPS_LIMIT: String(turns + 700) }, limits(20), async (dev) => {
+  await withServer({ MAX_STEPS_LIMIT: String(turns + 1300) }, limits(20), async (dev) => {
     const body = steppingRun(turns, 0);
-    const slow = Array.from({ length: 600 }, (_v, i) => ({ toolCalls: [{ id: `l${i}`, name: "calculator", input: { expression: `${i} * 2` } }], delayMs: 50, costUsd: 0 }));
+    const slow = Array.from({ length: 1200 }, (_v, i) => ({ toolCalls: [{ id: `l${i}`, name: "calculator", input: { expression: `${i} * 2` } }], delayMs: 50, costUsd: 0 }));
     body.script = [...body.script.slice(0, turns), ...slow, { text: "done", costUsd: 0 }];
-    body.maxSteps = turns + 602;
+    body.maxSteps = turns + 1202;
     const run = await createRun(dev.url, TOKEN, body);
     await until(async () => (await getRun(dev.url, run.id, TOKEN)).lastSeq >= EVENTS, 600_000, () => `the run did not reach ${EVENTS} events`, 200);
     // The control: the same stepping with nobody watching.
