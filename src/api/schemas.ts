@@ -402,7 +402,7 @@ export const runEventSchema = z
       type: z.literal("compaction"),
       step: z.number(),
       mode: z.enum(["native", "summary"]),
-      reason: z.enum(["threshold", "overflow"]),
+      reason: z.enum(["threshold", "overflow", "request"]).openapi({ description: "threshold: a prompt passed atTokens; overflow: a prompt was refused as too long; request: POST /v1/runs/{id}/compact asked for it." }),
       tokensBefore: z.number(),
       tokensAfter: z.number().openapi({ description: "An estimate until the next model call reports." }),
     }),
@@ -419,6 +419,11 @@ export const runEventSchema = z
       costUsd: z.number(),
       toolset: z.string().optional().openapi({ description: "The call's client toolset, for an action of one." }),
       notRun: z.literal(true).optional().openapi({ description: "The call was never run (closed when the run stopped, or a toolset action after a failed one): summary says why." }),
+    }),
+    z.object({
+      type: z.literal("step"),
+      step: z.number(),
+      spentUsd: z.number().openapi({ description: "The run's spend after this model call and its tool calls, tool costs included." }),
     }),
     z.object({
       type: z.literal("waiting"),
@@ -447,6 +452,10 @@ export const runEventSchema = z
       final: z.unknown().optional(),
       spentUsd: z.number(),
       steps: z.number(),
+      shortAnswer: z
+        .literal(true)
+        .optional()
+        .openapi({ description: "The final answer after tool work is still shorter than minAnswerChars after the one more call it got." }),
       error: apiErrorSchema.optional(),
     }),
   ])

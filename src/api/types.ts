@@ -199,11 +199,13 @@ export type RunEvent =
   | { type: "text"; step: number; delta: string }
   | { type: "text-reset"; step: number }
   | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number; stopReason: StopReason; providerToolCalls?: ToolCall[] }
-  | { type: "compaction"; step: number; mode: "native" | "summary"; reason: "threshold" | "overflow"; tokensBefore: number; tokensAfter: number }
+  | { type: "compaction"; step: number; mode: "native" | "summary"; reason: "threshold" | "overflow" | "request"; tokensBefore: number; tokensAfter: number }
   | { type: "tool-call"; step: number; callId: string; name: string; input: unknown; toolset?: string }
   /** An async HTTP tool took the job (202): the run waits for its result until `deadline`. */
   | { type: "tool-started"; step: number; callId: string; name: string; deadline: string }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number; toolset?: string; notRun?: true }
+  /** Model call `step` and its tool calls are done: the run's spend after them, tool costs included. */
+  | { type: "step"; step: number; spentUsd: number }
   | ({ type: "waiting" } & Waiting)
   /** `results`: for a toolset batch, which of its actions the client answered and how (actions after a failed one are left out). */
   | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[] }
@@ -217,6 +219,8 @@ export type RunEvent =
       final?: unknown;
       spentUsd: number;
       steps: number;
+      /** The final answer (after tool work) is still shorter than the run's minAnswerChars after the one more call it got. */
+      shortAnswer?: true;
       error?: ApiError;
     };
 
