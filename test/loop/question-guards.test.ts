@@ -3,7 +3,7 @@
 // an ask is part of the same question; a crash and replay inside a question count each call once.
 import { describe, expect, it } from "vitest";
 import { questionStart, runToolLoop, textOf } from "../../src/loop";
-import type { ChatMessage, RunToolLoopOptions, RunToolLoopResult } from "../../src/loop";
+import type { AnyToolSpec, ChatMessage, RunToolLoopOptions, RunToolLoopResult } from "../../src/loop";
 import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";
 import { askTool, call, echoTool, scriptedModel } from "../helpers/scripted";
 
@@ -94,7 +94,7 @@ describe("repeated calls and doom loops, per question", () => {
       { toolCalls: [call("echo", { text: "x" }, "e3")] },
       { text: "That is all." },
     ];
-    const base = { model: "m", tools: [echo, askTool], minAnswerChars: 0 } as const;
+    const base = { model: "m", tools: [echo, askTool] as AnyToolSpec[], minAnswerChars: 0 };
     const first = await runToolLoop({ ...base, generate: scriptedModel(turns).generate, messages: [{ role: "user", content: "go" }], step: journal.step });
     expect(first.stoppedBy).toBe("asked");
     const second = await runToolLoop({
