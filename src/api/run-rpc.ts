@@ -2,7 +2,7 @@
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
 import type { ChatMessage } from "../loop/types";
 import type { ImageUpload } from "./images";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "./types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "./types";
 
 /** The header by which the edge tells the object who opened an events stream (a run token's streams close when it is rotated). */
 export const CALLER_HEADER = "x-ratchet-caller";
@@ -26,6 +26,11 @@ export interface RunRpc {
   cancel(): Promise<Outcome<RunView>>;
   continueRun(body: ContinueBody, images?: ImageUpload): Promise<Outcome<RunView>>;
   retry(): Promise<Outcome<RunView>>;
+  /**
+   * Compaction on demand: a waiting or finished run is compacted now (the loop's summary), else
+   * before its next model call. 409 when the run's compaction is off, or it was cancelled.
+   */
+  compact(body: CompactRequestBody): Promise<Outcome<RunView>>;
   /** Keeps a ticket for the events endpoint. */
   storeTicket(ticket: TicketRecord): Promise<Outcome<null>>;
   /** Redeems a ticket once: who asked for it, or null when it is unknown, used or expired. */

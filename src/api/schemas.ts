@@ -9,6 +9,7 @@ import { scriptSchema } from "../providers/scripted";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "./async-calls";
 import { IMAGE_MEDIA_TYPES } from "./images";
 import { mcpServersSchema } from "./mcp-schemas";
+import { outputSchema } from "./output-schemas";
 import { batchActionSchema, batchResultSchemaOf, clientToolsetRefSchema, providerToolRefSchema } from "./toolset-schemas";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
@@ -208,6 +209,13 @@ export const createRunBodySchema = z
       })
       .optional()
       .openapi("Compaction"),
+    minAnswerChars: z
+      .number()
+      .int()
+      .gte(0)
+      .optional()
+      .openapi({ description: "After tool work, a final answer shorter than this many characters gets one more model call, with no tools, asking for the whole answer. Default 100; 0 turns the check off." }),
+    output: outputSchema.optional().openapi({ description: "Typed final output: a finish tool (default final_answer) whose input, checked against `schema`, is the run's `final`." }),
     maxTokens: z.number().int().gte(1).optional(),
     reasoning: z
       .union([z.boolean(), z.null(), z.literal("adaptive"), z.strictObject({ budgetTokens: z.number().int().gte(1) })])

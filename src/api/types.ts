@@ -143,6 +143,10 @@ export type CreateRunBody = {
   imagePruning?: "exact" | "batched";
   maxToolResultTokens?: number;
   compaction?: { mode?: CompactionMode; atTokens?: number; instructions?: string };
+  /** After tool work, a final answer shorter than this gets one more model call asking for the whole answer (default 100; 0: off). */
+  minAnswerChars?: number;
+  /** Typed final output: a finish tool (default name final_answer) whose input, checked against `schema`, is the run's `final`. */
+  output?: RunOutput;
   maxTokens?: number;
   /** Extended thinking: true (a 4,096-token budget), { budgetTokens }, or "adaptive". */
   reasoning?: boolean | null | "adaptive" | { budgetTokens: number };
@@ -153,6 +157,12 @@ export type CreateRunBody = {
   /** A webhook of this run only (its host on HTTP_TOOL_ALLOW), besides the deployment's WEBHOOK_URL. */
   webhook?: { url: string };
 };
+
+/** A run's typed final output: `schema` is a JSON Schema of an object. */
+export type RunOutput = { schema: Record<string, unknown>; name?: string };
+
+/** POST /v1/runs/:id/compact. */
+export type CompactRequestBody = { instructions?: string };
 
 /** What the edge hands the run object to create a run. */
 export type NewRun = {

@@ -5,13 +5,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../api/images";
 import { CALLER_HEADER, type RunRpc } from "../api/run-rpc";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../api/types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketRecord } from "../api/types";
 import { canonicalJson } from "../lib/canonical-json";
 import type { ChatMessage } from "../loop/types";
 import { deliverResult, readCall } from "./async-call-store";
 import { acceptImages, r2BlobStore, type BlobStore } from "./blob-store";
 import { isoNow } from "./clock";
 import { McpConnections } from "../tools/mcp-connections";
+import { compactRun } from "./compact-run";
 import { runSlice } from "./engine";
 import type { EngineContext } from "./engine-context";
 import { openEventStream } from "./event-stream";
@@ -224,6 +225,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
     return this.withImages(images, () => continueRun(this.engine, body));
+  }
+
+  /** After the slice in progress, if any: the run's next model call has not begun then. */
+  async compact(body: CompactRequestBody): Promise<Outcome<RunView>> {
+    return this.exclusive(() => compactRun(this.engine, body));
   }
 
   async retry(): Promise<Outcome<RunView>> {

@@ -3,6 +3,7 @@
 // tombstone (the `deleted` table, this module's own). One run per object, so the run table holds one row.
 import { ANSWER_TABLE } from "./answer-store";
 import { ASYNC_CALL_TABLE } from "./async-call-store";
+import { COMPACTION_REQUEST_TABLE } from "./compaction-request-store";
 import { EVENT_TABLE, forgetSeq } from "./event-log";
 import { JOURNAL_TABLE } from "./journal";
 import { ONCE_TABLE } from "./once-log";
@@ -12,7 +13,7 @@ import { SPILL_TABLE } from "./spill";
 import { tableExists } from "./sqlite-tables";
 import { TICKET_TABLE } from "./ticket-store";
 
-const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE];
+const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE];
 
 /** True when a run was here and was deleted: its id is never used again. */
 export function wasDeleted(sql: SqlStorage): boolean {

@@ -18,6 +18,7 @@ import { webhookKeysOf } from "../config/webhook-settings";
 import { checkToolRefs, checkToolSigning, isUrlAllowed, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
 import { hostOf } from "../tools/allow-list";
 import { checkMcpServers } from "../tools/mcp-check";
+import { outputIssues } from "../tools/output-tool";
 import type { Creator } from "./app-env";
 import { sha256Hex } from "../lib/encoding";
 import { invalidRequest } from "./errors";
@@ -121,6 +122,7 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const issues = [
     ...checkToolRefs(body.tools ?? [], allowHosts),
     ...checkMcpServers(body.mcpServers ?? [], body.tools ?? [], allowHosts),
+    ...outputIssues(body.output, body.tools ?? [], body.mcpServers ?? []),
     ...capIssues(body, settings.limits),
     ...webhookIssues(body.webhook, env),
   ];
