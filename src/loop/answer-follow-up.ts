@@ -1,12 +1,13 @@
-// A final answer after tool work that is not the whole answer gets one more model call: an empty
-// one or a stub that announces an answer that never came ("Here they are:"), and one shorter than
-// minAnswerChars ("Now let me get the closed PRs too." is not an answer). The call offers no tools
+// A final answer right after a turn with tool work that is not the whole answer gets one more model
+// call: an empty one or a stub that announces an answer that never came ("Here they are:"), and
+// one shorter than minAnswerChars ("Now let me get the closed PRs too." is not an answer). The call offers no tools
 // and ends with a note asking for the whole answer; what it answers stands. Pure functions of the
 // history and the options, so a replay decides the same.
 import { textOf } from "./content";
 import { DEFAULT_MIN_ANSWER_CHARS, type LoopState } from "./loop-state";
 import { ASK_TOOL } from "./plan-call";
-import type { AssistantMessage } from "./types";
+import { isSummaryRecord } from "./context-view";
+import type { AssistantMessage, ToolMessage } from "./types";
 
 export const RECOVERY_NOTE = "Your last answer was empty. Answer the person's request now, in full, using the tool results above.";
 
@@ -33,25 +34,32 @@ export function isShort(state: LoopState, message: AssistantMessage): boolean {
 }
 
 /**
- * The current question (question-start.ts) had tool work: a result of a call other than an ask
- * after the user message that asked it (a person's answer is no tool work to report on).
+ * The turn before this final answer did tool work to report on: a result (not an error) of a call
+ * other than an ask, and within the current question (question-start.ts). A person's answer, a
+ * denial, a tool that failed or a call the loop refused leave nothing to report, and a short answer
+ * may say so.
  */
-function hadToolWork(state: LoopState): boolean {
-  const asks = new Set<string>();
-  for (let i = state.questionFrom; i < state.messages.length; i++) {
+function followsToolWork(state: LoopState): boolean {
+  const results: ToolMessage[] = [];
+  // From the answer (the newest message) back to the turn before it; records of compactions are no turns.
+  for (let i = state.messages.length - 2; i > state.questionFrom; i--) {
     const message = state.messages[i]!;
-    if (message.role === "assistant") for (const call of message.toolCalls ?? []) if (call.name === ASK_TOOL) asks.add(call.id);
-    if (message.role === "tool" && !asks.has(message.toolCallId)) return true;
+    if (message.role === "tool") results.push(message);
+    else if (message.role === "user") return false;
+    else if (!isSummaryRecord(message)) {
+      const asks = new Set((message.toolCalls ?? []).filter((call) => call.name === ASK_TOOL).map((call) => call.id));
+      return results.some((result) => result.isError !== true && !asks.has(result.toolCallId));
+    }
   }
   return false;
 }
 
 /**
- * The note for one more call after this final answer, or undefined when it stands: only after tool
- * work in this question, and only once.
+ * The note for one more call after this final answer, or undefined when it stands: only right
+ * after a turn with tool work, and only once.
  */
 export function followUpFor(state: LoopState, message: AssistantMessage): "recovery" | "short" | undefined {
-  if (state.followedUp || !hadToolWork(state)) return undefined;
+  if (state.followedUp || !followsToolWork(state)) return undefined;
   if (isNearEmpty(message)) return "recovery";
   if (isShort(state, message)) return "short";
   return undefined;

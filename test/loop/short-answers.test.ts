@@ -58,6 +58,19 @@ describe("a short final answer after tool work", () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it("a turn before it with no tool work to report (an error result, an ask's answer) leaves a short answer as the end", async () => {
+    const failing = { ...echoTool(), run: async () => { throw new Error("down"); } };
+    const failed = scriptedModel([echoTurn, { text: "The tool is down." }, { text: "never" }]);
+    expect(await runToolLoop({ generate: failed.generate, model: "m", messages: user, tools: [failing], step: memoryJournal().step })).toMatchObject({ stoppedBy: "done", steps: 2 });
+    // Tool work two turns back, then an ask: the answer after the ask may be short.
+    const asking = scriptedModel([echoTurn, { toolCalls: [call("ask", { question: "Open or closed?" }, "q")] }], 0);
+    const first = await runToolLoop({ generate: asking.generate, model: "m", messages: user, tools: [echoTool(), askTool], step: memoryJournal().step });
+    expect(first.stoppedBy).toBe("asked");
+    const after = scriptedModel([{ text: "Closed: #9, #11." }, { text: "never" }], 2);
+    const answered = await runToolLoop({ generate: after.generate, model: "m", messages: [...first.messages, { role: "tool", toolCallId: "q", content: "Closed." }], tools: [echoTool(), askTool], step: memoryJournal().step });
+    expect(answered).toMatchObject({ stoppedBy: "done", finalText: "Closed: #9, #11.", steps: 1 });
+  });
+
   it("without tool work in this question there is nothing to report: a short answer is the end (an ask's answer is not tool work)", async () => {
     const plain = scriptedModel([{ text: "Hi!" }]);
     expect(await runToolLoop({ generate: plain.generate, model: "m", messages: user, step: memoryJournal().step })).toMatchObject({ stoppedBy: "done", steps: 1 });
