@@ -18,8 +18,32 @@ export function outputOptions(output: RunOutput): OutputOptions {
 
 const NOT_APPLIED = "The tool's input schema could not be applied: ";
 
+/** Every `$ref` in the schema that is a JSON Pointer into it ("#/…"). The validator resolves them only when input reaches them. */
+function localRefs(node: unknown, found: string[] = []): string[] {
+  if (Array.isArray(node)) for (const item of node) localRefs(item, found);
+  else if (node !== null && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string" && (value === "#" || value.startsWith("#/"))) found.push(value);
+      else localRefs(value, found);
+    }
+  }
+  return found;
+}
+
+function resolves(schema: Record<string, unknown>, ref: string): boolean {
+  let node: unknown = schema;
+  for (const raw of ref.slice(2).split("/")) {
+    const part = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, part)) return false;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return true;
+}
+
 /** Why the validator cannot apply `schema` (a $ref to nowhere, …), which would fail every hand-in; undefined when it can. */
 function schemaProblem(schema: Record<string, unknown>): string | undefined {
+  const broken = localRefs(schema).find((ref) => ref !== "#" && !resolves(schema, ref));
+  if (broken !== undefined) return `$ref ${JSON.stringify(broken)} points to nothing in the schema.`;
   try {
     const probe = jsonSchemaValidator(schema)({});
     const failed = probe.ok ? undefined : probe.issues.find((issue) => issue.message.startsWith(NOT_APPLIED));
