@@ -151,7 +151,7 @@ describe("npm run demo", () => {
     writeFileSync(join(ARTIFACTS, "demo-long.txt"), demo.output);
     expect(demo.code, `${demo.output}\n${demo.stderr}`).toBe(0);
     expect(demo.output).toMatch(/context compacted \(summary\): [\d,]+ → about [\d,]+ tokens/);
-    expect(demo.output).toContain("Final answer: The total of 1 to 10 is 55.");
+    expect(demo.output).toContain("Final answer: The total of 1 to 10 is 55: I added each number");
     const messages = await messagesOf(dev!, demo.output);
     expect(messages.filter((message) => message.role === "tool")).toHaveLength(10);
   });
