@@ -41,7 +41,8 @@ async function runDemo(env: Record<string, string | undefined>, question: string
   });
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
-  const [code] = (await once(child, "exit")) as [number | null];
+  // "close", not "exit": the process may exit before all it wrote to stdout has been read here.
+  const [code] = (await once(child, "close")) as [number | null];
   clearTimeout(timer);
   return { code, output, stderr };
 }
