@@ -19,7 +19,7 @@ describe("tool errors, generate errors and cancel", () => {
   it("a tool that throws is reported to the model as 'Tool error: <message>' and the loop goes on", async () => {
     const model = scriptedModel([{ toolCalls: [call("boom", {}, "b")] }, { text: "recovered" }]);
     const journal = memoryJournal();
-    const result = await runToolLoop({ generate: model.generate, model: "m", messages: user, tools: [boom], minAnswerChars: 0, step: journal.step });
+    const result = await runToolLoop({ generate: model.generate, model: "m", messages: user, tools: [boom], step: journal.step });
     expect(result.messages[2]).toEqual({ role: "tool", toolCallId: "b", content: "Tool error: boom", isError: true });
     expect(result).toMatchObject({ stoppedBy: "done", finalText: "recovered" });
     expect(journal.store.get("tool/1/b")).toMatchObject({ isError: true });

@@ -18,7 +18,7 @@ const main = (extra: Partial<McpServerRef> = {}): McpServerRef => ({ name: "main
 
 function loop(journal: MemoryJournal, tools: AnyToolSpec[], turns: Parameters<typeof scriptedModel>[0], extra: Partial<RunToolLoopOptions> = {}) {
   const model = scriptedModel(turns);
-  return { model, result: runToolLoop({ generate: model.generate, model: "m", messages: user, tools, minAnswerChars: 0, step: journal.step, ...extra }) };
+  return { model, result: runToolLoop({ generate: model.generate, model: "m", messages: user, tools, step: journal.step, ...extra }) };
 }
 
 const toolMessage = (messages: ChatMessage[], id: string) => messages.find((message) => message.role === "tool" && message.toolCallId === id);

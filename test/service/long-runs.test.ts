@@ -20,7 +20,7 @@ describe("compaction through the service", () => {
   it("native (auto on Anthropic): the API compacts past atTokens, the run goes on from its compaction block, the history keeps every turn", async () => {
     const model = uniqueModel("claude-sonnet-5-5");
     await script(model, talkative(6));
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Do six steps." }], tools: ["calculator"], maxSteps: 20, minAnswerChars: 0, compaction: { atTokens: 1_500 } });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Do six steps." }], tools: ["calculator"], maxSteps: 20, compaction: { atTokens: 1_500 } });
     const socket = await openSocket(run.id, token);
     await driveRun(run.id);
     const view: RunView = await getRun(run.id, token);
@@ -75,7 +75,7 @@ describe("compaction through the service", () => {
     const model = uniqueModel("claude-sonnet-5-5");
     await script(model, talkative(3));
     await configure(model, { contextWindow: 1_200 });
-    const { run, token } = await startRun({ provider: "anthropic", model, system: "S. ".repeat(2_000), messages: [{ role: "user", content: "Go." }], tools: ["calculator"], minAnswerChars: 0, compaction: { mode: "summary" } });
+    const { run, token } = await startRun({ provider: "anthropic", model, system: "S. ".repeat(2_000), messages: [{ role: "user", content: "Go." }], tools: ["calculator"], compaction: { mode: "summary" } });
     await driveRun(run.id);
     const view = await getRun(run.id, token);
     expect(view).toMatchObject({ status: "failed", stoppedBy: "error", error: { code: "context-overflow", retryable: false } });
@@ -86,7 +86,7 @@ describe("compaction through the service", () => {
     const model = uniqueModel("claude-sonnet-5-5");
     await script(model, talkative(3));
     await configure(model, { contextWindow: 1_000 });
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Go." }], tools: ["calculator"], minAnswerChars: 0, compaction: { mode: "off" } });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Go." }], tools: ["calculator"], compaction: { mode: "off" } });
     await driveRun(run.id);
     expect(await getRun(run.id, token)).toMatchObject({ status: "failed", error: { code: "context-overflow" } });
   });

@@ -96,7 +96,7 @@ describe("MCP servers through the service", () => {
       { toolCalls: [{ id: "toolu_b", name: "main__broken", input: {} }, { id: "toolu_x", name: "main__echo", input: { text: 3 } }] },
       { text: "Both failed." },
     ]);
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], minAnswerChars: 0, mcpServers: [{ name: "main", url: main.url() }] });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], mcpServers: [{ name: "main", url: main.url() }] });
     await driveRun(run.id);
     const messages = await messagesOf(run.id, token);
     expect(toolMessage(messages, "toolu_b")).toMatchObject({ isError: true, content: "the tool broke: disk on fire" });
@@ -130,7 +130,7 @@ describe("MCP servers through the service", () => {
   it("a call in flight when the object dies is sent again (same key, new session) when the server marks the tool idempotent", async () => {
     const model = uniqueModel("claude-sonnet-5-5");
     await script(model, [{ toolCalls: [{ id: "toolu_s", name: "main__slow", input: { ms: 400 } }] }, { text: "done" }]);
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], minAnswerChars: 0, mcpServers: [{ name: "main", url: main.url() }] });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], mcpServers: [{ name: "main", url: main.url() }] });
     const key = `${run.id}/s1/tool/1/toolu_s`;
     await killMidToolCall(run.id, () => arrived(key));
     await driveRun(run.id);
@@ -148,7 +148,7 @@ describe("MCP servers through the service", () => {
       const model = uniqueModel("claude-sonnet-5-5");
       await script(model, [{ toolCalls: [{ id: "toolu_c", name: tool, input }] }, { text: "I cannot tell." }]);
       const mcpServers = servers.map((server) => ({ ...server, url: main.url() }));
-      const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], minAnswerChars: 0, mcpServers });
+      const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], mcpServers });
       const key = `${run.id}/s1/tool/1/toolu_c`;
       await killMidToolCall(run.id, () => arrived(key));
       await driveRun(run.id);
@@ -230,7 +230,7 @@ describe("MCP tool calls through the run object with a short timeout", () => {
   it("a call past its timeout is an error result the model sees; the run goes on", async () => {
     const model = uniqueModel("claude-sonnet-5-5");
     await script(model, [{ toolCalls: [{ id: "toolu_s", name: "main__slow", input: { ms: 5_000 } }] }, { text: "Too slow." }]);
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], minAnswerChars: 0, mcpServers: [{ name: "main", url: main.url(), tools: ["slow"] }] });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], mcpServers: [{ name: "main", url: main.url(), tools: ["slow"] }] });
     const { runSlice } = await import("../../src/durable/engine");
     const { engineFor } = await import("../helpers/engine");
     for (let i = 0; i < 5 && (await getRun(run.id, token)).status === "running"; i++) {

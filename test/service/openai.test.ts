@@ -43,7 +43,7 @@ describe("runs on the openai provider", () => {
       { text: "One question first.", toolCalls: [{ id: "call_ask", name: "ask", input: { question: "Which unit?" } }] },
       { text: "Seven, in metres." },
     ]);
-    const { run, token } = await startRun({ provider: "openai", model, system: "Be brief. ".repeat(600), messages: [{ role: "user", content: "Look up 7." }], tools: [echoTool(), "ask"], minAnswerChars: 0 });
+    const { run, token } = await startRun({ provider: "openai", model, system: "Be brief. ".repeat(600), messages: [{ role: "user", content: "Look up 7." }], tools: [echoTool(), "ask"] });
     expect(run).toMatchObject({ provider: "openai", model });
     const socket = await openSocket(run.id, token);
     await driveRun(run.id);

@@ -103,7 +103,7 @@ describe("provider faults at the fake Anthropic server", () => {
       const model = uniqueModel("claude-sonnet-5-5");
       const many = Array.from({ length: 30 }, (_v, i) => ({ text: `Step ${i}. ${"words ".repeat(40)}`, toolCalls: [{ id: `toolu_${i}`, name: "calculator", input: { expression: `${i}+1` } }] }));
       await script(model, many);
-      const { run, token } = await startRun({ provider: "anthropic", model, maxSteps: 30, budget: { usd }, messages: [{ role: "user", content: "count" }], tools: ["calculator"], minAnswerChars: 0 });
+      const { run, token } = await startRun({ provider: "anthropic", model, maxSteps: 30, budget: { usd }, messages: [{ role: "user", content: "count" }], tools: ["calculator"] });
       await runToEnd(run.id);
       const view: RunView = await getRun(run.id, token);
       endings.add(view.stoppedBy!);

@@ -23,7 +23,7 @@ describe("provider tools through the service", () => {
   it("a web search: the model event shows it and its usage, the spend counts the search, the history keeps its blocks", async () => {
     const model = uniqueModel("claude-sonnet-5-5");
     await script(model, [{ lead: "Searching.", serverTools: [{ webSearch: { query: "ratchet", results: [{ title: "Ratchet", url: "https://ratchet.example/" }] } }], text: "Found it." }]);
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "What is Ratchet?" }], tools: [webSearch], minAnswerChars: 0 });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "What is Ratchet?" }], tools: [webSearch] });
     const socket = await openSocket(run.id, token);
     await driveRun(run.id);
     const frame = await socket.next((f) => f.type === "model");
