@@ -18,7 +18,7 @@ export type ModelStepValue = {
   usage: Usage;
   costUsd: number;
   stopReason: StopReason;
-  /** This call was the last one: no callable tools were offered. */
+  /** No tool but the finish tools could be called: the last step, or a final answer's one more call (answer-follow-up.ts). */
   last: boolean;
 };
 
