@@ -173,6 +173,10 @@ export class RunPanel {
         call.querySelector(".result")!.textContent = `${event.ok ? event.summary : (event.error ?? event.summary)}${cost}`;
         return this.setSpent(this.spent + event.costUsd);
       }
+      case "step": {
+        // The run's own figure after the step's model call and tool calls: what the results added up to.
+        return this.setSpent(event.spentUsd);
+      }
       case "waiting": {
         this.setStatus("waiting");
         if (event.kind === "client-toolset") {

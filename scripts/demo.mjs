@@ -45,7 +45,7 @@ const LONG_SCRIPT = [
     costUsd: 0.002,
     delayMs: 100,
   })),
-  { text: "The total of 1 to 10 is 55.", costUsd: 0.002, delayMs: 100 },
+  { text: "The total of 1 to 10 is 55: I added each number to the running total with the calculator, one at a time, as you asked.", costUsd: 0.002, delayMs: 100 },
 ];
 const SCRIPT = [
   { text: "Let me work that out with the calculator.", toolCalls: [{ name: "calculator", input: { expression: "17 * 23" } }], costUsd: 0.012, delayMs: 300 },

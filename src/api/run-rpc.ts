@@ -2,7 +2,7 @@
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
 import type { ChatMessage } from "../loop/types";
 import type { ImageUpload } from "./images";
-import type { AnswerBody, CallResultAccepted, CallResultBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "./types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "./types";
 
 /** A user token's own daily spend limit (its budgetUsdPerDay), for the reservation a continue or a retry makes; else the run's. */
 export type SpendLimit = { limitUsd?: number };
@@ -35,6 +35,11 @@ export interface RunRpc {
   continueRun(body: ContinueBody, images?: ImageUpload, spend?: SpendLimit): Promise<Outcome<RunView>>;
   /** As continueRun, for a failed run. */
   retry(spend?: SpendLimit): Promise<Outcome<RunView>>;
+  /**
+   * Compaction on demand: a waiting or finished run is compacted now (the loop's summary), else
+   * before its next model call. 409 when the run's compaction is off, or it was cancelled.
+   */
+  compact(body: CompactRequestBody): Promise<Outcome<RunView>>;
   /** Keeps a ticket for the events endpoint. */
   storeTicket(ticket: TicketRecord): Promise<Outcome<null>>;
   /** Redeems a ticket once: who asked for it, or null when it is unknown, used or expired. */

@@ -10,6 +10,7 @@ import { laterDuplicates } from "../lib/duplicates";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "./async-calls";
 import { IMAGE_MEDIA_TYPES } from "./images";
 import { mcpServersSchema } from "./mcp-schemas";
+import { outputSchema } from "./output-schemas";
 import { batchActionSchema, batchResultSchemaOf, clientToolsetRefSchema, providerToolRefSchema } from "./toolset-schemas";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
@@ -212,6 +213,13 @@ export const createRunBodySchema = z
       })
       .optional()
       .openapi("Compaction"),
+    minAnswerChars: z
+      .number()
+      .int()
+      .gte(0)
+      .optional()
+      .openapi({ description: "After tool work, a final answer shorter than this many characters gets one more model call, with no tools, asking for the whole answer. Default 100; 0 turns the check off." }),
+    output: outputSchema.optional().openapi({ description: "Typed final output: a finish tool (default final_answer) whose input, checked against `schema`, is the run's `final`." }),
     maxTokens: z.number().int().gte(1).optional(),
     reasoning: z
       .union([z.boolean(), z.null(), z.literal("adaptive"), z.strictObject({ budgetTokens: z.number().int().gte(1) })])
@@ -426,7 +434,7 @@ export const runEventSchema = z
       type: z.literal("compaction"),
       step: z.number(),
       mode: z.enum(["native", "summary"]),
-      reason: z.enum(["threshold", "overflow"]),
+      reason: z.enum(["threshold", "overflow", "request"]).openapi({ description: "threshold: a prompt passed atTokens; overflow: a prompt was refused as too long; request: POST /v1/runs/{id}/compact asked for it." }),
       tokensBefore: z.number(),
       tokensAfter: z.number().openapi({ description: "An estimate until the next model call reports." }),
     }),
@@ -443,6 +451,11 @@ export const runEventSchema = z
       costUsd: z.number(),
       toolset: z.string().optional().openapi({ description: "The call's client toolset, for an action of one." }),
       notRun: z.literal(true).optional().openapi({ description: "The call was never run (closed when the run stopped, or a toolset action after a failed one): summary says why." }),
+    }),
+    z.object({
+      type: z.literal("step"),
+      step: z.number(),
+      spentUsd: z.number().openapi({ description: "The run's spend after this model call and its tool calls, tool costs included." }),
     }),
     z.object({
       type: z.literal("waiting"),
@@ -475,6 +488,10 @@ export const runEventSchema = z
       final: z.unknown().optional(),
       spentUsd: z.number(),
       steps: z.number(),
+      shortAnswer: z
+        .literal(true)
+        .optional()
+        .openapi({ description: "The final answer after tool work is still shorter than minAnswerChars after the one more call it got." }),
       error: apiErrorSchema.optional(),
     }),
   ])

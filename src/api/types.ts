@@ -146,6 +146,10 @@ export type CreateRunBody = {
   imagePruning?: "exact" | "batched";
   maxToolResultTokens?: number;
   compaction?: { mode?: CompactionMode; atTokens?: number; instructions?: string };
+  /** After tool work, a final answer shorter than this gets one more model call asking for the whole answer (default 100; 0: off). */
+  minAnswerChars?: number;
+  /** Typed final output: a finish tool (default name final_answer) whose input, checked against `schema`, is the run's `final`. */
+  output?: RunOutput;
   maxTokens?: number;
   /** Extended thinking: true (a 4,096-token budget), { budgetTokens }, or "adaptive". */
   reasoning?: boolean | null | "adaptive" | { budgetTokens: number };
@@ -156,6 +160,12 @@ export type CreateRunBody = {
   /** A webhook of this run only (its host on HTTP_TOOL_ALLOW), besides the deployment's WEBHOOK_URL. */
   webhook?: { url: string };
 };
+
+/** A run's typed final output: `schema` is a JSON Schema of an object. */
+export type RunOutput = { schema: Record<string, unknown>; name?: string };
+
+/** POST /v1/runs/:id/compact. */
+export type CompactRequestBody = { instructions?: string };
 
 /** What the edge hands the run object to create a run. */
 export type NewRun = {
@@ -218,11 +228,13 @@ export type RunEvent =
   | { type: "text"; step: number; delta: string }
   | { type: "text-reset"; step: number }
   | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number; stopReason: StopReason; providerToolCalls?: ToolCall[] }
-  | { type: "compaction"; step: number; mode: "native" | "summary"; reason: "threshold" | "overflow"; tokensBefore: number; tokensAfter: number }
+  | { type: "compaction"; step: number; mode: "native" | "summary"; reason: "threshold" | "overflow" | "request"; tokensBefore: number; tokensAfter: number }
   | { type: "tool-call"; step: number; callId: string; name: string; input: unknown; toolset?: string }
   /** An async HTTP tool took the job (202): the run waits for its result until `deadline`. */
   | { type: "tool-started"; step: number; callId: string; name: string; deadline: string }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number; toolset?: string; notRun?: true }
+  /** Model call `step` and its tool calls are done: the run's spend after them, tool costs included. */
+  | { type: "step"; step: number; spentUsd: number }
   | ({ type: "waiting" } & Waiting)
   /** `results`: for a toolset batch, which of its actions the client answered and how (actions after a failed one are left out). */
   | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[] }
@@ -236,6 +248,8 @@ export type RunEvent =
       final?: unknown;
       spentUsd: number;
       steps: number;
+      /** The final answer (after tool work) is still shorter than the run's minAnswerChars after the one more call it got. */
+      shortAnswer?: true;
       error?: ApiError;
     };
 

@@ -28,26 +28,38 @@ export type CreateRunOptions = {
   idempotencyKey?: string;
 };
 
+/**
+ * The typed client. Methods that answer a run take its final output's type as `TFinal` (for a run
+ * created with `output`: the type its schema describes), so `run.final` is typed:
+ *
+ *   const { run } = await ratchet.createRun<Weather>({ messages, output: { schema } });
+ *   const done = await ratchet.getRun<Weather>(run.id);   // done.final?.celsius: number
+ */
 export interface RatchetClient {
-  createRun(body: CreateRunRequest, options?: CreateRunOptions): Promise<CreatedRun>;
-  getRun(runId: string): Promise<RunView>;
+  createRun<TFinal = unknown>(body: CreateRunRequest, options?: CreateRunOptions): Promise<CreatedRun<TFinal>>;
+  getRun<TFinal = unknown>(runId: string): Promise<RunView<TFinal>>;
   /** The given messages, then every turn so far: a valid history to continue from. */
   getMessages(runId: string): Promise<ChatMessage[]>;
   /** Answers a waiting ask or client tool (`content`) or approval (`approved`). */
-  answer(runId: string, body: AnswerRequest): Promise<RunView>;
+  answer<TFinal = unknown>(runId: string, body: AnswerRequest): Promise<RunView<TFinal>>;
   /**
    * Answers a waiting client toolset batch (`waiting.kind` "client-toolset") with its actions'
    * results, in any order: every action, or every one up to a failed one (isError), leaving the
    * later ones out (they are not run).
    */
-  answerBatch(runId: string, callId: string, results: BatchResultInput[]): Promise<RunView>;
+  answerBatch<TFinal = unknown>(runId: string, callId: string, results: BatchResultInput[]): Promise<RunView<TFinal>>;
   /** Approves (or, with false, denies) a waiting approval. */
-  approve(runId: string, callId: string, approved?: boolean): Promise<RunView>;
-  cancel(runId: string): Promise<RunView>;
+  approve<TFinal = unknown>(runId: string, callId: string, approved?: boolean): Promise<RunView<TFinal>>;
+  cancel<TFinal = unknown>(runId: string): Promise<RunView<TFinal>>;
   /** Continues a finished run with a new user message, allowing `maxSteps` more model calls (default: the run's own maxSteps). */
-  continueRun(runId: string, content: ContentInput, options?: { maxSteps?: number }): Promise<RunView>;
+  continueRun<TFinal = unknown>(runId: string, content: ContentInput, options?: { maxSteps?: number }): Promise<RunView<TFinal>>;
   /** Resumes a failed run from its journal. */
-  retry(runId: string): Promise<RunView>;
+  retry<TFinal = unknown>(runId: string): Promise<RunView<TFinal>>;
+  /**
+   * Compacts the run's history: now for a waiting or finished run (the loop's summary), else before
+   * its next model call. `instructions` replace the run's compaction instructions for this one.
+   */
+  compact<TFinal = unknown>(runId: string, options?: { instructions?: string }): Promise<RunView<TFinal>>;
   /** A one-time ticket to open the run's event stream without headers (the client's WebSocket uses one per connection). */
   ticket(runId: string): Promise<Ticket>;
   /** Replaces the run token (deployment token only); the old one stops working at once. */
@@ -55,7 +67,7 @@ export interface RatchetClient {
   /** Deletes the run and everything it stored (deployment token only). */
   deleteRun(runId: string): Promise<void>;
   /** The run's events: history after `after`, then live; reconnects by itself. */
-  events(runId: string, options?: EventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
+  events<TFinal = unknown>(runId: string, options?: EventsOptions): AsyncGenerator<StreamEvent<TFinal>, void, undefined>;
   /** A user token for one subject (deployment token only): the app's backend mints it, the user's phone holds it. */
   mintUserToken(subject: string, options?: { ttlSeconds?: number; budgetUsdPerDay?: number }): Promise<UserToken>;
   /** Revokes a user token by its id (the deployment token, or the user token itself): 401 from then on, its streams close. */
@@ -124,25 +136,29 @@ export function createClient(options: ClientOptions): RatchetClient {
   const schedule = (scheduleId: string, rest = "") => `/v1/schedules/${encodeURIComponent(scheduleId)}${rest}`;
 
   const client: RatchetClient = {
-    createRun: (body, { idempotencyKey } = {}) =>
-      request<CreatedRun>("POST", "/v1/runs", body, idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey }),
-    getRun: (runId) => request<RunView>("GET", run(runId)),
+    createRun: <TFinal>(body: CreateRunRequest, { idempotencyKey }: CreateRunOptions = {}) =>
+      request<CreatedRun<TFinal>>("POST", "/v1/runs", body, idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey }),
+    getRun: <TFinal>(runId: string) => request<RunView<TFinal>>("GET", run(runId)),
     getMessages: async (runId) => (await request<{ messages: ChatMessage[] }>("GET", run(runId, "/messages"))).messages,
-    answer: (runId, body) => request<RunView>("POST", run(runId, "/answer"), body),
-    answerBatch: (runId, callId, results) => request<RunView>("POST", run(runId, "/answer"), { callId, results }),
-    approve: (runId, callId, approved = true) => request<RunView>("POST", run(runId, "/answer"), { callId, approved }),
-    cancel: (runId) => request<RunView>("POST", run(runId, "/cancel")),
-    continueRun: (runId, content, { maxSteps } = {}) => request<RunView>("POST", run(runId, "/messages"), maxSteps === undefined ? { content } : { content, maxSteps }),
-    retry: (runId) => request<RunView>("POST", run(runId, "/retry")),
+    answer: <TFinal>(runId: string, body: AnswerRequest) => request<RunView<TFinal>>("POST", run(runId, "/answer"), body),
+    answerBatch: <TFinal>(runId: string, callId: string, results: BatchResultInput[]) => request<RunView<TFinal>>("POST", run(runId, "/answer"), { callId, results }),
+    approve: <TFinal>(runId: string, callId: string, approved = true) => request<RunView<TFinal>>("POST", run(runId, "/answer"), { callId, approved }),
+    cancel: <TFinal>(runId: string) => request<RunView<TFinal>>("POST", run(runId, "/cancel")),
+    continueRun: <TFinal>(runId: string, content: ContentInput, { maxSteps }: { maxSteps?: number } = {}) =>
+      request<RunView<TFinal>>("POST", run(runId, "/messages"), maxSteps === undefined ? { content } : { content, maxSteps }),
+    retry: <TFinal>(runId: string) => request<RunView<TFinal>>("POST", run(runId, "/retry")),
+    compact: <TFinal>(runId: string, { instructions }: { instructions?: string } = {}) =>
+      request<RunView<TFinal>>("POST", run(runId, "/compact"), instructions === undefined ? {} : { instructions }),
     ticket: (runId) => request<Ticket>("POST", run(runId, "/tickets")),
     rotateToken: (runId) => request<{ token: string }>("POST", run(runId, "/token")),
     deleteRun: (runId) => request<void>("DELETE", run(runId)),
-    events(runId, eventsOptions) {
+    events<TFinal>(runId: string, eventsOptions?: EventsOptions) {
       const connect = (after: number): Connection =>
         WebSocket !== undefined
           ? openWebSocket(WebSocket, async () => webSocketUrl(baseUrl, runId, after, (await client.ticket(runId)).ticket))
           : openEventSource(fetch, sseUrl(baseUrl, runId, after), token);
-      return runEvents({ getRun: () => client.getRun(runId), connect, reconnect: options.reconnect ?? {} }, eventsOptions);
+      // The service checked `final` against the run's output schema; the events carry it as sent.
+      return runEvents({ getRun: () => client.getRun(runId), connect, reconnect: options.reconnect ?? {} }, eventsOptions) as AsyncGenerator<StreamEvent<TFinal>, void, undefined>;
     },
     mintUserToken: (subject, { ttlSeconds, budgetUsdPerDay } = {}) =>
       request<UserToken>("POST", "/v1/tokens", { subject, ...(ttlSeconds === undefined ? {} : { ttlSeconds }), ...(budgetUsdPerDay === undefined ? {} : { budgetUsdPerDay }) }),

@@ -14,11 +14,12 @@ import type {
   InboxEventType,
   McpServerRef,
   PendingCall,
-  RunEvent,
+  RunEvent as ApiRunEvent,
+  RunOutput,
   RunsPage,
   RunStatus,
   RunSummary,
-  RunView,
+  RunView as ApiRunView,
   StoppedBy,
   StoredInboxEvent,
   SummaryWaiting,
@@ -32,7 +33,18 @@ import type { CatchUp, Overlap } from "../api/schedule-types";
 import type { Usage as SpendUsage } from "../api/spend";
 import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/types";
 
-export type { ApiError, ChatMessage, Content, ContentPart, PendingCall, RunEvent, RunStatus, RunView, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
+export type { ApiError, ChatMessage, Content, ContentPart, PendingCall, RunOutput, RunStatus, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
+
+/**
+ * A run as the API shows it. `final` is typed as TFinal: for a run created with `output`, the type
+ * its schema describes (the service checked the hand-in against the schema; the client trusts it).
+ */
+export type RunView<TFinal = unknown> = Omit<ApiRunView, "final"> & { final?: TFinal };
+
+type ApiEndEvent = Extract<ApiRunEvent, { type: "end" }>;
+
+/** An event of a run; the `end` event's `final` typed as TFinal. */
+export type RunEvent<TFinal = unknown> = Exclude<ApiRunEvent, ApiEndEvent> | (Omit<ApiEndEvent, "final"> & { final?: TFinal });
 export type { InboxEventType, RunsPage, RunSummary, SpendUsage, SummaryWaiting, UserToken, WebhookDelivery };
 export type { BatchAction, ClientToolsetRef, NativeClientTool, ProviderToolRef, ToolsetAction, Waiting };
 /** An MCP server of a run (`mcpServers` in createRun): its tools are offered as `<name>__<tool>`. */
@@ -91,20 +103,20 @@ export type ContinueRequest = { content: ContentInput; maxSteps?: number };
 export type Ticket = { ticket: string; expiresAt: string };
 
 /** What creating a run answers: the run and its run token, shown this once. */
-export type CreatedRun = { run: RunView; token: string };
+export type CreatedRun<TFinal = unknown> = { run: RunView<TFinal>; token: string };
 
-type LiveOnly = Extract<RunEvent, { type: "text" | "text-reset" }>;
+type LiveOnly = Extract<ApiRunEvent, { type: "text" | "text-reset" }>;
 
 /** A stored event: `seq` is gap-free from 1 per run. */
-export type StoredRunEvent = Exclude<RunEvent, LiveOnly> & { seq: number; at: string };
+export type StoredRunEvent<TFinal = unknown> = Exclude<RunEvent<TFinal>, LiveOnly> & { seq: number; at: string };
 
 /** A live-only event (text deltas, and text-reset: drop the text streamed so far for that step): never stored, so it has no seq and is not replayed on reconnect. */
 export type LiveRunEvent = LiveOnly & { seq?: undefined; at?: undefined };
 
 /** What `events()` yields. Narrow on `type`. */
-export type StreamEvent = StoredRunEvent | LiveRunEvent;
+export type StreamEvent<TFinal = unknown> = StoredRunEvent<TFinal> | LiveRunEvent;
 
-export type EndEvent = Extract<StoredRunEvent, { type: "end" }>;
+export type EndEvent<TFinal = unknown> = Extract<StoredRunEvent<TFinal>, { type: "end" }>;
 
 export type { CatchUp, FireOutcome, Overlap, ScheduleFire, SchedulesPage, ScheduleView } from "../api/schedule-types";
 

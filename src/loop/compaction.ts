@@ -5,7 +5,7 @@
 // a pure function of the history and the options, so a replay rebuilds the same requests.
 import { assertBudget, spentNow } from "./budget";
 import { textOf } from "./content";
-import { contextView, estimateTokens, isCompactionTurn, isSummaryRecord, newestCompaction, summaryOf, summaryRecord, turnCount } from "./context-view";
+import { contextView, estimateTokens, isCompactionTurn, isSummaryRecord, lastTurnIndex, newestCompaction, summaryOf, summaryRecord, turnCount } from "./context-view";
 import { journaled, type LoopState } from "./loop-state";
 import { CHARS_PER_TOKEN } from "./tool-result-cut";
 import type { ChatMessage, CompactionEvent, GenerateRequest, StepOutput, Usage } from "./types";
@@ -110,7 +110,7 @@ export function transcript(history: ChatMessage[], from: number, to: number, max
   return `${head}${gap}${clip(body, Math.max(1_000, maxChars - head.length))}`;
 }
 
-export type CompactionReason = "threshold" | "overflow";
+export type CompactionReason = "threshold" | "overflow" | "request";
 
 /** Whether to compact before the next model call: the last call's prompt passed atTokens and nothing was compacted since. */
 export function shouldCompact(state: LoopState): boolean {
@@ -119,9 +119,9 @@ export function shouldCompact(state: LoopState): boolean {
   return state.lastInputTokens !== undefined && state.lastInputTokens > compaction.atTokens && state.compactedAt !== state.steps;
 }
 
-function summaryRequest(state: LoopState, text: string): GenerateRequest {
+function summaryRequest(state: LoopState, text: string, instructions: string | undefined): GenerateRequest {
   const { options } = state;
-  const extra = options.compaction?.instructions;
+  const extra = instructions ?? options.compaction?.instructions;
   return {
     prompt: "",
     system: extra === undefined || extra.trim() === "" ? SUMMARY_SYSTEM : `${SUMMARY_SYSTEM}\n\n${extra}`,
@@ -136,27 +136,38 @@ function summaryRequest(state: LoopState, text: string): GenerateRequest {
   };
 }
 
+/** The step key of a compaction after `steps` model calls of this loop call. */
+function compactionKey(steps: number, reason: CompactionReason, history: ChatMessage[]): string {
+  if (reason === "overflow") return `compact/${steps}/overflow`;
+  // Asked for by the caller: after a finished or waiting segment, more than one may follow the same model call.
+  if (reason === "request") return `compact/${steps}/request/${history.length}`;
+  return `compact/${steps}`;
+}
+
 /**
  * Runs one compaction as its own step. On success the summary record joins the history; a call
  * that produced no summary leaves the history as it was. Either way no compaction runs again
- * before the next model call.
+ * before the next model call. One the caller asked for (reason "request") keeps at least the
+ * newest turn verbatim, so a turn whose calls wait for an answer stays whole; it compacts nothing
+ * when no older turn is left to summarize. `instructions` replace the compaction's own.
  */
-export async function compact(state: LoopState, reason: CompactionReason): Promise<void> {
+export async function compact(state: LoopState, reason: CompactionReason, instructions?: string): Promise<void> {
   const { options } = state;
   const atTokens = options.compaction?.atTokens ?? Number.POSITIVE_INFINITY;
-  const key = `compact/${state.steps}${reason === "overflow" ? "/overflow" : ""}`;
-  state.compactedAt = state.steps;
   const history = state.messages;
+  const key = compactionKey(state.steps, reason, history);
+  state.compactedAt = state.steps;
   const { from, previous } = summarized(history);
-  // The newest turns kept verbatim fit a share of the threshold; after an overflow, a share of what overflowed too.
+  // The newest turns kept verbatim fit a share of the threshold; after an overflow or on request, a share of the prompt as it is too.
   const current = estimateTokens(contextView(history));
-  const keepBudget = KEEP_SHARE * (reason === "overflow" ? Math.min(atTokens, current) : Math.min(atTokens, Number.MAX_SAFE_INTEGER));
-  const keepFrom = keepFromIndex(history, from, keepBudget);
+  const keepBudget = KEEP_SHARE * (reason === "threshold" ? Math.min(atTokens, Number.MAX_SAFE_INTEGER) : Math.min(atTokens, current));
+  let keepFrom = keepFromIndex(history, from, keepBudget);
+  if (reason === "request") keepFrom = Math.min(keepFrom, Math.max(0, lastTurnIndex(history)));
   if (keepFrom <= from) return; // nothing older than the newest turns is left to summarize
   const value = await journaled<CompactionStepValue>(state, key, async (signal): Promise<StepOutput<CompactionStepValue>> => {
     assertBudget(options.budget, await spentNow(options.budget, state.stepCosts));
     const maxChars = (Number.isFinite(atTokens) ? atTokens : 100_000) * TRANSCRIPT_SHARE * CHARS_PER_TOKEN;
-    const request = summaryRequest(state, transcript(history, from, keepFrom, maxChars, previous));
+    const request = summaryRequest(state, transcript(history, from, keepFrom, maxChars, previous), instructions);
     const result = await options.generate(request, { signal });
     const summary = textOf(result.message.content).trim();
     const through = turnCount(history.slice(0, keepFrom));

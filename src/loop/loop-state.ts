@@ -1,6 +1,8 @@
 // The running state of one runToolLoop call. It is rebuilt from the journal on every replay;
 // nothing here is stored anywhere else.
 import { lastTurnIndex } from "./context-view";
+import { outputTool, outputToolName } from "./output-tool";
+import { questionStart } from "./question-start";
 import { createRepeatGuard, type RepeatGuard } from "./repeat-guard";
 import type { RequestView } from "./request-view";
 import { providerToolDefinition, toToolDefinition } from "./tool-definition";
@@ -11,11 +13,20 @@ import type {
   LoopEvent,
   RunToolLoopOptions,
   StepWork,
+  StoppedBy,
   ToolDefinition,
   Usage,
 } from "./types";
 
 export const DEFAULT_MAX_STEPS = 10;
+/** A final answer after tool work shorter than this many characters gets one more call (minAnswerChars). */
+export const DEFAULT_MIN_ANSWER_CHARS = 100;
+
+/**
+ * A note the next request ends with (never stored): a reminder to hand in, or, for a final answer
+ * after tool work, a request for the whole answer (an empty one: "recovery"; a short one: "short").
+ */
+export type Note = "reminder" | "recovery" | "short";
 
 export type LoopState = {
   options: RunToolLoopOptions;
@@ -25,7 +36,11 @@ export type LoopState = {
   tools: Map<string, AnyToolSpec>;
   definitions: ToolDefinition[];
   finishTools: Set<string>;
+  /** The typed output's finish tool, if the loop has one: its hand-in ends the loop `done`. */
+  outputTool?: string;
   messages: ChatMessage[];
+  /** Index in `messages` of the user message the current question began with (question-start.ts). */
+  questionFrom: number;
   repeats: RepeatGuard;
   /** Sum of the cost of every step of this run, replayed ones included. */
   stepCosts: number;
@@ -36,10 +51,15 @@ export type LoopState = {
   lastInputTokens?: number;
   /** `steps` when a compaction last ran (or was tried): none runs twice before the next model call. */
   compactedAt?: number;
-  /** A note the next request ends with (never stored): a reminder to hand in, or a request for the answer. */
-  note?: "reminder" | "recovery";
+  note?: Note;
   reminded: boolean;
-  recovered: boolean;
+  /** A final answer got its one more call ("recovery" or "short"): the next one stands. */
+  followedUp: boolean;
+  /**
+   * Set when a tool-less call was answered with calls and no text: the next call leaves the tools
+   * out of the request, and whatever it answers the loop ends with this.
+   */
+  finalRetry?: StoppedBy;
   /** What requests are built from, brought up to date as `messages` grows (request-view.ts). */
   view?: RequestView;
   signal: AbortSignal;
@@ -69,6 +89,9 @@ function checkOptions(options: RunToolLoopOptions, tools: Map<string, AnyToolSpe
   const stepsBefore = options.stepsBefore ?? 0;
   if (!Number.isInteger(stepsBefore) || stepsBefore < 0) throw new Error("stepsBefore must be a whole number of 0 or more.");
   if (tools.size !== (options.tools ?? []).length) throw new Error("Tool names must be unique.");
+  if (options.output !== undefined && tools.has(outputToolName(options.output))) throw new Error(`Tool ${outputToolName(options.output)} is the output's finish tool: its name must be unique.`);
+  const minAnswerChars = options.minAnswerChars ?? DEFAULT_MIN_ANSWER_CHARS;
+  if (!Number.isInteger(minAnswerChars) || minAnswerChars < 0) throw new Error("minAnswerChars must be a whole number of 0 or more.");
   for (const name of options.finishTools ?? []) {
     if (!tools.has(name)) throw new Error(`Finish tool ${name} is not in tools.`);
   }
@@ -83,31 +106,45 @@ function checkOptions(options: RunToolLoopOptions, tools: Map<string, AnyToolSpe
 export function createLoopState(options: RunToolLoopOptions): LoopState {
   const tools = new Map((options.tools ?? []).map((spec) => [spec.name, spec]));
   checkOptions(options, tools);
+  const finishTools = new Set(options.finishTools ?? []);
+  let output: string | undefined;
+  if (options.output !== undefined) {
+    const spec = outputTool(options.output);
+    tools.set(spec.name, spec);
+    finishTools.add(spec.name);
+    output = spec.name;
+  }
   const messages = options.messages.slice();
+  const questionFrom = options.questionStart ?? questionStart(messages);
   const repeats = createRepeatGuard();
   const lastAssistant = lastTurnIndex(messages);
   messages.forEach((message, i) => {
-    // The last assistant turn's calls are counted when that turn is processed, in order.
-    if (message.role === "assistant" && i !== lastAssistant) message.toolCalls?.forEach((call) => isToolsetCall(call, tools) || repeats.record(call));
+    // Only the current question's calls count. The last assistant turn's calls are counted when
+    // that turn is processed, in order.
+    if (i < questionFrom || message.role !== "assistant" || i === lastAssistant) return;
+    message.toolCalls?.forEach((call) => isToolsetCall(call, tools) || repeats.record(call));
   });
   const onStep = options.onStep;
-  return {
+  const state: LoopState = {
     options,
     maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
     stepsBefore: options.stepsBefore ?? 0,
     tools,
     definitions: [...[...tools.values()].map(toToolDefinition), ...(options.providerTools ?? []).map(providerToolDefinition)],
-    finishTools: new Set(options.finishTools ?? []),
+    finishTools,
     messages,
+    questionFrom,
     repeats,
     stepCosts: 0,
     usage: emptyUsage(),
     steps: 0,
     reminded: false,
-    recovered: false,
+    followedUp: false,
     signal: options.signal ?? new AbortController().signal,
     emit: onStep === undefined ? () => {} : onStep,
   };
+  if (output !== undefined) state.outputTool = output;
+  return state;
 }
 
 export function append(state: LoopState, message: ChatMessage): void {

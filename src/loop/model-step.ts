@@ -1,9 +1,11 @@
 // One model call as one journal step: the budget check, the request, generate, and the stored value.
+import { answerChars, RECOVERY_NOTE, shortAnswerNote } from "./answer-follow-up";
 import { assertBudget, BudgetExhausted, reachedFinishAt, spentNow } from "./budget";
 import { budgetCeiling } from "./budget-ceiling";
 import { requestMessagesCopy } from "./cache-marks";
 import { textOf } from "./content";
-import { contextView, estimateTokens } from "./context-view";
+import { requestedNativeCompaction } from "./compaction-requests";
+import { contextView, estimateTokens, lastTurnIndex } from "./context-view";
 import { defaultFinishNote, offeredTools } from "./last-step";
 import { journaled, spentUsd, type LoopState } from "./loop-state";
 import { stepKeys } from "./step-keys";
@@ -16,7 +18,7 @@ export type ModelStepValue = {
   usage: Usage;
   costUsd: number;
   stopReason: StopReason;
-  /** This call was the last one: no callable tools were offered. */
+  /** No tool but the finish tools could be called: the last step, or a final answer's one more call (answer-follow-up.ts). */
   last: boolean;
 };
 
@@ -24,7 +26,12 @@ export function reminderNote(finishTools: string[]): string {
   return `You answered without handing in your result. Call ${finishTools.join(" or ")} now to hand it in.`;
 }
 
-export const RECOVERY_NOTE = "Your last answer was empty. Answer the person's request now, in full, using the tool results above.";
+export { RECOVERY_NOTE };
+
+/** This call is the one more call a final answer got (answer-follow-up.ts): tool-less, with its own note instead of the finish note. */
+function isFollowUp(state: LoopState): boolean {
+  return state.note === "recovery" || state.note === "short";
+}
 
 /** Notes a request ends with; they are never part of the history. */
 function notesFor(state: LoopState, last: boolean): ChatMessage[] {
@@ -32,8 +39,15 @@ function notesFor(state: LoopState, last: boolean): ChatMessage[] {
   const { options } = state;
   if (state.note === "reminder") notes.push({ role: "user", content: reminderNote([...state.finishTools]) });
   if (state.note === "recovery") notes.push({ role: "user", content: RECOVERY_NOTE });
-  if (last) notes.push({ role: "user", content: options.finishNote ?? defaultFinishNote([...state.finishTools]) });
+  if (state.note === "short") notes.push({ role: "user", content: shortAnswerNote(answerChars(state.messages[lastTurnIndex(state.messages)] as AssistantMessage | undefined)) });
+  else if (last && !isFollowUp(state)) notes.push({ role: "user", content: options.finishNote ?? defaultFinishNote([...state.finishTools]) });
   return notes;
+}
+
+/** The tools of this request: as offeredTools says, or none at all after a tool-less call was answered with calls and no text. */
+function toolsOf(state: LoopState, last: boolean): Pick<GenerateRequest, "tools" | "toolChoice"> {
+  if (state.finalRetry !== undefined) return { tools: [], toolChoice: "auto" };
+  return offeredTools(state.definitions, state.finishTools, last);
 }
 
 export function buildRequest(state: LoopState, step: number, last: boolean): GenerateRequest {
@@ -53,7 +67,7 @@ export function buildRequest(state: LoopState, step: number, last: boolean): Gen
     prompt: "",
     model: options.model,
     messages,
-    ...offeredTools(state.definitions, state.finishTools, last),
+    ...toolsOf(state, last),
     cacheSystem: cache !== "none",
     call: view.turns + 1,
   };
@@ -64,7 +78,11 @@ export function buildRequest(state: LoopState, step: number, last: boolean): Gen
   if (view.container !== undefined) request.container = { ...view.container };
   const compaction = options.compaction;
   if (compaction?.mode === "native") {
-    request.compaction = compaction.instructions === undefined ? { atTokens: compaction.atTokens } : { atTokens: compaction.atTokens, instructions: compaction.instructions };
+    // A compaction the caller asked for before this call: the provider compacts at once (compaction-requests.ts).
+    const asked = requestedNativeCompaction(options, step);
+    const atTokens = asked?.atTokens ?? compaction.atTokens;
+    const instructions = asked === undefined ? compaction.instructions : (asked.instructions ?? compaction.instructions);
+    request.compaction = instructions === undefined ? { atTokens } : { atTokens, instructions };
   }
   return request;
 }
@@ -95,7 +113,9 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
   return journaled<ModelStepValue>(state, key, async (signal) => {
     const spent = await spentNow(options.budget, state.stepCosts);
     assertBudget(options.budget, spent);
-    const wanted = state.stepsBefore + step >= state.maxSteps || state.repeats.doomLoop || reachedFinishAt(options.budget, spent);
+    // A follow-up call (answer-follow-up.ts) and a call with the tools left out are tool-less like the last step.
+    const toolless = isFollowUp(state) || state.finalRetry !== undefined;
+    const wanted = toolless || state.stepsBefore + step >= state.maxSteps || state.repeats.doomLoop || reachedFinishAt(options.budget, spent);
     const { request, last } = affordableRequest(state, step, wanted, spent);
     state.emit({ type: "step-start", key, step, last });
     const result = await options.generate(request, {
@@ -124,14 +144,25 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
         ...(result.providerToolCalls === undefined || result.providerToolCalls.length === 0 ? {} : { providerToolCalls: result.providerToolCalls }),
       },
     ];
-    if (result.stopReason === "compaction") events.push(nativeCompactionEvent(state, key, step, request, result.message, result.usage));
+    if (result.stopReason === "compaction") {
+      const reason = requestedNativeCompaction(options, step) === undefined ? "threshold" : "request";
+      events.push(nativeCompactionEvent(state, key, step, request, result.message, result.usage, reason));
+    }
     return { value, costUsd: result.costUsd, events };
   });
 }
 
 /** The provider compacted the history in this call: tokens of its prompt, and an estimate of the prompt after. */
-function nativeCompactionEvent(state: LoopState, key: string, step: number, request: GenerateRequest, message: AssistantMessage, usage: Usage): CompactionEvent {
+function nativeCompactionEvent(
+  state: LoopState,
+  key: string,
+  step: number,
+  request: GenerateRequest,
+  message: AssistantMessage,
+  usage: Usage,
+  reason: CompactionEvent["reason"],
+): CompactionEvent {
   const tokensBefore = Math.max(usage.inputTokens, estimateTokens(request.messages));
   const tokensAfter = estimateTokens(contextView([...state.messages, message]));
-  return { type: "compaction", key, step, mode: "native", reason: "threshold", tokensBefore, tokensAfter };
+  return { type: "compaction", key, step, mode: "native", reason, tokensBefore, tokensAfter };
 }

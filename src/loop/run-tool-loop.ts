@@ -1,21 +1,34 @@
 // runToolLoop: a tool-calling conversation run to its end, every model call and tool call one
 // step of the caller's journal. The loop keeps no state of its own: a restart with the
 // same journal replays every finished step and runs only what is new.
+import { followUpFor, isNearEmpty, isShort } from "./answer-follow-up";
 import { BudgetExhausted } from "./budget";
 import { compact, shouldCompact } from "./compaction";
-import { textOf } from "./content";
+import { requestedSummary } from "./compaction-requests";
+import { isBlank, textOf } from "./content";
 import { lastTurnIndex } from "./context-view";
 import { ContextOverflowError } from "./errors";
 import { openCalls } from "./history";
 import { addUsage, append, createLoopState, spentUsd, stepsLeft, type LoopState } from "./loop-state";
 import { runModelStep, type ModelStepValue } from "./model-step";
+import { stepKeys } from "./step-keys";
 import { ASK_TOOL, planCall, type CallPlan } from "./plan-call";
 import { isStartWait, replyStep, startStep, toolStep, type StartValue, type ToolStepValue } from "./tool-step";
 import { ToolPending } from "./tool-pending";
 import { erroredAfter, haltText, joinWait, specOf } from "./toolset";
 import type { AssistantMessage, Asked, RunToolLoopOptions, RunToolLoopResult, StoppedBy, ToolCall } from "./types";
 
-type Stop = { stoppedBy: StoppedBy; asked?: Asked; final?: unknown; hasFinal?: boolean };
+type Stop = {
+  stoppedBy: StoppedBy;
+  asked?: Asked;
+  final?: unknown;
+  hasFinal?: boolean;
+  /** Why calls left open are not run, when it is not the stop itself ("Not run: <reason>."). */
+  closeReason?: string;
+};
+
+/** Calls made on a step that offered no tool (the last step, or a final answer's one more call) are never run. */
+export const LAST_STEP_REASON = "this was the last step";
 
 const MAX_TOKENS_CUT =
   "Not run: the answer reached max_tokens before this call was complete. Make the call again, shorter.";
@@ -35,11 +48,18 @@ async function answerWith(state: LoopState, call: ToolCall, value: Promise<ToolS
 type TurnCall = { call: ToolCall; plan: CallPlan; toolset?: string };
 
 /**
+ * How a turn is processed. `last`: it offered no callable tool but the finish tools. `cut`: the
+ * answer was cut off (max_tokens). `counted`: its calls belong to the current question and count
+ * toward the repeated-call guard (a given turn before the question's user message does not).
+ */
+type TurnOptions = { last: boolean; cut: boolean; counted: boolean };
+
+/**
  * What the loop does with each open call of a turn, in call order: a pure pass (replays plan the
  * same). Calls answered after the turn are passed over, and on the last step only finish tools
- * are planned (the others are answered "Not run: steps." when the loop stops).
+ * are planned (the others are answered "Not run: this was the last step." when the loop stops).
  */
-function planTurn(state: LoopState, message: AssistantMessage, last: boolean, cut: boolean): TurnCall[] {
+function planTurn(state: LoopState, message: AssistantMessage, { last, cut, counted }: TurnOptions): TurnCall[] {
   let askedThisTurn = false;
   // Only answers after this turn count: a model may reuse a call id of an earlier turn.
   const open = new Set(openCalls(state.messages).map((call) => call.id));
@@ -49,7 +69,7 @@ function planTurn(state: LoopState, message: AssistantMessage, last: boolean, cu
   const planned: TurnCall[] = [];
   for (const call of message.toolCalls ?? []) {
     const toolset = specOf(call, state.tools)?.toolset?.name;
-    const repeatCount = toolset === undefined ? state.repeats.record(call) : 0;
+    const repeatCount = toolset === undefined && counted ? state.repeats.record(call) : 0;
     if (!open.has(call.id)) {
       if (call.name === ASK_TOOL) askedThisTurn = true;
       if (toolset !== undefined && errored.has(call.id)) halted.add(toolset);
@@ -90,10 +110,11 @@ async function startTurn(state: LoopState, step: number, planned: TurnCall[]): P
 /**
  * Handles the calls of one assistant turn: first every start + wait call is started, then each
  * call is answered in order. Calls that wait for the person (ask, approval, client tools) are
- * passed over so the others run first; the first of them stops the loop.
+ * passed over so the others run first; the first of them stops the loop. A hand-in of the typed
+ * output ends the loop `done`; of another finish tool, `finish-tool`.
  */
-async function processTurn(state: LoopState, step: number, message: AssistantMessage, last: boolean, cut: boolean): Promise<Stop | undefined> {
-  const planned = planTurn(state, message, last, cut);
+async function processTurn(state: LoopState, step: number, message: AssistantMessage, turn: TurnOptions): Promise<Stop | undefined> {
+  const planned = planTurn(state, message, turn);
   const started = await startTurn(state, step, planned);
   let waiting: Asked | undefined;
   for (const { call, plan, toolset } of planned) {
@@ -105,42 +126,39 @@ async function processTurn(state: LoopState, step: number, message: AssistantMes
     } else {
       const value = await answerWith(state, call, toolStep(state, step, call, plan.spec, plan.input, started.get(call.id)));
       if (state.finishTools.has(call.name) && !value.isError) {
-        return { stoppedBy: "finish-tool", final: value.value !== undefined ? value.value : value.content, hasFinal: true };
+        const final = value.value !== undefined ? value.value : value.content;
+        return { stoppedBy: call.name === state.outputTool ? "done" : "finish-tool", final, hasFinal: true };
       }
     }
   }
   if (waiting !== undefined) return { stoppedBy: "asked", asked: waiting };
-  if (last) return { stoppedBy: "steps" };
+  if (turn.last) return { stoppedBy: "steps", closeReason: LAST_STEP_REASON };
   return undefined;
 }
 
-/** No word at all, or a stub that announces an answer that never came ("Here they are:"). */
-export function isNearEmpty(message: AssistantMessage): boolean {
-  const text = textOf(message.content).trim();
-  return !/[\p{L}\p{N}]/u.test(text) || (text.length < 100 && text.endsWith(":"));
-}
+export { isNearEmpty };
 
 /**
  * A turn with no tool calls: the end, or not yet. A paused or compacting turn goes on with no user
- * turn. With finish tools, text is not a hand-in: the model is reminded once, and a last step that
- * hands nothing in ends on `steps`. After tool work, an empty answer gets one turn to answer.
+ * turn. With finish tools, text is not a hand-in: the model is reminded once (with a typed output,
+ * every time), and a last step that hands nothing in ends on `steps`. After tool work, a final
+ * answer that is empty or short gets one more call (answer-follow-up.ts).
  */
 function endOfTurn(state: LoopState, model: ModelStepValue): Stop | undefined {
   const paused = model.stopReason === "pause_turn" || model.stopReason === "compaction";
   if (paused && !model.last) return undefined;
   if (model.last) return { stoppedBy: paused || state.finishTools.size > 0 ? "steps" : "done" };
   if (state.finishTools.size > 0) {
-    if (state.reminded) return { stoppedBy: "done" };
+    if (state.reminded && state.outputTool === undefined) return { stoppedBy: "done" };
     state.reminded = true;
     state.note = "reminder";
     return undefined;
   }
-  if (!state.recovered && isNearEmpty(model.message) && state.messages.some((message) => message.role === "tool")) {
-    state.recovered = true;
-    state.note = "recovery";
-    return undefined;
-  }
-  return { stoppedBy: "done" };
+  const followUp = followUpFor(state, model.message);
+  if (followUp === undefined) return { stoppedBy: "done" };
+  state.followedUp = true;
+  state.note = followUp;
+  return undefined;
 }
 
 /**
@@ -158,33 +176,66 @@ async function modelStep(state: LoopState, step: number): Promise<ModelStepValue
   }
 }
 
+/** Compactions before model call `step`: one the caller asked for, then one the prompt's size calls for. */
+async function compactBefore(state: LoopState, step: number): Promise<void> {
+  const asked = requestedSummary(state.options, step);
+  if (asked !== undefined) await compact(state, "request", asked.instructions);
+  if (shouldCompact(state)) await compact(state, "threshold");
+}
+
+/**
+ * What follows a model call: its calls, or the end of its turn. A tool-less call (the last step, a
+ * final answer's one more call) answered with calls and no text at all (an endpoint that ignores
+ * tool_choice "none") gets one more call with the tools left out of the request; whatever that
+ * answers, the loop then ends as the tool-less call would have.
+ */
+async function afterModel(state: LoopState, step: number, model: ModelStepValue, followUp: boolean, retry: StoppedBy | undefined): Promise<Stop | undefined> {
+  if (model.stopReason === "refusal") return { stoppedBy: "refusal" };
+  if (retry !== undefined) return { stoppedBy: retry, closeReason: LAST_STEP_REASON };
+  if ((model.message.toolCalls ?? []).length === 0) return endOfTurn(state, model);
+  const cut = model.stopReason === "max_tokens" || model.stopReason === "model_context_window_exceeded";
+  const stop = await processTurn(state, step, model.message, { last: model.last, cut, counted: true });
+  if (stop?.closeReason !== LAST_STEP_REASON) return stop;
+  // The calls of a tool-less call were not run. After a final answer's one more call the answer stands: done.
+  const ending: StoppedBy = followUp ? "done" : "steps";
+  if (!isBlank(textOf(model.message.content)) || openCalls(state.messages).length === 0) return { ...stop, stoppedBy: ending };
+  closeOpenCalls(state, LAST_STEP_REASON);
+  state.finalRetry = ending;
+  // It asks for the answer again: after a follow-up, as an empty answer's; else with the last step's note.
+  if (followUp) state.note = "recovery";
+  return undefined;
+}
+
+/** The run's spend after model call `step` and its tool calls (tool costs included), for progress views. */
+function emitStepEnd(state: LoopState, step: number): void {
+  state.emit({ type: "step", key: stepKeys.model(step), step, spentUsd: spentUsd(state) });
+}
+
 async function drive(state: LoopState): Promise<Stop> {
   const at = lastTurnIndex(state.messages);
   if (at >= 0) {
-    const stop = await processTurn(state, 0, state.messages[at] as AssistantMessage, false, false);
+    const stop = await processTurn(state, 0, state.messages[at] as AssistantMessage, { last: false, cut: false, counted: at >= state.questionFrom });
     if (stop !== undefined) return stop;
   }
   for (;;) {
+    const retry = state.finalRetry;
     // Only when earlier parts of the run used every step: the given turn is settled, nothing more is asked.
-    if (stepsLeft(state) === 0) return { stoppedBy: "steps" };
-    if (shouldCompact(state)) await compact(state, "threshold");
+    if (stepsLeft(state) === 0 && retry === undefined) return { stoppedBy: "steps" };
     const step = state.steps + 1;
+    await compactBefore(state, step);
+    const followUp = state.note === "recovery" || state.note === "short";
     const model = await modelStep(state, step);
     state.steps = step;
     state.note = undefined;
+    state.finalRetry = undefined;
     state.lastInputTokens = model.usage.inputTokens;
     state.stepCosts += model.costUsd;
     addUsage(state.usage, model.usage);
     append(state, model.message);
-    if (model.stopReason === "refusal") return { stoppedBy: "refusal" };
-    const calls = model.message.toolCalls ?? [];
-    if (calls.length === 0) {
-      const stop = endOfTurn(state, model);
-      if (stop !== undefined) return stop;
-      continue;
-    }
-    const cut = model.stopReason === "max_tokens" || model.stopReason === "model_context_window_exceeded";
-    const stop = await processTurn(state, step, model.message, model.last, cut);
+    const stop = await afterModel(state, step, model, followUp, retry);
+    // Calls a stop leaves open are answered before the step's end is told (a wait keeps its calls open).
+    if (stop !== undefined && stop.stoppedBy !== "asked") closeOpenCalls(state, stop.closeReason ?? stop.stoppedBy);
+    emitStepEnd(state, step);
     if (stop !== undefined) return stop;
   }
 }
@@ -225,8 +276,8 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
       throw error;
     }
   }
-  if (stop.stoppedBy !== "asked") closeOpenCalls(state, stop.stoppedBy);
-  const lastTurn = state.messages[lastTurnIndex(state.messages)];
+  if (stop.stoppedBy !== "asked") closeOpenCalls(state, stop.closeReason ?? stop.stoppedBy);
+  const lastTurn = state.messages[lastTurnIndex(state.messages)] as AssistantMessage | undefined;
   const result: RunToolLoopResult = {
     stoppedBy: stop.stoppedBy,
     finalText: lastTurn === undefined ? "" : textOf(lastTurn.content),
@@ -237,6 +288,9 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
   };
   if (stop.hasFinal === true) result.final = stop.final;
   if (stop.asked !== undefined) result.asked = stop.asked;
-  state.emit({ type: "stop", stoppedBy: result.stoppedBy, messages: result.messages, spentUsd: result.spentUsd, steps: result.steps });
+  // The answer that stands after its one more call is still empty or short.
+  const short = stop.stoppedBy === "done" && state.followedUp && lastTurn !== undefined && (isNearEmpty(lastTurn) || isShort(state, lastTurn));
+  if (short) result.shortAnswer = true;
+  state.emit({ type: "stop", stoppedBy: result.stoppedBy, messages: result.messages, spentUsd: result.spentUsd, steps: result.steps, ...(short ? { shortAnswer: true as const } : {}) });
   return result;
 }

@@ -195,6 +195,27 @@ export type CompactionOptions = {
   instructions?: string;
 };
 
+/**
+ * A compaction asked for by the caller (compaction on demand): it happens before model call
+ * `step` of this loop call (1-based, as step keys count), whatever the prompt's size. `instructions`
+ * replace the compaction's own for that one compaction.
+ */
+export type CompactionRequest = { step: number; instructions?: string };
+
+/**
+ * Typed final output: a finish tool whose input, checked against its schema, is the run's `final`.
+ * It is offered on every step and alone on the last; a hand-in ends the loop `done`, and a loop
+ * that never gets one ends on `steps`. Give `schema` (zod) or `inputSchema` (JSON Schema) with `validate`.
+ */
+export type OutputOptions = {
+  /** The tool's name (default "final_answer"). */
+  name?: string;
+  description?: string;
+  schema?: z.ZodType;
+  inputSchema?: Record<string, unknown>;
+  validate?(input: unknown): Validation<unknown>;
+};
+
 export type Asked = {
   kind: "ask" | "approval" | "client-tool" | "client-toolset";
   /** For a toolset batch: its first action's call (the batch is answered by this id). */
@@ -243,6 +264,21 @@ export type RunToolLoopOptions = {
   approvals?: Record<string, boolean>;
   /** "report" (default): a throwing tool becomes an error result; "stop": the loop ends with the error. */
   toolErrors?: "report" | "stop";
+  /**
+   * Where the current question began in `messages` (default: the newest user message, see
+   * question-start.ts). The repeated-call guard, the doom-loop flag and the check for tool work
+   * before a short answer count from there. 0 counts the whole history.
+   */
+  questionStart?: number;
+  /**
+   * After tool work, a final answer shorter than this many characters gets one more model call,
+   * with no tools offered, asking for the whole answer (default 100; 0 turns the check off).
+   */
+  minAnswerChars?: number;
+  /** Typed final output: a finish tool whose checked input is the result's `final` (see OutputOptions). */
+  output?: OutputOptions;
+  /** Compactions the caller asked for, each before a given model call. */
+  compactionRequests?: CompactionRequest[];
   onStep?: (event: LoopEvent) => void;
   signal?: AbortSignal;
 };
@@ -256,6 +292,8 @@ export type RunToolLoopResult = {
   spentUsd: number;
   steps: number;
   usage: Usage;
+  /** The loop ended on a final answer that is still shorter than minAnswerChars after the one more call it got. */
+  shortAnswer?: true;
 };
 
 export type ModelEvent = {
@@ -292,7 +330,8 @@ export type CompactionEvent = {
   key: string;
   step: number;
   mode: "native" | "summary";
-  reason: "threshold" | "overflow";
+  /** "request": the caller asked for it (compactionRequests, or compactNow). */
+  reason: "threshold" | "overflow" | "request";
   tokensBefore: number;
   tokensAfter: number;
 };
@@ -305,11 +344,14 @@ export type LoopEvent =
   | { type: "text-reset"; step: number }
   | { type: "tool-call"; key: string; step: number; callId: string; name: string; input: unknown; toolset?: string }
   | StoredLoopEvent
+  /** A model call and its tool calls are done: the run's spend after them, tool costs included. */
+  | { type: "step"; key: string; step: number; spentUsd: number }
   | {
       type: "stop";
       stoppedBy: StoppedBy | "error";
       messages: ChatMessage[];
       spentUsd: number;
       steps: number;
+      shortAnswer?: true;
       error?: unknown;
     };

@@ -48,6 +48,35 @@ describe("the typed client", () => {
     expect(messages.at(-1)).toMatchObject({ role: "assistant", content: "Still here." });
   });
 
+  it("a typed final output: createRun, getRun and the end event type `final` from a generic parameter; compact", async () => {
+    type Product = { product: number; prime: boolean };
+    const schema = { type: "object", properties: { product: { type: "number" }, prime: { type: "boolean" } }, required: ["product", "prime"] };
+    const { run, token } = await ratchet.createRun<Product>({
+      provider: "scripted",
+      messages: [{ role: "user", content: "17 × 23, prime?" }],
+      output: { schema },
+      script: [{ toolCalls: [{ id: "f", name: "final_answer", input: { product: 391, prime: false } }] }],
+    });
+    const mine = ratchet.withToken(token);
+    await drive(run.id);
+    const done = await mine.getRun<Product>(run.id);
+    // Typed: a wrong field would not compile.
+    const product: number | undefined = done.final?.product;
+    expect({ stoppedBy: done.stoppedBy, product, prime: done.final?.prime }).toEqual({ stoppedBy: "done", product: 391, prime: false });
+    const ends: Product[] = [];
+    for await (const event of mine.events<Product>(run.id)) {
+      if (event.type !== "end") continue;
+      if (event.final !== undefined) ends.push(event.final);
+      break;
+    }
+    expect(ends).toEqual([{ product: 391, prime: false }]);
+    // Nothing older than the newest turn to summarize: the run is as it was.
+    expect(await mine.compact(run.id, { instructions: "Keep the product." })).toMatchObject({ id: run.id, status: "finished", steps: 1 });
+    const off = await ratchet.createRun({ provider: "scripted", messages: [{ role: "user", content: "Hi" }], compaction: { mode: "off" } });
+    await drive(off.run.id);
+    expect((await refusal(ratchet.compact(off.run.id))).code).toBe("conflict");
+  });
+
   it("createRun with an idempotency key answers the same run twice", async () => {
     const body = { provider: "scripted" as const, messages: [{ role: "user" as const, content: "once" }] };
     const key = `client-test-${crypto.randomUUID()}`;

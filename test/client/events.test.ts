@@ -68,10 +68,10 @@ describe.each(["websocket", "sse"] as const)("events over %s", (transport) => {
     const stored = seen.filter((event) => event.seq !== undefined).map((event) => event.type);
     expect(stored).toEqual([
       "run-started",
-      ...["step-start", "model", "tool-call", "tool-result"],
-      ...["step-start", "model", "waiting"],
+      ...["step-start", "model", "tool-call", "tool-result", "step"],
+      ...["step-start", "model", "step", "waiting"],
       "answered",
-      ...["step-start", "model"],
+      ...["step-start", "model", "step"],
       "end",
     ]);
     expect(seen.at(-1)).toMatchObject({ type: "end", status: "finished", finalText: "Done: 391.", steps: 3 });

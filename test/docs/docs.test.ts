@@ -106,6 +106,7 @@ describe("docs/api.md against the OpenAPI document", () => {
       "`POST /v1/runs`": "CreateRunBody",
       "`POST /v1/runs/{id}/answer`": "AnswerBody",
       "`POST /v1/runs/{id}/messages`": "ContinueBody",
+      "`POST /v1/runs/{id}/compact`": "CompactBody",
       "`POST /v1/runs/{id}/calls/{callKey}/result`": "CallResult",
       "`POST /v1/tokens`": "MintTokenBody",
       "`POST /v1/schedules`": "CreateScheduleBody",

@@ -14,7 +14,7 @@ const script = [
   ...Array.from({ length: 6 }, (_v, i) => ({ text: `Step ${i + 1}. ${"Working carefully. ".repeat(160)}`, toolCalls: [{ id: `c${i + 1}`, name: "calculator", input: { expression: `${i} + 1` } }], costUsd: 0.001 })),
   { text: "Six.", costUsd: 0.001 },
 ];
-const body = { tools: ["calculator"], maxSteps: 20, compaction: { mode: "summary" as const, atTokens: 1_500 }, script };
+const body = { tools: ["calculator"], maxSteps: 20, minAnswerChars: 0, compaction: { mode: "summary" as const, atTokens: 1_500 }, script };
 
 async function oneStep(stub: RunStub): Promise<void> {
   await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, async (_instance, state) => {

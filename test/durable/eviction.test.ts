@@ -48,14 +48,14 @@ async function finishAndCheck(id: string): Promise<void> {
 
 describe("eviction and crashes", () => {
   it("evicted before the first model call: the alarm still runs it", async () => {
-    const { id, stub } = await createRun({ tools: ["calculator"], script });
+    const { id, stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script });
     await evictDurableObject(stub);
     await finishAndCheck(id);
   });
 
   for (let steps = 1; steps <= 4; steps++) {
     it(`evicted after ${steps} step(s) (between a model call and its tool, or after a tool): resumes without repeating`, async () => {
-      const { id, stub } = await createRun({ tools: ["calculator"], script });
+      const { id, stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script });
       await runSteps(stub, steps);
       expect(await journalKeys(stub)).toEqual(expectedKeys.slice(0, steps));
       await evictDurableObject(stub);
@@ -63,7 +63,7 @@ describe("eviction and crashes", () => {
     });
 
     it(`aborted (all objects reset) after ${steps} step(s): resumes without repeating`, async () => {
-      const { id, stub } = await createRun({ tools: ["calculator"], script });
+      const { id, stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script });
       await runSteps(stub, steps);
       await abortAllDurableObjects();
       await finishAndCheck(id);
@@ -73,7 +73,7 @@ describe("eviction and crashes", () => {
   /** A run whose first model call (slowed to 200 ms) is cut by aborting every object once its step-start is out. */
   async function abortDuringFirstModelCall(): Promise<string> {
     const slow = [{ ...script[0], delayMs: 200 }, script[1], script[2]];
-    const { id, stub } = await createRun({ tools: ["calculator"], script: slow });
+    const { id, stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script: slow });
     const watcher = await watch(stub);
     const alarm = runDurableObjectAlarm(stub).catch((error: unknown) => error);
     await watcher.next((frame) => frame.type === "step-start");
@@ -117,7 +117,7 @@ describe("eviction and crashes", () => {
   });
 
   it("a hand-called alarm({ retryCount, isRetry }) replays and goes on", async () => {
-    const { id, stub } = await createRun({ tools: ["calculator"], script });
+    const { id, stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script });
     await runSteps(stub, 2);
     await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, (instance) => instance.alarm({ retryCount: 1, isRetry: true, scheduledTime: Date.now() }));
     await finishAndCheck(id);
@@ -125,7 +125,7 @@ describe("eviction and crashes", () => {
 
   it("a long run is stepped in slices by alarms, none of which does more than its share", async () => {
     const turns = Array.from({ length: 600 }, (_v, i) => ({ toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i}+1` } }], costUsd: 0 }));
-    const { stub } = await createRun({ tools: ["calculator"], maxSteps: 601, script: [...turns, { text: "done" }] });
+    const { stub } = await createRun({ tools: ["calculator"], maxSteps: 601, minAnswerChars: 0, script: [...turns, { text: "done" }] });
     const slices = await drive(stub);
     expect((await viewOf(stub)).status).toBe("finished");
     expect(slices).toBe(Math.ceil(1201 / MAX_NEW_STEPS_PER_SLICE));
@@ -133,7 +133,7 @@ describe("eviction and crashes", () => {
   });
 
   it("a slice that replays steps logs one line: the run, the steps replayed and the time before its first new step", async () => {
-    const { id, stub } = await createRun({ tools: ["calculator"], script });
+    const { id, stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script });
     await runSteps(stub, 3);
     await evictDurableObject(stub);
     const spy = vi.spyOn(console, "log");

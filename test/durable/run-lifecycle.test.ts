@@ -9,6 +9,7 @@ describe("a run in its Durable Object", () => {
   it("creation stores the run, logs run-started and sets an alarm; alarms run it to the end", async () => {
     const { stub } = await createRun({
       tools: ["calculator"],
+      minAnswerChars: 0,
       script: [{ text: "Let me add.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2+3" } }], costUsd: 0.01 }, { text: "It is 5.", costUsd: 0.02 }],
     });
     expect(await viewOf(stub)).toMatchObject({ status: "running", steps: 0, lastSeq: 1 });
@@ -17,11 +18,13 @@ describe("a run in its Durable Object", () => {
     expect(view).toMatchObject({ status: "finished", stoppedBy: "done", finalText: "It is 5.", steps: 2 });
     expect(view.spentUsd).toBeCloseTo(0.03, 10);
     const events = await storedEvents(stub);
-    expect(events.map((e) => e.type)).toEqual(["run-started", "step-start", "model", "tool-call", "tool-result", "step-start", "model", "end"]);
-    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(events.map((e) => e.type)).toEqual(["run-started", "step-start", "model", "tool-call", "tool-result", "step", "step-start", "model", "step", "end"]);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(events[4]).toMatchObject({ type: "tool-result", ok: true, summary: "5", step: 1 });
+    expect(events[5]).toMatchObject({ type: "step", step: 1, spentUsd: 0.01 });
     expect(events.at(-1)).toMatchObject({ type: "end", status: "finished", stoppedBy: "done", finalText: "It is 5.", steps: 2 });
-    expect(view.lastSeq).toBe(8);
+    expect(events.at(-1)).not.toHaveProperty("shortAnswer");
+    expect(view.lastSeq).toBe(10);
     expect(await journalKeys(stub)).toEqual(["s1/model/1", "s1/tool/1/c1", "s1/model/2"]);
     const messages = await stub.messages();
     expect(messages.ok && messages.value.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);

@@ -25,7 +25,7 @@ afterEach(() => {
 
 describe("the scripted provider's script", () => {
   it("is parsed once by an object that runs it over several slices", async () => {
-    const { stub } = await createRun({ tools: ["calculator"], script });
+    const { stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script });
     const parse = vi.spyOn(scriptSchema, "safeParse");
     await inObject(stub, async (state) => {
       // One new step per slice: five slices for the run's five steps, each with a fresh engine context.

@@ -7,7 +7,7 @@ const ask = (id: string) => ({ toolCalls: [{ id, name: "ask", input: { question:
 
 describe("maxSteps across the whole run", () => {
   it("an answer does not reset the count: a run of maxSteps 3 that asked at step 2 has one call left", async () => {
-    const { stub } = await createRun({ tools: ["calculator", "ask"], maxSteps: 3, script: [calc("c1"), ask("q1"), calc("c2"), calc("c3"), { text: "never" }] });
+    const { stub } = await createRun({ tools: ["calculator", "ask"], maxSteps: 3, script: [calc("c1"), ask("q1"), { text: "One more sum.", ...calc("c2") }, calc("c3"), { text: "never" }] });
     await drive(stub);
     expect(await viewOf(stub)).toMatchObject({ status: "waiting", steps: 2, maxSteps: 3 });
     valueOf(await stub.answer({ callId: "q1", content: "yes" }));

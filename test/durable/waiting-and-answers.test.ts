@@ -19,7 +19,7 @@ describe("asks, approvals and client tools", () => {
   });
 
   it("an answer continues the run under a new key prefix; the first answer wins, a repeat is harmless, another is 409", async () => {
-    const { stub } = await createRun({ tools: ["ask", "calculator"], script: askScript });
+    const { stub } = await createRun({ tools: ["ask", "calculator"], minAnswerChars: 0, script: askScript });
     await drive(stub);
     const answered = valueOf(await stub.answer({ callId: "q1", content: "Blue" }));
     expect(answered.status).toBe("running");
@@ -34,7 +34,7 @@ describe("asks, approvals and client tools", () => {
     const messages = valueOf(await stub.messages()).messages;
     expect(messages.find((m) => m.role === "tool" && m.toolCallId === "q1")).toEqual({ role: "tool", toolCallId: "q1", content: "Blue" });
     const types = (await storedEvents(stub)).map((e) => e.type);
-    expect(types.slice(-5)).toEqual(["waiting", "answered", "step-start", "model", "end"]);
+    expect(types.slice(-6)).toEqual(["waiting", "answered", "step-start", "model", "step", "end"]);
     // Steps count the whole run: the second segment's model call is step 2.
     expect((await storedEvents(stub)).filter((e) => e.type === "model").map((e) => (e as { step: number }).step)).toEqual([1, 2]);
   });

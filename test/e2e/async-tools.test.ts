@@ -41,6 +41,7 @@ describe("async HTTP tools on wrangler dev", () => {
       createRun(dev!.url, TOKEN, {
         messages: [{ role: "user", content: label }],
         tools,
+        minAnswerChars: 0,
         script: [...calls.map((ids, i) => ({ text: `Turn ${i + 1}.`, toolCalls: ids.map((id, n) => ({ id, name: (tools[0] as { name: string }).name, input: { n: n + 1 } })) })), { text: last }],
       });
 

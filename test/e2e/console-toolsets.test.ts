@@ -70,6 +70,7 @@ describe("the console with provider tools and client toolsets", () => {
       model: MODEL,
       messages: [{ role: "user", content: "Buy the ratchet." }],
       tools: [{ type: "provider", spec: { type: "web_search_20250305", name: "web_search" } }, browserToolset],
+      minAnswerChars: 0,
     });
     const { run, token } = created as { run: { id: string }; token: string };
     await waitForEvent(dev!.url, run.id, token, (event) => event.type === "waiting", { what: "its batch" });
@@ -115,6 +116,7 @@ describe("the console with provider tools and client toolsets", () => {
       provider: "scripted",
       messages: [{ role: "user", content: "Open the shop." }],
       tools: [browserToolset],
+      minAnswerChars: 0,
       metadata: { title: "Shop" },
       script: [{ toolCalls: actions.slice(0, 2) }, { text: "Shop opened and clicked." }],
     })) as { run: { id: string } };

@@ -166,6 +166,7 @@ describe("the run console in Chromium", () => {
     const { run, token } = await createRun(dev!, {
       messages: [{ role: "user", content: "Count to six with the calculator." }],
       tools: ["calculator"],
+      minAnswerChars: 0,
       compaction: { mode: "summary", atTokens: 1_000 },
       script: [
         ...Array.from({ length: 6 }, (_v, i) => ({ text: `Step ${i + 1}. ${"Counting carefully. ".repeat(60)}`, toolCalls: [{ name: "calculator", input: { expression: `${i}+1` } }], costUsd: 0.001 })),
@@ -193,6 +194,7 @@ describe("the run console in Chromium", () => {
       const { run, token } = await createRun(dev!, {
         messages: [{ role: "user", content: "Echo hello." }],
         tools: ["calculator"],
+        minAnswerChars: 0,
         mcpServers: [{ name: "main", url: `${servers.url}/mcp`, tools: ["echo", "files_read"] }],
         script: [
           { text: "Echoing.", toolCalls: [{ name: "main__echo", input: { text: "hello" } }, { name: "calculator", input: { expression: "1+1" } }], costUsd: 0.01 },

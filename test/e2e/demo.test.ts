@@ -41,7 +41,8 @@ async function runDemo(env: Record<string, string | undefined>, question: string
   });
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
-  const [code] = (await once(child, "exit")) as [number | null];
+  // "close", not "exit": the process may exit before all it wrote to stdout has been read here.
+  const [code] = (await once(child, "close")) as [number | null];
   clearTimeout(timer);
   return { code, output, stderr };
 }
@@ -151,7 +152,7 @@ describe("npm run demo", () => {
     writeFileSync(join(ARTIFACTS, "demo-long.txt"), demo.output);
     expect(demo.code, `${demo.output}\n${demo.stderr}`).toBe(0);
     expect(demo.output).toMatch(/context compacted \(summary\): [\d,]+ → about [\d,]+ tokens/);
-    expect(demo.output).toContain("Final answer: The total of 1 to 10 is 55.");
+    expect(demo.output).toContain("Final answer: The total of 1 to 10 is 55: I added each number");
     const messages = await messagesOf(dev!, demo.output);
     expect(messages.filter((message) => message.role === "tool")).toHaveLength(10);
   });

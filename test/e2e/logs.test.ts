@@ -54,7 +54,7 @@ function jsonLines(msg: string): Line[] {
 
 describe("the Worker's log lines", () => {
   it("one line per run end, per provider failure and per deletion; no token, key or stack anywhere", async () => {
-    const finished = await createRun(dev.url, SECRETS.API_TOKEN, { messages: [{ role: "user", content: "hi" }], tools: ["calculator"], script: [{ toolCalls: [{ id: "c", name: "calculator", input: { expression: "2 + 2" } }], costUsd: 0.01 }, { text: "4", costUsd: 0.02 }] });
+    const finished = await createRun(dev.url, SECRETS.API_TOKEN, { messages: [{ role: "user", content: "hi" }], tools: ["calculator"], minAnswerChars: 0, script: [{ toolCalls: [{ id: "c", name: "calculator", input: { expression: "2 + 2" } }], costUsd: 0.01 }, { text: "4", costUsd: 0.02 }] });
     const failed = await createRun(dev.url, SECRETS.API_TOKEN, { messages: [{ role: "user", content: "hi" }], script: [{ error: "The model is overloaded." }] });
     // Both have ended once their `end` events are stored.
     await waitForEnd(dev.url, finished);

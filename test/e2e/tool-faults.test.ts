@@ -58,6 +58,7 @@ describe.concurrent("tool faults: the model sees an error result and the run goe
     const run = await createRun(dev.url, TOKEN, {
       messages: [{ role: "user", content: "faults" }],
       tools: [httpTool("fail", `${tools.url}/fail?status=500`), httpTool("garbage", `${tools.url}/garbage`), httpTool("slow", `${tools.url}/work?ms=2500`)],
+      minAnswerChars: 0,
       script: turns([{ name: "fail", input: { n: 1 } }], [{ name: "garbage", input: { n: 2 } }], [{ name: "slow", input: { n: 3 } }]),
     });
     const view = await finished(run, 60_000);

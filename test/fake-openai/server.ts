@@ -7,12 +7,14 @@
 //                               prefix caching (prompt-cache.ts) behind the usage figures
 //   /__control/*                the control routes both fakes share (test/e2e/support/fake-vendor.ts:
 //                               script, clock, reset, requests, wait, cache); config takes
-//                               { model, contextWindow?, imageTokens? }
+//                               { model, contextWindow?, imageTokens?, ignoreToolChoice? }
 //
 // Everything is keyed by the request's `model`, so test files that run at once never meet: each
 // test uses a model name of its own. The answer to a request is the turn whose index is the number
 // of assistant messages in it (turnIndex), so a replayed or resumed step gets the same answer; a
-// turn's `failures` are served first, one per attempt. Auth: Authorization: Bearer <any key but
+// turn's `failures` are served first, one per attempt. A request with tool_choice "none" gets the
+// turn's text and none of its tool calls, as from the real API, unless the model is configured to
+// ignore tool_choice (ignoreToolChoice), as some compatible servers do. Auth: Authorization: Bearer <any key but
 // "bad-key" or one starting "sk-bad-">.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { control, isStatusFailure, jsonObject, recordExchange, retryHeaders, streamFrames, vendorModels, type StreamBreak } from "../e2e/support/fake-vendor";
@@ -39,6 +41,12 @@ function errorBody(error: Omit<ApiError, "status">) {
 }
 
 const sse = (data: unknown): string => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+
+/** A turn as the real API answers a request with tool_choice "none": no tool call. */
+function withoutToolCalls(turn: FakeTurn): FakeTurn {
+  const { toolCalls: _dropped, cutLastToolCall: _cut, ...rest } = turn;
+  return rest;
+}
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const models = vendorModels<FakeTurn, FakeConfig, RecordedRequest, object>(
@@ -89,7 +97,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 
     const summarizing = isSummaryRequest(body!);
     const index = turnIndex(body!);
-    const turn: FakeTurn = summarizing ? summaryAnswer(body!) : (state.turns[index] ?? { text: `(fake) The script of ${model} has no turn ${index}.` });
+    const scripted: FakeTurn = summarizing ? summaryAnswer(body!) : (state.turns[index] ?? { text: `(fake) The script of ${model} has no turn ${index}.` });
+    const turn = body!.tool_choice === "none" && state.config.ignoreToolChoice !== true ? withoutToolCalls(scripted) : scripted;
     const attempt = summarizing ? 0 : (state.attempts.get(index) ?? 0);
     if (!summarizing) state.attempts.set(index, attempt + 1);
     const failure = summarizing ? undefined : turn.failures?.[attempt];
@@ -130,7 +139,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     });
   }
 
-  const controlOptions = { configKeys: ["contextWindow", "imageTokens"] satisfies Array<keyof FakeConfig>, cacheEntries: (model: string) => cache.size(model) };
+  const controlOptions = { configKeys: ["contextWindow", "imageTokens", "ignoreToolChoice"] satisfies Array<keyof FakeConfig>, cacheEntries: (model: string) => cache.size(model) };
 
   const server = createServer((request, response) => {
     void (async () => {

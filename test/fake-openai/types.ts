@@ -57,6 +57,12 @@ export type FakeConfig = {
   contextWindow?: number;
   /** Tokens an image counts for (default 765: a 512×512 image at detail high). */
   imageTokens?: number;
+  /**
+   * Play a turn's tool calls even when the request says tool_choice "none", as some
+   * OpenAI-compatible servers do. Without it the fake answers such a request as the real API does:
+   * the turn's text only.
+   */
+  ignoreToolChoice?: boolean;
 };
 
 export type RecordedUsage = { prompt_tokens: number; completion_tokens: number; cached_tokens: number };

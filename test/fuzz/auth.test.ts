@@ -49,6 +49,7 @@ const endpoints: Endpoint[] = [
   { name: "POST /v1/runs/:id/cancel", method: "POST", path: (run) => `/v1/runs/${run.id}/cancel` },
   { name: "POST /v1/runs/:id/messages", method: "POST", path: (run) => `/v1/runs/${run.id}/messages`, body: () => ({ content: "more" }) },
   { name: "POST /v1/runs/:id/retry", method: "POST", path: (run) => `/v1/runs/${run.id}/retry` },
+  { name: "POST /v1/runs/:id/compact", method: "POST", path: (run) => `/v1/runs/${run.id}/compact`, body: () => ({ instructions: "Keep the numbers." }) },
   { name: "GET /v1/runs/:id/events (WebSocket)", method: "GET", path: (run) => `/v1/runs/${run.id}/events`, headers: { Upgrade: "websocket" }, events: true },
   { name: "GET /v1/runs/:id/events (SSE)", method: "GET", path: (run) => `/v1/runs/${run.id}/events`, headers: { Accept: "text/event-stream" }, events: true },
   { name: "POST /v1/runs/:id/tickets", method: "POST", path: (run) => `/v1/runs/${run.id}/tickets` },

@@ -8,7 +8,10 @@ import { echoTool } from "./scripted";
 type LoopOptions = Parameters<typeof runToolLoop>[0];
 export type LoopRun = (model: string, more?: Partial<LoopOptions>) => ReturnType<typeof runToolLoop>;
 
-/** A run on a fresh `generate`: one question, the echo tool, a fresh memory journal; `more` overrides any of them. */
+/**
+ * A run on a fresh `generate`: one question, the echo tool, a fresh memory journal, and no
+ * short-answer check (the suites' scripts end on short answers); `more` overrides any of them.
+ */
 export function loopRunner(generate: () => LoopOptions["generate"]): LoopRun {
   return (model, more = {}) =>
     runToolLoop({
@@ -17,6 +20,7 @@ export function loopRunner(generate: () => LoopOptions["generate"]): LoopRun {
       system: "You are a careful assistant.",
       messages: [{ role: "user", content: "Please help." }],
       tools: [echoTool()],
+      minAnswerChars: 0,
       step: memoryJournal().step,
       ...more,
     });

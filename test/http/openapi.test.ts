@@ -34,6 +34,7 @@ describe("GET /v1/openapi.json", () => {
         "POST /v1/runs/{id}/cancel",
         "POST /v1/runs/{id}/messages",
         "POST /v1/runs/{id}/retry",
+        "POST /v1/runs/{id}/compact",
         "GET /v1/runs/{id}/events",
         "POST /v1/runs/{id}/tickets",
         "POST /v1/runs/{id}/token",

@@ -37,7 +37,7 @@ function jobs(): Jobs {
 }
 
 function loop(journal: MemoryJournal, tools: AnyToolSpec[], turns: Parameters<typeof scriptedModel>[0], extra: Partial<RunToolLoopOptions> = {}) {
-  return runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: user, tools, step: journal.step, ...extra });
+  return runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: user, tools, minAnswerChars: 0, step: journal.step, ...extra });
 }
 
 const threeJobs = [

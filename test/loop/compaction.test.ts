@@ -27,7 +27,7 @@ function script(): ScriptedTurn[] {
 }
 
 function options(overrides: Partial<RunToolLoopOptions> = {}): Omit<RunToolLoopOptions, "generate" | "step"> {
-  return { model: "m", messages: user, tools: [echoTool()], maxSteps: 20, compaction: { mode: "summary", atTokens: 3_000 }, ...overrides };
+  return { model: "m", messages: user, tools: [echoTool()], maxSteps: 20, minAnswerChars: 0, compaction: { mode: "summary", atTokens: 3_000 }, ...overrides };
 }
 
 const summaryOf = (requests: GenerateRequest[]) => requests.filter((request) => request.purpose === "summary");

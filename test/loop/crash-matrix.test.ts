@@ -204,12 +204,39 @@ const scenarios: Scenario[] = [
     messages: user,
     turns: [
       { toolCalls: [call("echo", { text: "a" }, "e1")], costUsd: 0.01 },
-      { toolCalls: [call("echo", { text: "b" }, "e2")], costUsd: 0.01 },
+      { text: "One more.", toolCalls: [call("echo", { text: "b" }, "e2")], costUsd: 0.01 },
     ],
     tools: (c) => [countingEcho(c)],
     options: { maxSteps: 2 },
     worked: ["model/1", "tool/1/e1", "model/2"],
     stoppedBy: "steps",
+  },
+  {
+    // The scripted model ignores tool_choice "none", as some OpenAI-compatible servers do.
+    name: "calls and no text on the last step: one more call with the tools left out",
+    messages: user,
+    turns: [
+      { toolCalls: [call("echo", { text: "a" }, "e1")], costUsd: 0.01 },
+      { toolCalls: [call("echo", { text: "b" }, "e2")], costUsd: 0.01 },
+      { text: "What I have: the echo said a.", costUsd: 0.01 },
+    ],
+    tools: (c) => [countingEcho(c)],
+    options: { maxSteps: 2 },
+    worked: ["model/1", "tool/1/e1", "model/2", "model/3"],
+    stoppedBy: "steps",
+  },
+  {
+    name: "a short answer after tool work gets one more call",
+    messages: user,
+    turns: [
+      { toolCalls: [call("echo", { text: "a" }, "e1")], costUsd: 0.01 },
+      { text: "Now let me get the closed PRs too.", costUsd: 0.01 },
+      { text: "The echo said a. That is the whole answer: nothing else was asked, and no other tool was needed for it.", costUsd: 0.01 },
+    ],
+    tools: (c) => [countingEcho(c)],
+    options: { minAnswerChars: 100 },
+    worked: ["model/1", "tool/1/e1", "model/2", "model/3"],
+    stoppedBy: "done",
   },
   {
     // cache "none": the request's messages are not copied for cache marks (see the report: the
@@ -279,6 +306,8 @@ async function attempt(scenario: Scenario, journal: MemoryJournal, c: Counters):
   const messages = structuredClone(scenario.messages);
   try {
     return await runToolLoop({
+      // Short answers get one more call only in the scenario about them.
+      minAnswerChars: 0,
       ...scenario.options,
       generate: model.generate,
       model: "test-model",

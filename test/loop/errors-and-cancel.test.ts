@@ -62,6 +62,7 @@ describe("tool errors, generate errors and cancel", () => {
       model: "m",
       messages: user,
       tools: [spy],
+      minAnswerChars: 0,
       step: journal.step,
     });
     expect(seen).toHaveLength(3);

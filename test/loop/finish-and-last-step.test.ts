@@ -51,15 +51,16 @@ describe("finish tools and the last step", () => {
     expect(request.messages.at(-1)).toEqual({ role: "user", content: "This is the last step. Call submit now with what you have." });
   });
 
-  it("a model that still calls tools on the last step stops with 'steps' and every open call answered 'Not run: steps.'", async () => {
+  it("a model that still calls tools on the last step stops with 'steps', the text it has, and every open call answered 'Not run: this was the last step.'", async () => {
     const echo = echoTool();
-    const model = scriptedModel([{ toolCalls: [call("echo", { text: "1" }, "a"), call("echo", { text: "2" }, "b")] }]);
+    const model = scriptedModel([{ text: "Two more checks.", toolCalls: [call("echo", { text: "1" }, "a"), call("echo", { text: "2" }, "b")] }, { text: "never" }]);
     const result = await runToolLoop({ generate: model.generate, model: "m", messages: user, tools: [echo], maxSteps: 1, step: memoryJournal().step });
-    expect(result.stoppedBy).toBe("steps");
+    expect(result).toMatchObject({ stoppedBy: "steps", finalText: "Two more checks.", steps: 1 });
     expect(echo.counter.calls).toEqual([]);
+    expect(model.requests).toHaveLength(1);
     expect(result.messages.slice(2)).toEqual([
-      { role: "tool", toolCallId: "a", content: "Not run: steps.", isError: true },
-      { role: "tool", toolCallId: "b", content: "Not run: steps.", isError: true },
+      { role: "tool", toolCallId: "a", content: "Not run: this was the last step.", isError: true },
+      { role: "tool", toolCallId: "b", content: "Not run: this was the last step.", isError: true },
     ]);
   });
 

@@ -54,7 +54,7 @@ describe("ask, approval and client tools", () => {
 
     async function resume(approved: boolean) {
       const runs: string[] = [];
-      const base: RunToolLoopOptions = { generate: scriptedModel(turns).generate, model: "m", messages: user, tools: [deploy(runs), echoTool()], step: memoryJournal().step };
+      const base: RunToolLoopOptions = { generate: scriptedModel(turns).generate, model: "m", messages: user, tools: [deploy(runs), echoTool()], minAnswerChars: 0, step: memoryJournal().step };
       const first = await runToolLoop(base);
       const journal = memoryJournal();
       const second = await runToolLoop({ ...base, generate: scriptedModel(turns).generate, messages: first.messages, approvals: { d: approved }, step: journal.step });

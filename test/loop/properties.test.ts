@@ -279,12 +279,18 @@ describe("loop properties over random scripts", () => {
         expectValidHistory(result, built.given);
         const newAssistants = result.messages.slice(built.given.length).filter((message) => message.role === "assistant");
         expect(newAssistants).toHaveLength(result.steps);
-        expect(result.steps).toBeLessThanOrEqual(script.maxSteps);
+        // A tool-less call answered with calls and no text gets one more call with the tools left out: the one call past maxSteps.
+        expect(result.steps).toBeLessThanOrEqual(script.maxSteps + 1);
         expect(["done", "finish-tool", "asked", "budget", "steps", "cancel"]).toContain(result.stoppedBy);
         if (!script.allowAsk) expect(result.stoppedBy).not.toBe("asked");
         if (built.budget === undefined) expect(result.stoppedBy).not.toBe("budget");
         const lastAssistant = result.messages.findLast((message) => message.role === "assistant");
-        if (result.stoppedBy === "done") expect(lastAssistant?.role === "assistant" ? lastAssistant.toolCalls ?? [] : []).toEqual([]);
+        // Done: the last turn made no call, or (a tool-less call the model answered with calls anyway) none of its calls ran.
+        if (result.stoppedBy === "done" && lastAssistant?.role === "assistant") {
+          for (const made of lastAssistant.toolCalls ?? []) {
+            expect(result.messages.find((message) => message.role === "tool" && message.toolCallId === made.id)).toMatchObject({ content: "Not run: this was the last step." });
+          }
+        }
         // The stored model values are the turns of result.messages, in order.
         const stored = [...journal.store.entries()].filter(([key]) => key.startsWith("model/")).map(([, value]) => (value as ModelStepValue).message);
         expect(stored).toStrictEqual(newAssistants);

@@ -73,9 +73,9 @@ describe("calls the loop answers itself, one text step at cost 0", () => {
 
   it("a tool not offered on this step (the last step offers only finish tools) is not run", async () => {
     const submit = echoTool("submit");
-    const { result, echo } = await runWith([{ toolCalls: [call("echo", { text: "x" }, "e1")] }], { tools: [echoTool(), submit], finishTools: ["submit"], maxSteps: 1 });
+    const { result, echo } = await runWith([{ text: "Echo first.", toolCalls: [call("echo", { text: "x" }, "e1")] }], { tools: [echoTool(), submit], finishTools: ["submit"], maxSteps: 1 });
     expect(echo.counter.calls).toEqual([]);
     expect(result.stoppedBy).toBe("steps");
-    expect(toolMessage(result, "e1")).toMatchObject({ content: "Not run: steps.", isError: true });
+    expect(toolMessage(result, "e1")).toMatchObject({ content: "Not run: this was the last step.", isError: true });
   });
 });

@@ -10,7 +10,7 @@ const user: ChatMessage[] = [{ role: "user", content: "go" }];
 
 describe("stepsBefore", () => {
   it("counts toward maxSteps: with 2 of 3 used, the next call is the last one", async () => {
-    const model = scriptedModel([{ toolCalls: [call("echo", { text: "x" }, "e")] }]);
+    const model = scriptedModel([{ text: "Checking.", toolCalls: [call("echo", { text: "x" }, "e")] }]);
     const result = await runToolLoop({ generate: model.generate, model: "m", messages: user, tools: [echoTool()], maxSteps: 3, stepsBefore: 2, step: memoryJournal().step });
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0]!.toolChoice).toBe("none");
@@ -57,7 +57,7 @@ describe("stepsBefore", () => {
     const model = scriptedModel([
       { toolCalls: [call("echo", { text: "1" }, "e1")] },
       { toolCalls: [call("ask", { question: "?" }, "q")] },
-      { toolCalls: [call("echo", { text: "2" }, "e2")] },
+      { text: "One more check.", toolCalls: [call("echo", { text: "2" }, "e2")] },
       { text: "done" },
     ]);
     const tools = [echoTool(), askTool];

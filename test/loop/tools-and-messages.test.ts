@@ -34,7 +34,7 @@ describe("tools and messages", () => {
     const before = structuredClone(given);
     const echo = echoTool();
     const model = scriptedModel([{ toolCalls: [call("echo", { text: "a" }, "c1")] }, { text: "done" }]);
-    const result = await runToolLoop({ generate: model.generate, model: "m", messages: given, tools: [echo], step: memoryJournal().step });
+    const result = await runToolLoop({ generate: model.generate, model: "m", messages: given, tools: [echo], minAnswerChars: 0, step: memoryJournal().step });
     expect(given).toEqual(before);
     expect(result.messages).toEqual([
       ...before,
@@ -98,7 +98,7 @@ describe("tools and messages", () => {
     };
     await expect(runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: [{ role: "user", content: "go" }], tools: [job], step: failingStep })).rejects.toThrow("process died");
     expect(seen).toEqual(["start"]);
-    const result = await runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: [{ role: "user", content: "go" }], tools: [job], step: memoryJournal(store).step });
+    const result = await runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: [{ role: "user", content: "go" }], tools: [job], minAnswerChars: 0, step: memoryJournal(store).step });
     expect(seen).toEqual(["start", "wait"]);
     expect(result.messages[2]).toMatchObject({ role: "tool", toolCallId: "j", content: "finished job-7" });
     expect(result.spentUsd).toBeCloseTo(0.03, 10);
@@ -108,7 +108,7 @@ describe("tools and messages", () => {
   it("a call id reused from an earlier turn is still answered in its own turn", async () => {
     const echo = echoTool();
     const model = scriptedModel([{ toolCalls: [call("echo", { text: "a" }, "c1")] }, { toolCalls: [call("echo", { text: "b" }, "c1")] }, { text: "done" }]);
-    const result = await runToolLoop({ generate: model.generate, model: "m", messages: [{ role: "user", content: "go" }], tools: [echo], step: memoryJournal().step });
+    const result = await runToolLoop({ generate: model.generate, model: "m", messages: [{ role: "user", content: "go" }], tools: [echo], minAnswerChars: 0, step: memoryJournal().step });
     expect(echo.counter.calls).toEqual(["a", "b"]);
     expect(result.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"]);
   });

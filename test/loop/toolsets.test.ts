@@ -80,7 +80,7 @@ describe("client toolsets in the loop", () => {
     ]);
     const events: LoopEvent[] = [];
     const model = scriptedModel(turns);
-    const resumed = await runToolLoop({ generate: model.generate, model: "m", messages, tools, step: memoryJournal().step, onStep: (event) => events.push(event) });
+    const resumed = await runToolLoop({ generate: model.generate, model: "m", messages, tools, minAnswerChars: 0, step: memoryJournal().step, onStep: (event) => events.push(event) });
     expect(resumed).toMatchObject({ stoppedBy: "done", finalText: "I see the click failed." });
     expect(resumed.messages.find((m) => m.role === "tool" && m.toolCallId === "b3")).toEqual({ role: "tool", toolCallId: "b3", content: haltText("browser"), isError: true });
     expect(haltText("browser")).toBe("Not run: an earlier action of toolset browser failed.");
@@ -106,7 +106,7 @@ describe("client toolsets in the loop", () => {
     const afterBrowser = [...first.messages, ...batchReplies(first.asked!.batch!, [{ callId: "b1", content: "a" }, { callId: "b2", content: "b" }])];
     const second = await runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: afterBrowser, tools, step: memoryJournal().step });
     expect(second.asked).toMatchObject({ name: "files", callId: "f1", batch: [{ callId: "f1", action: "open" }] });
-    const third = await runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: [...second.messages, ...batchReplies(second.asked!.batch!, [{ callId: "f1", content: "f" }])], tools, step: memoryJournal().step });
+    const third = await runToolLoop({ generate: scriptedModel(turns).generate, model: "m", messages: [...second.messages, ...batchReplies(second.asked!.batch!, [{ callId: "f1", content: "f" }])], tools, minAnswerChars: 0, step: memoryJournal().step });
     expect(third).toMatchObject({ stoppedBy: "done", finalText: "Both done." });
   });
 

@@ -59,7 +59,7 @@ describe("provider tools (Anthropic server tools)", () => {
       { text: "Let me note it.", toolCalls: [{ id: "toolu_e", name: "echo", input: { text: "docs read" } }] },
       { text: "Done reading." },
     ]);
-    const result = await runToolLoop({ generate: testProvider().generate, model, messages: user, tools: [echoTool()], providerTools: [{ type: "web_fetch_20250910", name: "web_fetch" }], step: memoryJournal().step });
+    const result = await runToolLoop({ generate: testProvider().generate, model, messages: user, tools: [echoTool()], providerTools: [{ type: "web_fetch_20250910", name: "web_fetch" }], minAnswerChars: 0, step: memoryJournal().step });
     expect(result).toMatchObject({ stoppedBy: "done", steps: 3, finalText: "Done reading." });
     expect(result.usage.serverToolUse).toEqual({ webSearchRequests: 0, webFetchRequests: 1 });
     const [, continued, third] = await bodies(model);
@@ -75,7 +75,7 @@ describe("provider tools (Anthropic server tools)", () => {
       { serverTools: [{ codeExecution: { command: "cat answer.txt", stdout: "42\n" } }], text: "The file holds 42." },
     ]);
     const store = new Map<string, unknown>();
-    const options = { model, messages: user, tools: [echoTool()], providerTools: [codeExecution] };
+    const options = { model, messages: user, tools: [echoTool()], providerTools: [codeExecution], minAnswerChars: 0 };
     // The object dies right after the tool step is stored: the second model call never went out.
     const crashed = runToolLoop({ ...options, generate: testProvider().generate, step: crashingJournal(store, { at: 1, where: "after-commit" }).step });
     await expect(crashed).rejects.toBeInstanceOf(Crash);
@@ -108,7 +108,7 @@ describe("native client tool types", () => {
     const first = await runToolLoop({ generate: testProvider().generate, model, messages: user, tools, step: memoryJournal().step });
     expect(first.asked).toMatchObject({ kind: "client-toolset", name: "computer", batch: [{ callId: "toolu_s", action: "screenshot" }, { callId: "toolu_c", action: "left_click", input: { coordinate: [10, 20] } }] });
     const messages = [...first.messages, ...batchReplies(first.asked!.batch!, [{ callId: "toolu_s", content: "[screen]" }, { callId: "toolu_c", content: "clicked" }])];
-    const second = await runToolLoop({ generate: testProvider().generate, model, messages, tools, step: memoryJournal().step });
+    const second = await runToolLoop({ generate: testProvider().generate, model, messages, tools, minAnswerChars: 0, step: memoryJournal().step });
     expect(second.finalText).toBe("I clicked it.");
     const [body1, body2] = await bodies(model);
     expect(body1!.tools).toEqual([{ type: "computer_toolset_20260801", configs: { zoom: { enabled: false } }, cache_control: { type: "ephemeral" } }]);

@@ -11,7 +11,7 @@ describe("runs on the anthropic provider", () => {
       { text: "Let me compute that.", toolCalls: [{ id: "toolu_1", name: "calculator", input: { expression: "6*7" } }] },
       { text: "6 times 7 is 42." },
     ]);
-    const { run, token } = await startRun({ provider: "anthropic", model, system: "Be brief.", messages: [{ role: "user", content: "6*7?" }], tools: ["calculator"] });
+    const { run, token } = await startRun({ provider: "anthropic", model, system: "Be brief.", messages: [{ role: "user", content: "6*7?" }], tools: ["calculator"], minAnswerChars: 0 });
     expect(run).toMatchObject({ provider: "anthropic", model });
     const socket = await openSocket(run.id, token);
     await driveRun(run.id);
@@ -39,7 +39,7 @@ describe("runs on the anthropic provider", () => {
       { text: "ok", toolCalls: [{ id: "toolu_a", name: "calculator", input: { expression: "1+1" } }], failures: [{ status: 529, type: "overloaded_error", message: "Overloaded", retryAfterMs: "5" }] },
       { text: "Two.", failures: [{ status: 400, type: "invalid_request_error", message: "messages: something is off" }] },
     ]);
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "1+1?" }], tools: ["calculator"] });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "1+1?" }], tools: ["calculator"], minAnswerChars: 0 });
     await driveRun(run.id);
     const failed = await getRun(run.id, token);
     expect(failed).toMatchObject({ status: "failed", stoppedBy: "error", steps: 1, error: { code: "provider-error" } });

@@ -60,7 +60,7 @@ async function messagesOf(id: string, token: string) {
 }
 
 async function oneJob(script: unknown[], tool = asyncTool("render", "", { timeoutSeconds: 3600 })) {
-  const { run, token } = await startRun({ messages: [{ role: "user", content: "go" }], tools: [tool], script });
+  const { run, token } = await startRun({ messages: [{ role: "user", content: "go" }], tools: [tool], minAnswerChars: 0, script });
   const view = await driveUntilAsleep(run.id);
   const key = `${run.id}/s1/start/1/j1`;
   const job = await jobFor(key);
@@ -175,6 +175,7 @@ describe("async HTTP tools", () => {
     const { run, token } = await startRun({
       messages: [{ role: "user", content: "three renders" }],
       tools: [asyncTool("render")],
+      minAnswerChars: 0,
       script: [
         { toolCalls: ["a", "b", "c"].map((id, i) => ({ id, name: "render", input: { n: i + 1 } })) },
         { text: "All three are rendered." },

@@ -9,13 +9,13 @@ const script = [
 
 describe("events over WebSocket and SSE", () => {
   it("a socket gets every stored event in seq order, then live ones; text deltas are live only", async () => {
-    const { run, token } = await startRun({ messages: [{ role: "user", content: "1+2?" }], tools: ["calculator"], script });
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "1+2?" }], tools: ["calculator"], minAnswerChars: 0, script });
     const socket = await openSocket(run.id, token);
     await driveRun(run.id);
     await socket.next((frame) => frame.type === "end");
     const stored = socket.frames.filter((frame) => typeof frame.seq === "number");
     expect(stored.map((frame) => frame.seq)).toEqual(stored.map((_f, i) => i + 1));
-    expect(stored.map((frame) => frame.type)).toEqual(["run-started", "step-start", "model", "tool-call", "tool-result", "step-start", "model", "end"]);
+    expect(stored.map((frame) => frame.type)).toEqual(["run-started", "step-start", "model", "tool-call", "tool-result", "step", "step-start", "model", "step", "end"]);
     const deltas = socket.frames.filter((frame) => frame.type === "text");
     expect(deltas.every((frame) => frame.seq === undefined)).toBe(true);
     expect(deltas.filter((frame) => frame.step === 1).map((frame) => frame.delta).join("")).toBe("Working on it.");
@@ -23,7 +23,7 @@ describe("events over WebSocket and SSE", () => {
   });
 
   it("reconnecting with after=<seq> gives exactly what was missed", async () => {
-    const { run, token } = await startRun({ messages: [{ role: "user", content: "1+2?" }], tools: ["calculator"], script });
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "1+2?" }], tools: ["calculator"], minAnswerChars: 0, script });
     await driveRun(run.id);
     const all = await openSocket(run.id, token);
     await all.next((frame) => frame.type === "end");
@@ -35,15 +35,15 @@ describe("events over WebSocket and SSE", () => {
   });
 
   it("SSE: the same events with id = seq, and Last-Event-ID honoured", async () => {
-    const { run, token } = await startRun({ messages: [{ role: "user", content: "1+2?" }], tools: ["calculator"], script });
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "1+2?" }], tools: ["calculator"], minAnswerChars: 0, script });
     await driveRun(run.id);
     const events = await readSse(await api(`/v1/runs/${run.id}/events`, token, { headers: { Accept: "text/event-stream" } }), (data) => data.type === "end");
-    expect(events.map((event) => Number(event.id))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(events.map((event) => Number(event.id))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     const resumed = await readSse(
       await SELF.fetch(`${BASE}/v1/runs/${run.id}/events`, { headers: { Accept: "text/event-stream", "Last-Event-ID": "5", Authorization: `Bearer ${token}` } }),
       (data) => data.type === "end",
     );
-    expect(resumed.map((event) => Number(event.id))).toEqual([6, 7, 8]);
+    expect(resumed.map((event) => Number(event.id))).toEqual([6, 7, 8, 9, 10]);
     expect(resumed.map((event) => event.data)).toEqual(events.slice(5).map((event) => event.data));
   });
 

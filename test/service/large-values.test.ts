@@ -19,6 +19,7 @@ describe("values too large for a row", () => {
     const { run, token } = await startRun({
       messages: [{ role: "user", content: "Read three pages." }],
       tools: [large],
+      minAnswerChars: 0,
       script: [{ toolCalls: [page("p1"), page("p2")] }, { toolCalls: [page("p3")] }, { text: "Read them all." }],
     });
     await driveRun(run.id, 20);

@@ -52,7 +52,7 @@ describe("compaction through the service", () => {
     const model = uniqueModel("claude-sonnet-5-5");
     await script(model, talkative(5));
     await configure(model, { contextWindow: 2_600 });
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Do five steps." }], tools: ["calculator"], maxSteps: 20, compaction: { mode: "summary", atTokens: 100_000 } });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Do five steps." }], tools: ["calculator"], maxSteps: 20, minAnswerChars: 0, compaction: { mode: "summary", atTokens: 100_000 } });
     const socket = await openSocket(run.id, token);
     await driveRun(run.id);
     expect(await getRun(run.id, token)).toMatchObject({ status: "finished", finalText: "All steps done." });

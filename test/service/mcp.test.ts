@@ -42,6 +42,7 @@ describe("MCP servers through the service", () => {
       model,
       messages: [{ role: "user", content: "Draw, then echo." }],
       tools: ["calculator"],
+      minAnswerChars: 0,
       mcpServers: [{ name: "main", url: main.url() }],
     });
     await driveRun(run.id);
@@ -78,7 +79,7 @@ describe("MCP servers through the service", () => {
   it("on the openai provider too: the same names and schemas, and the image in the tool's answer reaches the model", async () => {
     const model = uniqueOpenAIModel("gpt-5.5");
     await scriptOpenAI(model, [{ toolCalls: [{ id: "call_p", name: "main__picture", input: {} }] }, { text: "A tiny picture." }]);
-    const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "Draw." }], mcpServers: [{ name: "main", url: main.url(), tools: ["echo", "picture"] }] });
+    const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "Draw." }], minAnswerChars: 0, mcpServers: [{ name: "main", url: main.url(), tools: ["echo", "picture"] }] });
     await driveRun(run.id);
     expect(await getRun(run.id, token)).toMatchObject({ status: "finished", finalText: "A tiny picture." });
     const requests = await recordedOpenAI(model);
@@ -112,7 +113,7 @@ describe("MCP servers through the service", () => {
       { toolCalls: [{ id: "toolu_e", name: "main__echo", input: { text: "blue" } }] },
       { text: "Echoed." },
     ]);
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], tools: ["ask"], mcpServers: [{ name: "main", url: main.url(), tools: ["echo"] }] });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], minAnswerChars: 0, tools: ["ask"], mcpServers: [{ name: "main", url: main.url(), tools: ["echo"] }] });
     await driveRun(run.id);
     expect((await getRun(run.id, token)).status).toBe("waiting");
     expect((await api(`/v1/runs/${run.id}/answer`, token, { method: "POST", body: JSON.stringify({ callId: "toolu_q", content: "blue" }) })).status).toBe(202);
@@ -162,7 +163,7 @@ describe("MCP servers through the service", () => {
     await script(model, [{ toolCalls: [{ id: "toolu_f", name: "flaky__ping", input: { n: 7 } }] }, { text: "pong received" }]);
     await flaky("down");
     try {
-      const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], mcpServers: [{ name: "flaky", url: flakyUrl() }] });
+      const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "go" }], minAnswerChars: 0, mcpServers: [{ name: "flaky", url: flakyUrl() }] });
       await driveRun(run.id);
       const failed = await getRun(run.id, token);
       expect(failed).toMatchObject({ status: "failed", stoppedBy: "error", steps: 0, error: { code: "mcp-error", retryable: true } });

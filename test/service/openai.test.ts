@@ -83,7 +83,7 @@ describe("runs on the openai provider", () => {
       { text: "Adding.", toolCalls: [{ id: "call_1", name: "calculator", input: { expression: "2+2" } }] },
       { text: "It is four, as the calculator says.", delayMs: 300 },
     ]);
-    const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "2+2?" }], tools: ["calculator"] });
+    const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "2+2?" }], tools: ["calculator"], minAnswerChars: 0 });
     const stub = stubFor(run.id);
     // Step 1 and its tool run in one slice; step 2's request is then in flight when every object dies.
     await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, async (_instance, state) => {
@@ -115,7 +115,7 @@ describe("runs on the openai provider", () => {
   it("evicted between steps: resumes without asking the model again for a finished step", async () => {
     const model = uniqueOpenAIModel();
     await scriptOpenAI(model, [{ toolCalls: [{ id: "call_1", name: "calculator", input: { expression: "6*7" } }] }, { text: "42." }]);
-    const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "6*7?" }], tools: ["calculator"] });
+    const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "6*7?" }], tools: ["calculator"], minAnswerChars: 0 });
     const stub = stubFor(run.id);
     await runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, async (_instance, state) => {
       await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 1 }, new AbortController());
@@ -138,7 +138,7 @@ describe("provider faults on the openai provider, through the service", () => {
     it(`${name}: retried inside the step; the run finishes, charged once per finished call`, async () => {
       const model = uniqueOpenAIModel();
       await scriptOpenAI(model, [{ text: "Adding.", toolCalls: [{ id: "call_1", name: "calculator", input: { expression: "2+2" } }], failures: [failure, failure] }, { text: "Four." }]);
-      const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "2+2?" }], tools: ["calculator"] });
+      const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "2+2?" }], tools: ["calculator"], minAnswerChars: 0 });
       const waits = await runToEnd(run.id);
       expect(await getRun(run.id, token)).toMatchObject({ status: "finished", finalText: "Four.", steps: 2 });
       expect(await recordedOpenAI(model)).toHaveLength(4);
@@ -169,7 +169,7 @@ describe("long runs on the openai provider", () => {
     const turns = Array.from({ length: 6 }, (_v, i) => ({ text: `Turn ${i + 1}, ${"reading on. ".repeat(150)}`, toolCalls: [{ id: `call_${i}`, name: "calculator", input: { expression: `${i}+1` } }] }));
     await scriptOpenAI(model, [...turns, { text: "Done after the summary." }]);
     await configureOpenAI(model, { contextWindow: 200_000 });
-    const { run, token } = await startRun({ provider: "openai", model, maxSteps: 20, compaction: { atTokens: 1_500 }, messages: [{ role: "user", content: "Count up." }], tools: ["calculator"] });
+    const { run, token } = await startRun({ provider: "openai", model, maxSteps: 20, compaction: { atTokens: 1_500 }, messages: [{ role: "user", content: "Count up." }], tools: ["calculator"], minAnswerChars: 0 });
     await driveRun(run.id);
     expect(await getRun(run.id, token)).toMatchObject({ status: "finished", finalText: "Done after the summary." });
     const compactions = (await storedEvents(stubFor(run.id))).filter((event) => event.type === "compaction");

@@ -65,7 +65,7 @@ describe("provider faults at the fake Anthropic server", () => {
     it(`${name}: retried inside the step; the run finishes, charged once per finished call`, async () => {
       const model = uniqueModel("claude-sonnet-5-5");
       await script(model, turns([failure, failure]));
-      const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "2+2?" }], tools: ["calculator"] });
+      const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "2+2?" }], tools: ["calculator"], minAnswerChars: 0 });
       const waits = await runToEnd(run.id);
       const view = await getRun(run.id, token);
       expect(view).toMatchObject({ status: "finished", finalText: "Four.", steps: 2 });
@@ -84,7 +84,7 @@ describe("provider faults at the fake Anthropic server", () => {
     const model = uniqueModel("claude-sonnet-5-5");
     const overloaded: FakeFailure = { status: 529, type: "overloaded_error", message: "Overloaded" };
     await script(model, [{ text: "Adding.", toolCalls: [{ id: "toolu_1", name: "calculator", input: { expression: "2+2" } }] }, { text: "Four.", failures: Array(5).fill(overloaded) }]);
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "2+2?" }], tools: ["calculator"] });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "2+2?" }], tools: ["calculator"], minAnswerChars: 0 });
     await runToEnd(run.id);
     const failed = await getRun(run.id, token);
     expect(failed).toMatchObject({ status: "failed", stoppedBy: "error", steps: 1, error: { code: "provider-error", retryable: true } });

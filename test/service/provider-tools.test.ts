@@ -45,7 +45,7 @@ describe("provider tools through the service", () => {
       { serverTools: [{ codeExecution: { command: "cat n", stdout: "42\n" } }], toolCalls: [{ id: "toolu_c", name: "calculator", input: { expression: "42+1" } }] },
       { serverTools: [{ codeExecution: { command: "cat n", stdout: "42\n" } }], text: "Still 42." },
     ]);
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Compute." }], tools: [codeExecution, "ask", "calculator"] });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Compute." }], tools: [codeExecution, "ask", "calculator"], minAnswerChars: 0 });
     await driveRun(run.id);
     expect((await getRun(run.id, token)).status).toBe("waiting");
     expect((await api(`/v1/runs/${run.id}/answer`, token, { method: "POST", body: JSON.stringify({ callId: "toolu_q", content: "Yes." }) })).status).toBe(202);
@@ -68,7 +68,7 @@ describe("provider tools through the service", () => {
       { text: "Typed it." },
     ]);
     const computer = { type: "client-toolset", name: "computer", native: { type: "computer_toolset_20260801" } };
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Type hello." }], tools: [computer] });
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Type hello." }], tools: [computer], minAnswerChars: 0 });
     await driveRun(run.id);
     expect((await getRun(run.id, token)).waiting).toEqual({
       kind: "client-toolset",

@@ -19,9 +19,12 @@ async function post(path: string, body: unknown, token = TEST_API_TOKEN, headers
   return SELF.fetch(`${BASE}${path}`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
 }
 
-/** A run of `subject` made by the backend (deployment token), scripted to spend `costs` in turn. */
+/**
+ * A run of `subject` made by the backend (deployment token), scripted to spend `costs` in turn. Its
+ * short answers stand (minAnswerChars 0), so it spends exactly what its script says.
+ */
 function runBody(subject: string, usd: number, costs: number[] = [0.5], extra: Record<string, unknown> = {}) {
-  return { provider: "scripted", subject, messages: [{ role: "user", content: "go" }], budget: { usd }, script: costs.map((costUsd, i) => ({ text: `turn ${i}`, costUsd })), ...extra };
+  return { provider: "scripted", subject, messages: [{ role: "user", content: "go" }], budget: { usd }, minAnswerChars: 0, script: costs.map((costUsd, i) => ({ text: `turn ${i}`, costUsd })), ...extra };
 }
 
 async function create(body: unknown, token = TEST_API_TOKEN, headers: Record<string, string> = {}): Promise<{ run: RunView; token: string }> {

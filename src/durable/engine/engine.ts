@@ -47,7 +47,7 @@ function finishedChange(result: RunToolLoopResult): RunChange {
 }
 
 /** Throws RunLimitReached when the run holds as many events or bytes as this deployment allows. */
-function checkStorageLimits(engine: EngineContext): void {
+export function checkStorageLimits(engine: EngineContext): void {
   const { sql } = engine.ctx.storage;
   const limits = limitsOf(engine.env);
   if (newestSeq(sql) >= limits.runEvents) {
@@ -68,7 +68,7 @@ function recordResult(engine: EngineContext, segment: number, result: RunToolLoo
     const { kind, callId, name, input, batch } = result.asked;
     recordStop(engine, change, { type: "waiting", kind, callId, name, input, ...(batch === undefined ? {} : { batch }) });
   } else {
-    recordStop(engine, change, "end");
+    recordStop(engine, change, "end", result.shortAnswer === true ? { shortAnswer: true } : {});
   }
 }
 

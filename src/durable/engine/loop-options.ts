@@ -8,6 +8,8 @@ import { asyncCallDeps } from "../tools/async-call-deps";
 import { r2BlobStore } from "../blobs/blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "../tools/once-log";
+import { outputOptions } from "../../tools/output-tool";
+import { compactionRequestsAfter } from "./compaction-request-store";
 import { createRunProvider } from "./run-provider";
 import { scriptOf } from "./run-script";
 import type { RunRow, Segment } from "../run/run-store";
@@ -69,9 +71,15 @@ export function loopOptions(
     onStep,
   };
   if (mcpTools.length > 0) options.tools = [...options.tools!, ...mcpTools];
+  // Compactions the person asked for before model calls this segment may make (compaction-request-store.ts).
+  const requests = compactionRequestsAfter(ctx.storage.sql, segment.stepsBefore);
+  if (requests.length > 0) options.compactionRequests = requests;
+  // A segment made before the guards counted per question replays as it ran: over the whole history.
+  if (!segment.perQuestion) options.questionStart = 0;
+  if (body.output !== undefined) options.output = outputOptions(body.output);
   const prices = provider.prices?.(run.model);
   if (prices !== undefined) options.prices = prices;
-  for (const key of ["system", "finishTools", "finishNote", "keepImages", "imagePruning", "maxToolResultTokens", "maxTokens", "reasoning"] as const) {
+  for (const key of ["system", "finishTools", "finishNote", "keepImages", "imagePruning", "maxToolResultTokens", "maxTokens", "reasoning", "minAnswerChars"] as const) {
     if (body[key] !== undefined) Object.assign(options, { [key]: body[key] });
   }
   return options;

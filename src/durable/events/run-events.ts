@@ -44,6 +44,9 @@ export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string)
       return { kind: "live", event: { type: "text", step: stepsBefore + event.step, delta: event.delta } };
     case "text-reset":
       return { kind: "live", event: { type: "text-reset", step: stepsBefore + event.step } };
+    case "step":
+      // The end of a model call and its tool calls: told again on every replay, logged once.
+      return { kind: "log", event: { type: "step", step: stepsBefore + event.step, spentUsd: event.spentUsd }, dedupe: `${prefix}step/${event.key}` };
     case "tool-result":
       // Calls closed by a stop ("Not run: cancel.") are not journal steps: they are logged here.
       if (event.key.startsWith("closed/")) return { kind: "log", event: storedRunEvent(event, stepsBefore), dedupe: `${prefix}${event.key}` };

@@ -5,7 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../../api/images";
 import { CALLER_HEADER, type RunRpc, type SpendLimit } from "../../api/run-rpc";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage } from "../../loop/types";
 import { deliverResult, readCall } from "../tools/async-call-store";
@@ -17,6 +17,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { openEventStream } from "../events/event-stream";
 import { Fanout } from "../events/fanout";
 import { messagesSoFar } from "../engine/messages-so-far";
+import { compactRun } from "./compact-run";
 import { fail, invalidImages, notFound, ok } from "./outcome";
 import { deliverToInbox } from "../outbox/inbox-delivery";
 import { deliverToSchedule } from "../outbox/schedule-delivery";
@@ -281,6 +282,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       () => continueRun(this.engine, body),
       async (run) => continueRefusal(run) ?? (await this.reserveAgain(run, spend.limitUsd)),
     );
+  }
+
+  /** After the slice in progress, if any: the run's next model call has not begun then. */
+  async compact(body: CompactRequestBody): Promise<Outcome<RunView>> {
+    return this.exclusive(() => compactRun(this.engine, body));
   }
 
   async retry(spend: SpendLimit = {}): Promise<Outcome<RunView>> {

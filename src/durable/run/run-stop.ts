@@ -14,11 +14,14 @@ export function deleteAtFrom(engine: EngineContext, now: number): number {
   return now + limitsOf(engine.env).retentionDays * 24 * 3600 * 1000;
 }
 
+/** What an `end` event says beyond the run's row: the final answer is still short after its one more call. */
+export type EndNotes = { shortAnswer?: true };
+
 /**
  * Ends the run (or pauses it while waiting) and logs the matching event; the run's retention starts
  * now. The change, its event and its outbox rows (inbox, webhooks) commit together.
  */
-export function recordStop(engine: EngineContext, change: RunChange, event: RunEvent | "end"): void {
+export function recordStop(engine: EngineContext, change: RunChange, event: RunEvent | "end", notes: EndNotes = {}): void {
   const { sql } = engine.ctx.storage;
   const now = engine.now();
   const ended = engine.ctx.storage.transactionSync(() => {
@@ -32,6 +35,7 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
     const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: run.spentUsd, steps: run.steps };
     if (run.finalText !== undefined) end.finalText = run.finalText;
     if (run.hasFinal) end.final = run.final;
+    if (notes.shortAnswer === true) end.shortAnswer = true;
     if (run.error !== undefined) end.error = run.error;
     emitEvent(engine, end);
     reportChange(engine, "run-ended");

@@ -46,8 +46,9 @@ export const RUN_TABLES = [
   // updated on every step, never rewrites it.
   `CREATE TABLE IF NOT EXISTS run_body (body TEXT NOT NULL)`,
   // A segment starts at creation and again after each answer or new message: the history it
-  // starts from, the person's approvals, the run's step limit while it lasts, and the history it
-  // ended with.
+  // starts from, the person's approvals, the run's step limit while it lasts, the history it
+  // ended with, and whether its loop counts its guards per question (per_question; 0 for segments
+  // made before they did, which must replay as they ran).
   `CREATE TABLE IF NOT EXISTS segment (
      n INTEGER PRIMARY KEY,
      messages TEXT NOT NULL,
@@ -55,7 +56,8 @@ export const RUN_TABLES = [
      steps_before INTEGER NOT NULL,
      spent_before REAL NOT NULL,
      step_limit INTEGER NOT NULL DEFAULT 10,
-     result TEXT
+     result TEXT,
+     per_question INTEGER NOT NULL DEFAULT 0
    )`,
 ];
 
@@ -72,6 +74,7 @@ const ADDED_COLUMNS: readonly { table: string; column: string; definition: strin
   { table: "run", column: "day_limit_usd", definition: "REAL" },
   { table: "run", column: "schedule_id", definition: "TEXT" },
   { table: "run", column: "fired_at", definition: "TEXT" },
+  { table: "segment", column: "per_question", definition: "INTEGER NOT NULL DEFAULT 0" },
 ];
 
 /** After RUN_TABLES were made: the columns an older object's tables lack. */
@@ -128,6 +131,11 @@ export type Segment = {
   /** The run's step limit while this segment lasts (a replay must see the same one). */
   stepLimit: number;
   result?: ChatMessage[];
+  /**
+   * The loop counts the repeated-call guard and the doom-loop flag per question (from the newest
+   * user message). False for a segment made before it did: it replays counting over the whole history.
+   */
+  perQuestion: boolean;
 };
 
 type Raw = Record<string, SqlStorageValue>;
@@ -220,18 +228,19 @@ export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
     run.scheduleId ?? null, run.firedAt ?? null, now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
-  insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit });
+  insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit, perQuestion: true });
 }
 
 export function insertSegment(sql: SqlStorage, segment: Segment): void {
   sql.exec(
-    "INSERT INTO segment (n, messages, approvals, steps_before, spent_before, step_limit) VALUES (?, ?, ?, ?, ?, ?)",
+    "INSERT INTO segment (n, messages, approvals, steps_before, spent_before, step_limit, per_question) VALUES (?, ?, ?, ?, ?, ?, ?)",
     segment.n,
     spillText(sql, `segment/${segment.n}/messages`, JSON.stringify(segment.messages)),
     JSON.stringify(segment.approvals),
     segment.stepsBefore,
     segment.spentBefore,
     segment.stepLimit,
+    segment.perQuestion ? 1 : 0,
   );
 }
 
@@ -244,6 +253,7 @@ export function readSegment(sql: SqlStorage, n: number): Segment {
     stepsBefore: Number(row.steps_before),
     spentBefore: Number(row.spent_before),
     stepLimit: Number(row.step_limit),
+    perQuestion: Number(row.per_question) === 1,
   };
   const result = parseColumn<ChatMessage[]>(sql, row.result);
   if (result !== undefined) segment.result = result;

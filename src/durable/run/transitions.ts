@@ -21,7 +21,7 @@ import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, upda
 function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[], approvals: Record<string, boolean>, stepLimit: number, answered?: string): void {
   const { sql } = engine.ctx.storage;
   const n = run.segment + 1;
-  insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd, stepLimit });
+  insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd, stepLimit, perQuestion: true });
   updateRun(
     sql,
     { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, finalText: null, final: null, deleteAt: null },

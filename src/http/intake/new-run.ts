@@ -23,6 +23,7 @@ import { sha256Hex } from "../../lib/encoding";
 import { invalidRequest } from "../errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "../auth/ids";
 import { offeredNames } from "../../tools/client-toolset";
+import { outputIssues } from "../../tools/output-tool";
 import { ImageIntake } from "./images";
 import { compactionIssues, priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "./run-model";
 
@@ -138,6 +139,7 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const issues = [
     ...checkToolRefs(body.tools ?? [], allowHosts),
     ...checkMcpServers(body.mcpServers ?? [], body.tools ?? [], allowHosts),
+    ...outputIssues(body.output, body.tools ?? [], body.mcpServers ?? []),
     ...capIssues(body, settings.limits),
     ...webhookIssues(body.webhook, env),
   ];

@@ -20,6 +20,7 @@ import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } fr
 import { requireCallback, requireCreator, requireRun } from "../auth/auth";
 import { requireRunListing } from "../auth/schedule-auth";
 import { afterQuerySchema } from "../../api/event-cursor";
+import { compactBodySchema } from "../../api/compact-schemas";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 
@@ -137,6 +138,18 @@ export const continueRoute = createRoute({
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: true, content: { "application/json": { schema: continueBodySchema } } } },
   responses: { 202: json(runViewSchema, "Running again."), ...errors(400, 401, 402, 404, 409, 413, 429) },
+});
+
+export const compactRoute = createRoute({
+  method: "post",
+  path: "/{id}/compact",
+  summary: "Compact the run's history now (a waiting or finished run), or before its next model call (a running one)",
+  description:
+    "As the run's compaction mode says: the loop's summary (a waiting or finished run is compacted at once, and the next segment starts from it) " +
+    "or the provider's own (the run's next model call compacts first). 409 when the run's compaction is off, or it was cancelled. The body is optional.",
+  middleware: [requireRun()] as const,
+  request: { params: runParams, body: { required: false, content: { "application/json": { schema: compactBodySchema } } } },
+  responses: { 202: json(runViewSchema, "Compacted, or asked for before the next model call."), ...errors(400, 401, 404, 409, 413, 429) },
 });
 
 export const retryRoute = createRoute({

@@ -19,6 +19,7 @@ import {
   answerRoute,
   callResultRoute,
   cancelRoute,
+  compactRoute,
   continueRoute,
   createRunRoute,
   deleteRunRoute,
@@ -103,6 +104,11 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   });
 
   app.openapi(retryRoute, async (c) => c.json(unwrap(await c.var.run.retry(spendLimitOf(c))), 202));
+
+  app.openapi(compactRoute, async (c) => {
+    const { instructions } = c.req.valid("json");
+    return c.json(unwrap(await c.var.run.compact(instructions === undefined ? {} : { instructions })), 202);
+  });
 
   app.openapi(ticketRoute, async (c) => {
     const ticket = await newTicket(Date.now());

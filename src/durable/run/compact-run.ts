@@ -1,0 +1,74 @@
+// Compaction on demand (POST /v1/runs/:id/compact). A waiting or finished run with the loop's
+// summary is compacted now: one summary step under the current segment's journal (its event and
+// its cost commit with it), and the summary record joins the segment's history, so the next
+// segment (an answer, a continue) starts from it. A running or failed run, and a run whose
+// provider compacts natively (which only happens inside a model call), get the compaction before
+// the run's next model call instead (compaction-request-store.ts). Only when no slice runs (the
+// object's exclusive queue), so the next model call has not begun.
+import type { CompactRequestBody, Outcome, RunView } from "../../api/types";
+import { BudgetExhausted, compactNow } from "../../loop";
+import { checkStorageLimits } from "../engine/engine";
+import type { EngineContext } from "../engine/engine-context";
+import { requestCompaction } from "../engine/compaction-request-store";
+import { createJournal, loadJournal } from "../engine/journal";
+import { loopOptions } from "../engine/loop-options";
+import { logFailure } from "./operator-log";
+import { fail, notFound, ok } from "./outcome";
+import { RunLimitReached } from "../engine/run-errors";
+import { storedRunEvent } from "../events/run-events";
+import { readRun, readSegment, saveSegmentResult, toRunView, type RunRow } from "./run-store";
+
+export async function compactRun(engine: EngineContext, body: CompactRequestBody): Promise<Outcome<RunView>> {
+  const { sql } = engine.ctx.storage;
+  const run = readRun(sql);
+  if (run === undefined) return notFound();
+  if (run.status === "cancelled") return fail(409, "A cancelled run is not compacted: it never goes on.");
+  const segment = readSegment(sql, run.segment);
+  const prefix = `s${segment.n}/`;
+  const signal = new AbortController().signal;
+  const step = createJournal({
+    sql,
+    storage: engine.ctx.storage,
+    prefix,
+    stored: loadJournal(sql, prefix),
+    signal,
+    beforeNewStep: () => checkStorageLimits(engine),
+    toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
+    onCommit: (events) => engine.fanout.sendLogged(events),
+  });
+  const options = loopOptions(engine, run, segment, step, signal, () => {});
+  const mode = options.compaction?.mode ?? "off";
+  if (mode === "off") return fail(409, 'This run\'s compaction is off (compaction.mode "off"): it is never compacted.');
+  const beforeNext = () => {
+    requestCompaction(sql, run.steps + 1, body.instructions);
+    return ok(toRunView(readRun(sql)!));
+  };
+  if (run.status === "running" || run.status === "failed" || mode === "native") return beforeNext();
+  try {
+    const compacted = await compactNow({
+      generate: options.generate,
+      model: options.model,
+      messages: segment.result ?? segment.messages,
+      step,
+      // Spend as the run stands (the segment's own steps are not replayed here).
+      budget: { ...options.budget!, spentUsd: run.spentUsd },
+      compaction: options.compaction!,
+      ...(options.maxToolResultTokens === undefined ? {} : { maxToolResultTokens: options.maxToolResultTokens }),
+      signal,
+      steps: run.steps - segment.stepsBefore,
+      ...(body.instructions === undefined ? {} : { instructions: body.instructions }),
+    });
+    if (compacted.compacted) saveSegmentResult(sql, segment.n, compacted.messages);
+  } catch (error) {
+    return refusedOrLater(run, error, beforeNext);
+  }
+  return ok(toRunView(readRun(sql)!));
+}
+
+/** A spent budget or a reached limit refuses the compaction (409); a provider's failure leaves it for before the next model call. */
+function refusedOrLater(run: RunRow, error: unknown, beforeNext: () => Outcome<RunView>): Outcome<RunView> {
+  if (error instanceof BudgetExhausted) return fail(409, `The run's budget is spent ($${error.spentUsd} of $${error.usd}): a compaction is a model call.`);
+  if (error instanceof RunLimitReached) return fail(409, error.message);
+  logFailure(run, error);
+  return beforeNext();
+}
