@@ -4,7 +4,9 @@
 // src/api, src/lib) may import each other and npm packages, but never `cloudflare:` modules, the
 // edge (src/http), the run object (src/durable), the deployment's settings (src/config, which read
 // the Worker's environment) or src/worker.ts. tsconfig.core.json checks the other half (no Workers
-// types). `npm run typecheck` runs both; exits 1 and names each offending import.
+// types). Inside src/providers, each vendor's room (anthropic/, openai/, scripted/) imports only its
+// own files and what they share (common/); only the registry (src/providers/index.ts) knows them all.
+// `npm run typecheck` runs both; exits 1 and names each offending import.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +27,18 @@ export function importsOf(source) {
   return specifiers.filter(/** @returns {specifier is string} */ (specifier) => specifier !== undefined);
 }
 
+/** The provider rooms: each vendor's folder, apart from what they share (src/providers/common). */
+export const PROVIDER_ROOMS = ["anthropic", "openai", "scripted"];
+
+/**
+ * The provider room a file is in, if any.
+ * @param {string} file
+ * @returns {string | undefined}
+ */
+function vendorOf(file) {
+  return PROVIDER_ROOMS.find((room) => file === `src/providers/${room}` || file.startsWith(`src/providers/${room}/`));
+}
+
 /**
  * What is wrong with one core file's imports: `file` is relative to the project root, e.g.
  * "src/loop/model-step.ts". Each problem names the file and the import.
@@ -35,6 +49,7 @@ export function importsOf(source) {
 export function problemsOf(file, source) {
   /** @type {string[]} */
   const problems = [];
+  const vendor = vendorOf(file);
   for (const specifier of importsOf(source)) {
     if (specifier.startsWith("cloudflare:")) {
       problems.push(`${file} imports ${specifier}: only src/http and src/durable may use the Workers runtime`);
@@ -44,6 +59,10 @@ export function problemsOf(file, source) {
     const target = join(dirname(file), specifier).replace(/\\/g, "/");
     const layer = FORBIDDEN.find((forbidden) => target === forbidden || target.startsWith(`${forbidden}/`));
     if (layer !== undefined) problems.push(`${file} imports ${specifier} (${target}): ${CORE.join(", ")} must not depend on ${layer}`);
+    const other = vendorOf(target);
+    if (other !== undefined && other !== vendor && file.startsWith("src/providers/") && file !== "src/providers/index.ts") {
+      problems.push(`${file} imports ${specifier} (${target}): a provider's room imports only its own files and src/providers/common`);
+    }
   }
   return problems;
 }

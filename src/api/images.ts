@@ -5,14 +5,15 @@
 // provider is sent the part's own media type, so a mislabelled image would fail the run later.
 import type { z } from "@hono/zod-openapi";
 import type { Content, ContentPart } from "../loop/types";
-import type { contentInputSchema, contentPartInputSchema, Issue } from "./schemas";
+import type { contentInputSchema, contentPartInputSchema } from "./content-schemas";
+import type { Issue } from "./error-schemas";
+import type { ImageMediaType } from "./image-types";
 
 /** A content part as a client may send it: an image by inline bytes, by hash, or both. */
 export type InputContentPart = z.infer<typeof contentPartInputSchema>;
 export type InputContent = z.infer<typeof contentInputSchema>;
 
-export const IMAGE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const;
-export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+export { IMAGE_MEDIA_TYPES, type ImageMediaType } from "./image-types";
 
 export type PendingImage = { hash: string; mimeType: ImageMediaType; bytes: Uint8Array };
 /** An image given by hash only: it must be stored for the run already (or come with bytes in the same request). */

@@ -1,8 +1,10 @@
 // The zod schemas of user tokens, the run listing and the inbox stream (docs/inbox.md). Bodies a
-// client sends are strict, as in ./schemas.ts; the types they infer are checked against ./types.ts
+// client sends are strict, as in ./create-run-schemas.ts; the types they infer are checked against ./types.ts
 // at the bottom.
 import { z } from "@hono/zod-openapi";
-import { jsonObjectSchema, runStatusSchema, stoppedBySchema, subjectSchema, waitingKindSchema } from "./schemas";
+import { jsonObjectSchema } from "./json-object";
+import { runStatusSchema, stoppedBySchema, waitingKindSchema } from "./run-view-schemas";
+import { subjectSchema } from "./subject";
 import { batchActionSchema } from "./toolset-schemas";
 import type { Usage } from "./spend";
 import type * as Api from "./types";

@@ -1,7 +1,7 @@
 // The `mcpServers` of POST /v1/runs (docs/mcp.md): checked strictly at the edge, with the naming
 // rule of src/tools/mcp-names.ts, so a name the providers would refuse never reaches a run. Kept
-// apart from ./schemas.ts, which imports it. What depends on the run's other tools and on the
-// deployment (the allow list, names the model would see twice) is src/tools/mcp-check.ts's.
+// apart from ./create-run-schemas.ts, which imports it. What depends on the run's other tools and
+// on the deployment (the allow list, names the model would see twice) is src/tools/mcp-check.ts's.
 import { z } from "@hono/zod-openapi";
 import { httpUrlSchema } from "./http-url";
 import { laterDuplicates } from "../lib/duplicates";

@@ -1,6 +1,6 @@
 // The client's view of the API (docs/api.md). Every shape comes from src/api/types.ts, which
-// src/api/schemas.ts checks against its zod schemas in both directions, so client and server speak
-// the same types. Imports are type-only: the client bundle carries no zod, hono or Workers types.
+// src/api/schema-checks.ts checks against the zod schemas in both directions, so client and server
+// speak the same types. Imports are type-only: the client bundle carries no zod, hono or Workers types.
 import type {
   AnswerBody,
   ApiError,

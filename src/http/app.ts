@@ -2,7 +2,8 @@
 // validates and hands each run to its Durable Object; it decides nothing about runs itself.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { storedInboxEventSchema } from "../api/inbox-schemas";
-import { clientFrameSchema, storedEventSchema } from "../api/schemas";
+import { storedEventSchema } from "../api/event-schemas";
+import { clientFrameSchema } from "../api/frame-schemas";
 import { VERSION } from "../version";
 import { apiCors } from "./api-cors";
 import type { AppEnv } from "./app-env";

@@ -6,7 +6,7 @@
 // The wait only reads what the run holds: no result yet throws ToolPending, which suspends the run
 // without an alarm or a socket held open, until the callback or the deadline wakes it.
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS } from "../api/async-calls";
-import type { HttpToolRef } from "./http-tool";
+import type { HttpToolRef } from "./http-tool-ref";
 import { ToolPending } from "../loop/tool-pending";
 import type { ToolContext, ToolOutput } from "../loop/types";
 import { answerOf, duration, failure } from "./http-answer";

@@ -2,7 +2,6 @@
 // answered at once (`run`), or for an async tool taken as a job and answered later (start + wait,
 // see ./async-http-tool.ts). Whatever goes wrong on the far side becomes an error result the model
 // sees and can react to; only a cancel passes through, so the loop ends the call instead.
-import type { ToolRef } from "../api/types";
 import type { AnyToolSpec, ToolContext, ToolOutput } from "../loop/types";
 import { hostOf, isUrlAllowed } from "./allow-list";
 import { asyncHttpTool } from "./async-http-tool";
@@ -11,8 +10,9 @@ import { postToTool } from "./http-post";
 import { jsonSchemaValidator } from "./json-schema";
 import { decodeSigningKeys, type SigningKeyBytes } from "./signing-keys";
 import type { ToolDeps } from "./tool-deps";
+import type { HttpToolRef } from "./http-tool-ref";
 
-export type HttpToolRef = Extract<ToolRef, { type: "http" }>;
+export type { HttpToolRef } from "./http-tool-ref";
 
 export { DEFAULT_HTTP_TOOL_TIMEOUT_MS } from "./http-post";
 

@@ -7,22 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  REQUIRED_SECRETS,
-  findVarProblems,
-  formatListFailure,
-  formatMissingSecrets,
-  formatMissingWebhookSecret,
-  formatVarProblems,
-  looksLikeSecret,
-  missingSecrets,
-  missingWebhookSecret,
-  okLine,
-  parseArgs,
-  parseSecretList,
-  parseVars,
-  summariseWranglerOutput,
-} from "../../scripts/preflight.mjs";
+import { parseArgs } from "../../scripts/preflight.mjs";
+import { findVarProblems, missingSecrets, missingWebhookSecret, parseSecretList } from "../../scripts/preflight/checks.mjs";
+import { formatListFailure, formatMissingSecrets, formatMissingWebhookSecret, formatVarProblems, okLine, summariseWranglerOutput } from "../../scripts/preflight/messages.mjs";
+import { REQUIRED_SECRETS, looksLikeSecret } from "../../scripts/preflight/secrets.mjs";
+import { parseVars } from "../../scripts/preflight/toml-vars.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SCRIPT = join(ROOT, "scripts/preflight.mjs");

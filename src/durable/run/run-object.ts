@@ -8,7 +8,7 @@ import { CALLER_HEADER, type RunRpc, type SpendLimit } from "../../api/run-rpc";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage } from "../../loop/types";
-import { deliverResult, readCall } from "../tools/async-call-store";
+import { deliverResult } from "../tools/async-call-store";
 import { acceptImages, r2BlobStore, type BlobStore } from "../blobs/blob-store";
 import { isoNow } from "../storage/clock";
 import { McpConnections } from "../../tools/mcp-connections";
@@ -21,23 +21,21 @@ import { compactRun } from "./compact-run";
 import { fail, invalidImages, notFound, ok } from "./outcome";
 import { deliverToInbox } from "../outbox/inbox-delivery";
 import { deliverToSchedule } from "../outbox/schedule-delivery";
-import { nextAlarm, stepDue, type AlarmInputs } from "./next-alarm";
+import { stepDue } from "./next-alarm";
+import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
+import { createRun } from "./create-run";
+import { eraseRun } from "./erase-run";
 import { Outbox } from "../outbox/outbox";
-import { dropDeliveredOutbox, nextDueAt } from "../outbox/outbox-store";
-import { reportChange } from "../outbox/report-change";
-import { emitEvent } from "../events/emit-event";
-import { logRunDeleted } from "./operator-log";
-import { deleteAtFrom } from "./run-stop";
-import { hasRun, insertRun, readRun, readRunState, readSubject, readTokenHash, setSuspendedOn, setTokenHash, toRunView, updateRun, type RunRow } from "./run-store";
-import { dropRun, migrate, wasDeleted } from "./schema";
+import { hasRun, readRun, readRunState, readSubject, readTokenHash, setSuspendedOn, setTokenHash, toRunView, updateRun, type RunRow } from "./run-store";
+import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
 import { sameDigest } from "./token-check";
-import { answer, cancelWaiting, continueRefusal, continueRun, retry, retryRefusal, view } from "./transitions";
-import { dropSpend, reserveSpend, type SpendAsk } from "./spend-reservation";
-import { limitsOf } from "../../config/settings";
+import { answer, cancelWaiting, continueRefusal, continueRun, retry, retryRefusal } from "./transitions";
+import { reserveAgain } from "./spend-reservation";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
-import { nextTokenCheck, watcherTokenOf } from "../events/watcher-tokens";
+import { watcherTokenOf } from "../events/watcher-tokens";
+import { limitsOf } from "../../config/settings";
 import { webhookSender } from "../outbox/webhook-sender";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
@@ -75,44 +73,9 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     });
   }
 
-  /**
-   * Sets the alarm for what comes next (next-alarm.ts): stepping a running run at once (plus
-   * ALARM_DELAY_MS, which only tests set) or, when its last slice was suspended on an async call
-   * without a result, at that call's deadline; the next outbox row; a stopped run's retention end.
-   * Reads and the alarm call happen in one synchronous turn, so the last call always reflects the
-   * newest state.
-   */
+  /** Sets the alarm for what comes next (run-alarm.ts). */
   private schedule(): Promise<void> {
-    const { sql } = this.ctx.storage;
-    const now = this.engine.now();
-    const state = readRunState(sql);
-    let deleteAt = state?.deleteAt;
-    if (state !== undefined && state.status !== "running" && deleteAt === undefined) {
-      // A run stopped before retention existed: its retention starts now.
-      deleteAt = deleteAtFrom(this.engine, now);
-      updateRun(sql, { deleteAt }, isoNow());
-    }
-    if (state === undefined) dropDeliveredOutbox(sql);
-    const at = nextAlarm(this.alarmInputs(deleteAt, now));
-    return at === undefined ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(at);
-  }
-
-  /** What nextAlarm and stepDue decide from, read from storage. */
-  private alarmInputs(deleteAt: number | undefined, now: number): AlarmInputs {
-    const { sql } = this.ctx.storage;
-    const state = readRunState(sql);
-    const key = state?.suspendedOn;
-    const call = key === undefined ? undefined : readCall(sql, key);
-    return {
-      running: state?.status === "running",
-      // A call with no record cannot be waited on: the next slice goes on at once.
-      suspendedOn: key === undefined ? undefined : { deadline: call?.deadline ?? 0, answered: call === undefined || call.result !== undefined },
-      outboxDueAt: nextDueAt(sql),
-      deleteAt,
-      watchersCheckAt: nextTokenCheck(this.engine.fanout.tokens(), now, this.keys.current),
-      now,
-      delayMs: Number(this.env.ALARM_DELAY_MS) || 0,
-    };
+    return scheduleAlarm(this.engine, this.keys.current);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -157,7 +120,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       this.engine.fanout.closeEnded(now, this.keys.accepted);
       if (run?.status === "running") {
         // A run suspended on an async call steps only when its result is there or its deadline passed.
-        if (stepDue(this.alarmInputs(run.deleteAt, now))) await this.slice(new AbortController());
+        if (stepDue(readAlarmInputs(this.engine, this.keys.current, run.deleteAt, now))) await this.slice(new AbortController());
       } else if (run?.deleteAt !== undefined && now >= run.deleteAt) await this.erase(run.id, "retention");
       this.outbox.deliverDue();
       await this.schedule();
@@ -170,42 +133,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   async create(run: NewRun, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
-    return this.exclusive(async () => {
-      const { sql } = this.ctx.storage;
-      if (wasDeleted(sql)) return fail(409, "The run made with this Idempotency-Key was deleted; its id is not used again.");
-      const existing = readRun(sql);
-      if (existing !== undefined) {
-        if (existing.bodyHash !== run.bodyHash) return fail(409, "This Idempotency-Key was used for a different request.");
-        if (existing.tokenHash !== run.tokenHash) {
-          return fail(409, "The run made with this Idempotency-Key has a new token since (POST /v1/runs/{id}/token); the first one is void.");
-        }
-        return ok(toRunView(existing));
-      }
-      // The subject's spend limit first: a run that does not fit leaves nothing behind.
-      const spend = run.subject === undefined ? undefined : this.spendAsk(run, run.subject, 1, run.dayLimitUsd);
-      if (spend !== undefined) {
-        const reserved = await reserveSpend(this.env, spend);
-        if (!reserved.ok) return reserved;
-      }
-      try {
-        const issues = await acceptImages(this.blobs, run.id, images);
-        if (issues.length > 0) {
-          if (spend !== undefined) await dropSpend(this.env, spend);
-          return invalidImages(issues);
-        }
-        this.ctx.storage.transactionSync(() => {
-          migrate(sql);
-          insertRun(sql, run, isoNow());
-          reportChange(this.engine, "run-started");
-        });
-      } catch (error) {
-        if (spend !== undefined) await dropSpend(this.env, spend);
-        throw error;
-      }
-      emitEvent(this.engine, { type: "run-started", run: { ...view(this.engine), lastSeq: 1 } });
-      await this.schedule();
-      return ok(view(this.engine));
-    });
+    return this.exclusive(() => createRun({ engine: this.engine, blobs: this.blobs, schedule: () => this.schedule() }, run, images));
   }
 
   async exists(): Promise<boolean> {
@@ -236,25 +164,6 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   /**
-   * What a run of a subject reserves under change version `key`: what it may still spend of its
-   * budget, against `limitUsd` (a user token's own limit, else the run's, else the deployment's).
-   */
-  private spendAsk(run: Pick<RunRow, "id" | "body"> & { spentUsd?: number }, subject: string, key: number, limitUsd: number | undefined): SpendAsk {
-    const spent = run.spentUsd ?? run.body.budget?.spentUsd ?? 0;
-    const budget = run.body.budget?.usd ?? 0;
-    return {
-      subject,
-      reservation: { runId: run.id, key, usd: Math.max(0, budget - spent), spentBeforeUsd: spent, limitUsd: limitUsd ?? limitsOf(this.env).subjectBudgetUsdPerDay },
-    };
-  }
-
-  /** Before a continue or a retry sets a run of a subject running again: its budget's rest is reserved (402 when it does not fit). */
-  private async reserveAgain(run: RunRow, limitUsd: number | undefined): Promise<Outcome<null>> {
-    if (run.subject === undefined) return ok(null);
-    return reserveSpend(this.env, this.spendAsk(run, run.subject, run.version + 1, limitUsd ?? run.dayLimitUsd));
-  }
-
-  /**
    * Stores the upload's images for this run, then makes the change; a run that is not here stores
    * nothing, nor one that `before` refuses (it may reserve spend).
    */
@@ -280,7 +189,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return this.withImages(
       images,
       () => continueRun(this.engine, body),
-      async (run) => continueRefusal(run) ?? (await this.reserveAgain(run, spend.limitUsd)),
+      async (run) => continueRefusal(run) ?? (await reserveAgain(this.env, run, spend.limitUsd)),
     );
   }
 
@@ -293,7 +202,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return this.exclusive(async () => {
       const run = readRun(this.ctx.storage.sql);
       if (run === undefined) return notFound();
-      const refused = retryRefusal(run) ?? (await this.reserveAgain(run, spend.limitUsd));
+      const refused = retryRefusal(run) ?? (await reserveAgain(this.env, run, spend.limitUsd));
       if (!refused.ok) return refused;
       const outcome = retry(this.engine);
       if (outcome.ok) await this.schedule();
@@ -385,21 +294,9 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     });
   }
 
-  /**
-   * Deletes the run: its blobs, its watchers and every table, leaving a tombstone so that the id is
-   * never used again. Blobs go first: if that fails the run is still whole and the delete can be
-   * tried again. The deletion is the run's last change: reported in the same transaction, it stays
-   * in the tombstone's outbox until the subject's inbox took it (then the outbox and the alarm go).
-   */
+  /** Deletes the run (erase-run.ts), then delivers its last change and sets what alarm is left. */
   private async erase(runId: string, reason: "request" | "retention"): Promise<void> {
-    await this.engine.mcp?.close();
-    const blobs = await this.blobs.deleteRun(runId);
-    this.engine.fanout.close("The run was deleted.");
-    this.ctx.storage.transactionSync(() => {
-      reportChange(this.engine, "run-deleted");
-      dropRun(this.ctx.storage.sql, isoNow());
-    });
-    logRunDeleted(runId, reason, blobs);
+    await eraseRun(this.engine, this.blobs, runId, reason);
     this.outbox.deliverDue();
     await this.schedule();
   }

@@ -6,9 +6,11 @@
 // releases it when it applies the run's end (or deletion) from the run's outbox, at least once.
 import { spendLimitMessage, type Reservation } from "../../api/spend";
 import type { Outcome } from "../../api/types";
+import { limitsOf } from "../../config/settings";
 import { inboxStub } from "../inbox/inbox-stub";
 import { INBOX_TIMEOUT_MS } from "../outbox/outbox-schedule";
 import { fail, ok } from "./outcome";
+import type { RunRow } from "./run-store";
 
 export type SpendAsk = { subject: string; reservation: Reservation };
 
@@ -34,4 +36,23 @@ export async function reserveSpend(env: Env, ask: SpendAsk): Promise<Outcome<nul
 /** A creation that failed after its reservation gives it back (best effort: an unconfirmed hold also lapses by itself). */
 export async function dropSpend(env: Env, ask: SpendAsk): Promise<void> {
   await withinTimeout(inboxStub(env, ask.subject).dropHold(ask.reservation.runId, ask.reservation.key)).catch(() => undefined);
+}
+
+/**
+ * What a run of a subject reserves under change version `key`: what it may still spend of its
+ * budget, against `limitUsd` (a user token's own limit, else the run's, else the deployment's).
+ */
+export function spendAskOf(env: Env, run: Pick<RunRow, "id" | "body"> & { spentUsd?: number }, subject: string, key: number, limitUsd: number | undefined): SpendAsk {
+  const spent = run.spentUsd ?? run.body.budget?.spentUsd ?? 0;
+  const budget = run.body.budget?.usd ?? 0;
+  return {
+    subject,
+    reservation: { runId: run.id, key, usd: Math.max(0, budget - spent), spentBeforeUsd: spent, limitUsd: limitUsd ?? limitsOf(env).subjectBudgetUsdPerDay },
+  };
+}
+
+/** Before a continue or a retry sets a run of a subject running again: its budget's rest is reserved (402 when it does not fit). */
+export async function reserveAgain(env: Env, run: RunRow, limitUsd: number | undefined): Promise<Outcome<null>> {
+  if (run.subject === undefined) return ok(null);
+  return reserveSpend(env, spendAskOf(env, run, run.subject, run.version + 1, limitUsd ?? run.dayLimitUsd));
 }

@@ -7,7 +7,7 @@ import type { ListPosition } from "../../api/inbox-rpc";
 import type { NewSchedule, SchedulePatch } from "../../api/schedule-rpc";
 import type { ScheduleView } from "../../api/schedule-types";
 import { LIST_LIMIT_DEFAULT } from "../../api/inbox-schemas";
-import type { Issue } from "../../api/schemas";
+import type { Issue } from "../../api/error-schemas";
 import { DEFAULT_TIMEZONE, scheduleIssues } from "../../lib/cron-schedule";
 import { directoryStub, scheduleStub } from "../../durable/schedule/schedule-stub";
 import type { AppEnv } from "../app-env";

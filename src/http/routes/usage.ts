@@ -3,7 +3,7 @@
 // against SUBJECT_BUDGET_USD_PER_DAY. The subject's inbox object keeps the reservations.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { usageSchema } from "../../api/inbox-schemas";
-import { subjectSchema } from "../../api/schemas";
+import { subjectSchema } from "../../api/subject";
 import type { AppEnv } from "../app-env";
 import { requireSubject } from "../auth/auth";
 import { validationHook } from "../errors";

@@ -5,7 +5,7 @@
 // costs from its script and needs no price.
 import type { TokenPrices } from "../../loop/types";
 import { ProviderError } from "./errors";
-import { OPENAI_PRICES } from "../openai/openai-prices";
+import { OPENAI_PRICES } from "./openai-prices";
 import { ANTHROPIC_PRICES, priceOf, tokenPrices, type Price, type PriceTable } from "./prices";
 
 export type PricedProvider = "anthropic" | "openai";

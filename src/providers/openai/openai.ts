@@ -9,7 +9,7 @@ import { openAIContextWindowOf } from "../common/context-windows";
 import { ProviderError } from "../common/errors";
 import { callPrice, tokenPricesIn } from "../common/model-prices";
 import { describeOpenAIFailure, isOpenAIContextOverflow, openAIProviderError, withoutKey } from "./openai-errors";
-import { OPENAI_PRICES } from "./openai-prices";
+import { OPENAI_PRICES } from "../common/openai-prices";
 import { toOpenAIParams } from "./openai-request";
 import { createChunkAssembler } from "./openai-stream";
 import { costOf, type Price } from "../common/prices";

@@ -14,7 +14,7 @@
 // (the -pro models) read the cache at the input rate. Batch, Flex, Priority and the long-context
 // band (prompts past 272,000 tokens on the models that take them) are not used or not modelled;
 // the context windows (context-windows.ts) keep prompts in the short-context band.
-import type { Price, PriceTable } from "../common/prices";
+import type { Price, PriceTable } from "./prices";
 
 /** No cache-write rate at OpenAI: a write is billed as plain input. */
 const price = (input: number, output: number, cacheRead: number = input): Price => ({ input, output, cacheWrite: input, cacheRead });

@@ -1,0 +1,37 @@
+// Compile-time checks: what the schemas let through is what ./types.ts describes, in both
+// directions where the shapes are the same, so the client's types (src/client) and the edge's
+// checks cannot drift apart.
+import type { z } from "@hono/zod-openapi";
+import type { AnswerInput } from "./answer-schemas";
+import type { CallResultInput, callResultAcceptedSchema } from "./call-result-schemas";
+import type { chatMessageInputSchema, chatMessageSchema, contentSchema } from "./content-schemas";
+import type { CreateRunInput } from "./create-run-schemas";
+import type { ErrorDetail, errorBodySchema } from "./error-schemas";
+import type { runEventSchema, storedEventSchema } from "./event-schemas";
+import type { runViewSchema } from "./run-view-schemas";
+import type { toolRefSchema } from "./tool-schemas";
+import type * as Loop from "../loop/types";
+import type * as Api from "./types";
+
+type Assignable<From, To> = [From] extends [To] ? true : false;
+type Check<T extends true> = T;
+
+export type SchemaChecks = [
+  Check<Assignable<z.infer<typeof contentSchema>, Loop.Content>>,
+  Check<Assignable<z.infer<typeof chatMessageSchema>, Loop.ChatMessage>>,
+  // Loop.ChatMessage → input holds for messages whose images are JPEG, PNG, GIF or WebP (the only ones a run takes).
+  Check<Assignable<Omit<Loop.UserMessage, "content"> & { content: string }, z.input<typeof chatMessageInputSchema>>>,
+  Check<Assignable<z.infer<typeof toolRefSchema>, Api.ToolRef>>,
+  Check<Assignable<Api.ToolRef, z.infer<typeof toolRefSchema>>>,
+  Check<Assignable<z.infer<typeof runViewSchema>, Api.RunView>>,
+  Check<Assignable<Api.RunView, z.infer<typeof runViewSchema>>>,
+  Check<Assignable<Omit<CreateRunInput, "messages">, Omit<Api.CreateRunBody, "messages">>>,
+  Check<Assignable<Omit<AnswerInput, "content" | "results">, Omit<Api.AnswerBody, "content" | "results">>>,
+  Check<Assignable<z.infer<typeof runEventSchema>, Api.RunEvent>>,
+  Check<Assignable<Api.RunEvent, z.infer<typeof runEventSchema>>>,
+  Check<Assignable<z.infer<typeof storedEventSchema>, Api.StoredEvent>>,
+  Check<Assignable<z.infer<typeof errorBodySchema>["error"], ErrorDetail>>,
+  Check<Assignable<CallResultInput, Api.CallResultBody>>,
+  Check<Assignable<Api.CallResultBody, CallResultInput>>,
+  Check<Assignable<z.infer<typeof callResultAcceptedSchema>, Api.CallResultAccepted>>,
+];

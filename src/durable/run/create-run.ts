@@ -1,0 +1,57 @@
+// A run's creation. The Idempotency-Key names the object, so a request sent again finds the run it
+// made (or a 409 when the body or the token differs, or the run was deleted). A run of a subject
+// reserves its budget under the subject's spend limit first, so a run that does not fit leaves
+// nothing behind; its images are stored next, then its row and first change in one transaction.
+import type { ImageUpload } from "../../api/images";
+import type { NewRun, Outcome, RunView } from "../../api/types";
+import { acceptImages, type BlobStore } from "../blobs/blob-store";
+import type { EngineContext } from "../engine/engine-context";
+import { emitEvent } from "../events/emit-event";
+import { reportChange } from "../outbox/report-change";
+import { isoNow } from "../storage/clock";
+import { fail, invalidImages, ok } from "./outcome";
+import { insertRun, readRun, toRunView } from "./run-store";
+import { migrate, wasDeleted } from "./schema";
+import { dropSpend, reserveSpend, spendAskOf } from "./spend-reservation";
+import { view } from "./transitions";
+
+/** What a creation needs of the object: the engine's context, the blob store and how to set the alarm. */
+export type Creator = { engine: EngineContext; blobs: BlobStore; schedule: () => Promise<void> };
+
+export async function createRun({ engine, blobs, schedule }: Creator, run: NewRun, images: ImageUpload): Promise<Outcome<RunView>> {
+  const { env } = engine;
+  const { sql } = engine.ctx.storage;
+  if (wasDeleted(sql)) return fail(409, "The run made with this Idempotency-Key was deleted; its id is not used again.");
+  const existing = readRun(sql);
+  if (existing !== undefined) {
+    if (existing.bodyHash !== run.bodyHash) return fail(409, "This Idempotency-Key was used for a different request.");
+    if (existing.tokenHash !== run.tokenHash) {
+      return fail(409, "The run made with this Idempotency-Key has a new token since (POST /v1/runs/{id}/token); the first one is void.");
+    }
+    return ok(toRunView(existing));
+  }
+  // The subject's spend limit first: a run that does not fit leaves nothing behind.
+  const spend = run.subject === undefined ? undefined : spendAskOf(env, run, run.subject, 1, run.dayLimitUsd);
+  if (spend !== undefined) {
+    const reserved = await reserveSpend(env, spend);
+    if (!reserved.ok) return reserved;
+  }
+  try {
+    const issues = await acceptImages(blobs, run.id, images);
+    if (issues.length > 0) {
+      if (spend !== undefined) await dropSpend(env, spend);
+      return invalidImages(issues);
+    }
+    engine.ctx.storage.transactionSync(() => {
+      migrate(sql);
+      insertRun(sql, run, isoNow());
+      reportChange(engine, "run-started");
+    });
+  } catch (error) {
+    if (spend !== undefined) await dropSpend(env, spend);
+    throw error;
+  }
+  emitEvent(engine, { type: "run-started", run: { ...view(engine), lastSeq: 1 } });
+  await schedule();
+  return ok(view(engine));
+}

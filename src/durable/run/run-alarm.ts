@@ -1,0 +1,54 @@
+// The run object's alarm, set from what its storage holds: next-alarm.ts decides (pure), this reads
+// its inputs and sets or deletes the one alarm.
+import { readCall } from "../tools/async-call-store";
+import { isoNow } from "../storage/clock";
+import type { EngineContext } from "../engine/engine-context";
+import { nextTokenCheck } from "../events/watcher-tokens";
+import { dropDeliveredOutbox, nextDueAt } from "../outbox/outbox-store";
+import { nextAlarm, type AlarmInputs } from "./next-alarm";
+import { deleteAtFrom } from "./run-stop";
+import { readRunState, updateRun } from "./run-store";
+
+/**
+ * What nextAlarm and stepDue decide from, read from storage. `currentKey` is the key user tokens
+ * are signed with now (for the watchers' next token check).
+ */
+export function readAlarmInputs(engine: EngineContext, currentKey: string, deleteAt: number | undefined, now: number): AlarmInputs {
+  const { sql } = engine.ctx.storage;
+  const state = readRunState(sql);
+  const key = state?.suspendedOn;
+  const call = key === undefined ? undefined : readCall(sql, key);
+  return {
+    running: state?.status === "running",
+    // A call with no record cannot be waited on: the next slice goes on at once.
+    suspendedOn: key === undefined ? undefined : { deadline: call?.deadline ?? 0, answered: call === undefined || call.result !== undefined },
+    outboxDueAt: nextDueAt(sql),
+    deleteAt,
+    watchersCheckAt: nextTokenCheck(engine.fanout.tokens(), now, currentKey),
+    now,
+    delayMs: Number(engine.env.ALARM_DELAY_MS) || 0,
+  };
+}
+
+/**
+ * Sets the alarm for what comes next (next-alarm.ts): stepping a running run at once (plus
+ * ALARM_DELAY_MS, which only tests set) or, when its last slice was suspended on an async call
+ * without a result, at that call's deadline; the next outbox row; a stopped run's retention end.
+ * Reads and the alarm call happen in one synchronous turn, so the last call always reflects the
+ * newest state.
+ */
+export function scheduleAlarm(engine: EngineContext, currentKey: string): Promise<void> {
+  const { storage } = engine.ctx;
+  const { sql } = storage;
+  const now = engine.now();
+  const state = readRunState(sql);
+  let deleteAt = state?.deleteAt;
+  if (state !== undefined && state.status !== "running" && deleteAt === undefined) {
+    // A run stopped before retention existed: its retention starts now.
+    deleteAt = deleteAtFrom(engine, now);
+    updateRun(sql, { deleteAt }, isoNow());
+  }
+  if (state === undefined) dropDeliveredOutbox(sql);
+  const at = nextAlarm(readAlarmInputs(engine, currentKey, deleteAt, now));
+  return at === undefined ? storage.deleteAlarm() : storage.setAlarm(at);
+}
