@@ -67,7 +67,9 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
       return { logged, pushes: queuePushes(sql, logged, Date.now()) };
     });
     this.fanout.sendLogged(logged);
-    if (pushes > 0) {
+    // Pushes written now go at once. Any others still to send (this object may have died between
+    // writing them and setting its alarm; the run then delivers its change again) get their alarm.
+    if (pushes > 0 || nextPushAt(sql) !== undefined) {
       this.push.deliverDue();
       await this.scheduleAlarm();
     }
