@@ -47,7 +47,8 @@ async function fromNetworkOrShell(request: Request): Promise<Response> {
     if (cached !== undefined && request.mode !== "navigate") return cached;
     if (request.mode === "navigate") {
       const offline = await caches.match(new URL("offline.html", scope).href);
-      if (offline !== undefined) return offline;
+      // A copy: the cached answer may have come through a redirect (/offline.html → /offline), which a navigation may not be answered with.
+      if (offline !== undefined) return new Response(await offline.blob(), { status: 200, headers: { "Content-Type": "text/html; charset=utf-8" } });
     }
     throw error;
   }
