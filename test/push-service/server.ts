@@ -4,9 +4,10 @@
 // web-push encrypts with; RFC 8291 aes128gcm) with the subscription's own private key. It records
 // each push and answers as its subscription was told to.
 //
-//   POST /__control/subscriptions   { answers?: number[], retryAfter?: number } → a new subscription
-//                                   { id, endpoint, keys: { p256dh, auth } }: the n-th push gets
-//                                   answers[n-1] (then 201); retryAfter is sent with a 429
+//   POST /__control/subscriptions   { answers?: number[], retryAfter?: number, hold?: number } → a new
+//                                   subscription { id, endpoint, keys: { p256dh, auth } }: the n-th push
+//                                   gets answers[n-1] (then 201); retryAfter is sent with a 429; the
+//                                   first `hold` pushes are recorded and never answered (held: true)
 //   GET  /__control/subscriptions/<id>                  { pushes: [...] } (ReceivedPush, in arrival order)
 //   GET  /__control/subscriptions/<id>/wait?count=<n>   the same, once n pushes arrived (long-poll)
 //   POST /push/<id>                 a push (the subscription's endpoint)
@@ -19,11 +20,13 @@ import type { NewSubscription, ReceivedPush } from "./types";
 
 export type { NewSubscription, ReceivedPush };
 
-type Subscription = { id: string; endpoint: string; ecdh: ECDH; auth: string; answers: number[]; retryAfter?: number; pushes: ReceivedPush[] };
+type Subscription = { id: string; endpoint: string; ecdh: ECDH; auth: string; answers: number[]; retryAfter?: number; hold: number; pushes: ReceivedPush[] };
+
+export type SubscriptionOptions = { answers?: number[]; retryAfter?: number; hold?: number };
 
 export type PushService = {
   url: string;
-  subscribe(options?: { answers?: number[]; retryAfter?: number }): NewSubscription;
+  subscribe(options?: SubscriptionOptions): NewSubscription;
   pushes(id: string): ReceivedPush[];
   /** Resolves once `check()` holds, checked again on each push that arrives. */
   until(check: () => boolean, timeoutMs: number, message: () => string): Promise<void>;
@@ -67,18 +70,18 @@ export async function startPushService(vapidPublicKey: string): Promise<PushServ
   const changed = changes();
   let url = "";
 
-  const subscribe = (options: { answers?: number[]; retryAfter?: number } = {}): NewSubscription => {
+  const subscribe = (options: SubscriptionOptions = {}): NewSubscription => {
     const id = randomUUID();
     const ecdh = createECDH("prime256v1");
     ecdh.generateKeys();
     const auth = randomBytes(16).toString("base64url");
-    const subscription: Subscription = { id, endpoint: `${url}/push/${id}`, ecdh, auth, answers: options.answers ?? [], pushes: [] };
+    const subscription: Subscription = { id, endpoint: `${url}/push/${id}`, ecdh, auth, answers: options.answers ?? [], hold: options.hold ?? 0, pushes: [] };
     if (options.retryAfter !== undefined) subscription.retryAfter = options.retryAfter;
     subscriptions.set(id, subscription);
     return { id, endpoint: subscription.endpoint, keys: { p256dh: ecdh.getPublicKey().toString("base64url"), auth } };
   };
 
-  const receive = async (subscription: Subscription, request: IncomingMessage): Promise<{ status: number; headers: Record<string, string> }> => {
+  const receive = async (subscription: Subscription, request: IncomingMessage): Promise<{ status: number; headers: Record<string, string> } | "held"> => {
     const body = await readBytes(request);
     const problems: string[] = [];
     const push: ReceivedPush = { arrivedAt: Date.now(), verified: false, problems, answered: 0 };
@@ -98,6 +101,12 @@ export async function startPushService(vapidPublicKey: string): Promise<PushServ
       problems.push(`decryption failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     push.verified = problems.length === 0;
+    if (subscription.pushes.length < subscription.hold) {
+      push.held = true;
+      subscription.pushes.push(push);
+      changed.changed();
+      return "held";
+    }
     push.answered = subscription.answers[subscription.pushes.length] ?? 201;
     subscription.pushes.push(push);
     changed.changed();
@@ -113,10 +122,11 @@ export async function startPushService(vapidPublicKey: string): Promise<PushServ
         const subscription = subscriptions.get(push[1]!);
         if (subscription === undefined) return void response.writeHead(410).end();
         const answer = await receive(subscription, request);
+        if (answer === "held") return;
         return void response.writeHead(answer.status, answer.headers).end();
       }
       if (path.pathname === "/__control/subscriptions" && request.method === "POST") {
-        const options = JSON.parse((await readBytes(request)).toString("utf8") || "{}") as { answers?: number[]; retryAfter?: number };
+        const options = JSON.parse((await readBytes(request)).toString("utf8") || "{}") as SubscriptionOptions;
         return sendJson(response, 200, subscribe(options));
       }
       const read = /^\/__control\/subscriptions\/([\w-]+)(\/wait)?$/.exec(path.pathname);

@@ -12,8 +12,10 @@ export type ReceivedPush = {
   ttl?: string;
   urgency?: string;
   topic?: string;
-  /** The status it was answered with. */
+  /** The status it was answered with (0 while held). */
   answered: number;
+  /** Never answered: the subscription holds its first pushes. */
+  held?: true;
 };
 
 export type NewSubscription = { id: string; endpoint: string; keys: { p256dh: string; auth: string } };
