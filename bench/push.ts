@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const toml = join(snapshot.dir, "wrangler.toml");
   writeFileSync(toml, readFileSync(toml, "utf8").replace(/simple = \{ limit = \d+, period = 60 \}/g, "simple = { limit = 1000000, period = 60 }"));
   const service = await startPushService(localVars().VAPID_PUBLIC_KEY!);
-  const dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, vars: { PUSH_HOSTS: "http://127.0.0.1" } });
+  const dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, vars: { PUSH_HOSTS: "http://127.0.0.1", SUBJECT_BUDGET_USD_PER_DAY: "100000" } });
   try {
     // (1) One at a time.
     const one = `bench-push-one-${Date.now()}`;
