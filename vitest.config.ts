@@ -40,6 +40,11 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
             TOOL_SIGNING_KEY: inject("toolSigningKey"),
             // Webhooks are signed with the secret the local receiver verifies them with.
             WEBHOOK_SECRET: inject("webhookSecret"),
+            // Web Push is on, signed with the pair the local push service checks, which is the one push host.
+            VAPID_PUBLIC_KEY: inject("vapidPublicKey"),
+            VAPID_PRIVATE_KEY: inject("vapidPrivateKey"),
+            VAPID_SUBJECT: "mailto:push-tests@ratchet.test",
+            PUSH_HOSTS: "http://127.0.0.1",
             ...extra((key) => inject(key)),
           },
           ratelimits,
@@ -50,8 +55,8 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
       name,
       include,
       exclude,
-      // Run in Node: a local HTTP tool server, fake Anthropic and OpenAI servers and real MCP servers (see the files).
-      globalSetup: ["./test/tool-server/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts"],
+      // Run in Node: a local HTTP tool server, fake Anthropic and OpenAI servers, real MCP servers and a push service (see the files).
+      globalSetup: ["./test/tool-server/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts", "./test/push-service/global-setup.ts"],
       testTimeout: 30_000,
     },
   };

@@ -1,9 +1,12 @@
 // The run console: start a run, or open one by id and token, and watch it live through the
 // typed client (WebSocket events that reconnect by themselves); or open a person's inbox with a
-// user token and answer the runs waiting for them in place.
+// user token, answer the runs waiting for them in place, and have this browser ring when one waits
+// (push-control.ts). An installable web app: its service worker (service-worker/sw.ts) keeps the
+// shell and shows the notifications, whose tap opens the run here.
 import { createClient, RatchetError, type AnswerRequest, type RatchetClient, type RunSummary } from "../src/client";
 import { byId, show } from "./dom";
 import { InboxPanel } from "./inbox-panel";
+import { PushControl, registerServiceWorker, rememberedUserToken } from "./push-control";
 import { RunPanel } from "./run-panel";
 import { SchedulesPanel } from "./schedules-panel";
 import { readStartForm, setUpStartForm } from "./start-form";
@@ -20,6 +23,7 @@ const inbox = new InboxPanel();
 const schedulesForm = byId("schedules-form", HTMLFormElement);
 const schedulesFormError = byId("schedules-form-error", HTMLParagraphElement);
 const schedules = new SchedulesPanel();
+const push = new PushControl();
 let watching: AbortController | undefined;
 let watchingInbox: AbortController | undefined;
 
@@ -49,6 +53,7 @@ async function openInbox(token: string): Promise<void> {
     answer: async (runId, body) => void (await client.answer(runId, body)),
     open: (runId) => void watch(runId, token).catch((error: unknown) => inbox.showError(describe(error))),
   });
+  void push.open(client, token).catch((error: unknown) => inbox.showError(describe(error)));
   void (async () => {
     try {
       // Every change since the listing: nothing between the two is missed.
@@ -189,7 +194,20 @@ schedulesForm.addEventListener("submit", (event) => {
   });
 });
 
-// A reload (or a shared link in this tab) reopens the run named in the address.
-const fromHash = location.hash.slice(1);
-const knownToken = fromHash === "" ? null : sessionStorage.getItem(`ratchet:${fromHash}`);
-if (knownToken !== null) void watch(fromHash, knownToken).catch((error: unknown) => fail(openError, describe(error)));
+/**
+ * Opens the run named in the address (a reload, a shared link in this tab, a tapped notification):
+ * with its run token from this tab, or else the user token remembered for notifications.
+ */
+function openNamedRun(runId: string): void {
+  if (runId === "") return;
+  const token = sessionStorage.getItem(`ratchet:${runId}`) ?? rememberedUserToken();
+  if (token !== null) void watch(runId, token).catch((error: unknown) => fail(openError, describe(error)));
+}
+
+openNamedRun(decodeURIComponent(location.hash.slice(1)));
+addEventListener("hashchange", () => openNamedRun(decodeURIComponent(location.hash.slice(1))));
+// A notification tapped while this console is open: the service worker names the run.
+navigator.serviceWorker?.addEventListener("message", (event: MessageEvent<{ type?: unknown; runId?: unknown }>) => {
+  if (event.data?.type === "ratchet:open-run" && typeof event.data.runId === "string") openNamedRun(event.data.runId);
+});
+void registerServiceWorker()?.catch(() => undefined);

@@ -1,5 +1,7 @@
 // Builds the run console's script: console/*.ts (with the typed client, src/client) bundled into
-// one browser module, public/console/console.js, which the platform serves as a static asset.
+// one browser module, public/console/console.js, which the platform serves as a static asset; its
+// service worker, public/console/sw.js (console/service-worker/, stamped with a digest of the
+// shell so that a new console replaces the cached one); and its app icons (./console-icons.mjs).
 // npm runs it before start, dev and test; wrangler runs it before `wrangler dev` and
 // `wrangler deploy` ([build] in wrangler.toml).
 //
@@ -8,7 +10,9 @@
 // public/.assetsignore, which wrangler reads before uploading; wrangler tells the build which
 // command runs it (WRANGLER_COMMAND), so even a `npx wrangler deploy` typed by hand leaves it out.
 import { build } from "esbuild";
-import { writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { ICONS, iconPng } from "./console-icons.mjs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -39,7 +43,29 @@ export async function buildConsole(env = process.env) {
     legalComments: "none",
     logLevel: "warning",
   });
+  for (const [name, size] of Object.entries(ICONS)) writeFileSync(`${root}/public/console/${name}`, iconPng(size));
+  await build({
+    absWorkingDir: root,
+    entryPoints: ["console/service-worker/sw.ts"],
+    outfile: "public/console/sw.js",
+    bundle: true,
+    format: "iife",
+    target: "es2022",
+    platform: "browser",
+    minify: true,
+    sourcemap: "linked",
+    legalComments: "none",
+    logLevel: "warning",
+    define: { SHELL_VERSION: JSON.stringify(shellVersion()) },
+  });
   writeFileSync(`${root}/public/.assetsignore`, assetsIgnore(consoleIncluded(env)));
+}
+
+/** A digest of the files the service worker caches: it changes whenever one of them does. */
+function shellVersion() {
+  const hash = createHash("sha256");
+  for (const file of ["index.html", "console.js", "console.css", "manifest.webmanifest", "offline.html"]) hash.update(readFileSync(`${root}/public/console/${file}`));
+  return hash.digest("hex").slice(0, 16);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildConsole();

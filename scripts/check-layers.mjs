@@ -1,7 +1,7 @@
 // @ts-check
 // The layer rule, checked: only src/http and src/durable know the Workers runtime. The loop, the
-// providers, the tools, the API types and the shared helpers (src/loop, src/providers, src/tools,
-// src/api, src/lib) may import each other and npm packages, but never `cloudflare:` modules, the
+// providers, the tools, the API types, the shared helpers and Web Push's crypto (src/loop,
+// src/providers, src/tools, src/api, src/lib, src/push) may import each other and npm packages, but never `cloudflare:` modules, the
 // edge (src/http), the run object (src/durable), the deployment's settings (src/config, which read
 // the Worker's environment) or src/worker.ts. tsconfig.core.json checks the other half (no Workers
 // types). Inside src/providers, each vendor's room (anthropic/, openai/, scripted/) imports only its
@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const CORE = ["src/loop", "src/providers", "src/tools", "src/api", "src/lib"];
+export const CORE = ["src/loop", "src/providers", "src/tools", "src/api", "src/lib", "src/push"];
 const FORBIDDEN = ["src/http", "src/durable", "src/config", "src/worker.ts", "src/worker"];
 
 /**

@@ -17,6 +17,11 @@ declare module "vitest" {
     mcpServerUrl: string;
     /** The MCP endpoint of the test server that dies and comes back, e.g. http://127.0.0.1:41238/mcp */
     mcpFlakyUrl: string;
+    /** Base URL of the local push service (test/push-service/global-setup.ts), e.g. http://127.0.0.1:41239 */
+    pushServiceUrl: string;
+    /** The VAPID pair the push service checks pushes against, the test Worker's VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY */
+    vapidPublicKey: string;
+    vapidPrivateKey: string;
     /** The docs and the files naming the Worker's settings, by path (test/docs/global-setup.ts) */
     repoFiles: Record<string, string>;
   }

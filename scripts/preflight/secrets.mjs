@@ -15,7 +15,11 @@ export const VALUE_HINTS = Object.freeze({
 /** Names that read as secrets; `_PREVIOUS` covers the rotation slots (docs/deploy.md). */
 const SECRET_LIKE = /_(TOKEN|KEY|SECRET)(_PREVIOUS)?$/i;
 
+/** Names that read as secrets but hold public values, which belong in [vars] (Web Push's public key, docs/push.md). */
+export const PUBLIC_NAMES = Object.freeze(["VAPID_PUBLIC_KEY"]);
+
 /** @param {string} name */
 export function looksLikeSecret(name) {
+  if (PUBLIC_NAMES.includes(name)) return false;
   return SECRET_LIKE.test(name) || REQUIRED_SECRETS.some((secret) => name === secret || name === `${secret}_PREVIOUS`);
 }

@@ -1,5 +1,6 @@
 // The calls made on a subject's inbox object (Durable Object RPC): by run objects, which report
 // their status changes, and by the HTTP edge, which lists runs and opens the inbox stream.
+import type { PushEventType, PushSubscriptionView } from "./push-schemas";
 import type { Reservation, ReserveAnswer, Usage } from "./spend";
 import type { InboxEvent, Outcome, RunStatus, RunSummary, TicketHolder, TicketRecord } from "./types";
 
@@ -13,6 +14,9 @@ export type ListQuery = { status?: RunStatus; limit: number; after?: ListPositio
 
 /** A page, where the next one starts when there is one, and the inbox's newest event seq when it was read. */
 export type ListAnswer = { runs: RunSummary[]; next?: ListPosition; lastSeq?: number };
+
+/** A push subscription as the inbox keeps it: the browser's endpoint and keys, what it asked for, and where its pushes open a run. */
+export type PushSubscriptionRecord = { endpoint: string; p256dh: string; auth: string; events: PushEventType[]; base: string };
 
 export interface InboxRpc {
   /** Applies the changes (in order) that are newer than what the inbox holds; answers how many were. 409 when `subject` is not this inbox's. */
@@ -34,6 +38,12 @@ export interface InboxRpc {
   redeemTicket(hash: string): Promise<TicketHolder | null>;
   /** Notes that user token `tokenId` watches run `runId` until `until`, so that a revocation closes that run's watchers too. */
   noteWatch(tokenId: string, runId: string, until: number): Promise<null>;
+  /** Adds a push subscription (or renews the one at its endpoint); 409 past the subject's limit or for another subject's inbox. */
+  subscribePush(subject: string, record: PushSubscriptionRecord): Promise<Outcome<{ subscription: PushSubscriptionView; created: boolean }>>;
+  /** Removes the push subscription at `endpoint`; false when there was none. */
+  unsubscribePush(endpoint: string): Promise<boolean>;
+  /** The subject's push subscriptions, oldest first. */
+  pushSubscriptions(): Promise<PushSubscriptionView[]>;
   /** GET /v1/inbox/events, forwarded after auth (WebSocket upgrade or SSE) with CALLER_HEADER set. */
   fetch(request: Request): Promise<Response>;
 }

@@ -9,6 +9,7 @@ import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection";
 import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport";
 import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types";
 import type { CreateScheduleRequest, ListSchedulesOptions, SchedulesPage, ScheduleView, UpdateScheduleRequest } from "./types";
+import type { PushSubscriptionRequest, PushSubscriptionView } from "./types";
 import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection";
 
 export type ClientOptions = {
@@ -89,6 +90,14 @@ export interface RatchetClient {
   updateSchedule(scheduleId: string, body: UpdateScheduleRequest): Promise<ScheduleView>;
   /** Deletes a schedule (its runs stay). */
   deleteSchedule(scheduleId: string): Promise<void>;
+  /** The deployment's VAPID public key (base64url), for pushManager.subscribe's applicationServerKey; 503 where Web Push is off. */
+  pushKey(): Promise<string>;
+  /** Rings this browser's push subscription when one of the subject's runs waits (a user token's own subject; the deployment token names `subject`). */
+  subscribePush(subscription: PushSubscriptionRequest, options?: { subject?: string }): Promise<PushSubscriptionView>;
+  /** The subject's push subscriptions. */
+  listPushSubscriptions(options?: { subject?: string }): Promise<PushSubscriptionView[]>;
+  /** Stops ringing the subscription at `endpoint`. */
+  unsubscribePush(endpoint: string, options?: { subject?: string }): Promise<void>;
   /** Starts the schedule's run now, once: the run. */
   triggerSchedule(scheduleId: string): Promise<RunView>;
   /** The same client acting with another token (typically the run token `createRun` answered, or a user token). */
@@ -181,6 +190,10 @@ export function createClient(options: ClientOptions): RatchetClient {
     updateSchedule: async (scheduleId, body) => (await request<{ schedule: ScheduleView }>("PATCH", schedule(scheduleId), body)).schedule,
     deleteSchedule: (scheduleId) => request<void>("DELETE", schedule(scheduleId)),
     triggerSchedule: async (scheduleId) => (await request<{ run: RunView }>("POST", schedule(scheduleId, "/trigger"))).run,
+    pushKey: async () => (await request<{ publicKey: string }>("GET", "/v1/push/key")).publicKey,
+    subscribePush: async (subscription, { subject } = {}) => (await request<{ subscription: PushSubscriptionView }>("POST", `/v1/push/subscriptions${query({ subject })}`, subscription)).subscription,
+    listPushSubscriptions: async ({ subject } = {}) => (await request<{ subscriptions: PushSubscriptionView[] }>("GET", `/v1/push/subscriptions${query({ subject })}`)).subscriptions,
+    unsubscribePush: (endpoint, { subject } = {}) => request<void>("DELETE", `/v1/push/subscriptions${query({ endpoint, subject })}`),
     withToken: (other) => createClient({ ...options, token: other }),
   };
   return client;

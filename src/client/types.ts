@@ -136,3 +136,9 @@ export type UpdateScheduleRequest = Partial<Omit<CreateScheduleRequest, "subject
 
 /** GET /v1/schedules: a page size (1–100, default 50), the nextCursor of the page before; `subject` with the deployment token (absent: the schedules without one). */
 export type ListSchedulesOptions = { limit?: number; cursor?: string; subject?: string };
+
+import type { PushEventType } from "../api/push-schemas";
+export type { PushEventType, PushPayload, PushSubscriptionView } from "../api/push-schemas";
+
+/** POST /v1/push/subscriptions: a browser's PushSubscription (its toJSON() is taken as it is), and what to be told (default: run.waiting). */
+export type PushSubscriptionRequest = { endpoint: string; keys: { p256dh: string; auth: string }; expirationTime?: number | null; events?: PushEventType[] };

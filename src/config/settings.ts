@@ -72,8 +72,8 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
   const runIdKey = readSecret(env, "RUN_ID_KEY", !localDev, localDev, problems);
   const runIdKeyPrevious = readSecret(env, "RUN_ID_KEY_PREVIOUS", false, localDev, problems);
   // Optional and checked when a run with HTTP tools (or a webhook) is created (src/tools/signing-keys.ts,
-  // ./webhook-settings.ts), but never a published one.
-  for (const name of ["TOOL_SIGNING_KEY", "TOOL_SIGNING_KEY_PREVIOUS", "WEBHOOK_SECRET", "WEBHOOK_SECRET_PREVIOUS"]) {
+  // ./webhook-settings.ts) or by the push routes (./push-settings.ts), but never a published one.
+  for (const name of ["TOOL_SIGNING_KEY", "TOOL_SIGNING_KEY_PREVIOUS", "WEBHOOK_SECRET", "WEBHOOK_SECRET_PREVIOUS", "VAPID_PRIVATE_KEY"]) {
     const value = textOf(env, name);
     if (!localDev && value !== undefined && KNOWN_DEFAULTS.has(value)) problems.push({ setting: name, problem: "is a published default for local runs" });
   }

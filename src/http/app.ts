@@ -13,6 +13,7 @@ import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
 import { healthApp } from "./routes/health";
 import { openApiApp } from "./routes/openapi";
 import { inboxApp } from "./routes/inbox";
+import { pushApp } from "./routes/push";
 import { runsApp } from "./routes/runs";
 import { schedulesApp } from "./routes/schedules";
 import { tokensApp } from "./routes/tokens";
@@ -35,6 +36,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/inbox", inboxApp());
   app.route("/v1/usage", usageApp());
   app.route("/v1/schedules", schedulesApp());
+  app.route("/v1/push", pushApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {

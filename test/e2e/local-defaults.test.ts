@@ -7,7 +7,7 @@ import { localVars } from "./support/local-vars";
 describe(".dev.vars.example", () => {
   it("holds only secrets a deployment refuses as published defaults", () => {
     const vars = localVars();
-    for (const name of ["API_TOKEN", "RUN_ID_KEY", "TOOL_SIGNING_KEY", "WEBHOOK_SECRET"]) {
+    for (const name of ["API_TOKEN", "RUN_ID_KEY", "TOOL_SIGNING_KEY", "WEBHOOK_SECRET", "VAPID_PRIVATE_KEY"]) {
       expect(vars[name], name).toBeDefined();
       expect(KNOWN_DEFAULTS.has(vars[name]!), name).toBe(true);
     }

@@ -161,6 +161,9 @@ KEYS_URL = "v9"
     ]);
     expect(REQUIRED_SECRETS.every(looksLikeSecret)).toBe(true);
     expect(looksLikeSecret("HTTP_TOOL_ALLOW")).toBe(false);
+    // Web Push's public key is public: it goes in [vars]; its private key does not.
+    expect(looksLikeSecret("VAPID_PUBLIC_KEY")).toBe(false);
+    expect(looksLikeSecret("VAPID_PRIVATE_KEY")).toBe(true);
   });
 
   it("says which name, in which table, and what to do, and never prints a value", () => {

@@ -11,7 +11,7 @@ import { openEventStream } from "../events/event-stream";
 import { limitsOf } from "../../config/settings";
 import { Fanout } from "../events/fanout";
 import type { Reservation, ReserveAnswer, Usage } from "../../api/spend";
-import { applyChanges, claimSubject, hasInbox, inboxSubject, listRuns, migrateInbox } from "./inbox-store";
+import { applyChanges, claimSubject, hasInbox, inboxSubject, listRuns, migrateInbox, runVersion } from "./inbox-store";
 import { dropHold, reserve, usageOf } from "./spend-store";
 import { isRevoked, noteWatch, revoke, watchedRuns } from "./revocation-store";
 import { acceptedKeys } from "../events/accepted-keys";
@@ -19,6 +19,14 @@ import { nextTokenCheck, watcherTokenOf } from "../events/watcher-tokens";
 import { oldestSeq, trimEvents } from "./inbox-retention";
 import { fail, ok } from "../run/outcome";
 import { redeemTicket, storeTicket } from "../events/ticket-store";
+import type { PushSubscriptionView } from "../../api/push-schemas";
+import { PUSH_SUBSCRIPTIONS_LIMIT } from "../../api/push-schemas";
+import { migratePush, queuePushes } from "../push/push-queue";
+import { PushDelivery } from "../push/push-delivery";
+import { pushSender } from "../push/push-sender";
+import { nextPushAt, deletePushesTo } from "../push/push-outbox-store";
+import { countSubscriptions, deleteSubscription, putSubscription, subscriptionOf, subscriptionViews, type PushSubscriptionRecord } from "../push/subscription-store";
+import { nextInboxAlarm } from "./inbox-alarm";
 
 function send(socket: WebSocket, frame: object): void {
   try {
@@ -30,23 +38,41 @@ function send(socket: WebSocket, frame: object): void {
 
 export class InboxObject extends DurableObject<Env> implements InboxRpc {
   private readonly fanout: Fanout;
+  /** The subject's push outbox, delivered as changes are applied and by the alarm (../push/). */
+  private readonly push: PushDelivery;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Existing inboxes get any new tables; an object that was only read stays empty.
     if (hasInbox(ctx.storage.sql)) migrateInbox(ctx.storage.sql);
     this.fanout = new Fanout(ctx);
+    this.push = new PushDelivery({
+      sql: ctx.storage.sql,
+      now: () => Date.now(),
+      random: Math.random,
+      send: pushSender(env, (input, init) => fetch(input, init), () => Date.now()),
+      runVersion: (runId) => runVersion(ctx.storage.sql, runId),
+      onSettled: () => void this.scheduleAlarm().catch(() => undefined),
+    });
   }
 
   async apply(subject: string, changes: InboxChange[]): Promise<Outcome<{ applied: number }>> {
     const { sql } = this.ctx.storage;
     const own = inboxSubject(sql);
     if (own !== undefined && own !== subject) return fail(409, "These changes belong to another subject's inbox.");
-    const logged = this.ctx.storage.transactionSync(() => {
+    const { logged, pushes } = this.ctx.storage.transactionSync(() => {
       migrateInbox(sql);
-      return applyChanges(sql, subject, changes, isoNow(), this.trimBefore());
+      const logged = applyChanges(sql, subject, changes, isoNow(), this.trimBefore());
+      // A run that starts waiting rings its subject's subscriptions: the pushes are written with the change.
+      return { logged, pushes: queuePushes(sql, logged, Date.now()) };
     });
     this.fanout.sendLogged(logged);
+    // Pushes written now go at once. Any others still to send (this object may have died between
+    // writing them and setting its alarm; the run then delivers its change again) get their alarm.
+    if (pushes > 0 || nextPushAt(sql) !== undefined) {
+      this.push.deliverDue();
+      await this.scheduleAlarm();
+    }
     return ok({ applied: logged.length });
   }
 
@@ -93,19 +119,62 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
     return null;
   }
 
-  /** Watchers whose user token expired, or whose key is no longer accepted, close; the next look is set. */
+  /** Watchers whose user token expired, or whose key is no longer accepted, close; due pushes go; the next alarm is set. */
   override async alarm(): Promise<void> {
     const keys = await acceptedKeys(this.env);
     this.fanout.closeEnded(Date.now(), keys.accepted);
-    await this.scheduleTokenCheck();
+    this.push.deliverDue();
+    await this.scheduleAlarm();
   }
 
-  /** The alarm is the inbox's for its watchers' tokens alone: set to the next look, or removed. */
-  private async scheduleTokenCheck(): Promise<void> {
+  /** The one alarm, for whichever comes first (inbox-alarm.ts): the next look at watchers' tokens, the next push due; or none. */
+  private async scheduleAlarm(): Promise<void> {
     const keys = await acceptedKeys(this.env);
-    const at = nextTokenCheck(this.fanout.tokens(), Date.now(), keys.current);
+    const now = Date.now();
+    const at = nextInboxAlarm({
+      tokenCheckAt: nextTokenCheck(this.fanout.tokens(), now, keys.current),
+      pushDueAt: nextPushAt(this.ctx.storage.sql),
+      now,
+      delayMs: Number(this.env.ALARM_DELAY_MS) || 0,
+    });
     if (at === undefined) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(at);
+  }
+
+  /** Adds (or renews, at the same endpoint) a push subscription of `subject`; 409 past PUSH_SUBSCRIPTIONS_LIMIT. */
+  async subscribePush(subject: string, record: PushSubscriptionRecord): Promise<Outcome<{ subscription: PushSubscriptionView; created: boolean }>> {
+    const { sql } = this.ctx.storage;
+    const own = inboxSubject(sql);
+    if (own !== undefined && own !== subject) return fail(409, "This subscription belongs to another subject's inbox.");
+    return this.ctx.storage.transactionSync(() => {
+      migrateInbox(sql);
+      migratePush(sql);
+      claimSubject(sql, subject);
+      const created = subscriptionOf(sql, record.endpoint) === undefined;
+      if (created && countSubscriptions(sql) >= PUSH_SUBSCRIPTIONS_LIMIT) {
+        return fail(409, `At most ${PUSH_SUBSCRIPTIONS_LIMIT} push subscriptions a subject: remove one first (DELETE /v1/push/subscriptions?endpoint=…).`);
+      }
+      putSubscription(sql, record, Date.now());
+      return ok({ subscription: subscriptionViews(sql).find((view) => view.endpoint === record.endpoint)!, created });
+    });
+  }
+
+  /** Removes the subscription at `endpoint` and its pushes still to send; false when there was none. */
+  async unsubscribePush(endpoint: string): Promise<boolean> {
+    const { sql } = this.ctx.storage;
+    return this.ctx.storage.transactionSync(() => {
+      deletePushesTo(sql, endpoint);
+      return deleteSubscription(sql, endpoint);
+    });
+  }
+
+  async pushSubscriptions(): Promise<PushSubscriptionView[]> {
+    return subscriptionViews(this.ctx.storage.sql);
+  }
+
+  /** For tests: resolves once every push started so far has reported back. */
+  pushIdle(): Promise<void> {
+    return this.push.idle();
   }
 
   async isRevoked(tokenId: string): Promise<boolean> {
@@ -149,7 +218,7 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
       oldestKept: () => oldestSeq(sql),
     });
     // A watcher of a user token ends with it: the alarm looks at the tokens when one may have ended.
-    if (token !== undefined) await this.scheduleTokenCheck();
+    if (token !== undefined) await this.scheduleAlarm();
     return response;
   }
 

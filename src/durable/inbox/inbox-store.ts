@@ -82,6 +82,13 @@ export function applyChanges(sql: SqlStorage, subject: string, changes: readonly
   return logged;
 }
 
+/** The version of the change the index holds for the run, if it holds the run. */
+export function runVersion(sql: SqlStorage, runId: string): number | undefined {
+  if (!hasInbox(sql)) return undefined;
+  const row = sql.exec<{ version: number }>("SELECT version FROM run_index WHERE run_id = ?", runId).toArray()[0];
+  return row === undefined ? undefined : Number(row.version);
+}
+
 /** One page, newest first (creation time, then id), after `query.after` when given. */
 export function listRuns(sql: SqlStorage, query: ListQuery): ListAnswer {
   if (!hasInbox(sql)) return { runs: [], lastSeq: 0 };
