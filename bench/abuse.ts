@@ -199,12 +199,17 @@ async function readersPart(): Promise<void> {
       readers.push(socket);
       if (status !== 200) failures.push(`reader ${i}: ${status}`);
     }
+    // The readers' first pages go out as they open; then the run steps on with them attached.
+    const opened = await stepOn(dev, run.id, 200);
+    const settled = groupMemory(dev);
     const watched = await stepOn(dev, run.id, 800);
     const after = groupMemory(dev);
     const delta = (a: number, b: number) => `${b - a >= 0 ? "+" : ""}${mib(b - a)}`;
     log(`(2) a run of ${alone.to} events stepping on to ${watched.to}; ${READERS} SSE readers from seq 0 that never read, opened at ${alone.to}`);
-    log(`(2) wrangler dev process group PSS: ${mib(start.pss)} → ${mib(before.pss)} over 800 events with no reader (${delta(start.pss, before.pss)}); ${mib(before.pss)} → ${mib(after.pss)} over 800 events with the readers (${delta(before.pss, after.pss)}, peak ${mib(watched.peak.pss)})`);
-    log(`(2) RSS: ${mib(start.rss)} → ${mib(before.rss)} → ${mib(after.rss)}`);
+    log(`(2) wrangler dev process group PSS: ${mib(start.pss)} → ${mib(before.pss)} over 800 events with no reader (${delta(start.pss, before.pss)})`);
+    log(`(2)   readers opened, 200 events: ${mib(before.pss)} → ${mib(settled.pss)} (${delta(before.pss, settled.pss)}, peak ${mib(opened.peak.pss)})`);
+    log(`(2)   800 more events with the readers attached: ${mib(settled.pss)} → ${mib(after.pss)} (${delta(settled.pss, after.pss)}, peak ${mib(watched.peak.pss)})`);
+    log(`(2) RSS: ${mib(start.rss)} → ${mib(before.rss)} → ${mib(settled.rss)} → ${mib(after.rss)}`);
     for (const reader of readers) reader.destroy();
   });
 }
