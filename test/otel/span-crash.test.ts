@@ -10,7 +10,7 @@ import { traceIdOf } from "../../src/durable/telemetry/span-ids";
 import { pendingOutbox, settle } from "../helpers/inbox";
 import { stubFor } from "../helpers/runs";
 import { startRun } from "../helpers/service-client";
-import { arrivals, failNext, spansOf } from "./receiver";
+import { arrivals, failNext, spansOf } from "../otlp-receiver/client";
 
 type Instance = RunObject & { engine: { now: () => number } };
 

@@ -6,7 +6,7 @@ import { inject, describe, expect, it } from "vitest";
 import { traceIdOf, spanIdOf } from "../../src/durable/telemetry/span-ids";
 import { settle } from "../helpers/inbox";
 import { api, startRun } from "../helpers/service-client";
-import { arrivals, attrs, spansOf, type Span } from "./receiver";
+import { arrivals, attrs, spansOf, type Span } from "../otlp-receiver/client";
 
 const echoTool = () => ({ type: "http", name: "echo", description: "echo", inputSchema: { type: "object", properties: { n: { type: "integer" } } }, url: `${inject("toolServerUrl")}/echo` });
 const byName = (spans: Span[], name: string) => spans.filter((span) => span.name === name);

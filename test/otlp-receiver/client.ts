@@ -1,4 +1,4 @@
-// The test/otel/ side of the OTLP receiver (test/otlp-receiver/global-setup.ts): its spans, read
+// The workerd side of the OTLP receiver (./global-setup.ts), for test/otel/: its spans, read
 // by trace, with their attributes as a plain record.
 import { inject } from "vitest";
 
