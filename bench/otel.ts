@@ -25,15 +25,20 @@ const log = (line: string) => console.log(`[bench:otel] ${line}`);
 
 type RunView = { id: string; status: string; createdAt: string; updatedAt: string; steps: number };
 
+/** A create carries an Idempotency-Key, so one `wrangler dev` answered "restarted mid-request" (503) is sent again safely. */
 async function api<T>(base: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${base}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${text}`);
-  return JSON.parse(text) as T;
+  const key = crypto.randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${base}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", "Idempotency-Key": key },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (response.status === 503 && text.includes("restarted") && attempt < 5) continue;
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as T;
+  }
 }
 
 function script(): unknown[] {
