@@ -15,7 +15,7 @@ function rateLimits(create: number, runToken: number, subjectCreate: number, aut
 }
 
 /** Bindings a project adds to the test settings (the receiver's URL is known only once the global setups ran). */
-type ExtraBindings = (inject: <K extends "webhookReceiverUrl">(key: K) => string) => Record<string, string>;
+type ExtraBindings = (inject: <K extends "webhookReceiverUrl" | "otlpReceiverUrl">(key: K) => string) => Record<string, string>;
 
 /** A project inside workerd: the Worker of wrangler.toml with the test settings. */
 function workerd(name: string, include: string[], exclude: string[], ratelimits: RateLimits, extra: ExtraBindings = () => ({})) {
@@ -55,8 +55,8 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
       name,
       include,
       exclude,
-      // Run in Node: a local HTTP tool server, fake Anthropic and OpenAI servers, real MCP servers and a push service (see the files).
-      globalSetup: ["./test/tool-server/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts", "./test/push-service/global-setup.ts"],
+      // Run in Node: a local HTTP tool server, fake Anthropic and OpenAI servers, real MCP servers, a push service and an OTLP receiver (see the files).
+      globalSetup: ["./test/tool-server/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts", "./test/push-service/global-setup.ts", "./test/otlp-receiver/global-setup.ts"],
       testTimeout: 30_000,
     },
   };
@@ -70,12 +70,18 @@ export default defineConfig({
     projects: [
       // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools. The
       // rate limits are out of the way here (the fuzzers send thousands of requests)…
-      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000)),
+      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000)),
       // …and small in a Worker of their own, where the 429s are tested.
       workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3, 4)),
       // A deployment with WEBHOOK_URL: every run's events go to the local receiver.
       workerd("webhooks", ["test/webhooks/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
         WEBHOOK_URL: `${inject("webhookReceiverUrl")}/hooks/deployment`,
+      })),
+      // A deployment that exports traces (OTEL_EXPORTER_OTLP_ENDPOINT) to the local OTLP receiver.
+      workerd("otel", ["test/otel/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
+        OTEL_EXPORTER_OTLP_ENDPOINT: inject("otlpReceiverUrl"),
+        OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=test%20key,x-team=ratchet",
+        OTEL_SERVICE_NAME: "ratchet-tests",
       })),
       {
         // Real processes: `wrangler dev` started, killed with SIGKILL and started again.

@@ -13,6 +13,8 @@ declare module "vitest" {
     webhookReceiverUrl: string;
     /** The Standard Webhooks secret the receiver verifies with, the test Worker's WEBHOOK_SECRET */
     webhookSecret: string;
+    /** Base URL of the OTLP receiver (test/otlp-receiver/global-setup.ts): the `otel` project's OTEL_EXPORTER_OTLP_ENDPOINT */
+    otlpReceiverUrl: string;
     /** Base URL of the test MCP servers (test/mcp-server/global-setup.ts), e.g. http://127.0.0.1:41237 */
     mcpServerUrl: string;
     /** The MCP endpoint of the test server that dies and comes back, e.g. http://127.0.0.1:41238/mcp */

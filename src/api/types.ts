@@ -1,5 +1,6 @@
 // Types of the public API (docs/api.md) shared by the HTTP edge, the run object and clients.
 // The zod schemas in ./*-schemas.ts validate exactly these shapes (./schema-checks.ts).
+import type { SpanContext } from "../lib/traceparent";
 import type { ChatMessage, CompactionMode, Content, StopReason, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/types";
 import type { ProviderToolType } from "../tools/provider-tools";
 
@@ -189,6 +190,13 @@ export type NewRun = {
   /** The schedule whose fire makes this run, and the fire time (ISO) it stands for. */
   scheduleId?: string;
   firedAt?: string;
+  /** The caller's span (the `traceparent` of POST /v1/runs): the run's trace joins the caller's trace under it. */
+  traceParent?: SpanContext;
+  /**
+   * The span that made this run, when another run's tool made it (a child run): the run's
+   * invoke_agent spans link to it (docs/traces.md). Set by whatever creates child runs.
+   */
+  parentLink?: SpanContext;
 };
 
 /** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */

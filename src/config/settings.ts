@@ -8,6 +8,7 @@ import { webhookProblems } from "./webhook-settings";
 import { parsePublicUrl } from "./public-url";
 import { parsePrices, PRICES_SETTING } from "./prices-setting";
 import { baseUrlProblems } from "./base-urls";
+import { readOtelSettings } from "./otel-settings";
 import type { PriceTable } from "../providers/common/prices";
 
 export type { Limits };
@@ -83,6 +84,8 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
     problems.push({ setting: "PUBLIC_URL", problem: "is not an http(s) URL without query or fragment" });
   }
   problems.push(...baseUrlProblems(env as Record<string, unknown>));
+  // Trace export (docs/traces.md): off without an endpoint; a bad value names its setting.
+  problems.push(...readOtelSettings(env as Record<string, unknown>).problems);
   const prices = parsePrices((env as Record<string, unknown>)[PRICES_SETTING]);
   if (!prices.ok) problems.push({ setting: PRICES_SETTING, problem: prices.problem });
   const limits = readLimits(env);

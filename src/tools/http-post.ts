@@ -39,7 +39,7 @@ export async function postToTool(
   try {
     const response = await deps.fetch(tool.url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey, ...signature },
+      headers: { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey, ...signature, ...(deps.traceparent === undefined ? {} : { traceparent: deps.traceparent(context.key) }) },
       body,
       // A redirect could lead outside the allow list: it is reported, never followed.
       redirect: "manual",

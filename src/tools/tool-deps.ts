@@ -47,6 +47,8 @@ export type ToolDeps = {
    * could do the work twice.
    */
   beginOnce: (stepKey: string) => Promise<boolean>;
+  /** The `traceparent` an HTTP tool request carries for the call at `stepKey`: its execute_tool span, so the tool server's spans join the run's trace. */
+  traceparent?: (stepKey: string) => string;
   /** How long an HTTP tool may take to answer (default 30 s); for an async tool, to take the job. */
   timeoutMs?: number;
   /** For async HTTP tools; without it they give the model an error result and send nothing. */

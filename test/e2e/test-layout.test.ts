@@ -13,7 +13,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const HELPERS = ["test/helpers/", "test/e2e/support/"];
 
 /** The local servers the tests talk to; each directory holds its server, its global setup and what both sides share. */
-const SERVERS = ["test/fake-anthropic/", "test/fake-openai/", "test/mcp-server/", "test/webhook-receiver/", "test/tool-server/", "test/push-service/"];
+const SERVERS = ["test/fake-anthropic/", "test/fake-openai/", "test/mcp-server/", "test/webhook-receiver/", "test/tool-server/", "test/push-service/", "test/otlp-receiver/"];
 
 /** Files that stay where they are, and why. */
 const FIXTURES: Record<string, string> = {

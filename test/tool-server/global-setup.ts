@@ -55,6 +55,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
             webhookId: header(request, "webhook-id"),
             webhookTimestamp: header(request, "webhook-timestamp"),
             webhookSignature: header(request, "webhook-signature"),
+            traceparent: header(request, "traceparent"),
             body: JSON.parse(body) as unknown,
           };
           return sendJson(response, 200, {

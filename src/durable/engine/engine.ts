@@ -18,6 +18,7 @@ import { reportChange } from "../outbox/report-change";
 import { emitLoopEvent } from "../events/emit-event";
 import { logFailure, logReplay } from "../run/operator-log";
 import { recordStop } from "../run/run-stop";
+import { stepSpanHook } from "../telemetry/step-hook";
 import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "../run/run-store";
 
 // Each slice replays the segment before its new steps, so slices are long: bounded by wall time
@@ -126,6 +127,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       checkStorageLimits(engine);
       fresh++;
     };
+    const spans = stepSpanHook(engine, run, segment.n, prefix);
     const step = createJournal({
       sql,
       storage: ctx.storage,
@@ -134,6 +136,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       signal: controller.signal,
       beforeNewStep,
       toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
+      onStepCommit: spans.onStepCommit,
       onCommit: (events) => engine.fanout.sendLogged(events),
     });
     // The MCP servers' tools: listed once (the first segment's steps), then read back.
@@ -143,6 +146,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
         stopMessages = event.messages;
         return;
       }
+      spans.onLoopEvent(event);
       const action = actionFor(event, segment.stepsBefore, prefix);
       if (action.kind === "log") {
         // The loop reports these from a step's work or after its steps: never inside a transaction.

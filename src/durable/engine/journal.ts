@@ -29,6 +29,8 @@ export type JournalOptions = {
   beforeNewStep: (key: string) => void;
   /** The API event for a stored loop event. */
   toRunEvent: (event: StoredLoopEvent) => RunEvent;
+  /** Inside the step's transaction, after its rows: what else the step commits (its spans). `startedAt` is when its work began (ms). */
+  onStepCommit?: (key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => void;
   /** Committed events, in seq order, to send to clients. */
   onCommit: (events: LoggedEvent[]) => void;
 };
@@ -38,7 +40,9 @@ export function createJournal(options: JournalOptions): Step {
   return async <T>(key: string, work: (signal: AbortSignal) => Promise<StepOutput<T>>): Promise<T> => {
     if (stored.has(key)) return stored.get(key) as T;
     options.beforeNewStep(key);
+    const startedAt = Date.now();
     const output = await work(options.signal);
+    const endedAt = Date.now();
     const text = JSON.stringify(output.value);
     const at = isoNow();
     let logged: LoggedEvent[] = [];
@@ -49,6 +53,7 @@ export function createJournal(options: JournalOptions): Step {
         const model = output.events.find((event) => event.type === "model");
         const counters = { steps: model === undefined ? 0 : 1, costUsd: output.costUsd, now: at };
         bumpCounters(sql, model === undefined ? counters : { ...counters, stopReason: model.stopReason });
+        options.onStepCommit?.(key, output, startedAt, endedAt);
       }),
     );
     // The value a replay would read: JSON round-tripped, so first runs and replays see the same data.

@@ -5,7 +5,8 @@
 // rows of the `webhook` channel go to one receiver each and stay (delivered or failed) so the run's
 // view can show them, the newest WEBHOOKS_KEPT at most. Rows of the `schedule` channel go to the
 // schedule whose fire made the run (its id in `target`) and are deleted once it took them, as the
-// inbox's are.
+// inbox's are. Rows of the `otel` channel are the run's spans (src/durable/telemetry/), one a row
+// (its span id in `event_id`), sent in batches to the OTLP endpoint and deleted once it took them.
 import type { WebhookDelivery, WebhookEventType } from "../../api/types";
 import { tableExists } from "../storage/sqlite-tables";
 
@@ -33,14 +34,18 @@ export const WEBHOOKS_KEPT = 20;
 export type NewOutboxRow =
   | { channel: "inbox"; subject: string; eventId: string; type: string; version: number; body: string }
   | { channel: "webhook"; target: "deployment" | "run"; url?: string; eventId: string; type: WebhookEventType; version: number; body: string }
-  | { channel: "schedule"; scheduleId: string; eventId: string; type: string; version: number; body: string };
+  | { channel: "schedule"; scheduleId: string; eventId: string; type: string; version: number; body: string }
+  | { channel: "otel"; eventId: string; type: "span"; version: 0; body: string };
 
 /** The channels whose pending rows go as one batch to one object (the subject's inbox, the run's schedule). */
 export type BatchChannel = "inbox" | "schedule";
 
+/** Every channel. */
+export type Channel = BatchChannel | "webhook" | "otel";
+
 export type OutboxRow = {
   id: number;
-  channel: BatchChannel | "webhook";
+  channel: Channel;
   subject?: string;
   /** A `schedule` row's schedule. */
   scheduleId?: string;
@@ -60,7 +65,7 @@ type Raw = Record<string, SqlStorageValue>;
 function rowOf(raw: Raw): OutboxRow {
   const row: OutboxRow = {
     id: Number(raw.id),
-    channel: raw.channel === "inbox" || raw.channel === "schedule" ? raw.channel : "webhook",
+    channel: raw.channel === "inbox" || raw.channel === "schedule" || raw.channel === "otel" ? raw.channel : "webhook",
     eventId: String(raw.event_id),
     type: String(raw.type),
     version: Number(raw.version),
@@ -103,13 +108,13 @@ export function dropDeliveredOutbox(sql: SqlStorage): void {
 }
 
 /** Pending rows of `channel`, oldest first: all of them, or the first `limit`. */
-export function pendingRows(sql: SqlStorage, channel: BatchChannel | "webhook", limit = -1): OutboxRow[] {
+export function pendingRows(sql: SqlStorage, channel: Channel, limit = -1): OutboxRow[] {
   if (!hasOutbox(sql)) return [];
   return sql.exec<Raw>("SELECT * FROM outbox WHERE state = 'pending' AND channel = ? ORDER BY id LIMIT ?", channel, limit).toArray().map(rowOf);
 }
 
 /** Pending rows of `channel` due at `now`, oldest first, at most `limit`. */
-export function dueRows(sql: SqlStorage, channel: BatchChannel | "webhook", now: number, limit: number): OutboxRow[] {
+export function dueRows(sql: SqlStorage, channel: Channel, now: number, limit: number): OutboxRow[] {
   if (!hasOutbox(sql)) return [];
   return sql.exec<Raw>("SELECT * FROM outbox WHERE state = 'pending' AND channel = ? AND next_at <= ? ORDER BY id LIMIT ?", channel, now, limit).toArray().map(rowOf);
 }
@@ -145,6 +150,14 @@ export function recordAttempt(sql: SqlStorage, id: number, outcome: { state: "de
 export function giveUp(sql: SqlStorage, id: number): void {
   sql.exec("UPDATE outbox SET state = 'failed', last_status = COALESCE(last_status, 0), last_error = COALESCE(last_error, 'The last attempt never reported back.') WHERE id = ?", id);
   pruneSettled(sql);
+}
+
+/** Pending rows of `channel` created before `before`: deleted; how many there were. */
+export function dropPendingBefore(sql: SqlStorage, channel: Channel, before: number): number {
+  if (!hasOutbox(sql)) return 0;
+  const { n } = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox WHERE state = 'pending' AND channel = ? AND created_at < ?", channel, before).one();
+  if (Number(n) > 0) sql.exec("DELETE FROM outbox WHERE state = 'pending' AND channel = ? AND created_at < ?", channel, before);
+  return Number(n);
 }
 
 /** An attempt of the inbox channel failed: the rows stay pending until `nextAt`. */

@@ -9,6 +9,7 @@
 //   schedule the same, to the schedule whose fire made the run (its index of runs, and its overlap).
 //   webhook  one row per receiver; a 2xx delivers it, anything else is retried on the schedule of
 //            ./outbox-schedule.ts, and after the last attempt it is failed (the run's view shows it).
+//   otel     the run's spans, in batches to the OTLP endpoint (./span-delivery.ts).
 import type { InboxChange } from "../../api/inbox-rpc";
 import type { InboxEvent } from "../../api/types";
 import { inboxRetryDelay, leaseUntil, mayAttemptWebhook, webhookRetryDelay } from "./outbox-schedule";
@@ -19,6 +20,8 @@ export const INBOX_BATCH_ROWS = 50;
 /** The most webhook sends one delivery round (an alarm) starts; the rest stay due for the next. */
 export const WEBHOOK_SENDS_PER_CALL = 10;
 import type { WebhookAnswer, WebhookSend } from "./webhook-sender";
+import { startSpanExport } from "./span-delivery";
+import type { SpanSend } from "./span-sender";
 
 export type OutboxDeps = {
   sql: SqlStorage;
@@ -30,6 +33,8 @@ export type OutboxDeps = {
   /** Hands changes to the run's schedule; throws when they were not taken. */
   sendSchedule: (scheduleId: string, changes: InboxChange[]) => Promise<void>;
   sendWebhook: WebhookSend;
+  /** Exports spans to the OTLP endpoint. */
+  sendSpans: SpanSend;
   /** After an attempt moved its rows on: the object sets its next alarm. */
   onSettled: () => void;
 };
@@ -50,6 +55,7 @@ function quietly(write: () => void): void {
 export class Outbox {
   private readonly batchesInFlight = new Set<BatchChannel>();
   private readonly webhooksInFlight = new Set<number>();
+  private spansInFlight = false;
   private readonly work = new Set<Promise<void>>();
 
   constructor(private readonly deps: OutboxDeps) {}
@@ -63,6 +69,7 @@ export class Outbox {
     const now = this.deps.now();
     this.startBatch("inbox", now);
     this.startBatch("schedule", now);
+    this.startSpans();
     let started = 0;
     for (const row of dueRows(this.deps.sql, "webhook", now, WEBHOOK_SENDS_PER_CALL + this.webhooksInFlight.size)) {
       if (started >= WEBHOOK_SENDS_PER_CALL) break;
@@ -115,6 +122,25 @@ export class Outbox {
         this.deps.onSettled();
         // Changes written while this batch was in flight go now.
         quietly(() => this.startBatch(channel, this.deps.now()));
+      })(),
+    );
+  }
+
+  /** One span export at a time; spans committed while it was in flight go right after it. */
+  private startSpans(): void {
+    if (this.spansInFlight) return;
+    const attempt = startSpanExport(this.deps, quietly);
+    if (attempt === undefined) return;
+    this.spansInFlight = true;
+    this.track(
+      (async () => {
+        try {
+          await attempt;
+        } finally {
+          this.spansInFlight = false;
+        }
+        this.deps.onSettled();
+        quietly(() => this.startSpans());
       })(),
     );
   }

@@ -16,6 +16,7 @@ import { logFailure } from "./operator-log";
 import { fail, notFound, ok } from "./outcome";
 import { RunLimitReached } from "../engine/run-errors";
 import { storedRunEvent } from "../events/run-events";
+import { stepSpanHook } from "../telemetry/step-hook";
 import { readRun, readSegment, saveSegmentResult, toRunView, type RunRow } from "./run-store";
 
 export async function compactRun(engine: EngineContext, body: CompactRequestBody): Promise<Outcome<RunView>> {
@@ -34,6 +35,8 @@ export async function compactRun(engine: EngineContext, body: CompactRequestBody
     signal,
     beforeNewStep: () => checkStorageLimits(engine),
     toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
+    // The summary step's compaction span (docs/traces.md).
+    onStepCommit: stepSpanHook(engine, run, segment.n, prefix).onStepCommit,
     onCommit: (events) => engine.fanout.sendLogged(events),
   });
   const options = loopOptions(engine, run, segment, step, signal, () => {});

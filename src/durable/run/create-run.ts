@@ -14,6 +14,7 @@ import { insertRun, readRun, toRunView } from "./run-store";
 import { migrate, wasDeleted } from "./schema";
 import { dropSpend, reserveSpend, spendAskOf } from "./spend-reservation";
 import { view } from "./transitions";
+import { insertTrace } from "../telemetry/trace-store";
 
 /** What a creation needs of the object: the engine's context, the blob store and how to set the alarm. */
 export type Creator = { engine: EngineContext; blobs: BlobStore; schedule: () => Promise<void> };
@@ -45,6 +46,7 @@ export async function createRun({ engine, blobs, schedule }: Creator, run: NewRu
     engine.ctx.storage.transactionSync(() => {
       migrate(sql);
       insertRun(sql, run, isoNow());
+      insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
       reportChange(engine, "run-started");
     });
   } catch (error) {

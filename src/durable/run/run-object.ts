@@ -37,6 +37,7 @@ import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
 import { watcherTokenOf } from "../events/watcher-tokens";
 import { limitsOf } from "../../config/settings";
 import { webhookSender } from "../outbox/webhook-sender";
+import { spanSender } from "../outbox/span-sender";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
   private readonly engine: EngineContext;
@@ -66,6 +67,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       sendInbox: (subject, changes) => deliverToInbox(env, subject, changes),
       sendSchedule: (scheduleId, changes) => deliverToSchedule(env, scheduleId, changes),
       sendWebhook: webhookSender(env, (input, init) => this.engine.fetch(input, init), () => this.engine.now()),
+      sendSpans: spanSender(env, (input, init) => this.engine.fetch(input, init)),
       // A slice in progress sets the alarm itself when it ends.
       onSettled: () => {
         if (this.active === undefined) this.schedule().catch(() => undefined);

@@ -8,6 +8,7 @@ import { emitEvent } from "../events/emit-event";
 import { logRunEnd } from "./operator-log";
 import { reportChange } from "../outbox/report-change";
 import { readRun, updateRun, type RunChange } from "./run-store";
+import { writeStopSpans } from "../telemetry/stop-spans";
 
 /** When a run that stops now deletes itself (RUN_RETENTION_DAYS). */
 export function deleteAtFrom(engine: EngineContext, now: number): number {
@@ -25,7 +26,10 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
   const { sql } = engine.ctx.storage;
   const now = engine.now();
   const ended = engine.ctx.storage.transactionSync(() => {
+    const before = readRun(sql);
     updateRun(sql, { ...change, deleteAt: deleteAtFrom(engine, now) }, new Date(now).toISOString());
+    // The segment's invoke_agent span (or, for a cancel while waiting, the end of the wait).
+    if (before !== undefined) writeStopSpans(engine, before, readRun(sql)!);
     if (event !== "end") {
       emitEvent(engine, event);
       reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended");

@@ -12,6 +12,8 @@ import { emitEvent } from "../events/emit-event";
 import { recordStop } from "./run-stop";
 import { fail, notFound, ok } from "./outcome";
 import { reportChange } from "../outbox/report-change";
+import { markSegmentRetry, markSegmentStart } from "../telemetry/trace-store";
+import { writeAnswerSpans } from "../telemetry/stop-spans";
 import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunRow } from "./run-store";
 
 /**
@@ -21,6 +23,8 @@ import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, upda
 function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[], approvals: Record<string, boolean>, stepLimit: number, answered?: string): void {
   const { sql } = engine.ctx.storage;
   const n = run.segment + 1;
+  if (answered !== undefined) writeAnswerSpans(engine, run, answered);
+  markSegmentStart(sql, n, Date.now());
   insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd, stepLimit, perQuestion: true });
   updateRun(
     sql,
@@ -116,6 +120,7 @@ export function retry(engine: EngineContext): Outcome<RunView> {
   if (refusal !== undefined) return refusal;
   engine.ctx.storage.transactionSync(() => {
     updateRun(sql, { status: "running", stoppedBy: null, error: null, deleteAt: null }, isoNow());
+    markSegmentRetry(sql, run.segment, Date.now());
     reportChange(engine, "run-resumed");
   });
   return ok(view(engine));

@@ -54,6 +54,10 @@ export const createRunRoute = createRoute({
         .regex(/^[\x20-\x7e]{1,255}$/, { message: "Must be 1–255 printable characters." })
         .optional()
         .openapi({ description: "The same key answers the same run and token, whichever of this deployment's tokens sends it (for 30 days and more: until the run is deleted); a user token's key is scoped to its subject." }),
+      traceparent: z
+        .string()
+        .optional()
+        .openapi({ description: "W3C Trace Context: the run's trace joins the caller's trace, its spans under this span (docs/traces.md). One that is not valid is ignored, as the spec asks: the run's trace is then its own." }),
     }),
     body: { required: true, content: { "application/json": { schema: createRunBodySchema } } },
   },

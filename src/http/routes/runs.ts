@@ -34,6 +34,7 @@ import {
 import { runStub } from "../run-stub";
 import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { newTicket } from "../auth/tickets";
+import { parseTraceparent } from "../../lib/traceparent";
 
 /** A user token's own daily limit (its budgetUsdPerDay, else the deployment's) for a continue's or a retry's reservation; other callers use the run's. */
 function spendLimitOf(c: Context<AppEnv>): SpendLimit {
@@ -55,6 +56,9 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     });
     // Where async HTTP tools send their results back (unless PUBLIC_URL names another address).
     newRun.origin = new URL(c.req.url).origin;
+    // The caller's trace, which the run's trace joins (docs/traces.md).
+    const traceParent = parseTraceparent(c.req.valid("header").traceparent);
+    if (traceParent !== undefined) newRun.traceParent = traceParent;
     const run = unwrap(await runStub(c.env, newRun.id).create(newRun, images));
     return c.json({ run, token }, 201);
   });

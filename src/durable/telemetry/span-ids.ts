@@ -1,0 +1,29 @@
+// A run's trace and span ids, derived, never drawn: the trace id from the run id (unless the run
+// joined its caller's trace), and each span id from its step key. A step re-sent after a crash, or
+// a span re-sent after a lost answer, has the same id as the first time.
+import { sha256HexSync } from "../../lib/sha256-sync";
+
+/** The trace id of a run that joined no caller's trace: 32 hex digits from its id. */
+export function traceIdOf(runId: string): string {
+  return nonZero(sha256HexSync(`ratchet/trace/${runId}`).slice(0, 32));
+}
+
+/** The span id of `key` (a step key with its segment, `s1/model/1`, or a span's own key, `s1/invoke_agent`) in `traceId`. */
+export function spanIdOf(traceId: string, key: string): string {
+  return nonZero(sha256HexSync(`${traceId}/${key}`).slice(0, 16));
+}
+
+/** All zeros is not a valid id (W3C Trace Context): one digit changes. */
+function nonZero(hex: string): string {
+  return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
+}
+
+/** The key of a segment's invoke_agent span (a retry of a failed run is the segment's next attempt). */
+export function segmentSpanKey(segment: number, attempt = 0): string {
+  return attempt === 0 ? `s${segment}/invoke_agent` : `s${segment}/invoke_agent/${attempt}`;
+}
+
+/** The key of the wait for a person after segment `segment` stopped to ask. */
+export function personWaitKey(segment: number): string {
+  return `s${segment}/wait`;
+}

@@ -1,0 +1,37 @@
+// The journal's hook that writes a slice's step spans: the scope of the segment (read once per
+// slice), the tool calls the steps' work announced (their names and inputs, which a start step
+// does not store), and an async tool's start time for its wait span.
+import type { LoopEvent, StepOutput } from "../../loop/types";
+import type { EngineContext } from "../engine/engine-context";
+import type { RunRow } from "../run/run-store";
+import { readCall } from "../tools/async-call-store";
+import { segmentScope, writeStepSpans } from "./span-writer";
+import type { CommittedStep } from "./step-spans";
+
+export type StepSpanHook = {
+  onLoopEvent: (event: LoopEvent) => void;
+  onStepCommit: ((key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => void) | undefined;
+};
+
+export function stepSpanHook(engine: EngineContext, run: RunRow, segment: number, prefix: string): StepSpanHook {
+  const scope = segmentScope(engine, run, segment);
+  if (scope === undefined) return { onLoopEvent: () => undefined, onStepCommit: undefined };
+  const calls = new Map<string, { name: string; callId: string; input: unknown }>();
+  return {
+    onLoopEvent: (event) => {
+      if (event.type === "tool-call") calls.set(event.key, { name: event.name, callId: event.callId, input: event.input });
+    },
+    onStepCommit: (key, output, startedAt, endedAt) => {
+      const step: CommittedStep = { key, events: output.events, costUsd: output.costUsd, startedAt, endedAt };
+      const [kind, n, callId] = key.split("/");
+      const call = calls.get(key) ?? (kind === "wait" ? calls.get(`start/${n}/${callId}`) : undefined);
+      if (call !== undefined) step.call = call;
+      if (kind === "wait") {
+        const started = readCall(engine.ctx.storage.sql, `${prefix}start/${n}/${callId}`)?.startedAt;
+        if (started !== undefined) step.waitStartedAt = started;
+      }
+      writeStepSpans(engine, scope, step);
+      calls.delete(key);
+    },
+  };
+}

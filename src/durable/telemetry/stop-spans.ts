@@ -1,0 +1,29 @@
+// The spans a run's stop writes, in the stop's transaction: a segment that stops (to wait for a
+// person, at its end, on a failure) exports its invoke_agent span and marks its end; a run that
+// is cancelled while it waits exports the wait instead (its segment's span was exported when it
+// stopped to wait); an answer ends the wait too (writeAnswerSpans).
+import type { EngineContext } from "../engine/engine-context";
+import { readSegment, type RunRow } from "../run/run-store";
+import { segmentScope, writePersonWait, writeSegmentSpan } from "./span-writer";
+import { markSegmentEnd } from "./trace-store";
+
+/** `before` and `after`: the run's row before and after the stop's change. */
+export function writeStopSpans(engine: EngineContext, before: RunRow, after: RunRow): void {
+  const { sql } = engine.ctx.storage;
+  const now = Date.now();
+  const scope = segmentScope(engine, after, after.segment);
+  if (before.status === "waiting") {
+    if (before.waiting !== undefined) writePersonWait(engine, scope, { endedAt: now, reason: before.waiting.kind, callId: before.waiting.callId, outcome: "cancelled" });
+    return;
+  }
+  const segment = readSegment(sql, after.segment);
+  const stop = { endedAt: now, status: after.status, stoppedBy: after.stoppedBy ?? (after.status === "failed" ? "error" : "done"), costUsd: Math.max(0, after.spentUsd - segment.spentBefore), messages: segment.messages };
+  writeSegmentSpan(engine, scope, after.error === undefined ? stop : { ...stop, error: after.error });
+  markSegmentEnd(sql, after.segment, now);
+}
+
+/** In the answer's transaction, before the next segment starts: the wait for the person on `before`'s segment ended. */
+export function writeAnswerSpans(engine: EngineContext, before: RunRow, callId: string): void {
+  if (before.waiting === undefined) return;
+  writePersonWait(engine, segmentScope(engine, before, before.segment), { endedAt: Date.now(), reason: before.waiting.kind, callId, outcome: "answered" });
+}
