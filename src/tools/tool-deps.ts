@@ -1,6 +1,7 @@
 // What built-in and HTTP tools need from the run that uses them, injected so that tests can give
 // a fake clock, a local server and a counted journal.
 import type { ToolOutput } from "../loop/types";
+import type { ChildRuns } from "./agent-tool";
 
 /** Where an async tool sends its result: a URL for this one call, and a token good for it only. */
 export type Callback = { url: string; token: string };
@@ -51,4 +52,6 @@ export type ToolDeps = {
   timeoutMs?: number;
   /** For async HTTP tools; without it they give the model an error result and send nothing. */
   asyncCalls?: AsyncCalls;
+  /** For agent tools (child runs); without it they give the model an error result and start nothing. */
+  children?: ChildRuns;
 };

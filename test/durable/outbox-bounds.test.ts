@@ -24,6 +24,7 @@ describe("outbox bounds", () => {
         random: () => 0.5,
         sendInbox: async (_subject, changes: InboxChange[]) => void inboxCalls.push(changes.length),
         sendSchedule: async () => undefined,
+        sendParent: async () => undefined,
         sendWebhook: async (row) => {
           webhookSends.push(row.eventId);
           return { status: 200 };
