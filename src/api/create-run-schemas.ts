@@ -129,7 +129,10 @@ function checkTools(body: ToolsAndFinish, context: z.RefinementCtx): void {
     const parsed = runTemplateSchema.safeParse(ref.run);
     if (parsed.success) return;
     for (const issue of parsed.error.issues) {
-      context.addIssue({ code: "custom", path: ["tools", index, "run", ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))], message: issue.message });
+      const path = ["tools", index, "run", ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
+      // One issue per unknown field, at the field itself (as the body's own are named).
+      if (issue.code === "unrecognized_keys") for (const key of issue.keys) context.addIssue({ code: "custom", path: [...path, key], message: "Unknown field." });
+      else context.addIssue({ code: "custom", path, message: issue.message });
     }
   });
   if (body.script !== undefined && body.provider !== undefined && body.provider !== "scripted") {
