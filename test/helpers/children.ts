@@ -1,15 +1,15 @@
 // Helpers for child-run tests (docs/children.md): agent tools with scripted children, and a tree of
 // runs driven by hand — each run's alarms fired, each child's outbox delivered to its parent.
 import { runInDurableObject } from "cloudflare:test";
-import type { RunView } from "../../src/api/types";
+import type { RunView, ToolRef } from "../../src/api/types";
 import { deliverOutbox, outboxIdle } from "./inbox";
 import { drive, stubFor, viewOf } from "./runs";
 
 type Turn = { text?: string; toolCalls?: { id: string; name: string; input: unknown }[]; costUsd?: number };
 
 /** An agent tool whose child plays `script` on the scripted provider. */
-export function agentTool(name: string, script: Turn[], run: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: "agent", name, description: `${name}: a helper agent`, run: { provider: "scripted", model: "scripted-model", minAnswerChars: 0, maxSteps: 10, budget: { usd: 0.05 }, script, ...run } };
+export function agentTool(name: string, script: Turn[], run: Record<string, unknown> = {}): ToolRef {
+  return { type: "agent", name, description: `${name}: a helper agent`, run: { provider: "scripted", model: "scripted-model", minAnswerChars: 0, maxSteps: 10, budget: { usd: 0.05 }, script, ...run } } as unknown as ToolRef;
 }
 
 /** A turn that calls agent tools with `{task}`. */
