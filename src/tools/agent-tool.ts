@@ -4,27 +4,16 @@
 // after a crash finds the same child), and the wait only reads what the run holds about the child.
 // No end yet throws ToolPending: the run sleeps with no alarm until the child reports its end.
 import type { ChildEnd } from "../api/child-runs";
-import type { AgentToolRef, RunTemplate } from "../api/types";
+import type { AgentToolRef } from "../api/types";
 
 export type { ChildEnd };
 import { ToolPending } from "../loop/tool-pending";
 import type { AnyToolSpec, ToolOutput } from "../loop/types";
 import { failure } from "./http-answer";
 import { jsonSchemaValidator } from "./json-schema";
-import type { ToolDeps } from "./tool-deps";
+import type { ChildRuns, ChildSettled, ChildStart, ToolDeps } from "./tool-deps";
 
-/** A start: the child (made now or found again), or why it was not run ("budget", "depth", …). */
-export type ChildStart = { ok: true; childId: string } | { ok: false; reason: string };
-
-export type ChildSettled = { kind: "pending" } | { kind: "ended"; end: ChildEnd } | { kind: "unknown" };
-
-/** The run's record of its children, by the call's start step key (what the run object gives agent tools). */
-export type ChildRuns = {
-  /** Starts the child of the call at `key` exactly once (or finds it again); its first user message is `task`. */
-  start(call: { key: string; callId: string; name: string; task: string; template: RunTemplate }): Promise<ChildStart>;
-  /** The child's end once it reported it, else "pending". */
-  settle(key: string): ChildSettled;
-};
+export type { ChildRuns, ChildSettled, ChildStart };
 
 /** What the journal stores for an agent call's start. */
 export type AgentHandle = { kind: "result"; output: ToolOutput } | { kind: "child"; key: string; childId: string };
