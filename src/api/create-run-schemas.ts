@@ -15,6 +15,7 @@ import { mcpServersSchema } from "./mcp-schemas";
 import { outputSchema } from "./output-schemas";
 import { subjectSchema } from "./subject";
 import { toolNameOf, toolRefSchema } from "./tool-schemas";
+import type * as Api from "./types";
 
 const METADATA_MAX_BYTES = 16 * 1024;
 
@@ -33,10 +34,9 @@ const budgetSchema = z
 /** The type prefix of the blocks the service records in a history (src/loop/container.ts, src/loop/context-view.ts). */
 const RECORD_PREFIX = "ratchet.";
 
-export const createRunBodySchema = z
-  .strictObject({
+/** The fields a run and a child run's template share: all of the body but messages, subject and webhook. */
+const runFields = {
     system: z.string().optional(),
-    messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
     tools: z.array(toolRefSchema).optional(),
     mcpServers: mcpServersSchema.optional().openapi({ description: "MCP servers whose tools the model may call, as <server>__<tool> (docs/mcp.md). Deployment token only." }),
     finishTools: z.array(z.string().min(1)).optional(),
@@ -96,6 +96,57 @@ export const createRunBodySchema = z
     metadata: jsonObjectSchema
       .refine((value) => jsonBytes(value) <= METADATA_MAX_BYTES, { message: "Metadata must be at most 16 KiB as JSON." })
       .optional(),
+};
+
+type ToolsAndFinish = { tools?: unknown[] | undefined; finishTools?: string[] | undefined; script?: unknown; provider?: string | undefined };
+
+/**
+ * The rules of a run's tools that span fields (unique names, finish tools among the tools) and an
+ * agent tool's template, checked as a template (recursively: a template's tools may name agents).
+ */
+function checkTools(body: ToolsAndFinish, context: z.RefinementCtx): void {
+  const tools = (body.tools ?? []) as Api.ToolRef[];
+  const names = tools.map(toolNameOf);
+  for (const { index } of laterDuplicates(names)) {
+    context.addIssue({ code: "custom", path: ["tools", index], message: `Duplicate tool name: ${names[index]}.` });
+  }
+  const indexOfName = new Map<string, number>();
+  names.forEach((name, index) => {
+    if (!indexOfName.has(name)) indexOfName.set(name, index);
+  });
+  (body.finishTools ?? []).forEach((name, index) => {
+    const at = indexOfName.get(name);
+    if (at === undefined) {
+      context.addIssue({ code: "custom", path: ["finishTools", index], message: `Finish tool ${name} is not in tools.` });
+    }
+    const ref = at === undefined ? undefined : tools[at];
+    if (typeof ref === "object" && (ref.type === "client-toolset" || ref.type === "provider")) {
+      context.addIssue({ code: "custom", path: ["finishTools", index], message: `${name} is a ${ref.type === "provider" ? "provider tool" : "client toolset"}: a finish tool is one the run calls.` });
+    }
+  });
+  tools.forEach((ref, index) => {
+    if (typeof ref !== "object" || ref.type !== "agent") return;
+    const parsed = runTemplateSchema.safeParse(ref.run);
+    if (parsed.success) return;
+    for (const issue of parsed.error.issues) {
+      const path = ["tools", index, "run", ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
+      // One issue per unknown field, at the field itself (as the body's own are named).
+      if (issue.code === "unrecognized_keys") for (const key of issue.keys) context.addIssue({ code: "custom", path: [...path, key], message: "Unknown field." });
+      else context.addIssue({ code: "custom", path, message: issue.message });
+    }
+  });
+  if (body.script !== undefined && body.provider !== undefined && body.provider !== "scripted") {
+    context.addIssue({ code: "custom", path: ["script"], message: 'A script is for provider "scripted" only.' });
+  }
+}
+
+/** A child run's template (an agent tool's `run`): checked when the parent is created, never stored apart. */
+export const runTemplateSchema: z.ZodType<Api.RunTemplate> = z.strictObject(runFields).superRefine((template, context) => checkTools(template, context)) as unknown as z.ZodType<Api.RunTemplate>;
+
+export const createRunBodySchema = z
+  .strictObject({
+    ...runFields,
+    messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
     subject: subjectSchema.optional().openapi({
       description: "Deployment token only: the subject (an app's user id) whose inbox lists the run. A user token's runs always get its own subject.",
     }),
@@ -105,24 +156,7 @@ export const createRunBodySchema = z
       .openapi({ description: "Deployment token only: this run's own webhook receiver, besides the deployment's WEBHOOK_URL." }),
   })
   .superRefine((body, context) => {
-    const names = (body.tools ?? []).map(toolNameOf);
-    for (const { index } of laterDuplicates(names)) {
-      context.addIssue({ code: "custom", path: ["tools", index], message: `Duplicate tool name: ${names[index]}.` });
-    }
-    const indexOfName = new Map<string, number>();
-    names.forEach((name, index) => {
-      if (!indexOfName.has(name)) indexOfName.set(name, index);
-    });
-    (body.finishTools ?? []).forEach((name, index) => {
-      const at = indexOfName.get(name);
-      if (at === undefined) {
-        context.addIssue({ code: "custom", path: ["finishTools", index], message: `Finish tool ${name} is not in tools.` });
-      }
-      const ref = at === undefined ? undefined : body.tools?.[at];
-      if (typeof ref === "object" && (ref.type === "client-toolset" || ref.type === "provider")) {
-        context.addIssue({ code: "custom", path: ["finishTools", index], message: `${name} is a ${ref.type === "provider" ? "provider tool" : "client toolset"}: a finish tool is one the run calls.` });
-      }
-    });
+    checkTools(body, context);
     // A history's records of the service's own (a code-execution container, a summary) are the
     // service's to write: a run must not attach itself to another run's container.
     body.messages.forEach((message, index) => {
@@ -138,9 +172,6 @@ export const createRunBodySchema = z
         }
       });
     });
-    if (body.script !== undefined && body.provider !== undefined && body.provider !== "scripted") {
-      context.addIssue({ code: "custom", path: ["script"], message: 'A script is for provider "scripted" only.' });
-    }
   })
   .openapi("CreateRunBody");
 

@@ -42,6 +42,8 @@ export const runEventSchema = z
       tokensAfter: z.number().openapi({ description: "An estimate until the next model call reports." }),
     }),
     z.object({ type: z.literal("tool-call"), step: z.number(), callId: z.string(), name: z.string(), input: z.unknown(), toolset: z.string().optional() }),
+    z.object({ type: z.literal("child-started"), callId: z.string(), childId: z.string() }).openapi({ description: "An agent tool call started its child run." }),
+    z.object({ type: z.literal("child-ended"), callId: z.string(), childId: z.string(), status: runStatusSchema, spentUsd: z.number() }),
     z.object({ type: z.literal("tool-started"), step: z.number(), callId: z.string(), name: z.string(), deadline: z.string() }),
     z.object({
       type: z.literal("tool-result"),

@@ -76,6 +76,7 @@ export const runSummarySchema = z
     subject: z.string().optional(),
     scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),
     firedAt: z.string().optional().openapi({ description: "The fire time the run stands for (a schedule's runs only)." }),
+    parentId: z.string().optional().openapi({ description: "A child run's parent." }),
     version: z.number().int().openapi({ description: "The run's status changes so far: a larger version is newer." }),
   })
   .openapi("RunSummary");

@@ -1,6 +1,7 @@
 // The calls the HTTP edge makes on a run object (Durable Object RPC). Every call answers an
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
 import type { ChatMessage } from "../loop/types";
+import type { ChildReport } from "./child-runs";
 import type { ImageUpload } from "./images";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "./types";
 
@@ -55,6 +56,12 @@ export interface RunRpc {
    * (deadline, cancel, the run stopped), is 409; a call the run never made is 404.
    */
   deliverResult(key: string, body: CallResultBody): Promise<Outcome<CallResultAccepted>>;
+  /**
+   * A child run's reports (its outbox's parent channel, docs/children.md): newer ones move the
+   * parent's record of it on, an end is applied once (child-ended, and the waiting call wakes).
+   * A parent that is gone, or that was cancelled, answers ok (the latter cancels the child again).
+   */
+  childReport(reports: ChildReport[]): Promise<Outcome<null>>;
   /** Deletes the run: cancel, close streams, delete the alarm, its blobs and its storage. */
   deleteRun(): Promise<Outcome<null>>;
   /** GET /v1/runs/:id/events is forwarded as is (WebSocket upgrade or SSE), after auth, with CALLER_HEADER set. */

@@ -35,6 +35,10 @@ const pendingCallSchema = z
   })
   .openapi("PendingCall");
 
+const childRunSchema = z
+  .object({ id: z.string(), callId: z.string().openapi({ description: "The agent tool call that started it." }), status: runStatusSchema, spentUsd: z.number() })
+  .openapi("ChildRun");
+
 export const runViewSchema = z
   .object({
     id: z.string(),
@@ -71,6 +75,8 @@ export const runViewSchema = z
     webhooks: z.array(webhookDeliverySchema).optional().openapi({ description: "The newest webhook deliveries (at most 20), newest first." }),
     scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),
     firedAt: z.string().optional().openapi({ description: "The fire time the run stands for (a schedule's runs only)." }),
+    parentId: z.string().optional().openapi({ description: "A child run: the run whose agent tool call started it." }),
+    children: z.array(childRunSchema).optional().openapi({ description: "The child runs this run started, in start order; absent when there are none." }),
   })
   .openapi("RunView");
 

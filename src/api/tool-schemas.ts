@@ -45,10 +45,27 @@ export const clientToolRefSchema = z
   })
   .openapi("ClientToolRef");
 
+/**
+ * A tool that runs another agent as a child run. Its `run` (a template: the fields of POST /v1/runs
+ * but `messages`, `subject` and `webhook`) is checked by the run body's schema, which knows them
+ * (src/api/create-run-schemas.ts): this schema only sees an object, so the OpenAPI document stays flat.
+ */
+export const agentToolRefSchema = z
+  .strictObject({
+    type: z.literal("agent"),
+    name: z.string().min(1),
+    description: z.string(),
+    inputSchema: jsonObjectSchema.optional().openapi({ description: "JSON Schema of the input. Default: {task: string}, the task being the child's first user message." }),
+    run: z
+      .custom<Api.RunTemplate>((value) => typeof value === "object" && value !== null && !Array.isArray(value), { message: "Expected an object: the child run's template." })
+      .openapi({ type: "object", description: "The child run's template: the fields of POST /v1/runs except messages, subject and webhook (tools may name further agents)." }),
+  })
+  .openapi("AgentToolRef");
+
 export const toolRefSchema = z
   .union([
     z.string().min(1).openapi({ description: "A built-in tool by name: ask, calculator, current_time." }),
-    z.discriminatedUnion("type", [httpToolRefSchema, clientToolRefSchema, clientToolsetRefSchema, providerToolRefSchema]),
+    z.discriminatedUnion("type", [httpToolRefSchema, clientToolRefSchema, clientToolsetRefSchema, providerToolRefSchema, agentToolRefSchema]),
   ])
   .openapi("ToolRef");
 

@@ -23,7 +23,20 @@ export type ToolRef =
     }
   | { type: "client"; name: string; description: string; inputSchema: Record<string, unknown> }
   | ClientToolsetRef
-  | ProviderToolRef;
+  | ProviderToolRef
+  | AgentToolRef;
+
+/** A child run's template: the fields of POST /v1/runs except `messages`, `subject` and `webhook` (docs/children.md). */
+export type RunTemplate = Omit<CreateRunBody, "messages" | "subject" | "webhook">;
+
+/**
+ * A tool that runs another agent as a child run (docs/children.md). Without `inputSchema` the model
+ * calls it with `{task: string}`; the task (or the JSON input) is the child's first user message.
+ */
+export type AgentToolRef = { type: "agent"; name: string; description: string; inputSchema?: Record<string, unknown>; run: RunTemplate };
+
+/** A child run as its parent's view lists it: the call that started it, its status and its spend so far. */
+export type ChildRunView = { id: string; callId: string; status: RunStatus; spentUsd: number };
 
 /** An action of a client toolset the run declares: offered to the model as the tool `<toolset>__<action>`. */
 export type ToolsetAction = { name: string; description: string; inputSchema: Record<string, unknown> };
@@ -125,6 +138,10 @@ export type RunView = {
   /** The schedule whose fire made the run (docs/schedules.md), and the fire time it stands for. */
   scheduleId?: string;
   firedAt?: string;
+  /** The run whose agent tool call started this one (a child run, docs/children.md). */
+  parentId?: string;
+  /** The child runs this run started, in the order they started (only when it started any). */
+  children?: ChildRunView[];
 };
 
 /** The model providers a run may name: two real ones (anthropic, openai) and the offline scripted one. */
@@ -197,6 +214,9 @@ export type NewRun = {
    * invoke_agent spans link to it (docs/traces.md). Set by whatever creates child runs.
    */
   parentLink?: SpanContext;
+  /** A child run: the run whose agent tool call started it, and how deep it nests (its parent's depth + 1). */
+  parentId?: string;
+  depth?: number;
 };
 
 /** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */
@@ -241,6 +261,10 @@ export type RunEvent =
   /** An async HTTP tool took the job (202): the run waits for its result until `deadline`. */
   | { type: "tool-started"; step: number; callId: string; name: string; deadline: string }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number; toolset?: string; notRun?: true }
+  /** An agent tool call started its child run (docs/children.md). */
+  | { type: "child-started"; callId: string; childId: string }
+  /** A child run ended and told this run so: its end status and what it spent. */
+  | { type: "child-ended"; callId: string; childId: string; status: RunStatus; spentUsd: number }
   /** Model call `step` and its tool calls are done: the run's spend after them, tool costs included. */
   | { type: "step"; step: number; spentUsd: number }
   | ({ type: "waiting" } & Waiting)
@@ -290,6 +314,8 @@ export type RunSummary = {
   subject?: string;
   scheduleId?: string;
   firedAt?: string;
+  /** A child run's parent. */
+  parentId?: string;
   version: number;
 };
 

@@ -28,6 +28,10 @@ export type Limits = {
   inboxEventsDays: number;
   /** SCHEDULE_MIN_SECONDS: the shortest time between two fires of a schedule. */
   scheduleMinSeconds: number;
+  /** MAX_RUN_DEPTH: how deep child runs may nest (a top-level run is depth 0; its children 1). */
+  maxRunDepth: number;
+  /** MAX_CHILDREN: child runs one run may start in all. */
+  maxChildren: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -44,6 +48,8 @@ export const DEFAULT_LIMITS: Limits = {
   watchers: 64,
   inboxEventsDays: 30,
   scheduleMinSeconds: 60,
+  maxRunDepth: 3,
+  maxChildren: 50,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -61,6 +67,8 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   watchers: { setting: "WATCHERS_LIMIT", whole: true },
   inboxEventsDays: { setting: "INBOX_EVENTS_DAYS", whole: false },
   scheduleMinSeconds: { setting: "SCHEDULE_MIN_SECONDS", whole: true },
+  maxRunDepth: { setting: "MAX_RUN_DEPTH", whole: true },
+  maxChildren: { setting: "MAX_CHILDREN", whole: true },
 };
 
 type Problem = { setting: string; problem: string };

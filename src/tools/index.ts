@@ -6,6 +6,7 @@ import { actionToolName } from "../loop/toolset";
 import type { AnyToolSpec } from "../loop/types";
 import { hostOf, isUrlAllowed } from "./allow-list";
 import { askTool } from "./ask";
+import { createAgentTool } from "./agent-tool";
 import { calculatorTool } from "./calculator";
 import { createClientTool } from "./client-tool";
 import { createToolsetSpecs, offeredNameIssues } from "./client-toolset";
@@ -66,6 +67,7 @@ export function checkToolRefs(refs: readonly ToolRef[], allowHosts: readonly str
 function schemaPatternIssues(ref: ToolRef, index: number): { path: string; message: string }[] {
   if (typeof ref === "string") return [];
   const schemas: { at: string; tool: string; schema: unknown }[] = [];
+  if (ref.type === "agent" && ref.inputSchema !== undefined) schemas.push({ at: `tools.${index}.inputSchema`, tool: ref.name, schema: ref.inputSchema });
   if (ref.type === "http" || ref.type === "client") schemas.push({ at: `tools.${index}.inputSchema`, tool: ref.name, schema: ref.inputSchema });
   if (ref.type === "client-toolset") {
     (ref.actions ?? []).forEach((action, at) => schemas.push({ at: `tools.${index}.actions.${at}.inputSchema`, tool: actionToolName(ref.name, action.name), schema: action.inputSchema }));
@@ -107,6 +109,8 @@ export function buildTools(refs: readonly ToolRef[], deps: ToolDeps): AnyToolSpe
         return createToolsetSpecs(ref);
       case "provider":
         return [];
+      case "agent":
+        return [createAgentTool(ref, deps)];
     }
   });
 }

@@ -1,6 +1,8 @@
 // What built-in and HTTP tools need from the run that uses them, injected so that tests can give
 // a fake clock, a local server and a counted journal.
 import type { ToolOutput } from "../loop/types";
+import type { ChildEnd } from "../api/child-runs";
+import type { RunTemplate } from "../api/types";
 
 /** Where an async tool sends its result: a URL for this one call, and a token good for it only. */
 export type Callback = { url: string; token: string };
@@ -25,6 +27,19 @@ export type AsyncCalls = {
   close(key: string): void;
   /** The call's result once it came; past the deadline "expired" (and the call is closed); else "pending". */
   settle(key: string): Settled;
+};
+
+/** A start: the child (made now or found again), or why it was not run ("budget", "depth", …). */
+export type ChildStart = { ok: true; childId: string } | { ok: false; reason: string };
+
+export type ChildSettled = { kind: "pending" } | { kind: "ended"; end: ChildEnd } | { kind: "unknown" };
+
+/** The run's record of its children, by the call's start step key (what the run object gives agent tools). */
+export type ChildRuns = {
+  /** Starts the child of the call at `key` exactly once (or finds it again); its first user message is `task`. */
+  start(call: { key: string; callId: string; name: string; task: string; template: RunTemplate }): Promise<ChildStart>;
+  /** The child's end once it reported it, else "pending". */
+  settle(key: string): ChildSettled;
 };
 
 export type ToolDeps = {
@@ -53,4 +68,6 @@ export type ToolDeps = {
   timeoutMs?: number;
   /** For async HTTP tools; without it they give the model an error result and send nothing. */
   asyncCalls?: AsyncCalls;
+  /** For agent tools (child runs); without it they give the model an error result and start nothing. */
+  children?: ChildRuns;
 };

@@ -25,6 +25,7 @@ describe("outbox bounds", () => {
         sendInbox: async (_subject, changes: InboxChange[]) => void inboxCalls.push(changes.length),
         sendSchedule: async () => undefined,
         sendSpans: async () => ({ ok: true, rejected: 0 }),
+        sendParent: async () => undefined,
         sendWebhook: async (row) => {
           webhookSends.push(row.eventId);
           return { status: 200 };

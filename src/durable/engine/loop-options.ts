@@ -5,6 +5,8 @@ import type { AnyToolSpec, CompactionOptions, LoopEvent, RunToolLoopOptions, Ste
 import type { Provider } from "../../providers";
 import { buildTools, parseAllowList, providerToolsOf, signingKeysOf } from "../../tools";
 import { asyncCallDeps } from "../tools/async-call-deps";
+import { childRunDeps } from "../children/child-deps";
+import { childrenSpent } from "../children/child-store";
 import { r2BlobStore } from "../blobs/blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "../tools/once-log";
@@ -65,6 +67,7 @@ export function loopOptions(
       signingKeys: signingKeysOf(env),
       beginOnce: (stepKey) => beginOnce(ctx.storage, prefix + stepKey),
       asyncCalls: asyncCallDeps(engine, run, segment),
+      children: childRunDeps(engine, run, segment),
     }),
     providerTools: providerToolsOf(body.tools ?? []),
     step,
@@ -72,7 +75,8 @@ export function loopOptions(
     maxSteps: segment.stepLimit,
     stepsBefore: segment.stepsBefore,
     // Runs made before budgets had a default have none: the loop still counts spend from where the run stands.
-    budget: { ...(body.budget ?? { usd: Number.POSITIVE_INFINITY }), spentUsd: segment.spentBefore },
+    // Children's spend (as they last reported, docs/children.md) counts too; segments hold the run's own.
+    budget: { ...(body.budget ?? { usd: Number.POSITIVE_INFINITY }), spentUsd: segment.spentBefore, spent: async () => childrenSpent(ctx.storage.sql) },
     approvals: segment.approvals,
     compaction: compactionOf(body, provider, run.model),
     signal,

@@ -35,10 +35,11 @@ export type NewOutboxRow =
   | { channel: "inbox"; subject: string; eventId: string; type: string; version: number; body: string }
   | { channel: "webhook"; target: "deployment" | "run"; url?: string; eventId: string; type: WebhookEventType; version: number; body: string }
   | { channel: "schedule"; scheduleId: string; eventId: string; type: string; version: number; body: string }
-  | { channel: "otel"; eventId: string; type: "span"; version: 0; body: string };
+  | { channel: "otel"; eventId: string; type: "span"; version: 0; body: string }
+  | { channel: "parent"; parentId: string; eventId: string; type: string; version: number; body: string };
 
 /** The channels whose pending rows go as one batch to one object (the subject's inbox, the run's schedule). */
-export type BatchChannel = "inbox" | "schedule";
+export type BatchChannel = "inbox" | "schedule" | "parent";
 
 /** Every channel. */
 export type Channel = BatchChannel | "webhook" | "otel";
@@ -49,6 +50,8 @@ export type OutboxRow = {
   subject?: string;
   /** A `schedule` row's schedule. */
   scheduleId?: string;
+  /** A `parent` row's parent run (a child run's changes, docs/children.md). */
+  parentId?: string;
   target?: "deployment" | "run";
   url?: string;
   eventId: string;
@@ -65,7 +68,7 @@ type Raw = Record<string, SqlStorageValue>;
 function rowOf(raw: Raw): OutboxRow {
   const row: OutboxRow = {
     id: Number(raw.id),
-    channel: raw.channel === "inbox" || raw.channel === "schedule" || raw.channel === "otel" ? raw.channel : "webhook",
+    channel: raw.channel === "inbox" || raw.channel === "schedule" || raw.channel === "otel" || raw.channel === "parent" ? raw.channel : "webhook",
     eventId: String(raw.event_id),
     type: String(raw.type),
     version: Number(raw.version),
@@ -76,6 +79,7 @@ function rowOf(raw: Raw): OutboxRow {
   };
   if (raw.subject !== null) row.subject = String(raw.subject);
   if (row.channel === "schedule") row.scheduleId = String(raw.target);
+  else if (row.channel === "parent") row.parentId = String(raw.target);
   else if (raw.target === "deployment" || raw.target === "run") row.target = raw.target;
   if (raw.url !== null) row.url = String(raw.url);
   return row;
@@ -84,7 +88,7 @@ function rowOf(raw: Raw): OutboxRow {
 /** Inside the change's transaction: the row is due at once. */
 export function insertOutbox(sql: SqlStorage, row: NewOutboxRow, now: number): void {
   const subject = row.channel === "inbox" ? row.subject : null;
-  const target = row.channel === "webhook" ? row.target : row.channel === "schedule" ? row.scheduleId : null;
+  const target = row.channel === "webhook" ? row.target : row.channel === "schedule" ? row.scheduleId : row.channel === "parent" ? row.parentId : null;
   const url = row.channel === "webhook" ? (row.url ?? null) : null;
   sql.exec(
     "INSERT INTO outbox (channel, subject, target, url, event_id, type, version, body, created_at, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

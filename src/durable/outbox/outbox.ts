@@ -7,11 +7,14 @@
 //   inbox    every pending row of the run in one call to the subject's inbox object, which applies
 //            those newer than what it holds; the rows are deleted once it answered. Never given up.
 //   schedule the same, to the schedule whose fire made the run (its index of runs, and its overlap).
+//   parent   the same, to the run whose agent tool call made this child run (its record of the
+//            child, and the call's result once the child ended: docs/children.md).
 //   webhook  one row per receiver; a 2xx delivers it, anything else is retried on the schedule of
 //            ./outbox-schedule.ts, and after the last attempt it is failed (the run's view shows it).
 //   otel     the run's spans, in batches to the OTLP endpoint (./span-delivery.ts).
 import type { InboxChange } from "../../api/inbox-rpc";
 import type { InboxEvent } from "../../api/types";
+import type { ChildReport } from "../../api/child-runs";
 import { inboxRetryDelay, leaseUntil, mayAttemptWebhook, webhookRetryDelay } from "./outbox-schedule";
 import { deleteRows, dueRows, giveUp, leaseRow, pendingRows, recordAttempt, recordInboxFailure, type BatchChannel, type OutboxRow } from "./outbox-store";
 
@@ -32,6 +35,8 @@ export type OutboxDeps = {
   sendInbox: (subject: string, changes: InboxChange[]) => Promise<void>;
   /** Hands changes to the run's schedule; throws when they were not taken. */
   sendSchedule: (scheduleId: string, changes: InboxChange[]) => Promise<void>;
+  /** Hands a child run's reports to its parent run; throws when they were not taken. */
+  sendParent: (parentId: string, reports: ChildReport[]) => Promise<void>;
   sendWebhook: WebhookSend;
   /** Exports spans to the OTLP endpoint. */
   sendSpans: SpanSend;
@@ -70,6 +75,7 @@ export class Outbox {
     this.startBatch("inbox", now);
     this.startBatch("schedule", now);
     this.startSpans();
+    this.startBatch("parent", now);
     let started = 0;
     for (const row of dueRows(this.deps.sql, "webhook", now, WEBHOOK_SENDS_PER_CALL + this.webhooksInFlight.size)) {
       if (started >= WEBHOOK_SENDS_PER_CALL) break;
@@ -91,6 +97,7 @@ export class Outbox {
 
   /** The object a batch channel's row goes to: the subject's inbox, or the run's schedule. */
   private static recipientOf(row: OutboxRow): string {
+    if (row.channel === "parent") return row.parentId!;
     return row.channel === "schedule" ? row.scheduleId! : row.subject!;
   }
 
@@ -105,13 +112,16 @@ export class Outbox {
     const attempts = Math.max(...batch.map((row) => row.attempts)) + 1;
     const lease = leaseUntil("inbox", now);
     for (const id of ids) leaseRow(this.deps.sql, id, lease);
-    const changes: InboxChange[] = batch.map((row) => ({ version: row.version, event: JSON.parse(row.body) as InboxEvent }));
-    const send = channel === "inbox" ? this.deps.sendInbox : this.deps.sendSchedule;
+    const send = (to: string): Promise<void> => {
+      if (channel === "parent") return this.deps.sendParent(to, batch.map((row) => JSON.parse(row.body) as ChildReport));
+      const changes: InboxChange[] = batch.map((row) => ({ version: row.version, event: JSON.parse(row.body) as InboxEvent }));
+      return channel === "inbox" ? this.deps.sendInbox(to, changes) : this.deps.sendSchedule(to, changes);
+    };
     this.batchesInFlight.add(channel);
     this.track(
       (async () => {
         try {
-          await send(recipient, changes);
+          await send(recipient);
           quietly(() => deleteRows(this.deps.sql, ids));
         } catch (error) {
           const nextAt = this.deps.now() + inboxRetryDelay(attempts, this.deps.random());

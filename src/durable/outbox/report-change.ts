@@ -1,6 +1,6 @@
 // A status change, told to whoever listens: the subject's inbox (every change of a run that has a
 // subject), the schedule whose fire made the run (every change: its index of runs, and when the run
-// ends, its overlap) and the webhook receivers (waiting and the three ends), as outbox rows. Called inside
+// ends, its overlap), a child run's parent (every change: its record of the child, and the end) and the webhook receivers (waiting and the three ends), as outbox rows. Called inside
 // the change's own transaction, right after the run row was updated: the rows commit with the
 // change or not at all, and the alarm delivers them (src/durable/outbox/outbox.ts).
 import type { InboxEvent, InboxEventType, WebhookEventType, WebhookPayload } from "../../api/types";
@@ -8,6 +8,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { insertOutbox } from "./outbox-store";
 import { bumpVersion, readRun, toRunView, type RunRow } from "../run/run-store";
 import { summaryOf } from "./run-summary";
+import { childReportOf } from "../children/child-report";
 
 function webhookTypeOf(type: InboxEventType, run: RunRow): WebhookEventType | undefined {
   if (type === "run-waiting") return "run.waiting";
@@ -39,6 +40,9 @@ export function reportChange(engine: EngineContext, type: InboxEventType, detail
   if (run.scheduleId !== undefined) {
     const event: InboxEvent = { type, run: summary };
     insertOutbox(sql, { channel: "schedule", scheduleId: run.scheduleId, eventId, type, version, body: JSON.stringify(event) }, now);
+  }
+  if (run.parentId !== undefined) {
+    insertOutbox(sql, { channel: "parent", parentId: run.parentId, eventId, type, version, body: JSON.stringify(childReportOf(run, type, version)) }, now);
   }
   const hook = webhookTypeOf(type, run);
   if (hook === undefined) return;

@@ -31,8 +31,9 @@ export async function createRun({ engine, blobs, schedule }: Creator, run: NewRu
     }
     return ok(toRunView(existing));
   }
-  // The subject's spend limit first: a run that does not fit leaves nothing behind.
-  const spend = run.subject === undefined ? undefined : spendAskOf(env, run, run.subject, 1, run.dayLimitUsd);
+  // The subject's spend limit first: a run that does not fit leaves nothing behind. A child run's
+  // budget comes out of its parent's, reserved when the parent was made: it reserves nothing more.
+  const spend = run.subject === undefined || run.parentId !== undefined ? undefined : spendAskOf(env, run, run.subject, 1, run.dayLimitUsd);
   if (spend !== undefined) {
     const reserved = await reserveSpend(env, spend);
     if (!reserved.ok) return reserved;

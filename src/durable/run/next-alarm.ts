@@ -6,7 +6,8 @@
 // - A running run steps now (plus ALARM_DELAY_MS, which only tests set) — unless its last slice was
 //   suspended on an async tool call without a result: then it sleeps until that call's deadline (no
 //   alarm fires while it waits, and the object can be evicted). The callback that brings the result
-//   wakes it; the deadline wakes it to give the model the "did not answer" error.
+//   wakes it; the deadline wakes it to give the model the "did not answer" error. An agent call's
+//   child run has no deadline (Infinity): only the child's end report wakes the run.
 // - The outbox (status changes for the inbox and the webhook receivers) is delivered when its
 //   earliest pending row is due.
 // - A stopped run wakes once more, when its retention ends (deleteAt).
@@ -50,7 +51,10 @@ export function nextAlarm(inputs: AlarmInputs): number | undefined {
   const { running, outboxDueAt, deleteAt, watchersCheckAt, now, delayMs } = inputs;
   const candidates: number[] = [];
   if (watchersCheckAt !== undefined) candidates.push(watchersCheckAt);
-  if (running) candidates.push(stepAt(inputs));
+  if (running) {
+    const at = stepAt(inputs);
+    if (Number.isFinite(at)) candidates.push(at);
+  }
   if (outboxDueAt !== undefined) candidates.push(Math.max(outboxDueAt, now + delayMs));
   if (!running && deleteAt !== undefined) candidates.push(deleteAt);
   return candidates.length === 0 ? undefined : Math.min(...candidates);

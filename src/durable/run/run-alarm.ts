@@ -1,6 +1,7 @@
 // The run object's alarm, set from what its storage holds: next-alarm.ts decides (pure), this reads
 // its inputs and sets or deletes the one alarm.
 import { readCall } from "../tools/async-call-store";
+import { readChild } from "../children/child-store";
 import { isoNow } from "../storage/clock";
 import type { EngineContext } from "../engine/engine-context";
 import { nextTokenCheck } from "../events/watcher-tokens";
@@ -10,6 +11,19 @@ import { deleteAtFrom } from "./run-stop";
 import { readRunState, updateRun } from "./run-store";
 
 /**
+ * The call a slice stopped on: an async HTTP call (its deadline), or an agent call's child run (no
+ * deadline: the child's end report wakes the run). A call with no record cannot be waited on: the
+ * next slice goes on at once.
+ */
+function suspendedOn(sql: SqlStorage, key: string): { deadline: number; answered: boolean } {
+  const call = readCall(sql, key);
+  if (call !== undefined) return { deadline: call.deadline, answered: call.result !== undefined };
+  const child = readChild(sql, key);
+  if (child !== undefined) return { deadline: Number.POSITIVE_INFINITY, answered: child.end !== undefined };
+  return { deadline: 0, answered: true };
+}
+
+/**
  * What nextAlarm and stepDue decide from, read from storage. `currentKey` is the key user tokens
  * are signed with now (for the watchers' next token check).
  */
@@ -17,11 +31,9 @@ export function readAlarmInputs(engine: EngineContext, currentKey: string, delet
   const { sql } = engine.ctx.storage;
   const state = readRunState(sql);
   const key = state?.suspendedOn;
-  const call = key === undefined ? undefined : readCall(sql, key);
   return {
     running: state?.status === "running",
-    // A call with no record cannot be waited on: the next slice goes on at once.
-    suspendedOn: key === undefined ? undefined : { deadline: call?.deadline ?? 0, answered: call === undefined || call.result !== undefined },
+    suspendedOn: key === undefined ? undefined : suspendedOn(sql, key),
     outboxDueAt: nextDueAt(sql),
     deleteAt,
     watchersCheckAt: nextTokenCheck(engine.fanout.tokens(), now, currentKey),

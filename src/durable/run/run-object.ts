@@ -38,6 +38,11 @@ import { watcherTokenOf } from "../events/watcher-tokens";
 import { limitsOf } from "../../config/settings";
 import { webhookSender } from "../outbox/webhook-sender";
 import { spanSender } from "../outbox/span-sender";
+import type { ChildReport } from "../../api/child-runs";
+import { deliverToParent } from "../children/child-report";
+import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
+import { runOf } from "../schedule/fire-run";
+import { readParentId } from "./run-store";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
   private readonly engine: EngineContext;
@@ -66,6 +71,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       random: Math.random,
       sendInbox: (subject, changes) => deliverToInbox(env, subject, changes),
       sendSchedule: (scheduleId, changes) => deliverToSchedule(env, scheduleId, changes),
+      sendParent: (parentId, reports) => deliverToParent(env, parentId, reports),
       sendWebhook: webhookSender(env, (input, init) => this.engine.fetch(input, init), () => this.engine.now()),
       sendSpans: spanSender(env, (input, init) => this.engine.fetch(input, init)),
       // A slice in progress sets the alarm itself when it ends.
@@ -145,7 +151,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   /** Reads the token's hash alone, never the run's body: a flood of made-up tokens costs one small read each. */
   async authorize(tokenHash: string): Promise<boolean> {
     const own = readTokenHash(this.ctx.storage.sql);
-    return own !== undefined && sameDigest(own, tokenHash);
+    if (own === undefined) return false;
+    if (sameDigest(own, tokenHash)) return true;
+    // A parent's run token acts on its children (and theirs): a capability passes down, never up.
+    const parentId = readParentId(this.ctx.storage.sql);
+    return parentId !== undefined && (await runOf(this.env, parentId).authorize(tokenHash));
   }
 
   async authorizeSubject(subject: string): Promise<boolean> {
@@ -230,8 +240,26 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return ok({ callId: delivery.row.callId, answeredAt: new Date(delivery.row.answeredAt!).toISOString() });
   }
 
-  /** Durable first (the flag), then prompt: the call in flight is aborted and the run ends cancelled. */
+  /**
+   * A child run's reports (docs/children.md), not queued behind a slice, as a tool server's result
+   * is not: an end that is news wakes a running run, whose wait then takes it.
+   */
+  async childReport(reports: ChildReport[]): Promise<Outcome<null>> {
+    const applied = applyChildReports(this.engine, reports);
+    if (applied.ended && readRunState(this.ctx.storage.sql)?.status === "running") await this.schedule();
+    if (applied.toCancel.length > 0) await cancelChildren(this.env, applied.toCancel);
+    return ok(null);
+  }
+
+  /** Durable first (the flag), then prompt: the call in flight is aborted and the run ends cancelled; then its live children are cancelled. */
   async cancel(): Promise<Outcome<RunView>> {
+    const outcome = await this.cancelSelf();
+    if (outcome.ok && outcome.value.status === "cancelled") await cancelChildren(this.env, liveChildIds(this.engine));
+    const after = readRun(this.ctx.storage.sql);
+    return after === undefined ? notFound() : ok(toRunView(after));
+  }
+
+  private async cancelSelf(): Promise<Outcome<RunView>> {
     const { sql } = this.ctx.storage;
     const run = readRun(sql);
     if (run === undefined) return notFound();
@@ -289,11 +317,16 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     if (run === undefined) return notFound();
     if (run.status === "running" || run.status === "waiting") this.requestCancel();
     // Two deletes at once both got here: the second finds the run gone once it has its turn.
-    return this.exclusive(async () => {
+    const children: string[] = [];
+    const outcome = await this.exclusive(async (): Promise<Outcome<null>> => {
       if (!hasRun(this.ctx.storage.sql)) return notFound();
+      children.push(...liveChildIds(this.engine));
       await this.erase(run.id, "request");
       return ok(null);
     });
+    // Its live children are cancelled (they stay, readable by the deployment and the subject, until their retention ends).
+    await cancelChildren(this.env, children);
+    return outcome;
   }
 
   /** Deletes the run (erase-run.ts), then delivers its last change and sets what alarm is left. */

@@ -36,7 +36,7 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
       return undefined;
     }
     const run = readRun(sql)!;
-    const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: run.spentUsd, steps: run.steps };
+    const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: run.spentUsd + run.childrenUsd, steps: run.steps };
     if (run.finalText !== undefined) end.finalText = run.finalText;
     if (run.hasFinal) end.final = run.final;
     if (notes.shortAnswer === true) end.shortAnswer = true;

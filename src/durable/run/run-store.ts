@@ -2,10 +2,11 @@
 // reads and writes; this module alone holds their SQL. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { ApiError, CreateRunBody, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
+import type { ApiError, ChildRunView, CreateRunBody, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
 import { DEFAULT_MAX_STEPS } from "../../loop/loop-state";
 import type { ChatMessage } from "../../loop/types";
 import { pendingCalls } from "../tools/async-call-store";
+import { childViews } from "../children/child-store";
 import { lastSeq } from "../events/event-log";
 import { webhookDeliveries } from "../outbox/outbox-store";
 import { spillText, unspillText } from "../storage/spill";
@@ -39,6 +40,8 @@ export const RUN_TABLES = [
      day_limit_usd REAL,
      schedule_id TEXT,
      fired_at TEXT,
+     parent_id TEXT,
+     depth INTEGER,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -75,6 +78,8 @@ const ADDED_COLUMNS: readonly { table: string; column: string; definition: strin
   { table: "run", column: "schedule_id", definition: "TEXT" },
   { table: "run", column: "fired_at", definition: "TEXT" },
   { table: "segment", column: "per_question", definition: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "run", column: "parent_id", definition: "TEXT" },
+  { table: "run", column: "depth", definition: "INTEGER" },
 ];
 
 /** After RUN_TABLES were made: the columns an older object's tables lack. */
@@ -106,6 +111,9 @@ export type RunRow = Omit<NewRun, "body"> & {
   waiting?: Waiting;
   /** Async HTTP tool calls the run waits on (read from their table, not stored twice). */
   pending: PendingCall[];
+  /** The child runs it started, and what they spent as they last reported (read from their table); spentUsd is the run's own. */
+  children: ChildRunView[];
+  childrenUsd: number;
   error?: ApiError;
   cancelRequested: boolean;
   /** When the run deletes itself (ms since the epoch): set when it ends or waits, cleared while it runs. */
@@ -164,6 +172,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     hasFinal: row.final !== null,
     cancelRequested: Number(row.cancel_requested) === 1,
     pending: pendingCalls(sql),
+    ...childViews(sql),
     lastSeq: lastSeq(sql),
     version: Number(row.change_version),
     webhooks: webhookDeliveries(sql),
@@ -180,6 +189,8 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.day_limit_usd !== null && row.day_limit_usd !== undefined) run.dayLimitUsd = Number(row.day_limit_usd);
   if (row.schedule_id !== null && row.schedule_id !== undefined) run.scheduleId = String(row.schedule_id);
   if (row.fired_at !== null && row.fired_at !== undefined) run.firedAt = String(row.fired_at);
+  if (row.parent_id !== null && row.parent_id !== undefined) run.parentId = String(row.parent_id);
+  if (row.depth !== null && row.depth !== undefined) run.depth = Number(row.depth);
   const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
@@ -205,10 +216,22 @@ export function setSuspendedOn(sql: SqlStorage, key: string | undefined): void {
   sql.exec("UPDATE run SET suspended_on = ? WHERE suspended_on IS NOT ?", key ?? null, key ?? null);
 }
 
+/** The run's own spend (its journal's), without its children's: a child's start caps its budget by it. */
+export function readOwnSpent(sql: SqlStorage): number {
+  return Number(sql.exec<{ spent: number }>("SELECT spent_usd AS spent FROM run LIMIT 1").one().spent);
+}
+
 /** The run token's hash alone (for a run token's access): no other column, and never the body. */
 export function readTokenHash(sql: SqlStorage): string | undefined {
   if (!hasRun(sql)) return undefined;
   return sql.exec<{ token_hash: string }>("SELECT token_hash FROM run LIMIT 1").toArray()[0]?.token_hash;
+}
+
+/** A child run's parent, if it has one (for its parent's run token). */
+export function readParentId(sql: SqlStorage): string | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql.exec<{ parent_id: string | null }>("SELECT parent_id FROM run LIMIT 1").toArray()[0];
+  return row?.parent_id ?? undefined;
 }
 
 /** The run's subject, if it has one (for a user token's access). */
@@ -222,10 +245,10 @@ export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
-    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, parent_id, depth, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null,
-    run.scheduleId ?? null, run.firedAt ?? null, now, now,
+    run.scheduleId ?? null, run.firedAt ?? null, run.parentId ?? null, run.depth ?? null, now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
   insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit, perQuestion: true });
@@ -331,7 +354,7 @@ export function toRunView(run: RunRow): RunView {
     provider: run.provider,
     steps: run.steps,
     maxSteps: run.stepLimit,
-    spentUsd: run.spentUsd,
+    spentUsd: run.spentUsd + run.childrenUsd,
     budgetUsd: run.body.budget?.usd ?? 0,
     lastSeq: run.lastSeq,
     createdAt: run.createdAt,
@@ -349,5 +372,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.webhooks.length > 0) view.webhooks = run.webhooks;
   if (run.scheduleId !== undefined) view.scheduleId = run.scheduleId;
   if (run.firedAt !== undefined) view.firedAt = run.firedAt;
+  if (run.parentId !== undefined) view.parentId = run.parentId;
+  if (run.children.length > 0) view.children = run.children;
   return view;
 }

@@ -26,6 +26,7 @@ import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from
 import { offeredNames } from "../../tools/client-toolset";
 import { outputIssues } from "../../tools/output-tool";
 import { ImageIntake } from "./images";
+import { resolveAgentTools } from "./agent-templates";
 import { compactionIssues, priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "./run-model";
 
 /** What goes past this deployment's caps, each issue naming the cap's setting. */
@@ -157,9 +158,12 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const providerOnly = providerOnlyIssues(body.tools ?? [], provider);
   if (providerOnly.length > 0) throw invalidRequest("Invalid request body.", providerOnly);
 
+  // Agent tools' templates, by the same rules, with their fields named (`tools.2.run.model`).
+  const tools = body.tools === undefined ? undefined : resolveAgentTools(body.tools, "tools", { env, settings, creator }, { creatorIssues, capIssues, withLimits });
+
   const images = new ImageIntake();
   const subject = creator.kind === "user" ? creator.subject : body.subject;
-  const stored = withLimits({ ...body, messages: await images.messages(body.messages), ...(subject === undefined ? {} : { subject }) }, settings.limits);
+  const stored = withLimits({ ...body, messages: await images.messages(body.messages), ...(tools === undefined ? {} : { tools }), ...(subject === undefined ? {} : { subject }) }, settings.limits);
   const upload = images.upload();
   // A new run holds no images yet: one named by hash must come with its bytes in this request.
   const unknown = outsideReferences(upload).map((reference) => ({ path: reference.path, message: MISSING_IMAGE }));
