@@ -1,7 +1,7 @@
 // The run console: start a run, or open one by id and token, and watch it live through the
 // typed client (WebSocket events that reconnect by themselves); or open a person's inbox with a
 // user token and answer the runs waiting for them in place.
-import { createClient, RatchetError, type AnswerRequest, type RatchetClient, type RunSummary } from "../src/client";
+import { createClient, RatchetError, type AnswerRequest, type RatchetClient, type RunSummary } from "@ratchet/client";
 import { byId, show } from "./dom";
 import { InboxPanel } from "./inbox-panel";
 import { RunPanel } from "./run-panel";

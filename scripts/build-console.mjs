@@ -1,4 +1,4 @@
-// Builds the run console's script: console/*.ts (with the typed client, src/client) bundled into
+// Builds the run console's script: console/*.ts (with the typed client, @ratchet/client) bundled into
 // one browser module, public/console/console.js, which the platform serves as a static asset.
 // npm runs it before start, dev and test; wrangler runs it before `wrangler dev` and
 // `wrangler deploy` ([build] in wrangler.toml).
@@ -29,6 +29,8 @@ export async function buildConsole(env = process.env) {
   await build({
     absWorkingDir: root,
     entryPoints: ["console/main.ts"],
+    // Its paths resolve @ratchet/client, the package the console imports, to the package's sources.
+    tsconfig: "tsconfig.console.json",
     outfile: "public/console/console.js",
     bundle: true,
     format: "esm",

@@ -27,11 +27,11 @@ import type {
   UserToken,
   WaitingKind,
   WebhookDelivery,
-} from "../api/types";
-import type { ImageMediaType } from "../api/images";
-import type { CatchUp, Overlap } from "../api/schedule-types";
-import type { Usage as SpendUsage } from "../api/spend";
-import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/types";
+} from "../api/types.ts";
+import type { ImageMediaType } from "../api/image-types.ts";
+import type { CatchUp, Overlap } from "../api/schedule-types.ts";
+import type { Usage as SpendUsage } from "../api/spend.ts";
+import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/message-types.ts";
 
 export type { ApiError, ChatMessage, Content, ContentPart, PendingCall, RunOutput, RunStatus, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
 
@@ -118,7 +118,7 @@ export type StreamEvent<TFinal = unknown> = StoredRunEvent<TFinal> | LiveRunEven
 
 export type EndEvent<TFinal = unknown> = Extract<StoredRunEvent<TFinal>, { type: "end" }>;
 
-export type { CatchUp, FireOutcome, Overlap, ScheduleFire, SchedulesPage, ScheduleView } from "../api/schedule-types";
+export type { CatchUp, FireOutcome, Overlap, ScheduleFire, SchedulesPage, ScheduleView } from "../api/schedule-types.ts";
 
 /** The body of POST /v1/schedules: the run of `run` (a POST /v1/runs body) started on `cron`. */
 export type CreateScheduleRequest = {
