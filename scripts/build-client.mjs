@@ -3,10 +3,11 @@
 // package has no dependency: its code is src/client and the table of error codes it shares with
 // the edge; its declarations add the src/api and src/loop types the client's types come from.
 //
-//   npm run build:client   packages/client/dist (the demo and the workspace link use it)
+//   npm run build:client   packages/client/dist (the demo and the workspace link use it); with
+//                          `-- --if-stale` only when a source changed since the last build
 //   npm run pack:client    …and dist/ratchet-client-<version>.tgz, for `npm install <file>`
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -47,7 +48,20 @@ export function packClient() {
   return tarball;
 }
 
+/** The newest change among what the package is built from. */
+function newestSource() {
+  const inputs = ["src/client", "src/api", "src/loop", "src/tools"].flatMap((dir) => filesUnder(join(root, dir)));
+  inputs.push(join(root, "tsconfig.client-package.json"), join(root, "tsconfig.client.json"), join(root, "tsconfig.json"), fileURLToPath(import.meta.url));
+  return Math.max(...inputs.map((path) => statSync(path).mtimeMs));
+}
+
+/** Built already, from the sources as they are now (`--if-stale`, as `npm run demo` asks: a second run starts at once). */
+function upToDate() {
+  const entry = join(out, "client/index.js");
+  return existsSync(entry) && statSync(entry).mtimeMs >= newestSource();
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  buildClient();
+  if (!(process.argv.includes("--if-stale") && upToDate())) buildClient();
   if (process.argv.includes("--pack")) process.stdout.write(`${packClient()}\n`);
 }

@@ -38,6 +38,16 @@ describe("the docs' marked shell examples, run against wrangler dev", () => {
     expect(marked.filter((block) => block.file === "docs/api.md").length).toBeGreaterThanOrEqual(4);
   });
 
+  it("spell Idempotency-Key one way, the real one: <runId>/s<segment>/<step key>", () => {
+    const spellings = FILES.flatMap((file) => [...readDoc(file).matchAll(/<runId>\/[^`\s]*/g)].map((match) => `${file}: ${match[0]}`));
+    expect(spellings.length).toBeGreaterThanOrEqual(3);
+    expect(spellings.filter((spelling) => !/<runId>\/s<segment>\//.test(spelling))).toEqual([]);
+    // And the examples' keys have the segment: run_…/s1/tool/3/….
+    const keys = FILES.flatMap((file) => [...readDoc(file).matchAll(/Idempotency-Key: (run_\S+)/g)].map((match) => match[1]!));
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) expect(key).toMatch(/^run_[a-z2-7]+\/s\d+\/(tool|start)\/\d+\//);
+  });
+
   for (const file of FILES) {
     const blocks = marked.filter((block) => block.file === file);
     if (blocks.length === 0) continue;
