@@ -19,17 +19,3 @@ export function forwarded(request: Request, caller: string, dropParams: readonly
   if (token !== undefined) headers.set(WATCHER_TOKEN_HEADER, JSON.stringify(token));
   return new Request(url, { method: request.method, headers });
 }
-
-/**
- * An object's answer to an events request, as the edge sends it on. An SSE body is piped through
- * here, so that a reader that went away (its connection lost mid-stream) ends the pipe quietly and
- * cancels the object's stream, which then forgets the watcher; handed on as it is, the lost
- * connection surfaced as an uncaught "Network connection lost" once the run had more to send. A
- * WebSocket (101) or an error answer goes on unchanged.
- */
-export function relayedStream(answer: Response): Response {
-  if (answer.status !== 200 || answer.body === null) return answer;
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-  answer.body.pipeTo(writable).catch(() => undefined);
-  return new Response(readable, answer);
-}

@@ -4,7 +4,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";
 import { inboxIdOf } from "../../durable/inbox/inbox-stub";
 import { invalidRequest, validationHook } from "../errors";
-import { forwarded, relayedStream, wantsEventStream } from "../forward";
+import { forwarded, wantsEventStream } from "../forward";
 import { inboxEventsRoute, inboxTicketRoute } from "./inbox-routes";
 import { newInboxTicket } from "../auth/inbox-tickets";
 
@@ -22,7 +22,7 @@ export function inboxApp(): OpenAPIHono<AppEnv> {
     if (!wantsEventStream(c.req.raw)) {
       throw invalidRequest("The inbox stream needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
     }
-    return relayedStream(await c.var.inbox.fetch(forwarded(c.req.raw, c.var.caller, ["ticket", "subject"], c.var.caller === "user" ? c.var.watcherToken : undefined)));
+    return c.var.inbox.fetch(forwarded(c.req.raw, c.var.caller, ["ticket", "subject"], c.var.caller === "user" ? c.var.watcherToken : undefined));
   });
 
   return app;

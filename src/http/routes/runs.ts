@@ -10,7 +10,7 @@ import type { ListQuery } from "../../api/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { sha256Hex } from "../../lib/encoding";
 import { invalidRequest, validationHook } from "../errors";
-import { forwarded, relayedStream, wantsEventStream } from "../forward";
+import { forwarded, wantsEventStream } from "../forward";
 import { newRunToken } from "../auth/ids";
 import { ImageIntake } from "../intake/images";
 import { prepareRun } from "../intake/new-run";
@@ -141,7 +141,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     const token = c.var.caller === "user" ? c.var.watcherToken : undefined;
     // A user token's stream on a run is noted with its subject's inbox, so a revocation closes it too.
     if (token?.id !== undefined && token.subject !== undefined) await inboxStub(c.env, token.subject).noteWatch(token.id, c.req.param("id"), token.expiresAt);
-    return relayedStream(await c.var.run.fetch(forwarded(c.req.raw, c.var.caller, ["ticket"], token)));
+    return c.var.run.fetch(forwarded(c.req.raw, c.var.caller, ["ticket"], token));
   });
 
   return app;
