@@ -1,7 +1,7 @@
 // The fields that answer a client toolset's batch: one per action, in order, each with its input,
 // a result and a "failed" box. The first failed action ends the batch: the ones after it are not
 // run, so their fields are put aside and left out of the answer. Built with text only.
-import type { BatchAction, BatchResultInput } from "../src/client";
+import type { BatchAction, BatchResultInput } from "@ratchet/client";
 import { el, json } from "./dom";
 
 export type BatchFields = {

@@ -1,7 +1,7 @@
 // What the start form holds when the page opens: a run that calls the calculator, asks the
 // person one question and finishes. The script plays the model offline (provider "scripted");
 // each turn waits a little so the steps can be watched as they come.
-import type { ScriptedTurn } from "../src/client";
+import type { ScriptedTurn } from "@ratchet/client";
 
 export const DEFAULT_SYSTEM = "You are a careful assistant. Use the calculator for arithmetic.";
 

@@ -23,6 +23,11 @@ export function show(node: HTMLElement, visible: boolean): void {
 }
 
 /** Dollars with enough digits for a run's small costs. */
+/** The exact sum of two amounts in whole micro-dollars, as the service sums them (0.012 + 0.009 is 0.021). */
+export function addUsd(a: number, b: number): number {
+  return (Math.round(a * 1_000_000) + Math.round(b * 1_000_000)) / 1_000_000;
+}
+
 export function money(usd: number): string {
   return `$${usd.toFixed(usd !== 0 && Math.abs(usd) < 1 ? 4 : 2)}`;
 }

@@ -2,7 +2,7 @@
 // markup): an ask (free text, or one of its choices), an approval (approve / deny), a client tool
 // (a result, or an error) or a client toolset's batch (a result per action). They send through
 // `send` and report a failure in place.
-import type { AnswerRequest, SummaryWaiting } from "../src/client";
+import type { AnswerRequest, SummaryWaiting } from "@ratchet/client";
 import { askChoices, askQuestion } from "./ask-input";
 import { batchFields, batchQuestion } from "./batch-fields";
 import { el, json, show } from "./dom";

@@ -1,7 +1,7 @@
 // The inbox: the runs waiting for one person (a user token's subject), kept up to date from its
 // inbox stream and answered in place. It lists the waiting runs first, then applies each inbox
 // event whose version is newer than what the page shows, so the list and the stream agree.
-import type { AnswerRequest, InboxEvent, RunSummary } from "../src/client";
+import type { AnswerRequest, InboxEvent, RunSummary } from "@ratchet/client";
 import { byId, el, show } from "./dom";
 import { answerForm } from "./inbox-answer";
 

@@ -3,7 +3,7 @@
 // user token, answer the runs waiting for them in place, and have this browser ring when one waits
 // (push-control.ts). An installable web app: its service worker (service-worker/sw.ts) keeps the
 // shell and shows the notifications, whose tap opens the run here.
-import { createClient, RatchetError, type AnswerRequest, type RatchetClient, type RunSummary } from "../src/client";
+import { createClient, RatchetError, type AnswerRequest, type RatchetClient, type RunSummary } from "@ratchet/client";
 import { byId, show } from "./dom";
 import { InboxPanel } from "./inbox-panel";
 import { PushControl, registerServiceWorker, rememberedUserToken } from "./push-control";

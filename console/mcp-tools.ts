@@ -1,7 +1,7 @@
 // MCP servers in the run console: the `mcp-tools` event (a server's tools, listed once at the start)
 // as a line in the timeline, and a badge naming the server on each of its tools' calls, so a call
 // of `docs__search` reads as the tool `search` of the MCP server `docs`.
-import type { StreamEvent } from "../src/client";
+import type { StreamEvent } from "@ratchet/client";
 import { el } from "./dom";
 
 type Listed = Extract<StreamEvent, { type: "mcp-tools" }>;

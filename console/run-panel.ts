@@ -1,7 +1,7 @@
 // The run as the page shows it, kept up to date from its events: status, steps, cost against the
 // budget, each step's streamed text, tool calls and results, questions, and the final answer.
-import type { AnswerRequest, ChatMessage, Content, ContentInput, RunStatus, RunView, StreamEvent } from "../src/client";
-import { byId, el, json, money, show } from "./dom";
+import type { AnswerRequest, ChatMessage, Content, ContentInput, RunStatus, RunView, StreamEvent } from "@ratchet/client";
+import { addUsd, byId, el, json, money, show } from "./dom";
 import { McpTools } from "./mcp-tools";
 import { WaitingForm } from "./waiting-form";
 
@@ -171,7 +171,7 @@ export class RunPanel {
         call.dataset.state = event.notRun === true ? "not-run" : event.ok ? "ok" : "error";
         const cost = event.costUsd > 0 ? ` (${money(event.costUsd)})` : "";
         call.querySelector(".result")!.textContent = `${event.ok ? event.summary : (event.error ?? event.summary)}${cost}`;
-        return this.setSpent(this.spent + event.costUsd);
+        return this.setSpent(addUsd(this.spent, event.costUsd));
       }
       case "step": {
         // The run's own figure after the step's model call and tool calls: what the results added up to.

@@ -2,7 +2,7 @@
 // subject, or those without one), each with its clock, its next fire, its newest runs and fires,
 // and buttons to pause or resume it, start its run now, and open one of its runs. A schedule has
 // no stream: the panel shows each schedule as the API last answered it, and Refresh reads them again.
-import type { ScheduleView } from "../src/client";
+import type { ScheduleView } from "@ratchet/client";
 import { byId, el, show } from "./dom";
 
 export type ScheduleActions = {

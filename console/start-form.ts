@@ -1,5 +1,5 @@
 // The "Start a run" form: its defaults, and the request it makes (or what is wrong with it).
-import type { CreateRunRequest, ScriptedTurn } from "../src/client";
+import type { CreateRunRequest, ScriptedTurn } from "@ratchet/client";
 import { DEFAULT_MESSAGE, DEFAULT_SCRIPT, DEFAULT_SYSTEM } from "./defaults";
 import { byId, show } from "./dom";
 

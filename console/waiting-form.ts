@@ -1,7 +1,7 @@
 // Answering a waiting run in place: an ask (free text, or one of its choices), an approval
 // (approve / deny), a client tool (content, optionally as an error), or a client toolset's batch
 // (one result per action, see batch-fields.ts).
-import type { AnswerRequest, RunView } from "../src/client";
+import type { AnswerRequest, RunView } from "@ratchet/client";
 import { askChoices, askQuestion } from "./ask-input";
 import { batchFields, batchQuestion, type BatchFields } from "./batch-fields";
 import { byId, el, json, show } from "./dom";

@@ -1,4 +1,4 @@
-// Builds the run console's script: console/*.ts (with the typed client, src/client) bundled into
+// Builds the run console's script: console/*.ts (with the typed client, @ratchet/client) bundled into
 // one browser module, public/console/console.js, which the platform serves as a static asset; its
 // service worker, public/console/sw.js (console/service-worker/, stamped with a digest of the
 // shell so that a new console replaces the cached one); and its app icons (./console-icons.mjs).
@@ -33,6 +33,8 @@ export async function buildConsole(env = process.env) {
   await build({
     absWorkingDir: root,
     entryPoints: ["console/main.ts"],
+    // Its paths resolve @ratchet/client, the package the console imports, to the package's sources.
+    tsconfig: "tsconfig.console.json",
     outfile: "public/console/console.js",
     bundle: true,
     format: "esm",

@@ -16,11 +16,11 @@
 // the question reaches it through the inbox of its user — one stream for all its runs — where it
 // is answered.
 //
-// It uses the typed client (src/client), bundled on the fly with esbuild: Node 20 has no
-// WebSocket, so its events arrive as Server-Sent Events, and it reconnects by itself.
-import { build } from "esbuild";
+// It uses the typed client as an app does, the package @ratchet/client (`npm run demo` builds it
+// first: packages/client, linked into node_modules by npm's workspaces). Node 20 has no WebSocket,
+// so its events arrive as Server-Sent Events, and it reconnects by itself.
+import { createClient, RatchetError } from "@ratchet/client";
 import { createInterface } from "node:readline/promises";
-import { fileURLToPath } from "node:url";
 
 const baseUrl = (process.env.RATCHET_URL || "http://127.0.0.1:8787").replace(/\/+$/, "");
 const deployToken = process.env.RATCHET_TOKEN || "dev-token";
@@ -67,14 +67,6 @@ const oneLine = (value) => {
   return text.length > 160 ? `${text.slice(0, 157)}…` : text;
 };
 
-/** The typed client, compiled from src/client for Node on the fly. */
-async function loadClient() {
-  const entry = fileURLToPath(new URL("../src/client/index.ts", import.meta.url));
-  const result = await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", target: "es2022", write: false, logLevel: "silent" });
-  const code = result.outputFiles[0].text;
-  return import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
-}
-
 /** Questions in the terminal; the interface exists only while one is needed, so stdin never holds the process open. */
 async function prompt(question) {
   const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true });
@@ -110,7 +102,7 @@ const INBOX_SCRIPT = [
   { text: "Thank you, noted. The result is 391.", costUsd: 0.006, delayMs: 300 },
 ];
 
-function cannotReach(error, RatchetError) {
+function cannotReach(error) {
   if (error instanceof RatchetError && error.code === "network") {
     say(red(`Cannot reach Ratchet at ${baseUrl}. Start it in another terminal with \`npm start\`, or set RATCHET_URL.`));
     return true;
@@ -119,7 +111,6 @@ function cannotReach(error, RatchetError) {
 }
 
 async function inboxDemo() {
-  const { createClient, RatchetError } = await loadClient();
   const backend = createClient({ baseUrl, token: deployToken });
   say(`${bold("Ratchet demo: the inbox")} ${dim(`→ ${baseUrl}, ${modelLabel}`)}`);
   const subject = `demo-user-${Math.random().toString(36).slice(2, 8)}`;
@@ -127,7 +118,7 @@ async function inboxDemo() {
   try {
     minted = await backend.mintUserToken(subject, { ttlSeconds: 3600 });
   } catch (error) {
-    if (cannotReach(error, RatchetError)) return 1;
+    if (cannotReach(error)) return 1;
     throw error;
   }
   say(`${dim("backend:")} minted a user token for ${bold(subject)} ${dim(`(good until ${minted.expiresAt}; the phone holds it)`)}`);
@@ -181,7 +172,6 @@ async function inboxDemo() {
 
 async function main() {
   if (process.argv.includes("--inbox")) return inboxDemo();
-  const { createClient, RatchetError } = await loadClient();
   const ratchet = createClient({ baseUrl, token: deployToken });
   say(`${bold("Ratchet demo")} ${dim(`→ ${baseUrl}, ${modelLabel}`)}`);
   say(`${dim("you:")} ${MESSAGE}`);
@@ -199,7 +189,7 @@ async function main() {
       ...(real !== undefined ? { provider: real } : { provider: "scripted", script: LONG ? LONG_SCRIPT : SCRIPT }),
     });
   } catch (error) {
-    if (cannotReach(error, RatchetError)) return 1;
+    if (cannotReach(error)) return 1;
     throw error;
   }
   const { run, token } = created;
@@ -250,7 +240,7 @@ async function main() {
         say(`  → ${bold(event.name)} ${dim(oneLine(event.input))}`);
         break;
       case "tool-result":
-        spent += event.costUsd;
+        spent = (Math.round(spent * 1e6) + Math.round(event.costUsd * 1e6)) / 1e6; // whole micro-dollars, as the service sums
         say(`  ${event.ok ? green("←") : red("✗")} ${oneLine(event.ok ? event.summary : (event.error ?? event.summary))}`);
         break;
       case "waiting":

@@ -2,10 +2,11 @@
 // push subscriptions, and the payload a push carries. Bodies a client sends are strict, as in
 // ./schemas.ts.
 import { z } from "@hono/zod-openapi";
+import type { PushEventType, PushSubscriptionView as PlainSubscriptionView } from "./push-types";
 
 /** What a subscription may ask to be told; "run.waiting" is the default. */
-export const PUSH_EVENTS = ["run.waiting", "run.finished", "run.failed"] as const;
-export type PushEventType = (typeof PUSH_EVENTS)[number];
+export const PUSH_EVENTS = ["run.waiting", "run.finished", "run.failed"] as const satisfies readonly PushEventType[];
+export type { PushEventType };
 
 /** At most this many subscriptions a subject (its devices and browsers). */
 export const PUSH_SUBSCRIPTIONS_LIMIT = 10;
@@ -71,6 +72,10 @@ export const pushSubscriptionViewSchema = z
   .openapi("PushSubscriptionView");
 
 export type PushSubscriptionView = z.infer<typeof pushSubscriptionViewSchema>;
+// The plain type clients use is the same shape.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const plainViewIsSame: Same<PushSubscriptionView, PlainSubscriptionView> = true;
+void plainViewIsSame;
 
 export const pushKeySchema = z
   .object({ publicKey: z.string().openapi({ description: "The VAPID public key (base64url): pushManager.subscribe's applicationServerKey." }) })
@@ -78,14 +83,4 @@ export const pushKeySchema = z
 
 export const pushSubscriptionsSchema = z.object({ subscriptions: z.array(pushSubscriptionViewSchema) }).openapi("PushSubscriptions");
 
-/** What a push carries, encrypted for the subscription (at most 3 KB of JSON; the question is cut to fit). */
-export type PushPayload = {
-  runId: string;
-  kind: PushEventType;
-  /** The run's question (waiting), or a line that says how it ended. */
-  question: string;
-  /** The run's `metadata.title`, when it has one. */
-  title?: string;
-  /** Opens the run in the console: its waiting form. */
-  url: string;
-};
+export type { PushPayload } from "./push-types";

@@ -1,16 +1,16 @@
 // createClient: the typed client of the Ratchet API for apps (browser, React Native, Node 20).
 // Transport is injected: `fetch` for requests (and SSE), `WebSocket` for events; both default to
 // the platform's globals. Without a WebSocket (Node 20) events arrive as SSE over fetch.
-import type { Connection } from "./connection";
-import { errorFromAnswer, networkError, RatchetError } from "./errors";
-import { runEvents, type EventsOptions, type ReconnectOptions } from "./events";
-import { inboxEvents, type InboxOptions } from "./inbox";
-import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection";
-import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport";
-import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types";
-import type { CreateScheduleRequest, ListSchedulesOptions, SchedulesPage, ScheduleView, UpdateScheduleRequest } from "./types";
-import type { PushSubscriptionRequest, PushSubscriptionView } from "./types";
-import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection";
+import type { Connection } from "./connection.ts";
+import { errorFromAnswer, networkError, RatchetError } from "./errors.ts";
+import { runEvents, type EventsOptions, type ReconnectOptions } from "./events.ts";
+import { inboxEvents, type InboxOptions } from "./inbox.ts";
+import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection.ts";
+import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport.ts";
+import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types.ts";
+import type { CreateScheduleRequest, ListSchedulesOptions, SchedulesPage, ScheduleView, UpdateScheduleRequest } from "./types.ts";
+import type { PushSubscriptionRequest, PushSubscriptionView } from "./types.ts";
+import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection.ts";
 
 export type ClientOptions = {
   /** Where the service answers, e.g. "https://ratchet.example.workers.dev" or "http://127.0.0.1:8787". */

@@ -1,6 +1,6 @@
 // One connection to a run's event stream: frames (parsed JSON) until it closes. A connection
 // never reconnects itself; ./events.ts does that.
-import type { Channel } from "./channel";
+import type { Channel } from "./channel.ts";
 
 export interface Connection {
   /** The next frame; done when the connection closed; rejects with a RatchetError when it failed. */

@@ -2,8 +2,8 @@
 // (invalid-request, unauthorized, forbidden, not-found, conflict, too-large, rate-limited,
 // internal), or one of the client's own: "network" (no answer arrived) and "invalid-response"
 // (an answer that is not the API's).
-import { ERROR_CODES } from "../api/error-codes";
-import type { Issue } from "./types";
+import { ERROR_CODES } from "../api/error-codes.ts";
+import type { Issue } from "./types.ts";
 
 const CODES_BY_STATUS: Record<number, string> = ERROR_CODES;
 
@@ -37,6 +37,18 @@ function isErrorBody(value: unknown): value is { error: { code: string; message:
   return typeof code === "string" && typeof message === "string";
 }
 
+/**
+ * The message of an answer with issues: the API's message, then the first issue (where and what),
+ * then how many more `issues` hold, so a log line or an alert alone says what to fix.
+ */
+export function messageWithIssues(message: string, issues: Issue[] | undefined): string {
+  const first = issues?.[0];
+  if (first === undefined) return message;
+  const where = first.path === "" ? "" : `${first.path}: `;
+  const more = issues!.length > 1 ? ` (and ${issues!.length - 1} more in .issues)` : "";
+  return `${message} ${where}${first.message}${more}`;
+}
+
 /** The error of a non-2xx answer: the API's own error body, or one made from the status. */
 export function errorFromAnswer(status: number, text: string): RatchetError {
   let body: unknown;
@@ -47,7 +59,7 @@ export function errorFromAnswer(status: number, text: string): RatchetError {
   }
   if (isErrorBody(body)) {
     const { code, message, issues } = body.error;
-    return new RatchetError(issues === undefined ? { code, message, status } : { code, message, status, issues });
+    return new RatchetError(issues === undefined ? { code, message, status } : { code, message: messageWithIssues(message, issues), status, issues });
   }
   const code = CODES_BY_STATUS[status] ?? (status >= 500 ? "internal" : "invalid-response");
   return new RatchetError({ code, message: `HTTP ${status}${text === "" ? "" : `: ${text.slice(0, 200)}`}`, status });

@@ -4,10 +4,10 @@
 //   const { run, token } = await ratchet.createRun({ messages: [{ role: "user", content: "Hi" }] });
 //   const mine = ratchet.withToken(token);
 //   for await (const event of mine.events(run.id)) console.log(event.type);
-export { createClient } from "./client";
-export type { ClientOptions, CreateRunOptions, RatchetClient } from "./client";
-export { RatchetError } from "./errors";
-export type { EventsOptions, ReconnectOptions } from "./events";
-export type { InboxOptions } from "./inbox";
-export type { FetchAnswer, FetchInit, FetchLike, WebSocketConstructorLike, WebSocketEventLike, WebSocketLike } from "./transport";
-export type * from "./types";
+export { createClient } from "./client.ts";
+export type { ClientOptions, CreateRunOptions, RatchetClient } from "./client.ts";
+export { RatchetError } from "./errors.ts";
+export type { EventsOptions, ReconnectOptions } from "./events.ts";
+export type { InboxOptions } from "./inbox.ts";
+export type { FetchAnswer, FetchInit, FetchLike, WebSocketConstructorLike, WebSocketEventLike, WebSocketLike } from "./transport.ts";
+export type * from "./types.ts";

@@ -3,8 +3,8 @@
 // waits (doubling, cut short by an abort) and connects again. A connection that never opened is
 // followed by an HTTP probe with the same credentials: a refusal ends the iteration with its error,
 // a lost network is tried again.
-import { isFatal, reconnectDelay, sleep } from "./backoff";
-import type { Connection } from "./connection";
+import { isFatal, reconnectDelay, sleep } from "./backoff.ts";
+import type { Connection } from "./connection.ts";
 
 export type ReconnectOptions = {
   /** Wait before the first reconnect (default 250 ms); doubles per failed try up to maxDelayMs. */

@@ -1,9 +1,9 @@
 // The event stream as Server-Sent Events read from a streamed fetch body: for platforms without
 // a WebSocket (Node 20). The token goes in the Authorization header.
-import { Channel } from "./channel";
-import { connectionOf, pushFrame, type Connection } from "./connection";
-import { errorFromAnswer, networkError } from "./errors";
-import type { ByteReader, FetchLike } from "./transport";
+import { Channel } from "./channel.ts";
+import { connectionOf, pushFrame, type Connection } from "./connection.ts";
+import { errorFromAnswer, networkError } from "./errors.ts";
+import type { ByteReader, FetchLike } from "./transport.ts";
 
 export function sseUrl(baseUrl: string, runId: string, after: number): string {
   return `${baseUrl}/v1/runs/${encodeURIComponent(runId)}/events?after=${after}`;

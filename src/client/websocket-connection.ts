@@ -1,9 +1,9 @@
 // The event stream over a WebSocket. A browser cannot set headers on a WebSocket and a token must
 // never travel in a URL, so each connection first asks for a one-time ticket (with the token in
 // the Authorization header) and opens the socket with `?ticket=`.
-import { Channel } from "./channel";
-import { connectionOf, pushFrame, type Connection } from "./connection";
-import type { WebSocketConstructorLike, WebSocketLike } from "./transport";
+import { Channel } from "./channel.ts";
+import { connectionOf, pushFrame, type Connection } from "./connection.ts";
+import type { WebSocketConstructorLike, WebSocketLike } from "./transport.ts";
 
 export function webSocketUrl(baseUrl: string, runId: string, after: number, ticket: string): string {
   const base = baseUrl.replace(/^http/i, "ws");

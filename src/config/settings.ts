@@ -126,10 +126,26 @@ export function isLocalDev(env: EnvLike, hostname: string): boolean {
   return textOf(env, "LOCAL_DEV") === "true" && LOOPBACK.has(hostname);
 }
 
-/** What the 503 says: every setting to fix, and how, without a value. */
-export function describeProblems(problems: readonly SettingProblem[]): string {
+/**
+ * Why the published local values were refused although LOCAL_DEV is on: the request reached
+ * `hostname`, not a loopback address (a phone on the LAN, a tunnel). Undefined when LOCAL_DEV is
+ * off or the host is a loopback one. What to do instead, for the log and the operator's 503.
+ */
+export function offLoopbackHint(env: EnvLike, hostname: string): string | undefined {
+  if (textOf(env, "LOCAL_DEV") !== "true" || LOOPBACK.has(hostname)) return undefined;
+  return (
+    `LOCAL_DEV=true accepts the published local values only at a loopback address (localhost, 127.0.0.1, [::1]); this request reached ${hostname}. ` +
+    "For a device on your LAN, put your own values of the settings named above in .dev.vars (at least 32 characters each: `openssl rand -base64 32`; " +
+    "for TOOL_SIGNING_KEY and WEBHOOK_SECRET `echo \"whsec_$(openssl rand -base64 32)\"`), then `npm start -- --ip 0.0.0.0` and use your API_TOKEN; " +
+    "or reach this machine through a tunnel that keeps a loopback address (`adb reverse tcp:8787 tcp:8787` for an Android device, `ssh -L`)."
+  );
+}
+
+/** What the 503 says: every setting to fix, and how, without a value. `hint`: offLoopbackHint's advice, which replaces the deploy advice. */
+export function describeProblems(problems: readonly SettingProblem[], hint?: string): string {
   const list = problems.map((item) => `${item.setting} ${item.problem}`).join("; ");
-  return `This deployment is not configured: ${list}. Set secrets with \`npx wrangler secret put <NAME>\` and limits in wrangler.toml [vars].`;
+  const advice = hint ?? "Set secrets with `npx wrangler secret put <NAME>` and limits in wrangler.toml [vars].";
+  return `This deployment is not configured: ${list}. ${advice}`;
 }
 
 const cache = new WeakMap<object, Map<boolean, SettingsResult>>();

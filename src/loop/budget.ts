@@ -1,4 +1,5 @@
 import type { Budget } from "./types";
+import { addUsd } from "../lib/money";
 
 /** Thrown inside a step's work when the budget is spent; the journal never stores it. */
 export class BudgetExhausted extends Error {
@@ -11,7 +12,7 @@ export class BudgetExhausted extends Error {
 /** spent = budget.spentUsd + the cost of every step (replayed ones too) + await budget.spent(). */
 export async function spentNow(budget: Budget | undefined, stepCosts: number): Promise<number> {
   const outside = budget?.spent === undefined ? 0 : await budget.spent();
-  return (budget?.spentUsd ?? 0) + stepCosts + outside;
+  return addUsd(budget?.spentUsd ?? 0, stepCosts, outside);
 }
 
 /** Throws BudgetExhausted when the budget is spent. Called only inside the work it guards. */

@@ -9,6 +9,7 @@ import { contextView, estimateTokens, isCompactionTurn, isSummaryRecord, lastTur
 import { journaled, type LoopState } from "./loop-state";
 import { CHARS_PER_TOKEN } from "./tool-result-cut";
 import type { ChatMessage, CompactionEvent, GenerateRequest, StepOutput, Usage } from "./types";
+import { addUsd } from "../lib/money";
 
 /** Share of atTokens the newest turns may keep verbatim after a compaction. */
 const KEEP_SHARE = 0.25;
@@ -177,6 +178,6 @@ export async function compact(state: LoopState, reason: CompactionReason, instru
     const events: CompactionEvent[] = summary === "" ? [] : [{ type: "compaction", key, step: state.steps, mode: "summary", reason, tokensBefore, tokensAfter }];
     return { value: stored, costUsd: result.costUsd, events };
   });
-  state.stepCosts += value.costUsd;
+  state.stepCosts = addUsd(state.stepCosts, value.costUsd);
   if (value.summary !== null) state.messages.push(summaryRecord(value.summary, value.keepFrom, value.through));
 }

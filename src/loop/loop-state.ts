@@ -7,6 +7,7 @@ import { createRepeatGuard, type RepeatGuard } from "./repeat-guard";
 import type { RequestView } from "./request-view";
 import { providerToolDefinition, toToolDefinition } from "./tool-definition";
 import { isToolsetCall } from "./toolset";
+import { addUsd } from "../lib/money";
 import type {
   AnyToolSpec,
   ChatMessage,
@@ -172,5 +173,5 @@ export function stepsLeft(state: LoopState): number {
 }
 
 export function spentUsd(state: LoopState): number {
-  return (state.options.budget?.spentUsd ?? 0) + state.stepCosts;
+  return addUsd(state.options.budget?.spentUsd ?? 0, state.stepCosts);
 }

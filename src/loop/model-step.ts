@@ -11,6 +11,7 @@ import { journaled, spentUsd, type LoopState } from "./loop-state";
 import { stepKeys } from "./step-keys";
 import { updateRequestView } from "./request-view";
 import type { AssistantMessage, ChatMessage, CompactionEvent, GenerateRequest, StopReason, StoredLoopEvent, Usage } from "./types";
+import { addUsd } from "../lib/money";
 
 /** What the journal stores for a model call. */
 export type ModelStepValue = {
@@ -139,7 +140,7 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
         toolCalls: result.message.toolCalls ?? [],
         usage: result.usage,
         costUsd: result.costUsd,
-        spentUsd: spentUsd(state) + result.costUsd,
+        spentUsd: addUsd(spentUsd(state), result.costUsd),
         stopReason: result.stopReason,
         ...(result.providerToolCalls === undefined || result.providerToolCalls.length === 0 ? {} : { providerToolCalls: result.providerToolCalls }),
       },

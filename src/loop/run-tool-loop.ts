@@ -17,6 +17,7 @@ import { isStartWait, replyStep, startStep, toolStep, type StartValue, type Tool
 import { ToolPending } from "./tool-pending";
 import { erroredAfter, haltText, joinWait, specOf } from "./toolset";
 import type { AssistantMessage, Asked, RunToolLoopOptions, RunToolLoopResult, StoppedBy, ToolCall } from "./types";
+import { addUsd } from "../lib/money";
 
 type Stop = {
   stoppedBy: StoppedBy;
@@ -39,7 +40,7 @@ function toolMessage(call: ToolCall, value: ToolStepValue) {
 
 async function answerWith(state: LoopState, call: ToolCall, value: Promise<ToolStepValue>): Promise<ToolStepValue> {
   const settled = await value;
-  state.stepCosts += settled.costUsd;
+  state.stepCosts = addUsd(state.stepCosts, settled.costUsd);
   append(state, toolMessage(call, settled));
   return settled;
 }
@@ -229,7 +230,7 @@ async function drive(state: LoopState): Promise<Stop> {
     state.note = undefined;
     state.finalRetry = undefined;
     state.lastInputTokens = model.usage.inputTokens;
-    state.stepCosts += model.costUsd;
+    state.stepCosts = addUsd(state.stepCosts, model.costUsd);
     addUsage(state.usage, model.usage);
     append(state, model.message);
     const stop = await afterModel(state, step, model, followUp, retry);

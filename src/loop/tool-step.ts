@@ -5,6 +5,7 @@ import { journaled, type LoopState } from "./loop-state";
 import { stepKeys } from "./step-keys";
 import { ToolPending } from "./tool-pending";
 import type { AnyToolSpec, Content, StepOutput, ToolCall, ToolOutput, ToolResultEvent } from "./types";
+import { addUsd, usd } from "../lib/money";
 
 /** What the journal stores for a tool call (and for a call the loop answered itself). */
 export type ToolStepValue = { content: Content; isError: boolean; costUsd: number; value?: unknown };
@@ -18,7 +19,7 @@ function errorMessage(error: unknown): string {
 
 function normalize(output: ToolOutput | string): ToolStepValue {
   if (typeof output === "string") return { content: output, isError: false, costUsd: 0 };
-  const value: ToolStepValue = { content: output.content, isError: output.isError === true, costUsd: output.costUsd ?? 0 };
+  const value: ToolStepValue = { content: output.content, isError: output.isError === true, costUsd: usd(output.costUsd ?? 0) };
   if (output.value !== undefined) value.value = output.value;
   return value;
 }
@@ -100,9 +101,9 @@ export async function startStep(state: LoopState, step: number, call: ToolCall, 
     await checkBudget(state);
     announce(state, startKey, step, call, input);
     const { handle, costUsd = 0 } = await start(input, { signal, callId: call.id, key: startKey });
-    return { value: { handle, costUsd }, costUsd, events: [] };
+    return { value: { handle, costUsd: usd(costUsd) }, costUsd: usd(costUsd), events: [] };
   });
-  state.stepCosts += started.costUsd;
+  state.stepCosts = addUsd(state.stepCosts, started.costUsd);
   return started;
 }
 

@@ -1,37 +1,9 @@
 // The loop's public types: the same message and tool-call shapes as the HTTP API (docs/api.md),
 // and the loop's own options and results, so the service and the library speak one language.
 import type { z } from "zod";
+import type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode } from "./message-types";
 
-export type TextPart = { type: "text"; text: string; cache?: true };
-export type ImagePart = {
-  type: "image";
-  mimeType: string;
-  hash: string;
-  path?: string;
-  /** base64 bytes, on input only; the service stores them by hash and drops this field. */
-  data?: string;
-};
-export type ContentPart = TextPart | ImagePart;
-export type Content = string | ContentPart[];
-
-export type ToolCall = {
-  id: string;
-  name: string;
-  input: unknown;
-  /** A call of an action of a provider-native toolset (the API's toolset_name): `name` is then the action. */
-  toolset?: string;
-};
-
-export type UserMessage = { role: "user"; content: Content };
-export type AssistantMessage = {
-  role: "assistant";
-  content: Content;
-  toolCalls?: ToolCall[];
-  /** Provider blocks the loop keeps unchanged (for example thinking blocks with signatures). */
-  providerBlocks?: unknown[];
-};
-export type ToolMessage = { role: "tool"; toolCallId: string; content: Content; isError?: boolean };
-export type ChatMessage = UserMessage | AssistantMessage | ToolMessage;
+export type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode };
 
 export type ToolDefinition = {
   name: string;
@@ -40,17 +12,6 @@ export type ToolDefinition = {
   /** The provider's own entry for this tool (a native client tool type, a provider tool): sent as given instead of the fields above. */
   native?: Record<string, unknown>;
 };
-
-export type Usage = {
-  inputTokens: number;
-  outputTokens: number;
-  cachedReadTokens: number;
-  cachedWriteTokens: number;
-  /** Requests the provider's own tools made (web searches, web fetches), when there were any. */
-  serverToolUse?: ServerToolUse;
-};
-
-export type ServerToolUse = { webSearchRequests: number; webFetchRequests: number };
 
 /** What one model call sends. `messages` are copies carrying the loop's cache marks. */
 export type GenerateRequest = {
@@ -76,18 +37,6 @@ export type GenerateRequest = {
 
 /** A provider-side execution container (code execution), as a turn's providerBlocks record it. */
 export type ContainerRecord = { id: string; expiresAt?: string };
-
-export type StopReason =
-  | "end_turn"
-  | "tool_use"
-  | "max_tokens"
-  | "pause_turn"
-  | "refusal"
-  | "stop_sequence"
-  /** The provider compacted the history (a compaction block) and paused: the loop continues with no user turn. */
-  | "compaction"
-  /** The answer ran into the model's context window (it is cut off like at max_tokens). */
-  | "model_context_window_exceeded";
 
 export type GenerateResult = {
   message: AssistantMessage;
@@ -179,14 +128,6 @@ export type Budget = {
 
 export type CacheMode = "auto" | "system" | "none";
 
-export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel" | "refusal";
-
-/**
- * How the history is kept inside the context window. "native": the provider compacts (the
- * request's `compaction`); "summary": the loop runs a summary call as its own step; "auto": the
- * caller picked one of the two (the loop treats it as "summary"); "off": never.
- */
-export type CompactionMode = "auto" | "native" | "summary" | "off";
 export type CompactionOptions = {
   mode: CompactionMode;
   /** Compact once a model call's prompt passes this many input tokens. */

@@ -116,6 +116,8 @@ describe("the typed client", () => {
     const bad = await refusal(ratchet.createRun({ messages: [] }));
     expect(bad).toMatchObject({ name: "RatchetError", code: "invalid-request", status: 400, retryable: false });
     expect(bad.issues).toEqual([expect.objectContaining({ path: "messages" })]);
+    // The message alone says what to fix: the API's message, then the first issue's path and message.
+    expect(bad.message).toBe(`Invalid request body. messages: ${bad.issues![0]!.message}`);
 
     const unauthorized = await refusal(ratchet.withToken("wrong-token").getRun("run_" + "a".repeat(26)));
     expect(unauthorized).toMatchObject({ code: "unauthorized", status: 401 });
@@ -126,6 +128,22 @@ describe("the typed client", () => {
 
     expect(await refusal(ratchet.getRun("run_" + "b".repeat(26)))).toMatchObject({ code: "not-found", status: 404 });
     expect(await refusal(ratchet.answer(run.id, { callId: "nothing-waits", content: "x" }))).toMatchObject({ code: "conflict", status: 409 });
+  });
+
+  it("an answer refused for its shape carries issues like any 400, and the message names the first", async () => {
+    const { run, token } = await ratchet.createRun({
+      provider: "scripted",
+      messages: [{ role: "user", content: "Name?" }],
+      tools: ["ask"],
+      script: [{ toolCalls: [{ id: "q", name: "ask", input: { question: "Your name?" } }] }, { text: "Hello." }],
+    });
+    const mine = ratchet.withToken(token);
+    await drive(run.id);
+    const refused = await refusal(mine.answer(run.id, { callId: "q", approved: true }));
+    expect(refused).toMatchObject({ code: "invalid-request", status: 400, issues: [{ path: "content", message: expect.stringContaining("Required") }] });
+    expect(refused.message).toMatch(/^An answer to an ask needs `content`\. content: Required/);
+    const several = await refusal(ratchet.createRun({ messages: [], maxSteps: -1 }));
+    expect(several.message).toMatch(/\(and \d+ more in \.issues\)$/);
   });
 
   it("no answer at all is a RatchetError with code network and the cause kept", async () => {

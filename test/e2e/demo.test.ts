@@ -3,12 +3,13 @@
 // for provider "anthropic" and the service talks to the fake Anthropic server; and with
 // OPENAI_API_KEY set, where it asks for provider "openai" and the service talks to the fake
 // OpenAI server.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic/server";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
@@ -63,6 +64,10 @@ describe("npm run demo", () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
+    // The demo imports @ratchet/client, which `npm run demo` builds when a source changed: built
+    // here once, while the service starts, so no demo below spends its time limit on it.
+    const built = promisify(execFile)("npm", ["run", "--silent", "build:client"], { cwd: ROOT });
+    built.catch(() => undefined); // awaited below, after the servers started
     fake = await startFakeAnthropic();
     fakeOpenAI = await startFakeOpenAI();
     // The keys let the service offer providers "anthropic" and "openai"; scripted runs (with a script) still work.
@@ -79,6 +84,7 @@ describe("npm run demo", () => {
         PRICES: JSON.stringify({ [MODEL]: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }),
       },
     });
+    await built;
   });
 
   afterAll(async () => {

@@ -92,6 +92,30 @@ describe("local development", () => {
     await expectError(await request("http://10.0.0.5:8787", "/v1/health", local), 503, "not-configured");
   });
 
+  it("off loopback with LOCAL_DEV=true (a phone on the LAN), says why and what to do: in the operator's answer and in the log", async () => {
+    const logs = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const lan = "http://192.168.1.20:8787";
+    const body = await expectError(await request(lan, "/v1/health", local, { headers: { Authorization: "Bearer dev-token" } }), 503, "not-configured");
+    for (const part of ["API_TOKEN is a published default", "LOCAL_DEV=true accepts the published local values only at a loopback address", "this request reached 192.168.1.20", "`npm start -- --ip 0.0.0.0`", "your own values", "tunnel"]) {
+      expect(body.error.message).toContain(part);
+    }
+    expect(body.error.message).not.toContain("wrangler secret put");
+    // Anyone else learns only that the deployment is not configured.
+    const stranger = await expectError(await request(lan, "/v1/health", local, { headers: { Authorization: "Bearer someone-else" } }), 503, "not-configured");
+    expect(stranger.error.message).toBe(NOT_CONFIGURED);
+    const lines = logs.mock.calls.map(([line]) => JSON.parse(String(line)) as { msg: string; hint?: string });
+    expect(lines.every((line) => line.msg === "ratchet.not-configured" && line.hint?.includes("`npm start -- --ip 0.0.0.0`"))).toBe(true);
+    logs.mockRestore();
+  });
+
+  it("a deployed host without LOCAL_DEV keeps the deploy advice, with no word of LOCAL_DEV", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const body = await expectError(await request(PUBLIC, "/v1/health", { API_TOKEN: "dev-token" }, { headers: { Authorization: "Bearer dev-token" } }), 503, "not-configured");
+    expect(body.error.message).toContain("npx wrangler secret put");
+    expect(body.error.message).not.toContain("LOCAL_DEV");
+    vi.restoreAllMocks();
+  });
+
   it("refuses them on a loopback host without LOCAL_DEV", async () => {
     await expectError(await request(LOCAL, "/v1/health", { ...local, LOCAL_DEV: undefined }), 503, "not-configured");
   });

@@ -6,6 +6,7 @@ import { ProviderError } from "../../src/providers/common/errors";
 import { costOf, priceOf } from "../../src/providers/common/prices";
 import { fakeAnthropicUrl, recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { context, rejection, testProvider, textRequest } from "../helpers/anthropic";
+import { usd } from "../../src/lib/money";
 
 describe("anthropic provider (SDK → fake server)", () => {
   it("streams the text through onDelta and returns the assembled message", async () => {
@@ -74,8 +75,9 @@ describe("anthropic provider (SDK → fake server)", () => {
     });
     const price = priceOf("claude-opus-4-1")!;
     const expected = (reported.input_tokens * price.input + reported.cache_creation_input_tokens * price.cacheWrite + reported.cache_read_input_tokens * price.cacheRead + 321 * price.output) / 1e6;
-    expect(result.costUsd).toBeCloseTo(expected, 12);
-    expect(result.costUsd).toBeCloseTo(costOf(price, result.usage), 12);
+    // In whole micro-dollars, as every cost the service reports.
+    expect(result.costUsd).toBe(usd(expected));
+    expect(result.costUsd).toBe(usd(costOf(price, result.usage)));
   });
 
   it("a cost the answer reports (usage.cost) is used instead of the table", async () => {

@@ -11,6 +11,7 @@ import { recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";
 import { echoTool } from "../helpers/scripted";
 import { testProvider } from "../helpers/anthropic";
+import { usd } from "../../src/lib/money";
 
 type Block = Record<string, unknown>;
 type Body = { messages: Array<{ role: string; content: Block[] }>; tools?: Block[]; container?: string };
@@ -39,7 +40,7 @@ describe("provider tools (Anthropic server tools)", () => {
     const model1 = events.find((event) => event.type === "model")!;
     if (model1.type !== "model") throw new Error("no model event");
     expect(model1.usage.serverToolUse).toEqual({ webSearchRequests: 1, webFetchRequests: 0 });
-    expect(model1.costUsd).toBeCloseTo(costOf(priceOf(model)!, model1.usage) + SERVER_TOOL_PRICES.webSearchRequest, 12);
+    expect(model1.costUsd).toBe(usd(costOf(priceOf(model)!, model1.usage) + SERVER_TOOL_PRICES.webSearchRequest));
     expect(SERVER_TOOL_PRICES.webSearchRequest).toBe(0.01);
     expect(model1.providerToolCalls).toEqual([{ id: expect.stringMatching(/^srvtoolu_/), name: "web_search", input: { query: "ratchet durable agents" } }]);
     expect(first.usage.serverToolUse).toEqual({ webSearchRequests: 1, webFetchRequests: 0 });

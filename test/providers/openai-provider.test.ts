@@ -8,6 +8,7 @@ import { costOf } from "../../src/providers/common/prices";
 import { recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { context, rejection, textRequest } from "../helpers/anthropic";
 import { testOpenAIProvider } from "../helpers/openai";
+import { usd } from "../../src/lib/money";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
@@ -50,8 +51,9 @@ describe("openai provider", () => {
     expect(second.usage).toEqual({ inputTokens: b!.usage!.prompt_tokens, outputTokens: 50, cachedReadTokens: b!.usage!.cached_tokens, cachedWriteTokens: 0 });
     expect(second.usage.cachedReadTokens).toBeGreaterThanOrEqual(1024);
     const expected = ((second.usage.inputTokens - second.usage.cachedReadTokens) * 5 + second.usage.cachedReadTokens * 0.5 + 50 * 30) / 1e6;
-    expect(second.costUsd).toBeCloseTo(expected, 12);
-    expect(second.costUsd).toBeCloseTo(costOf(OPENAI_PRICES["gpt-5.5"]!, second.usage), 12);
+    // In whole micro-dollars, as every cost the service reports.
+    expect(second.costUsd).toBe(usd(expected));
+    expect(second.costUsd).toBe(usd(costOf(OPENAI_PRICES["gpt-5.5"]!, second.usage)));
   });
 
   it("a cost the answer reports (a gateway's usage.cost) is used instead of the table", async () => {
@@ -80,7 +82,7 @@ describe("openai provider", () => {
     const priced = testOpenAIProvider({ prices: { ...OPENAI_PRICES, [model]: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 1 } } });
     expect(priced.prices!(model)).toEqual({ input: 1e-6, output: 2e-6, cacheWrite: 1e-6 });
     const result = await priced.generate(textRequest(model), context());
-    expect(result.costUsd).toBeCloseTo((result.usage.inputTokens * 1 + 10 * 2) / 1e6, 12);
+    expect(result.costUsd).toBe(usd((result.usage.inputTokens * 1 + 10 * 2) / 1e6));
   });
 
   it("context windows of the table's models; another endpoint's model gets 128,000", () => {

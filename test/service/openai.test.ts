@@ -11,6 +11,7 @@ import { configureOpenAI, openAIRequestsWhen, recordedOpenAI, scriptOpenAI, uniq
 import { drive, journalKeys, storedEvents, stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
 import { api, driveRun, getRun, openSocket, startRun } from "../helpers/service-client";
+import { addUsd, usd } from "../../src/lib/money";
 
 type Sent = { messages: Array<{ role: string; content: unknown; tool_call_id?: string; tool_calls?: unknown[] }>; tools?: Array<{ function: { name: string } }>; tool_choice?: unknown };
 const okBodies = async (model: string) => (await recordedOpenAI(model)).filter((request) => request.outcome === "ok").map((request) => request.body as unknown as Sent);
@@ -60,10 +61,11 @@ describe("runs on the openai provider", () => {
     expect(models).toHaveLength(3);
     for (const frame of models) {
       const { inputTokens, outputTokens, cachedReadTokens } = frame.usage;
-      expect(frame.costUsd).toBeCloseTo(((inputTokens - cachedReadTokens) * 5 + cachedReadTokens * 0.5 + outputTokens * 30) / 1e6, 12);
+      expect(frame.costUsd).toBe(usd(((inputTokens - cachedReadTokens) * 5 + cachedReadTokens * 0.5 + outputTokens * 30) / 1e6));
     }
     expect(models[1]!.usage.cachedReadTokens).toBeGreaterThanOrEqual(1024);
-    expect(models.reduce((sum, frame) => sum + frame.costUsd, 0)).toBeCloseTo(view.spentUsd, 12);
+    // Summed exactly, in whole micro-dollars.
+    expect(addUsd(...models.map((frame) => frame.costUsd))).toBe(view.spentUsd);
     expect(socket.frames.filter((frame) => frame.type === "text" && frame.step === 3).map((frame) => frame.delta).join("")).toBe("Seven, in metres.");
 
     const requests = await recordedOpenAI(model);

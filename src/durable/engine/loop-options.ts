@@ -44,7 +44,15 @@ export function loopOptions(
   const { body } = run;
   const prefix = `s${segment.n}/`;
   const provider = createRunProvider(
-    { runId: run.id, provider: run.provider, script: scriptOf(ctx, run.id, body.script), messages: body.messages, ...(engine.retrySleep === undefined ? {} : { sleep: engine.retrySleep }) },
+    {
+      runId: run.id,
+      provider: run.provider,
+      script: scriptOf(ctx, run.id, body.script),
+      messages: body.messages,
+      // A scripted `once` error turn fails the first time only, recorded like a `once` tool's start.
+      firstFailure: (index) => beginOnce(ctx.storage, `scripted-error/${index}`),
+      ...(engine.retrySleep === undefined ? {} : { sleep: engine.retrySleep }),
+    },
     env,
     r2BlobStore(env.BLOBS),
   );

@@ -16,6 +16,8 @@ export type ProviderChoice = {
   messages: ChatMessage[];
   /** How the real providers wait between retries (tests pass one that records and returns). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The scripted provider's record of `once` error turns that failed already (durable: once-log.ts). */
+  firstFailure?: (index: number) => Promise<boolean>;
 };
 
 function toBase64(bytes: Uint8Array): string {
@@ -28,7 +30,8 @@ function toBase64(bytes: Uint8Array): string {
 export function createRunProvider(choice: ProviderChoice, env: Env, blobs: BlobStore): Provider {
   if (choice.provider === "scripted") {
     const offset = choice.messages.filter((message) => message.role === "assistant").length;
-    return createScriptedProvider(choice.script === undefined ? { offset } : { turns: choice.script, offset });
+    const firstFailure = choice.firstFailure === undefined ? {} : { firstFailure: choice.firstFailure };
+    return createScriptedProvider(choice.script === undefined ? { offset, ...firstFailure } : { turns: choice.script, offset, ...firstFailure });
   }
   // A missing key is not an error here: reading a run's messages builds its provider too. The
   // first model call fails instead, with a message that says what to set.

@@ -101,9 +101,22 @@ export class SseStream {
     this.asking = true;
     try {
       await this.give(controller);
+    } catch {
+      // The reader went away while this pull waited (its connection was lost, the stream errored):
+      // not an error of the run. The stream ends quietly; a pull never rejects.
+      this.end();
     } finally {
       this.asking = false;
       this.lastGaveAt = this.source.now();
+    }
+  }
+
+  /** Hands `text` to the reader; a reader that has gone (the stream is errored or cancelled) ends the stream instead. */
+  private send(controller: ReadableStreamDefaultController<Uint8Array>, text: string): void {
+    try {
+      controller.enqueue(encoder.encode(text));
+    } catch {
+      this.end();
     }
   }
 
@@ -113,7 +126,7 @@ export class SseStream {
       const head = this.live[0];
       if (head !== undefined && head.after <= this.cursor) {
         this.live.shift();
-        controller.enqueue(encoder.encode(head.text));
+        this.send(controller, head.text);
         return;
       }
       let page: LoggedEvent[];
@@ -126,13 +139,13 @@ export class SseStream {
       }
       if (page.length > 0) {
         this.cursor = page[page.length - 1]!.seq;
-        controller.enqueue(encoder.encode(page.map(sseFrame).join("")));
+        this.send(controller, page.map(sseFrame).join(""));
         return;
       }
       if (head !== undefined) {
         // The events it followed are not there (rolled back): it goes now.
         this.live.shift();
-        controller.enqueue(encoder.encode(head.text));
+        this.send(controller, head.text);
         return;
       }
       await new Promise<void>((resolve) => {

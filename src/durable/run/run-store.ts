@@ -11,6 +11,7 @@ import { lastSeq } from "../events/event-log";
 import { webhookDeliveries } from "../outbox/outbox-store";
 import { spillText, unspillText } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
+import { usd } from "../../lib/money";
 
 /** The run's own tables: its one row, the request that made it, and its segments. */
 export const RUN_TABLES = [
@@ -337,8 +338,8 @@ export function markFailed(sql: SqlStorage, error: ApiError, now: string): void 
 
 /** Counters a committed step moves: model calls and spend, and the stop reason of a model call. */
 export function bumpCounters(sql: SqlStorage, { steps, costUsd, now, stopReason }: { steps: number; costUsd: number; now: string; stopReason?: StopReason }): void {
-  if (stopReason === undefined) sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?", steps, costUsd, now);
-  else sql.exec("UPDATE run SET steps = steps + ?, spent_usd = spent_usd + ?, updated_at = ?, stop_reason = ?", steps, costUsd, now, stopReason);
+  if (stopReason === undefined) sql.exec("UPDATE run SET steps = steps + ?, spent_usd = ROUND(spent_usd + ?, 6), updated_at = ?", steps, usd(costUsd), now);
+  else sql.exec("UPDATE run SET steps = steps + ?, spent_usd = ROUND(spent_usd + ?, 6), updated_at = ?, stop_reason = ?", steps, usd(costUsd), now, stopReason);
 }
 
 /** The next status change's version (inside the change's transaction). */

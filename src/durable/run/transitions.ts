@@ -56,10 +56,11 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
   const batchProblem = batchRefusal(waiting, body);
   if (batchProblem !== undefined) return batchProblem;
   if (waiting.kind === "approval" && typeof body.approved !== "boolean") {
-    return fail(400, "An approval needs `approved`: true or false.");
+    return fail(400, "An approval needs `approved`: true or false.", [{ path: "approved", message: `Required: call ${body.callId} waits for an approval (true or false).` }]);
   }
   if ((waiting.kind === "ask" || waiting.kind === "client-tool") && body.content === undefined) {
-    return fail(400, `An answer to ${waiting.kind === "ask" ? "an ask" : "a client tool"} needs \`content\`.`);
+    const kind = waiting.kind === "ask" ? "an ask" : "a client tool";
+    return fail(400, `An answer to ${kind} needs \`content\`.`, [{ path: "content", message: `Required: call ${body.callId} waits for the answer to ${kind} (text or content parts).` }]);
   }
   const segment = readSegment(sql, run.segment);
   const base = segment.result ?? segment.messages;

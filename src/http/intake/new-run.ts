@@ -25,6 +25,7 @@ import { invalidRequest } from "../errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "../auth/ids";
 import { offeredNames } from "../../tools/client-toolset";
 import { outputIssues } from "../../tools/output-tool";
+import { usd } from "../../lib/money";
 import { ImageIntake } from "./images";
 import { resolveAgentTools } from "./agent-templates";
 import { compactionIssues, priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "./run-model";
@@ -57,10 +58,17 @@ export function withLimits(body: CreateRunBody, limits: Limits): CreateRunBody {
   const limited: CreateRunBody = {
     ...body,
     maxSteps: body.maxSteps ?? Math.min(DEFAULT_MAX_STEPS, limits.maxSteps),
-    budget: body.budget ?? { usd: limits.budgetUsdDefault },
+    budget: budgetInMicros(body.budget ?? { usd: limits.budgetUsdDefault }),
   };
   if (body.maxTokens === undefined && limits.maxTokens < DEFAULT_ANSWER_TOKENS) limited.maxTokens = limits.maxTokens;
   return limited;
+}
+
+/** A budget in whole micro-dollars, as every amount the service reports (a budget above 0 stays at least $0.000001). */
+function budgetInMicros(budget: NonNullable<CreateRunBody["budget"]>): NonNullable<CreateRunBody["budget"]> {
+  const rounded = { ...budget, usd: Math.max(usd(budget.usd), 0.000001) };
+  if (budget.spentUsd !== undefined) rounded.spentUsd = usd(budget.spentUsd);
+  return rounded;
 }
 
 export type PreparedRun = { newRun: NewRun; token: string; images: ImageUpload };

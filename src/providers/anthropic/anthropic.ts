@@ -15,6 +15,7 @@ import { imageLoader } from "../common/request-images";
 import { nativeBetas } from "../../tools/native-tools";
 import { retryDepsOf, withRetries, type FailureReading } from "../common/with-retries";
 import type { Provider, VendorProviderOptions } from "../common/types";
+import { usd } from "../../lib/money";
 
 export type AnthropicProviderOptions = VendorProviderOptions & {
   /** Defaults to the SDK's https://api.anthropic.com. */
@@ -73,7 +74,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     // The SDK ends an aborted stream quietly; the run must see the abort.
     if (context.signal.aborted) throw context.signal.reason;
     const answer = assembler.finish();
-    const costUsd = answer.reportedCostUsd ?? costOf(price, answer.usage) + serverToolCostOf(answer.usage);
+    const costUsd = usd(answer.reportedCostUsd ?? costOf(price, answer.usage) + serverToolCostOf(answer.usage));
     const result: GenerateResult = { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
     if (answer.providerToolCalls !== undefined && answer.providerToolCalls.length > 0) result.providerToolCalls = answer.providerToolCalls;
     return result;

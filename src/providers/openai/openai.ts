@@ -16,6 +16,7 @@ import { costOf, type Price } from "../common/prices";
 import { imageLoader } from "../common/request-images";
 import { retryDepsOf, withRetries, type FailureReading } from "../common/with-retries";
 import type { Provider, VendorProviderOptions } from "../common/types";
+import { usd } from "../../lib/money";
 
 /** OpenAI's own endpoint, sent explicitly: the SDK would otherwise read OPENAI_BASE_URL from process.env. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -67,7 +68,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     // The SDK ends an aborted stream quietly; the run must see the abort.
     if (context.signal.aborted) throw context.signal.reason;
     const answer = assembler.finish();
-    const costUsd = answer.reportedCostUsd ?? costOf(price, answer.usage);
+    const costUsd = usd(answer.reportedCostUsd ?? costOf(price, answer.usage));
     return { message: answer.message, usage: answer.usage, costUsd, stopReason: answer.stopReason };
   }
 

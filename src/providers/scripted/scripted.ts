@@ -11,6 +11,7 @@ import { ContextOverflowError } from "../../loop/errors";
 import type { ChatMessage, GenerateContext, GenerateRequest, GenerateResult, StopReason, Usage } from "../../loop/types";
 import { ProviderError } from "../common/errors";
 import type { Provider } from "../common/types";
+import { usd } from "../../lib/money";
 
 export const scriptedTurnSchema = z.strictObject({
   text: z.string().optional(),
@@ -33,6 +34,12 @@ export const scriptedTurnSchema = z.strictObject({
   delayMs: z.number().int().nonnegative().max(600_000).optional(),
   /** Fail this call with this message instead of answering. */
   error: z.string().optional(),
+  /**
+   * With `error`: fail only the first time this turn is reached. The run fails (retryable), and a
+   * retry (POST /v1/runs/{id}/retry) gets the turn's answer (its text and tool calls): a retry seen
+   * working offline.
+   */
+  once: z.literal(true).optional(),
   /** Refuse this call as too long for the context window ("prompt is too long") while its prompt is over this many tokens (about 4 characters a token). */
   overflowAbove: z.number().int().positive().optional(),
 });
@@ -97,7 +104,7 @@ function summaryAnswer(request: GenerateRequest): GenerateResult {
   const read = textOf(request.messages.at(-1)?.content ?? "").replace(/\s+/g, " ").trim();
   const text = `(scripted summary before call ${request.call ?? "?"}) ${read.slice(0, 200)}`;
   const usage: Usage = { inputTokens: roughTokens(requestText(request)), outputTokens: roughTokens(text), cachedReadTokens: 0, cachedWriteTokens: 0 };
-  const costUsd = (usage.inputTokens * INPUT_USD_PER_MTOK + usage.outputTokens * OUTPUT_USD_PER_MTOK) / 1e6;
+  const costUsd = usd((usage.inputTokens * INPUT_USD_PER_MTOK + usage.outputTokens * OUTPUT_USD_PER_MTOK) / 1e6);
   return { message: { role: "assistant", content: text }, usage, costUsd, stopReason: "end_turn" };
 }
 
@@ -108,11 +115,26 @@ function defaultTurn(request: GenerateRequest): ScriptedTurn {
 
 export type ScriptedOptions = {
   turns?: ScriptedTurn[];
+  /**
+   * For an error turn with `once`: true the first time turn `index` fails (and records that it
+   * did), false ever after. The run object records it durably; by default it is kept in memory.
+   */
+  firstFailure?: (index: number) => Promise<boolean>;
   /** Assistant messages in the run's given history: turn 0 answers the first request after them. */
   offset?: number;
 };
 
-export function createScriptedProvider({ turns, offset = 0 }: ScriptedOptions = {}): Provider {
+/** A `firstFailure` that remembers in memory, for a provider without storage. */
+function inMemoryFailures(): (index: number) => Promise<boolean> {
+  const failed = new Set<number>();
+  return async (index) => {
+    if (failed.has(index)) return false;
+    failed.add(index);
+    return true;
+  };
+}
+
+export function createScriptedProvider({ turns, offset = 0, firstFailure = inMemoryFailures() }: ScriptedOptions = {}): Provider {
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
     if (request.purpose === "summary") return summaryAnswer(request);
     const index = (request.call !== undefined ? request.call - 1 : request.messages.filter((message) => message.role === "assistant").length) - offset;
@@ -120,7 +142,7 @@ export function createScriptedProvider({ turns, offset = 0 }: ScriptedOptions = 
       turns === undefined ? defaultTurn(request) : (turns[index] ?? { text: "The script has no more turns." });
     if (turn.delayMs !== undefined && turn.delayMs > 0) await delay(turn.delayMs, context.signal);
     if (context.signal.aborted) throw context.signal.reason;
-    if (turn.error !== undefined) throw new ScriptedProviderError(turn.error);
+    if (turn.error !== undefined && (turn.once !== true || (await firstFailure(index)))) throw new ScriptedProviderError(turn.error);
     // The prompt's size is read only when the turn needs it: it is a pass over the whole history.
     if (turn.overflowAbove !== undefined) {
       const prompt = roughTokens(requestText(request));
@@ -135,7 +157,7 @@ export function createScriptedProvider({ turns, offset = 0 }: ScriptedOptions = 
       input: call.input ?? {},
     }));
     const usage = usageOf(turn, request, toolCalls.length === 0 ? text : text + JSON.stringify(toolCalls));
-    const costUsd = turn.costUsd ?? (usage.inputTokens * INPUT_USD_PER_MTOK + usage.outputTokens * OUTPUT_USD_PER_MTOK) / 1e6;
+    const costUsd = usd(turn.costUsd ?? (usage.inputTokens * INPUT_USD_PER_MTOK + usage.outputTokens * OUTPUT_USD_PER_MTOK) / 1e6);
     const stopReason: StopReason = turn.stopReason ?? (toolCalls.length > 0 ? "tool_use" : "end_turn");
     const message = toolCalls.length > 0 ? { role: "assistant" as const, content: text, toolCalls } : { role: "assistant" as const, content: text };
     return { message, usage, costUsd, stopReason };

@@ -80,19 +80,23 @@ export async function startDevServer({ port, persistTo, cwd = process.cwd(), var
 }
 
 /**
- * Waits until a process just started (wrangler dev, `npm start`) answers GET /v1/health.
+ * Waits until a process just started (wrangler dev, `npm start`) answers GET /v1/health (with a 2xx,
+ * or as `answered` accepts: a tool server of the docs answers 401 to anything unsigned).
  *
  * The one wait in the tests that asks again on a timer, and on purpose: a process that is not
  * listening yet cannot tell anyone when it starts to, and a refused connection is all there is to
  * see. Every other wait waits on an event (a run's event stream, a fake server's change, a line of
  * output); keep this the only exception.
  */
-export async function waitUntilListening(url: string, { child, output, timeoutMs, name }: { child: ChildProcess; output: () => string; timeoutMs: number; name: string }): Promise<void> {
+export async function waitUntilListening(
+  url: string,
+  { child, output, timeoutMs, name, answered = (response) => response.ok }: { child: ChildProcess; output: () => string; timeoutMs: number; name: string; answered?: (response: Response) => boolean },
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited early:\n${output()}`);
     try {
-      if ((await fetch(`${url}/v1/health`)).ok) return;
+      if (answered(await fetch(`${url}/v1/health`))) return;
     } catch {
       // Not listening yet.
     }
