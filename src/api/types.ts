@@ -1,6 +1,6 @@
 // Types of the public API (docs/api.md) shared by the HTTP edge, the run object and clients.
 // The zod schemas in ./*-schemas.ts validate exactly these shapes (./schema-checks.ts).
-import type { ChatMessage, CompactionMode, Content, StopReason, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/types";
+import type { ChatMessage, CompactionMode, Content, MessageMode, StopReason, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/types";
 import type { ProviderToolType } from "../tools/provider-tools";
 
 export type { StopReason };
@@ -194,8 +194,11 @@ export type NewRun = {
 /** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */
 export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean; results?: BatchResult[] };
 
-/** POST /v1/runs/:id/messages after validation (images stored). */
-export type ContinueBody = { content: Content; maxSteps?: number };
+/**
+ * POST /v1/runs/:id/messages after validation (images stored). On a finished run a continue
+ * (`maxSteps` more model calls); on a running one a message the run takes in (`mode`, default queue).
+ */
+export type ContinueBody = { content: Content; maxSteps?: number; mode?: MessageMode };
 
 /** What a tool server POSTs to an async call's callback URL (checked at the edge). */
 export type CallResultBody = { content: Content; isError?: boolean; costUsd?: number };
@@ -233,6 +236,11 @@ export type RunEvent =
   /** An async HTTP tool took the job (202): the run waits for its result until `deadline`. */
   | { type: "tool-started"; step: number; callId: string; name: string; deadline: string }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number; toolset?: string; notRun?: true }
+  /**
+   * A message the person sent while the run worked (or that waited for the next segment) went into
+   * the history here: before model call `step`. `mode` as it was sent.
+   */
+  | { type: "user-message"; step: number; messageId: string; mode: MessageMode; content: Content }
   /** Model call `step` and its tool calls are done: the run's spend after them, tool costs included. */
   | { type: "step"; step: number; spentUsd: number }
   | ({ type: "waiting" } & Waiting)

@@ -103,6 +103,8 @@ export type GenerateContext = {
   onDelta?: (delta: string) => void;
   /** An attempt that had streamed text failed: the deltas so far are void (a retry streams the text again). */
   onTextVoid?: () => void;
+  /** An aborted call reports what it had cost so far (its prompt's tokens, reported before the abort), if it knows. */
+  onPartialCost?: (costUsd: number) => void;
 };
 export type Generate = (request: GenerateRequest, context: GenerateContext) => Promise<GenerateResult>;
 
@@ -279,6 +281,8 @@ export type RunToolLoopOptions = {
   output?: OutputOptions;
   /** Compactions the caller asked for, each before a given model call. */
   compactionRequests?: CompactionRequest[];
+  /** Messages the person sends while the loop works (incoming.ts). */
+  incoming?: Incoming;
   onStep?: (event: LoopEvent) => void;
   signal?: AbortSignal;
 };
@@ -335,7 +339,19 @@ export type CompactionEvent = {
   tokensBefore: number;
   tokensAfter: number;
 };
-export type StoredLoopEvent = ModelEvent | ToolResultEvent | CompactionEvent;
+/** Messages the person sent while the run worked went into the history before model call `step`. */
+export type UserMessageEvent = { type: "user-message"; key: string; step: number; messageId: string; mode: MessageMode; content: Content };
+export type StoredLoopEvent = ModelEvent | ToolResultEvent | CompactionEvent | UserMessageEvent;
+
+/** queue: into the history before the next model call; interrupt: the model call in flight is aborted first. */
+export type MessageMode = "queue" | "interrupt";
+export type IncomingMessage = { id: string; mode: MessageMode; content: Content };
+/**
+ * Where the loop takes the person's messages from: a take is the journal step `key`, before model
+ * call `before`. `due`: the step is stored, or messages wait and `before` is not done (a replay puts
+ * each message where it went first). `take`: every waiting message, oldest first (the step's work).
+ */
+export type Incoming = { due(key: string, before: string): boolean; take(): IncomingMessage[] };
 
 export type LoopEvent =
   | { type: "step-start"; key: string; step: number; last: boolean }

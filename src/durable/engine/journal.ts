@@ -31,6 +31,10 @@ export type JournalOptions = {
   toRunEvent: (event: StoredLoopEvent) => RunEvent;
   /** Committed events, in seq order, to send to clients. */
   onCommit: (events: LoggedEvent[]) => void;
+  /** The signal of the step at `key` (the slice's, or one a message may abort: model-calls.ts); `settled` when its work ends. */
+  stepSignal?: (key: string) => { signal: AbortSignal; settled: () => void };
+  /** Writes of a step's own, in the transaction that stores its value. */
+  onStore?: (key: string, value: unknown) => void;
 };
 
 export function createJournal(options: JournalOptions): Step {
@@ -38,7 +42,13 @@ export function createJournal(options: JournalOptions): Step {
   return async <T>(key: string, work: (signal: AbortSignal) => Promise<StepOutput<T>>): Promise<T> => {
     if (stored.has(key)) return stored.get(key) as T;
     options.beforeNewStep(key);
-    const output = await work(options.signal);
+    const scoped = options.stepSignal?.(key);
+    let output: StepOutput<T>;
+    try {
+      output = await work(scoped?.signal ?? options.signal);
+    } finally {
+      scoped?.settled();
+    }
     const text = JSON.stringify(output.value);
     const at = isoNow();
     let logged: LoggedEvent[] = [];
@@ -46,6 +56,7 @@ export function createJournal(options: JournalOptions): Step {
       storage.transactionSync(() => {
         sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", prefix + key, spillText(sql, `journal/${prefix}${key}`, text), output.costUsd);
         logged = appendStepEvents(sql, output.events.map(options.toRunEvent), at);
+        options.onStore?.(key, output.value);
         const model = output.events.find((event) => event.type === "model");
         const counters = { steps: model === undefined ? 0 : 1, costUsd: output.costUsd, now: at };
         bumpCounters(sql, model === undefined ? counters : { ...counters, stopReason: model.stopReason });

@@ -8,12 +8,13 @@ import { JOURNAL_TABLE } from "../engine/journal";
 import { ONCE_TABLE } from "../tools/once-log";
 import { keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
 import { COMPACTION_REQUEST_TABLE } from "../engine/compaction-request-store";
+import { USER_MESSAGE_TABLE } from "./message-store";
 import { addRunColumns, RUN_TABLES } from "./run-store";
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
 import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 
-const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE];
+const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, USER_MESSAGE_TABLE];
 
 /** True when a run was here and was deleted: its id is never used again. */
 export function wasDeleted(sql: SqlStorage): boolean {
