@@ -1,7 +1,7 @@
 // The run console: start a run, or open one by id and token, and watch it live through the
 // typed client (WebSocket events that reconnect by themselves); or open a person's inbox with a
 // user token and answer the runs waiting for them in place.
-import { createClient, RatchetError, type AnswerRequest, type RatchetClient, type RunSummary } from "../src/client";
+import { createClient, RatchetError, type AnswerRequest, type MessageMode, type RatchetClient, type RunSummary } from "../src/client";
 import { byId, show } from "./dom";
 import { InboxPanel } from "./inbox-panel";
 import { RunPanel } from "./run-panel";
@@ -89,6 +89,7 @@ async function watch(runId: string, token: string): Promise<void> {
   const actions = {
     answer: async (body: AnswerRequest) => void (await client.answer(runId, body)),
     cancel: async () => void (await client.cancel(runId)),
+    message: async (content: string, mode: MessageMode) => void (await client.sendMessage(runId, content, { mode })),
   };
   panel.open(run, token, actions, messages);
   // Focus (and on a phone, scroll) to the run, so its steps are what a screen reader reads next.
