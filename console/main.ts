@@ -3,7 +3,7 @@
 // user token, answer the runs waiting for them in place, and have this browser ring when one waits
 // (push-control.ts). An installable web app: its service worker (service-worker/sw.ts) keeps the
 // shell and shows the notifications, whose tap opens the run here.
-import { createClient, RatchetError, type AnswerRequest, type RatchetClient, type RunSummary } from "@ratchet/client";
+import { createClient, RatchetError, type AnswerRequest, type MessageMode, type RatchetClient, type RunSummary } from "@ratchet/client";
 import { byId, show } from "./dom";
 import { InboxPanel } from "./inbox-panel";
 import { PushControl, registerServiceWorker, rememberedUserToken } from "./push-control";
@@ -94,6 +94,7 @@ async function watch(runId: string, token: string): Promise<void> {
   const actions = {
     answer: async (body: AnswerRequest) => void (await client.answer(runId, body)),
     cancel: async () => void (await client.cancel(runId)),
+    message: async (content: string, mode: MessageMode) => void (await client.sendMessage(runId, content, { mode })),
   };
   panel.open(run, token, actions, messages);
   // Focus (and on a phone, scroll) to the run, so its steps are what a screen reader reads next.

@@ -3,7 +3,7 @@
 // subscription to the API with the user token, and says where things stand. The user token is
 // then remembered on this device (localStorage), so that a notification tapped with the console
 // closed opens the run it is about; "Stop notifications" forgets it.
-import { RatchetError, type RatchetClient } from "../src/client";
+import { RatchetError, type RatchetClient } from "@ratchet/client";
 import { byId } from "./dom";
 
 const REMEMBERED = "ratchet:push-user-token";

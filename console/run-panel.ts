@@ -1,11 +1,12 @@
 // The run as the page shows it, kept up to date from its events: status, steps, cost against the
 // budget, each step's streamed text, tool calls and results, questions, and the final answer.
-import type { AnswerRequest, ChatMessage, Content, ContentInput, RunStatus, RunView, StreamEvent } from "@ratchet/client";
+import type { AnswerRequest, ChatMessage, Content, ContentInput, MessageMode, RunStatus, RunView, StreamEvent } from "@ratchet/client";
 import { addUsd, byId, el, json, money, show } from "./dom";
 import { McpTools } from "./mcp-tools";
 import { WaitingForm } from "./waiting-form";
+import { MessageForm } from "./message-form";
 
-export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void> };
+export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void>; message(content: string, mode: MessageMode): Promise<void> };
 
 type StepParts = { item: HTMLLIElement; meta: HTMLSpanElement; text: HTMLParagraphElement; calls: HTMLUListElement };
 
@@ -49,6 +50,7 @@ export class RunPanel {
   private readonly finalText = byId("final-text", HTMLParagraphElement);
   private readonly finalJson = byId("final-json", HTMLPreElement);
   private readonly waiting: WaitingForm;
+  private readonly message: MessageForm;
 
   private actions: RunActions | undefined;
   private steps = new Map<number, StepParts>();
@@ -70,6 +72,7 @@ export class RunPanel {
         throw error;
       });
     });
+    this.message = new MessageForm((content, mode) => this.act((actions) => actions.message(content, mode)));
     this.cancelButton.addEventListener("click", () => {
       this.cancelButton.disabled = true;
       void this.act((actions) => actions.cancel()).finally(() => (this.cancelButton.disabled = false));
@@ -173,6 +176,12 @@ export class RunPanel {
         call.querySelector(".result")!.textContent = `${event.ok ? event.summary : (event.error ?? event.summary)}${cost}`;
         return this.setSpent(addUsd(this.spent, event.costUsd));
       }
+      case "user-message": {
+        // A message sent while the run worked went in here: before model call `step`.
+        const label = event.mode === "interrupt" ? "Your message (interrupted the model)" : "Your message";
+        this.timeline.append(el("li", { className: "prompt user-message", attrs: { "data-step": String(event.step) } }, el("h3", { text: label }), el("p", { text: textOf(event.content) })));
+        return;
+      }
       case "step": {
         // The run's own figure after the step's model call and tool calls: what the results added up to.
         return this.setSpent(event.spentUsd);
@@ -269,6 +278,7 @@ export class RunPanel {
     this.status.textContent = status;
     this.status.dataset.status = status;
     show(this.cancelButton, !ENDED.includes(status));
+    this.message.follow(status);
   }
 
   private setSteps(steps: number): void {

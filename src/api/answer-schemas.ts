@@ -20,6 +20,9 @@ export const answerBodySchema = z
 
 export type AnswerInput = z.infer<typeof answerBodySchema>;
 
+/** How a message to a running run goes in (docs/api.md "Messages while a run works"). */
+export const messageModeSchema = z.enum(["queue", "interrupt"]).openapi("MessageMode");
+
 export const continueBodySchema = z
   .strictObject({
     content: contentInputSchema,
@@ -28,6 +31,13 @@ export const continueBodySchema = z
       .int()
       .gte(1)
       .optional()
-      .openapi({ description: "Model calls this continuation may make (default: the run's own maxSteps; at most MAX_STEPS_LIMIT)." }),
+      .openapi({ description: "Model calls this continuation may make (default: the run's own maxSteps; at most MAX_STEPS_LIMIT). Only a finished run's continue counts it." }),
+    mode: messageModeSchema
+      .optional()
+      .openapi({
+        description:
+          "For a running run: queue (default) puts the message in the history before the next model call, after the current turn's tool results; " +
+          "interrupt aborts the model call in flight (its partial answer is dropped, its reported cost counts) and makes it again with the message. A finished run's continue ignores it.",
+      }),
   })
   .openapi("ContinueBody");

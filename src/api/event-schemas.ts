@@ -2,6 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import { apiErrorSchema, runStatusSchema, runViewSchema, stopReasonSchema, stoppedBySchema, waitingKindSchema } from "./run-view-schemas";
 import { batchActionSchema } from "./toolset-schemas";
+import { contentSchema } from "./content-schemas";
+import { messageModeSchema } from "./answer-schemas";
 
 const usageSchema = z.object({
   inputTokens: z.number(),
@@ -56,6 +58,13 @@ export const runEventSchema = z
       costUsd: z.number(),
       toolset: z.string().optional().openapi({ description: "The call's client toolset, for an action of one." }),
       notRun: z.literal(true).optional().openapi({ description: "The call was never run (closed when the run stopped, or a toolset action after a failed one): summary says why." }),
+    }),
+    z.object({
+      type: z.literal("user-message"),
+      step: z.number().openapi({ description: "The model call the message went in before (its history holds it from there)." }),
+      messageId: z.string(),
+      mode: messageModeSchema,
+      content: contentSchema,
     }),
     z.object({
       type: z.literal("step"),

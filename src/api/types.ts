@@ -1,7 +1,7 @@
 // Types of the public API (docs/api.md) shared by the HTTP edge, the run object and clients.
 // The zod schemas in ./*-schemas.ts validate exactly these shapes (./schema-checks.ts).
 import type { SpanContext } from "../lib/traceparent.ts";
-import type { ChatMessage, CompactionMode, Content, StopReason, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/message-types.ts";
+import type { ChatMessage, CompactionMode, Content, MessageMode, StopReason, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/message-types.ts";
 import type { ProviderToolType } from "../tools/provider-tools.ts";
 
 export type { StopReason };
@@ -222,8 +222,11 @@ export type NewRun = {
 /** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */
 export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean; results?: BatchResult[] };
 
-/** POST /v1/runs/:id/messages after validation (images stored). */
-export type ContinueBody = { content: Content; maxSteps?: number };
+/**
+ * POST /v1/runs/:id/messages after validation (images stored). On a finished run a continue
+ * (`maxSteps` more model calls); on a running one a message the run takes in (`mode`, default queue).
+ */
+export type ContinueBody = { content: Content; maxSteps?: number; mode?: MessageMode };
 
 /** What a tool server POSTs to an async call's callback URL (checked at the edge). */
 export type CallResultBody = { content: Content; isError?: boolean; costUsd?: number };
@@ -265,6 +268,11 @@ export type RunEvent =
   | { type: "child-started"; callId: string; childId: string }
   /** A child run ended and told this run so: its end status and what it spent. */
   | { type: "child-ended"; callId: string; childId: string; status: RunStatus; spentUsd: number }
+  /**
+   * A message the person sent while the run worked (or that waited for the next segment) went into
+   * the history here: before model call `step`. `mode` as it was sent.
+   */
+  | { type: "user-message"; step: number; messageId: string; mode: MessageMode; content: Content }
   /** Model call `step` and its tool calls are done: the run's spend after them, tool costs included. */
   | { type: "step"; step: number; spentUsd: number }
   | ({ type: "waiting" } & Waiting)

@@ -7,7 +7,7 @@ import { runEvents, type EventsOptions, type ReconnectOptions } from "./events.t
 import { inboxEvents, type InboxOptions } from "./inbox.ts";
 import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection.ts";
 import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport.ts";
-import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types.ts";
+import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, MessageMode, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types.ts";
 import type { CreateScheduleRequest, ListSchedulesOptions, SchedulesPage, ScheduleView, UpdateScheduleRequest } from "./types.ts";
 import type { PushSubscriptionRequest, PushSubscriptionView } from "./types.ts";
 import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection.ts";
@@ -54,6 +54,12 @@ export interface RatchetClient {
   cancel<TFinal = unknown>(runId: string): Promise<RunView<TFinal>>;
   /** Continues a finished run with a new user message, allowing `maxSteps` more model calls (default: the run's own maxSteps). */
   continueRun<TFinal = unknown>(runId: string, content: ContentInput, options?: { maxSteps?: number }): Promise<RunView<TFinal>>;
+  /**
+   * Sends a message while the run works: `queue` (default) puts it in the history before the next
+   * model call; `interrupt` aborts the model call in flight and makes it again with the message. A
+   * finished run is continued with it instead; a waiting run refuses it (409: answer first).
+   */
+  sendMessage<TFinal = unknown>(runId: string, content: ContentInput, options?: { mode?: MessageMode }): Promise<RunView<TFinal>>;
   /** Resumes a failed run from its journal. */
   retry<TFinal = unknown>(runId: string): Promise<RunView<TFinal>>;
   /**
@@ -155,6 +161,8 @@ export function createClient(options: ClientOptions): RatchetClient {
     cancel: <TFinal>(runId: string) => request<RunView<TFinal>>("POST", run(runId, "/cancel")),
     continueRun: <TFinal>(runId: string, content: ContentInput, { maxSteps }: { maxSteps?: number } = {}) =>
       request<RunView<TFinal>>("POST", run(runId, "/messages"), maxSteps === undefined ? { content } : { content, maxSteps }),
+    sendMessage: <TFinal>(runId: string, content: ContentInput, { mode }: { mode?: MessageMode } = {}) =>
+      request<RunView<TFinal>>("POST", run(runId, "/messages"), mode === undefined ? { content } : { content, mode }),
     retry: <TFinal>(runId: string) => request<RunView<TFinal>>("POST", run(runId, "/retry")),
     compact: <TFinal>(runId: string, { instructions }: { instructions?: string } = {}) =>
       request<RunView<TFinal>>("POST", run(runId, "/compact"), instructions === undefined ? {} : { instructions }),

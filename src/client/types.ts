@@ -99,6 +99,9 @@ export type AnswerRequest = Omit<AnswerBody, "content" | "results"> & { content?
 /** The body of POST /v1/runs/:id/messages: a new user message, and how many more model calls it may take (default: the run's maxSteps). */
 export type ContinueRequest = { content: ContentInput; maxSteps?: number };
 
+/** How a message to a running run goes in: `queue` before the next model call, `interrupt` aborting the one in flight. */
+export type MessageMode = "queue" | "interrupt";
+
 /** A one-time ticket for the events endpoint (for a WebSocket or EventSource, which cannot send headers). */
 export type Ticket = { ticket: string; expiresAt: string };
 

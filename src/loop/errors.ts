@@ -11,3 +11,15 @@ export class ContextOverflowError extends Error {
     this.name = "ContextOverflowError";
   }
 }
+
+/**
+ * The model call in flight was aborted for a message sent with mode "interrupt" (the caller aborts
+ * the call's signal with one of these). Its partial answer is dropped; `costUsd` is what the call
+ * reported it had cost before the abort (0 when it reported nothing).
+ */
+export class Interrupted extends Error {
+  constructor(readonly costUsd = 0) {
+    super("interrupted by a message");
+    this.name = "Interrupted";
+  }
+}

@@ -4,7 +4,7 @@ export { requestMessages, rollingPlaces, MAX_BREAKPOINTS } from "./cache-marks";
 export { dropOldImages, droppedImageText } from "./keep-images";
 export { stepKeys } from "./step-keys";
 export { BudgetExhausted } from "./budget";
-export { ContextOverflowError } from "./errors";
+export { ContextOverflowError, Interrupted } from "./errors";
 export { contextView, estimateTokens } from "./context-view";
 export { ASK_TOOL, ASK_ONE_AT_A_TIME, DENIED } from "./plan-call";
 export { REPEAT_LIMIT } from "./repeat-guard";

@@ -61,6 +61,8 @@ export type LoopState = {
    * out of the request, and whatever it answers the loop ends with this.
    */
   finalRetry?: StoppedBy;
+  /** Takes of the person's messages made before model call `step` (incoming.ts): the next take's key counts on from them. */
+  takes?: { step: number; count: number };
   /** What requests are built from, brought up to date as `messages` grows (request-view.ts). */
   view?: RequestView;
   signal: AbortSignal;

@@ -64,3 +64,6 @@ export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | 
  * caller picked one of the two (the loop treats it as "summary"); "off": never.
  */
 export type CompactionMode = "auto" | "native" | "summary" | "off";
+
+/** How a message sent while a run works goes in: before the next model call (`queue`), or at once, aborting the call in flight (`interrupt`). */
+export type MessageMode = "queue" | "interrupt";

@@ -8,6 +8,7 @@ import { requestedNativeCompaction } from "./compaction-requests";
 import { contextView, estimateTokens, lastTurnIndex } from "./context-view";
 import { defaultFinishNote, offeredTools } from "./last-step";
 import { journaled, spentUsd, type LoopState } from "./loop-state";
+import { Interrupted } from "./errors";
 import { stepKeys } from "./step-keys";
 import { updateRequestView } from "./request-view";
 import type { AssistantMessage, ChatMessage, CompactionEvent, GenerateRequest, StopReason, StoredLoopEvent, Usage } from "./types";
@@ -119,11 +120,19 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
     const wanted = toolless || state.stepsBefore + step >= state.maxSteps || state.repeats.doomLoop || reachedFinishAt(options.budget, spent);
     const { request, last } = affordableRequest(state, step, wanted, spent);
     state.emit({ type: "step-start", key, step, last });
-    const result = await options.generate(request, {
-      signal,
-      onDelta: (delta) => state.emit({ type: "text", step, delta }),
-      onTextVoid: () => state.emit({ type: "text-reset", step }),
-    });
+    let partialCostUsd = 0;
+    const result = await options
+      .generate(request, {
+        signal,
+        onDelta: (delta) => state.emit({ type: "text", step, delta }),
+        onTextVoid: () => state.emit({ type: "text-reset", step }),
+        onPartialCost: (costUsd) => (partialCostUsd = costUsd),
+      })
+      .catch((error: unknown) => {
+        // A message interrupted this call (not a cancel): its answer is dropped, its reported cost kept.
+        if (signal.reason instanceof Interrupted && !state.signal.aborted) throw new Interrupted(partialCostUsd);
+        throw error;
+      });
     const value: ModelStepValue = {
       message: result.message,
       usage: result.usage,

@@ -7,7 +7,8 @@ import { compact, shouldCompact } from "./compaction";
 import { requestedSummary } from "./compaction-requests";
 import { isBlank, textOf } from "./content";
 import { lastTurnIndex } from "./context-view";
-import { ContextOverflowError } from "./errors";
+import { ContextOverflowError, Interrupted } from "./errors";
+import { messagesWaiting, takeAfterInterrupt, takeMessages } from "./incoming";
 import { openCalls } from "./history";
 import { addUsage, append, createLoopState, spentUsd, stepsLeft, type LoopState } from "./loop-state";
 import { runModelStep, type ModelStepValue } from "./model-step";
@@ -170,6 +171,11 @@ async function modelStep(state: LoopState, step: number): Promise<ModelStepValue
   try {
     return await runModelStep(state, step);
   } catch (error) {
+    // A message interrupted the call: it goes into the history, and the call is made again with it.
+    if (error instanceof Interrupted) {
+      await takeAfterInterrupt(state, step, error.costUsd);
+      return modelStep(state, step);
+    }
     const mode = state.options.compaction?.mode;
     if (!(error instanceof ContextOverflowError) || mode === undefined || mode === "off") throw error;
     await compact(state, "overflow");
@@ -224,6 +230,8 @@ async function drive(state: LoopState): Promise<Stop> {
     if (stepsLeft(state) === 0 && retry === undefined) return { stoppedBy: "steps" };
     const step = state.steps + 1;
     await compactBefore(state, step);
+    // The person's messages sent while the run worked: after this turn's tool results, before the call.
+    await takeMessages(state, step);
     const followUp = state.note === "recovery" || state.note === "short";
     const model = await modelStep(state, step);
     state.steps = step;
@@ -233,7 +241,9 @@ async function drive(state: LoopState): Promise<Stop> {
     state.stepCosts = addUsd(state.stepCosts, model.costUsd);
     addUsage(state.usage, model.usage);
     append(state, model.message);
-    const stop = await afterModel(state, step, model, followUp, retry);
+    let stop = await afterModel(state, step, model, followUp, retry);
+    // A final answer with messages waiting is not the end: the next model call answers them.
+    if (stop?.stoppedBy === "done" && stop.hasFinal !== true && stepsLeft(state) > 0 && messagesWaiting(state, step + 1)) stop = undefined;
     // Calls a stop leaves open are answered before the step's end is told (a wait keeps its calls open).
     if (stop !== undefined && stop.stoppedBy !== "asked") closeOpenCalls(state, stop.closeReason ?? stop.stoppedBy);
     emitStepEnd(state, step);

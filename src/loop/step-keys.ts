@@ -6,4 +6,6 @@ export const stepKeys = {
   start: (n: number, callId: string) => `start/${n}/${callId}`,
   wait: (n: number, callId: string) => `wait/${n}/${callId}`,
   reply: (n: number, callId: string) => `reply/${n}/${callId}`,
+  /** The k-th take of the person's messages before model call n (incoming.ts). */
+  messages: (n: number, k: number) => `messages/${n}/${k}`,
 } as const;

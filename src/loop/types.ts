@@ -1,9 +1,9 @@
 // The loop's public types: the same message and tool-call shapes as the HTTP API (docs/api.md),
 // and the loop's own options and results, so the service and the library speak one language.
 import type { z } from "zod";
-import type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode } from "./message-types";
+import type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode, MessageMode } from "./message-types";
 
-export type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode };
+export type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode, MessageMode };
 
 export type ToolDefinition = {
   name: string;
@@ -52,6 +52,8 @@ export type GenerateContext = {
   onDelta?: (delta: string) => void;
   /** An attempt that had streamed text failed: the deltas so far are void (a retry streams the text again). */
   onTextVoid?: () => void;
+  /** An aborted call reports what it had cost so far (its prompt's tokens, reported before the abort), if it knows. */
+  onPartialCost?: (costUsd: number) => void;
 };
 export type Generate = (request: GenerateRequest, context: GenerateContext) => Promise<GenerateResult>;
 
@@ -220,6 +222,8 @@ export type RunToolLoopOptions = {
   output?: OutputOptions;
   /** Compactions the caller asked for, each before a given model call. */
   compactionRequests?: CompactionRequest[];
+  /** Messages the person sends while the loop works (incoming.ts). */
+  incoming?: Incoming;
   onStep?: (event: LoopEvent) => void;
   signal?: AbortSignal;
 };
@@ -276,7 +280,18 @@ export type CompactionEvent = {
   tokensBefore: number;
   tokensAfter: number;
 };
-export type StoredLoopEvent = ModelEvent | ToolResultEvent | CompactionEvent;
+/** Messages the person sent while the run worked went into the history before model call `step`. */
+export type UserMessageEvent = { type: "user-message"; key: string; step: number; messageId: string; mode: MessageMode; content: Content };
+export type StoredLoopEvent = ModelEvent | ToolResultEvent | CompactionEvent | UserMessageEvent;
+
+/** queue: into the history before the next model call; interrupt: the model call in flight is aborted first. */
+export type IncomingMessage = { id: string; mode: MessageMode; content: Content };
+/**
+ * Where the loop takes the person's messages from: a take is the journal step `key`, before model
+ * call `before`. `due`: the step is stored, or messages wait and `before` is not done (a replay puts
+ * each message where it went first). `take`: every waiting message, oldest first (the step's work).
+ */
+export type Incoming = { due(key: string, before: string): boolean; take(): IncomingMessage[] };
 
 export type LoopEvent =
   | { type: "step-start"; key: string; step: number; last: boolean }

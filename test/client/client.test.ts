@@ -48,6 +48,27 @@ describe("the typed client", () => {
     expect(messages.at(-1)).toMatchObject({ role: "assistant", content: "Still here." });
   });
 
+  it("sendMessage: a running run takes the message in before its next model call; a waiting run refuses it (409)", async () => {
+    const { run, token } = await ratchet.createRun({
+      provider: "scripted",
+      messages: [{ role: "user", content: "Add." }],
+      tools: ["calculator", "ask"],
+      minAnswerChars: 0,
+      script: [{ toolCalls: [{ id: "c", name: "calculator", input: { expression: "1 + 1" } }] }, { toolCalls: [{ id: "q", name: "ask", input: { question: "More?" } }] }],
+    });
+    const mine = ratchet.withToken(token);
+    // Sent before the run's first slice: it goes in before model call 1.
+    expect(await mine.sendMessage(run.id, "Then double it.", { mode: "queue" })).toMatchObject({ status: "running" });
+    await drive(run.id);
+    expect((await mine.getMessages(run.id)).slice(0, 2)).toEqual([
+      { role: "user", content: "Add." },
+      { role: "user", content: "Then double it." },
+    ]);
+    const refused = await refusal(mine.sendMessage(run.id, "Hello?", { mode: "interrupt" }));
+    expect(refused.status).toBe(409);
+    expect(refused.code).toBe("conflict");
+  });
+
   it("a typed final output: createRun, getRun and the end event type `final` from a generic parameter; compact", async () => {
     type Product = { product: number; prime: boolean };
     const schema = { type: "object", properties: { product: { type: "number" }, prime: { type: "boolean" } }, required: ["product", "prime"] };

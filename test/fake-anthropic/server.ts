@@ -188,7 +188,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       headers: { "request-id": requestId },
       frames: events.map(sse),
       eventDelayMs: turn.eventDelayMs ?? 0,
-      holdsAfter: (i) => turn.hang === true && events[i]?.type === "content_block_delta",
+      holdsAfter: (i) => (turn.hang === true || (failure !== undefined && "hang" in failure)) && events[i]?.type === "content_block_delta",
       breaks,
     });
   }

@@ -17,7 +17,9 @@ export type FakeFailure =
   /** The connection dies after `afterEvents` events of a streamed answer. */
   | { cut: { afterEvents: number } }
   /** The connection dies before any answer. */
-  | { reset: true };
+  | { reset: true }
+  /** The answer streams up to its first text delta, then holds until the client goes away (as `hang`, for this attempt only). */
+  | { hang: true };
 
 /** A tool_use block; `toolset`: an action of a native toolset (its toolset_name), `name` the action. */
 export type FakeToolCall = { id?: string; name: string; input?: unknown; toolset?: string };

@@ -416,7 +416,7 @@ const runCases: Case[] = [
   },
   { name: "answer with another run's token", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, content: "x" }, bearer(w.finished.token)), status: 404, code: "not-found" },
   { name: "answer a 2 MiB body", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/answer`, { callId: w.waitingCallId, content: "x".repeat(2 * MiB) }), status: 413, code: "too-large" },
-  { name: "continue a running run", send: (w) => json("POST", `/v1/runs/${w.running.id}/messages`, { content: "more" }), status: 409, code: "conflict" },
+  { name: "a message to a running run with an unknown mode", send: (w) => json("POST", `/v1/runs/${w.running.id}/messages`, { content: "more", mode: "later" }), status: 400, code: "invalid-request" },
   { name: "continue a waiting run", send: (w) => json("POST", `/v1/runs/${w.waiting.id}/messages`, { content: "more" }), status: 409, code: "conflict" },
   { name: "continue without content", send: (w) => json("POST", `/v1/runs/${w.finished.id}/messages`, {}), status: 400, code: "invalid-request", path: "content" },
   {

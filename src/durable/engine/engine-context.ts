@@ -2,6 +2,7 @@
 // that tools use, the MCP connections, the clock, and (for tests) how many new steps one slice may run.
 import type { McpConnections } from "../../tools/mcp-connections";
 import type { Fanout } from "../events/fanout";
+import type { ModelCalls } from "./model-calls";
 
 export type EngineContext = {
   ctx: DurableObjectState;
@@ -16,6 +17,8 @@ export type EngineContext = {
   mcp?: McpConnections;
   /** How long an MCP tool call may take (default 30 s; tests set it low). */
   toolTimeoutMs?: number;
+  /** The model call in flight, which a message may interrupt (the run object's; tests may leave it out). */
+  modelCalls?: ModelCalls;
   /** How the provider waits between retries (tests record the waits instead of sleeping). */
   retrySleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 };

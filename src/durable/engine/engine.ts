@@ -10,6 +10,7 @@ import { closeOpenCalls } from "../tools/async-call-store";
 import type { EngineContext } from "./engine-context";
 import { newestSeq } from "../events/event-log";
 import { createJournal, loadJournal } from "./journal";
+import { incomingOf, takenOnStore } from "./incoming";
 import { loopOptions } from "./loop-options";
 import { mcpToolsOf } from "../tools/mcp-tools";
 import { apiErrorOf, RunLimitReached } from "./run-errors";
@@ -138,6 +139,8 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
       onStepCommit: spans.onStepCommit,
       onCommit: (events) => engine.fanout.sendLogged(events),
+      onStore: takenOnStore(sql, prefix),
+      ...(engine.modelCalls === undefined ? {} : { stepSignal: (key: string) => engine.modelCalls!.signalFor(key, controller.signal) }),
     });
     // The MCP servers' tools: listed once (the first segment's steps), then read back.
     const mcpTools = await mcpToolsOf(engine, run, segment, { signal: controller.signal, beforeNewStep });
@@ -155,6 +158,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
         if (!logged && action.event.type === "step-start") engine.fanout.sendLive({ type: "text-reset", step: action.event.step });
       } else if (action.kind === "live") engine.fanout.sendLive(action.event);
     }, mcpTools);
+    options.incoming = incomingOf(sql, stored);
     const result = await runToolLoop(options);
     recordResult(engine, segment.n, result);
   } catch (error) {

@@ -33,6 +33,10 @@ export type JournalOptions = {
   onStepCommit?: (key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => void;
   /** Committed events, in seq order, to send to clients. */
   onCommit: (events: LoggedEvent[]) => void;
+  /** The signal of the step at `key` (the slice's, or one a message may abort: model-calls.ts); `settled` when its work ends. */
+  stepSignal?: (key: string) => { signal: AbortSignal; settled: () => void };
+  /** Writes of a step's own, in the transaction that stores its value. */
+  onStore?: (key: string, value: unknown) => void;
 };
 
 export function createJournal(options: JournalOptions): Step {
@@ -41,7 +45,13 @@ export function createJournal(options: JournalOptions): Step {
     if (stored.has(key)) return stored.get(key) as T;
     options.beforeNewStep(key);
     const startedAt = Date.now();
-    const output = await work(options.signal);
+    const scoped = options.stepSignal?.(key);
+    let output: StepOutput<T>;
+    try {
+      output = await work(scoped?.signal ?? options.signal);
+    } finally {
+      scoped?.settled();
+    }
     const endedAt = Date.now();
     const text = JSON.stringify(output.value);
     const at = isoNow();
@@ -50,6 +60,7 @@ export function createJournal(options: JournalOptions): Step {
       storage.transactionSync(() => {
         sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", prefix + key, spillText(sql, `journal/${prefix}${key}`, text), output.costUsd);
         logged = appendStepEvents(sql, output.events.map(options.toRunEvent), at);
+        options.onStore?.(key, output.value);
         const model = output.events.find((event) => event.type === "model");
         const counters = { steps: model === undefined ? 0 : 1, costUsd: output.costUsd, now: at };
         bumpCounters(sql, model === undefined ? counters : { ...counters, stopReason: model.stopReason });

@@ -2,6 +2,7 @@ import { runToolLoop } from "../../loop";
 import type { ChatMessage, Step } from "../../loop/types";
 import type { EngineContext } from "./engine-context";
 import { loadJournal } from "./journal";
+import { storedIncoming } from "./incoming";
 import { loopOptions } from "./loop-options";
 import { readRun, readSegment } from "../run/run-store";
 
@@ -26,6 +27,7 @@ export async function messagesSoFar(engine: EngineContext): Promise<ChatMessage[
   const options = loopOptions(engine, run, segment, step, new AbortController().signal, (event) => {
     if (event.type === "stop") messages = event.messages;
   });
+  options.incoming = storedIncoming(stored);
   const result = await runToolLoop(options).catch(() => undefined);
   return result?.messages ?? messages;
 }

@@ -9,6 +9,10 @@ export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): Run
     const model: RunEvent = { type: "model", step: stepsBefore + event.step, text, toolCalls, usage, costUsd, spentUsd, stopReason };
     return providerToolCalls === undefined ? model : { ...model, providerToolCalls };
   }
+  if (event.type === "user-message") {
+    const { messageId, mode, content } = event;
+    return { type: "user-message", step: stepsBefore + event.step, messageId, mode, content };
+  }
   if (event.type === "compaction") {
     const { mode, reason, tokensBefore, tokensAfter } = event;
     return { type: "compaction", step: stepsBefore + event.step, mode, reason, tokensBefore, tokensAfter };

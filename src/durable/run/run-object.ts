@@ -7,7 +7,7 @@ import { NO_IMAGES, type ImageUpload } from "../../api/images";
 import { CALLER_HEADER, type RunRpc, type SpendLimit } from "../../api/run-rpc";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
-import type { ChatMessage } from "../../loop/types";
+import type { ChatMessage, IncomingMessage } from "../../loop/types";
 import { deliverResult } from "../tools/async-call-store";
 import { acceptImages, r2BlobStore, type BlobStore } from "../blobs/blob-store";
 import { isoNow } from "../storage/clock";
@@ -31,7 +31,9 @@ import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
 import { sameDigest } from "./token-check";
-import { answer, cancelWaiting, continueRefusal, continueRun, retry, retryRefusal } from "./transitions";
+import { answer, cancelWaiting, continueRefusal, continueRun, queueMessage, retry, retryRefusal } from "./transitions";
+import { ModelCalls } from "../engine/model-calls";
+import { newMessageId } from "./message-store";
 import { reserveAgain } from "./spend-reservation";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
 import { watcherTokenOf } from "../events/watcher-tokens";
@@ -59,7 +61,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     super(ctx, env);
     // Existing runs get any new tables; an object that holds no run stays empty.
     if (hasRun(ctx.storage.sql)) migrate(ctx.storage.sql);
-    this.engine = { ctx, env, fanout: new Fanout(ctx, () => this.engine.now()), fetch: (input, init) => fetch(input, init), now: () => Date.now() };
+    this.engine = { ctx, env, fanout: new Fanout(ctx, () => this.engine.now()), fetch: (input, init) => fetch(input, init), now: () => Date.now(), modelCalls: new ModelCalls() };
     this.engine.mcp = new McpConnections((input, init) => this.engine.fetch(input, init));
     this.blobs = r2BlobStore(env.BLOBS);
     ctx.blockConcurrencyWhile(async () => {
@@ -197,12 +199,34 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return this.withImages(images, () => answer(this.engine, body));
   }
 
+  /**
+   * A new message: a continue of a finished run, or one a running run takes in (message-store.ts).
+   * A running run's message is not queued behind the slice in progress: it is stored at once, and
+   * an interrupt aborts the model call in flight. A run that stopped meanwhile is continued instead.
+   */
   async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES, spend: SpendLimit = {}): Promise<Outcome<RunView>> {
+    const { sql } = this.ctx.storage;
+    const message: IncomingMessage = { id: newMessageId(), mode: body.mode ?? "queue", content: body.content };
+    if (readRunState(sql)?.status === "running") {
+      const run = readRun(sql)!;
+      const issues = await acceptImages(this.blobs, run.id, images);
+      if (issues.length > 0) return invalidImages(issues);
+      // Still running after the images were stored: queued (else a continue, below).
+      if (readRunState(sql)?.status === "running") return this.queueMessage(message);
+    }
     return this.withImages(
       images,
-      () => continueRun(this.engine, body),
-      async (run) => continueRefusal(run) ?? (await reserveAgain(this.env, run, spend.limitUsd)),
+      () => (readRunState(sql)?.status === "running" ? queueMessage(this.engine, message) : continueRun(this.engine, body)),
+      async (run) => continueRefusal(run) ?? (run.status === "running" ? undefined : await reserveAgain(this.env, run, spend.limitUsd)),
     );
+  }
+
+  private async queueMessage(message: IncomingMessage): Promise<Outcome<RunView>> {
+    const outcome = queueMessage(this.engine, message);
+    if (message.mode === "interrupt") this.engine.modelCalls?.interrupt();
+    // A run between slices steps now; one suspended on an async call keeps the message until it wakes.
+    if (this.active === undefined) await this.schedule();
+    return outcome;
   }
 
   /** After the slice in progress, if any: the run's next model call has not begun then. */

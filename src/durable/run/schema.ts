@@ -8,6 +8,7 @@ import { JOURNAL_TABLE } from "../engine/journal";
 import { ONCE_TABLE } from "../tools/once-log";
 import { keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
 import { COMPACTION_REQUEST_TABLE } from "../engine/compaction-request-store";
+import { USER_MESSAGE_TABLE } from "./message-store";
 import { addRunColumns, RUN_TABLES } from "./run-store";
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
@@ -15,7 +16,7 @@ import { CHILD_RUN_TABLE } from "../children/child-store";
 import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
 
-const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE];
+const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE];
 
 /** True when a run was here and was deleted: its id is never used again. */
 export function wasDeleted(sql: SqlStorage): boolean {

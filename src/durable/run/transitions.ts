@@ -2,7 +2,8 @@
 // run's state, then writes the next segment (or the end) in one transaction.
 import { canonicalJson } from "../../lib/canonical-json";
 import { closeOpenCalls } from "../../loop/history";
-import type { ChatMessage } from "../../loop/types";
+import type { ChatMessage, IncomingMessage } from "../../loop/types";
+import { markTaken, storeMessage, waitingMessages } from "./message-store";
 import type { AnswerBody, ContinueBody, Outcome, RunView } from "../../api/types";
 import { storeAnswer, storedAnswer } from "./answer-store";
 import { isoNow } from "../storage/clock";
@@ -94,18 +95,43 @@ export function continueRun(engine: EngineContext, body: ContinueBody): Outcome<
   const { sql } = engine.ctx.storage;
   const run = readRun(sql);
   if (run === undefined) return notFound();
-  const refusal = continueRefusal(run);
+  const refusal = continueRefusal(run) ?? (run.status === "running" ? fail(409, "The run is running: its message is queued, not a continue.") : undefined);
   if (refusal !== undefined) return refusal;
   const segment = readSegment(sql, run.segment);
-  const messages: ChatMessage[] = [...(segment.result ?? segment.messages), { role: "user", content: body.content }];
   const stepLimit = run.steps + (body.maxSteps ?? run.body.maxSteps ?? run.stepLimit);
-  engine.ctx.storage.transactionSync(() => startSegment(engine, run, messages, segment.approvals, stepLimit));
+  engine.ctx.storage.transactionSync(() => {
+    // Messages sent while the run worked that it did not take before it ended come first, in order.
+    const waiting = waitingMessages(sql);
+    const n = run.segment + 1;
+    markTaken(sql, waiting.map((message) => message.id), `s${n}/start`);
+    for (const message of waiting) emitEvent(engine, { type: "user-message", step: run.steps + 1, messageId: message.id, mode: message.mode, content: message.content });
+    const messages: ChatMessage[] = [...(segment.result ?? segment.messages), ...waiting.map(userMessage), { role: "user", content: body.content }];
+    startSegment(engine, run, messages, segment.approvals, stepLimit);
+  });
   return ok(view(engine));
 }
 
-/** Why the run cannot take a new message now, or undefined when it can. */
+const userMessage = (message: IncomingMessage): ChatMessage => ({ role: "user", content: message.content });
+
+/** Why the run cannot take a new message now, or undefined when it can (a running run queues it: queueMessage). */
 export function continueRefusal(run: RunRow): Outcome<RunView> | undefined {
-  return run.status === "finished" ? undefined : fail(409, `Only a finished run can take a new message; this one is ${run.status}.`);
+  if (run.status === "finished" || run.status === "running") return undefined;
+  if (run.status === "waiting") {
+    const callId = run.waiting?.callId ?? "";
+    return fail(409, `The run is waiting for an answer to call ${callId}: answer it (POST /v1/runs/${run.id}/answer with callId "${callId}"); a message is taken once it runs again.`);
+  }
+  const hint = run.status === "failed" ? " Retry it first (POST /v1/runs/" + run.id + "/retry)." : "";
+  return fail(409, `Only a running or finished run can take a new message; this one is ${run.status}.${hint}`);
+}
+
+/**
+ * A message for a running run: stored to be taken before its next model call (mode "interrupt":
+ * the caller then aborts the model call in flight). Told to no one yet: the `user-message` event
+ * comes when the run takes it.
+ */
+export function queueMessage(engine: EngineContext, message: IncomingMessage): Outcome<RunView> {
+  storeMessage(engine.ctx.storage.sql, message, isoNow());
+  return ok(view(engine));
 }
 
 /** Why the run cannot be retried now, or undefined when it can. */

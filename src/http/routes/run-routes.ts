@@ -129,10 +129,15 @@ export const cancelRoute = createRoute({
 export const continueRoute = createRoute({
   method: "post",
   path: "/{id}/messages",
-  summary: "Continue a finished run with a user message (allows `maxSteps` more model calls; the budget is not reset)",
+  summary: "A user message: taken in by a running run (queue or interrupt), or a continue of a finished one",
+  description:
+    "On a running run the message is stored at once and goes into the history before the next model call, after the current turn's tool results " +
+    "(mode queue, the default); mode interrupt aborts the model call in flight (its partial answer dropped, its reported cost counted) and makes it again with the message. " +
+    "A `user-message` event marks where it went. While a compaction or an async tool call is under way the message waits for it. " +
+    "On a finished run: a continue (allows `maxSteps` more model calls; the budget is not reset). A waiting run answers 409: answer it first.",
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: true, content: { "application/json": { schema: continueBodySchema } } } },
-  responses: { 202: json(runViewSchema, "Running again."), ...errors(400, 401, 402, 404, 409, 413, 429) },
+  responses: { 202: json(runViewSchema, "Taken (a running run), or running again (a continue)."), ...errors(400, 401, 402, 404, 409, 413, 429) },
 });
 
 export const compactRoute = createRoute({

@@ -96,7 +96,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   app.openapi(cancelRoute, async (c) => c.json(unwrap(await c.var.run.cancel()), 202));
 
   app.openapi(continueRoute, async (c) => {
-    const { content, maxSteps } = c.req.valid("json");
+    const { content, maxSteps, mode } = c.req.valid("json");
     const limit = c.var.settings.limits.maxSteps;
     if (maxSteps !== undefined && maxSteps > limit) {
       throw invalidRequest("Invalid request body.", [{ path: "maxSteps", message: `At most ${limit} on this deployment (MAX_STEPS_LIMIT).` }]);
@@ -104,6 +104,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     const images = new ImageIntake();
     const body: ContinueBody = { content: await images.content(content, "content") };
     if (maxSteps !== undefined) body.maxSteps = maxSteps;
+    if (mode !== undefined) body.mode = mode;
     return c.json(unwrap(await c.var.run.continueRun(body, images.upload(), spendLimitOf(c))), 202);
   });
 

@@ -91,6 +91,8 @@ export type Assembler = {
   push(event: RawMessageStreamEvent): void;
   /** The answer; throws StreamCutError when message_stop never came. */
   finish(): AssembledAnswer;
+  /** The usage reported so far (an aborted answer's, for its cost). */
+  usageSoFar(): Usage;
 };
 
 type CompactionDelta = { content?: string | null; encrypted_content?: string | null };
@@ -182,6 +184,19 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
     }
   }
 
+  /** The usage reported so far (message_start's, then message_delta's): all of it once the stream ended. */
+  function usageSoFar(): Usage {
+    const final = counts ?? start;
+    const usage: Usage = {
+      inputTokens: final.input + final.cacheRead + final.cacheWrite,
+      outputTokens: final.output,
+      cachedReadTokens: final.cacheRead,
+      cachedWriteTokens: final.cacheWrite,
+    };
+    if (final.server !== undefined && final.server.webSearchRequests + final.server.webFetchRequests > 0) usage.serverToolUse = final.server;
+    return usage;
+  }
+
   function finish(): AssembledAnswer {
     if (!stopped) throw new StreamCutError();
     const cut = rawStop === "max_tokens" || rawStop === "model_context_window_exceeded";
@@ -226,17 +241,11 @@ export function createAssembler(onDelta?: (delta: string) => void): Assembler {
     if (toolCalls.length > 0 && !refused) message.toolCalls = toolCalls;
     if (providerBlocks.length > 0) message.providerBlocks = providerBlocks;
     const final = counts ?? start;
-    const usage: Usage = {
-      inputTokens: final.input + final.cacheRead + final.cacheWrite,
-      outputTokens: final.output,
-      cachedReadTokens: final.cacheRead,
-      cachedWriteTokens: final.cacheWrite,
-    };
-    if (final.server !== undefined && final.server.webSearchRequests + final.server.webFetchRequests > 0) usage.serverToolUse = final.server;
+    const usage = usageSoFar();
     const answer: AssembledAnswer = { message, usage, stopReason, providerToolCalls };
     if (final.cost !== undefined) answer.reportedCostUsd = final.cost;
     return answer;
   }
 
-  return { push, finish };
+  return { push, finish, usageSoFar };
 }

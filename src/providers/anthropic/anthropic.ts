@@ -70,7 +70,12 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   async function attempt(anthropic: Anthropic, body: ReturnType<typeof toAnthropicParams>, request: GenerateRequest, price: Price, context: GenerateContext): Promise<GenerateResult> {
     const stream = await open(anthropic, body, request, context.signal);
     const assembler = createAssembler(context.onDelta);
-    for await (const event of stream) assembler.push(event);
+    try {
+      for await (const event of stream) assembler.push(event);
+    } finally {
+      // An aborted answer (a message interrupted it) still cost its prompt's tokens, once reported.
+      if (context.signal.aborted) context.onPartialCost?.(costOf(price, assembler.usageSoFar()));
+    }
     // The SDK ends an aborted stream quietly; the run must see the abort.
     if (context.signal.aborted) throw context.signal.reason;
     const answer = assembler.finish();

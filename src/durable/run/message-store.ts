@@ -1,0 +1,36 @@
+// The person's messages to a running run (POST /v1/runs/:id/messages with the run running): each is
+// stored here first, in order, then taken into the history once, by the loop's take step (whose
+// journal transaction marks it taken: engine/incoming.ts) or by the next segment's start
+// (transitions.ts). A message not yet taken waits here. This module alone reads and writes the table.
+import type { Content, IncomingMessage, MessageMode } from "../../loop/types";
+
+export const USER_MESSAGE_TABLE = `CREATE TABLE IF NOT EXISTS user_message (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, mode TEXT NOT NULL, content TEXT NOT NULL, at TEXT NOT NULL, taken TEXT)`;
+
+type Row = { id: string; mode: string; content: string };
+
+/** Stores a message to take; `at`: when it came. */
+export function storeMessage(sql: SqlStorage, message: IncomingMessage, at: string): void {
+  sql.exec("INSERT INTO user_message (id, mode, content, at) VALUES (?, ?, ?, ?)", message.id, message.mode, JSON.stringify(message.content), at);
+}
+
+/** The messages not yet taken, oldest first. */
+export function waitingMessages(sql: SqlStorage): IncomingMessage[] {
+  return sql
+    .exec<Row>("SELECT id, mode, content FROM user_message WHERE taken IS NULL ORDER BY seq")
+    .toArray()
+    .map((row) => ({ id: row.id, mode: row.mode as MessageMode, content: JSON.parse(row.content) as Content }));
+}
+
+export function hasWaitingMessages(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM user_message WHERE taken IS NULL LIMIT 1").toArray().length > 0;
+}
+
+/** Marks messages taken, at `where` (the take's journal key, or the segment that began with them); inside the caller's transaction. */
+export function markTaken(sql: SqlStorage, ids: readonly string[], where: string): void {
+  for (const id of ids) sql.exec("UPDATE user_message SET taken = ? WHERE id = ? AND taken IS NULL", where, id);
+}
+
+/** A message's id, told in its `user-message` event. */
+export function newMessageId(): string {
+  return `msg_${crypto.randomUUID().replace(/-/g, "")}`;
+}
