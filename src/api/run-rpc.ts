@@ -1,6 +1,7 @@
 // The calls the HTTP edge makes on a run object (Durable Object RPC). Every call answers an
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
 import type { ChatMessage } from "../loop/types";
+import type { ForkPrefix, ForkSpec } from "./fork-rpc";
 import type { ImageUpload } from "./images";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "./types";
 
@@ -20,6 +21,13 @@ export interface RunRpc {
    * A run of a subject reserves its budget first: 402 spend-limit when it does not fit.
    */
   create(run: NewRun, images?: ImageUpload): Promise<Outcome<RunView>>;
+  /**
+   * The run up to and including model step `atStep` and that turn's tool results (a fork's prefix).
+   * 400 naming the last committed step when `atStep` is past it; 404 for a deleted run.
+   */
+  forkPrefix(atStep: number): Promise<Outcome<ForkPrefix>>;
+  /** Creates the run as a fork of `prefix` (an idempotent retry answers the fork it made, as create does). */
+  createFork(run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images?: ImageUpload): Promise<Outcome<RunView>>;
   /** True when a run was created here (deleted or not): an Idempotency-Key is taken. */
   exists(): Promise<boolean>;
   /** True when the run exists and `tokenHash` is its run token's hash (compared in constant time). */

@@ -1,6 +1,7 @@
 // Runs as the API shows them: a run's view, a created run with its token, its messages, and the
 // tickets and tokens handed out for it.
 import { z } from "@hono/zod-openapi";
+import { forkedFromSchema } from "./fork-schemas";
 import { chatMessageSchema } from "./content-schemas";
 import { jsonObjectSchema } from "./json-object";
 import { batchActionSchema } from "./toolset-schemas";
@@ -71,6 +72,8 @@ export const runViewSchema = z
     webhooks: z.array(webhookDeliverySchema).optional().openapi({ description: "The newest webhook deliveries (at most 20), newest first." }),
     scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),
     firedAt: z.string().optional().openapi({ description: "The fire time the run stands for (a schedule's runs only)." }),
+    forkedFrom: forkedFromSchema.optional().openapi({ description: "A fork's source run and the model step its prefix ends with." }),
+    inheritedUsd: z.number().optional().openapi({ description: "A fork's prefix's cost, spent by its source: not charged to the fork's budget." }),
   })
   .openapi("RunView");
 

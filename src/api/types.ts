@@ -124,7 +124,13 @@ export type RunView = {
   /** The schedule whose fire made the run (docs/schedules.md), and the fire time it stands for. */
   scheduleId?: string;
   firedAt?: string;
+  /** A fork's source and the model step its prefix ends with (POST /v1/runs/:id/fork). */
+  forkedFrom?: ForkedFrom;
+  /** A fork's prefix's cost, spent by its source: not charged to the fork's budget. */
+  inheritedUsd?: number;
 };
+
+export type ForkedFrom = { runId: string; step: number };
 
 /** The model providers a run may name: two real ones (anthropic, openai) and the offline scripted one. */
 export type ProviderName = "anthropic" | "openai" | "scripted";

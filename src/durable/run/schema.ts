@@ -12,8 +12,9 @@ import { addRunColumns, RUN_TABLES } from "./run-store";
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
 import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
+import { FORK_TABLE } from "./fork-store";
 
-const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE];
+const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, FORK_TABLE];
 
 /** True when a run was here and was deleted: its id is never used again. */
 export function wasDeleted(sql: SqlStorage): boolean {

@@ -14,6 +14,7 @@ import { forwarded, wantsEventStream } from "../forward";
 import { newRunToken } from "../auth/ids";
 import { ImageIntake } from "../intake/images";
 import { prepareRun } from "../intake/new-run";
+import { prepareFork, type ForkCaller } from "../intake/fork-run";
 import { unwrap } from "../outcome";
 import {
   answerRoute,
@@ -24,6 +25,7 @@ import {
   createRunRoute,
   deleteRunRoute,
   eventsRoute,
+  forkRoute,
   getMessagesRoute,
   getRunRoute,
   listRunsRoute,
@@ -41,6 +43,13 @@ function spendLimitOf(c: Context<AppEnv>): SpendLimit {
   return { limitUsd: c.var.user.budgetUsdPerDay ?? c.var.settings.limits.subjectBudgetUsdPerDay };
 }
 
+function forkCallerOf(c: Context<AppEnv>): ForkCaller {
+  if (c.var.caller !== "user") return { kind: c.var.caller };
+  const user: ForkCaller = { kind: "user", subject: c.var.user.subject };
+  if (c.var.user.budgetUsdPerDay !== undefined) user.budgetUsdPerDay = c.var.user.budgetUsdPerDay;
+  return user;
+}
+
 export function runsApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -56,6 +65,23 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     // Where async HTTP tools send their results back (unless PUBLIC_URL names another address).
     newRun.origin = new URL(c.req.url).origin;
     const run = unwrap(await runStub(c.env, newRun.id).create(newRun, images));
+    return c.json({ run, token }, 201);
+  });
+
+  app.openapi(forkRoute, async (c) => {
+    const body = c.req.valid("json");
+    const prefix = unwrap(await c.var.run.forkPrefix(body.atStep));
+    const { newRun, token, spec, images } = await prepareFork({
+      body,
+      prefix,
+      env: c.env,
+      settings: c.var.settings,
+      idempotencyKey: c.req.valid("header")["idempotency-key"],
+      findEarlier: (candidate) => runStub(c.env, candidate.id).exists(),
+      caller: forkCallerOf(c),
+      origin: new URL(c.req.url).origin,
+    });
+    const run = unwrap(await runStub(c.env, newRun.id).createFork(newRun, prefix, spec, images));
     return c.json({ run, token }, 201);
   });
 
