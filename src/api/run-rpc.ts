@@ -3,6 +3,7 @@
 import type { ChatMessage } from "../loop/types";
 import type { ForkPrefix, ForkSpec } from "./fork-rpc";
 import type { ImageUpload } from "./images";
+import type { Recording } from "../replay/recording";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "./types";
 
 /** A user token's own daily spend limit (its budgetUsdPerDay), for the reservation a continue or a retry makes; else the run's. */
@@ -28,6 +29,8 @@ export interface RunRpc {
   forkPrefix(atStep: number): Promise<Outcome<ForkPrefix>>;
   /** Creates the run as a fork of `prefix` (an idempotent retry answers the fork it made, as create does). */
   createFork(run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images?: ImageUpload): Promise<Outcome<RunView>>;
+  /** The run as one recording (GET /v1/runs/:id/export). */
+  exportRun(): Promise<Outcome<Recording>>;
   /** True when a run was created here (deleted or not): an Idempotency-Key is taken. */
   exists(): Promise<boolean>;
   /** True when the run exists and `tokenHash` is its run token's hash (compared in constant time). */

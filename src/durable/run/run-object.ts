@@ -26,6 +26,8 @@ import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
 import { createRun } from "./create-run";
 import { createFork } from "./create-fork";
 import { forkPrefix } from "./fork-prefix";
+import { exportRun } from "./export-run";
+import type { Recording } from "../../replay/recording";
 import type { ForkPrefix, ForkSpec } from "../../api/fork-rpc";
 import { eraseRun } from "./erase-run";
 import { Outbox } from "../outbox/outbox";
@@ -147,6 +149,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   /** Creates this object's run as a fork of `prefix`'s source (create-fork.ts). */
   async createFork(run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
     return this.exclusive(() => createFork({ engine: this.engine, blobs: this.blobs, schedule: () => this.schedule() }, run, prefix, spec, images));
+  }
+
+  /** The run as one recording (export-run.ts): read-only. */
+  async exportRun(): Promise<Outcome<Recording>> {
+    return exportRun(this.engine);
   }
 
   async exists(): Promise<boolean> {

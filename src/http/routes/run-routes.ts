@@ -232,6 +232,16 @@ export const forkRoute = createRoute({
   },
 });
 
+export const exportRoute = createRoute({
+  method: "get",
+  path: "/{id}/export",
+  summary: "The run as one JSON recording: options, segments with the steps its loop asks for (model steps with their requests), messages, journal entries with their costs, events",
+  description: "`npm run replay -- <recording.json>` runs today's loop against it with no network: every recorded step must be asked for again, in order, with the same request (docs/deploy.md).",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 200: json(z.record(z.string(), z.unknown()).openapi("Recording"), "The recording."), ...errors(401, 404, 429) },
+});
+
 const callParams = runParams.extend({
   callKey: z.string().openapi({ param: { name: "callKey", in: "path" }, description: "The call's key, as in the callback URL the tool got." }),
 });

@@ -25,6 +25,7 @@ import {
   createRunRoute,
   deleteRunRoute,
   eventsRoute,
+  exportRoute,
   forkRoute,
   getMessagesRoute,
   getRunRoute,
@@ -103,6 +104,8 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   });
 
   app.openapi(getRunRoute, async (c) => c.json(unwrap(await c.var.run.view()), 200));
+
+  app.openapi(exportRoute, async (c) => c.json(unwrap(await c.var.run.exportRun()) as unknown as Record<string, unknown>, 200));
 
   app.openapi(getMessagesRoute, async (c) => c.json(unwrap(await c.var.run.messages()), 200));
 
