@@ -7,7 +7,7 @@ import { runEvents, type EventsOptions, type ReconnectOptions } from "./events";
 import { inboxEvents, type InboxOptions } from "./inbox";
 import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection";
 import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport";
-import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types";
+import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, CreateRunRequest, ForkRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types";
 import type { CreateScheduleRequest, ListSchedulesOptions, SchedulesPage, ScheduleView, UpdateScheduleRequest } from "./types";
 import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection";
 
@@ -53,6 +53,11 @@ export interface RatchetClient {
   cancel<TFinal = unknown>(runId: string): Promise<RunView<TFinal>>;
   /** Continues a finished run with a new user message, allowing `maxSteps` more model calls (default: the run's own maxSteps). */
   continueRun<TFinal = unknown>(runId: string, content: ContentInput, options?: { maxSteps?: number }): Promise<RunView<TFinal>>;
+  /**
+   * A new run that begins as this one did, up to and including model step `atStep` and its tool
+   * results (replayed from the journal: no model or tool is called for them), then runs live.
+   */
+  forkRun<TFinal = unknown>(runId: string, body: ForkRequest, options?: CreateRunOptions): Promise<CreatedRun<TFinal>>;
   /** Resumes a failed run from its journal. */
   retry<TFinal = unknown>(runId: string): Promise<RunView<TFinal>>;
   /**
@@ -146,6 +151,8 @@ export function createClient(options: ClientOptions): RatchetClient {
     cancel: <TFinal>(runId: string) => request<RunView<TFinal>>("POST", run(runId, "/cancel")),
     continueRun: <TFinal>(runId: string, content: ContentInput, { maxSteps }: { maxSteps?: number } = {}) =>
       request<RunView<TFinal>>("POST", run(runId, "/messages"), maxSteps === undefined ? { content } : { content, maxSteps }),
+    forkRun: <TFinal>(runId: string, body: ForkRequest, { idempotencyKey }: CreateRunOptions = {}) =>
+      request<CreatedRun<TFinal>>("POST", run(runId, "/fork"), body, idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey }),
     retry: <TFinal>(runId: string) => request<RunView<TFinal>>("POST", run(runId, "/retry")),
     compact: <TFinal>(runId: string, { instructions }: { instructions?: string } = {}) =>
       request<RunView<TFinal>>("POST", run(runId, "/compact"), instructions === undefined ? {} : { instructions }),
