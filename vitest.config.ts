@@ -5,7 +5,7 @@ import { TEST_ALARM_DELAY_MS, TEST_BINDINGS } from "./test/test-env.ts";
 type RateLimits = Record<string, { namespace_id: string; simple: { limit: number; period: 60 } }>;
 
 /** The rate limits of wrangler.toml, at `limit` each. */
-function rateLimits(create: number, runToken: number, subjectCreate: number, authFailures: number): RateLimits {
+export function rateLimits(create: number, runToken: number, subjectCreate: number, authFailures: number): RateLimits {
   return {
     CREATE_RATE_LIMIT: { namespace_id: "1001", simple: { limit: create, period: 60 } },
     RUN_TOKEN_RATE_LIMIT: { namespace_id: "1002", simple: { limit: runToken, period: 60 } },
@@ -17,8 +17,8 @@ function rateLimits(create: number, runToken: number, subjectCreate: number, aut
 /** Bindings a project adds to the test settings (the receiver's URL is known only once the global setups ran). */
 type ExtraBindings = (inject: <K extends "webhookReceiverUrl" | "otlpReceiverUrl">(key: K) => string) => Record<string, string>;
 
-/** A project inside workerd: the Worker of wrangler.toml with the test settings. */
-function workerd(name: string, include: string[], exclude: string[], ratelimits: RateLimits, extra: ExtraBindings = () => ({})) {
+/** A project inside workerd: the Worker of wrangler.toml with the test settings (`setups`: more global setups, after the servers). */
+export function workerd(name: string, include: string[], exclude: string[], ratelimits: RateLimits, extra: ExtraBindings = () => ({}), setups: string[] = []) {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
@@ -56,7 +56,7 @@ function workerd(name: string, include: string[], exclude: string[], ratelimits:
       include,
       exclude,
       // Run in Node: a local HTTP tool server, fake Anthropic and OpenAI servers, real MCP servers, a push service and an OTLP receiver (see the files).
-      globalSetup: ["./test/tool-server/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts", "./test/push-service/global-setup.ts", "./test/otlp-receiver/global-setup.ts"],
+      globalSetup: ["./test/tool-server/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts", "./test/push-service/global-setup.ts", "./test/otlp-receiver/global-setup.ts", ...setups],
       testTimeout: 30_000,
     },
   };
@@ -70,7 +70,8 @@ export default defineConfig({
     projects: [
       // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools. The
       // rate limits are out of the way here (the fuzzers send thousands of requests)…
-      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000)),
+      // test/recordings/make-recordings.test.ts makes the recordings the others replay: `npm run recordings` (vitest.recordings.config.ts).
+      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**", "test/recordings/make-recordings.test.ts"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000)),
       // …and small in a Worker of their own, where the 429s are tested.
       workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3, 4)),
       // A deployment with WEBHOOK_URL: every run's events go to the local receiver.

@@ -95,6 +95,20 @@ async function watch(runId: string, token: string): Promise<void> {
     answer: async (body: AnswerRequest) => void (await client.answer(runId, body)),
     cancel: async () => void (await client.cancel(runId)),
     message: async (content: string, mode: MessageMode) => void (await client.sendMessage(runId, content, { mode })),
+    // A fork keeps this run's steps up to atStep (replayed, never asked again) and runs on from there: open it.
+    fork: async (atStep: number) => {
+      const forked = await client.forkRun(runId, { atStep });
+      await watch(forked.run.id, forked.token);
+    },
+    // The source of a fork, read with its own token when this tab forked it (or opened it), else with this one (the deployment token reads any run).
+    source: async (sourceId: string) => {
+      const known = sessionStorage.getItem(`ratchet:${sourceId}`) ?? token;
+      return createClient({ baseUrl, token: known }).getRun(sourceId).catch(() => undefined);
+    },
+    openSource: (sourceId: string) => {
+      const known = sessionStorage.getItem(`ratchet:${sourceId}`) ?? token;
+      void watch(sourceId, known).catch((error: unknown) => panel.showError(describe(error)));
+    },
   };
   panel.open(run, token, actions, messages);
   // Focus (and on a phone, scroll) to the run, so its steps are what a screen reader reads next.

@@ -2,11 +2,13 @@
 // budget, each step's streamed text, tool calls and results, questions, and the final answer.
 import type { AnswerRequest, ChatMessage, Content, ContentInput, MessageMode, RunStatus, RunView, StreamEvent } from "@ratchet/client";
 import { addUsd, byId, el, json, money, show } from "./dom";
+import { ForkView, type ForkLinks } from "./fork-view";
 import { McpTools } from "./mcp-tools";
 import { WaitingForm } from "./waiting-form";
 import { MessageForm } from "./message-form";
 
-export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void>; message(content: string, mode: MessageMode): Promise<void> };
+/** What the panel's buttons do; `fork` makes a fork at a model step and opens it. */
+export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void>; message(content: string, mode: MessageMode): Promise<void>; fork(atStep: number): Promise<void> } & ForkLinks;
 
 type StepParts = { item: HTMLLIElement; meta: HTMLSpanElement; text: HTMLParagraphElement; calls: HTMLUListElement };
 
@@ -51,6 +53,7 @@ export class RunPanel {
   private readonly finalJson = byId("final-json", HTMLPreElement);
   private readonly waiting: WaitingForm;
   private readonly message: MessageForm;
+  private readonly forkView = new ForkView();
 
   private actions: RunActions | undefined;
   private steps = new Map<number, StepParts>();
@@ -105,6 +108,7 @@ export class RunPanel {
     this.setStatus(run.status);
     this.setSteps(run.steps);
     this.setSpent(run.spentUsd);
+    this.forkView.open(run, actions);
   }
 
   showError(message: string): void {
@@ -145,6 +149,7 @@ export class RunPanel {
         step.text.textContent = event.text;
         const reason = event.stopReason === "max_tokens" || event.stopReason === "model_context_window_exceeded" ? "cut off" : event.stopReason === "refusal" ? "refused" : "";
         step.meta.textContent = [step.meta.textContent, money(event.costUsd), reason].filter(Boolean).join(" · ");
+        this.forkButton(event.step, step);
         // The provider's own tools ran inside this call: shown, not waited for.
         for (const call of event.providerToolCalls ?? []) {
           if (this.calls.has(call.id)) continue;
@@ -258,6 +263,19 @@ export class RunPanel {
     return parts;
   }
 
+  /** "Fork from here" on a committed model step: a new run with this run's steps up to it, opened at once. */
+  private forkButton(n: number, step: StepParts): void {
+    if (step.item.querySelector("button.fork") !== null) return;
+    const button = el("button", { className: "fork", text: "Fork from here", attrs: { type: "button", "data-fork-step": String(n), "aria-label": `Fork from step ${n}` } });
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      void this.act((actions) => actions.fork(n))
+        .catch(() => undefined)
+        .finally(() => (button.disabled = false));
+    });
+    step.item.querySelector("h3")!.append(button);
+  }
+
   private call(step: number, callId: string, name: string, input: unknown): HTMLLIElement {
     const known = this.calls.get(callId);
     if (known !== undefined) return known;
@@ -288,6 +306,7 @@ export class RunPanel {
   private setSpent(spent: number): void {
     this.spent = spent;
     this.cost.textContent = money(spent);
+    this.forkView.setSpent(spent);
     show(this.budgetRow, this.budget !== undefined);
     if (this.budget === undefined) return;
     this.meter.max = this.budget;

@@ -26,6 +26,15 @@ declare module "vitest" {
     vapidPrivateKey: string;
     /** The docs and the files naming the Worker's settings, by path (test/docs/global-setup.ts) */
     repoFiles: Record<string, string>;
+    /** Where test/recordings/make-recordings.test.ts PUTs each recording it makes (test/e2e/support/recordings-sink.ts); only under `npm run recordings` */
+    recordingsSinkUrl: string;
+  }
+}
+
+declare global {
+  interface ImportMeta {
+    /** Vite's import.meta.glob, as test/recordings/replay.test.ts uses it: the matching files' default exports, by path. */
+    glob<T>(pattern: string, options: { eager: true; import: "default" }): Record<string, T>;
   }
 }
 

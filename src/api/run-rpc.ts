@@ -2,7 +2,9 @@
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
 import type { ChatMessage } from "../loop/types";
 import type { ChildReport } from "./child-runs";
+import type { ForkPrefix, ForkSpec } from "./fork-rpc";
 import type { ImageUpload } from "./images";
+import type { Recording } from "../replay/recording";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "./types";
 
 /** A user token's own daily spend limit (its budgetUsdPerDay), for the reservation a continue or a retry makes; else the run's. */
@@ -21,6 +23,15 @@ export interface RunRpc {
    * A run of a subject reserves its budget first: 402 spend-limit when it does not fit.
    */
   create(run: NewRun, images?: ImageUpload): Promise<Outcome<RunView>>;
+  /**
+   * The run up to and including model step `atStep` and that turn's tool results (a fork's prefix).
+   * 400 naming the last committed step when `atStep` is past it; 404 for a deleted run.
+   */
+  forkPrefix(atStep: number): Promise<Outcome<ForkPrefix>>;
+  /** Creates the run as a fork of `prefix` (an idempotent retry answers the fork it made, as create does). */
+  createFork(run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images?: ImageUpload): Promise<Outcome<RunView>>;
+  /** The run as one recording (GET /v1/runs/:id/export). */
+  exportRun(): Promise<Outcome<Recording>>;
   /** True when a run was created here (deleted or not): an Idempotency-Key is taken. */
   exists(): Promise<boolean>;
   /** True when the run exists and `tokenHash` is its run token's hash (compared in constant time). */

@@ -1,6 +1,7 @@
 // Runs as the API shows them: a run's view, a created run with its token, its messages, and the
 // tickets and tokens handed out for it.
 import { z } from "@hono/zod-openapi";
+import { forkedFromSchema } from "./fork-schemas";
 import { chatMessageSchema } from "./content-schemas";
 import { jsonObjectSchema } from "./json-object";
 import { batchActionSchema } from "./toolset-schemas";
@@ -77,6 +78,8 @@ export const runViewSchema = z
     firedAt: z.string().optional().openapi({ description: "The fire time the run stands for (a schedule's runs only)." }),
     parentId: z.string().optional().openapi({ description: "A child run: the run whose agent tool call started it." }),
     children: z.array(childRunSchema).optional().openapi({ description: "The child runs this run started, in start order; absent when there are none." }),
+    forkedFrom: forkedFromSchema.optional().openapi({ description: "A fork's source run and the model step its prefix ends with." }),
+    inheritedUsd: z.number().optional().openapi({ description: "A fork's prefix's cost, spent by its source: not charged to the fork's budget." }),
   })
   .openapi("RunView");
 

@@ -142,7 +142,13 @@ export type RunView = {
   parentId?: string;
   /** The child runs this run started, in the order they started (only when it started any). */
   children?: ChildRunView[];
+  /** A fork's source and the model step its prefix ends with (POST /v1/runs/:id/fork). */
+  forkedFrom?: ForkedFrom;
+  /** A fork's prefix's cost, spent by its source: not charged to the fork's budget. */
+  inheritedUsd?: number;
 };
+
+export type ForkedFrom = { runId: string; step: number };
 
 /** The model providers a run may name: two real ones (anthropic, openai) and the offline scripted one. */
 export type ProviderName = "anthropic" | "openai" | "scripted";

@@ -7,7 +7,7 @@ import { runEvents, type EventsOptions, type ReconnectOptions } from "./events.t
 import { inboxEvents, type InboxOptions } from "./inbox.ts";
 import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection.ts";
 import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport.ts";
-import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, MessageMode, CreateRunRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types.ts";
+import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, MessageMode, CreateRunRequest, ForkRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types.ts";
 import type { CreateScheduleRequest, ListSchedulesOptions, SchedulesPage, ScheduleView, UpdateScheduleRequest } from "./types.ts";
 import type { PushSubscriptionRequest, PushSubscriptionView } from "./types.ts";
 import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection.ts";
@@ -60,6 +60,10 @@ export interface RatchetClient {
    * finished run is continued with it instead; a waiting run refuses it (409: answer first).
    */
   sendMessage<TFinal = unknown>(runId: string, content: ContentInput, options?: { mode?: MessageMode }): Promise<RunView<TFinal>>;
+   * A new run that begins as this one did, up to and including model step `atStep` and its tool
+   * results (replayed from the journal: no model or tool is called for them), then runs live.
+   */
+  forkRun<TFinal = unknown>(runId: string, body: ForkRequest, options?: CreateRunOptions): Promise<CreatedRun<TFinal>>;
   /** Resumes a failed run from its journal. */
   retry<TFinal = unknown>(runId: string): Promise<RunView<TFinal>>;
   /**
@@ -163,6 +167,8 @@ export function createClient(options: ClientOptions): RatchetClient {
       request<RunView<TFinal>>("POST", run(runId, "/messages"), maxSteps === undefined ? { content } : { content, maxSteps }),
     sendMessage: <TFinal>(runId: string, content: ContentInput, { mode }: { mode?: MessageMode } = {}) =>
       request<RunView<TFinal>>("POST", run(runId, "/messages"), mode === undefined ? { content } : { content, mode }),
+    forkRun: <TFinal>(runId: string, body: ForkRequest, { idempotencyKey }: CreateRunOptions = {}) =>
+      request<CreatedRun<TFinal>>("POST", run(runId, "/fork"), body, idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey }),
     retry: <TFinal>(runId: string) => request<RunView<TFinal>>("POST", run(runId, "/retry")),
     compact: <TFinal>(runId: string, { instructions }: { instructions?: string } = {}) =>
       request<RunView<TFinal>>("POST", run(runId, "/compact"), instructions === undefined ? {} : { instructions }),

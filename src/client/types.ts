@@ -90,6 +90,12 @@ export type ScriptedTurn = {
 /** The body of POST /v1/runs. `script` is for provider "scripted" only: the turns it plays. */
 export type CreateRunRequest = Omit<CreateRunBody, "messages" | "script"> & { messages: ChatMessageInput[]; script?: ScriptedTurn[] };
 
+/**
+ * The body of POST /v1/runs/:id/fork: the source's model step the fork's prefix ends with, the user's
+ * turn to add after it, and the source's fields the fork replaces (docs/forks.md).
+ */
+export type ForkRequest = Partial<Pick<CreateRunRequest, "system" | "provider" | "model" | "tools" | "budget" | "maxSteps">> & { atStep: number; messages?: { role: "user"; content: ContentInput }[] };
+
 /** One action's result in the answer to a client toolset's batch. */
 export type BatchResultInput = { callId: string; content: ContentInput; isError?: boolean };
 

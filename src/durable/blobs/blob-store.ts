@@ -12,6 +12,8 @@ export type BlobStore = {
   readImage(runId: string, hash: string): Promise<Uint8Array | undefined>;
   /** Deletes every blob of the run; returns how many there were. */
   deleteRun(runId: string): Promise<number>;
+  /** Copies every blob of run `from` to run `to` (a fork's own copy of its source's images); returns how many. */
+  copyRun(from: string, to: string): Promise<number>;
   /** The keys stored for the run (for tests and operators). */
   list(runId: string): Promise<string[]>;
 };
@@ -52,6 +54,17 @@ export function r2BlobStore(bucket: R2Bucket): BlobStore {
     async deleteRun(runId) {
       const keys = await list(runId);
       for (let at = 0; at < keys.length; at += DELETE_BATCH) await bucket.delete(keys.slice(at, at + DELETE_BATCH));
+      return keys.length;
+    },
+    async copyRun(from, to) {
+      const keys = await list(from);
+      await Promise.all(
+        keys.map(async (key) => {
+          const object = await bucket.get(key);
+          if (object === null) return;
+          await bucket.put(runPrefix(to) + key.slice(runPrefix(from).length), await object.arrayBuffer(), object.httpMetadata === undefined ? {} : { httpMetadata: object.httpMetadata });
+        }),
+      );
       return keys.length;
     },
     list,

@@ -23,3 +23,16 @@ export function compactionRequestsAfter(sql: SqlStorage, stepsBefore: number): C
     .toArray()
     .map((row) => (row.instructions === null ? { step: row.before_step - stepsBefore } : { step: row.before_step - stepsBefore, instructions: row.instructions }));
 }
+
+/** The requests before model calls up to `step` (a fork's prefix keeps them), counted over the whole run. */
+export function compactionRequestsUpTo(sql: SqlStorage, step: number): { beforeStep: number; instructions?: string }[] {
+  return sql
+    .exec<{ before_step: number; instructions: string | null }>("SELECT before_step, instructions FROM compaction_request WHERE before_step <= ? ORDER BY before_step", step)
+    .toArray()
+    .map((row) => (row.instructions === null ? { beforeStep: row.before_step } : { beforeStep: row.before_step, instructions: row.instructions }));
+}
+
+/** Writes a fork's prefix's requests, inside the caller's transaction. */
+export function insertCompactionRequests(sql: SqlStorage, requests: readonly { beforeStep: number; instructions?: string }[]): void {
+  for (const request of requests) requestCompaction(sql, request.beforeStep, request.instructions);
+}

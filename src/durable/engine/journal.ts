@@ -19,6 +19,19 @@ export function loadJournal(sql: SqlStorage, prefix: string): Map<string, unknow
   return stored;
 }
 
+/** Every entry of the journal, values read back from their spill, ordered by key (a fork's prefix, an export). */
+export function readJournalEntries(sql: SqlStorage): { key: string; value: string; costUsd: number }[] {
+  return sql
+    .exec<{ key: string; value: string; cost: number }>("SELECT key, value, cost FROM journal ORDER BY key")
+    .toArray()
+    .map((row) => ({ key: row.key, value: unspillText(sql, row.value), costUsd: row.cost }));
+}
+
+/** Writes entries read from another run's journal (a fork's prefix), inside the caller's transaction. */
+export function insertJournalEntries(sql: SqlStorage, entries: readonly { key: string; value: string; costUsd: number }[]): void {
+  for (const entry of entries) sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", entry.key, spillText(sql, `journal/${entry.key}`, entry.value), entry.costUsd);
+}
+
 export type JournalOptions = {
   sql: SqlStorage;
   storage: DurableObjectStorage;

@@ -3,14 +3,14 @@
 import type { CreateRunBody } from "../../api/types";
 import type { AnyToolSpec, CompactionOptions, LoopEvent, RunToolLoopOptions, Step } from "../../loop/types";
 import type { Provider } from "../../providers";
-import { buildTools, parseAllowList, providerToolsOf, signingKeysOf } from "../../tools";
+import { buildTools, parseAllowList, signingKeysOf } from "../../tools";
+import { loopOptionsOf } from "../../replay/loop-options-of";
 import { asyncCallDeps } from "../tools/async-call-deps";
 import { childRunDeps } from "../children/child-deps";
 import { childrenSpent } from "../children/child-store";
 import { r2BlobStore } from "../blobs/blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "../tools/once-log";
-import { outputOptions } from "../../tools/output-tool";
 import { compactionRequestsAfter } from "./compaction-request-store";
 import { createRunProvider } from "./run-provider";
 import { scriptOf } from "./run-script";
@@ -56,51 +56,40 @@ export function loopOptions(
     env,
     r2BlobStore(env.BLOBS),
   );
-  const options: RunToolLoopOptions = {
-    generate: provider.generate,
+  const prices = provider.prices?.(run.model);
+  return loopOptionsOf({
+    body,
     model: run.model,
-    messages: segment.messages,
-    tools: buildTools(body.tools ?? [], {
-      runId: run.id,
-      idempotencyKey: (stepKey) => `${run.id}/${prefix}${stepKey}`,
-      // The call's execute_tool span (docs/traces.md), whether or not spans are exported.
-      traceparent: (stepKey) => {
-        const { traceId } = readTrace(ctx.storage.sql, run.id);
-        return formatTraceparent({ traceId, spanId: spanIdOf(traceId, prefix + stepKey) });
-      },
-      fetch: engine.fetch,
-      allowHosts: parseAllowList(env.HTTP_TOOL_ALLOW),
-      now: () => new Date(),
-      // Read at every loop start, so a rotated secret is used from the next segment or restart on.
-      signingKeys: signingKeysOf(env),
-      beginOnce: (stepKey) => beginOnce(ctx.storage, prefix + stepKey),
-      asyncCalls: asyncCallDeps(engine, run, segment),
-      children: childRunDeps(engine, run, segment),
-    }),
-    providerTools: providerToolsOf(body.tools ?? []),
+    segment,
+    generate: provider.generate,
+    tools: [
+      ...buildTools(body.tools ?? [], {
+        runId: run.id,
+        idempotencyKey: (stepKey) => `${run.id}/${prefix}${stepKey}`,
+        // The call's execute_tool span (docs/traces.md), whether or not spans are exported.
+        traceparent: (stepKey) => {
+          const { traceId } = readTrace(ctx.storage.sql, run.id);
+          return formatTraceparent({ traceId, spanId: spanIdOf(traceId, prefix + stepKey) });
+        },
+        fetch: engine.fetch,
+        allowHosts: parseAllowList(env.HTTP_TOOL_ALLOW),
+        now: () => new Date(),
+        // Read at every loop start, so a rotated secret is used from the next segment or restart on.
+        signingKeys: signingKeysOf(env),
+        beginOnce: (stepKey) => beginOnce(ctx.storage, prefix + stepKey),
+        asyncCalls: asyncCallDeps(engine, run, segment),
+        children: childRunDeps(engine, run, segment),
+      }),
+      ...mcpTools,
+    ],
     step,
-    // maxSteps counts model calls over the whole run: earlier segments' calls come first.
-    maxSteps: segment.stepLimit,
-    stepsBefore: segment.stepsBefore,
-    // Runs made before budgets had a default have none: the loop still counts spend from where the run stands.
-    // Children's spend (as they last reported, docs/children.md) counts too; segments hold the run's own.
-    budget: { ...(body.budget ?? { usd: Number.POSITIVE_INFINITY }), spentUsd: segment.spentBefore, spent: async () => childrenSpent(ctx.storage.sql) },
-    approvals: segment.approvals,
-    compaction: compactionOf(body, provider, run.model),
+    // Children's spend (as they last reported, docs/children.md) counts in the budget; segments hold the run's own.
+    childrenSpent: async () => childrenSpent(ctx.storage.sql),
     signal,
     onStep,
-  };
-  if (mcpTools.length > 0) options.tools = [...options.tools!, ...mcpTools];
-  // Compactions the person asked for before model calls this segment may make (compaction-request-store.ts).
-  const requests = compactionRequestsAfter(ctx.storage.sql, segment.stepsBefore);
-  if (requests.length > 0) options.compactionRequests = requests;
-  // A segment made before the guards counted per question replays as it ran: over the whole history.
-  if (!segment.perQuestion) options.questionStart = 0;
-  if (body.output !== undefined) options.output = outputOptions(body.output);
-  const prices = provider.prices?.(run.model);
-  if (prices !== undefined) options.prices = prices;
-  for (const key of ["system", "finishTools", "finishNote", "keepImages", "imagePruning", "maxToolResultTokens", "maxTokens", "reasoning", "minAnswerChars"] as const) {
-    if (body[key] !== undefined) Object.assign(options, { [key]: body[key] });
-  }
-  return options;
+    compaction: compactionOf(body, provider, run.model),
+    // Compactions the person asked for before model calls this segment may make (compaction-request-store.ts).
+    compactionRequests: compactionRequestsAfter(ctx.storage.sql, segment.stepsBefore),
+    ...(prices === undefined ? {} : { prices }),
+  });
 }

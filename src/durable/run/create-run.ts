@@ -19,18 +19,23 @@ import { insertTrace } from "../telemetry/trace-store";
 /** What a creation needs of the object: the engine's context, the blob store and how to set the alarm. */
 export type Creator = { engine: EngineContext; blobs: BlobStore; schedule: () => Promise<void> };
 
+/** A create sent again (its Idempotency-Key names this object): the run it made, or a 409; undefined when no run was made here. */
+export function earlierCreate(sql: SqlStorage, run: NewRun): Outcome<RunView> | undefined {
+  if (wasDeleted(sql)) return fail(409, "The run made with this Idempotency-Key was deleted; its id is not used again.");
+  const existing = readRun(sql);
+  if (existing === undefined) return undefined;
+  if (existing.bodyHash !== run.bodyHash) return fail(409, "This Idempotency-Key was used for a different request.");
+  if (existing.tokenHash !== run.tokenHash) {
+    return fail(409, "The run made with this Idempotency-Key has a new token since (POST /v1/runs/{id}/token); the first one is void.");
+  }
+  return ok(toRunView(existing));
+}
+
 export async function createRun({ engine, blobs, schedule }: Creator, run: NewRun, images: ImageUpload): Promise<Outcome<RunView>> {
   const { env } = engine;
   const { sql } = engine.ctx.storage;
-  if (wasDeleted(sql)) return fail(409, "The run made with this Idempotency-Key was deleted; its id is not used again.");
-  const existing = readRun(sql);
-  if (existing !== undefined) {
-    if (existing.bodyHash !== run.bodyHash) return fail(409, "This Idempotency-Key was used for a different request.");
-    if (existing.tokenHash !== run.tokenHash) {
-      return fail(409, "The run made with this Idempotency-Key has a new token since (POST /v1/runs/{id}/token); the first one is void.");
-    }
-    return ok(toRunView(existing));
-  }
+  const earlier = earlierCreate(sql, run);
+  if (earlier !== undefined) return earlier;
   // The subject's spend limit first: a run that does not fit leaves nothing behind. A child run's
   // budget comes out of its parent's, reserved when the parent was made: it reserves nothing more.
   const spend = run.subject === undefined || run.parentId !== undefined ? undefined : spendAskOf(env, run, run.subject, 1, run.dayLimitUsd);

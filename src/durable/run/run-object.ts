@@ -24,6 +24,11 @@ import { deliverToSchedule } from "../outbox/schedule-delivery";
 import { stepDue } from "./next-alarm";
 import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
 import { createRun } from "./create-run";
+import { createFork } from "./create-fork";
+import { forkPrefix } from "./fork-prefix";
+import { exportRun } from "./export-run";
+import type { Recording } from "../../replay/recording";
+import type { ForkPrefix, ForkSpec } from "../../api/fork-rpc";
 import { eraseRun } from "./erase-run";
 import { Outbox } from "../outbox/outbox";
 import { hasRun, readRun, readRunState, readSubject, readTokenHash, setSuspendedOn, setTokenHash, toRunView, updateRun, type RunRow } from "./run-store";
@@ -144,6 +149,21 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   async create(run: NewRun, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
     return this.exclusive(() => createRun({ engine: this.engine, blobs: this.blobs, schedule: () => this.schedule() }, run, images));
+  }
+
+  /** A fork of this run at model step `atStep`: its prefix, read from what it has committed (fork-prefix.ts). */
+  async forkPrefix(atStep: number): Promise<Outcome<ForkPrefix>> {
+    return forkPrefix(this.engine, atStep);
+  }
+
+  /** Creates this object's run as a fork of `prefix`'s source (create-fork.ts). */
+  async createFork(run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
+    return this.exclusive(() => createFork({ engine: this.engine, blobs: this.blobs, schedule: () => this.schedule() }, run, prefix, spec, images));
+  }
+
+  /** The run as one recording (export-run.ts): read-only. */
+  async exportRun(): Promise<Outcome<Recording>> {
+    return exportRun(this.engine);
   }
 
   async exists(): Promise<boolean> {

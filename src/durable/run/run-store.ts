@@ -2,7 +2,7 @@
 // reads and writes; this module alone holds their SQL. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { ApiError, ChildRunView, CreateRunBody, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
+import type { ApiError, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
 import { DEFAULT_MAX_STEPS } from "../../loop/loop-state";
 import type { ChatMessage } from "../../loop/types";
 import { pendingCalls } from "../tools/async-call-store";
@@ -12,6 +12,7 @@ import { webhookDeliveries } from "../outbox/outbox-store";
 import { spillText, unspillText } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
 import { usd } from "../../lib/money";
+import { readFork } from "./fork-store";
 
 /** The run's own tables: its one row, the request that made it, and its segments. */
 export const RUN_TABLES = [
@@ -129,6 +130,9 @@ export type RunRow = Omit<NewRun, "body"> & {
   webhooks: WebhookDelivery[];
   createdAt: string;
   updatedAt: string;
+  /** A fork's source and step, and its prefix's cost (fork-store.ts). */
+  forkedFrom?: ForkedFrom;
+  inheritedUsd?: number;
 };
 
 export type Segment = {
@@ -192,6 +196,8 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.fired_at !== null && row.fired_at !== undefined) run.firedAt = String(row.fired_at);
   if (row.parent_id !== null && row.parent_id !== undefined) run.parentId = String(row.parent_id);
   if (row.depth !== null && row.depth !== undefined) run.depth = Number(row.depth);
+  const fork = readFork(sql);
+  if (fork !== undefined) Object.assign(run, fork);
   const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
@@ -242,17 +248,20 @@ export function readSubject(sql: SqlStorage): string | undefined {
   return row?.subject ?? undefined;
 }
 
-export function insertRun(sql: SqlStorage, run: NewRun, now: string): void {
+/** Where a new run starts: segment 1 from its body's messages, or (a fork) a segment and step count of its prefix, whose segments the caller inserts. */
+export type RunStart = { segment: number; steps: number; stepLimit: number };
+
+export function insertRun(sql: SqlStorage, run: NewRun, now: string, start?: RunStart): void {
   const spent = run.body.budget?.spentUsd ?? 0;
-  const stepLimit = run.body.maxSteps ?? DEFAULT_MAX_STEPS;
+  const stepLimit = start?.stepLimit ?? run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
     `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, parent_id, depth, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null,
+     VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    run.id, run.model, run.provider, run.tokenHash, run.bodyHash, start?.segment ?? 1, start?.steps ?? 0, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null,
     run.scheduleId ?? null, run.firedAt ?? null, run.parentId ?? null, run.depth ?? null, now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
-  insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit, perQuestion: true });
+  if (start === undefined) insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit, perQuestion: true });
 }
 
 export function insertSegment(sql: SqlStorage, segment: Segment): void {
@@ -282,6 +291,13 @@ export function readSegment(sql: SqlStorage, n: number): Segment {
   const result = parseColumn<ChatMessage[]>(sql, row.result);
   if (result !== undefined) segment.result = result;
   return segment;
+}
+
+/** Segments 1..n, in order. */
+export function readSegments(sql: SqlStorage, upTo: number): Segment[] {
+  const segments: Segment[] = [];
+  for (let n = 1; n <= upTo; n++) segments.push(readSegment(sql, n));
+  return segments;
 }
 
 export function saveSegmentResult(sql: SqlStorage, n: number, messages: ChatMessage[]): void {
@@ -375,5 +391,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.firedAt !== undefined) view.firedAt = run.firedAt;
   if (run.parentId !== undefined) view.parentId = run.parentId;
   if (run.children.length > 0) view.children = run.children;
+  if (run.forkedFrom !== undefined) view.forkedFrom = run.forkedFrom;
+  if (run.inheritedUsd !== undefined) view.inheritedUsd = run.inheritedUsd;
   return view;
 }

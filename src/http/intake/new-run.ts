@@ -88,7 +88,7 @@ export function scopeOf(creator: Creator): string {
   return creator.kind === "deployment" ? "deployment" : `subject:${creator.subject.length}:${creator.subject}`;
 }
 
-async function credentialsFor(settings: Settings, idempotencyKey: string | undefined, findEarlier: FindEarlier, scope: string): Promise<RunCredentials> {
+export async function credentialsFor(settings: Settings, idempotencyKey: string | undefined, findEarlier: FindEarlier, scope: string): Promise<RunCredentials> {
   const [current, ...previous] = settings.runIdKeys;
   if (idempotencyKey === undefined) return newRunCredentials(current!);
   for (const key of previous) {

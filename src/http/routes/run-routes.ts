@@ -12,6 +12,7 @@ import { requireCallback, requireCreator, requireRun } from "../auth/auth";
 import { requireRunListing } from "../auth/schedule-auth";
 import { afterQuerySchema } from "../../api/event-cursor";
 import { compactBodySchema } from "../../api/compact-schemas";
+import { forkBodySchema } from "../../api/fork-schemas";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 
@@ -210,6 +211,44 @@ export const deleteRunRoute = createRoute({
   middleware: [requireRun({ deploymentOnly: true })] as const,
   request: { params: runParams },
   responses: { 204: { description: "Deleted; the run answers 404 from now on and its id is never used again." }, ...errors(401, 403, 404, 429) },
+});
+
+export const forkRoute = createRoute({
+  method: "post",
+  path: "/{id}/fork",
+  summary: "Fork a run at a model step: a new run whose prefix is the source's, replayed from its journal (no model or tool is called for it), then live",
+  description:
+    "The fork's history is the source's up to and including model step `atStep` and that turn's tool results; its journal holds the source's entries for that prefix. " +
+    "`messages` are added after the prefix as the user's turn; the other fields replace the source's for the fork. Unchanged, the fork goes on exactly as the source would have " +
+    "(its first model request is the source's for step atStep + 1). The fork belongs to the source's subject; the source's run token, a user token of its subject or the " +
+    "deployment token may fork it. 400 when atStep is past the source's last committed step (the message names it); 404 for a deleted source; 409 when messages are added " +
+    "after a turn whose calls have no result yet.",
+  middleware: [requireRun()] as const,
+  request: {
+    params: runParams,
+    headers: z.object({
+      "idempotency-key": z
+        .string()
+        .regex(/^[\x20-\x7e]{1,255}$/, { message: "Must be 1–255 printable characters." })
+        .optional()
+        .openapi({ description: "The same key answers the same fork and token (per source and kind of token)." }),
+    }),
+    body: { required: true, content: { "application/json": { schema: forkBodySchema } } },
+  },
+  responses: {
+    201: json(createdRunSchema, "The fork, and its run token (shown this once)."),
+    ...errors(400, 401, 402, 403, 404, 409, 413, 429),
+  },
+});
+
+export const exportRoute = createRoute({
+  method: "get",
+  path: "/{id}/export",
+  summary: "The run as one JSON recording: options, segments with the steps its loop asks for (model steps with their requests), messages, journal entries with their costs, events",
+  description: "`npm run replay -- <recording.json>` runs today's loop against it with no network: every recorded step must be asked for again, in order, with the same request (docs/deploy.md).",
+  middleware: [requireRun()] as const,
+  request: { params: runParams },
+  responses: { 200: json(z.record(z.string(), z.unknown()).openapi("Recording"), "The recording."), ...errors(401, 404, 429) },
 });
 
 const callParams = runParams.extend({

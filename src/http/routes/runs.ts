@@ -14,6 +14,7 @@ import { forwarded, wantsEventStream } from "../forward";
 import { newRunToken } from "../auth/ids";
 import { ImageIntake } from "../intake/images";
 import { prepareRun } from "../intake/new-run";
+import { prepareFork, type ForkCaller } from "../intake/fork-run";
 import { unwrap } from "../outcome";
 import {
   answerRoute,
@@ -24,6 +25,8 @@ import {
   createRunRoute,
   deleteRunRoute,
   eventsRoute,
+  exportRoute,
+  forkRoute,
   getMessagesRoute,
   getRunRoute,
   listRunsRoute,
@@ -40,6 +43,13 @@ import { parseTraceparent } from "../../lib/traceparent";
 function spendLimitOf(c: Context<AppEnv>): SpendLimit {
   if (c.var.caller !== "user") return {};
   return { limitUsd: c.var.user.budgetUsdPerDay ?? c.var.settings.limits.subjectBudgetUsdPerDay };
+}
+
+function forkCallerOf(c: Context<AppEnv>): ForkCaller {
+  if (c.var.caller !== "user") return { kind: c.var.caller };
+  const user: ForkCaller = { kind: "user", subject: c.var.user.subject };
+  if (c.var.user.budgetUsdPerDay !== undefined) user.budgetUsdPerDay = c.var.user.budgetUsdPerDay;
+  return user;
 }
 
 export function runsApp(): OpenAPIHono<AppEnv> {
@@ -63,6 +73,23 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     return c.json({ run, token }, 201);
   });
 
+  app.openapi(forkRoute, async (c) => {
+    const body = c.req.valid("json");
+    const prefix = unwrap(await c.var.run.forkPrefix(body.atStep));
+    const { newRun, token, spec, images } = await prepareFork({
+      body,
+      prefix,
+      env: c.env,
+      settings: c.var.settings,
+      idempotencyKey: c.req.valid("header")["idempotency-key"],
+      findEarlier: (candidate) => runStub(c.env, candidate.id).exists(),
+      caller: forkCallerOf(c),
+      origin: new URL(c.req.url).origin,
+    });
+    const run = unwrap(await runStub(c.env, newRun.id).createFork(newRun, prefix, spec, images));
+    return c.json({ run, token }, 201);
+  });
+
   app.openapi(listRunsRoute, async (c) => {
     const { status, limit, cursor, scheduleId } = c.req.valid("query");
     const query: ListQuery = { limit: limit === undefined ? LIST_LIMIT_DEFAULT : Number(limit) };
@@ -81,6 +108,8 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   });
 
   app.openapi(getRunRoute, async (c) => c.json(unwrap(await c.var.run.view()), 200));
+
+  app.openapi(exportRoute, async (c) => c.json(unwrap(await c.var.run.exportRun()) as unknown as Record<string, unknown>, 200));
 
   app.openapi(getMessagesRoute, async (c) => c.json(unwrap(await c.var.run.messages()), 200));
 

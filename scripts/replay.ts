@@ -1,0 +1,30 @@
+// `npm run replay -- <recording.json> [more.json …]`: runs today's loop against each recording (GET
+// /v1/runs/:id/export) with no network. Prints OK with the step count, or the first divergence
+// (segment, step key, and the path of the first differing field in the request), and exits 1.
+import { readFile } from "node:fs/promises";
+import { replayRecording } from "../src/replay/replay";
+import { RECORDING_FORMAT, type Recording } from "../src/replay/recording";
+
+const files = process.argv.slice(2);
+if (files.length === 0) {
+  console.error("usage: npm run replay -- <recording.json> [more.json …]");
+  process.exit(2);
+}
+let failed = false;
+for (const file of files) {
+  const recording = JSON.parse(await readFile(file, "utf8")) as Recording;
+  if (recording.format !== RECORDING_FORMAT) {
+    console.error(`${file}: not a recording (format ${JSON.stringify(recording.format)}, expected ${RECORDING_FORMAT})`);
+    failed = true;
+    continue;
+  }
+  const started = performance.now();
+  const result = await replayRecording(recording);
+  const ms = (performance.now() - started).toFixed(1);
+  if (result.ok) console.log(`OK ${file}: ${result.steps} steps replayed in ${ms} ms`);
+  else {
+    failed = true;
+    console.log(`DIVERGED ${file}: segment ${result.segment}, step ${result.key}${result.path === undefined ? "" : `, first differing field: ${result.path}`}\n  ${result.message}`);
+  }
+}
+process.exit(failed ? 1 : 0);

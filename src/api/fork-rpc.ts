@@ -1,0 +1,48 @@
+// What a fork carries between objects: the source's prefix (read by the source's object) and what
+// the edge decided about the fork (added messages, whether the prefix is cut off from what follows).
+import type { ChatMessage } from "../loop/types";
+import type { CreateRunBody, ProviderName } from "./types";
+
+/** A segment of the source, as the fork stores it (src/durable/run/run-store.ts's Segment). */
+export type ForkSegment = {
+  n: number;
+  messages: ChatMessage[];
+  approvals: Record<string, boolean>;
+  stepsBefore: number;
+  spentBefore: number;
+  stepLimit: number;
+  perQuestion: boolean;
+  result?: ChatMessage[];
+};
+
+/** One journal entry of the prefix: its key with its segment (`s<n>/…`), its value as stored (JSON text), its cost. */
+export type ForkJournalEntry = { key: string; value: string; costUsd: number };
+
+/** The source's run up to and including model step `atStep` and that turn's tool results. */
+export type ForkPrefix = {
+  runId: string;
+  atStep: number;
+  body: CreateRunBody;
+  model: string;
+  provider: ProviderName;
+  subject?: string;
+  dayLimitUsd?: number;
+  /** Segments 1..k, k the one holding model step `atStep` (as it was, its result left out). */
+  segments: ForkSegment[];
+  journal: ForkJournalEntry[];
+  /** Compactions the person asked for before model calls of the prefix. */
+  compactionRequests: { beforeStep: number; instructions?: string }[];
+  /** The history after step `atStep`'s turn and its tool results. */
+  history: ChatMessage[];
+  /** Calls of step `atStep`'s turn that have no result in the source (yet). */
+  openCalls: string[];
+  /** What the prefix cost: the sum of its journal entries' costs. */
+  inheritedUsd: number;
+};
+
+/**
+ * What the edge decided. `cut`: the fork changes something (messages or a field), so the prefix's
+ * segment ends at `atStep` and the fork goes on in a segment of its own from the prefix's history;
+ * else the fork replays the source's segment and goes on exactly as the source would have.
+ */
+export type ForkSpec = { added?: ChatMessage[]; cut: boolean; maxSteps?: number };

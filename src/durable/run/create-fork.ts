@@ -1,0 +1,67 @@
+// A fork's creation, in the fork's own object. Like a run's creation (create-run.ts): an
+// Idempotency-Key sent again finds the fork it made; a fork of a subject reserves its budget first.
+// Then its source's images are copied into its own blobs (a run reads only its own), the added
+// messages' images stored, and in one transaction its row, the prefix's segments and journal
+// entries, its fork row and its first change: a crash before that transaction leaves only blobs
+// that the same request, sent again, writes again; a crash after it leaves a run whose alarm a
+// read re-arms.
+import type { ForkPrefix, ForkSpec } from "../../api/fork-rpc";
+import type { ImageUpload } from "../../api/images";
+import type { NewRun, Outcome, RunView } from "../../api/types";
+import { acceptImages } from "../blobs/blob-store";
+import { insertCompactionRequests } from "../engine/compaction-request-store";
+import { insertJournalEntries } from "../engine/journal";
+import { emitEvent } from "../events/emit-event";
+import { reportChange } from "../outbox/report-change";
+import { isoNow } from "../storage/clock";
+import { earlierCreate, type Creator } from "./create-run";
+import { forkPlan } from "./fork-plan";
+import { insertFork } from "./fork-store";
+import { invalidImages, ok } from "./outcome";
+import { insertRun, insertSegment, saveSegmentResult } from "./run-store";
+import { migrate } from "./schema";
+import { dropSpend, reserveSpend, spendAskOf } from "./spend-reservation";
+import { view } from "./transitions";
+
+/** For crash tests: called between the fork's steps ("blobs": its images are stored, its transaction not yet run). */
+export type ForkCrashPoint = (point: "blobs") => void;
+
+export async function createFork({ engine, blobs, schedule }: Creator, run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images: ImageUpload, crashAt?: ForkCrashPoint): Promise<Outcome<RunView>> {
+  const { env } = engine;
+  const { sql } = engine.ctx.storage;
+  const earlier = earlierCreate(sql, run);
+  if (earlier !== undefined) return earlier;
+  const spend = run.subject === undefined ? undefined : spendAskOf(env, run, run.subject, 1, run.dayLimitUsd);
+  if (spend !== undefined) {
+    const reserved = await reserveSpend(env, spend);
+    if (!reserved.ok) return reserved;
+  }
+  try {
+    await blobs.copyRun(prefix.runId, run.id);
+    const issues = await acceptImages(blobs, run.id, images);
+    if (issues.length > 0) {
+      if (spend !== undefined) await dropSpend(env, spend);
+      return invalidImages(issues);
+    }
+    crashAt?.("blobs");
+    const plan = forkPlan(prefix, spec, run.body.budget?.spentUsd ?? 0);
+    engine.ctx.storage.transactionSync(() => {
+      migrate(sql);
+      insertRun(sql, run, isoNow(), plan.start);
+      for (const segment of plan.segments) {
+        insertSegment(sql, segment);
+        if (segment.result !== undefined) saveSegmentResult(sql, segment.n, segment.result);
+      }
+      insertJournalEntries(sql, prefix.journal);
+      insertCompactionRequests(sql, prefix.compactionRequests);
+      insertFork(sql, { runId: prefix.runId, step: prefix.atStep }, prefix.inheritedUsd);
+      reportChange(engine, "run-started");
+    });
+  } catch (error) {
+    if (spend !== undefined) await dropSpend(env, spend);
+    throw error;
+  }
+  emitEvent(engine, { type: "run-started", run: { ...view(engine), lastSeq: 1 } });
+  await schedule();
+  return ok(view(engine));
+}

@@ -1,0 +1,36 @@
+// A fork's segments and where it starts, from its source's prefix and the edge's decisions.
+// Unchanged, the fork's segment holding the step is the source's, replayed from the copied entries
+// up to the step, and then it goes on live exactly as the source would have (its first model
+// request is the source's for step atStep + 1). Changed (messages or a field), that segment ends
+// at the step with the prefix's history, and the fork goes on in a segment of its own. Either way
+// the prefix's cost is not the fork's: the replayed segment's spend starts below the fork's own by
+// what its copied entries cost, so the loop, which adds them up again, counts from the fork's own.
+import type { ForkPrefix, ForkSegment, ForkSpec } from "../../api/fork-rpc";
+import type { RunStart } from "./run-store";
+
+export type ForkPlan = { segments: ForkSegment[]; start: RunStart };
+
+export function forkPlan(prefix: ForkPrefix, spec: ForkSpec, spentUsd: number): ForkPlan {
+  const earlier = prefix.segments.slice(0, -1);
+  const holder = prefix.segments[prefix.segments.length - 1]!;
+  const { atStep } = prefix;
+  if (!spec.cut) {
+    const holderPrefix = `s${holder.n}/`;
+    const replayed = prefix.journal.filter((entry) => entry.key.startsWith(holderPrefix)).reduce((sum, entry) => sum + entry.costUsd, 0);
+    return {
+      segments: [...earlier, { ...holder, spentBefore: spentUsd - replayed }],
+      start: { segment: holder.n, steps: atStep, stepLimit: holder.stepLimit },
+    };
+  }
+  const stepLimit = atStep + (spec.maxSteps ?? Math.max(1, holder.stepLimit - atStep));
+  const own: ForkSegment = {
+    n: holder.n + 1,
+    messages: [...prefix.history, ...(spec.added ?? [])],
+    approvals: holder.approvals,
+    stepsBefore: atStep,
+    spentBefore: spentUsd,
+    stepLimit,
+    perQuestion: true,
+  };
+  return { segments: [...earlier, { ...holder, result: prefix.history }, own], start: { segment: own.n, steps: atStep, stepLimit } };
+}

@@ -1,0 +1,92 @@
+// The source's side of a fork: its run up to and including model step `atStep` and that turn's
+// tool results, read from what it has committed. Its journal entries for that prefix, its segments
+// up to the one holding the step, and the history after the step's turn: the loop replays that
+// segment from the prefix's entries alone (no model or tool is called) and stops at the first step
+// the prefix does not hold.
+import type { ForkPrefix, ForkSegment } from "../../api/fork-rpc";
+import type { Outcome } from "../../api/types";
+import { runToolLoop } from "../../loop";
+import { inForkPrefix } from "../../loop/fork-keys";
+import { openCalls } from "../../loop/history";
+import type { ChatMessage, Step } from "../../loop/types";
+import { compactionRequestsUpTo } from "../engine/compaction-request-store";
+import type { EngineContext } from "../engine/engine-context";
+import { readJournalEntries } from "../engine/journal";
+import { loopOptions } from "../engine/loop-options";
+import { mcpToolsOf } from "../tools/mcp-tools";
+import { fail, notFound, ok } from "./outcome";
+import { readRun, readSegments, type RunRow, type Segment } from "./run-store";
+
+/** Thrown by the prefix's read-only journal at the first step the prefix does not hold. */
+class PastPrefix extends Error {}
+
+const SEGMENT_KEY = /^s(\d+)\/(.*)$/;
+
+/** The history when the loop, replaying `segment` from `stored` only, reaches a step it does not hold. */
+async function historyAt(engine: EngineContext, run: RunRow, segment: Segment, stored: Map<string, unknown>): Promise<ChatMessage[]> {
+  const step: Step = async <T>(key: string) => {
+    if (stored.has(key)) return stored.get(key) as T;
+    throw new PastPrefix();
+  };
+  const signal = new AbortController().signal;
+  const mcpTools = await mcpToolsOf(engine, run, segment, {
+    signal,
+    beforeNewStep: () => {
+      throw new PastPrefix();
+    },
+  });
+  let messages = segment.messages;
+  const options = loopOptions(engine, run, segment, step, signal, (event) => {
+    if (event.type === "stop") messages = event.messages;
+  }, mcpTools);
+  const result = await runToolLoop(options).catch((error: unknown) => {
+    if (error instanceof PastPrefix) return undefined;
+    throw error;
+  });
+  return result?.messages ?? messages;
+}
+
+function forkSegment(segment: Segment, withResult: boolean): ForkSegment {
+  const { result, ...rest } = segment;
+  return withResult && result !== undefined ? { ...rest, result } : rest;
+}
+
+export async function forkPrefix(engine: EngineContext, atStep: number): Promise<Outcome<ForkPrefix>> {
+  const { sql } = engine.ctx.storage;
+  const run = readRun(sql);
+  if (run === undefined) return notFound();
+  if (atStep > run.steps) {
+    const last = run.steps === 0 ? "it has committed no model step yet" : `its last committed step is ${run.steps}`;
+    return fail(400, `Step ${atStep} is past what run ${run.id} has committed: ${last}.`, [{ path: "atStep", message: run.steps === 0 ? "The source has no committed step to fork at." : `At most ${run.steps}, the source's last committed step.` }]);
+  }
+  const all = readSegments(sql, run.segment);
+  // The segment holding model step atStep: the last one that began before it.
+  const holder = [...all].reverse().find((segment) => segment.stepsBefore < atStep)!;
+  const local = atStep - holder.stepsBefore;
+  const journal = readJournalEntries(sql).filter((entry) => {
+    const match = SEGMENT_KEY.exec(entry.key);
+    if (match === null) return false;
+    const n = Number(match[1]);
+    return n < holder.n || (n === holder.n && inForkPrefix(match[2]!, local));
+  });
+  const prefix = `s${holder.n}/`;
+  const stored = new Map(journal.filter((entry) => entry.key.startsWith(prefix)).map((entry) => [entry.key.slice(prefix.length), JSON.parse(entry.value) as unknown]));
+  if (!stored.has(`model/${local}`)) return fail(409, `Run ${run.id} holds no committed model step ${atStep}.`);
+  const history = await historyAt(engine, run, holder, stored);
+  const value: ForkPrefix = {
+    runId: run.id,
+    atStep,
+    body: run.body,
+    model: run.model,
+    provider: run.provider,
+    segments: all.filter((segment) => segment.n <= holder.n).map((segment) => forkSegment(segment, segment.n < holder.n)),
+    journal,
+    compactionRequests: compactionRequestsUpTo(sql, atStep),
+    history,
+    openCalls: openCalls(history).map((call) => call.id),
+    inheritedUsd: journal.reduce((sum, entry) => sum + entry.costUsd, 0),
+  };
+  if (run.subject !== undefined) value.subject = run.subject;
+  if (run.dayLimitUsd !== undefined) value.dayLimitUsd = run.dayLimitUsd;
+  return ok(value);
+}

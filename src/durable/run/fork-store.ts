@@ -1,0 +1,17 @@
+// A fork's own row: the run it was forked from, the model step its prefix ends with, and what the
+// prefix cost its source. Written once, with the run; this module alone holds the table's SQL.
+import type { ForkedFrom } from "../../api/types";
+import { tableExists } from "../storage/sqlite-tables";
+
+export const FORK_TABLE = `CREATE TABLE IF NOT EXISTS fork (run_id TEXT NOT NULL, step INTEGER NOT NULL, inherited_usd REAL NOT NULL)`;
+
+export function insertFork(sql: SqlStorage, forkedFrom: ForkedFrom, inheritedUsd: number): void {
+  sql.exec("INSERT INTO fork (run_id, step, inherited_usd) VALUES (?, ?, ?)", forkedFrom.runId, forkedFrom.step, inheritedUsd);
+}
+
+/** The fork's source and prefix cost; undefined for a run that is not a fork. */
+export function readFork(sql: SqlStorage): { forkedFrom: ForkedFrom; inheritedUsd: number } | undefined {
+  if (!tableExists(sql, "fork")) return undefined;
+  const row = sql.exec<{ run_id: string; step: number; inherited_usd: number }>("SELECT run_id, step, inherited_usd FROM fork LIMIT 1").toArray()[0];
+  return row === undefined ? undefined : { forkedFrom: { runId: row.run_id, step: row.step }, inheritedUsd: row.inherited_usd };
+}
