@@ -60,6 +60,7 @@ export interface RatchetClient {
    * finished run is continued with it instead; a waiting run refuses it (409: answer first).
    */
   sendMessage<TFinal = unknown>(runId: string, content: ContentInput, options?: { mode?: MessageMode }): Promise<RunView<TFinal>>;
+  /**
    * A new run that begins as this one did, up to and including model step `atStep` and its tool
    * results (replayed from the journal: no model or tool is called for them), then runs live.
    */
