@@ -13,6 +13,9 @@ export const TEST_BINDINGS = {
   // The shortest time between two fires of a schedule (the default): the schedule tests drive
   // every-minute schedules by hand; the end-to-end test passes 1 to its `wrangler dev`.
   SCHEDULE_MIN_SECONDS: "60",
+  // Off, whatever a .dev.vars left by `npm start` says (the test pool reads it too): tests that
+  // need local development set it themselves.
+  LOCAL_DEV: "off",
 } as const;
 
 /** ALARM_DELAY_MS of the workerd tests: a year, so no alarm fires by itself (tests fire them by hand). */

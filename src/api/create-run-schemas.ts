@@ -145,8 +145,10 @@ export const runTemplateSchema: z.ZodType<Api.RunTemplate> = z.strictObject(runF
 
 export const createRunBodySchema = z
   .strictObject({
-    ...runFields,
+    // The system prompt and the messages first, as a body is usually written (issues come in this order).
+    system: runFields.system,
     messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
+    ...runFields,
     subject: subjectSchema.optional().openapi({
       description: "Deployment token only: the subject (an app's user id) whose inbox lists the run. A user token's runs always get its own subject.",
     }),
