@@ -30,6 +30,7 @@ const steps = [
   { name: "inbox", command: ["node", "bench/ts.mjs", "bench/inbox.ts"] },
   { name: "async", command: ["node", "bench/ts.mjs", "bench/async-tools.ts"] },
   { name: "schedules", command: ["node", "bench/ts.mjs", "bench/schedules.ts"] },
+  { name: "children", command: ["node", "bench/ts.mjs", "bench/children.ts"] },
   { name: "auth-timing-http", command: ["node", "bench/ts.mjs", "bench/auth-timing-http.ts"] },
 ].filter((step) => only.length === 0 || only.some((word) => step.name.includes(word)));
 
