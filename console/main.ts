@@ -89,6 +89,8 @@ async function watch(runId: string, token: string): Promise<void> {
   const actions = {
     answer: async (body: AnswerRequest) => void (await client.answer(runId, body)),
     cancel: async () => void (await client.cancel(runId)),
+    // A child (or the parent) opens in place, with the same token: a parent's run token reads its children.
+    openRun: (id: string) => void watch(id, token).catch((error: unknown) => panel.showError(describe(error))),
   };
   panel.open(run, token, actions, messages);
   // Focus (and on a phone, scroll) to the run, so its steps are what a screen reader reads next.
