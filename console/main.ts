@@ -109,6 +109,8 @@ async function watch(runId: string, token: string): Promise<void> {
       const known = sessionStorage.getItem(`ratchet:${sourceId}`) ?? token;
       void watch(sourceId, known).catch((error: unknown) => panel.showError(describe(error)));
     },
+    // A child (or the parent) opens in place, with the same token: a parent's run token reads its children.
+    openRun: (id: string) => void watch(id, token).catch((error: unknown) => panel.showError(describe(error))),
   };
   panel.open(run, token, actions, messages);
   // Focus (and on a phone, scroll) to the run, so its steps are what a screen reader reads next.

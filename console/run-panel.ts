@@ -4,11 +4,12 @@ import type { AnswerRequest, ChatMessage, Content, ContentInput, MessageMode, Ru
 import { addUsd, byId, el, json, money, show } from "./dom";
 import { ForkView, type ForkLinks } from "./fork-view";
 import { McpTools } from "./mcp-tools";
+import { RunTree } from "./run-tree";
 import { WaitingForm } from "./waiting-form";
 import { MessageForm } from "./message-form";
 
-/** What the panel's buttons do; `fork` makes a fork at a model step and opens it. */
-export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void>; message(content: string, mode: MessageMode): Promise<void>; fork(atStep: number): Promise<void> } & ForkLinks;
+/** What the panel's buttons do; `fork` makes a fork at a model step and opens it; `openRun` opens a child (or the parent) in place. */
+export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void>; message(content: string, mode: MessageMode): Promise<void>; fork(atStep: number): Promise<void>; openRun(id: string): void } & ForkLinks;
 
 type StepParts = { item: HTMLLIElement; meta: HTMLSpanElement; text: HTMLParagraphElement; calls: HTMLUListElement };
 
@@ -59,6 +60,7 @@ export class RunPanel {
   private steps = new Map<number, StepParts>();
   private calls = new Map<string, HTMLLIElement>();
   private readonly mcp = new McpTools();
+  private readonly tree = new RunTree();
   /** Answers to asks and client tools by call id: from the run's messages, or given on this page. */
   private answers = new Map<string, string>();
   private spent = 0;
@@ -88,6 +90,7 @@ export class RunPanel {
     this.steps = new Map();
     this.calls = new Map();
     this.mcp.reset();
+    this.tree.open(run, (id) => actions.openRun(id));
     this.answers = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, textOf(message.content)] as const] : [])));
     // The run's own limits: maxSteps counts the whole run (a continue raises it), the budget is never reset.
     this.budget = run.budgetUsd;
@@ -117,6 +120,7 @@ export class RunPanel {
   }
 
   apply(event: StreamEvent): void {
+    this.tree.apply(event);
     switch (event.type) {
       case "run-started":
         return this.setStatus(event.run.status);

@@ -30,5 +30,6 @@ export function summaryOf(view: RunView, version: number): RunSummary {
   if (view.subject !== undefined) summary.subject = view.subject;
   if (view.scheduleId !== undefined) summary.scheduleId = view.scheduleId;
   if (view.firedAt !== undefined) summary.firedAt = view.firedAt;
+  if (view.parentId !== undefined) summary.parentId = view.parentId;
   return summary;
 }
