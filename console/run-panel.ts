@@ -3,6 +3,7 @@
 import type { AnswerRequest, ChatMessage, Content, ContentInput, RunStatus, RunView, StreamEvent } from "../src/client";
 import { byId, el, json, money, show } from "./dom";
 import { McpTools } from "./mcp-tools";
+import { TimelineView } from "./timeline-view";
 import { WaitingForm } from "./waiting-form";
 
 export type RunActions = { answer(body: AnswerRequest): Promise<void>; cancel(): Promise<void> };
@@ -54,6 +55,7 @@ export class RunPanel {
   private steps = new Map<number, StepParts>();
   private calls = new Map<string, HTMLLIElement>();
   private readonly mcp = new McpTools();
+  private readonly bars = new TimelineView();
   /** Answers to asks and client tools by call id: from the run's messages, or given on this page. */
   private answers = new Map<string, string>();
   private spent = 0;
@@ -82,6 +84,7 @@ export class RunPanel {
     this.steps = new Map();
     this.calls = new Map();
     this.mcp.reset();
+    this.bars.reset();
     this.answers = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, textOf(message.content)] as const] : [])));
     // The run's own limits: maxSteps counts the whole run (a continue raises it), the budget is never reset.
     this.budget = run.budgetUsd;
@@ -110,6 +113,7 @@ export class RunPanel {
   }
 
   apply(event: StreamEvent): void {
+    this.bars.add(event);
     switch (event.type) {
       case "run-started":
         return this.setStatus(event.run.status);
