@@ -5,6 +5,7 @@ import { addUsd, byId, el, json, money, show } from "./dom";
 import { ForkView, type ForkLinks } from "./fork-view";
 import { McpTools } from "./mcp-tools";
 import { RunTree } from "./run-tree";
+import { TimelineView } from "./timeline-view";
 import { WaitingForm } from "./waiting-form";
 import { MessageForm } from "./message-form";
 
@@ -61,6 +62,7 @@ export class RunPanel {
   private calls = new Map<string, HTMLLIElement>();
   private readonly mcp = new McpTools();
   private readonly tree = new RunTree();
+  private readonly bars = new TimelineView();
   /** Answers to asks and client tools by call id: from the run's messages, or given on this page. */
   private answers = new Map<string, string>();
   private spent = 0;
@@ -91,6 +93,7 @@ export class RunPanel {
     this.calls = new Map();
     this.mcp.reset();
     this.tree.open(run, (id) => actions.openRun(id));
+    this.bars.reset();
     this.answers = new Map(messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, textOf(message.content)] as const] : [])));
     // The run's own limits: maxSteps counts the whole run (a continue raises it), the budget is never reset.
     this.budget = run.budgetUsd;
@@ -121,6 +124,7 @@ export class RunPanel {
 
   apply(event: StreamEvent): void {
     this.tree.apply(event);
+    this.bars.add(event);
     switch (event.type) {
       case "run-started":
         return this.setStatus(event.run.status);

@@ -143,12 +143,14 @@ function checkTools(body: ToolsAndFinish, context: z.RefinementCtx): void {
 /** A child run's template (an agent tool's `run`): checked when the parent is created, never stored apart. */
 export const runTemplateSchema: z.ZodType<Api.RunTemplate> = z.strictObject(runFields).superRefine((template, context) => checkTools(template, context)) as unknown as z.ZodType<Api.RunTemplate>;
 
+const { system: _system, ...fieldsAfterSystem } = runFields;
+
 export const createRunBodySchema = z
   .strictObject({
     // The system prompt and the messages first, as a body is usually written (issues come in this order).
     system: runFields.system,
     messages: z.array(chatMessageInputSchema).min(1, { message: "At least one message is needed." }),
-    ...runFields,
+    ...fieldsAfterSystem,
     subject: subjectSchema.optional().openapi({
       description: "Deployment token only: the subject (an app's user id) whose inbox lists the run. A user token's runs always get its own subject.",
     }),

@@ -66,15 +66,30 @@ function capped(response: Response, max: number): Response {
   return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+/** The `traceparent` in a `tools/call` request's `params._meta` (mcp-tool.ts puts it there), if any. */
+export function traceparentOfCall(body: unknown): string | undefined {
+  if (typeof body !== "string" || !body.includes('"traceparent"')) return undefined;
+  try {
+    const message = JSON.parse(body) as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+    const value = message.method === "tools/call" ? message.params?._meta?.traceparent : undefined;
+    return typeof value === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The fetch the transport uses: no standing GET stream (a resume of a request's stream, which
- * names its last event, goes through), answers capped.
+ * names its last event, goes through), answers capped; a `tools/call` whose `_meta` holds a
+ * `traceparent` sends it as the HTTP header too, for the server's HTTP tracing.
  */
 export function transportFetch(base: typeof fetch): typeof fetch {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     if ((init?.method ?? "GET").toUpperCase() === "GET" && !headers.has("last-event-id")) return new Response(null, { status: 405 });
-    return capped(await base(input, init), MCP_ANSWER_MAX_BYTES);
+    const traceparent = traceparentOfCall(init?.body);
+    if (traceparent !== undefined) headers.set("traceparent", traceparent);
+    return capped(await base(input, traceparent === undefined ? init : { ...init, headers }), MCP_ANSWER_MAX_BYTES);
   };
 }
 

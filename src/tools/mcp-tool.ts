@@ -21,7 +21,10 @@ import type { ToolDeps } from "./tool-deps";
 /** The `_meta` key of every call: the same value on every send of the call (see ToolDeps.idempotencyKey). */
 export const IDEMPOTENCY_META = "ratchet/idempotency-key";
 
-export type McpDeps = Pick<ToolDeps, "allowHosts" | "idempotencyKey" | "beginOnce" | "timeoutMs"> & {
+/** The `_meta` key of the call's trace context (OpenTelemetry's MCP conventions); the request's `traceparent` header carries it too. */
+export const TRACEPARENT_META = "traceparent";
+
+export type McpDeps = Pick<ToolDeps, "allowHosts" | "idempotencyKey" | "beginOnce" | "timeoutMs" | "traceparent"> & {
   connections: McpConnections;
   storeImages: StoreImages;
 };
@@ -60,6 +63,13 @@ export function outputCheck(name: string, tool: Tool): (result: CallToolResult) 
   };
 }
 
+/** A call's `_meta`: its idempotency key, and its execute_tool span's `traceparent` when the run gives one. */
+function metaOf(deps: McpDeps, key: string): Record<string, string> {
+  const meta: Record<string, string> = { [IDEMPOTENCY_META]: deps.idempotencyKey(key) };
+  if (deps.traceparent !== undefined) meta[TRACEPARENT_META] = deps.traceparent(key);
+  return meta;
+}
+
 export function createMcpTool(server: McpServerRef, tool: Tool, deps: McpDeps): AnyToolSpec {
   const inputSchema = tool.inputSchema as Record<string, unknown>;
   const name = mcpToolName(server.name, tool.name);
@@ -78,7 +88,7 @@ export function createMcpTool(server: McpServerRef, tool: Tool, deps: McpDeps): 
       if (once && !(await deps.beginOnce(context.key))) return failure(OUTCOME_UNKNOWN);
       const result = await deps.connections.callTool(
         server,
-        { name: tool.name, arguments: input as Record<string, unknown>, _meta: { [IDEMPOTENCY_META]: deps.idempotencyKey(context.key) } },
+        { name: tool.name, arguments: input as Record<string, unknown>, _meta: metaOf(deps, context.key) },
         signal,
         // A call never sent twice is not sent again on a new connection either.
         !once,

@@ -7,7 +7,8 @@ import { changes } from "../e2e/support/changes";
 import { PNG } from "./png";
 
 
-export type CallRecord = { tool: string; sessionId: string | undefined; arguments: unknown; cancelled?: true };
+/** `traceparent`: the call's `_meta.traceparent`; `traceparentHeader`: its HTTP request's `traceparent` header (each when sent). */
+export type CallRecord = { tool: string; sessionId: string | undefined; arguments: unknown; cancelled?: true; traceparent?: string; traceparentHeader?: string };
 
 /** Calls by the `_meta` key "ratchet/idempotency-key" (calls without one under ""); `changes` wakes waiters on every call and cancel. */
 export class CallLog extends Map<string, CallRecord[]> {
@@ -19,11 +20,15 @@ export class CallLog extends Map<string, CallRecord[]> {
   }
 }
 
-type Extra = { signal: AbortSignal; sessionId?: string; _meta?: Record<string, unknown> };
+type Extra = { signal: AbortSignal; sessionId?: string; _meta?: Record<string, unknown>; requestInfo?: { headers: Record<string, string | string[] | undefined> } };
 
 function record(log: CallLog, tool: string, args: unknown, extra: Extra): void {
   const key = String(extra._meta?.["ratchet/idempotency-key"] ?? "");
   const call: CallRecord = { tool, sessionId: extra.sessionId, arguments: args };
+  const traceparent = extra._meta?.traceparent;
+  if (typeof traceparent === "string") call.traceparent = traceparent;
+  const header = extra.requestInfo?.headers.traceparent;
+  if (typeof header === "string") call.traceparentHeader = header;
   // The client's notifications/cancelled for this request.
   extra.signal.addEventListener("abort", () => {
     call.cancelled = true;

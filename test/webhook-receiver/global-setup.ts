@@ -6,7 +6,7 @@
 //                               ?status=<code> that status, ?fail=<n> 500 to the first n attempts
 //                               of each webhook-id (then 204), ?hold=<n> the first n deliveries only once released
 //   POST /hooks/<name>/release  answers every held delivery of <name>
-//   GET  /hooks/<name>          the recorded deliveries: [{ id, timestamp, signature, verified, error?, body, arrivedAt, answered, held? }]
+//   GET  /hooks/<name>          the recorded deliveries: [{ id, timestamp, signature, verified, error?, body, arrivedAt, answered, held?, traceparent? }]
 //                               (held: true while a held delivery has not been answered)
 import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
@@ -14,7 +14,7 @@ import type { TestProject } from "vitest/node";
 import { header, listen, readBody, sendJson, shut } from "../e2e/support/http-server";
 import { TEST_WEBHOOK_SECRET } from "./secret";
 
-export type ReceivedWebhook = { id: string; timestamp: string; signature: string; verified: boolean; error?: string; body: unknown; arrivedAt: number; answered: number; held?: boolean };
+export type ReceivedWebhook = { id: string; timestamp: string; signature: string; verified: boolean; error?: string; body: unknown; arrivedAt: number; answered: number; held?: boolean; traceparent?: string };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const received = new Map<string, ReceivedWebhook[]>();
@@ -53,6 +53,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       const status = attempt <= fail ? 500 : Number(url.searchParams.get("status") ?? "204");
       const entry: ReceivedWebhook = { id: headers["webhook-id"], timestamp: headers["webhook-timestamp"], signature: headers["webhook-signature"], verified, body: JSON.parse(text) as unknown, arrivedAt: Date.now(), answered: status };
       if (error !== undefined) entry.error = error;
+      const traceparent = header(request, "traceparent");
+      if (traceparent !== undefined) entry.traceparent = traceparent;
       received.set(name, [...(received.get(name) ?? []), entry]);
       const answer = () => {
         delete entry.held;

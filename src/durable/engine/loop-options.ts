@@ -15,9 +15,7 @@ import { compactionRequestsAfter } from "./compaction-request-store";
 import { createRunProvider } from "./run-provider";
 import { scriptOf } from "./run-script";
 import type { RunRow, Segment } from "../run/run-store";
-import { formatTraceparent } from "../../lib/traceparent";
-import { spanIdOf } from "../telemetry/span-ids";
-import { readTrace } from "../telemetry/trace-store";
+import { toolTraceparent } from "../telemetry/propagation";
 
 /** A share of the model's context window: compaction keeps each prompt below it, with room for an answer and tool results. */
 export const COMPACTION_SHARE = 0.75;
@@ -67,10 +65,7 @@ export function loopOptions(
         runId: run.id,
         idempotencyKey: (stepKey) => `${run.id}/${prefix}${stepKey}`,
         // The call's execute_tool span (docs/traces.md), whether or not spans are exported.
-        traceparent: (stepKey) => {
-          const { traceId } = readTrace(ctx.storage.sql, run.id);
-          return formatTraceparent({ traceId, spanId: spanIdOf(traceId, prefix + stepKey) });
-        },
+        traceparent: toolTraceparent(ctx.storage.sql, run.id, prefix),
         fetch: engine.fetch,
         allowHosts: parseAllowList(env.HTTP_TOOL_ALLOW),
         now: () => new Date(),

@@ -7,6 +7,7 @@
 // schedule whose fire made the run (its id in `target`) and are deleted once it took them, as the
 // inbox's are. Rows of the `otel` channel are the run's spans (src/durable/telemetry/), one a row
 // (its span id in `event_id`), sent in batches to the OTLP endpoint and deleted once it took them.
+// A webhook row keeps the `traceparent` its request carries (the span of the stop it tells).
 import type { WebhookDelivery, WebhookEventType } from "../../api/types";
 import { tableExists } from "../storage/sqlite-tables";
 
@@ -25,15 +26,21 @@ export const OUTBOX_TABLE = `CREATE TABLE IF NOT EXISTS outbox (
   created_at INTEGER NOT NULL,
   next_at INTEGER NOT NULL,
   last_status INTEGER,
-  last_error TEXT
+  last_error TEXT,
+  traceparent TEXT
 )`;
+
+/** Columns added after the table first shipped: added to an older run's outbox when it wakes. */
+export function addOutboxColumns(sql: SqlStorage): void {
+  if (hasOutbox(sql) && !sql.exec("SELECT * FROM outbox LIMIT 0").columnNames.includes("traceparent")) sql.exec("ALTER TABLE outbox ADD COLUMN traceparent TEXT");
+}
 
 /** Settled webhook rows kept for the run's view; older ones are dropped. */
 export const WEBHOOKS_KEPT = 20;
 
 export type NewOutboxRow =
   | { channel: "inbox"; subject: string; eventId: string; type: string; version: number; body: string }
-  | { channel: "webhook"; target: "deployment" | "run"; url?: string; eventId: string; type: WebhookEventType; version: number; body: string }
+  | { channel: "webhook"; target: "deployment" | "run"; url?: string; eventId: string; type: WebhookEventType; version: number; body: string; traceparent?: string }
   | { channel: "schedule"; scheduleId: string; eventId: string; type: string; version: number; body: string }
   | { channel: "otel"; eventId: string; type: "span"; version: 0; body: string }
   | { channel: "parent"; parentId: string; eventId: string; type: string; version: number; body: string };
@@ -54,6 +61,8 @@ export type OutboxRow = {
   parentId?: string;
   target?: "deployment" | "run";
   url?: string;
+  /** A webhook row's `traceparent` header. */
+  traceparent?: string;
   eventId: string;
   type: string;
   version: number;
@@ -82,6 +91,7 @@ function rowOf(raw: Raw): OutboxRow {
   else if (row.channel === "parent") row.parentId = String(raw.target);
   else if (raw.target === "deployment" || raw.target === "run") row.target = raw.target;
   if (raw.url !== null) row.url = String(raw.url);
+  if (raw.traceparent !== null && raw.traceparent !== undefined) row.traceparent = String(raw.traceparent);
   return row;
 }
 
@@ -90,9 +100,10 @@ export function insertOutbox(sql: SqlStorage, row: NewOutboxRow, now: number): v
   const subject = row.channel === "inbox" ? row.subject : null;
   const target = row.channel === "webhook" ? row.target : row.channel === "schedule" ? row.scheduleId : row.channel === "parent" ? row.parentId : null;
   const url = row.channel === "webhook" ? (row.url ?? null) : null;
+  const traceparent = row.channel === "webhook" ? (row.traceparent ?? null) : null;
   sql.exec(
-    "INSERT INTO outbox (channel, subject, target, url, event_id, type, version, body, created_at, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    row.channel, subject, target, url, row.eventId, row.type, row.version, row.body, now, now,
+    "INSERT INTO outbox (channel, subject, target, url, event_id, type, version, body, created_at, next_at, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    row.channel, subject, target, url, row.eventId, row.type, row.version, row.body, now, now, traceparent,
   );
 }
 

@@ -9,6 +9,7 @@ import { insertOutbox } from "./outbox-store";
 import { bumpVersion, readRun, toRunView, type RunRow } from "../run/run-store";
 import { summaryOf } from "./run-summary";
 import { childReportOf } from "../children/child-report";
+import { traceparentOf } from "../telemetry/propagation";
 
 function webhookTypeOf(type: InboxEventType, run: RunRow): WebhookEventType | undefined {
   if (type === "run-waiting") return "run.waiting";
@@ -22,7 +23,8 @@ function deploymentWebhook(env: Env): boolean {
   return typeof env.WEBHOOK_URL === "string" && env.WEBHOOK_URL.trim() !== "";
 }
 
-export type ChangeDetail = { callId?: string };
+/** `callId`: the answered call; `spanKey`: the span of the stop a webhook tells (its `traceparent`), from writeStopSpans. */
+export type ChangeDetail = { callId?: string; spanKey?: string };
 
 /** Reports the run's current state as change `type`. */
 export function reportChange(engine: EngineContext, type: InboxEventType, detail: ChangeDetail = {}): void {
@@ -49,7 +51,8 @@ export function reportChange(engine: EngineContext, type: InboxEventType, detail
   const payload: WebhookPayload = { type: hook, timestamp: summary.updatedAt, data: { run: summary } };
   if (run.status === "failed" && run.error !== undefined) payload.data.error = run.error;
   const body = JSON.stringify(payload);
-  if (deploymentWebhook(engine.env)) insertOutbox(sql, { channel: "webhook", target: "deployment", eventId, type: hook, version, body }, now);
+  const trace = detail.spanKey === undefined ? {} : { traceparent: traceparentOf(sql, run.id, detail.spanKey) };
+  if (deploymentWebhook(engine.env)) insertOutbox(sql, { channel: "webhook", target: "deployment", eventId, type: hook, version, body, ...trace }, now);
   const own = run.body.webhook?.url;
-  if (own !== undefined) insertOutbox(sql, { channel: "webhook", target: "run", url: own, eventId, type: hook, version, body }, now);
+  if (own !== undefined) insertOutbox(sql, { channel: "webhook", target: "run", url: own, eventId, type: hook, version, body, ...trace }, now);
 }

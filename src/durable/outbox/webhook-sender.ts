@@ -34,7 +34,8 @@ export function webhookSender(env: Env, fetcher: typeof fetch, now: () => number
     try {
       const response = await fetcher(receiver.url, {
         method: "POST",
-        headers: { "Content-Type": "application/json", "User-Agent": "Ratchet-Webhooks/1", ...signature },
+        // traceparent: the span of the stop the webhook tells (docs/traces.md), so the receiver's spans join the run's trace.
+        headers: { "Content-Type": "application/json", "User-Agent": "Ratchet-Webhooks/1", ...signature, ...(row.traceparent === undefined ? {} : { traceparent: row.traceparent }) },
         body: row.body,
         // A redirect is not a delivery: the receiver is the URL that was configured.
         redirect: "manual",

@@ -28,11 +28,11 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
   const ended = engine.ctx.storage.transactionSync(() => {
     const before = readRun(sql);
     updateRun(sql, { ...change, deleteAt: deleteAtFrom(engine, now) }, new Date(now).toISOString());
-    // The segment's invoke_agent span (or, for a cancel while waiting, the end of the wait).
-    if (before !== undefined) writeStopSpans(engine, before, readRun(sql)!);
+    // The segment's invoke_agent span (or, for a cancel while waiting, the end of the wait): the span its webhooks carry.
+    const span = before === undefined ? {} : { spanKey: writeStopSpans(engine, before, readRun(sql)!) };
     if (event !== "end") {
       emitEvent(engine, event);
-      reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended");
+      reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended", span);
       return undefined;
     }
     const run = readRun(sql)!;
@@ -42,7 +42,7 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
     if (notes.shortAnswer === true) end.shortAnswer = true;
     if (run.error !== undefined) end.error = run.error;
     emitEvent(engine, end);
-    reportChange(engine, "run-ended");
+    reportChange(engine, "run-ended", span);
     return run;
   });
   if (ended !== undefined) logRunEnd(ended);

@@ -6,7 +6,7 @@ import { ASYNC_CALL_TABLE } from "../tools/async-call-store";
 import { EVENT_TABLE, forgetSeq } from "../events/event-log";
 import { JOURNAL_TABLE } from "../engine/journal";
 import { ONCE_TABLE } from "../tools/once-log";
-import { keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
+import { addOutboxColumns, keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
 import { COMPACTION_REQUEST_TABLE } from "../engine/compaction-request-store";
 import { USER_MESSAGE_TABLE } from "./message-store";
 import { addRunColumns, RUN_TABLES } from "./run-store";
@@ -28,6 +28,7 @@ export function migrate(sql: SqlStorage): void {
   for (const statement of STATEMENTS) sql.exec(statement);
   addRunColumns(sql);
   addTicketColumns(sql);
+  addOutboxColumns(sql);
 }
 
 /**

@@ -5,21 +5,27 @@
 import type { EngineContext } from "../engine/engine-context";
 import { readSegment, type RunRow } from "../run/run-store";
 import { segmentScope, writePersonWait, writeSegmentSpan } from "./span-writer";
-import { markSegmentEnd } from "./trace-store";
+import { personWaitKey, segmentSpanKey } from "./span-ids";
+import { markSegmentEnd, segmentTimes } from "./trace-store";
 
-/** `before` and `after`: the run's row before and after the stop's change. */
-export function writeStopSpans(engine: EngineContext, before: RunRow, after: RunRow): void {
+/**
+ * `before` and `after`: the run's row before and after the stop's change. Returns the key of the
+ * span the stop ends (the segment's invoke_agent, or the wait a cancel ended), which is the span a
+ * webhook telling the stop carries, whether or not the export is on.
+ */
+export function writeStopSpans(engine: EngineContext, before: RunRow, after: RunRow): string {
   const { sql } = engine.ctx.storage;
   const now = Date.now();
   const scope = segmentScope(engine, after, after.segment);
   if (before.status === "waiting") {
     if (before.waiting !== undefined) writePersonWait(engine, scope, { endedAt: now, reason: before.waiting.kind, callId: before.waiting.callId, outcome: "cancelled" });
-    return;
+    return personWaitKey(after.segment);
   }
   const segment = readSegment(sql, after.segment);
   const stop = { endedAt: now, status: after.status, stoppedBy: after.stoppedBy ?? (after.status === "failed" ? "error" : "done"), costUsd: Math.max(0, after.spentUsd - segment.spentBefore), messages: segment.messages };
   writeSegmentSpan(engine, scope, after.error === undefined ? stop : { ...stop, error: after.error });
   markSegmentEnd(sql, after.segment, now);
+  return segmentSpanKey(after.segment, segmentTimes(sql, after.segment).attempt);
 }
 
 /** In the answer's transaction, before the next segment starts: the wait for the person on `before`'s segment ended. */

@@ -13,6 +13,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { createJournal, loadJournal } from "../engine/journal";
 import { limitsOf } from "../../config/settings";
 import { beginOnce } from "./once-log";
+import { toolTraceparent } from "../telemetry/propagation";
 import { emitEvent } from "../events/emit-event";
 import type { RunRow, Segment } from "../run/run-store";
 
@@ -75,6 +76,8 @@ export async function mcpToolsOf(engine: EngineContext, run: RunRow, segment: Se
     allowHosts: parseAllowList(engine.env.HTTP_TOOL_ALLOW),
     idempotencyKey: (stepKey) => `${run.id}/${prefix}${stepKey}`,
     beginOnce: (stepKey) => beginOnce(engine.ctx.storage, prefix + stepKey),
+    // The call's execute_tool span (docs/traces.md), whether or not spans are exported.
+    traceparent: toolTraceparent(engine.ctx.storage.sql, run.id, prefix),
     storeImages: (images) => blobs.putImages(run.id, images),
     ...(engine.toolTimeoutMs === undefined ? {} : { timeoutMs: engine.toolTimeoutMs }),
   });

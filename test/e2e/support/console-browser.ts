@@ -50,3 +50,26 @@ export async function openRun(page: Page, id: string, token: string): Promise<vo
   await page.getByLabel(/^Run token/).fill(token);
   await page.getByRole("button", { name: "Open", exact: true }).click();
 }
+
+/**
+ * How many distinct colours a PNG screenshot holds, decoded by Chromium itself on a blank page
+ * (createImageBitmap, then the pixels of an OffscreenCanvas): 1 means the picture is one flat colour.
+ */
+export async function screenshotColours(browser: BrowserContext, png: Buffer): Promise<{ width: number; height: number; colours: number }> {
+  const page = await browser.newPage();
+  try {
+    return await page.evaluate(async (base64) => {
+      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const context = canvas.getContext("2d")!;
+      context.drawImage(bitmap, 0, 0);
+      const data = context.getImageData(0, 0, bitmap.width, bitmap.height).data;
+      const seen = new Set<number>();
+      for (let i = 0; i < data.length; i += 4) seen.add(((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!) >>> 0);
+      return { width: bitmap.width, height: bitmap.height, colours: seen.size };
+    }, png.toString("base64"));
+  } finally {
+    await page.close();
+  }
+}
