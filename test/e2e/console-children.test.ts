@@ -1,14 +1,10 @@
 // The console's run tree in Chromium (docs/children.md): a parent's panel lists its child runs with
 // status and cost, kept up to date from its events; a child opens in place (same panel, the
 // parent's token), shows its parent, and the parent opens again from there.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { BrowserContext } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createRun } from "./support/api";
-import { buildConsole, consolePage, launchChromium, openRun, text, WAIT } from "./support/console-browser";
-import { startDevServer, type DevServer } from "./support/dev-server";
+import { consolePage, openRun, text, WAIT } from "./support/console-browser";
+import { consoleFixture } from "./support/console-fixture";
 
 const PORT = 9190 + Math.floor(Math.random() * 100);
 
@@ -17,33 +13,17 @@ function agent(name: string, script: unknown[]) {
 }
 
 describe("the console's run tree", () => {
-  const state = mkdtempSync(join(tmpdir(), "ratchet-console-tree-"));
-  const profile = mkdtempSync(join(tmpdir(), "ratchet-chromium-tree-"));
-  let dev: DevServer | undefined;
-  let browser: BrowserContext | undefined;
-
-  beforeAll(async () => {
-    buildConsole();
-    dev = await startDevServer({ port: PORT, persistTo: state });
-    browser = await launchChromium(profile);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await dev?.kill();
-    rmSync(state, { recursive: true, force: true });
-    rmSync(profile, { recursive: true, force: true });
-  });
+  const fixture = consoleFixture("console-tree", PORT);
 
   it("lists the children with status and cost, opens a child in place and goes back to the parent", async () => {
-    const parent = await createRun(dev!.url, "dev-token", {
+    const parent = await createRun(fixture.dev.url, "dev-token", {
       messages: [{ role: "user", content: "go" }],
       minAnswerChars: 0,
       budget: { usd: 1 },
       tools: [agent("quick", [{ text: "Quick answer.", costUsd: 0.002 }]), agent("asker", [{ toolCalls: [{ id: "q", name: "ask", input: { question: "Which one?" } }] }, { text: "Chosen." }])],
       script: [{ text: "Handing out.", toolCalls: [{ id: "a", name: "quick", input: { task: "x" } }, { id: "b", name: "asker", input: { task: "y" } }] }, { text: "Parent done." }],
     });
-    const { page, errors } = await consolePage(browser!, dev!.url);
+    const { page, errors } = await consolePage(fixture.browser, fixture.dev.url);
     await openRun(page, parent.id, parent.token);
     const rows = page.locator("#run-children li.child");
     await expect.poll(() => rows.count(), WAIT).toBe(2);

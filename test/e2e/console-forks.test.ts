@@ -2,43 +2,23 @@
 // step of a finished run offers "Fork from here"; the click makes a fork at that step and opens it,
 // and the fork shows its source beside it: the source's id (opening it), where it diverged, the
 // source's spend, the fork's inherited prefix and its own spend.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { BrowserContext } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createRun, getRun } from "./support/api";
-import { buildConsole, consolePage, launchChromium, openRun, text, WAIT } from "./support/console-browser";
-import { startDevServer, type DevServer } from "./support/dev-server";
+import { consolePage, openRun, text, WAIT } from "./support/console-browser";
+import { consoleFixture } from "./support/console-fixture";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd } from "./support/run-events";
 
 const PORT = 9100 + Math.floor(Math.random() * 100);
 
 describe("forks in the console", () => {
-  const state = mkdtempSync(join(tmpdir(), "ratchet-console-forks-"));
-  const profile = mkdtempSync(join(tmpdir(), "ratchet-chromium-"));
-  let dev: DevServer | undefined;
-  let browser: BrowserContext | undefined;
-
-  beforeAll(async () => {
-    buildConsole();
-    dev = await startDevServer({ port: PORT, persistTo: state });
-    browser = await launchChromium(profile);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await dev?.kill();
-    rmSync(state, { recursive: true, force: true });
-    rmSync(profile, { recursive: true, force: true });
-  });
+  const fixture = consoleFixture("console-forks", PORT);
 
   it("'Fork from here' on step 1 opens a fork of it, shown beside its source with the cost of each", async () => {
     const script = [{ text: "One.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "1 + 1" } }], costUsd: 0.01 }, { text: "Two.", costUsd: 0.02 }];
-    const source = await createRun(dev!.url, LOCAL_TOKEN, { messages: [{ role: "user", content: "Count." }], tools: ["calculator"], minAnswerChars: 0, script });
-    await waitForEnd(dev!.url, { id: source.id, token: source.token });
-    const { page, errors } = await consolePage(browser!, dev!.url);
+    const source = await createRun(fixture.dev.url, LOCAL_TOKEN, { messages: [{ role: "user", content: "Count." }], tools: ["calculator"], minAnswerChars: 0, script });
+    await waitForEnd(fixture.dev.url, { id: source.id, token: source.token });
+    const { page, errors } = await consolePage(fixture.browser, fixture.dev.url);
     await openRun(page, source.id, source.token);
     const buttons = page.getByRole("button", { name: /^Fork from step \d+$/ });
     await page.locator('[data-fork-step="2"]').waitFor(WAIT);
@@ -52,7 +32,7 @@ describe("forks in the console", () => {
     expect(await text(box)).toContain(`Forked from ${source.id} at step 1.`);
     expect(await text(box)).toContain("the fork diverged after step 1");
     await page.locator("#run-status[data-status=finished]").waitFor(WAIT);
-    const view = await getRun(dev!.url, forkId, LOCAL_TOKEN);
+    const view = await getRun(fixture.dev.url, forkId, LOCAL_TOKEN);
     expect(view).toMatchObject({ status: "finished", steps: 2, forkedFrom: { runId: source.id, step: 1 } });
     expect(await text(box.locator(".fork-inherited"))).toBe("$0.0100");
     await page.locator(".fork-spent", { hasText: "$0.0200" }).waitFor(WAIT);

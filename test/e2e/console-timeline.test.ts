@@ -4,15 +4,15 @@
 // same bars in the same order, each with a duration and a cost, on one time axis, within the
 // screen's width; and a screenshot of the drawn timeline is not blank (the "screenshot check").
 // Screenshots go to test/e2e/.artifacts/ (gitignored).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ARTIFACTS, buildConsole, consolePage, launchChromium, openRun, screenshotColours, WAIT } from "./support/console-browser";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { ARTIFACTS, consolePage, openRun, screenshotColours, WAIT } from "./support/console-browser";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd, waitForEvent } from "./support/run-events";
-import { startDevServer, type DevServer } from "./support/dev-server";
+import type { DevServer } from "./support/dev-server";
+import { consoleFixture } from "./support/console-fixture";
 
 const PORT = 9100 + Math.floor(Math.random() * 100);
 
@@ -47,26 +47,10 @@ function drawn(page: Page) {
 }
 
 describe("the run timeline in the console", () => {
-  const state = mkdtempSync(join(tmpdir(), "ratchet-console-timeline-"));
-  const profile = mkdtempSync(join(tmpdir(), "ratchet-chromium-"));
-  let dev: DevServer | undefined;
-  let browser: BrowserContext | undefined;
-
-  beforeAll(async () => {
-    buildConsole();
-    dev = await startDevServer({ port: PORT, persistTo: state });
-    browser = await launchChromium(profile);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await dev?.kill();
-    rmSync(state, { recursive: true, force: true });
-    rmSync(profile, { recursive: true, force: true });
-  });
+  const fixture = consoleFixture("console-timeline", PORT);
 
   it("draws model calls, tool calls and the ask's wait as bars, growing live, then the finished run on a phone", async () => {
-    const created = await post(dev!, "/v1/runs", LOCAL_TOKEN, {
+    const created = await post(fixture.dev, "/v1/runs", LOCAL_TOKEN, {
       provider: "scripted",
       messages: [{ role: "user", content: "Add up, then ask me." }],
       tools: ["ask", "calculator"],
@@ -78,18 +62,18 @@ describe("the run timeline in the console", () => {
       ],
     });
     const run = { id: (created.run as { id: string }).id, token: created.token as string };
-    await waitForEvent(dev!.url, run.id, run.token, (event) => event.type === "waiting", { what: "its ask" });
+    await waitForEvent(fixture.dev.url, run.id, run.token, (event) => event.type === "waiting", { what: "its ask" });
 
     // Opened while it waits: five bars, the wait still open.
-    const { page, errors } = await consolePage(browser!, dev!.url);
+    const { page, errors } = await consolePage(fixture.browser, fixture.dev.url);
     await openRun(page, run.id, run.token);
     await page.locator('#run-timeline .bar[data-kind="wait-person"][data-state="open"]').waitFor(WAIT);
     expect((await drawn(page)).map((bar) => bar.id)).toEqual(BARS.slice(0, 5));
     expect(await page.locator("#run-timeline-total").textContent()).toMatch(/so far$/);
 
     // Answered elsewhere: the wait closes and the last model call is drawn after it, live.
-    await post(dev!, `/v1/runs/${run.id}/answer`, run.token, { callId: "q1", content: "A report." });
-    await waitForEnd(dev!.url, run);
+    await post(fixture.dev, `/v1/runs/${run.id}/answer`, run.token, { callId: "q1", content: "A report." });
+    await waitForEnd(fixture.dev.url, run);
     await page.locator('#run-timeline .bar[data-bar="model/3"][data-state="ok"]').waitFor(WAIT);
     await page.locator("#final-text", { hasText: "Noted." }).waitFor(WAIT);
     expect((await drawn(page)).map((bar) => [bar.id, bar.state])).toEqual(BARS.map((id) => [id, "ok"]));
@@ -97,7 +81,7 @@ describe("the run timeline in the console", () => {
     await page.close();
 
     // The finished run opened again, on a phone: the same bars from its stored events.
-    const phone = await consolePage(browser!, dev!.url, { phone: true });
+    const phone = await consolePage(fixture.browser, fixture.dev.url, { phone: true });
     await openRun(phone.page, run.id, run.token);
     await phone.page.locator("#final-text", { hasText: "Noted." }).waitFor(WAIT);
     await phone.page.locator("#run-timeline .bar").nth(BARS.length - 1).waitFor(WAIT);
@@ -134,7 +118,7 @@ describe("the run timeline in the console", () => {
     const png = await phone.page.screenshot({ clip: box, animations: "disabled" });
     writeFileSync(join(ARTIFACTS, "console-timeline-phone.png"), png);
     expect(png.byteLength).toBeGreaterThan(0);
-    const picture = await screenshotColours(browser!, png);
+    const picture = await screenshotColours(fixture.browser, png);
     expect(picture.width).toBeGreaterThan(0);
     expect(picture.height).toBeGreaterThan(0);
     expect(picture.colours).toBeGreaterThan(1);

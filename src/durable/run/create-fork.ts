@@ -14,6 +14,7 @@ import { insertJournalEntries } from "../engine/journal";
 import { emitEvent } from "../events/emit-event";
 import { reportChange } from "../outbox/report-change";
 import { isoNow } from "../storage/clock";
+import { insertTrace } from "../telemetry/trace-store";
 import { earlierCreate, type Creator } from "./create-run";
 import { forkPlan } from "./fork-plan";
 import { insertFork } from "./fork-store";
@@ -55,6 +56,8 @@ export async function createFork({ engine, blobs, schedule }: Creator, run: NewR
       insertJournalEntries(sql, prefix.journal);
       insertCompactionRequests(sql, prefix.compactionRequests);
       insertFork(sql, { runId: prefix.runId, step: prefix.atStep }, prefix.inheritedUsd);
+      // A fork is a trace of its own (docs/traces.md), as any new run is.
+      insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
       reportChange(engine, "run-started");
     });
   } catch (error) {
