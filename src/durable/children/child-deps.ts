@@ -5,6 +5,9 @@
 // the creation) reaches the same object, whose `create` answers the run it made the first time.
 // The start is one journaled step of the loop, so a child that was started is never started again.
 import type { NewRun, RunTemplate } from "../../api/types";
+import type { SpanContext } from "../../lib/traceparent";
+import { spanIdOf } from "../telemetry/span-ids";
+import { readTrace } from "../telemetry/trace-store";
 import { currentRunIdKey, limitsOf } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";
 import { sha256Hex } from "../../lib/encoding";
@@ -15,6 +18,12 @@ import { emitEvent } from "../events/emit-event";
 import { readOwnSpent, type RunRow, type Segment } from "../run/run-store";
 import { runOf } from "../schedule/fire-run";
 import { childrenHeld, countChildren, markCreated, markNotCreated, readChild, registerChild } from "./child-store";
+
+/** The parent's span of the agent call at `key` (its start's step key with the segment). */
+function parentSpanOf(sql: SqlStorage, parentId: string, key: string): SpanContext {
+  const { traceId } = readTrace(sql, parentId);
+  return { traceId, spanId: spanIdOf(traceId, key) };
+}
 
 /** Whose keys a run's children are: never a caller's Idempotency-Key scope. */
 export const parentScope = (parentId: string): string => `parent:${parentId}`;
@@ -81,6 +90,8 @@ export function childRunDeps(engine: EngineContext, run: RunRow, segment: Segmen
         tokenHash: await sha256Hex(token),
         // The call stands for the child: a start made again is the same request, whatever the template says.
         bodyHash: await sha256Hex(canonicalJson({ parent: run.id, call: full })),
+        // The child's trace links to the span of the call that made it (docs/traces.md).
+        parentLink: parentSpanOf(sql, run.id, full),
       };
       const outcome = await runOf(engine.env, id).create(child);
       if (!outcome.ok) {
