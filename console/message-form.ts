@@ -5,7 +5,7 @@ import type { MessageMode, RunStatus } from "@ratchet/client";
 import { byId, show } from "./dom";
 
 export class MessageForm {
-  private readonly form = byId("message", HTMLFormElement);
+  private readonly form = byId("message-form", HTMLFormElement);
   private readonly text = byId("message-text", HTMLTextAreaElement);
   private readonly interrupt = byId("message-interrupt", HTMLButtonElement);
   private readonly error = byId("message-error", HTMLParagraphElement);
