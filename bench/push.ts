@@ -19,6 +19,7 @@ import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server"
 import { localVars } from "../test/e2e/support/local-vars";
 import { summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
+import { verdict } from "./support/verdict";
 
 const RUNS = arg("runs", 30);
 const TOGETHER = arg("together", 50);
@@ -92,12 +93,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
     snapshot.remove();
   }
-  if (failures.length > 0) {
-    for (const failure of failures.slice(0, 30)) log(`FAIL ${failure}`);
-    process.exitCode = 1;
-  } else {
-    log("OK: every push arrived once, with a VAPID JWT that verifies and a payload that decrypts");
-  }
+  verdict(failures, log, "OK: every push arrived once, with a VAPID JWT that verifies and a payload that decrypts");
 }
 
 await main();

@@ -11,39 +11,30 @@ import type { NewRun, Outcome, RunView } from "../../api/types";
 import { acceptImages } from "../blobs/blob-store";
 import { insertCompactionRequests } from "../engine/compaction-request-store";
 import { insertJournalEntries } from "../engine/journal";
-import { emitEvent } from "../events/emit-event";
 import { reportChange } from "../outbox/report-change";
 import { isoNow } from "../storage/clock";
 import { insertTrace } from "../telemetry/trace-store";
-import { earlierCreate, type Creator } from "./create-run";
+import { createReserved, earlierCreate, type Creator } from "./create-run";
 import { forkPlan } from "./fork-plan";
 import { insertFork } from "./fork-store";
-import { invalidImages, ok } from "./outcome";
+import { invalidImages } from "./outcome";
 import { insertRun, insertSegment, saveSegmentResult } from "./run-store";
 import { migrate } from "./schema";
-import { dropSpend, reserveSpend, spendAskOf } from "./spend-reservation";
-import { view } from "./transitions";
+import { spendAskOf } from "./spend-reservation";
 
 /** For crash tests: called between the fork's steps ("blobs": its images are stored, its transaction not yet run). */
 export type ForkCrashPoint = (point: "blobs") => void;
 
-export async function createFork({ engine, blobs, schedule }: Creator, run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images: ImageUpload, crashAt?: ForkCrashPoint): Promise<Outcome<RunView>> {
-  const { env } = engine;
+export async function createFork(creator: Creator, run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images: ImageUpload, crashAt?: ForkCrashPoint): Promise<Outcome<RunView>> {
+  const { engine, blobs } = creator;
   const { sql } = engine.ctx.storage;
   const earlier = earlierCreate(sql, run);
   if (earlier !== undefined) return earlier;
-  const spend = run.subject === undefined ? undefined : spendAskOf(env, run, run.subject, 1, run.dayLimitUsd);
-  if (spend !== undefined) {
-    const reserved = await reserveSpend(env, spend);
-    if (!reserved.ok) return reserved;
-  }
-  try {
+  const spend = run.subject === undefined ? undefined : spendAskOf(engine.env, run, run.subject, 1, run.dayLimitUsd);
+  return createReserved(creator, spend, async () => {
     await blobs.copyRun(prefix.runId, run.id);
     const issues = await acceptImages(blobs, run.id, images);
-    if (issues.length > 0) {
-      if (spend !== undefined) await dropSpend(env, spend);
-      return invalidImages(issues);
-    }
+    if (issues.length > 0) return invalidImages(issues);
     crashAt?.("blobs");
     const plan = forkPlan(prefix, spec, run.body.budget?.spentUsd ?? 0);
     engine.ctx.storage.transactionSync(() => {
@@ -60,11 +51,6 @@ export async function createFork({ engine, blobs, schedule }: Creator, run: NewR
       insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
       reportChange(engine, "run-started");
     });
-  } catch (error) {
-    if (spend !== undefined) await dropSpend(env, spend);
-    throw error;
-  }
-  emitEvent(engine, { type: "run-started", run: { ...view(engine), lastSeq: 1 } });
-  await schedule();
-  return ok(view(engine));
+    return undefined;
+  });
 }

@@ -12,7 +12,7 @@ import { isoNow } from "../storage/clock";
 import { fail, invalidImages, ok } from "./outcome";
 import { insertRun, readRun, toRunView } from "./run-store";
 import { migrate, wasDeleted } from "./schema";
-import { dropSpend, reserveSpend, spendAskOf } from "./spend-reservation";
+import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "./spend-reservation";
 import { view } from "./transitions";
 import { insertTrace } from "../telemetry/trace-store";
 
@@ -31,30 +31,43 @@ export function earlierCreate(sql: SqlStorage, run: NewRun): Outcome<RunView> | 
   return ok(toRunView(existing));
 }
 
-export async function createRun({ engine, blobs, schedule }: Creator, run: NewRun, images: ImageUpload): Promise<Outcome<RunView>> {
-  const { env } = engine;
+export async function createRun(creator: Creator, run: NewRun, images: ImageUpload): Promise<Outcome<RunView>> {
+  const { engine, blobs } = creator;
   const { sql } = engine.ctx.storage;
   const earlier = earlierCreate(sql, run);
   if (earlier !== undefined) return earlier;
-  // The subject's spend limit first: a run that does not fit leaves nothing behind. A child run's
-  // budget comes out of its parent's, reserved when the parent was made: it reserves nothing more.
-  const spend = run.subject === undefined || run.parentId !== undefined ? undefined : spendAskOf(env, run, run.subject, 1, run.dayLimitUsd);
-  if (spend !== undefined) {
-    const reserved = await reserveSpend(env, spend);
-    if (!reserved.ok) return reserved;
-  }
-  try {
+  // A child run's budget comes out of its parent's, reserved when the parent was made: it reserves nothing more.
+  const spend = run.subject === undefined || run.parentId !== undefined ? undefined : spendAskOf(engine.env, run, run.subject, 1, run.dayLimitUsd);
+  return createReserved(creator, spend, async () => {
     const issues = await acceptImages(blobs, run.id, images);
-    if (issues.length > 0) {
-      if (spend !== undefined) await dropSpend(env, spend);
-      return invalidImages(issues);
-    }
+    if (issues.length > 0) return invalidImages(issues);
     engine.ctx.storage.transactionSync(() => {
       migrate(sql);
       insertRun(sql, run, isoNow());
       insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
       reportChange(engine, "run-started");
     });
+    return undefined;
+  });
+}
+
+/**
+ * A new run made under its subject's spend limit: the reservation first, so a run that does not fit
+ * leaves nothing behind; then `make` stores the run (answering a refusal, or nothing when it stored
+ * it) — a refusal or a throw drops the reservation; then the run's first event and its alarm.
+ */
+export async function createReserved({ engine, schedule }: Creator, spend: SpendAsk | undefined, make: () => Promise<Outcome<RunView> | undefined>): Promise<Outcome<RunView>> {
+  const { env } = engine;
+  if (spend !== undefined) {
+    const reserved = await reserveSpend(env, spend);
+    if (!reserved.ok) return reserved;
+  }
+  try {
+    const refused = await make();
+    if (refused !== undefined) {
+      if (spend !== undefined) await dropSpend(env, spend);
+      return refused;
+    }
   } catch (error) {
     if (spend !== undefined) await dropSpend(env, spend);
     throw error;
