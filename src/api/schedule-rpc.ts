@@ -2,7 +2,7 @@
 // the HTTP edge, which creates, reads, changes, triggers and deletes schedules and lists their
 // runs, and by run objects, whose outboxes report each run's status changes to its schedule.
 import type { InboxChange, ListAnswer, ListPosition, ListQuery } from "./inbox-rpc";
-import type { CatchUp, Overlap, ScheduleView, TriggeredRun } from "./schedule-types";
+import type { CatchUp, Overlap, ScheduleSettings, ScheduleView, TriggeredRun } from "./schedule-types";
 import type { CreateRunBody, Outcome, ProviderName } from "./types";
 
 /**
@@ -19,14 +19,7 @@ export type RunTemplate = {
   origin?: string;
 };
 
-export type NewSchedule = {
-  id: string;
-  cron: string;
-  timezone: string;
-  overlap: Overlap;
-  catchUp: CatchUp;
-  paused: boolean;
-  subject?: string;
+export type NewSchedule = ScheduleSettings & {
   template: RunTemplate;
   /** When the edge took the request (ISO): the schedule's createdAt, and its place in its owner's directory. */
   createdAt: string;

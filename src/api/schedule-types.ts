@@ -28,7 +28,8 @@ export type ScheduleFire = {
   through?: string;
 };
 
-export type ScheduleView = {
+/** What a schedule is, wherever it is held: the view, the object's row, a new schedule. */
+export type ScheduleSettings = {
   id: string;
   cron: string;
   timezone: string;
@@ -36,6 +37,9 @@ export type ScheduleView = {
   catchUp: CatchUp;
   paused: boolean;
   subject?: string;
+};
+
+export type ScheduleView = ScheduleSettings & {
   /** The run each fire starts: a POST /v1/runs body, as checked (defaults filled in; MCP servers' headers left out). */
   run: CreateRunBody;
   /** The next fire time; absent while paused. */

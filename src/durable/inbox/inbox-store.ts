@@ -3,7 +3,7 @@
 // applied only when its version is newer than the row's, so redelivered and late changes change
 // nothing; a deleted run keeps a row without a summary, so a late change cannot bring it back.
 import type { InboxChange, ListAnswer, ListQuery } from "../../api/inbox-rpc";
-import type { RunSummary } from "../../api/types";
+import { runIndexPage } from "../storage/run-page";
 import { appendEvent, EVENT_TABLE, newestSeq, type LoggedEvent } from "../events/event-log";
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
@@ -89,26 +89,10 @@ export function runVersion(sql: SqlStorage, runId: string): number | undefined {
   return row === undefined ? undefined : Number(row.version);
 }
 
-/** One page, newest first (creation time, then id), after `query.after` when given. */
+/** One page, newest first (creation time, then id), after `query.after` when given; with the stream's newest seq. */
 export function listRuns(sql: SqlStorage, query: ListQuery): ListAnswer {
   if (!hasInbox(sql)) return { runs: [], lastSeq: 0 };
-  const where = ["deleted = 0"];
-  const values: SqlStorageValue[] = [];
-  if (query.status !== undefined) {
-    where.push("status = ?");
-    values.push(query.status);
-  }
-  if (query.after !== undefined) {
-    // Keyset pagination: a run created later lands before the cursor and never shifts a page.
-    where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");
-    values.push(query.after.createdAt, query.after.createdAt, query.after.id);
-  }
-  const rows = sql
-    .exec<{ summary: string }>(`SELECT summary FROM run_index WHERE ${where.join(" AND ")} ORDER BY created_at DESC, run_id DESC LIMIT ?`, ...values, query.limit + 1)
-    .toArray();
-  const runs = rows.slice(0, query.limit).map((row) => JSON.parse(row.summary) as RunSummary);
-  const last = runs.at(-1);
+  const page = runIndexPage(sql, "run_index", query);
   // Read in the same turn as the page: a client that follows the stream after it misses nothing.
-  const lastSeq = newestSeq(sql);
-  return rows.length > query.limit && last !== undefined ? { runs, next: { createdAt: last.createdAt, id: last.id }, lastSeq } : { runs, lastSeq };
+  return { ...page, lastSeq: newestSeq(sql) };
 }

@@ -4,6 +4,7 @@
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
 import type { ApiError, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
 import { DEFAULT_MAX_STEPS } from "../../loop/loop-state";
+import type { ForkSegment } from "../../api/fork-rpc";
 import type { ChatMessage } from "../../loop/types";
 import { pendingCalls } from "../tools/async-call-store";
 import { childViews } from "../children/child-store";
@@ -135,21 +136,13 @@ export type RunRow = Omit<NewRun, "body"> & {
   inheritedUsd?: number;
 };
 
-export type Segment = {
-  n: number;
-  messages: ChatMessage[];
-  approvals: Record<string, boolean>;
-  stepsBefore: number;
-  spentBefore: number;
-  /** The run's step limit while this segment lasts (a replay must see the same one). */
-  stepLimit: number;
-  result?: ChatMessage[];
-  /**
-   * The loop counts the repeated-call guard and the doom-loop flag per question (from the newest
-   * user message). False for a segment made before it did: it replays counting over the whole history.
-   */
-  perQuestion: boolean;
-};
+/**
+ * A segment of a run (a fork copies its source's as they are): its messages and approvals, the
+ * steps and spend before it, the run's step limit while it lasts (a replay must see the same one),
+ * its result once it stopped, and whether the loop counts its guards per question (false for a
+ * segment made before it did: it replays counting over the whole history).
+ */
+export type Segment = ForkSegment;
 
 type Raw = Record<string, SqlStorageValue>;
 

@@ -5,7 +5,8 @@
 // change at least once, and a change is applied only when its version is newer than the row's, as
 // the subject's inbox does (src/durable/inbox/inbox-store.ts).
 import type { InboxChange, ListAnswer, ListQuery } from "../../api/inbox-rpc";
-import type { RunSummary, RunView } from "../../api/types";
+import { runIndexPage } from "../storage/run-page";
+import type { RunView } from "../../api/types";
 import { summaryOf } from "../outbox/run-summary";
 
 export const RUN_INDEX_TABLES = [
@@ -59,20 +60,5 @@ export function knownEnded(sql: SqlStorage, runId: string): boolean {
 
 /** One page, newest first (creation time, then id), after `query.after` when given. */
 export function listIndexedRuns(sql: SqlStorage, query: ListQuery): ListAnswer {
-  const where = ["deleted = 0"];
-  const values: SqlStorageValue[] = [];
-  if (query.status !== undefined) {
-    where.push("status = ?");
-    values.push(query.status);
-  }
-  if (query.after !== undefined) {
-    where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");
-    values.push(query.after.createdAt, query.after.createdAt, query.after.id);
-  }
-  const rows = sql
-    .exec<{ summary: string }>(`SELECT summary FROM schedule_run WHERE ${where.join(" AND ")} ORDER BY created_at DESC, run_id DESC LIMIT ?`, ...values, query.limit + 1)
-    .toArray();
-  const runs = rows.slice(0, query.limit).map((row) => JSON.parse(row.summary) as RunSummary);
-  const last = runs.at(-1);
-  return rows.length > query.limit && last !== undefined ? { runs, next: { createdAt: last.createdAt, id: last.id } } : { runs };
+  return runIndexPage(sql, "schedule_run", query);
 }

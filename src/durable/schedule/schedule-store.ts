@@ -3,7 +3,7 @@
 // kept apart so the small row, written at every fire, never rewrites it). This module alone holds
 // their SQL, and the schedule's deletion, which drops every table and leaves a tombstone.
 import type { RunTemplate } from "../../api/schedule-rpc";
-import type { CatchUp, Overlap } from "../../api/schedule-types";
+import type { CatchUp, Overlap, ScheduleSettings } from "../../api/schedule-types";
 import { SPILL_TABLE, spillText, unspillText } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
 import { FIRE_TABLE } from "./fire-store";
@@ -29,14 +29,7 @@ const STATEMENTS = [
   SPILL_TABLE,
 ];
 
-export type ScheduleRow = {
-  id: string;
-  cron: string;
-  timezone: string;
-  overlap: Overlap;
-  catchUp: CatchUp;
-  paused: boolean;
-  subject?: string;
+export type ScheduleRow = ScheduleSettings & {
   /** Fire times up to this one (ms since the epoch) were dealt with: fired, skipped, queued or missed. */
   lastAt: number;
   /** The next fire time, as of the last look; undefined while paused or when the expression fires no more. */

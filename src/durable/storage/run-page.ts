@@ -1,0 +1,25 @@
+// One page of a run index (the inbox's `run_index`, a schedule's `schedule_run`: both hold a run's
+// summary JSON with its status, creation time and a deleted flag), newest first by creation time
+// then id, after `query.after` when given. Keyset pagination: a run created later lands before the
+// cursor and never shifts a page.
+import type { ListAnswer, ListQuery } from "../../api/inbox-rpc";
+import type { RunSummary } from "../../api/types";
+
+export function runIndexPage(sql: SqlStorage, table: "run_index" | "schedule_run", query: ListQuery): ListAnswer {
+  const where = ["deleted = 0"];
+  const values: SqlStorageValue[] = [];
+  if (query.status !== undefined) {
+    where.push("status = ?");
+    values.push(query.status);
+  }
+  if (query.after !== undefined) {
+    where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");
+    values.push(query.after.createdAt, query.after.createdAt, query.after.id);
+  }
+  const rows = sql
+    .exec<{ summary: string }>(`SELECT summary FROM ${table} WHERE ${where.join(" AND ")} ORDER BY created_at DESC, run_id DESC LIMIT ?`, ...values, query.limit + 1)
+    .toArray();
+  const runs = rows.slice(0, query.limit).map((row) => JSON.parse(row.summary) as RunSummary);
+  const last = runs.at(-1);
+  return rows.length > query.limit && last !== undefined ? { runs, next: { createdAt: last.createdAt, id: last.id } } : { runs };
+}
