@@ -8,7 +8,7 @@ import type { ForkPrefix, ForkSpec } from "../../src/api/fork-rpc";
 import { NO_IMAGES } from "../../src/api/images";
 import type { BlobStore } from "../../src/durable/blobs/blob-store";
 import type { EngineContext } from "../../src/durable/engine/engine-context";
-import { createFork } from "../../src/durable/run/create-fork";
+import { createFork } from "../../src/durable/forks/create-fork";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { hasRun } from "../../src/durable/run/run-store";
 import { createRun, drive, freshRunId, journalKeys, newRun, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";

@@ -13,7 +13,7 @@ import { webhookDeliveries } from "../outbox/outbox-store";
 import { spillText, unspillText } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
 import { usd } from "../../lib/money";
-import { readFork } from "./fork-store";
+import { readFork } from "../forks/fork-store";
 
 /** The run's own tables: its one row, the request that made it, and its segments. */
 export const RUN_TABLES = [

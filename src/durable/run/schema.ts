@@ -15,7 +15,7 @@ import { tableExists } from "../storage/sqlite-tables";
 import { CHILD_RUN_TABLE } from "../children/child-store";
 import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
-import { FORK_TABLE } from "./fork-store";
+import { FORK_TABLE } from "../forks/fork-store";
 
 const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE];
 

@@ -6,7 +6,7 @@
 // the prefix's cost is not the fork's: the replayed segment's spend starts below the fork's own by
 // what its copied entries cost, so the loop, which adds them up again, counts from the fork's own.
 import type { ForkPrefix, ForkSegment, ForkSpec } from "../../api/fork-rpc";
-import type { RunStart } from "./run-store";
+import type { RunStart } from "../run/run-store";
 
 export type ForkPlan = { segments: ForkSegment[]; start: RunStart };
 

@@ -14,8 +14,8 @@ import type { EngineContext } from "../engine/engine-context";
 import { readJournalEntries } from "../engine/journal";
 import { loopOptions } from "../engine/loop-options";
 import { mcpToolsOf } from "../tools/mcp-tools";
-import { fail, notFound, ok } from "./outcome";
-import { readRun, readSegments, type RunRow, type Segment } from "./run-store";
+import { fail, notFound, ok } from "../run/outcome";
+import { readRun, readSegments, type RunRow, type Segment } from "../run/run-store";
 
 /** Thrown by the prefix's read-only journal at the first step the prefix does not hold. */
 class PastPrefix extends Error {}

@@ -14,13 +14,13 @@ import { insertJournalEntries } from "../engine/journal";
 import { reportChange } from "../outbox/report-change";
 import { isoNow } from "../storage/clock";
 import { insertTrace } from "../telemetry/trace-store";
-import { createReserved, earlierCreate, type Creator } from "./create-run";
+import { createReserved, earlierCreate, type Creator } from "../run/create-run";
 import { forkPlan } from "./fork-plan";
 import { insertFork } from "./fork-store";
-import { invalidImages } from "./outcome";
-import { insertRun, insertSegment, saveSegmentResult } from "./run-store";
-import { migrate } from "./schema";
-import { spendAskOf } from "./spend-reservation";
+import { invalidImages } from "../run/outcome";
+import { insertRun, insertSegment, saveSegmentResult } from "../run/run-store";
+import { migrate } from "../run/schema";
+import { spendAskOf } from "../run/spend-reservation";
 
 /** For crash tests: called between the fork's steps ("blobs": its images are stored, its transaction not yet run). */
 export type ForkCrashPoint = (point: "blobs") => void;

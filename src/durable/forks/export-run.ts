@@ -15,8 +15,8 @@ import { loopOptions } from "../engine/loop-options";
 import { messagesSoFar } from "../engine/messages-so-far";
 import { eventsAfter } from "../events/event-log";
 import { mcpToolsOf } from "../tools/mcp-tools";
-import { notFound, ok } from "./outcome";
-import { readRun, readSegments, toRunView, type RunRow, type Segment } from "./run-store";
+import { notFound, ok } from "../run/outcome";
+import { readRun, readSegments, toRunView, type RunRow, type Segment } from "../run/run-store";
 
 type Recorded = { segment: RecordedSegment; compaction: Recording["options"]["compaction"]; prices?: Recording["options"]["prices"] };
 
