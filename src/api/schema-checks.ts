@@ -2,14 +2,14 @@
 // directions where the shapes are the same, so the client's types (src/client) and the edge's
 // checks cannot drift apart.
 import type { z } from "@hono/zod-openapi";
-import type { AnswerInput } from "./answer-schemas";
-import type { CallResultInput, callResultAcceptedSchema } from "./call-result-schemas";
-import type { chatMessageInputSchema, chatMessageSchema, contentSchema } from "./content-schemas";
-import type { CreateRunInput } from "./create-run-schemas";
-import type { ErrorDetail, errorBodySchema } from "./error-schemas";
-import type { runEventSchema, storedEventSchema } from "./event-schemas";
-import type { runViewSchema } from "./run-view-schemas";
-import type { toolRefSchema } from "./tool-schemas";
+import type { AnswerInput } from "./schemas/answer-schemas";
+import type { CallResultInput, callResultAcceptedSchema } from "./schemas/call-result-schemas";
+import type { chatMessageInputSchema, chatMessageSchema, contentSchema } from "./schemas/content-schemas";
+import type { CreateRunInput } from "./schemas/create-run-schemas";
+import type { ErrorDetail, errorBodySchema } from "./schemas/error-schemas";
+import type { runEventSchema, storedEventSchema } from "./schemas/event-schemas";
+import type { runViewSchema } from "./schemas/run-view-schemas";
+import type { toolRefSchema } from "./schemas/tool-schemas";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
 

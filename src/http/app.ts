@@ -1,9 +1,9 @@
 // The HTTP edge: one Hono app, one sub-app per resource, one error handler. It authenticates,
 // validates and hands each run to its Durable Object; it decides nothing about runs itself.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { storedInboxEventSchema } from "../api/inbox-schemas";
-import { storedEventSchema } from "../api/event-schemas";
-import { clientFrameSchema } from "../api/frame-schemas";
+import { storedInboxEventSchema } from "../api/schemas/inbox-schemas";
+import { storedEventSchema } from "../api/schemas/event-schemas";
+import { clientFrameSchema } from "../api/schemas/frame-schemas";
 import { VERSION } from "../version";
 import { apiCors } from "./api-cors";
 import type { AppEnv } from "./app-env";

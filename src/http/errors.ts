@@ -7,7 +7,7 @@ import type { Hook } from "@hono/zod-openapi";
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { issuesOf, type ErrorDetail, type Issue } from "../api/error-schemas";
+import { issuesOf, type ErrorDetail, type Issue } from "../api/schemas/error-schemas";
 import type { AppEnv } from "./app-env";
 
 export type { ApiStatus };

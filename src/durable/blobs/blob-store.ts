@@ -3,7 +3,7 @@
 // one run, under runs/<runId>/: a hash from another run names nothing here, and deleting a run
 // deletes everything under its prefix.
 import { MISSING_IMAGE, outsideReferences, type ImageUpload, type PendingImage } from "../../api/images";
-import type { Issue } from "../../api/error-schemas";
+import type { Issue } from "../../api/schemas/error-schemas";
 
 export type BlobStore = {
   putImages(runId: string, images: readonly PendingImage[]): Promise<void>;

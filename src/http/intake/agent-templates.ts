@@ -3,8 +3,8 @@
 // token may give an agent only tools it may use itself), provider, model and price. Each refusal
 // names its field (`tools.2.run.model`); nothing is stored. The resolved template (provider, model,
 // maxSteps and budget filled in) is kept in the parent's body, so a child is made from it as is.
-import { runTemplateSchema } from "../../api/create-run-schemas";
-import type { Issue } from "../../api/error-schemas";
+import { runTemplateSchema } from "../../api/schemas/create-run-schemas";
+import type { Issue } from "../../api/schemas/error-schemas";
 import type { CreateRunBody, RunTemplate, ToolRef } from "../../api/types";
 import type { Settings } from "../../config/settings";
 import { checkToolRefs, checkToolSigning, parseAllowList, providerOnlyIssues, signingKeysOf } from "../../tools";

@@ -5,7 +5,7 @@
 // belongs to the source's subject. A run or user token may not add what only the deployment may
 // ask for (HTTP and provider tools); the source's own tools stay as they were.
 import type { ForkPrefix, ForkSpec } from "../../api/fork-rpc";
-import type { ForkInput } from "../../api/fork-schemas";
+import type { ForkInput } from "../../api/schemas/fork-schemas";
 import type { ImageUpload } from "../../api/images";
 import type { CreateRunBody, NewRun } from "../../api/types";
 import type { Settings } from "../../config/settings";

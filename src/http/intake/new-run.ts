@@ -8,8 +8,8 @@
 // refused to user tokens too: their requests come from the deployment, to hosts only the deployment
 // is allowed to reach (HTTP_TOOL_ALLOW), with credentials that the deployment's backend should hold.
 import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../../api/images";
-import type { CreateRunInput } from "../../api/create-run-schemas";
-import type { Issue } from "../../api/error-schemas";
+import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
+import type { Issue } from "../../api/schemas/error-schemas";
 import type { CreateRunBody, NewRun } from "../../api/types";
 import type { Limits, Settings } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";

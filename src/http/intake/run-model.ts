@@ -2,8 +2,8 @@
 // body names none, a 400 for a provider this deployment has no key for, and a 400 naming the
 // PRICES setting for a model no price is known for (a real provider's model is never priced as
 // some other model). Pure functions of the body and the settings.
-import type { CreateRunInput } from "../../api/create-run-schemas";
-import type { Issue } from "../../api/error-schemas";
+import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
+import type { Issue } from "../../api/schemas/error-schemas";
 import type { ProviderName } from "../../api/types";
 import { modelPrice, unknownPriceMessage } from "../../providers/common/model-prices";
 import type { PriceTable } from "../../providers/common/prices";

@@ -7,7 +7,7 @@
 // (a cap lowered, SCRIPTED_PROVIDER turned off) reaches a schedule's runs when its run is set again.
 // Images are refused: a run's images are stored with that run, and a template is no run.
 import type { RunTemplate } from "../../api/schedule-rpc";
-import type { CreateRunInput } from "../../api/create-run-schemas";
+import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
 import type { Settings } from "../../config/settings";
 import type { Creator } from "../app-env";
 import { ApiException, invalidRequest, type ApiStatus } from "../errors";

@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import type { SpendLimit } from "../../api/run-rpc";
 import type { AnswerBody, CallResultBody, ContinueBody, RunsPage } from "../../api/types";
 import type { AppEnv } from "../app-env";
-import { LIST_LIMIT_DEFAULT } from "../../api/inbox-schemas";
+import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
 import type { ListQuery } from "../../api/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { sha256Hex } from "../../lib/encoding";

@@ -4,9 +4,9 @@
 // ./tool-schemas.ts, ./answer-schemas.ts and ./event-schemas.ts add them to ToolRef, AnswerBody and
 // the events; ./schema-checks.ts checks the types they infer against ./types.ts.
 import { z } from "@hono/zod-openapi";
-import { BROWSER_ACTIONS, COMPUTER_ACTIONS, nativeKind } from "../tools/native-tools";
-import { laterDuplicates } from "../lib/duplicates";
-import { PROVIDER_TOOL_TYPES, providerToolName, type ProviderToolType } from "../tools/provider-tools";
+import { BROWSER_ACTIONS, COMPUTER_ACTIONS, nativeKind } from "../../tools/native-tools";
+import { laterDuplicates } from "../../lib/duplicates";
+import { PROVIDER_TOOL_TYPES, providerToolName, type ProviderToolType } from "../../tools/provider-tools";
 
 /** A toolset's or an action's name: what the model sees, so the provider's tool-name rules apply. */
 const NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -6,16 +6,16 @@
 // a client sends is strict: an unknown field (a typo such as `maxStep`, or a field of a newer API)
 // is refused with a 400 that names it, instead of being silently ignored.
 import { z } from "@hono/zod-openapi";
-import { httpUrlSchema } from "./http-url";
-import { scriptSchema } from "../providers/scripted/scripted";
-import { laterDuplicates } from "../lib/duplicates";
+import { httpUrlSchema } from "../http-url";
+import { scriptSchema } from "../../providers/scripted/scripted";
+import { laterDuplicates } from "../../lib/duplicates";
 import { chatMessageInputSchema } from "./content-schemas";
-import { jsonObjectSchema } from "./json-object";
+import { jsonObjectSchema } from "../json-object";
 import { mcpServersSchema } from "./mcp-schemas";
 import { outputSchema } from "./output-schemas";
-import { subjectSchema } from "./subject";
+import { subjectSchema } from "../subject";
 import { toolNameOf, toolRefSchema } from "./tool-schemas";
-import type * as Api from "./types";
+import type * as Api from "../types";
 
 const METADATA_MAX_BYTES = 16 * 1024;
 

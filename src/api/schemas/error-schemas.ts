@@ -1,7 +1,7 @@
 // The API's error shape (docs/api.md): the body of every refusal, and zod's issues as the API reports
 // them, so a bad body or frame says which field and why.
 import { z } from "@hono/zod-openapi";
-import type * as Api from "./types";
+import type * as Api from "../types";
 
 /** One problem with a request, as the API reports it: `path` is dotted ("messages.0.content"). */
 export type Issue = { path: string; message: string };

@@ -3,7 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { forkedFromSchema } from "./fork-schemas";
 import { chatMessageSchema } from "./content-schemas";
-import { jsonObjectSchema } from "./json-object";
+import { jsonObjectSchema } from "../json-object";
 import { batchActionSchema } from "./toolset-schemas";
 
 export const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);

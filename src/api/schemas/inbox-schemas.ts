@@ -1,13 +1,13 @@
 // The zod schemas of user tokens, the run listing and the inbox stream (docs/inbox.md). Bodies a
-// client sends are strict, as in ./create-run-schemas.ts; the types they infer are checked against ./types.ts
+// client sends are strict, as in ./create-run-schemas.ts; the types they infer are checked against ../types.ts
 // at the bottom.
 import { z } from "@hono/zod-openapi";
-import { jsonObjectSchema } from "./json-object";
+import { jsonObjectSchema } from "../json-object";
 import { runStatusSchema, stoppedBySchema, waitingKindSchema } from "./run-view-schemas";
-import { subjectSchema } from "./subject";
+import { subjectSchema } from "../subject";
 import { batchActionSchema } from "./toolset-schemas";
-import type { Usage } from "./spend";
-import type * as Api from "./types";
+import type { Usage } from "../spend";
+import type * as Api from "../types";
 
 /** A user token lives at most 30 days. */
 export const MAX_USER_TOKEN_TTL_SECONDS = 30 * 24 * 3600;

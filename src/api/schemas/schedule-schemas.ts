@@ -1,11 +1,11 @@
 // The zod schemas of schedules (docs/api.md, docs/schedules.md). Bodies a client sends are strict,
-// as in ./create-run-schemas.ts; the types they infer are checked against ./schedule-types.ts at the bottom.
+// as in ./create-run-schemas.ts; the types they infer are checked against ../schedule-types.ts at the bottom.
 import { z } from "@hono/zod-openapi";
 import { runSummarySchema } from "./inbox-schemas";
 import { createRunBodySchema } from "./create-run-schemas";
 import { runViewSchema } from "./run-view-schemas";
-import { subjectSchema } from "./subject";
-import type * as Api from "./schedule-types";
+import { subjectSchema } from "../subject";
+import type * as Api from "../schedule-types";
 
 export const overlapSchema = z.enum(["skip", "queue", "allow"]);
 export const catchUpSchema = z.enum(["one", "none"]);
