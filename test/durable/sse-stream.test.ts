@@ -1,9 +1,10 @@
 // An SSE watcher read at its reader's pace (src/durable/events/sse-stream.ts): the log is read a
 // page at a time when the reader asks, live frames keep their place after the stored events they
-// followed, and a reader that stops reading while something waits is found stalled after 30 s.
+// followed, a reader that stops reading while something waits is found stalled after 30 s, and
+// after a quiet spell a probe goes before the events, so a reader that left is found without them.
 import { describe, expect, it } from "vitest";
 import type { LoggedEvent } from "../../src/durable/events/event-log";
-import { SSE_PAGE_EVENTS, SseStream, STALLED_MS, type SseSource } from "../../src/durable/events/sse-stream";
+import { PROBE_AFTER_MS, PROBE_WAIT_MS, SSE_PAGE_EVENTS, SSE_PROBE, SseStream, STALLED_MS, type SseSource } from "../../src/durable/events/sse-stream";
 
 /** A log of `count` events in memory, a clock the test moves, and how many pages were read. */
 function world(count: number) {
@@ -81,8 +82,59 @@ describe("SseStream", () => {
     expect(stream.stalled(STALLED_MS * 2)).toBe(false);
     w.append('{"type":"later"}');
     stream.notify();
-    expect(seqsOf(await next)).toEqual([2]);
+    // After that quiet spell a probe goes first, then the event.
+    expect(await next).toBe(SSE_PROBE);
+    expect(seqsOf(await read(reader, 1))).toEqual([2]);
     stream.close();
+  });
+
+  it("after a quiet spell the next events follow a probe (an SSE comment), PROBE_WAIT_MS later", async () => {
+    const w = world(1);
+    const stream = new SseStream(w.source, 0, () => undefined);
+    const reader = stream.readable.getReader();
+    expect(seqsOf(await read(reader, 1))).toEqual([1]);
+    w.advance(PROBE_AFTER_MS);
+    w.append('{"type":"later"}');
+    stream.notify();
+    expect(await read(reader, 1)).toBe(SSE_PROBE);
+    const probedAt = Date.now();
+    expect(seqsOf(await read(reader, 1))).toEqual([2]);
+    expect(Date.now() - probedAt).toBeGreaterThanOrEqual(PROBE_WAIT_MS - 5);
+    stream.close();
+  });
+
+  it("writes no probe while events come closer together than PROBE_AFTER_MS", async () => {
+    const w = world(1);
+    const stream = new SseStream(w.source, 0, () => undefined);
+    const reader = stream.readable.getReader();
+    let text = await read(reader, 1);
+    for (let i = 0; i < 5; i++) {
+      w.advance(PROBE_AFTER_MS - 1);
+      w.append(JSON.stringify({ type: "later", i }));
+      stream.notify();
+      text += await read(reader, 1);
+    }
+    expect(text).not.toContain(SSE_PROBE);
+    expect(seqsOf(text)).toEqual([1, 2, 3, 4, 5, 6]);
+    stream.close();
+  });
+
+  it("a reader that left is found by the probe: the events that waited are never read for it", async () => {
+    const w = world(1);
+    let ended = 0;
+    const stream = new SseStream(w.source, 0, () => ended++);
+    const reader = stream.readable.getReader();
+    expect(seqsOf(await read(reader, 1))).toEqual([1]);
+    w.advance(PROBE_AFTER_MS);
+    w.append('{"type":"later"}');
+    stream.notify();
+    expect(await read(reader, 1)).toBe(SSE_PROBE);
+    const readsAtProbe = w.reads.length;
+    // The probe found the reader gone: the runtime cancels the stream.
+    await reader.cancel();
+    await new Promise((resolve) => setTimeout(resolve, PROBE_WAIT_MS * 2));
+    expect(ended).toBe(1);
+    expect(w.reads.length).toBe(readsAtProbe);
   });
 
   it("is stalled once something has waited 30 s for a reader that does not read; ends when closed", async () => {

@@ -5,6 +5,13 @@
 // so the order a reader sees is the order they happened; past the queue's bound the oldest go (a
 // step's stored event carries its whole text anyway). A reader whose stream has had something
 // waiting for STALLED_MS with no read is closed (stalled).
+//
+// A reader that went away is only found out by writing to it. After a quiet spell (PROBE_AFTER_MS
+// with nothing written) the stream first writes a probe, an SSE comment line every reader skips,
+// and gives it PROBE_WAIT_MS before the events follow: a reader that left is found by the probe
+// (the stream is cancelled) and its events are never written into a connection that is gone —
+// which a relay in between (`wrangler dev` runs one) would otherwise log as an uncaught
+// "Network connection lost." per event.
 import type { LoggedEvent } from "./event-log";
 
 /** Stored events read per page. */
@@ -13,6 +20,12 @@ export const SSE_PAGE_EVENTS = 100;
 export const LIVE_FRAMES_KEPT = 256;
 /** A reader with something waiting and no read for this long is closed. */
 export const STALLED_MS = 30_000;
+/** After this long with nothing written, the next events are preceded by a probe. */
+export const PROBE_AFTER_MS = 250;
+/** How long a probe is given to find a reader that has gone before the events follow it. */
+export const PROBE_WAIT_MS = 30;
+/** An SSE comment line: readers skip it. */
+export const SSE_PROBE = ":\n";
 
 const encoder = new TextEncoder();
 
@@ -38,6 +51,10 @@ export class SseStream {
   /** The reader asked for more and waits for it (a pull is under way). */
   private asking = false;
   private ended = false;
+  /** When something was last written to the reader (undefined: never). */
+  private wroteAt: number | undefined;
+  /** The last thing written was a probe: the next events wait PROBE_WAIT_MS for it. */
+  private probed = false;
 
   constructor(
     private readonly source: SseSource,
@@ -115,15 +132,30 @@ export class SseStream {
   private send(controller: ReadableStreamDefaultController<Uint8Array>, text: string): void {
     try {
       controller.enqueue(encoder.encode(text));
+      this.wroteAt = this.source.now();
     } catch {
       this.end();
     }
   }
 
+  /** Whether events waiting now should first be preceded by a probe (see the top of this file). */
+  private quiet(): boolean {
+    return this.wroteAt !== undefined && this.source.now() - this.wroteAt >= PROBE_AFTER_MS;
+  }
+
   private async give(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    if (this.probed) {
+      this.probed = false;
+      await new Promise((resolve) => setTimeout(resolve, PROBE_WAIT_MS));
+    }
     for (;;) {
       if (this.ended) return;
       const head = this.live[0];
+      if (this.quiet() && (head !== undefined || this.source.newest() > this.cursor)) {
+        this.probed = true;
+        this.send(controller, SSE_PROBE);
+        return;
+      }
       if (head !== undefined && head.after <= this.cursor) {
         this.live.shift();
         this.send(controller, head.text);
