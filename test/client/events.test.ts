@@ -4,6 +4,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createClient, RatchetError, type RatchetClient, type StreamEvent } from "../../src/client";
+import { takeSseData } from "../../src/client/sse-connection";
 import { drive, stubFor } from "../helpers/runs";
 import { BASE, changed, createLab, dropServerSockets, until, type Lab } from "../helpers/self-transport";
 import { TEST_API_TOKEN } from "../test-env";
@@ -175,5 +176,15 @@ describe("events: where the iteration starts and ends", () => {
     const unknown = await collect(ratchet.events("run_" + "a".repeat(26)), []).catch((error: unknown) => error);
     expect(unknown).toMatchObject({ name: "RatchetError", code: "not-found" });
     expect(lab.connections).toEqual([]);
+  });
+});
+
+describe("SSE text with comment lines (the server's probe after a quiet spell)", () => {
+  it("takeSseData skips a lone ':' line, before an event and at the end of what has come", () => {
+    const first = takeSseData(':\nid: 3\ndata: {"seq":3}\n\n:\n');
+    expect(first.data).toEqual(['{"seq":3}']);
+    const second = takeSseData(`${first.rest}id: 4\ndata: {"seq":4}\n\n`);
+    expect(second.data).toEqual(['{"seq":4}']);
+    expect(second.rest).toBe("");
   });
 });
