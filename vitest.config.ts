@@ -71,7 +71,7 @@ export default defineConfig({
       // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools. The
       // rate limits are out of the way here (the fuzzers send thousands of requests)…
       // test/recordings/make-recordings.test.ts makes the recordings the others replay: `npm run recordings` (vitest.recordings.config.ts).
-      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**", "test/recordings/make-recordings.test.ts"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000)),
+      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**", "test/otel-capture/**", "test/recordings/make-recordings.test.ts"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000)),
       // …and small in a Worker of their own, where the 429s are tested.
       workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3, 4)),
       // A deployment with WEBHOOK_URL: every run's events go to the local receiver.
@@ -83,6 +83,11 @@ export default defineConfig({
         OTEL_EXPORTER_OTLP_ENDPOINT: inject("otlpReceiverUrl"),
         OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=test%20key,x-team=ratchet",
         OTEL_SERVICE_NAME: "ratchet-tests",
+      })),
+      // The same with OTEL_CAPTURE_CONTENT=on: spans carry message and tool content.
+      workerd("otel-capture", ["test/otel-capture/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
+        OTEL_EXPORTER_OTLP_ENDPOINT: inject("otlpReceiverUrl"),
+        OTEL_CAPTURE_CONTENT: "on",
       })),
       {
         // Real processes: `wrangler dev` started, killed with SIGKILL and started again.
