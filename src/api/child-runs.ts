@@ -1,5 +1,5 @@
 // What a child run tells its parent (docs/children.md), shared by the agent tool (src/tools), the
-// run objects (src/durable/children) and their RPC (./run-rpc.ts).
+// run objects (src/durable/children) and their RPC (./rpc/run-rpc.ts).
 import type { ApiError, RunStatus } from "./types";
 
 /** How a child run ended, as its parent holds it: what the agent tool call's result is made of. */

@@ -28,7 +28,7 @@ import type {
   WaitingKind,
   WebhookDelivery,
 } from "../api/types.ts";
-import type { ImageMediaType } from "../api/image-types.ts";
+import type { ImageMediaType } from "../api/images/image-types.ts";
 import type { CatchUp, Overlap } from "../api/schedule-types.ts";
 import type { Usage as SpendUsage } from "../api/spend.ts";
 import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/message-types.ts";

@@ -1,7 +1,7 @@
 // An events request as the edge hands it to an object: without credentials and without the query
 // parameters that were only for the edge, saying who is calling (CALLER_HEADER) and, for a user
 // token, which (WATCHER_TOKEN_HEADER: the stream ends with that token).
-import { CALLER_HEADER, WATCHER_TOKEN_HEADER } from "../api/run-rpc";
+import { CALLER_HEADER, WATCHER_TOKEN_HEADER } from "../api/rpc/run-rpc";
 import type { WatcherToken } from "../api/types";
 
 export function wantsEventStream(request: Request): boolean {

@@ -1,6 +1,6 @@
 // The one place where the untyped namespace binding (worker-configuration.d.ts says only
-// DurableObjectNamespace) becomes the typed RPC contract of src/api/run-rpc.ts.
-import type { RunRpc } from "../api/run-rpc";
+// DurableObjectNamespace) becomes the typed RPC contract of src/api/rpc/run-rpc.ts.
+import type { RunRpc } from "../api/rpc/run-rpc";
 
 export type RunStub = DurableObjectStub & RunRpc;
 

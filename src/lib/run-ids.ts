@@ -1,5 +1,5 @@
 // How run ids and run tokens are made from bytes, and derived from a key (pure: Web Crypto only).
-// The edge mints and checks them (src/http/auth/ids.ts); a schedule's object derives the id and token
+// The edge mints and checks them (src/http/ids/ids.ts); a schedule's object derives the id and token
 // of each fire's run the same way (src/durable/schedule/fire-credentials.ts), so both reach the same
 // run object. A run id is 11 random (or derived) bytes and a 5-byte tag, an HMAC of them under
 // RUN_ID_KEY, so the edge refuses an id it did not mint before any object is touched.

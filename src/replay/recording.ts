@@ -1,7 +1,7 @@
 // A run's recording (GET /v1/runs/:id/export): its options, its segments with the steps its loop
 // asked for (each model step with its request), its messages, journal entries and events. A
 // replay (replay.ts) asks today's loop for the same steps, in order, with the same requests.
-import type { ForkSegment } from "../api/fork-rpc";
+import type { ForkSegment } from "../api/rpc/fork-rpc";
 import type { CreateRunBody, ForkedFrom, ProviderName, RunView, StoredEvent } from "../api/types";
 import type { ChatMessage, CompactionOptions, CompactionRequest, GenerateRequest, TokenPrices } from "../loop/types";
 

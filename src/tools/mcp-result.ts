@@ -3,7 +3,7 @@
 // is the call's value (a finish tool's `final`) and, when the server sent no text, its JSON as
 // text; `isError` is an error result. What the model cannot take (audio, binary resources) is
 // named in a line of text instead, so nothing is dropped without a word.
-import { IMAGE_MEDIA_TYPES, prepareImages, type ImageMediaType, type PendingImage } from "../api/images";
+import { IMAGE_MEDIA_TYPES, prepareImages, type ImageMediaType, type PendingImage } from "../api/images/images";
 import type { ContentPart, ToolOutput } from "../loop/types";
 import type { CallToolResult } from "./mcp-connections";
 

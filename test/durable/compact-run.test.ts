@@ -1,8 +1,8 @@
-// Compaction on demand in the run object (compact-run.ts): what happens now, what is kept for the
+// Compaction on demand in the run object (src/durable/person/compact-run.ts): what happens now, what is kept for the
 // run's next model call (compaction-request-store.ts), and what is refused.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { compactRun } from "../../src/durable/run/compact-run";
+import { compactRun } from "../../src/durable/person/compact-run";
 import { compactionRequestsAfter, requestCompaction } from "../../src/durable/engine/compaction-request-store";
 import { scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { engineFor } from "../helpers/engine";

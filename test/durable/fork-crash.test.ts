@@ -4,8 +4,8 @@
 // prefix asked again.
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ForkPrefix, ForkSpec } from "../../src/api/fork-rpc";
-import { NO_IMAGES } from "../../src/api/images";
+import type { ForkPrefix, ForkSpec } from "../../src/api/rpc/fork-rpc";
+import { NO_IMAGES } from "../../src/api/images/images";
 import type { BlobStore } from "../../src/durable/blobs/blob-store";
 import type { EngineContext } from "../../src/durable/engine/engine-context";
 import { createFork } from "../../src/durable/forks/create-fork";

@@ -13,7 +13,7 @@
 import { abortAllDurableObjects, env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { InboxChange } from "../../src/api/inbox-rpc";
+import type { InboxChange } from "../../src/api/rpc/inbox-rpc";
 import type { InboxEvent, RunSummary, StoredInboxEvent } from "../../src/api/types";
 import { engineFor } from "../helpers/engine";
 import { runSlice } from "../../src/durable/engine/engine";

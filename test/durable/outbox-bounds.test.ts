@@ -2,7 +2,7 @@
 // next call follows as soon as it answered), and one delivery round starts at most 10 webhook sends.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { InboxChange } from "../../src/api/inbox-rpc";
+import type { InboxChange } from "../../src/api/rpc/inbox-rpc";
 import { INBOX_BATCH_ROWS, Outbox, WEBHOOK_SENDS_PER_CALL } from "../../src/durable/outbox/outbox";
 import { insertOutbox, pendingRows } from "../../src/durable/outbox/outbox-store";
 import type { RunObject } from "../../src/durable/run/run-object";

@@ -10,7 +10,7 @@
 // exactly once unless it was sent before the crash — and leave nothing to send.
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { InboxChange } from "../../src/api/inbox-rpc";
+import type { InboxChange } from "../../src/api/rpc/inbox-rpc";
 import type { InboxEvent } from "../../src/api/types";
 import { runSlice } from "../../src/durable/engine/engine";
 import { applyChanges, migrateInbox } from "../../src/durable/inbox/inbox-store";

@@ -160,7 +160,7 @@ describe("auth on every endpoint", () => {
 
 describe("probing ids", () => {
   // Was a known limit: a probed id of the right shape reached its object, which then existed (empty).
-  // Run ids now carry a tag (src/http/ids.ts), and the edge refuses an id it did not mint before
+  // Run ids now carry a tag (src/http/ids/ids.ts), and the edge refuses an id it did not mint before
   // any object is touched.
   it("a run token (or the deployment token) probing unknown ids of the right shape leaves no object behind", async () => {
     const before = (await listDurableObjectIds(env.RUNS)).length;

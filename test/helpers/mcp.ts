@@ -1,7 +1,7 @@
 // MCP tools for loop tests: a run's servers listed through the in-memory journal (as the run object
 // lists them through its own), on a pool of connections that a test can throw away to act out a
 // crash, with `once` records and images kept in memory.
-import type { PendingImage } from "../../src/api/images";
+import type { PendingImage } from "../../src/api/images/images";
 import type { McpServerRef } from "../../src/api/types";
 import type { AnyToolSpec, Step } from "../../src/loop/types";
 import { McpConnections } from "../../src/tools/mcp-connections";

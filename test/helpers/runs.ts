@@ -1,6 +1,6 @@
 // Helpers for run-object tests: a unique object per test, RPC on its stub, alarms driven by hand.
 import { env, runDurableObjectAlarm } from "cloudflare:test";
-import type { RunRpc } from "../../src/api/run-rpc";
+import type { RunRpc } from "../../src/api/rpc/run-rpc";
 import type { CreateRunBody, NewRun, Outcome, RunView, StoredEvent } from "../../src/api/types";
 import { eventsAfter } from "../../src/durable/events/event-log";
 import { readRun } from "../../src/durable/run/run-store";

@@ -1,6 +1,6 @@
 // Auth answers that the edge gives without asking any run object.
 import { describe, it } from "vitest";
-import { newRunCredentials } from "../../src/http/auth/ids";
+import { newRunCredentials } from "../../src/http/ids/ids";
 import { TEST_API_TOKEN, TEST_RUN_ID_KEY } from "../test-env";
 import { bearer, call, expectError, postJson } from "../helpers/http";
 

@@ -4,7 +4,7 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/http/app";
 import { parseOrigins } from "../../src/http/cors";
-import { newRunCredentials } from "../../src/http/auth/ids";
+import { newRunCredentials } from "../../src/http/ids/ids";
 import { TEST_RUN_ID_KEY } from "../test-env";
 import { BASE, bearer, call, expectError, postJson } from "../helpers/http";
 

@@ -2,7 +2,7 @@
 // run object under the run they belong to (acceptImages, the blob store).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { MISSING_IMAGE, prepareImages, sniffImageType } from "../../src/api/images";
+import { MISSING_IMAGE, prepareImages, sniffImageType } from "../../src/api/images/images";
 import { acceptImages, imageKey, r2BlobStore } from "../../src/durable/blobs/blob-store";
 import { sha256Hex } from "../../src/lib/encoding";
 import { ApiException } from "../../src/http/errors";

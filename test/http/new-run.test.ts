@@ -6,7 +6,7 @@ import type { Settings } from "../../src/config/settings";
 import type { Creator } from "../../src/http/app-env";
 import { ApiException } from "../../src/http/errors";
 import { createApp } from "../../src/http/app";
-import { isRunId } from "../../src/http/auth/ids";
+import { isRunId } from "../../src/http/ids/ids";
 import { prepareRun } from "../../src/http/intake/new-run";
 import { priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "../../src/http/intake/run-model";
 import { bearer, expectError } from "../helpers/http";

@@ -2,7 +2,7 @@
 // an upload and the run's deletion never cross); the provider reads them. Every blob belongs to
 // one run, under runs/<runId>/: a hash from another run names nothing here, and deleting a run
 // deletes everything under its prefix.
-import { MISSING_IMAGE, outsideReferences, type ImageUpload, type PendingImage } from "../../api/images";
+import { MISSING_IMAGE, outsideReferences, type ImageUpload, type PendingImage } from "../../api/images/images";
 import type { Issue } from "../../api/schemas/error-schemas";
 
 export type BlobStore = {

@@ -4,7 +4,7 @@
 // take's journal transaction marks its messages taken (takenOnStore), so none is taken twice.
 import type { Incoming } from "../../loop/types";
 import type { TakeValue } from "../../loop/incoming";
-import { hasWaitingMessages, markTaken, waitingMessages } from "../run/message-store";
+import { hasWaitingMessages, markTaken, waitingMessages } from "../person/message-store";
 
 export function incomingOf(sql: SqlStorage, stored: Map<string, unknown>): Incoming {
   return {

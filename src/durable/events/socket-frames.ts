@@ -1,7 +1,7 @@
 // Frames a client sends on the events socket: answer, cancel, ping. A bad frame gets an error
 // frame and the socket stays open.
-import { prepareImages, type PreparedImages } from "../../api/images";
-import type { RunRpc } from "../../api/run-rpc";
+import { prepareImages, type PreparedImages } from "../../api/images/images";
+import type { RunRpc } from "../../api/rpc/run-rpc";
 import { parseFrame, type ClientFrame } from "../../api/schemas/frame-schemas";
 import type { AnswerBody, Outcome, RunView } from "../../api/types";
 

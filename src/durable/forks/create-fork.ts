@@ -5,8 +5,8 @@
 // entries, its fork row and its first change: a crash before that transaction leaves only blobs
 // that the same request, sent again, writes again; a crash after it leaves a run whose alarm a
 // read re-arms.
-import type { ForkPrefix, ForkSpec } from "../../api/fork-rpc";
-import type { ImageUpload } from "../../api/images";
+import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
+import type { ImageUpload } from "../../api/images/images";
 import type { NewRun, Outcome, RunView } from "../../api/types";
 import { acceptImages } from "../blobs/blob-store";
 import { insertCompactionRequests } from "../engine/compaction-request-store";
@@ -20,7 +20,7 @@ import { insertFork } from "./fork-store";
 import { invalidImages } from "../run/outcome";
 import { insertRun, insertSegment, saveSegmentResult } from "../run/run-store";
 import { migrate } from "../run/schema";
-import { spendAskOf } from "../run/spend-reservation";
+import { spendAskOf } from "../inbox/spend-reservation";
 
 /** For crash tests: called between the fork's steps ("blobs": its images are stored, its transaction not yet run). */
 export type ForkCrashPoint = (point: "blobs") => void;

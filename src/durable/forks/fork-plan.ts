@@ -5,7 +5,7 @@
 // at the step with the prefix's history, and the fork goes on in a segment of its own. Either way
 // the prefix's cost is not the fork's: the replayed segment's spend starts below the fork's own by
 // what its copied entries cost, so the loop, which adds them up again, counts from the fork's own.
-import type { ForkPrefix, ForkSegment, ForkSpec } from "../../api/fork-rpc";
+import type { ForkPrefix, ForkSegment, ForkSpec } from "../../api/rpc/fork-rpc";
 import type { RunStart } from "../run/run-store";
 
 export type ForkPlan = { segments: ForkSegment[]; start: RunStart };

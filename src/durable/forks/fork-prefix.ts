@@ -3,7 +3,7 @@
 // up to the one holding the step, and the history after the step's turn: the loop replays that
 // segment from the prefix's entries alone (no model or tool is called) and stops at the first step
 // the prefix does not hold.
-import type { ForkPrefix, ForkSegment } from "../../api/fork-rpc";
+import type { ForkPrefix, ForkSegment } from "../../api/rpc/fork-rpc";
 import type { Outcome } from "../../api/types";
 import { runToolLoop } from "../../loop";
 import { inForkPrefix } from "../../loop/fork-keys";

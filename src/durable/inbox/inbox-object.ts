@@ -3,8 +3,8 @@
 // needs one socket, not one per run. Runs report their changes through their outboxes; this object
 // only stores, lists and sends. It scales with the number of subjects: no object holds every run.
 import { DurableObject } from "cloudflare:workers";
-import type { InboxChange, InboxRpc, ListAnswer, ListQuery } from "../../api/inbox-rpc";
-import { CALLER_HEADER } from "../../api/run-rpc";
+import type { InboxChange, InboxRpc, ListAnswer, ListQuery } from "../../api/rpc/inbox-rpc";
+import { CALLER_HEADER } from "../../api/rpc/run-rpc";
 import type { CallerKind, Outcome, TicketHolder, TicketRecord } from "../../api/types";
 import { isoNow } from "../storage/clock";
 import { openEventStream } from "../events/event-stream";

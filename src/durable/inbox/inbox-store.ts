@@ -2,7 +2,7 @@
 // and its own event log (the `event` table of ../events/event-log.ts, gap-free seq from 1). A change is
 // applied only when its version is newer than the row's, so redelivered and late changes change
 // nothing; a deleted run keeps a row without a summary, so a late change cannot bring it back.
-import type { InboxChange, ListAnswer, ListQuery } from "../../api/inbox-rpc";
+import type { InboxChange, ListAnswer, ListQuery } from "../../api/rpc/inbox-rpc";
 import { runIndexPage } from "../storage/run-page";
 import { appendEvent, EVENT_TABLE, newestSeq, type LoggedEvent } from "../events/event-log";
 import { SPILL_TABLE } from "../storage/spill";

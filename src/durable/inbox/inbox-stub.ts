@@ -1,6 +1,6 @@
 // The one place where the untyped INBOXES binding becomes the typed RPC contract of
-// src/api/inbox-rpc.ts. Each subject has its own inbox object, named after it.
-import type { InboxRpc } from "../../api/inbox-rpc";
+// src/api/rpc/inbox-rpc.ts. Each subject has its own inbox object, named after it.
+import type { InboxRpc } from "../../api/rpc/inbox-rpc";
 
 export type InboxStub = DurableObjectStub & InboxRpc;
 

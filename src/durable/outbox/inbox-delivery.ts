@@ -1,6 +1,6 @@
 // The run's side of the inbox channel: its changes handed to the subject's inbox object, within a
 // time limit (a busy or unreachable inbox is retried later, never waited for).
-import type { InboxChange } from "../../api/inbox-rpc";
+import type { InboxChange } from "../../api/rpc/inbox-rpc";
 import { inboxStub } from "../inbox/inbox-stub";
 import { INBOX_TIMEOUT_MS } from "./outbox-schedule";
 

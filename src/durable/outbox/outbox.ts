@@ -12,7 +12,7 @@
 //   webhook  one row per receiver; a 2xx delivers it, anything else is retried on the schedule of
 //            ./outbox-schedule.ts, and after the last attempt it is failed (the run's view shows it).
 //   otel     the run's spans, in batches to the OTLP endpoint (./span-delivery.ts).
-import type { InboxChange } from "../../api/inbox-rpc";
+import type { InboxChange } from "../../api/rpc/inbox-rpc";
 import type { InboxEvent } from "../../api/types";
 import type { ChildReport } from "../../api/child-runs";
 import { inboxRetryDelay, leaseUntil, mayAttemptWebhook, webhookRetryDelay } from "./outbox-schedule";

@@ -1,6 +1,6 @@
 // The run's side of the schedule channel: its changes handed to the schedule whose fire made it,
 // within a time limit (a busy or unreachable schedule is retried later, never waited for).
-import type { InboxChange } from "../../api/inbox-rpc";
+import type { InboxChange } from "../../api/rpc/inbox-rpc";
 import { scheduleStub } from "../schedule/schedule-stub";
 import { INBOX_TIMEOUT_MS } from "./outbox-schedule";
 

@@ -1,7 +1,7 @@
 // A subject's push subscriptions in its inbox's SQLite: one row per endpoint (a browser on a
 // device), with the keys its pushes are encrypted for, the events it asked for, where its pushes
 // open a run (`base`: PUBLIC_URL or the origin it subscribed at), and the last push's answer.
-import type { PushSubscriptionRecord } from "../../api/inbox-rpc";
+import type { PushSubscriptionRecord } from "../../api/rpc/inbox-rpc";
 import type { PushEventType, PushSubscriptionView } from "../../api/schemas/push-schemas";
 import { tableExists } from "../storage/sqlite-tables";
 

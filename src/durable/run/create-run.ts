@@ -2,7 +2,7 @@
 // made (or a 409 when the body or the token differs, or the run was deleted). A run of a subject
 // reserves its budget under the subject's spend limit first, so a run that does not fit leaves
 // nothing behind; its images are stored next, then its row and first change in one transaction.
-import type { ImageUpload } from "../../api/images";
+import type { ImageUpload } from "../../api/images/images";
 import type { NewRun, Outcome, RunView } from "../../api/types";
 import { acceptImages, type BlobStore } from "../blobs/blob-store";
 import type { EngineContext } from "../engine/engine-context";
@@ -12,7 +12,7 @@ import { isoNow } from "../storage/clock";
 import { fail, invalidImages, ok } from "./outcome";
 import { insertRun, readRun, toRunView } from "./run-store";
 import { migrate, wasDeleted } from "./schema";
-import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "./spend-reservation";
+import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../inbox/spend-reservation";
 import { view } from "./transitions";
 import { insertTrace } from "../telemetry/trace-store";
 

@@ -3,8 +3,8 @@
 // run, delivers the outbox (status changes for the subject's inbox and the webhook receivers) and
 // ends the run's retention: whichever is due first (src/durable/run/next-alarm.ts).
 import { DurableObject } from "cloudflare:workers";
-import { NO_IMAGES, type ImageUpload } from "../../api/images";
-import { CALLER_HEADER, type RunRpc, type SpendLimit } from "../../api/run-rpc";
+import { NO_IMAGES, type ImageUpload } from "../../api/images/images";
+import { CALLER_HEADER, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
@@ -17,7 +17,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { openEventStream } from "../events/event-stream";
 import { Fanout } from "../events/fanout";
 import { messagesSoFar } from "../engine/messages-so-far";
-import { compactRun } from "./compact-run";
+import { compactRun } from "../person/compact-run";
 import { fail, invalidImages, notFound, ok } from "./outcome";
 import { deliverToInbox } from "../outbox/inbox-delivery";
 import { deliverToSchedule } from "../outbox/schedule-delivery";
@@ -28,7 +28,7 @@ import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
 import { exportRun } from "../forks/export-run";
 import type { Recording } from "../../replay/recording";
-import type { ForkPrefix, ForkSpec } from "../../api/fork-rpc";
+import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import { eraseRun } from "./erase-run";
 import { Outbox } from "../outbox/outbox";
 import { hasRun, readRun, readRunState, readSubject, readTokenHash, setSuspendedOn, setTokenHash, toRunView, updateRun, type RunRow } from "./run-store";
@@ -38,8 +38,8 @@ import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket
 import { sameDigest } from "./token-check";
 import { answer, cancelWaiting, continueRefusal, continueRun, queueMessage, retry, retryRefusal } from "./transitions";
 import { ModelCalls } from "../engine/model-calls";
-import { newMessageId } from "./message-store";
-import { reserveAgain } from "./spend-reservation";
+import { newMessageId } from "../person/message-store";
+import { reserveAgain } from "../inbox/spend-reservation";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
 import { watcherTokenOf } from "../events/watcher-tokens";
 import { limitsOf } from "../../config/settings";
@@ -220,7 +220,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   /**
-   * A new message: a continue of a finished run, or one a running run takes in (message-store.ts).
+   * A new message: a continue of a finished run, or one a running run takes in (person/message-store.ts).
    * A running run's message is not queued behind the slice in progress: it is stored at once, and
    * an interrupt aborts the model call in flight. A run that stopped meanwhile is continued instead.
    */

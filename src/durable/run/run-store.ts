@@ -4,7 +4,7 @@
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
 import type { ApiError, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
 import { DEFAULT_MAX_STEPS } from "../../loop/loop-state";
-import type { ForkSegment } from "../../api/fork-rpc";
+import type { ForkSegment } from "../../api/rpc/fork-rpc";
 import type { ChatMessage } from "../../loop/types";
 import { pendingCalls } from "../tools/async-call-store";
 import { childViews } from "../children/child-store";

@@ -1,14 +1,14 @@
 // The run object's SQLite database as a whole: every table made (each by the module that owns its
 // SQL), columns added to older ones, and the run's deletion, which drops them all and leaves a
 // tombstone (the `deleted` table, this module's own). One run per object, so the run table holds one row.
-import { ANSWER_TABLE } from "./answer-store";
+import { ANSWER_TABLE } from "../person/answer-store";
 import { ASYNC_CALL_TABLE } from "../tools/async-call-store";
 import { EVENT_TABLE, forgetSeq } from "../events/event-log";
 import { JOURNAL_TABLE } from "../engine/journal";
 import { ONCE_TABLE } from "../tools/once-log";
 import { addOutboxColumns, keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
 import { COMPACTION_REQUEST_TABLE } from "../engine/compaction-request-store";
-import { USER_MESSAGE_TABLE } from "./message-store";
+import { USER_MESSAGE_TABLE } from "../person/message-store";
 import { addRunColumns, RUN_TABLES } from "./run-store";
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";

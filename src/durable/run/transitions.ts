@@ -3,12 +3,12 @@
 import { canonicalJson } from "../../lib/canonical-json";
 import { closeOpenCalls } from "../../loop/history";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
-import { markTaken, storeMessage, waitingMessages } from "./message-store";
+import { markTaken, storeMessage, waitingMessages } from "../person/message-store";
 import type { AnswerBody, ContinueBody, Outcome, RunView } from "../../api/types";
-import { storeAnswer, storedAnswer } from "./answer-store";
+import { storeAnswer, storedAnswer } from "../person/answer-store";
 import { isoNow } from "../storage/clock";
 import type { EngineContext } from "../engine/engine-context";
-import { batchAnswer, batchRefusal } from "./batch-answer";
+import { batchAnswer, batchRefusal } from "../person/batch-answer";
 import { emitEvent } from "../events/emit-event";
 import { recordStop } from "./run-stop";
 import { fail, notFound, ok } from "./outcome";

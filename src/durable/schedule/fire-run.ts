@@ -6,8 +6,8 @@
 // answers the run it made the first time, even if the schedule's run was changed in between.
 // The run object's `create` does the rest as for any run: a run of a subject reserves its budget
 // in the subject's inbox first (402 spend-limit when it does not fit).
-import type { RunRpc } from "../../api/run-rpc";
-import type { RunTemplate } from "../../api/schedule-rpc";
+import type { RunRpc } from "../../api/rpc/run-rpc";
+import type { RunTemplate } from "../../api/rpc/schedule-rpc";
 import type { NewRun, Outcome, RunView } from "../../api/types";
 import { currentRunIdKey } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";

@@ -4,7 +4,7 @@
 // row first (version 0, from the created run's view); the run's outbox then delivers every status
 // change at least once, and a change is applied only when its version is newer than the row's, as
 // the subject's inbox does (src/durable/inbox/inbox-store.ts).
-import type { InboxChange, ListAnswer, ListQuery } from "../../api/inbox-rpc";
+import type { InboxChange, ListAnswer, ListQuery } from "../../api/rpc/inbox-rpc";
 import { runIndexPage } from "../storage/run-page";
 import type { RunView } from "../../api/types";
 import { summaryOf } from "../outbox/run-summary";

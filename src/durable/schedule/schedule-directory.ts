@@ -5,8 +5,8 @@
 // so a crash in between leaves at most an entry whose schedule is gone, which a listing skips and
 // drops. Like the inboxes, directories scale with the number of subjects.
 import { DurableObject } from "cloudflare:workers";
-import type { ListPosition } from "../../api/inbox-rpc";
-import type { DirectoryPage, ScheduleDirectoryRpc } from "../../api/schedule-rpc";
+import type { ListPosition } from "../../api/rpc/inbox-rpc";
+import type { DirectoryPage, ScheduleDirectoryRpc } from "../../api/rpc/schedule-rpc";
 import { tableExists } from "../storage/sqlite-tables";
 
 const STATEMENTS = [

@@ -9,8 +9,8 @@
 // so the same run. A refusal (the subject's spend limit, …) settles it `failed` with the reason,
 // never retried; an unreachable run object is tried again, FIRE_ATTEMPTS times at most.
 import { DurableObject } from "cloudflare:workers";
-import type { InboxChange, ListAnswer, ListQuery } from "../../api/inbox-rpc";
-import type { NewSchedule, SchedulePatch, ScheduleRpc } from "../../api/schedule-rpc";
+import type { InboxChange, ListAnswer, ListQuery } from "../../api/rpc/inbox-rpc";
+import type { NewSchedule, SchedulePatch, ScheduleRpc } from "../../api/rpc/schedule-rpc";
 import { SCHEDULE_NOT_FOUND, type ScheduleView, type TriggeredRun } from "../../api/schedule-types";
 import type { Outcome } from "../../api/types";
 import { dueFires, nextFire } from "../../lib/cron-schedule";

@@ -2,7 +2,7 @@
 // paused, up to which fire time it has looked) and the run its fires start (`schedule_template`,
 // kept apart so the small row, written at every fire, never rewrites it). This module alone holds
 // their SQL, and the schedule's deletion, which drops every table and leaves a tombstone.
-import type { RunTemplate } from "../../api/schedule-rpc";
+import type { RunTemplate } from "../../api/rpc/schedule-rpc";
 import type { CatchUp, Overlap, ScheduleSettings } from "../../api/schedule-types";
 import { SPILL_TABLE, spillText, unspillText } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";

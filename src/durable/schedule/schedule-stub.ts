@@ -1,7 +1,7 @@
 // The one place where the untyped SCHEDULES and SCHEDULE_DIRECTORIES bindings become the typed RPC
-// contracts of src/api/schedule-rpc.ts. A schedule's object is named by its id; a directory by
+// contracts of src/api/rpc/schedule-rpc.ts. A schedule's object is named by its id; a directory by
 // its owner: a subject, or the deployment for the schedules that have none.
-import type { ScheduleDirectoryRpc, ScheduleRpc } from "../../api/schedule-rpc";
+import type { ScheduleDirectoryRpc, ScheduleRpc } from "../../api/rpc/schedule-rpc";
 
 export type ScheduleStub = DurableObjectStub & ScheduleRpc;
 export type DirectoryStub = DurableObjectStub & ScheduleDirectoryRpc;

@@ -1,6 +1,6 @@
 // A schedule as the API shows it (docs/api.md, ScheduleView), read from its tables. The run's MCP
 // servers' headers are credentials: stored for the fires, never shown.
-import type { RunTemplate } from "../../api/schedule-rpc";
+import type { RunTemplate } from "../../api/rpc/schedule-rpc";
 import type { ScheduleView } from "../../api/schedule-types";
 import type { CreateRunBody } from "../../api/types";
 import { newestFires } from "./fire-store";

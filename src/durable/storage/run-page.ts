@@ -2,7 +2,7 @@
 // summary JSON with its status, creation time and a deleted flag), newest first by creation time
 // then id, after `query.after` when given. Keyset pagination: a run created later lands before the
 // cursor and never shifts a page.
-import type { ListAnswer, ListQuery } from "../../api/inbox-rpc";
+import type { ListAnswer, ListQuery } from "../../api/rpc/inbox-rpc";
 import type { RunSummary } from "../../api/types";
 
 export function runIndexPage(sql: SqlStorage, table: "run_index" | "schedule_run", query: ListQuery): ListAnswer {

@@ -17,7 +17,7 @@ import { isCallbackToken } from "./callback-auth";
 import { sha256Hex } from "../../lib/encoding";
 import { secretsEqual } from "./secrets-equal";
 import { ApiException, invalidRequest, notFound } from "../errors";
-import { isRunId, RUN_TOKEN_PATTERN } from "./ids";
+import { isRunId, RUN_TOKEN_PATTERN } from "../ids/ids";
 import { inboxIdOfTicket } from "./inbox-tickets";
 import { deploymentKey, enforceRateLimit, subjectKey } from "./rate-limit";
 import { countFailure, refuseIfBlocked } from "./auth-failures";

@@ -11,7 +11,7 @@ import type { AppEnv, Creator } from "../app-env";
 import { ApiException, invalidRequest } from "../errors";
 import { identify, limitUser, requireSubject, type Caller } from "./auth";
 import { deploymentKey, enforceRateLimit, subjectKey } from "./rate-limit";
-import { isScheduleId } from "./schedule-ids";
+import { isScheduleId } from "../ids/schedule-ids";
 
 const RUN_TOKEN_REFUSED = "A run token reaches its own run only; use a user token or the deployment token.";
 

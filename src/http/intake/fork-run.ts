@@ -4,9 +4,9 @@
 // fork changes anything (then its prefix is cut off from what follows, fork-plan.ts). The fork
 // belongs to the source's subject. A run or user token may not add what only the deployment may
 // ask for (HTTP and provider tools); the source's own tools stay as they were.
-import type { ForkPrefix, ForkSpec } from "../../api/fork-rpc";
+import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import type { ForkInput } from "../../api/schemas/fork-schemas";
-import type { ImageUpload } from "../../api/images";
+import type { ImageUpload } from "../../api/images/images";
 import type { CreateRunBody, NewRun } from "../../api/types";
 import type { Settings } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";

@@ -2,7 +2,7 @@
 // with the path of each bad image). The bytes then travel with the request to the run object,
 // which stores them with the run (so a run being deleted and an upload never cross).
 import type { z } from "@hono/zod-openapi";
-import { prepareImages, type ImageUpload, type InputContent, type PreparedImages } from "../../api/images";
+import { prepareImages, type ImageUpload, type InputContent, type PreparedImages } from "../../api/images/images";
 import type { chatMessageInputSchema } from "../../api/schemas/content-schemas";
 import type { BatchResult } from "../../api/types";
 import type { ChatMessage, Content } from "../../loop/types";

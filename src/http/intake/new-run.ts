@@ -7,7 +7,7 @@
 // ask for (the app's backend can create a run for a subject with `subject`). MCP servers are
 // refused to user tokens too: their requests come from the deployment, to hosts only the deployment
 // is allowed to reach (HTTP_TOOL_ALLOW), with credentials that the deployment's backend should hold.
-import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../../api/images";
+import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../../api/images/images";
 import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
 import type { Issue } from "../../api/schemas/error-schemas";
 import type { CreateRunBody, NewRun } from "../../api/types";
@@ -22,7 +22,7 @@ import { checkMcpServers } from "../../tools/mcp-check";
 import type { Creator } from "../app-env";
 import { sha256Hex } from "../../lib/encoding";
 import { invalidRequest } from "../errors";
-import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "../auth/ids";
+import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "../ids/ids";
 import { offeredNames } from "../../tools/client-toolset";
 import { outputIssues } from "../../tools/output-tool";
 import { usd } from "../../lib/money";

@@ -6,7 +6,7 @@
 // and the run object's create reserves the subject's spend, as for any run. A setting changed later
 // (a cap lowered, SCRIPTED_PROVIDER turned off) reaches a schedule's runs when its run is set again.
 // Images are refused: a run's images are stored with that run, and a template is no run.
-import type { RunTemplate } from "../../api/schedule-rpc";
+import type { RunTemplate } from "../../api/rpc/schedule-rpc";
 import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
 import type { Settings } from "../../config/settings";
 import type { Creator } from "../app-env";

@@ -3,7 +3,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { VERSION } from "../../version";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
-import { errors } from "./run-routes";
+import { errors } from "./definitions/run-routes";
 
 const healthRoute = createRoute({
   method: "get",

@@ -5,7 +5,7 @@ import type { AppEnv } from "../app-env";
 import { inboxIdOf } from "../../durable/inbox/inbox-stub";
 import { invalidRequest, validationHook } from "../errors";
 import { forwarded, wantsEventStream } from "../forward";
-import { inboxEventsRoute, inboxTicketRoute } from "./inbox-routes";
+import { inboxEventsRoute, inboxTicketRoute } from "./definitions/inbox-routes";
 import { newInboxTicket } from "../auth/inbox-tickets";
 
 export function inboxApp(): OpenAPIHono<AppEnv> {

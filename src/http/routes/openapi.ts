@@ -4,7 +4,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
-import { errors } from "./run-routes";
+import { errors } from "./definitions/run-routes";
 
 const openApiRoute = createRoute({
   method: "get",

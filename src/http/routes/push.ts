@@ -8,7 +8,7 @@ import { isPushEndpointAllowed } from "../../push/push-hosts";
 import type { AppEnv } from "../app-env";
 import { ApiException, invalidRequest, validationHook } from "../errors";
 import { unwrap } from "../outcome";
-import { listPushRoute, pushKeyRoute, subscribePushRoute, unsubscribePushRoute } from "./push-routes";
+import { listPushRoute, pushKeyRoute, subscribePushRoute, unsubscribePushRoute } from "./definitions/push-routes";
 
 export function pushApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -2,16 +2,16 @@
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { SpendLimit } from "../../api/run-rpc";
+import type { SpendLimit } from "../../api/rpc/run-rpc";
 import type { AnswerBody, CallResultBody, ContinueBody, RunsPage } from "../../api/types";
 import type { AppEnv } from "../app-env";
 import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
-import type { ListQuery } from "../../api/inbox-rpc";
+import type { ListQuery } from "../../api/rpc/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { sha256Hex } from "../../lib/encoding";
 import { invalidRequest, validationHook } from "../errors";
 import { forwarded, wantsEventStream } from "../forward";
-import { newRunToken } from "../auth/ids";
+import { newRunToken } from "../ids/ids";
 import { ImageIntake } from "../intake/images";
 import { prepareRun } from "../intake/new-run";
 import { prepareFork, type ForkCaller } from "../intake/fork-run";
@@ -33,7 +33,7 @@ import {
   retryRoute,
   rotateTokenRoute,
   ticketRoute,
-} from "./run-routes";
+} from "./definitions/run-routes";
 import { runStub } from "../run-stub";
 import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { newTicket } from "../auth/tickets";

@@ -3,8 +3,8 @@
 // and answers. Fires, overlap and catch-up are the object's (src/durable/schedule).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { ListPosition } from "../../api/inbox-rpc";
-import type { NewSchedule, SchedulePatch } from "../../api/schedule-rpc";
+import type { ListPosition } from "../../api/rpc/inbox-rpc";
+import type { NewSchedule, SchedulePatch } from "../../api/rpc/schedule-rpc";
 import type { ScheduleView } from "../../api/schedule-types";
 import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
 import type { Issue } from "../../api/schemas/error-schemas";
@@ -14,9 +14,9 @@ import type { AppEnv } from "../app-env";
 import { invalidRequest, validationHook } from "../errors";
 import { prepareTemplate } from "../intake/schedule-template";
 import { unwrap } from "../outcome";
-import { newScheduleId } from "../auth/schedule-ids";
+import { newScheduleId } from "../ids/schedule-ids";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { createScheduleRoute, deleteScheduleRoute, getScheduleRoute, listSchedulesRoute, triggerScheduleRoute, updateScheduleRoute } from "./schedule-routes";
+import { createScheduleRoute, deleteScheduleRoute, getScheduleRoute, listSchedulesRoute, triggerScheduleRoute, updateScheduleRoute } from "./definitions/schedule-routes";
 
 /** The clock's issues at `cron` and `timezone` (a bad pattern, an unknown zone, fires too close together). */
 function clockIssues(c: Context<AppEnv>, cron: string, timezone: string): Issue[] {

@@ -8,9 +8,9 @@ import { SUBJECT_BUDGET_SETTING } from "../../api/spend";
 import { inboxIdOf, inboxStubById } from "../../durable/inbox/inbox-stub";
 import type { AppEnv } from "../app-env";
 import { ApiException, invalidRequest, validationHook } from "../errors";
-import { mintTokenRoute, revokeTokenRoute } from "./token-routes";
+import { mintTokenRoute, revokeTokenRoute } from "./definitions/token-routes";
 import { mintUserToken, newTokenId } from "../auth/user-tokens";
-import { parsePublicTokenId, publicTokenId } from "../auth/token-ids";
+import { parsePublicTokenId, publicTokenId } from "../ids/token-ids";
 import { runStub } from "../run-stub";
 
 export function tokensApp(): OpenAPIHono<AppEnv> {

@@ -7,7 +7,7 @@ import { subjectSchema } from "../../api/subject";
 import type { AppEnv } from "../app-env";
 import { requireSubject } from "../auth/auth";
 import { validationHook } from "../errors";
-import { errors, json } from "./run-routes";
+import { errors, json } from "./definitions/run-routes";
 
 export const usageRoute = createRoute({
   method: "get",

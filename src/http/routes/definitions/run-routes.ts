@@ -1,18 +1,18 @@
 // The routes of /v1/runs as OpenAPI route configs: the same objects validate requests and write
 // the OpenAPI document. Paths are relative to the /v1/runs mount.
 import { createRoute, z } from "@hono/zod-openapi";
-import { answerBodySchema, continueBodySchema } from "../../api/schemas/answer-schemas";
-import { callResultAcceptedSchema, callResultBodySchema } from "../../api/schemas/call-result-schemas";
-import { createRunBodySchema } from "../../api/schemas/create-run-schemas";
-import { errorBodySchema } from "../../api/schemas/error-schemas";
-import { runTokenSchema, ticketSchema, createdRunSchema, messagesSchema, runViewSchema, runStatusSchema } from "../../api/schemas/run-view-schemas";
-import { subjectSchema } from "../../api/subject";
-import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../../api/schemas/inbox-schemas";
-import { requireCallback, requireCreator, requireRun } from "../auth/auth";
-import { requireRunListing } from "../auth/schedule-auth";
-import { afterQuerySchema } from "../../api/event-cursor";
-import { compactBodySchema } from "../../api/schemas/compact-schemas";
-import { forkBodySchema } from "../../api/schemas/fork-schemas";
+import { answerBodySchema, continueBodySchema } from "../../../api/schemas/answer-schemas";
+import { callResultAcceptedSchema, callResultBodySchema } from "../../../api/schemas/call-result-schemas";
+import { createRunBodySchema } from "../../../api/schemas/create-run-schemas";
+import { errorBodySchema } from "../../../api/schemas/error-schemas";
+import { runTokenSchema, ticketSchema, createdRunSchema, messagesSchema, runViewSchema, runStatusSchema } from "../../../api/schemas/run-view-schemas";
+import { subjectSchema } from "../../../api/subject";
+import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../../../api/schemas/inbox-schemas";
+import { requireCallback, requireCreator, requireRun } from "../../auth/auth";
+import { requireRunListing } from "../../auth/schedule-auth";
+import { afterQuerySchema } from "../../../api/event-cursor";
+import { compactBodySchema } from "../../../api/schemas/compact-schemas";
+import { forkBodySchema } from "../../../api/schemas/fork-schemas";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 

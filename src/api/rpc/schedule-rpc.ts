@@ -2,8 +2,8 @@
 // the HTTP edge, which creates, reads, changes, triggers and deletes schedules and lists their
 // runs, and by run objects, whose outboxes report each run's status changes to its schedule.
 import type { InboxChange, ListAnswer, ListPosition, ListQuery } from "./inbox-rpc";
-import type { CatchUp, Overlap, ScheduleSettings, ScheduleView, TriggeredRun } from "./schedule-types";
-import type { CreateRunBody, Outcome, ProviderName } from "./types";
+import type { CatchUp, Overlap, ScheduleSettings, ScheduleView, TriggeredRun } from "../schedule-types";
+import type { CreateRunBody, Outcome, ProviderName } from "../types";
 
 /**
  * What a fire needs to create its run, checked by the edge against the deployment when the

@@ -3,7 +3,7 @@
 import type { AnswerBody, BatchResult, Waiting } from "../../api/types";
 import { batchIssues, batchReplies } from "../../loop/toolset-batch";
 import type { ToolMessage } from "../../loop/types";
-import { fail } from "./outcome";
+import { fail } from "../run/outcome";
 
 const KINDS = { ask: "an ask", approval: "an approval", "client-tool": "a client tool", "client-toolset": "a client toolset batch" } as const;
 

@@ -1,10 +1,10 @@
 // The routes of /v1/push as OpenAPI route configs (paths relative to the /v1/push mount): the
 // deployment's VAPID public key, and one subject's push subscriptions (docs/push.md).
 import { createRoute, z } from "@hono/zod-openapi";
-import { MAX_PUSH_ENDPOINT_LENGTH, pushKeySchema, pushSubscriptionBodySchema, pushSubscriptionsSchema, pushSubscriptionViewSchema } from "../../api/schemas/push-schemas";
-import { subjectSchema } from "../../api/subject";
-import { requireDeploymentOrUser, requireSubject } from "../auth/auth";
-import { requirePush } from "../auth/push-auth";
+import { MAX_PUSH_ENDPOINT_LENGTH, pushKeySchema, pushSubscriptionBodySchema, pushSubscriptionsSchema, pushSubscriptionViewSchema } from "../../../api/schemas/push-schemas";
+import { subjectSchema } from "../../../api/subject";
+import { requireDeploymentOrUser, requireSubject } from "../../auth/auth";
+import { requirePush } from "../../auth/push-auth";
 import { errors, json } from "./run-routes";
 
 const subjectQuery = subjectSchema.optional().openapi({ description: "Deployment token: whose subscriptions (required). User token: its own, if given." });

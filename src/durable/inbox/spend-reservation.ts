@@ -7,10 +7,10 @@
 import { spendLimitMessage, type Reservation } from "../../api/spend";
 import type { Outcome } from "../../api/types";
 import { limitsOf } from "../../config/settings";
-import { inboxStub } from "../inbox/inbox-stub";
+import { inboxStub } from "./inbox-stub";
 import { INBOX_TIMEOUT_MS } from "../outbox/outbox-schedule";
-import { fail, ok } from "./outcome";
-import type { RunRow } from "./run-store";
+import { fail, ok } from "../run/outcome";
+import type { RunRow } from "../run/run-store";
 
 export type SpendAsk = { subject: string; reservation: Reservation };
 

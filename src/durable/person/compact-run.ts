@@ -12,12 +12,12 @@ import type { EngineContext } from "../engine/engine-context";
 import { requestCompaction } from "../engine/compaction-request-store";
 import { createJournal, loadJournal } from "../engine/journal";
 import { loopOptions } from "../engine/loop-options";
-import { logFailure } from "./operator-log";
-import { fail, notFound, ok } from "./outcome";
+import { logFailure } from "../run/operator-log";
+import { fail, notFound, ok } from "../run/outcome";
 import { RunLimitReached } from "../engine/run-errors";
 import { storedRunEvent } from "../events/run-events";
 import { stepSpanHook } from "../telemetry/step-hook";
-import { readRun, readSegment, saveSegmentResult, toRunView, type RunRow } from "./run-store";
+import { readRun, readSegment, saveSegmentResult, toRunView, type RunRow } from "../run/run-store";
 
 export async function compactRun(engine: EngineContext, body: CompactRequestBody): Promise<Outcome<RunView>> {
   const { sql } = engine.ctx.storage;

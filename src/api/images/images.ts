@@ -4,9 +4,9 @@
 // An image must be JPEG, PNG, GIF or WebP, and its bytes must be what its mimeType says: the
 // provider is sent the part's own media type, so a mislabelled image would fail the run later.
 import type { z } from "@hono/zod-openapi";
-import type { Content, ContentPart } from "../loop/types";
-import type { contentInputSchema, contentPartInputSchema } from "./schemas/content-schemas";
-import type { Issue } from "./schemas/error-schemas";
+import type { Content, ContentPart } from "../../loop/types";
+import type { contentInputSchema, contentPartInputSchema } from "../schemas/content-schemas";
+import type { Issue } from "../schemas/error-schemas";
 import type { ImageMediaType } from "./image-types";
 
 /** A content part as a client may send it: an image by inline bytes, by hash, or both. */

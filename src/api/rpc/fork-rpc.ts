@@ -1,7 +1,7 @@
 // What a fork carries between objects: the source's prefix (read by the source's object) and what
 // the edge decided about the fork (added messages, whether the prefix is cut off from what follows).
-import type { ChatMessage } from "../loop/types";
-import type { CreateRunBody, ProviderName } from "./types";
+import type { ChatMessage } from "../../loop/types";
+import type { CreateRunBody, ProviderName } from "../types";
 
 /** A segment of the source, as the fork stores it (src/durable/run/run-store.ts's Segment). */
 export type ForkSegment = {

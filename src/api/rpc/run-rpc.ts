@@ -1,11 +1,11 @@
 // The calls the HTTP edge makes on a run object (Durable Object RPC). Every call answers an
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
-import type { ChatMessage } from "../loop/types";
-import type { ChildReport } from "./child-runs";
+import type { ChatMessage } from "../../loop/types";
+import type { ChildReport } from "../child-runs";
 import type { ForkPrefix, ForkSpec } from "./fork-rpc";
-import type { ImageUpload } from "./images";
-import type { Recording } from "../replay/recording";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "./types";
+import type { ImageUpload } from "../images/images";
+import type { Recording } from "../../replay/recording";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../types";
 
 /** A user token's own daily spend limit (its budgetUsdPerDay), for the reservation a continue or a retry makes; else the run's. */
 export type SpendLimit = { limitUsd?: number };
