@@ -133,7 +133,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       headers: { "x-request-id": requestId },
       frames: chunks.map(sse),
       eventDelayMs: turn.eventDelayMs ?? 0,
-      holdsAfter: (i) => turn.hang === true && hasContent(chunks[i]),
+      holdsAfter: (i) => (turn.hang === true || (failure !== undefined && "hang" in failure)) && hasContent(chunks[i]),
       breaks,
       tail: sse("[DONE]"),
     });

@@ -16,7 +16,9 @@ export type FakeFailure =
   /** The connection dies after `afterChunks` chunks of a streamed answer. */
   | { cut: { afterChunks: number } }
   /** The connection dies before any answer. */
-  | { reset: true };
+  | { reset: true }
+  /** The answer streams up to its first content delta, then holds until the client goes away (as `hang`, for this attempt only). */
+  | { hang: true };
 
 /** `input` is sent as JSON; `arguments` is sent as written (to send arguments that are not JSON). */
 export type FakeToolCall = { id?: string; name: string; input?: unknown; arguments?: string };

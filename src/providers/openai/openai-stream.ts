@@ -28,6 +28,11 @@ export type ChunkAssembler = {
   push(chunk: ChatCompletionChunk): void;
   /** The answer; throws StreamCutError when no finish_reason came. */
   finish(): AssembledAnswer;
+  /**
+   * The usage of what has streamed so far, for an answer cut off by an abort: the endpoint's usage
+   * if its chunk came, else an estimate from the prompt's size and the text and calls streamed.
+   */
+  usageSoFar(): Usage;
 };
 
 /**
@@ -88,7 +93,7 @@ export function createChunkAssembler(onDelta?: (delta: string) => void, promptCh
     if (choice.finish_reason) finish = choice.finish_reason;
   }
 
-  function usageOf(toolCalls: ToolCall[]): { usage: Usage; cost?: number } {
+  function usageOf(toolCalls: ToolCall[] | readonly PendingCall[]): { usage: Usage; cost?: number } {
     if (usage === undefined || usage === null) {
       const answerChars = text.length + refusal.length + JSON.stringify(toolCalls).length;
       return { usage: { inputTokens: roughTokens(promptChars), outputTokens: roughTokens(answerChars), cachedReadTokens: 0, cachedWriteTokens: 0 } };
@@ -129,5 +134,5 @@ export function createChunkAssembler(onDelta?: (delta: string) => void, promptCh
     return answer;
   }
 
-  return { push, finish: finishAnswer };
+  return { push, finish: finishAnswer, usageSoFar: () => usageOf([...calls.values()]).usage };
 }

@@ -64,7 +64,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   async function attempt(openai: OpenAI, body: ChatCompletionCreateParamsStreaming, price: Price, context: GenerateContext): Promise<GenerateResult> {
     const stream: AsyncIterable<ChatCompletionChunk> = await openai.chat.completions.create(body, { signal: context.signal });
     const assembler = createChunkAssembler(context.onDelta, promptChars(body));
-    for await (const chunk of stream) assembler.push(chunk);
+    try {
+      for await (const chunk of stream) assembler.push(chunk);
+    } finally {
+      // An aborted answer (a message interrupted it) still cost its prompt and what it streamed:
+      // Chat Completions reports usage only at the end, so it is estimated when none came.
+      if (context.signal.aborted) context.onPartialCost?.(costOf(price, assembler.usageSoFar()));
+    }
     // The SDK ends an aborted stream quietly; the run must see the abort.
     if (context.signal.aborted) throw context.signal.reason;
     const answer = assembler.finish();

@@ -79,6 +79,11 @@ function usageOf(turn: ScriptedTurn, request: GenerateRequest, outputText: strin
   return { inputTokens: roughTokens(requestText(request)), outputTokens: roughTokens(outputText), cachedReadTokens: 0, cachedWriteTokens: 0 };
 }
 
+/** What the prompt of an interrupted call cost: its input tokens (the turn's, or the estimate). */
+function promptCostOf(turn: ScriptedTurn, request: GenerateRequest): number {
+  return usd((usageOf(turn, request, "").inputTokens * INPUT_USD_PER_MTOK) / 1e6);
+}
+
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -140,7 +145,15 @@ export function createScriptedProvider({ turns, offset = 0, firstFailure = inMem
     const index = (request.call !== undefined ? request.call - 1 : request.messages.filter((message) => message.role === "assistant").length) - offset;
     const turn: ScriptedTurn =
       turns === undefined ? defaultTurn(request) : (turns[index] ?? { text: "The script has no more turns." });
-    if (turn.delayMs !== undefined && turn.delayMs > 0) await delay(turn.delayMs, context.signal);
+    if (turn.delayMs !== undefined && turn.delayMs > 0) {
+      try {
+        await delay(turn.delayMs, context.signal);
+      } catch (error) {
+        // Interrupted while it "thought": the call still cost its prompt, as a vendor's call does.
+        if (context.signal.aborted) context.onPartialCost?.(promptCostOf(turn, request));
+        throw error;
+      }
+    }
     if (context.signal.aborted) throw context.signal.reason;
     if (turn.error !== undefined && (turn.once !== true || (await firstFailure(index)))) throw new ScriptedProviderError(turn.error);
     // The prompt's size is read only when the turn needs it: it is a pass over the whole history.
