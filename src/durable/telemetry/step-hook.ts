@@ -1,9 +1,11 @@
 // The journal's hook that writes a slice's step spans: the scope of the segment (read once per
 // slice), the tool calls the steps' work announced (their names and inputs, which a start step
-// does not store), and an async tool's start time for its wait span.
+// does not store), and when a wait began for its wait span: an async tool's start, or a child run's
+// (an agent call waits for its child: `wait child`).
 import type { LoopEvent, StepOutput } from "../../loop/types";
 import type { EngineContext } from "../engine/engine-context";
 import type { RunRow } from "../run/run-store";
+import { readChild } from "../children/child-store";
 import { readCall } from "../tools/async-call-store";
 import { segmentScope, writeStepSpans } from "./span-writer";
 import type { CommittedStep } from "./step-spans";
@@ -27,8 +29,15 @@ export function stepSpanHook(engine: EngineContext, run: RunRow, segment: number
       const call = calls.get(key) ?? (kind === "wait" ? calls.get(`start/${n}/${callId}`) : undefined);
       if (call !== undefined) step.call = call;
       if (kind === "wait") {
-        const started = readCall(engine.ctx.storage.sql, `${prefix}start/${n}/${callId}`)?.startedAt;
-        if (started !== undefined) step.waitStartedAt = started;
+        const startKey = `${prefix}start/${n}/${callId}`;
+        const child = readChild(engine.ctx.storage.sql, startKey);
+        if (child !== undefined) {
+          step.waitStartedAt = child.startedAt;
+          step.childId = child.childId;
+        } else {
+          const started = readCall(engine.ctx.storage.sql, startKey)?.startedAt;
+          if (started !== undefined) step.waitStartedAt = started;
+        }
       }
       writeStepSpans(engine, scope, step);
       calls.delete(key);

@@ -1,7 +1,8 @@
 // The spans of one committed journal step, in the GenAI semantic conventions (pure): a model call
-// is `chat {model}`, a tool call `execute_tool {name}` (an async tool's start too), an async tool's
-// wait `wait tool`, a compaction `compaction` (a provider's own compaction is a child of its chat
-// span). Each span's id comes from its step key, its parent is the segment's invoke_agent span.
+// is `chat {model}`, a tool call `execute_tool {name}` (an async tool's or agent call's start too),
+// an async tool's wait `wait tool`, an agent call's wait for its child run `wait child`, a
+// compaction `compaction` (a provider's own compaction is a child of its chat span). Each span's
+// id comes from its step key, its parent is the segment's invoke_agent span.
 // Message and tool content is written only when capture is on.
 import type { CompactionEvent, ModelEvent, StoredLoopEvent, ToolResultEvent } from "../../loop/types";
 import { attributes, nanos, SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, STATUS_ERROR, type AttributeValue, type OtlpSpan } from "./otlp";
@@ -30,8 +31,10 @@ export type CommittedStep = {
   startedAt: number;
   endedAt: number;
   call?: { name: string; callId: string; input: unknown };
-  /** For an async tool's wait: when its start was sent. */
+  /** For an async tool's wait: when its start was sent; for an agent call's: when its child was started. */
   waitStartedAt?: number;
+  /** For an agent call's wait: the child run it waited for. */
+  childId?: string;
 };
 
 function span(scope: SegmentScope, key: string, name: string, kind: number, startedAt: number, endedAt: number, record: Record<string, AttributeValue | undefined>, parentKey = segmentSpanKey(scope.segment, scope.attempt)): OtlpSpan {
@@ -95,8 +98,10 @@ function toolSpan(scope: SegmentScope, key: string, step: CommittedStep, name: s
 function waitSpan(scope: SegmentScope, key: string, step: CommittedStep, result: ToolResultEvent | undefined): OtlpSpan {
   const name = result?.name ?? step.call?.name ?? "tool";
   const failed = result !== undefined && !result.ok;
-  const made = span(scope, key, "wait tool", SPAN_KIND_INTERNAL, step.waitStartedAt ?? step.startedAt, step.endedAt, {
-    "ratchet.wait.kind": "tool",
+  const waited = step.childId === undefined ? "tool" : "child";
+  const made = span(scope, key, `wait ${waited}`, SPAN_KIND_INTERNAL, step.waitStartedAt ?? step.startedAt, step.endedAt, {
+    "ratchet.wait.kind": waited,
+    "ratchet.child_run_id": step.childId,
     "gen_ai.tool.name": name,
     "gen_ai.tool.call.id": result?.callId,
     "error.type": failed ? "tool_error" : undefined,
