@@ -1,12 +1,13 @@
 // A run as bars on a time axis, derived from its stored events' `at` times (docs/traces.md, "The
 // timeline in the console"): model calls (step-start → model), tool calls (tool-call → tool-result,
-// or → the async tool's tool-started), waits for an async tool (tool-started → tool-result) and for
-// a person (waiting → answered, or the end), compactions (a summary: from the event before it to its
+// or → the async tool's tool-started, or → an agent call's child-started), waits for an async tool
+// (tool-started → tool-result), for a child run (child-started → tool-result: the child's whole run,
+// whose own steps are in its own timeline) and for a person (waiting → answered, or the end), compactions (a summary: from the event before it to its
 // own; the provider's own: its model call's bar). Bars still open run to `nowMs`; the end closes
 // them all. Pure: no DOM, so it is unit-tested (test/console/timeline-bars.test.ts).
 import type { StoredRunEvent } from "../src/client";
 
-export type BarKind = "model" | "tool" | "wait-tool" | "wait-person" | "compaction";
+export type BarKind = "model" | "tool" | "wait-tool" | "child" | "wait-person" | "compaction";
 
 /** ok, error, not-run: how the bar's work ended; open: still going; cancelled: ended by the run's stop. */
 export type BarState = "ok" | "error" | "open" | "cancelled";
@@ -103,10 +104,16 @@ export function timelineBars(events: readonly StoredRunEvent[], nowMs: number): 
         open({ id: `wait-tool/${event.callId}`, kind: "wait-tool", label: `wait for ${event.name}`, step: event.step, startMs: at, costUsd: 0 });
         break;
       }
+      case "child-started": {
+        const call = openBar(`tool/${event.callId}`);
+        if (call !== undefined) close(call, at, "ok");
+        if (openBar(`child/${event.callId}`) === undefined) open({ id: `child/${event.callId}`, kind: "child", label: `${call?.label ?? "agent"}: child run ${event.childId}`, ...(call?.step === undefined ? {} : { step: call.step }), startMs: at, costUsd: 0 });
+        break;
+      }
       case "tool-result": {
         spent += event.costUsd;
         const state: BarState = event.ok ? "ok" : "error";
-        const waiting = openBar(`wait-tool/${event.callId}`);
+        const waiting = openBar(`wait-tool/${event.callId}`) ?? openBar(`child/${event.callId}`);
         if (waiting !== undefined) {
           close(waiting, at, state, event.costUsd);
           break;

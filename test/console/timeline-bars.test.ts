@@ -145,4 +145,26 @@ describe("formatDuration", () => {
   it("reads as ms, s, min and h", () => {
     expect([0, 840, 2_400, 12_600, 185_000, 7_620_000].map(formatDuration)).toEqual(["0 ms", "840 ms", "2.4 s", "13 s", "3 min 05 s", "2 h 07 min"]);
   });
+  it("an agent call: its start is a tool bar, its child run a bar of its own until the parent takes the child's end", () => {
+    const timeline = timelineBars(
+      events(
+        [0, { type: "run-started", run: runView }],
+        [10, { type: "step-start", step: 1, last: false }],
+        [300, model(1, 0.002, 0.002)],
+        [310, { type: "tool-call", step: 1, callId: "h", name: "helper", input: { task: "Find X." } }],
+        [330, { type: "child-started", callId: "h", childId: "run_child" }],
+        [5_330, { type: "child-ended", callId: "h", childId: "run_child", status: "finished", spentUsd: 0.01 }],
+        [5_340, { type: "tool-result", step: 1, callId: "h", name: "helper", ok: true, summary: "X is 42.", costUsd: 0.01 }],
+        [5_350, { type: "end", status: "finished", stoppedBy: "done", finalText: "ok", spentUsd: 0.012, steps: 1 }],
+      ),
+      T0 + 9_000,
+    );
+    expect(brief(timeline.bars)).toEqual([
+      ["model/1", 10, 300, "ok", 0.002],
+      ["tool/h", 310, 330, "ok", 0],
+      ["child/h", 330, 5_340, "ok", 0.01],
+    ]);
+    const child = timeline.bars.find((bar) => bar.id === "child/h")!;
+    expect(child).toMatchObject({ kind: "child", step: 1, label: "helper: child run run_child" });
+  });
 });
