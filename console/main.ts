@@ -117,7 +117,9 @@ async function watch(runId: string, token: string): Promise<void> {
   byId("run", HTMLElement).focus();
   void (async () => {
     try {
-      for await (const event of client.events(runId, { signal: controller.signal })) panel.apply(event);
+      // follow: a finished run may be continued from here (the message box): its next segment's
+      // events come on the same stream. Opening another run aborts this one.
+      for await (const event of client.events(runId, { signal: controller.signal, follow: true })) panel.apply(event);
     } catch (error) {
       if (!controller.signal.aborted) panel.showError(describe(error));
     }
