@@ -146,6 +146,8 @@ export type RunView = {
   forkedFrom?: ForkedFrom;
   /** A fork's prefix's cost, spent by its source: not charged to the fork's budget. */
   inheritedUsd?: number;
+  /** Messages sent while the run works (POST /v1/runs/:id/messages) that wait to go into its history (only when some do). */
+  queuedMessages?: number;
 };
 
 export type ForkedFrom = { runId: string; step: number };

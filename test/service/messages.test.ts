@@ -77,12 +77,16 @@ describe("messages while a run works", () => {
     });
     const stub = stubFor(run.id);
     await runSteps(stub, 1);
-    await sent(run.id, token, { content: "one" });
-    await sent(run.id, token, { content: "two" });
+    expect((await sent(run.id, token, { content: "one" })).queuedMessages).toBe(1);
+    expect((await sent(run.id, token, { content: "two" })).queuedMessages).toBe(2);
+    expect((await getRun(run.id, token)).queuedMessages).toBe(2);
     // The calculator call, the take of "one" and "two", then model call 2: the slice stops before call 2's calculator.
     await runSteps(stub, 3);
+    // Taken into the history: none wait.
+    expect((await getRun(run.id, token)).queuedMessages).toBeUndefined();
     await sent(run.id, token, { content: "three", mode: "queue" });
     await driveRun(run.id);
+    expect((await getRun(run.id, token)).queuedMessages).toBeUndefined();
     expect(await historyOf(run.id, token)).toEqual([
       "user:Count.",
       "assistant:Step 1.",

@@ -79,6 +79,7 @@ export const runViewSchema = z
     parentId: z.string().optional().openapi({ description: "A child run: the run whose agent tool call started it." }),
     children: z.array(childRunSchema).optional().openapi({ description: "The child runs this run started, in start order; absent when there are none." }),
     forkedFrom: forkedFromSchema.optional().openapi({ description: "A fork's source run and the model step its prefix ends with." }),
+    queuedMessages: z.number().int().positive().optional().openapi({ description: "Messages sent while the run works (POST …/messages) that wait to go into its history, before its next model call; absent when none wait." }),
     inheritedUsd: z.number().optional().openapi({ description: "A fork's prefix's cost, spent by its source: not charged to the fork's budget." }),
   })
   .openapi("RunView");

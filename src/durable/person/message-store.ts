@@ -21,6 +21,11 @@ export function waitingMessages(sql: SqlStorage): IncomingMessage[] {
     .map((row) => ({ id: row.id, mode: row.mode as MessageMode, content: JSON.parse(row.content) as Content }));
 }
 
+/** How many messages wait to be taken (the run view's queuedMessages). */
+export function countWaitingMessages(sql: SqlStorage): number {
+  return Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM user_message WHERE taken IS NULL").one().n);
+}
+
 export function hasWaitingMessages(sql: SqlStorage): boolean {
   return sql.exec("SELECT 1 FROM user_message WHERE taken IS NULL LIMIT 1").toArray().length > 0;
 }

@@ -8,6 +8,7 @@ import type { ForkSegment } from "../../api/rpc/fork-rpc";
 import type { ChatMessage } from "../../loop/types";
 import { pendingCalls } from "../tools/async-call-store";
 import { childViews } from "../children/child-store";
+import { countWaitingMessages } from "../person/message-store";
 import { lastSeq } from "../events/event-log";
 import { webhookDeliveries } from "../outbox/outbox-store";
 import { spillText, unspillText } from "../storage/spill";
@@ -117,6 +118,8 @@ export type RunRow = Omit<NewRun, "body"> & {
   /** The child runs it started, and what they spent as they last reported (read from their table); spentUsd is the run's own. */
   children: ChildRunView[];
   childrenUsd: number;
+  /** Messages sent while it worked that wait to go into its history (read from their table). */
+  queuedMessages: number;
   error?: ApiError;
   cancelRequested: boolean;
   /** When the run deletes itself (ms since the epoch): set when it ends or waits, cleared while it runs. */
@@ -171,6 +174,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     cancelRequested: Number(row.cancel_requested) === 1,
     pending: pendingCalls(sql),
     ...childViews(sql),
+    queuedMessages: countWaitingMessages(sql),
     lastSeq: lastSeq(sql),
     version: Number(row.change_version),
     webhooks: webhookDeliveries(sql),
@@ -376,6 +380,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.hasFinal) view.final = run.final;
   if (run.waiting !== undefined) view.waiting = run.waiting;
   if (run.pending.length > 0) view.pending = run.pending;
+  if (run.queuedMessages > 0) view.queuedMessages = run.queuedMessages;
   if (run.error !== undefined) view.error = run.error;
   if (run.body.metadata !== undefined) view.metadata = run.body.metadata;
   if (run.subject !== undefined) view.subject = run.subject;
