@@ -6,7 +6,7 @@
 // are sanity checks (every run took its 40 steps).
 //
 // Token counts are the fake's estimates (4 bytes of text a token, 1,500 tokens an image), and
-// costs come from the price table (src/providers/common/prices.ts), so the figures compare the modes with
+// costs come from the price table (src/providers/common/prices/prices.ts), so the figures compare the modes with
 // each other; they are not a bill.
 //
 // The same run is then made through the openai provider → the official openai SDK → the fake

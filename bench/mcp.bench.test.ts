@@ -8,7 +8,7 @@
 // Rounds interleave (1)–(4), so all four see the same machine load; medians and p90 over the rounds.
 // The pool's clock moves in whole milliseconds, so (1) and (2) are timed 10 at a time.
 import { describe, expect, inject, it } from "vitest";
-import { McpConnections } from "../src/tools/mcp-connections";
+import { McpConnections } from "../src/tools/mcp/mcp-connections";
 
 const ROUNDS = 200;
 const BATCH = 10;

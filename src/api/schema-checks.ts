@@ -3,13 +3,13 @@
 // checks cannot drift apart.
 import type { z } from "@hono/zod-openapi";
 import type { AnswerInput } from "./schemas/answer-schemas";
-import type { CallResultInput, callResultAcceptedSchema } from "./schemas/call-result-schemas";
+import type { CallResultInput, callResultAcceptedSchema } from "./schemas/tools/call-result-schemas";
 import type { chatMessageInputSchema, chatMessageSchema, contentSchema } from "./schemas/content-schemas";
 import type { CreateRunInput } from "./schemas/create-run-schemas";
 import type { ErrorDetail, errorBodySchema } from "./schemas/error-schemas";
-import type { runEventSchema, storedEventSchema } from "./schemas/event-schemas";
+import type { runEventSchema, storedEventSchema } from "./schemas/streams/event-schemas";
 import type { runViewSchema } from "./schemas/run-view-schemas";
-import type { toolRefSchema } from "./schemas/tool-schemas";
+import type { toolRefSchema } from "./schemas/tools/tool-schemas";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
 

@@ -9,7 +9,7 @@
 // with the other settings: a value that does not parse is a problem that names PRICES (503
 // not-configured), never a run that is charged wrongly.
 import { z } from "zod";
-import type { Price, PriceTable } from "../providers/common/prices";
+import type { Price, PriceTable } from "../providers/common/prices/prices";
 
 export const PRICES_SETTING = "PRICES";
 

@@ -9,7 +9,7 @@ import { parsePublicUrl } from "./public-url";
 import { parsePrices, PRICES_SETTING } from "./prices-setting";
 import { baseUrlProblems } from "./base-urls";
 import { readOtelSettings } from "./otel-settings";
-import type { PriceTable } from "../providers/common/prices";
+import type { PriceTable } from "../providers/common/prices/prices";
 
 export type { Limits };
 
@@ -72,7 +72,7 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
   const apiTokenPrevious = readSecret(env, "API_TOKEN_PREVIOUS", false, localDev, problems);
   const runIdKey = readSecret(env, "RUN_ID_KEY", !localDev, localDev, problems);
   const runIdKeyPrevious = readSecret(env, "RUN_ID_KEY_PREVIOUS", false, localDev, problems);
-  // Optional and checked when a run with HTTP tools (or a webhook) is created (src/tools/signing-keys.ts,
+  // Optional and checked when a run with HTTP tools (or a webhook) is created (src/tools/http/signing-keys.ts,
   // ./webhook-settings.ts) or by the push routes (./push-settings.ts), but never a published one.
   for (const name of ["TOOL_SIGNING_KEY", "TOOL_SIGNING_KEY_PREVIOUS", "WEBHOOK_SECRET", "WEBHOOK_SECRET_PREVIOUS", "VAPID_PRIVATE_KEY"]) {
     const value = textOf(env, name);

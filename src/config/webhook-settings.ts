@@ -3,7 +3,7 @@
 // one), the Standard Webhooks secret every webhook is signed with, its own and each run's
 // `webhook.url`. Secrets are written as Standard Webhooks writes them: "whsec_" and base64.
 import { isHttpUrl } from "../api/http-url";
-import { decodeSigningKeys, type DecodedSigningKeys } from "../tools/signing-keys";
+import { decodeSigningKeys, type DecodedSigningKeys } from "../tools/http/signing-keys";
 
 export const WEBHOOK_KEY_SETTINGS = ["WEBHOOK_SECRET", "WEBHOOK_SECRET_PREVIOUS"] as const;
 

@@ -2,8 +2,8 @@
 // validates and hands each run to its Durable Object; it decides nothing about runs itself.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { storedInboxEventSchema } from "../api/schemas/inbox-schemas";
-import { storedEventSchema } from "../api/schemas/event-schemas";
-import { clientFrameSchema } from "../api/schemas/frame-schemas";
+import { storedEventSchema } from "../api/schemas/streams/event-schemas";
+import { clientFrameSchema } from "../api/schemas/streams/frame-schemas";
 import { VERSION } from "../version";
 import { apiCors } from "./api-cors";
 import type { AppEnv } from "./app-env";

@@ -1,4 +1,4 @@
-import { lastTurnIndex } from "./context-view";
+import { lastTurnIndex } from "./context/context-view";
 import type { ChatMessage, ToolCall } from "./types";
 
 /** The calls of the last assistant turn that no tool message answers yet. */

@@ -1,12 +1,12 @@
 // The running state of one runToolLoop call. It is rebuilt from the journal on every replay;
 // nothing here is stored anywhere else.
-import { lastTurnIndex } from "./context-view";
-import { outputTool, outputToolName } from "./output-tool";
-import { questionStart } from "./question-start";
-import { createRepeatGuard, type RepeatGuard } from "./repeat-guard";
-import type { RequestView } from "./request-view";
-import { providerToolDefinition, toToolDefinition } from "./tool-definition";
-import { isToolsetCall } from "./toolset";
+import { lastTurnIndex } from "./context/context-view";
+import { outputTool, outputToolName } from "./tool-calls/output-tool";
+import { questionStart } from "./guards/question-start";
+import { createRepeatGuard, type RepeatGuard } from "./guards/repeat-guard";
+import type { RequestView } from "./context/request-view";
+import { providerToolDefinition, toToolDefinition } from "./tool-calls/tool-definition";
+import { isToolsetCall } from "./tool-calls/toolset";
 import { addUsd } from "../lib/money";
 import type {
   AnyToolSpec,

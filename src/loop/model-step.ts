@@ -1,16 +1,16 @@
 // One model call as one journal step: the budget check, the request, generate, and the stored value.
-import { answerChars, RECOVERY_NOTE, shortAnswerNote } from "./answer-follow-up";
-import { assertBudget, BudgetExhausted, reachedFinishAt, spentNow } from "./budget";
-import { budgetCeiling } from "./budget-ceiling";
-import { requestMessagesCopy } from "./cache-marks";
+import { answerChars, RECOVERY_NOTE, shortAnswerNote } from "./guards/answer-follow-up";
+import { assertBudget, BudgetExhausted, reachedFinishAt, spentNow } from "./guards/budget";
+import { budgetCeiling } from "./guards/budget-ceiling";
+import { requestMessagesCopy } from "./context/cache-marks";
 import { textOf } from "./content";
-import { requestedNativeCompaction } from "./compaction-requests";
-import { contextView, estimateTokens, lastTurnIndex } from "./context-view";
-import { defaultFinishNote, offeredTools } from "./last-step";
+import { requestedNativeCompaction } from "./context/compaction-requests";
+import { contextView, estimateTokens, lastTurnIndex } from "./context/context-view";
+import { defaultFinishNote, offeredTools } from "./guards/last-step";
 import { journaled, spentUsd, type LoopState } from "./loop-state";
 import { Interrupted } from "./errors";
 import { stepKeys } from "./step-keys";
-import { updateRequestView } from "./request-view";
+import { updateRequestView } from "./context/request-view";
 import type { AssistantMessage, ChatMessage, CompactionEvent, GenerateRequest, StopReason, StoredLoopEvent, Usage } from "./types";
 import { addUsd } from "../lib/money";
 

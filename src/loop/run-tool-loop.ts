@@ -1,22 +1,22 @@
 // runToolLoop: a tool-calling conversation run to its end, every model call and tool call one
 // step of the caller's journal. The loop keeps no state of its own: a restart with the
 // same journal replays every finished step and runs only what is new.
-import { followUpFor, isNearEmpty, isShort } from "./answer-follow-up";
-import { BudgetExhausted } from "./budget";
-import { compact, shouldCompact } from "./compaction";
-import { requestedSummary } from "./compaction-requests";
+import { followUpFor, isNearEmpty, isShort } from "./guards/answer-follow-up";
+import { BudgetExhausted } from "./guards/budget";
+import { compact, shouldCompact } from "./context/compaction";
+import { requestedSummary } from "./context/compaction-requests";
 import { isBlank, textOf } from "./content";
-import { lastTurnIndex } from "./context-view";
+import { lastTurnIndex } from "./context/context-view";
 import { ContextOverflowError, Interrupted } from "./errors";
 import { messagesWaiting, takeAfterInterrupt, takeMessages } from "./incoming";
 import { openCalls } from "./history";
 import { addUsage, append, createLoopState, spentUsd, stepsLeft, type LoopState } from "./loop-state";
 import { runModelStep, type ModelStepValue } from "./model-step";
 import { stepKeys } from "./step-keys";
-import { ASK_TOOL, planCall, type CallPlan } from "./plan-call";
-import { isStartWait, replyStep, startStep, toolStep, type StartValue, type ToolStepValue } from "./tool-step";
-import { ToolPending } from "./tool-pending";
-import { erroredAfter, haltText, joinWait, specOf } from "./toolset";
+import { ASK_TOOL, planCall, type CallPlan } from "./tool-calls/plan-call";
+import { isStartWait, replyStep, startStep, toolStep, type StartValue, type ToolStepValue } from "./tool-calls/tool-step";
+import { ToolPending } from "./tool-calls/tool-pending";
+import { erroredAfter, haltText, joinWait, specOf } from "./tool-calls/toolset";
 import type { AssistantMessage, Asked, RunToolLoopOptions, RunToolLoopResult, StoppedBy, ToolCall } from "./types";
 import { addUsd } from "../lib/money";
 

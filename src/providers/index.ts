@@ -12,6 +12,6 @@ export { createAnthropicProvider, MISSING_KEY_MESSAGE, type AnthropicProviderOpt
 export { createOpenAIProvider, MISSING_OPENAI_KEY_MESSAGE, type OpenAIProviderOptions } from "./openai/openai";
 export type { ImageData } from "./common/request-images";
 export { ProviderError } from "./common/errors";
-export { modelPrice, priceTableFor, unknownPriceMessage, type PricedProvider } from "./common/model-prices";
+export { modelPrice, priceTableFor, unknownPriceMessage, type PricedProvider } from "./common/prices/model-prices";
 export { createScriptedProvider, scriptSchema, type ScriptedTurn } from "./scripted/scripted";
 export type { Provider } from "./common/types";

@@ -1,9 +1,9 @@
 // Which push services a subscription's endpoint may be on (PUSH_HOSTS). The same syntax as
-// HTTP_TOOL_ALLOW (src/tools/allow-list.ts): `host` or `host:port` is https only, `http://host:port`
+// HTTP_TOOL_ALLOW (src/tools/http/allow-list.ts): `host` or `host:port` is https only, `http://host:port`
 // allows cleartext (the tests' local push service). One more form, for services that spread
 // endpoints over many hosts: `*.example.com` allows every host under example.com (https only).
 // Unset, the push services of the browsers that ship Web Push are allowed.
-import { isUrlAllowed, parseAllowList } from "../tools/allow-list";
+import { isUrlAllowed, parseAllowList } from "../tools/http/allow-list";
 
 /** Chrome (FCM), Firefox (Mozilla autopush), Safari (Apple) and Edge (Windows Push Notification Services). */
 export const DEFAULT_PUSH_HOSTS = "fcm.googleapis.com,updates.push.services.mozilla.com,web.push.apple.com,*.notify.windows.com";

@@ -5,9 +5,9 @@
 import type { GenerateRequest, GenerateResult, Step } from "../loop/types";
 import { runToolLoop } from "../loop";
 import { buildTools } from "../tools";
-import { McpConnections } from "../tools/mcp-connections";
-import type { McpListing } from "../tools/mcp-listing";
-import { createMcpTools } from "../tools/mcp-tool";
+import { McpConnections } from "../tools/mcp/mcp-connections";
+import type { McpListing } from "../tools/mcp/mcp-listing";
+import { createMcpTools } from "../tools/mcp/mcp-tool";
 import { firstDifference } from "./first-difference";
 import { loopOptionsOf } from "./loop-options-of";
 import type { RecordedEnd, RecordedSegment, RecordedStep, Recording } from "./recording";

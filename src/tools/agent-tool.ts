@@ -7,9 +7,9 @@ import type { ChildEnd } from "../api/child-runs";
 import type { AgentToolRef } from "../api/types";
 
 export type { ChildEnd };
-import { ToolPending } from "../loop/tool-pending";
+import { ToolPending } from "../loop/tool-calls/tool-pending";
 import type { AnyToolSpec, ToolOutput } from "../loop/types";
-import { failure } from "./http-answer";
+import { failure } from "./http/http-answer";
 import { jsonSchemaValidator } from "./json-schema";
 import type { ChildRuns, ChildSettled, ChildStart, ToolDeps } from "./tool-deps";
 

@@ -3,7 +3,7 @@
 // a single spec whose provider entry is sent as given (a family's actions route to it by the call's
 // toolset, a single native tool's calls by its fixed name). Every spec is answered by the client.
 import type { ClientToolsetRef, ToolRef } from "../api/types";
-import { actionToolName } from "../loop/toolset";
+import { actionToolName } from "../loop/tool-calls/toolset";
 import type { AnyToolSpec } from "../loop/types";
 import { jsonSchemaValidator } from "./json-schema";
 import { nativeEntry, nativeKind } from "./native-tools";

@@ -2,23 +2,23 @@
 // edge calls checkToolRefs and checkToolSigning to refuse a run (400, nothing created); the run
 // object calls buildTools, with the same rules, every time it (re)starts the loop.
 import type { ToolRef } from "../api/types";
-import { actionToolName } from "../loop/toolset";
+import { actionToolName } from "../loop/tool-calls/toolset";
 import type { AnyToolSpec } from "../loop/types";
-import { hostOf, isUrlAllowed } from "./allow-list";
-import { askTool } from "./ask";
+import { hostOf, isUrlAllowed } from "./http/allow-list";
+import { askTool } from "./builtin/ask";
 import { createAgentTool } from "./agent-tool";
-import { calculatorTool } from "./calculator";
+import { calculatorTool } from "./builtin/calculator";
 import { createClientTool } from "./client-tool";
 import { createToolsetSpecs, offeredNameIssues } from "./client-toolset";
-import { createCurrentTimeTool } from "./current-time";
-import { createHttpTool } from "./http-tool";
+import { createCurrentTimeTool } from "./builtin/current-time";
+import { createHttpTool } from "./http/http-tool";
 import { patternProblems } from "./linear-regexp";
-import { decodeSigningKeys } from "./signing-keys";
+import { decodeSigningKeys } from "./http/signing-keys";
 import type { ToolDeps } from "./tool-deps";
 
-export { parseAllowList, isUrlAllowed } from "./allow-list";
-export { DEFAULT_HTTP_TOOL_TIMEOUT_MS, OUTCOME_UNKNOWN } from "./http-tool";
-export { signingKeysOf } from "./signing-keys";
+export { parseAllowList, isUrlAllowed } from "./http/allow-list";
+export { DEFAULT_HTTP_TOOL_TIMEOUT_MS, OUTCOME_UNKNOWN } from "./http/http-tool";
+export { signingKeysOf } from "./http/signing-keys";
 export type { ToolDeps } from "./tool-deps";
 export { providerOnlyIssues } from "./client-toolset";
 

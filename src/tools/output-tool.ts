@@ -3,11 +3,11 @@
 // edge refuses, before anything is stored, a schema the validator cannot apply and a name the model
 // would also see for another tool (a tool of `tools`, a toolset's action, an MCP server's tool).
 import type { McpServerRef, RunOutput, ToolRef } from "../api/types";
-import { DEFAULT_OUTPUT_TOOL } from "../loop/output-tool";
+import { DEFAULT_OUTPUT_TOOL } from "../loop/tool-calls/output-tool";
 import type { OutputOptions } from "../loop/types";
 import { offeredNames } from "./client-toolset";
 import { jsonSchemaValidator } from "./json-schema";
-import { isInServerSpace, MCP_SEPARATOR } from "./mcp-names";
+import { isInServerSpace, MCP_SEPARATOR } from "./mcp/mcp-names";
 
 /** The loop's output options for a run's `output`. */
 export function outputOptions(output: RunOutput): OutputOptions {

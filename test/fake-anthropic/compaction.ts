@@ -1,7 +1,7 @@
 // Compaction at the fake server, as the real API does it closely enough for tests: the compaction
 // beta's threshold (a paused compaction block when the prompt passes the trigger), the loop's own
 // summary calls, and which turn of the script a compacted request stands for.
-import { SUMMARY_SYSTEM } from "../../src/loop/compaction";
+import { SUMMARY_SYSTEM } from "../../src/loop/context/compaction";
 import type { FakeTurn } from "./types";
 
 type Json = Record<string, unknown>;

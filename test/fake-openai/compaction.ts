@@ -1,6 +1,6 @@
 // The loop's summary calls at the fake (it has no compaction of its own, like OpenAI), and which
 // turn of the script a request stands for.
-import { SUMMARY_SYSTEM } from "../../src/loop/compaction";
+import { SUMMARY_SYSTEM } from "../../src/loop/context/compaction";
 import type { FakeTurn } from "./types";
 
 type Json = Record<string, unknown>;

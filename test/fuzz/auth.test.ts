@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { runStub } from "../../src/http/run-stub";
-import { isUrlAllowed, parseAllowList } from "../../src/tools/allow-list";
+import { isUrlAllowed, parseAllowList } from "../../src/tools/http/allow-list";
 import { bearer, call, CaseCounter, checkErrorShape, checkProperty, makeWorld, WorldGuard, type Run, type World } from "../helpers/fuzz-world";
 import { TEST_API_TOKEN } from "../test-env";
 

@@ -5,7 +5,7 @@
 // open, and no run changes.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clientFrameSchema } from "../../src/api/schemas/frame-schemas";
+import { clientFrameSchema } from "../../src/api/schemas/streams/frame-schemas";
 import { badImagePart, EDGE_STRINGS, hostileValue, mutated, oddValidImagePart, rawBodyText } from "../helpers/fuzz-hostile";
 import { call, CaseCounter, checkProperty, LEAKS, makeWorld, WorldGuard, type Run, type World } from "../helpers/fuzz-world";
 

@@ -4,9 +4,9 @@
 import type { PendingImage } from "../../src/api/images/images";
 import type { McpServerRef } from "../../src/api/types";
 import type { AnyToolSpec, Step } from "../../src/loop/types";
-import { McpConnections } from "../../src/tools/mcp-connections";
-import { listMcpServers, type McpListing } from "../../src/tools/mcp-listing";
-import { createMcpTools } from "../../src/tools/mcp-tool";
+import { McpConnections } from "../../src/tools/mcp/mcp-connections";
+import { listMcpServers, type McpListing } from "../../src/tools/mcp/mcp-listing";
+import { createMcpTools } from "../../src/tools/mcp/mcp-tool";
 
 export type McpWorld = {
   runId: string;

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { answerBodySchema, continueBodySchema } from "../../src/api/schemas/answer-schemas";
 import { createRunBodySchema } from "../../src/api/schemas/create-run-schemas";
 import { issuesOf } from "../../src/api/schemas/error-schemas";
-import { storedEventSchema } from "../../src/api/schemas/event-schemas";
-import { parseFrame } from "../../src/api/schemas/frame-schemas";
+import { storedEventSchema } from "../../src/api/schemas/streams/event-schemas";
+import { parseFrame } from "../../src/api/schemas/streams/frame-schemas";
 import { runViewSchema } from "../../src/api/schemas/run-view-schemas";
 
 const user = { role: "user", content: "hello" };

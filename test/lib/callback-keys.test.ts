@@ -1,9 +1,9 @@
 // Call keys and callback tokens of async HTTP tool calls: a call key is URL-safe and maps back to
 // exactly one step key; a token is bound to its run, its call and the key it was made under.
 import { describe, expect, it } from "vitest";
-import { callKeyOf, stepKeyOf } from "../../src/lib/call-key";
+import { callKeyOf, stepKeyOf } from "../../src/lib/ids/call-key";
 import { isCallbackToken } from "../../src/http/auth/callback-auth";
-import { callbackToken, CALLBACK_TOKEN_PATTERN } from "../../src/lib/callback-token";
+import { callbackToken, CALLBACK_TOKEN_PATTERN } from "../../src/lib/ids/callback-token";
 
 const KEY = "test-run-id-key-0123456789abcdefghijklmnopqrstu";
 const OLD = "old-run-id-key-0123456789abcdefghijklmnopqrstuv";

@@ -4,8 +4,8 @@
 // whole; the native kind lowers the next call's trigger so the provider compacts at once.
 import { describe, expect, it } from "vitest";
 import { compactNow, REQUESTED_NATIVE_TRIGGER, runToolLoop, textOf } from "../../src/loop";
-import { contextView, isSummaryRecord, summaryOf as recordOf } from "../../src/loop/context-view";
-import { SUMMARY_SYSTEM } from "../../src/loop/compaction";
+import { contextView, isSummaryRecord, summaryOf as recordOf } from "../../src/loop/context/context-view";
+import { SUMMARY_SYSTEM } from "../../src/loop/context/compaction";
 import type { ChatMessage, GenerateRequest, GenerateResult, LoopEvent, RunToolLoopOptions, StoredLoopEvent } from "../../src/loop";
 import { memoryJournal } from "../helpers/journal";
 import { askTool, call, echoTool, scriptedModel } from "../helpers/scripted";

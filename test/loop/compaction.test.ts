@@ -3,8 +3,8 @@
 // byte for byte while a crash repeats nothing that finished.
 import { describe, expect, it } from "vitest";
 import { ContextOverflowError, runToolLoop, textOf } from "../../src/loop";
-import { contextView, isSummaryRecord, summaryRecord } from "../../src/loop/context-view";
-import { SUMMARY_SYSTEM } from "../../src/loop/compaction";
+import { contextView, isSummaryRecord, summaryRecord } from "../../src/loop/context/context-view";
+import { SUMMARY_SYSTEM } from "../../src/loop/context/compaction";
 import type { AssistantMessage, ChatMessage, GenerateRequest, GenerateResult, RunToolLoopOptions, StoredLoopEvent } from "../../src/loop";
 import type { ScriptedTurn } from "../../src/providers/scripted/scripted";
 import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";

@@ -2,8 +2,8 @@
 // batched image pruning moves its cut keepImages turns at a time.
 import { describe, expect, it } from "vitest";
 import { runToolLoop, textOf } from "../../src/loop";
-import { batchCut, dropOldImages } from "../../src/loop/keep-images";
-import { cutLongToolResults, cutNote } from "../../src/loop/tool-result-cut";
+import { batchCut, dropOldImages } from "../../src/loop/context/keep-images";
+import { cutLongToolResults, cutNote } from "../../src/loop/context/tool-result-cut";
 import type { ChatMessage, ToolSpec } from "../../src/loop";
 import { z } from "zod";
 import { memoryJournal } from "../helpers/journal";

@@ -1,15 +1,15 @@
-// The request view kept up to date as a history grows (src/loop/request-view.ts) against the
+// The request view kept up to date as a history grows (src/loop/context/request-view.ts) against the
 // functions it stands for: built from scratch on the same history, every request is the same.
 // Random histories mix text and parts, caller cache marks, images, tool results long enough to be
 // cut, summary records, native compaction turns (with and without a summary) and execution
 // containers, grown a few messages at a time.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { requestMessages, requestMessagesCopy } from "../../src/loop/cache-marks";
-import { containerBlock, containerOf } from "../../src/loop/container";
-import { contextView, summaryRecord, turnCount } from "../../src/loop/context-view";
-import { updateRequestView, type RequestView } from "../../src/loop/request-view";
-import { cutLongToolResults } from "../../src/loop/tool-result-cut";
+import { requestMessages, requestMessagesCopy } from "../../src/loop/context/cache-marks";
+import { containerBlock, containerOf } from "../../src/loop/context/container";
+import { contextView, summaryRecord, turnCount } from "../../src/loop/context/context-view";
+import { updateRequestView, type RequestView } from "../../src/loop/context/request-view";
+import { cutLongToolResults } from "../../src/loop/context/tool-result-cut";
 import type { ChatMessage, Content, ContentPart } from "../../src/loop/types";
 
 const MAX_TOKENS = 5; // 20 characters: some tool results are cut

@@ -2,7 +2,7 @@
 // model call, with no tool offered and a note that names its length; what that call answers
 // stands, and the result says shortAnswer when it is still short.
 import { describe, expect, it } from "vitest";
-import { shortAnswerNote } from "../../src/loop/answer-follow-up";
+import { shortAnswerNote } from "../../src/loop/guards/answer-follow-up";
 import { runToolLoop, textOf } from "../../src/loop";
 import type { ChatMessage, GenerateRequest, LoopEvent } from "../../src/loop";
 import { memoryJournal } from "../helpers/journal";

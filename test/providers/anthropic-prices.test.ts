@@ -1,6 +1,6 @@
 // The price table and the cost of one answer.
 import { describe, expect, it } from "vitest";
-import { ANTHROPIC_PRICES, costOf, priceOf } from "../../src/providers/common/prices";
+import { ANTHROPIC_PRICES, costOf, priceOf } from "../../src/providers/common/prices/prices";
 
 describe("prices", () => {
   it("a model's own row, a dated id by its alias, a test id by prefix", () => {

@@ -3,7 +3,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { toAnthropicParams } from "../../src/providers/anthropic/anthropic-request";
 import { ProviderError } from "../../src/providers/common/errors";
-import { costOf, priceOf } from "../../src/providers/common/prices";
+import { costOf, priceOf } from "../../src/providers/common/prices/prices";
 import { fakeAnthropicUrl, recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { context, rejection, testProvider, textRequest } from "../helpers/anthropic";
 import { usd } from "../../src/lib/money";

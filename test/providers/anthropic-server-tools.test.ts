@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { batchReplies, runToolLoop, type ChatMessage, type LoopEvent } from "../../src/loop";
 import { withLiveContainer } from "../../src/providers/anthropic/anthropic";
-import { SERVER_TOOL_PRICES, costOf, priceOf } from "../../src/providers/common/prices";
+import { SERVER_TOOL_PRICES, costOf, priceOf } from "../../src/providers/common/prices/prices";
 import { createToolsetSpecs } from "../../src/tools/client-toolset";
 import { recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { Crash, crashingJournal, memoryJournal } from "../helpers/journal";

@@ -3,8 +3,8 @@
 // (automatic prefix caching included), reasoning, and the price rule.
 import { describe, expect, it } from "vitest";
 import { ProviderError } from "../../src/providers/common/errors";
-import { OPENAI_PRICES } from "../../src/providers/common/openai-prices";
-import { costOf } from "../../src/providers/common/prices";
+import { OPENAI_PRICES } from "../../src/providers/common/prices/openai-prices";
+import { costOf } from "../../src/providers/common/prices/prices";
 import { recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { context, rejection, textRequest } from "../helpers/anthropic";
 import { testOpenAIProvider } from "../helpers/openai";

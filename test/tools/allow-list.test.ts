@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isUrlAllowed, parseAllowList } from "../../src/tools/allow-list";
+import { isUrlAllowed, parseAllowList } from "../../src/tools/http/allow-list";
 
 describe("parseAllowList", () => {
   it("splits, trims, lower-cases and drops blanks", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ArithmeticError, evaluate, formatNumber } from "../../src/tools/arithmetic";
-import { calculatorTool } from "../../src/tools/calculator";
+import { ArithmeticError, evaluate, formatNumber } from "../../src/tools/builtin/arithmetic";
+import { calculatorTool } from "../../src/tools/builtin/calculator";
 
 const context = { signal: new AbortController().signal, callId: "c1", key: "tool/1/c1" };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCurrentTimeTool, currentTimeIn } from "../../src/tools/current-time";
+import { createCurrentTimeTool, currentTimeIn } from "../../src/tools/builtin/current-time";
 
 const context = { signal: new AbortController().signal, callId: "c1", key: "tool/1/c1" };
 const instant = new Date("2025-03-30T01:30:00.000Z"); // Europe/Paris switches to summer time at 01:00 UTC

@@ -1,7 +1,7 @@
 // The HTTP-tool adapter against a real local server (test/tool-server/global-setup.ts).
 import { describe, expect, inject, it, vi } from "vitest";
 import type { AnyToolSpec, ToolContext, ToolOutput } from "../../src/loop/types";
-import { createHttpTool, OUTCOME_UNKNOWN, type HttpToolRef } from "../../src/tools/http-tool";
+import { createHttpTool, OUTCOME_UNKNOWN, type HttpToolRef } from "../../src/tools/http/http-tool";
 import type { ToolDeps } from "../../src/tools/tool-deps";
 import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "../tool-server/signing-keys";
 

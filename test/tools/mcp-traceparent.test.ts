@@ -1,7 +1,7 @@
-// The MCP transport's fetch (src/tools/mcp-connections.ts) copies a `tools/call`'s
+// The MCP transport's fetch (src/tools/mcp/mcp-connections.ts) copies a `tools/call`'s
 // `_meta.traceparent` to the request's `traceparent` header, and leaves every other request alone.
 import { describe, expect, it } from "vitest";
-import { traceparentOfCall, transportFetch } from "../../src/tools/mcp-connections";
+import { traceparentOfCall, transportFetch } from "../../src/tools/mcp/mcp-connections";
 
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 const call = (meta: Record<string, unknown>, method = "tools/call") => JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { name: "echo", arguments: {}, _meta: meta } });

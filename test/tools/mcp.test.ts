@@ -1,13 +1,13 @@
 // The pure parts of MCP tools: the naming rule, which listed tools are offered, which calls are
 // never sent twice, output schemas, result mapping and the redaction of credentials.
 import { describe, expect, it } from "vitest";
-import type { CallToolResult, Tool } from "../../src/tools/mcp-connections";
-import { McpConnectionLost, McpError, StreamableHTTPError } from "../../src/tools/mcp-connections";
-import { describeMcpError, redact } from "../../src/tools/mcp-errors";
-import { selectTools } from "../../src/tools/mcp-listing";
-import { MCP_SERVER_NAME_PATTERN, mcpToolName, toolNameProblem } from "../../src/tools/mcp-names";
-import { outputOfMcpResult } from "../../src/tools/mcp-result";
-import { outputCheck, sentAtMostOnce } from "../../src/tools/mcp-tool";
+import type { CallToolResult, Tool } from "../../src/tools/mcp/mcp-connections";
+import { McpConnectionLost, McpError, StreamableHTTPError } from "../../src/tools/mcp/mcp-connections";
+import { describeMcpError, redact } from "../../src/tools/mcp/mcp-errors";
+import { selectTools } from "../../src/tools/mcp/mcp-listing";
+import { MCP_SERVER_NAME_PATTERN, mcpToolName, toolNameProblem } from "../../src/tools/mcp/mcp-names";
+import { outputOfMcpResult } from "../../src/tools/mcp/mcp-result";
+import { outputCheck, sentAtMostOnce } from "../../src/tools/mcp/mcp-tool";
 import { PNG } from "../mcp-server/png";
 
 const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({ name, inputSchema: { type: "object" }, ...extra });

@@ -2,8 +2,8 @@
 // package (standardwebhooks): the spec's own example, and one worked out with this repo's test keys.
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { signRequest } from "../../src/tools/sign-request";
-import { decodeSigningKey, decodeSigningKeys, signingKeysOf, type SigningKeyBytes } from "../../src/tools/signing-keys";
+import { signRequest } from "../../src/tools/http/sign-request";
+import { decodeSigningKey, decodeSigningKeys, signingKeysOf, type SigningKeyBytes } from "../../src/tools/http/signing-keys";
 import { TEST_TOOL_SIGNING_KEY, TEST_TOOL_SIGNING_KEY_PREVIOUS } from "../tool-server/signing-keys";
 
 function keys(...secrets: string[]): SigningKeyBytes {

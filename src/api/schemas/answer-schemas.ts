@@ -2,7 +2,7 @@
 // (POST /v1/runs/{id}/answers) and a new message (POST /v1/runs/{id}/messages).
 import { z } from "@hono/zod-openapi";
 import { contentInputSchema } from "./content-schemas";
-import { batchResultSchemaOf } from "./toolset-schemas";
+import { batchResultSchemaOf } from "./tools/toolset-schemas";
 
 export const answerBodySchema = z
   .strictObject({

@@ -11,10 +11,10 @@ import { scriptSchema } from "../../providers/scripted/scripted";
 import { laterDuplicates } from "../../lib/duplicates";
 import { chatMessageInputSchema } from "./content-schemas";
 import { jsonObjectSchema } from "../json-object";
-import { mcpServersSchema } from "./mcp-schemas";
+import { mcpServersSchema } from "./tools/mcp-schemas";
 import { outputSchema } from "./output-schemas";
 import { subjectSchema } from "../subject";
-import { toolNameOf, toolRefSchema } from "./tool-schemas";
+import { toolNameOf, toolRefSchema } from "./tools/tool-schemas";
 import type * as Api from "../types";
 
 const METADATA_MAX_BYTES = 16 * 1024;
@@ -31,7 +31,7 @@ const budgetSchema = z
   })
   .openapi("Budget");
 
-/** The type prefix of the blocks the service records in a history (src/loop/container.ts, src/loop/context-view.ts). */
+/** The type prefix of the blocks the service records in a history (src/loop/context/container.ts, src/loop/context/context-view.ts). */
 const RECORD_PREFIX = "ratchet.";
 
 /** The fields a run and a child run's template share: all of the body but messages, subject and webhook. */

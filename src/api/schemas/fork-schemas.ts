@@ -5,7 +5,7 @@ import { z } from "@hono/zod-openapi";
 import { laterDuplicates } from "../../lib/duplicates";
 import { chatMessageInputSchema } from "./content-schemas";
 import { createRunBodySchema } from "./create-run-schemas";
-import { toolNameOf } from "./tool-schemas";
+import { toolNameOf } from "./tools/tool-schemas";
 
 const run = createRunBodySchema.shape;
 

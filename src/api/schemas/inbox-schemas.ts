@@ -5,7 +5,7 @@ import { z } from "@hono/zod-openapi";
 import { jsonObjectSchema } from "../json-object";
 import { runStatusSchema, stoppedBySchema, waitingKindSchema } from "./run-view-schemas";
 import { subjectSchema } from "../subject";
-import { batchActionSchema } from "./toolset-schemas";
+import { batchActionSchema } from "./tools/toolset-schemas";
 import type { Usage } from "../spend";
 import type * as Api from "../types";
 

@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { forkedFromSchema } from "./fork-schemas";
 import { chatMessageSchema } from "./content-schemas";
 import { jsonObjectSchema } from "../json-object";
-import { batchActionSchema } from "./toolset-schemas";
+import { batchActionSchema } from "./tools/toolset-schemas";
 
 export const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);
 export const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "refusal", "error"]);

@@ -11,7 +11,7 @@ import { readTrace } from "../telemetry/trace-store";
 import { currentRunIdKey, limitsOf } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";
 import { sha256Hex } from "../../lib/encoding";
-import { idempotentRunCredentials, type RunCredentials } from "../../lib/run-ids";
+import { idempotentRunCredentials, type RunCredentials } from "../../lib/ids/run-ids";
 import type { ChildRuns, ChildStart } from "../../tools/agent-tool";
 import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/emit-event";

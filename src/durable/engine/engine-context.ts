@@ -1,6 +1,6 @@
 // What the run engine's functions share: the object's state and bindings, the watchers, the fetch
 // that tools use, the MCP connections, the clock, and (for tests) how many new steps one slice may run.
-import type { McpConnections } from "../../tools/mcp-connections";
+import type { McpConnections } from "../../tools/mcp/mcp-connections";
 import type { Fanout } from "../events/fanout";
 import type { ModelCalls } from "./model-calls";
 

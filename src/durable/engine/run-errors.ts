@@ -5,7 +5,7 @@
 import type { ApiError } from "../../api/types";
 import { ContextOverflowError } from "../../loop/errors";
 import { ProviderError } from "../../providers";
-import { McpListFailed } from "../../tools/mcp-errors";
+import { McpListFailed } from "../../tools/mcp/mcp-errors";
 
 /** Thrown before a new step when the run has reached a deployment limit (RUN_EVENTS_LIMIT, RUN_BYTES_LIMIT). */
 export class RunLimitReached extends Error {

@@ -2,7 +2,7 @@
 // frame and the socket stays open.
 import { prepareImages, type PreparedImages } from "../../api/images/images";
 import type { RunRpc } from "../../api/rpc/run-rpc";
-import { parseFrame, type ClientFrame } from "../../api/schemas/frame-schemas";
+import { parseFrame, type ClientFrame } from "../../api/schemas/streams/frame-schemas";
 import type { AnswerBody, Outcome, RunView } from "../../api/types";
 
 function send(socket: WebSocket, frame: object): void {

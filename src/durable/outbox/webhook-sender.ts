@@ -4,8 +4,8 @@
 // attempt — no URL, a host taken off the allow list, no usable secret, a timeout, a refusal — is
 // an answer with status 0 or the receiver's status, never a throw: the outbox decides what next.
 import { webhookKeysOf } from "../../config/webhook-settings";
-import { hostOf, isUrlAllowed, parseAllowList } from "../../tools/allow-list";
-import { signRequest } from "../../tools/sign-request";
+import { hostOf, isUrlAllowed, parseAllowList } from "../../tools/http/allow-list";
+import { signRequest } from "../../tools/http/sign-request";
 import type { OutboxRow } from "./outbox-store";
 import { WEBHOOK_TIMEOUT_MS } from "./outbox-schedule";
 

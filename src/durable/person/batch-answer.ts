@@ -1,7 +1,7 @@
 // The answer to a client toolset's batch (POST …/answer with `results`), checked against what the
 // run waits for: a batch takes results and nothing else, and results answer only a batch.
 import type { AnswerBody, BatchResult, Waiting } from "../../api/types";
-import { batchIssues, batchReplies } from "../../loop/toolset-batch";
+import { batchIssues, batchReplies } from "../../loop/tool-calls/toolset-batch";
 import type { ToolMessage } from "../../loop/types";
 import { fail } from "../run/outcome";
 

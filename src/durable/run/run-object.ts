@@ -11,7 +11,7 @@ import type { ChatMessage, IncomingMessage } from "../../loop/types";
 import { deliverResult } from "../tools/async-call-store";
 import { acceptImages, r2BlobStore, type BlobStore } from "../blobs/blob-store";
 import { isoNow } from "../storage/clock";
-import { McpConnections } from "../../tools/mcp-connections";
+import { McpConnections } from "../../tools/mcp/mcp-connections";
 import { runSlice } from "../engine/engine";
 import type { EngineContext } from "../engine/engine-context";
 import { openEventStream } from "../events/event-stream";

@@ -12,7 +12,7 @@ import type { NewRun, Outcome, RunView } from "../../api/types";
 import { currentRunIdKey } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";
 import { sha256Hex } from "../../lib/encoding";
-import { idempotentRunCredentials, type RunCredentials } from "../../lib/run-ids";
+import { idempotentRunCredentials, type RunCredentials } from "../../lib/ids/run-ids";
 
 /** A run object by id (the edge's src/http/run-stub.ts does the same for requests). */
 export function runOf(env: Env, runId: string): DurableObjectStub & RunRpc {

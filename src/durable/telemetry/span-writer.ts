@@ -2,7 +2,7 @@
 // they tell: a step, a segment's stop, the end of a wait. Nothing is written while the export is
 // off (no OTEL_EXPORTER_OTLP_ENDPOINT). A step is committed once, so its spans are written once;
 // the outbox sends them at least once, with the same bytes each time.
-import { toolNameOf } from "../../api/schemas/tool-schemas";
+import { toolNameOf } from "../../api/schemas/tools/tool-schemas";
 import { otelOf } from "../../config/otel-settings";
 import type { EngineContext } from "../engine/engine-context";
 import { insertOutbox } from "../outbox/outbox-store";

@@ -1,7 +1,7 @@
 // What async HTTP tools get from the run object (ToolDeps.asyncCalls): their records in the run's
 // storage (async-call-store.ts), callbacks on this deployment, and the tool-started event.
-import { callKeyOf } from "../../lib/call-key";
-import { callbackToken } from "../../lib/callback-token";
+import { callKeyOf } from "../../lib/ids/call-key";
+import { callbackToken } from "../../lib/ids/callback-token";
 import { callbackBase } from "../../config/public-url";
 import { currentRunIdKey } from "../../config/settings";
 import type { AsyncCalls } from "../../tools/tool-deps";

@@ -7,7 +7,7 @@
 // stored before is then refused.
 import type { CallResultBody, PendingCall } from "../../api/types";
 import type { Settled } from "../../tools/tool-deps";
-import { outputOfAnswer } from "../../tools/http-answer";
+import { outputOfAnswer } from "../../tools/http/http-answer";
 
 export const ASYNC_CALL_TABLE = `CREATE TABLE IF NOT EXISTS async_call (
   key TEXT PRIMARY KEY,

@@ -5,9 +5,9 @@
 import type { McpServerRef } from "../../api/types";
 import type { AnyToolSpec } from "../../loop/types";
 import { parseAllowList } from "../../tools";
-import { McpConnections } from "../../tools/mcp-connections";
-import { listMcpServers, mcpListKey, offeredNames, type McpListing } from "../../tools/mcp-listing";
-import { createMcpTools } from "../../tools/mcp-tool";
+import { McpConnections } from "../../tools/mcp/mcp-connections";
+import { listMcpServers, mcpListKey, offeredNames, type McpListing } from "../../tools/mcp/mcp-listing";
+import { createMcpTools } from "../../tools/mcp/mcp-tool";
 import { r2BlobStore } from "../blobs/blob-store";
 import type { EngineContext } from "../engine/engine-context";
 import { createJournal, loadJournal } from "../engine/journal";

@@ -11,7 +11,7 @@ import type { TicketHolder, WatcherToken } from "../../api/types";
 import { keyFingerprint } from "../../lib/key-fingerprint";
 import { SUBJECT_PATTERN } from "../../api/subject";
 import { inboxStub, inboxStubById } from "../../durable/inbox/inbox-stub";
-import { stepKeyOf } from "../../lib/call-key";
+import { stepKeyOf } from "../../lib/ids/call-key";
 import type { AppEnv, Creator } from "../app-env";
 import { isCallbackToken } from "./callback-auth";
 import { sha256Hex } from "../../lib/encoding";
@@ -226,7 +226,7 @@ export function requireSubject(options: { ticket?: boolean } = {}): MiddlewareHa
 
 /**
  * POST /v1/runs/:id/calls/:callKey/result: a tool server with the callback token of that one call
- * (src/lib/callback-token.ts), checked under every RUN_ID_KEY in constant time. Nothing else is
+ * (src/lib/ids/callback-token.ts), checked under every RUN_ID_KEY in constant time. Nothing else is
  * accepted here, not even the deployment token, and the callback token is refused everywhere else.
  */
 export function requireCallback(): MiddlewareHandler<AppEnv> {

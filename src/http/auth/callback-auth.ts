@@ -1,5 +1,5 @@
-// Checking an async tool call's callback token at the edge (the token itself: src/lib/callback-token.ts).
-import { CALLBACK_TOKEN_PATTERN, callbackToken } from "../../lib/callback-token";
+// Checking an async tool call's callback token at the edge (the token itself: src/lib/ids/callback-token.ts).
+import { CALLBACK_TOKEN_PATTERN, callbackToken } from "../../lib/ids/callback-token";
 
 const encoder = new TextEncoder();
 

@@ -6,7 +6,7 @@
 // (HMAC under RUN_ID_KEY, never under a token, so a token rotation changes nothing), so a retried
 // create reaches the same object and hands back the same token.
 import { base32Decode, randomBytes } from "../../lib/encoding";
-import { ID_BODY_BYTES, ID_TAG_BYTES, idempotentRunCredentials, runIdOf, runTokenOf, tagOf, type RunCredentials } from "../../lib/run-ids";
+import { ID_BODY_BYTES, ID_TAG_BYTES, idempotentRunCredentials, runIdOf, runTokenOf, tagOf, type RunCredentials } from "../../lib/ids/run-ids";
 
 export { idempotentRunCredentials, type RunCredentials };
 export const RUN_ID_PATTERN = /^run_[a-z2-7]{26}$/;

@@ -1,9 +1,9 @@
 // Schedule ids: `sch_` and 26 base32 characters, 11 random bytes and a 5-byte tag under RUN_ID_KEY
-// (src/lib/run-ids.ts, tagged apart from run ids), so the edge answers 404 to an id it did not
+// (src/lib/ids/run-ids.ts, tagged apart from run ids), so the edge answers 404 to an id it did not
 // mint before any object is touched. During a key rotation ids tagged under RUN_ID_KEY_PREVIOUS
 // are accepted too.
 import { base32Decode, randomBytes } from "../../lib/encoding";
-import { ID_BODY_BYTES, ID_TAG_BYTES, tagOf, taggedIdOf } from "../../lib/run-ids";
+import { ID_BODY_BYTES, ID_TAG_BYTES, tagOf, taggedIdOf } from "../../lib/ids/run-ids";
 
 export const SCHEDULE_ID_PATTERN = /^sch_[a-z2-7]{26}$/;
 const KIND = "schedule-id";

@@ -8,7 +8,7 @@ import type { Issue } from "../../api/schemas/error-schemas";
 import type { CreateRunBody, RunTemplate, ToolRef } from "../../api/types";
 import type { Settings } from "../../config/settings";
 import { checkToolRefs, checkToolSigning, parseAllowList, providerOnlyIssues, signingKeysOf } from "../../tools";
-import { checkMcpServers } from "../../tools/mcp-check";
+import { checkMcpServers } from "../../tools/mcp/mcp-check";
 import { outputIssues } from "../../tools/output-tool";
 import type { Creator } from "../app-env";
 import { ApiException, invalidRequest } from "../errors";

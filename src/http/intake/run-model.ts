@@ -5,8 +5,8 @@
 import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
 import type { Issue } from "../../api/schemas/error-schemas";
 import type { ProviderName } from "../../api/types";
-import { modelPrice, unknownPriceMessage } from "../../providers/common/model-prices";
-import type { PriceTable } from "../../providers/common/prices";
+import { modelPrice, unknownPriceMessage } from "../../providers/common/prices/model-prices";
+import type { PriceTable } from "../../providers/common/prices/prices";
 import { ApiException, invalidRequest } from "../errors";
 import { SCRIPTED_PROVIDER_SETTING } from "../../config/settings";
 import type { Creator } from "../app-env";

@@ -11,7 +11,7 @@
 // kept unchanged in providerBlocks, and so that they go back in the order they came, a turn that
 // has any keeps its text blocks there too, in place, with their citations (anthropic-request.ts
 // then sends that order). The execution container an answer used is recorded as a container block
-// (src/loop/container.ts) at the end of providerBlocks; the next request carries it on.
+// (src/loop/context/container.ts) at the end of providerBlocks; the next request carries it on.
 import type {
   ContentBlock,
   MessageDeltaUsage,
@@ -20,7 +20,7 @@ import type {
   StopReason as AnthropicStopReason,
   Usage as AnthropicUsage,
 } from "@anthropic-ai/sdk/resources/messages";
-import { containerBlock } from "../../loop/container";
+import { containerBlock } from "../../loop/context/container";
 import { ContextOverflowError } from "../../loop/errors";
 import type { AssistantMessage, ContentPart, StopReason, ToolCall, Usage } from "../../loop/types";
 import { refusalText, reportedCost, StreamCutError, StreamProtocolError } from "../common/stream-errors";

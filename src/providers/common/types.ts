@@ -1,5 +1,5 @@
 import type { AssistantMessage, Generate, StopReason, TokenPrices, ToolCall, Usage } from "../../loop/types";
-import type { PriceTable } from "./prices";
+import type { PriceTable } from "./prices/prices";
 import type { ImageData } from "./request-images";
 
 /** A model provider: one `generate` that the loop calls for every model step, and what it knows of its models. */

@@ -7,12 +7,12 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "o
 import type { GenerateContext, GenerateRequest, GenerateResult } from "../../loop/types";
 import { openAIContextWindowOf } from "../common/context-windows";
 import { ProviderError } from "../common/errors";
-import { callPrice, tokenPricesIn } from "../common/model-prices";
+import { callPrice, tokenPricesIn } from "../common/prices/model-prices";
 import { describeOpenAIFailure, isOpenAIContextOverflow, openAIProviderError, withoutKey } from "./openai-errors";
-import { OPENAI_PRICES } from "../common/openai-prices";
+import { OPENAI_PRICES } from "../common/prices/openai-prices";
 import { toOpenAIParams } from "./openai-request";
 import { createChunkAssembler } from "./openai-stream";
-import { costOf, type Price } from "../common/prices";
+import { costOf, type Price } from "../common/prices/prices";
 import { imageLoader } from "../common/request-images";
 import { retryDepsOf, withRetries, type FailureReading } from "../common/with-retries";
 import type { Provider, VendorProviderOptions } from "../common/types";

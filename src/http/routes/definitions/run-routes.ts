@@ -2,7 +2,7 @@
 // the OpenAPI document. Paths are relative to the /v1/runs mount.
 import { createRoute, z } from "@hono/zod-openapi";
 import { answerBodySchema, continueBodySchema } from "../../../api/schemas/answer-schemas";
-import { callResultAcceptedSchema, callResultBodySchema } from "../../../api/schemas/call-result-schemas";
+import { callResultAcceptedSchema, callResultBodySchema } from "../../../api/schemas/tools/call-result-schemas";
 import { createRunBodySchema } from "../../../api/schemas/create-run-schemas";
 import { errorBodySchema } from "../../../api/schemas/error-schemas";
 import { runTokenSchema, ticketSchema, createdRunSchema, messagesSchema, runViewSchema, runStatusSchema } from "../../../api/schemas/run-view-schemas";

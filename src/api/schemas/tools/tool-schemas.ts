@@ -1,0 +1,75 @@
+// The tools a run may call (`tools` in POST /v1/runs): a built-in by name, an HTTP tool, a client
+// tool, and the kinds of ./toolset-schemas.ts (client toolsets, provider tools).
+import { z } from "@hono/zod-openapi";
+import { httpUrlSchema } from "../../http-url";
+import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "../../async-calls";
+import { jsonObjectSchema } from "../../json-object";
+import { clientToolsetRefSchema, providerToolRefSchema } from "./toolset-schemas";
+import type * as Api from "../../types";
+
+export const httpToolRefSchema = z
+  .strictObject({
+    type: z.literal("http"),
+    name: z.string().min(1),
+    description: z.string(),
+    inputSchema: jsonObjectSchema.openapi({ description: "JSON Schema (2020-12) of the input." }),
+    url: httpUrlSchema,
+    approval: z.boolean().optional(),
+    once: z.boolean().optional().openapi({ description: "Never run twice, even across a crash." }),
+    async: z
+      .boolean()
+      .optional()
+      .openapi({ description: "The tool answers later: 202 Accepted, then a POST of the result to the call's callback URL." }),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .gte(1)
+      .lte(ASYNC_TIMEOUT_MAX_SECONDS)
+      .optional()
+      .openapi({ description: `For an async tool: how long the run waits for its result (default ${ASYNC_TIMEOUT_DEFAULT_SECONDS}, at most ${ASYNC_TIMEOUT_MAX_SECONDS}: 7 days).` }),
+  })
+  .superRefine((ref, context) => {
+    // A synchronous call always has 30 seconds; a timeout there would promise what is not done.
+    if (ref.timeoutSeconds !== undefined && ref.async !== true) {
+      context.addIssue({ code: "custom", path: ["timeoutSeconds"], message: "timeoutSeconds is for async tools only (async: true)." });
+    }
+  })
+  .openapi("HttpToolRef");
+
+export const clientToolRefSchema = z
+  .strictObject({
+    type: z.literal("client"),
+    name: z.string().min(1),
+    description: z.string(),
+    inputSchema: jsonObjectSchema,
+  })
+  .openapi("ClientToolRef");
+
+/**
+ * A tool that runs another agent as a child run. Its `run` (a template: the fields of POST /v1/runs
+ * but `messages`, `subject` and `webhook`) is checked by the run body's schema, which knows them
+ * (src/api/create-run-schemas.ts): this schema only sees an object, so the OpenAPI document stays flat.
+ */
+export const agentToolRefSchema = z
+  .strictObject({
+    type: z.literal("agent"),
+    name: z.string().min(1),
+    description: z.string(),
+    inputSchema: jsonObjectSchema.optional().openapi({ description: "JSON Schema of the input. Default: {task: string}, the task being the child's first user message." }),
+    run: z
+      .custom<Api.RunTemplate>((value) => typeof value === "object" && value !== null && !Array.isArray(value), { message: "Expected an object: the child run's template." })
+      .openapi({ type: "object", description: "The child run's template: the fields of POST /v1/runs except messages, subject and webhook (tools may name further agents)." }),
+  })
+  .openapi("AgentToolRef");
+
+export const toolRefSchema = z
+  .union([
+    z.string().min(1).openapi({ description: "A built-in tool by name: ask, calculator, current_time." }),
+    z.discriminatedUnion("type", [httpToolRefSchema, clientToolRefSchema, clientToolsetRefSchema, providerToolRefSchema, agentToolRefSchema]),
+  ])
+  .openapi("ToolRef");
+
+export function toolNameOf(ref: Api.ToolRef): string {
+  if (typeof ref === "string") return ref;
+  return ref.type === "provider" ? ref.spec.name : ref.name;
+}
