@@ -1,6 +1,8 @@
 // `npm run replay -- <recording.json> [more.json …]`: runs today's loop against each recording (GET
 // /v1/runs/:id/export) with no network. Prints OK with the step count, or the first divergence
 // (segment, step key, and the path of the first differing field in the request), and exits 1.
+// Steps are counted as the run view counts them (model calls). A file that cannot be read or is no
+// recording is one line on stderr, never a stack.
 import { readFile } from "node:fs/promises";
 import { replayRecording } from "../src/replay/replay";
 import { RECORDING_FORMAT, type Recording } from "../src/replay/recording";
@@ -10,9 +12,30 @@ if (files.length === 0) {
   console.error("usage: npm run replay -- <recording.json> [more.json …]");
   process.exit(2);
 }
+/** The file's recording, or the one line that says why there is none. */
+async function read(file: string): Promise<Recording | string> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? `${file}: no such file` : `${file}: cannot be read (${code ?? "unknown error"})`;
+  }
+  try {
+    return JSON.parse(text) as Recording;
+  } catch {
+    return `${file}: not JSON (a recording is the body of GET /v1/runs/:id/export)`;
+  }
+}
+
 let failed = false;
 for (const file of files) {
-  const recording = JSON.parse(await readFile(file, "utf8")) as Recording;
+  const recording = await read(file);
+  if (typeof recording === "string") {
+    console.error(recording);
+    failed = true;
+    continue;
+  }
   if (recording.format !== RECORDING_FORMAT) {
     console.error(`${file}: not a recording (format ${JSON.stringify(recording.format)}, expected ${RECORDING_FORMAT})`);
     failed = true;

@@ -12,7 +12,14 @@ import { firstDifference } from "./first-difference";
 import { loopOptionsOf } from "./loop-options-of";
 import type { RecordedEnd, RecordedSegment, RecordedStep, Recording } from "./recording";
 
-export type ReplayResult = { ok: true; steps: number } | { ok: false; segment: number; key: string; path?: string; message: string };
+/**
+ * `steps` counts model calls, as the run view's `steps` does; `entries` counts every journal entry
+ * the loop asked for (model calls, tool calls, compaction summaries, …).
+ */
+export type ReplayResult = { ok: true; steps: number; entries: number } | { ok: false; segment: number; key: string; path?: string; message: string };
+
+/** A model call's step key (`model/3`), as the run view counts steps; a fork's or compaction's keys are not. */
+const MODEL_STEP = /(^|\/)model\/\d+$/;
 
 class Diverged extends Error {
   constructor(
@@ -121,15 +128,17 @@ async function replaySegment(recording: Recording, segment: RecordedSegment): Pr
     const key = end.kind === "asked" ? end.key : segment.end.kind === "asked" ? segment.end.key : "(end)";
     return { ok: false, segment: segment.n, key, path: `end.${path}`, message: `The segment ended ${JSON.stringify(end)} where the recording ended ${JSON.stringify(segment.end)}.` };
   }
-  return { ok: true, steps: segment.steps.length };
+  return { ok: true, steps: segment.steps.filter((recorded) => MODEL_STEP.test(recorded.key)).length, entries: segment.steps.length };
 }
 
 export async function replayRecording(recording: Recording): Promise<ReplayResult> {
   let steps = 0;
+  let entries = 0;
   for (const segment of recording.segments) {
     const result = await replaySegment(recording, segment);
     if (!result.ok) return result;
     steps += result.steps;
+    entries += result.entries;
   }
-  return { ok: true, steps };
+  return { ok: true, steps, entries };
 }
