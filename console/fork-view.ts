@@ -11,6 +11,11 @@ export type ForkLinks = {
   openSource(runId: string): void;
 };
 
+/** The steps a fork took from its source, as a sentence's subject: "Step 1 is the source's", "Steps 1–3 are the source's". */
+function inherited(step: number): string {
+  return step === 1 ? "Step 1 is the source's" : `Steps 1–${step} are the source's`;
+}
+
 export class ForkView {
   private readonly box = byId("fork-of", HTMLDivElement);
   private readonly ownSpent = el("span", { className: "fork-spent" });
@@ -28,7 +33,7 @@ export class ForkView {
     const sourceCost = el("span", { className: "source-spent", text: "–" });
     this.box.append(
       el("h3", { text: "Fork" }),
-      el("p", {}, document.createTextNode("Forked from "), sourceLink, document.createTextNode(` at step ${step}. `), el("span", { className: "diverged", text: `Steps 1–${step} are the source's, replayed from its journal (no model or tool asked again); the fork diverged after step ${step}.` })),
+      el("p", {}, document.createTextNode("Forked from "), sourceLink, document.createTextNode(` at step ${step}. `), el("span", { className: "diverged", text: `${inherited(step)}, replayed from its journal (no model or tool asked again); the fork diverged after step ${step}.` })),
       el(
         "dl",
         { className: "fork-costs" },
@@ -40,7 +45,7 @@ export class ForkView {
     this.setSpent(run.spentUsd);
     void links.source(runId).then((source) => {
       if (this.forkedFrom?.runId !== runId) return;
-      sourceCost.textContent = source === undefined ? "not readable with this token" : `${money(source.spentUsd)} over ${source.steps} steps (${source.status})`;
+      sourceCost.textContent = source === undefined ? "not readable with this fork's token" : `${money(source.spentUsd)} over ${source.steps} steps (${source.status})`;
     });
   }
 

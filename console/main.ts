@@ -84,6 +84,11 @@ function remember(runId: string, token: string): void {
   byId("open-id", HTMLInputElement).value = runId;
 }
 
+/** A run token (`rt_…`), which reads one run and its children; the deployment token and user tokens read more. */
+function isRunToken(token: string): boolean {
+  return token.startsWith("rt_");
+}
+
 async function watch(runId: string, token: string): Promise<void> {
   watching?.abort();
   const controller = new AbortController();
@@ -101,8 +106,10 @@ async function watch(runId: string, token: string): Promise<void> {
       await watch(forked.run.id, forked.token);
     },
     // The source of a fork, read with its own token when this tab forked it (or opened it), else with this one (the deployment token reads any run).
+    // A run token reads only its own run (and its children): a fork's own token is not asked for its source, which would only be a 404.
     source: async (sourceId: string) => {
-      const known = sessionStorage.getItem(`ratchet:${sourceId}`) ?? token;
+      const known = sessionStorage.getItem(`ratchet:${sourceId}`) ?? (isRunToken(token) ? undefined : token);
+      if (known === undefined) return undefined;
       return createClient({ baseUrl, token: known }).getRun(sourceId).catch(() => undefined);
     },
     openSource: (sourceId: string) => {

@@ -11,6 +11,7 @@ export class RunTree {
   private readonly box = byId("run-tree", HTMLDivElement);
   private readonly parent = byId("run-parent", HTMLButtonElement);
   private readonly list = byId("run-children", HTMLUListElement);
+  private readonly heading = byId("run-children-title", HTMLHeadingElement);
   private rows = new Map<string, HTMLLIElement>();
   private openRun: (id: string) => void = () => undefined;
   private parentId: string | undefined;
@@ -51,6 +52,8 @@ export class RunTree {
 
   private refresh(): void {
     show(this.box, this.rows.size > 0 || this.parentId !== undefined);
+    // A child with no children of its own shows its parent only, under no empty "Child runs".
     show(this.list, this.rows.size > 0);
+    show(this.heading, this.rows.size > 0);
   }
 }

@@ -1,0 +1,99 @@
+// The console on a phone (390 px wide), in headless Chromium against `wrangler dev` (scripted
+// provider): a parent with ten child runs scrolls no page sideways, a child shows no empty heading,
+// and a fork opened with its own token reads as sentences and asks nothing its token cannot read.
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { createRun } from "./support/api";
+import { consolePage, openRun, text, WAIT } from "./support/console-browser";
+import { consoleFixture } from "./support/console-fixture";
+import { LOCAL_TOKEN } from "./support/local-vars";
+import { waitForEnd } from "./support/run-events";
+
+const PORT = 9290 + Math.floor(Math.random() * 100);
+const CHILDREN = 10;
+
+function agent(name: string) {
+  return { type: "agent", name, description: `${name}: a helper`, run: { provider: "scripted", model: "scripted-model", minAnswerChars: 0, maxSteps: 2, budget: { usd: 0.05 }, script: [{ text: `${name} done.`, costUsd: 0.001 }] } };
+}
+
+/** How far the page scrolls sideways: 0 when nothing is wider than the window. */
+function sideways(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+/**
+ * Headings the page shows with nothing shown after them: no visible text follows a heading among
+ * its siblings (for a heading that opens a wrapper, such as the run's title row, among the
+ * wrapper's siblings).
+ */
+function emptyHeadings(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const shown = (element: Element) => (element as HTMLElement).offsetParent !== null && (element.textContent ?? "").trim() !== "";
+    const followedByText = (heading: Element): boolean => {
+      let node: Element = heading;
+      for (;;) {
+        const after: Element[] = [];
+        for (let next = node.nextElementSibling; next !== null; next = next.nextElementSibling) after.push(next);
+        if (after.some(shown)) return true;
+        const parent = node.parentElement;
+        const opensParent = parent !== null && [...parent.children].find(shown) === node;
+        if (!opensParent || parent === document.body) return false;
+        node = parent;
+      }
+    };
+    return [...document.querySelectorAll("h2, h3")].filter(shown).filter((heading) => !followedByText(heading)).map((heading) => (heading.textContent ?? "").trim());
+  });
+}
+
+describe("the console at 390 px", () => {
+  const fixture = consoleFixture("console-narrow", PORT);
+
+  it("a parent of ten children scrolls nothing sideways; a child shows no empty 'Child runs'", async () => {
+    const names = Array.from({ length: CHILDREN }, (_v, i) => `helper-${i + 1}`);
+    const parent = await createRun(fixture.dev.url, LOCAL_TOKEN, {
+      messages: [{ role: "user", content: "go" }],
+      minAnswerChars: 0,
+      budget: { usd: 1 },
+      tools: names.map(agent),
+      script: [{ text: "Handing out.", toolCalls: names.map((name, i) => ({ id: `c${i + 1}`, name, input: { task: "x" } })) }, { text: "Parent done." }],
+    });
+    await waitForEnd(fixture.dev.url, { id: parent.id, token: parent.token });
+    const { page, errors } = await consolePage(fixture.browser, fixture.dev.url, { phone: true });
+    await openRun(page, parent.id, parent.token);
+    await expect.poll(() => page.locator("#run-children li.child").count(), WAIT).toBe(CHILDREN);
+    await page.locator("#run-status[data-status=finished]").waitFor(WAIT);
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    expect(await emptyHeadings(page)).toEqual([]);
+
+    await page.locator("#run-children li.child .child-open").first().click();
+    await page.locator("#run-parent").waitFor({ state: "visible", ...WAIT });
+    await page.locator("#run-status[data-status=finished]").waitFor(WAIT);
+    expect(await page.getByRole("heading", { name: "Child runs" }).isVisible()).toBe(false);
+    expect(await emptyHeadings(page)).toEqual([]);
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it("a fork at step 1 opened with its own token reads as a sentence and asks nothing it cannot read", async () => {
+    const script = [{ text: "One.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "1 + 1" } }], costUsd: 0.01 }, { text: "Two.", costUsd: 0.02 }];
+    const source = await createRun(fixture.dev.url, LOCAL_TOKEN, { messages: [{ role: "user", content: "Count." }], tools: ["calculator"], minAnswerChars: 0, script });
+    await waitForEnd(fixture.dev.url, { id: source.id, token: source.token });
+    const forked = await fetch(`${fixture.dev.url}/v1/runs/${source.id}/fork`, { method: "POST", headers: { Authorization: `Bearer ${LOCAL_TOKEN}`, "Content-Type": "application/json" }, body: JSON.stringify({ atStep: 1 }) });
+    expect(forked.status).toBe(201);
+    const fork = (await forked.json()) as { run: { id: string }; token: string };
+    await waitForEnd(fixture.dev.url, { id: fork.run.id, token: fork.token });
+
+    const { page, errors } = await consolePage(fixture.browser, fixture.dev.url, { phone: true });
+    await openRun(page, fork.run.id, fork.token);
+    const box = page.locator("#fork-of");
+    await box.waitFor({ state: "visible", ...WAIT });
+    await page.locator("#run-status[data-status=finished]").waitFor(WAIT);
+    const said = await text(box.locator("p"));
+    expect(said).toContain(`Forked from ${source.id} at step 1.`);
+    expect(said).toContain("Step 1 is the source's");
+    expect(said).not.toMatch(/Steps 1–1/);
+    expect(await text(box.locator(".source-spent"))).toBe("not readable with this fork's token");
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    expect(errors).toEqual([]);
+  }, 180_000);
+});
