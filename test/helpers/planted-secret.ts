@@ -3,8 +3,13 @@
 // at depth 1 and 2. The tree it makes runs to its end on the scripted provider against the real
 // test MCP server (which takes any extra header), so every view, event, export, webhook and span
 // it produces can be searched for the secret.
+import { expect } from "vitest";
+import type { RunView } from "../../src/api/types";
 import { mcpUrl } from "../mcp-server/client";
-import { agentTool, callAgents } from "./children";
+import { agentTool, callAgents, driveTree } from "./children";
+import { deliverOutbox } from "./inbox";
+import { stubFor, viewOf } from "./runs";
+import { startRun } from "./service-client";
 
 /** Every planted value contains this; none may be found in what leaves the service. */
 export const PLANTED = "planted-credential-9c41e7";
@@ -41,4 +46,23 @@ export function plantedRun(extra: Record<string, unknown> = {}): Record<string, 
 export function plantedIn(text: string): string | undefined {
   const at = text.indexOf(PLANTED);
   return at < 0 ? undefined : text.slice(Math.max(0, at - 200), at + 60);
+}
+
+/** Every run of a tree: the root, then its children's trees. */
+export async function treeOf(id: string): Promise<RunView[]> {
+  const view = await viewOf(stubFor(id));
+  const below = await Promise.all((view.children ?? []).map((child) => treeOf(child.id)));
+  return [view, ...below.flat()];
+}
+
+/** Starts a planted run (the deployment token), drives its tree to its end and delivers every outbox of it (inbox, webhooks, spans). */
+export async function finishedPlantedTree(extra: Record<string, unknown> = {}): Promise<{ root: RunView; token: string; tree: RunView[] }> {
+  const { run, token } = await startRun(plantedRun(extra));
+  expect(plantedIn(JSON.stringify(run)), "the create answer").toBeUndefined();
+  expect((await driveTree(run.id)).status).toBe("finished");
+  const tree = await treeOf(run.id);
+  // The root, its child and its grandchild: the secret was stored at each depth.
+  expect(tree.map((view) => view.parentId === undefined)).toEqual([true, false, false]);
+  for (const view of tree) await deliverOutbox(stubFor(view.id));
+  return { root: tree[0]!, token, tree };
 }

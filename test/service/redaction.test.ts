@@ -5,15 +5,12 @@
 // runs' views and exports, and the schedule views. The webhooks and spans of such a run are checked
 // in their own projects (test/webhooks/redaction.test.ts, test/otel-capture/redaction.test.ts).
 import { describe, expect, it } from "vitest";
-import type { RunView } from "../../src/api/types";
 import { replayRecording } from "../../src/replay/replay";
 import type { Recording } from "../../src/replay/recording";
-import { driveTree } from "../helpers/children";
-import { deliverOutbox, freshSubject, userToken } from "../helpers/inbox";
-import { plantedIn, plantedRun, plantedTemplate } from "../helpers/planted-secret";
-import { stubFor } from "../helpers/runs";
+import { freshSubject, userToken } from "../helpers/inbox";
+import { finishedPlantedTree, plantedIn, plantedTemplate } from "../helpers/planted-secret";
 import { createSchedule, patchSchedule, scheduleCall } from "../helpers/schedules";
-import { api, readSse, startRun } from "../helpers/service-client";
+import { api, readSse } from "../helpers/service-client";
 import { TEST_API_TOKEN } from "../test-env";
 
 /** The answer's text, after checking its status. */
@@ -30,25 +27,11 @@ async function sseText(path: string, token: string, stop: (data: Record<string, 
   return JSON.stringify(await readSse(response, stop));
 }
 
-/** Every run of a tree: the root, then its children's trees. */
-async function treeOf(id: string): Promise<RunView[]> {
-  const view = JSON.parse(await read(`/v1/runs/${id}`, TEST_API_TOKEN)) as RunView;
-  const below = await Promise.all((view.children ?? []).map((child) => treeOf(child.id)));
-  return [view, ...below.flat()];
-}
-
 describe("what leaves the service", () => {
   it("no route that shows a run or its body shows a planted MCP header value, at any depth", async () => {
     const subject = freshSubject("redaction");
     const userToken_ = await userToken(subject);
-    const { run, token } = await startRun(plantedRun({ subject }));
-    expect(plantedIn(JSON.stringify(run))).toBeUndefined();
-    const done = await driveTree(run.id);
-    expect(done.status).toBe("finished");
-    const tree = await treeOf(run.id);
-    // The root, its child and its grandchild: the secret was stored at each depth.
-    expect(tree.map((view) => view.parentId === undefined)).toEqual([true, false, false]);
-    for (const view of tree) await deliverOutbox(stubFor(view.id));
+    const { root: run, token, tree } = await finishedPlantedTree({ subject });
 
     const shown: [string, string][] = [];
     for (const view of tree) {
@@ -70,8 +53,7 @@ describe("what leaves the service", () => {
   });
 
   it("a redacted export still replays: its MCP calls come from the journal, headers are not part of a model request", async () => {
-    const { run } = await startRun(plantedRun());
-    expect((await driveTree(run.id)).status).toBe("finished");
+    const { root: run } = await finishedPlantedTree();
     const recording = JSON.parse(await read(`/v1/runs/${run.id}/export`, TEST_API_TOKEN)) as Recording;
     expect(plantedIn(JSON.stringify(recording))).toBeUndefined();
     expect(recording.journal.map((entry) => entry.key)).toContain("s1/mcp-list/top");
