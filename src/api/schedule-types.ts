@@ -40,7 +40,7 @@ export type ScheduleSettings = {
 };
 
 export type ScheduleView = ScheduleSettings & {
-  /** The run each fire starts: a POST /v1/runs body, as checked (defaults filled in; MCP servers' headers left out). */
+  /** The run each fire starts: a POST /v1/runs body, as checked (defaults filled in; MCP servers' headers left out at any depth: redactBody). */
   run: CreateRunBody;
   /** The next fire time; absent while paused. */
   nextAt?: string;

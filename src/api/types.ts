@@ -71,7 +71,7 @@ export type McpServerRef = {
   name: string;
   /** http(s); its host must be on HTTP_TOOL_ALLOW. */
   url: string;
-  /** Sent with every request to the server (e.g. Authorization); never shown in views, events or logs. */
+  /** Sent with every request to the server (e.g. Authorization); never shown in views, exports, events or logs (redactBody). */
   headers?: Record<string, string>;
   /** Only these of the server's tools are offered (the server's own names). */
   tools?: string[];

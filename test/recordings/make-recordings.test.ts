@@ -117,10 +117,13 @@ describe("recordings of each kind of run", () => {
   it("mcp: a tool of an MCP server, listed and called (anthropic)", async () => {
     const model = uniqueModel("claude-sonnet-5-5");
     await script(model, [{ text: "Echo.", toolCalls: [{ id: "toolu_e", name: "main__echo", input: { text: "hello" } }] }, { text: "It said hello." }]);
-    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Echo hello." }], minAnswerChars: 0, mcpServers: [{ name: "main", url: mcpUrl() }] });
+    // The server's headers are a credential: the export leaves them out, and the replay needs none.
+    const mcpServers = [{ name: "main", url: mcpUrl(), headers: { Authorization: "Bearer recording-credential" } }];
+    const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Echo hello." }], minAnswerChars: 0, mcpServers });
     await driveRun(run.id);
     expect(await getRun(run.id, token)).toMatchObject({ status: "finished", finalText: "It said hello.", steps: 2 });
-    await keep("mcp", run.id, token);
+    const recording = await keep("mcp", run.id, token);
+    expect(JSON.stringify(recording)).not.toContain("recording-credential");
   });
 
   it("async-tool: a job taken with 202, its result sent to the callback later", async () => {

@@ -68,7 +68,7 @@ export const scheduleViewSchema = z
     catchUp: catchUpSchema,
     paused: z.boolean(),
     subject: z.string().optional(),
-    run: z.record(z.string(), z.unknown()).openapi({ description: "The run each fire starts: a CreateRunBody as checked (defaults filled in; MCP servers' headers left out)." }),
+    run: z.record(z.string(), z.unknown()).openapi({ description: "The run each fire starts: a CreateRunBody as checked (defaults filled in; MCP servers' headers left out, in agent templates too)." }),
     nextAt: z.string().optional().openapi({ description: "The next fire time; absent while paused." }),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -1,10 +1,12 @@
 // A run's recording (GET /v1/runs/:id/export): each segment's loop is run on this code against the
 // journal alone (nothing is called), and every step it asks for is written down in order, each
 // model step with the request this code builds for it. A replay (src/replay) on other code must ask
-// for the same. Read-only: it changes nothing of the run.
+// for the same. Read-only: it changes nothing of the run. Its body is the redacted one (redactBody:
+// no MCP header values): a replay needs none, its MCP listings and calls are in the journal.
 import type { Outcome, StoredEvent } from "../../api/types";
 import { runToolLoop } from "../../loop";
 import type { Step } from "../../loop/types";
+import { redactBody } from "../../api/redaction/redact-body";
 import { AskedPast, resultOf } from "../../replay/replay";
 import { RECORDING_FORMAT, type RecordedEnd, type RecordedSegment, type RecordedStep, type Recording } from "../../replay/recording";
 import { VERSION } from "../../version";
@@ -67,7 +69,7 @@ export async function exportRun(engine: EngineContext): Promise<Outcome<Recordin
   const segments: Recorded[] = [];
   for (const segment of readSegments(sql, run.segment)) segments.push(await recordSegment(engine, run, segment, costs));
   const first = segments[0]!;
-  const options: Recording["options"] = { body: run.body, model: run.model, provider: run.provider, compaction: first.compaction };
+  const options: Recording["options"] = { body: redactBody(run.body), model: run.model, provider: run.provider, compaction: first.compaction };
   if (first.prices !== undefined) options.prices = first.prices;
   if (run.forkedFrom !== undefined) options.forkedFrom = run.forkedFrom;
   return ok({

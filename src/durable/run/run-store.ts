@@ -3,6 +3,7 @@
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
 import type { ApiError, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
+import { redactBody } from "../../api/redaction/redact-body";
 import { DEFAULT_MAX_STEPS } from "../../loop/loop-state";
 import type { ForkSegment } from "../../api/rpc/fork-rpc";
 import type { ChatMessage } from "../../loop/types";
@@ -360,7 +361,12 @@ export function bumpVersion(sql: SqlStorage): number {
   return Number(sql.exec<{ version: number }>("UPDATE run SET change_version = change_version + 1 RETURNING change_version AS version").one().version);
 }
 
+/**
+ * The run as GET /v1/runs/:id shows it; the listing, the inbox, webhooks, a parent's child list and
+ * the run-started event are made from it. It takes the body's fields from the redacted body only.
+ */
 export function toRunView(run: RunRow): RunView {
+  const body = redactBody(run.body);
   const view: RunView = {
     id: run.id,
     status: run.status,
@@ -369,7 +375,7 @@ export function toRunView(run: RunRow): RunView {
     steps: run.steps,
     maxSteps: run.stepLimit,
     spentUsd: run.spentUsd + run.childrenUsd,
-    budgetUsd: run.body.budget?.usd ?? 0,
+    budgetUsd: body.budget?.usd ?? 0,
     lastSeq: run.lastSeq,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
@@ -382,7 +388,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.pending.length > 0) view.pending = run.pending;
   if (run.queuedMessages > 0) view.queuedMessages = run.queuedMessages;
   if (run.error !== undefined) view.error = run.error;
-  if (run.body.metadata !== undefined) view.metadata = run.body.metadata;
+  if (body.metadata !== undefined) view.metadata = body.metadata;
   if (run.subject !== undefined) view.subject = run.subject;
   if (run.webhooks.length > 0) view.webhooks = run.webhooks;
   if (run.scheduleId !== undefined) view.scheduleId = run.scheduleId;

@@ -2,6 +2,7 @@
 // they tell: a step, a segment's stop, the end of a wait. Nothing is written while the export is
 // off (no OTEL_EXPORTER_OTLP_ENDPOINT). A step is committed once, so its spans are written once;
 // the outbox sends them at least once, with the same bytes each time.
+import { redactBody } from "../../api/redaction/redact-body";
 import { toolNameOf } from "../../api/schemas/tools/tool-schemas";
 import { otelOf } from "../../config/otel-settings";
 import type { EngineContext } from "../engine/engine-context";
@@ -22,7 +23,8 @@ export function segmentScope(engine: EngineContext, run: Pick<RunRow, "id" | "pr
   const otel = otelOf(engine.env);
   if (otel === undefined) return undefined;
   const { sql } = engine.ctx.storage;
-  const extensions = new Set((run.body.tools ?? []).filter((ref) => typeof ref !== "string" && ref.type === "http").map(toolNameOf));
+  // Spans leave the service: what they take of the body, they take from its redacted form.
+  const extensions = new Set((redactBody(run.body).tools ?? []).filter((ref) => typeof ref !== "string" && ref.type === "http").map(toolNameOf));
   return {
     traceId: readTrace(sql, run.id).traceId,
     runId: run.id,

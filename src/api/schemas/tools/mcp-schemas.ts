@@ -34,7 +34,7 @@ const headersSchema = z
       else if (value.length > HEADER_VALUE_MAX) context.addIssue({ code: "custom", path: [name], message: `A header value has at most ${HEADER_VALUE_MAX} characters.` });
     }
   })
-  .openapi({ description: "Sent with every request to the server (credentials such as Authorization). Stored with the run; never shown in its view, events, messages or logs." });
+  .openapi({ description: "Sent with every request to the server (credentials such as Authorization). Stored with the run; never shown in its view, export, events, messages or logs." });
 
 const toolNamesSchema = z.array(z.string().min(1)).max(TOOLS_MAX);
 

@@ -1,0 +1,73 @@
+// One redaction (docs/api.md, "What leaves the service"): a secret planted in every place a body can
+// hold one (MCP servers' headers at the top level and in agent templates at depth 1 and 2, and a
+// schedule's run template the same) is found in no answer of any route that returns a body's
+// fields: the run view, messages, export, listing, events over SSE, the inbox's events, the child
+// runs' views and exports, and the schedule views. The webhooks and spans of such a run are checked
+// in their own projects (test/webhooks/redaction.test.ts, test/otel-capture/redaction.test.ts).
+import { describe, expect, it } from "vitest";
+import { replayRecording } from "../../src/replay/replay";
+import type { Recording } from "../../src/replay/recording";
+import { freshSubject, userToken } from "../helpers/inbox";
+import { finishedPlantedTree, plantedIn, plantedTemplate } from "../helpers/planted-secret";
+import { createSchedule, patchSchedule, scheduleCall } from "../helpers/schedules";
+import { api, readSse } from "../helpers/service-client";
+import { TEST_API_TOKEN } from "../test-env";
+
+/** The answer's text, after checking its status. */
+async function read(path: string, token: string, init: RequestInit = {}): Promise<string> {
+  const response = await api(path, token, init);
+  const text = await response.text();
+  expect(response.status, `${path}: ${text.slice(0, 300)}`).toBe(200);
+  return text;
+}
+
+async function sseText(path: string, token: string, stop: (data: Record<string, unknown>) => boolean): Promise<string> {
+  const response = await api(path, token, { headers: { Accept: "text/event-stream" } });
+  expect(response.status, path).toBe(200);
+  return JSON.stringify(await readSse(response, stop));
+}
+
+describe("what leaves the service", () => {
+  it("no route that shows a run or its body shows a planted MCP header value, at any depth", async () => {
+    const subject = freshSubject("redaction");
+    const userToken_ = await userToken(subject);
+    const { root: run, token, tree } = await finishedPlantedTree({ subject });
+
+    const shown: [string, string][] = [];
+    for (const view of tree) {
+      for (const who of [TEST_API_TOKEN, userToken_]) {
+        shown.push([`view ${view.id}`, await read(`/v1/runs/${view.id}`, who)]);
+        shown.push([`messages ${view.id}`, await read(`/v1/runs/${view.id}/messages`, who)]);
+        shown.push([`export ${view.id}`, await read(`/v1/runs/${view.id}/export`, who)]);
+      }
+      shown.push([`events ${view.id}`, await sseText(`/v1/runs/${view.id}/events?after=0`, TEST_API_TOKEN, (data) => data.type === "end")]);
+    }
+    shown.push(["root's export by its run token", await read(`/v1/runs/${run.id}/export`, token)]);
+    shown.push(["listing", await read("/v1/runs", userToken_)]);
+    shown.push(["inbox events", await sseText("/v1/inbox/events", userToken_, (data) => data.type === "run-ended" && (data.run as { id: string }).id === run.id)]);
+
+    // The test saw the recordings it searched: the MCP servers are there, by name and url.
+    const recording = JSON.parse(shown.find(([what]) => what === `export ${run.id}`)![1]) as Recording;
+    expect(recording.options.body.mcpServers).toEqual([{ name: "top", url: expect.any(String) }]);
+    for (const [what, text] of shown) expect(plantedIn(text), what).toBeUndefined();
+  });
+
+  it("a redacted export still replays: its MCP calls come from the journal, headers are not part of a model request", async () => {
+    const { root: run } = await finishedPlantedTree();
+    const recording = JSON.parse(await read(`/v1/runs/${run.id}/export`, TEST_API_TOKEN)) as Recording;
+    expect(plantedIn(JSON.stringify(recording))).toBeUndefined();
+    expect(recording.journal.map((entry) => entry.key)).toContain("s1/mcp-list/top");
+    expect(await replayRecording(recording)).toEqual({ ok: true, steps: recording.segments.flatMap((segment) => segment.steps).length });
+  });
+
+  it("a schedule's views show its run's MCP servers without their headers, at any depth", async () => {
+    const body = { cron: "0 9 * * *", run: { ...plantedTemplate(), messages: [{ role: "user", content: "Go." }] } };
+    const created = await createSchedule(body);
+    const shown: [string, string][] = [["create", JSON.stringify(created)]];
+    shown.push(["view", await (await scheduleCall(`/v1/schedules/${created.id}`)).text()]);
+    shown.push(["listing", await (await scheduleCall("/v1/schedules")).text()]);
+    shown.push(["patch", JSON.stringify(await patchSchedule(created.id, { paused: true }))]);
+    expect(created.run).toMatchObject({ mcpServers: [{ name: "top" }] });
+    for (const [what, text] of shown) expect(plantedIn(text), what).toBeUndefined();
+  });
+});
