@@ -57,7 +57,7 @@ describe("what leaves the service", () => {
     const recording = JSON.parse(await read(`/v1/runs/${run.id}/export`, TEST_API_TOKEN)) as Recording;
     expect(plantedIn(JSON.stringify(recording))).toBeUndefined();
     expect(recording.journal.map((entry) => entry.key)).toContain("s1/mcp-list/top");
-    expect(await replayRecording(recording)).toEqual({ ok: true, steps: recording.segments.flatMap((segment) => segment.steps).length });
+    expect(await replayRecording(recording)).toEqual({ ok: true, steps: recording.run.steps, entries: recording.segments.flatMap((segment) => segment.steps).length });
   });
 
   it("a schedule's views show its run's MCP servers without their headers, at any depth", async () => {
