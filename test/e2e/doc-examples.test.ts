@@ -38,6 +38,12 @@ describe("the docs' marked shell examples, run against wrangler dev", () => {
     expect(marked.filter((block) => block.file === "docs/api.md").length).toBeGreaterThanOrEqual(4);
   });
 
+  // Each feature's page has an example a newcomer can run offline that reaches the feature: the
+  // agent called, the schedule fired, the inbox rung.
+  it.each(["docs/children.md", "docs/schedules.md", "docs/inbox.md"])("%s has a runnable offline example", (file) => {
+    expect(marked.filter((block) => block.file === file).length).toBeGreaterThanOrEqual(2);
+  });
+
   it("spell Idempotency-Key one way, the real one: <runId>/s<segment>/<step key>", () => {
     const spellings = FILES.flatMap((file) => [...readDoc(file).matchAll(/<runId>\/[^`\s]*/g)].map((match) => `${file}: ${match[0]}`));
     expect(spellings.length).toBeGreaterThanOrEqual(3);
