@@ -132,7 +132,7 @@ describe("the hold's name and its release route", () => {
   it("is not there where SCRIPTED_PROVIDER is off: 404 naming the setting, before any token is looked at", async () => {
     const { run } = await startRun({ ...ask, script: [{ text: "a" }] });
     const off = { ...env, SCRIPTED_PROVIDER: "off" } as unknown as Env;
-    for (const headers of [{ Authorization: `Bearer ${TEST_API_TOKEN}` }, {}]) {
+    for (const headers of [{ Authorization: `Bearer ${TEST_API_TOKEN}` }, {}] as Record<string, string>[]) {
       const response = await createApp().request(`https://ratchet.example.com/v1/runs/${run.id}/scripted/holds/x/release`, { method: "POST", headers }, off);
       expect((await expectError(response, 404, "not-found")).error.message).toContain("SCRIPTED_PROVIDER=on");
     }
