@@ -31,6 +31,10 @@ const ALLOWED: Record<string, { sleeps: number; why: string }> = {
   "test/e2e/crash.test.ts": { sleeps: 3, why: "the turns' delays only spread the steps so the kill finds work in flight; every wait is on a stored event or the tool server's calls, and no assertion needs a delay to win" },
   "test/e2e/console-timeline.test.ts": { sleeps: 3, why: "the turns' delays give each model call's bar a width to draw; every wait is on a stored event or a drawn bar" },
   "test/e2e/fanout.test.ts": { sleeps: 1, why: "the turns' delays spread the run's events over time for its watchers; every wait is on the events themselves" },
+  "test/e2e/otel-crash.test.ts": {
+    sleeps: 1,
+    why: "the turns' delays keep the run going while its spans export, so the kill (after three chat spans arrived) lands mid-run; a hold cannot do it, as a held slice exports no spans until it ends; every assertion holds if the run had finished first",
+  },
   "test/e2e/sse-reader-gone.test.ts": { sleeps: 1, why: "the answer's delay leaves a quiet spell so the stream writes its probe; the test waits on the runs' ends and their log lines" },
 };
 
