@@ -79,6 +79,8 @@ export type ScriptedTurn = {
   costUsd?: number;
   /** Stream the text as deltas of this many characters (default 16). */
   chunk?: number;
+  /** Wait until this name is released for the run (a local and testing route, docs/api.md), then answer. */
+  hold?: string;
   /** Wait this long before answering. */
   delayMs?: number;
   /** Fail this call with this message instead of answering. */

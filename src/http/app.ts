@@ -16,6 +16,7 @@ import { inboxApp } from "./routes/inbox";
 import { pushApp } from "./routes/push";
 import { runsApp } from "./routes/runs";
 import { schedulesApp } from "./routes/schedules";
+import { scriptedApp } from "./routes/scripted";
 import { tokensApp } from "./routes/tokens";
 import { usageApp } from "./routes/usage";
 
@@ -37,6 +38,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/usage", usageApp());
   app.route("/v1/schedules", schedulesApp());
   app.route("/v1/push", pushApp());
+  app.route("/v1/runs/:id/scripted", scriptedApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {

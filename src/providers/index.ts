@@ -14,4 +14,5 @@ export type { ImageData } from "./common/request-images";
 export { ProviderError } from "./common/errors";
 export { modelPrice, priceTableFor, unknownPriceMessage, type PricedProvider } from "./common/prices/model-prices";
 export { createScriptedProvider, scriptSchema, type ScriptedTurn } from "./scripted/scripted";
+export { Holds, holdNameSchema, type WaitForRelease } from "./scripted/holds";
 export type { Provider } from "./common/types";

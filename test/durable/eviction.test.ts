@@ -70,15 +70,19 @@ describe("eviction and crashes", () => {
     });
   }
 
-  /** A run whose first model call (slowed to 200 ms) is cut by aborting every object once its step-start is out. */
+  /**
+   * A run whose first model call (held: a scripted `hold`) is cut by aborting every object once its
+   * step-start is out; then the hold is released (stored), so the step's next try answers.
+   */
   async function abortDuringFirstModelCall(): Promise<string> {
-    const slow = [{ ...script[0], delayMs: 200 }, script[1], script[2]];
-    const { id, stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script: slow });
+    const held = [{ ...script[0], hold: "first" }, script[1], script[2]];
+    const { id, stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script: held });
     const watcher = await watch(stub);
     const alarm = runDurableObjectAlarm(stub).catch((error: unknown) => error);
     await watcher.next((frame) => frame.type === "step-start");
     await abortAllDurableObjects();
     await alarm;
+    valueOf(await stubFor(id).releaseHold("first"));
     return id;
   }
 

@@ -2,8 +2,11 @@
 // queues a message the run takes in before its next model call and "Interrupt" stops the model call
 // in flight and asks again with the message; on a finished run the box has "Send" only, and sending
 // continues the run. Each is checked in the run's own events and history, not only on the page.
+// The model call the message box acts on is held (a scripted turn's `hold`) until the test
+// releases it, so "while the run works" is a state the test waits for, not a delay it races.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { releaseHold } from "./support/api";
 import { consolePage, openRun, WAIT } from "./support/console-browser";
 import { consoleFixture } from "./support/console-fixture";
 import type { DevServer } from "./support/dev-server";
@@ -46,14 +49,17 @@ describe("the console's message box", () => {
 
   it("Send while the run works: the message goes in before the next model call", async () => {
     const run = await create(fixture.dev, [
-      { text: "Adding.", delayMs: 1_500, toolCalls: [{ id: "c1", name: "calculator", input: { expression: "17 * 23" } }] },
-      { text: "Done, with your note.", delayMs: 300 },
+      { hold: "first", text: "Adding.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "17 * 23" } }] },
+      { text: "Done, with your note." },
     ]);
     const { page, errors } = await consolePage(fixture.browser, fixture.dev.url);
     await openRun(page, run.id, run.token);
+    await waitForEvent(fixture.dev.url, run.id, run.token, (event) => event.type === "step-start", { what: "its first model call" });
     await page.locator("#message-form").waitFor({ state: "visible", ...WAIT });
     expect(await page.locator("#message-interrupt").isVisible()).toBe(true);
     await type(page, "Round it to tens.", "Send");
+    // The message is stored while the first call holds: it goes in before the second.
+    await releaseHold(fixture.dev.url, LOCAL_TOKEN, run.id, "first");
     await waitForEnd(fixture.dev.url, run);
     const events = await waitForEvents(fixture.dev.url, run.id, run.token, (all) => all.some((event) => event.type === "end"), { what: "its end" });
     expect(userMessages(events)).toEqual([[2, "queue"]]);
@@ -64,12 +70,14 @@ describe("the console's message box", () => {
   });
 
   it("Interrupt: the model call in flight is stopped and made again with the message", async () => {
-    const run = await create(fixture.dev, [{ text: "A long answer.", delayMs: 2_000 }]);
+    const run = await create(fixture.dev, [{ hold: "answer", text: "A long answer." }]);
     const { page, errors } = await consolePage(fixture.browser, fixture.dev.url);
     await openRun(page, run.id, run.token);
     await waitForEvent(fixture.dev.url, run.id, run.token, (event) => event.type === "step-start", { what: "its first model call" });
     await page.locator("#message-interrupt").waitFor({ state: "visible", ...WAIT });
     await type(page, "Make it short.", "Interrupt");
+    // The interrupted call is made again with the message, and holds again until released.
+    await releaseHold(fixture.dev.url, LOCAL_TOKEN, run.id, "answer");
     await waitForEnd(fixture.dev.url, run);
     const events = await waitForEvents(fixture.dev.url, run.id, run.token, (all) => all.some((event) => event.type === "end"), { what: "its end" });
     expect(userMessages(events)).toEqual([[1, "interrupt"]]);

@@ -1,7 +1,8 @@
 // The runs every fuzz property aims at, and the checks they share: a finished run, a run waiting
-// on an ask, and a running run (its first model call would take two minutes; in this project no
-// alarm fires by itself, so it stays running). After every case each of them must be exactly as it
-// was, and no Durable Object may have appeared except for a run the case was allowed to create.
+// on an ask, and a running run (its first model call holds until released, which nothing does;
+// in this project no alarm fires by itself either, so it stays running). After every case each of
+// them must be exactly as it was, and no Durable Object may have appeared except for a run the
+// case was allowed to create.
 import { createExecutionContext, env, listDurableObjectIds, runDurableObjectAlarm, waitOnExecutionContext } from "cloudflare:test";
 import fc from "fast-check";
 import { expect } from "vitest";
@@ -53,7 +54,7 @@ export async function makeWorld(): Promise<World> {
   const hi = [{ role: "user", content: "hi" }];
   const finished = await create({ provider: "scripted", messages: hi, script: [{ text: "done" }] });
   const waiting = await create({ provider: "scripted", messages: hi, tools: ["ask"], script: [{ toolCalls: [{ id: "ask_1", name: "ask", input: { question: "Which one?" } }] }] });
-  const running = await create({ provider: "scripted", messages: hi, script: [{ text: "slow", delayMs: 120_000 }] });
+  const running = await create({ provider: "scripted", messages: hi, script: [{ text: "slow", hold: "never" }] });
   expect((await settle(finished.id)).status).toBe("finished");
   const asked = await settle(waiting.id);
   expect(asked.status).toBe("waiting");

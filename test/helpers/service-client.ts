@@ -127,3 +127,9 @@ export async function readSse(response: Response, stop: (data: Record<string, un
     }
   }
 }
+
+/** Releases the scripted hold `name` of run `id` (the local-only route, docs/api.md#the-scripted-provider). */
+export async function releaseHold(id: string, name: string): Promise<void> {
+  const response = await api(`/v1/runs/${id}/scripted/holds/${name}/release`, TEST_API_TOKEN, { method: "POST" });
+  expect(response.status, await response.text()).toBe(204);
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GenerateRequest } from "../../src/loop";
+import { Holds } from "../../src/providers/scripted/holds";
 import { createScriptedProvider, ScriptedProviderError } from "../../src/providers/scripted/scripted";
 
 const request = (assistants: number): GenerateRequest => ({
@@ -49,6 +50,24 @@ describe("scripted provider", () => {
     const pending = createScriptedProvider({ turns: [{ text: "late", delayMs: 60_000 }] }).generate(request(0), { signal: controller.signal });
     controller.abort(new Error("cancelled"));
     await expect(pending).rejects.toThrow("cancelled");
+  });
+
+  it("a held turn answers once its name is released (before or after it is reached); an abort ends the wait and costs the prompt", async () => {
+    const holds = new Holds();
+    const provider = createScriptedProvider({ turns: [{ hold: "a", text: "after a" }, { hold: "b", text: "after b" }], hold: (name, signal) => holds.wait(name, signal) });
+    const answered: string[] = [];
+    const first = provider.generate(request(0), context()).then((result) => answered.push(String(result.message.content)));
+    holds.release("a");
+    await first;
+    expect(answered).toEqual(["after a"]);
+    holds.release("b");
+    expect((await provider.generate(request(1), context())).message.content).toBe("after b");
+    const controller = new AbortController();
+    const costs: number[] = [];
+    const cut = createScriptedProvider({ turns: [{ hold: "never", text: "x" }], hold: (name, signal) => holds.wait(name, signal) }).generate(request(0), { signal: controller.signal, onPartialCost: (usd) => costs.push(usd) });
+    controller.abort(new Error("interrupted"));
+    await expect(cut).rejects.toThrow("interrupted");
+    expect(costs).toHaveLength(1);
   });
 
   it("without a script it answers the person's last message", async () => {

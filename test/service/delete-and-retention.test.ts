@@ -47,14 +47,14 @@ describe("DELETE /v1/runs/:id", () => {
     const body = {
       messages: [{ role: "user", content: [{ type: "text", text: "Look." }, { type: "image", mimeType: "image/png", data: PNG }] }],
       tools: ["ask"],
-      script: [{ toolCalls: [{ id: "q", name: "ask", input: { question: "Another picture?" } }] }, { text: "Thinking…", delayMs: 60_000 }],
+      script: [{ toolCalls: [{ id: "q", name: "ask", input: { question: "Another picture?" } }] }, { text: "Thinking…", hold: "never" }],
     };
     const { run, token } = await startRun(body, key);
     await driveRun(run.id);
     await api(`/v1/runs/${run.id}/answer`, token, { method: "POST", body: JSON.stringify({ callId: "q", content: [{ type: "image", mimeType: "image/gif", data: GIF }] }) });
     expect(await blobsOf(run.id)).toHaveLength(2);
     const socket = await openSocket(run.id, token);
-    // The run is now in a model call that takes a minute: the delete must not wait for it.
+    // The run is now in a model call that holds until released (never): the delete must not wait for it.
     const slice = runDurableObjectAlarm(stubFor(run.id)).catch(() => undefined);
     await socket.next((frame) => frame.type === "step-start" && frame.step === 2);
 
@@ -88,7 +88,7 @@ describe("DELETE /v1/runs/:id", () => {
 describe("two DELETEs of one run at once", () => {
   it("answer 204 and 204 or 404, never 500, whether the run was running or finished", async () => {
     for (const finished of [false, true]) {
-      const { run } = await startRun({ messages: [{ role: "user", content: "hi" }], script: [{ text: "hello", delayMs: 50 }] });
+      const { run } = await startRun({ messages: [{ role: "user", content: "hi" }], script: [{ text: "hello" }] });
       if (finished) await driveRun(run.id);
       const statuses = await Promise.all([0, 1, 2].map(() => api(`/v1/runs/${run.id}`, TEST_API_TOKEN, { method: "DELETE" }).then((response) => response.status)));
       expect(statuses.filter((status) => status === 204).length).toBeGreaterThanOrEqual(1);

@@ -1,13 +1,13 @@
 // An interrupted model call costs what the vendor would bill for it on every provider, not only on
 // Anthropic's (whose stream reports its prompt's tokens at once): on openai, whose usage comes only
 // at the end of the stream, the cut call's cost is estimated from its prompt and what it streamed;
-// on scripted, a call interrupted while it "thinks" (delayMs) costs its prompt.
+// on scripted, a call interrupted while it "thinks" (held until released) costs its prompt.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RunView, StoredEvent } from "../../src/api/types";
 import { openAIRequestsWhen, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { storedEvents, stubFor } from "../helpers/runs";
-import { api, driveRun, getRun, startRun } from "../helpers/service-client";
+import { api, driveRun, getRun, releaseHold, startRun } from "../helpers/service-client";
 import { watch } from "../helpers/watch";
 
 async function interrupt(id: string, token: string, content: string): Promise<RunView> {
@@ -38,14 +38,16 @@ describe("the cost of an interrupted model call", () => {
     expect(after.spentUsd).toBeGreaterThan(answered!);
   });
 
-  it("scripted: a call interrupted during its delay costs its prompt, counted in the run's spend", async () => {
-    const { run, token } = await startRun({ messages: [{ role: "user", content: "Think about it for a while." }], script: [{ text: "Thought it through.", delayMs: 1_500 }], minAnswerChars: 0 });
+  it("scripted: a call interrupted while it holds costs its prompt, counted in the run's spend", async () => {
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "Think about it for a while." }], script: [{ text: "Thought it through.", hold: "think" }], minAnswerChars: 0 });
     const stub = stubFor(run.id);
     const watcher = await watch(stub);
     const alarm = runDurableObjectAlarm(stub);
-    // The model call has begun (its step started) and is in its delay.
+    // The model call has begun (its step started) and holds until released.
     await watcher.next((frame) => frame.type === "step-start");
     await interrupt(run.id, token, "And be brief.");
+    // The call made again with the message holds too, until now.
+    await releaseHold(run.id, "think");
     await alarm;
     await driveRun(run.id);
     watcher.close();

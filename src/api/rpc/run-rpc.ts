@@ -73,6 +73,11 @@ export interface RunRpc {
    * A parent that is gone, or that was cancelled, answers ok (the latter cancels the child again).
    */
   childReport(reports: ChildReport[]): Promise<Outcome<null>>;
+  /**
+   * Releases the scripted provider's hold `name` for this run (POST /v1/runs/:id/scripted/holds/:name/release,
+   * where SCRIPTED_PROVIDER=on): stored, so it holds across restarts and may come before the hold.
+   */
+  releaseHold(name: string): Promise<Outcome<null>>;
   /** Deletes the run: cancel, close streams, delete the alarm, its blobs and its storage. */
   deleteRun(): Promise<Outcome<null>>;
   /** GET /v1/runs/:id/events is forwarded as is (WebSocket upgrade or SSE), after auth, with CALLER_HEADER set. */

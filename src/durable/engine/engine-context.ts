@@ -1,6 +1,7 @@
 // What the run engine's functions share: the object's state and bindings, the watchers, the fetch
 // that tools use, the MCP connections, the clock, and (for tests) how many new steps one slice may run.
 import type { McpConnections } from "../../tools/mcp/mcp-connections";
+import type { Holds } from "../../providers";
 import type { Fanout } from "../events/fanout";
 import type { ModelCalls } from "./model-calls";
 
@@ -19,6 +20,8 @@ export type EngineContext = {
   toolTimeoutMs?: number;
   /** The model call in flight, which a message may interrupt (the run object's; tests may leave it out). */
   modelCalls?: ModelCalls;
+  /** The scripted turns held in this instance, which a release wakes (scripted-holds.ts; the run object's). */
+  holds?: Holds;
   /** How the provider waits between retries (tests record the waits instead of sleeping). */
   retrySleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 };

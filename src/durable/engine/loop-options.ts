@@ -14,6 +14,8 @@ import { beginOnce } from "../tools/once-log";
 import { compactionRequestsAfter } from "./compaction-request-store";
 import { createRunProvider } from "./run-provider";
 import { scriptOf } from "./run-script";
+import { heldUntilReleased } from "./scripted-holds";
+import { Holds } from "../../providers";
 import type { RunRow, Segment } from "../run/run-store";
 import { toolTraceparent } from "../telemetry/propagation";
 
@@ -49,6 +51,8 @@ export function loopOptions(
       messages: body.messages,
       // A scripted `once` error turn fails the first time only, recorded like a `once` tool's start.
       firstFailure: (index) => beginOnce(ctx.storage, `scripted-error/${index}`),
+      // A scripted `hold` waits for its release, which the run stores (scripted-holds.ts).
+      hold: heldUntilReleased(ctx.storage.sql, engine.holds ?? new Holds()),
       ...(engine.retrySleep === undefined ? {} : { sleep: engine.retrySleep }),
     },
     env,

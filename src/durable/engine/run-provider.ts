@@ -3,7 +3,7 @@
 // run's own images from the blob store; the scripted provider its turns, parsed once per object
 // (run-script.ts). Providers never read the environment themselves.
 import { pricesOf } from "../../config/settings";
-import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, type ImageData, type Provider, type ScriptedTurn } from "../../providers";
+import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, type ImageData, type Provider, type ScriptedTurn, type WaitForRelease } from "../../providers";
 import type { ProviderName } from "../../api/types";
 import type { ChatMessage } from "../../loop/types";
 import type { BlobStore } from "../blobs/blob-store";
@@ -18,6 +18,8 @@ export type ProviderChoice = {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The scripted provider's record of `once` error turns that failed already (durable: once-log.ts). */
   firstFailure?: (index: number) => Promise<boolean>;
+  /** How the scripted provider's held turns wait for their release (durable: scripted-holds.ts). */
+  hold?: WaitForRelease;
 };
 
 function toBase64(bytes: Uint8Array): string {
@@ -30,8 +32,8 @@ function toBase64(bytes: Uint8Array): string {
 export function createRunProvider(choice: ProviderChoice, env: Env, blobs: BlobStore): Provider {
   if (choice.provider === "scripted") {
     const offset = choice.messages.filter((message) => message.role === "assistant").length;
-    const firstFailure = choice.firstFailure === undefined ? {} : { firstFailure: choice.firstFailure };
-    return createScriptedProvider(choice.script === undefined ? { offset, ...firstFailure } : { turns: choice.script, offset, ...firstFailure });
+    const durable = { ...(choice.firstFailure === undefined ? {} : { firstFailure: choice.firstFailure }), ...(choice.hold === undefined ? {} : { hold: choice.hold }) };
+    return createScriptedProvider(choice.script === undefined ? { offset, ...durable } : { turns: choice.script, offset, ...durable });
   }
   // A missing key is not an error here: reading a run's messages builds its provider too. The
   // first model call fails instead, with a message that says what to set.

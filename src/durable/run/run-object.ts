@@ -38,6 +38,8 @@ import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket
 import { sameDigest } from "./token-check";
 import { answer, cancelWaiting, continueRefusal, continueRun, queueMessage, retry, retryRefusal } from "./transitions";
 import { ModelCalls } from "../engine/model-calls";
+import { releaseHold } from "../engine/scripted-holds";
+import { Holds } from "../../providers";
 import { newMessageId } from "../person/message-store";
 import { reserveAgain } from "../inbox/spend-reservation";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
@@ -59,6 +61,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   private active: AbortController | undefined;
   /** Slices, cancels, uploads and deletion run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The scripted turns held in this instance (engine/scripted-holds.ts). */
+  private readonly holds = new Holds();
   /** The keys user tokens are accepted under now (their fingerprints), read once before any event. */
   private keys: AcceptedKeys = { current: "", accepted: [] };
 
@@ -66,7 +70,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     super(ctx, env);
     // Existing runs get any new tables; an object that holds no run stays empty.
     if (hasRun(ctx.storage.sql)) migrate(ctx.storage.sql);
-    this.engine = { ctx, env, fanout: new Fanout(ctx, () => this.engine.now()), fetch: (input, init) => fetch(input, init), now: () => Date.now(), modelCalls: new ModelCalls() };
+    this.engine = { ctx, env, fanout: new Fanout(ctx, () => this.engine.now()), fetch: (input, init) => fetch(input, init), now: () => Date.now(), modelCalls: new ModelCalls(), holds: this.holds };
     this.engine.mcp = new McpConnections((input, init) => this.engine.fetch(input, init));
     this.blobs = r2BlobStore(env.BLOBS);
     ctx.blockConcurrencyWhile(async () => {
@@ -292,6 +296,16 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     const applied = applyChildReports(this.engine, reports);
     if (applied.ended && readRunState(this.ctx.storage.sql)?.status === "running") await this.schedule();
     if (applied.toCancel.length > 0) await cancelChildren(this.env, applied.toCancel);
+    return ok(null);
+  }
+
+  /**
+   * Releases a scripted turn's hold (the local-only release route): stored before it answers, and
+   * not queued behind the slice, which may be the very call that holds.
+   */
+  async releaseHold(name: string): Promise<Outcome<null>> {
+    if (!hasRun(this.ctx.storage.sql)) return notFound();
+    releaseHold(this.ctx.storage.sql, this.holds, name);
     return ok(null);
   }
 

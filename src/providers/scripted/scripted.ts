@@ -12,6 +12,7 @@ import type { ChatMessage, GenerateContext, GenerateRequest, GenerateResult, Sto
 import { ProviderError } from "../common/errors";
 import type { Provider } from "../common/types";
 import { usd } from "../../lib/money";
+import { Holds, holdNameSchema, type WaitForRelease } from "./holds";
 
 export const scriptedTurnSchema = z.strictObject({
   text: z.string().optional(),
@@ -30,6 +31,11 @@ export const scriptedTurnSchema = z.strictObject({
   costUsd: z.number().nonnegative().optional(),
   /** Stream the text as deltas of this many characters (default 16). */
   chunk: z.number().int().positive().optional(),
+  /**
+   * Wait until the test releases this name before answering (holds.ts): a model call known to be in
+   * flight, with no timer to race. After the hold, `delayMs` (if any) still applies.
+   */
+  hold: holdNameSchema.optional(),
   /** Wait this long before answering (to be caught mid-step in crash tests). */
   delayMs: z.number().int().nonnegative().max(600_000).optional(),
   /** Fail this call with this message instead of answering. */
@@ -127,6 +133,12 @@ export type ScriptedOptions = {
   firstFailure?: (index: number) => Promise<boolean>;
   /** Assistant messages in the run's given history: turn 0 answers the first request after them. */
   offset?: number;
+  /**
+   * How a turn's `hold` waits for its release. The run object keeps releases durably, so a held
+   * call made again after a restart waits again only until its name is released; by default a
+   * provider's own in-memory holds, which nothing releases (the call waits until it is aborted).
+   */
+  hold?: WaitForRelease;
 };
 
 /** A `firstFailure` that remembers in memory, for a provider without storage. */
@@ -139,17 +151,28 @@ function inMemoryFailures(): (index: number) => Promise<boolean> {
   };
 }
 
-export function createScriptedProvider({ turns, offset = 0, firstFailure = inMemoryFailures() }: ScriptedOptions = {}): Provider {
+function inMemoryHolds(): WaitForRelease {
+  const holds = new Holds();
+  return (name, signal) => holds.wait(name, signal);
+}
+
+/** The turn's wait before it answers: its hold until released, then its delay. */
+async function waitBeforeAnswer(turn: ScriptedTurn, hold: WaitForRelease, signal: AbortSignal): Promise<void> {
+  if (turn.hold !== undefined) await hold(turn.hold, signal);
+  if (turn.delayMs !== undefined && turn.delayMs > 0) await delay(turn.delayMs, signal);
+}
+
+export function createScriptedProvider({ turns, offset = 0, firstFailure = inMemoryFailures(), hold = inMemoryHolds() }: ScriptedOptions = {}): Provider {
   async function generate(request: GenerateRequest, context: GenerateContext): Promise<GenerateResult> {
     if (request.purpose === "summary") return summaryAnswer(request);
     const index = (request.call !== undefined ? request.call - 1 : request.messages.filter((message) => message.role === "assistant").length) - offset;
     const turn: ScriptedTurn =
       turns === undefined ? defaultTurn(request) : (turns[index] ?? { text: "The script has no more turns." });
-    if (turn.delayMs !== undefined && turn.delayMs > 0) {
+    if (turn.hold !== undefined || (turn.delayMs !== undefined && turn.delayMs > 0)) {
       try {
-        await delay(turn.delayMs, context.signal);
+        await waitBeforeAnswer(turn, hold, context.signal);
       } catch (error) {
-        // Interrupted while it "thought": the call still cost its prompt, as a vendor's call does.
+        // Interrupted while it "thought" (held or delayed): the call still cost its prompt, as a vendor's call does.
         if (context.signal.aborted) context.onPartialCost?.(promptCostOf(turn, request));
         throw error;
       }

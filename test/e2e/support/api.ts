@@ -19,6 +19,15 @@ export async function createRun(base: string, apiToken: string, body: Record<str
   return { id: created.run.id, token: created.token, run: created.run };
 }
 
+/**
+ * Releases a scripted turn's hold (docs/api.md#the-scripted-provider): the model call held on `name`
+ * answers. With the deployment token; the release is stored, so it may come before the hold.
+ */
+export async function releaseHold(base: string, apiToken: string, id: string, name: string): Promise<void> {
+  const response = await request(base, `/v1/runs/${id}/scripted/holds/${name}/release`, apiToken, { method: "POST" });
+  if (response.status !== 204) throw new Error(`release ${name} of ${id}: ${response.status} ${await response.text()}`);
+}
+
 export async function getRun(base: string, id: string, token: string): Promise<RunView> {
   const response = await request(base, `/v1/runs/${id}`, token);
   if (response.status !== 200) throw new Error(`view ${id}: ${response.status} ${await response.text()}`);

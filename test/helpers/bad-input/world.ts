@@ -75,8 +75,8 @@ export async function buildWorld(): Promise<void> {
   expiredUserToken = await mintUserToken(TEST_RUN_ID_KEY, "bad-input-user", Date.now() - 1000);
   const finished = await create(ok());
   const waiting = await create(ok({ tools: ["ask"], script: [{ toolCalls: [{ id: "ask_1", name: "ask", input: { question: "Which one?" } }] }] }));
-  // Running for as long as the test file takes: its first model call waits two minutes.
-  const running = await create(ok({ script: [{ text: "slow", delayMs: 120_000 }] }));
+  // Running for as long as the test file takes: its first model call holds until the run is cancelled.
+  const running = await create(ok({ script: [{ text: "slow", hold: "never" }] }));
   await create(ok(), { ...bearer(), "Idempotency-Key": IDEMPOTENCY_KEY });
   expect((await settle(finished.id)).status).toBe("finished");
   const asked = await settle(waiting.id);
