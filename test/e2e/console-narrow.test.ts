@@ -36,12 +36,12 @@ function emptyHeadings(page: Page): Promise<string[]> {
         for (let next = node.nextElementSibling; next !== null; next = next.nextElementSibling) after.push(next);
         if (after.some(shown)) return true;
         const parent = node.parentElement;
-        const opensParent = parent !== null && [...parent.children].find(shown) === node;
+        const opensParent = parent !== null && Array.from(parent.children).find(shown) === node;
         if (!opensParent || parent === document.body) return false;
         node = parent;
       }
     };
-    return [...document.querySelectorAll("h2, h3")].filter(shown).filter((heading) => !followedByText(heading)).map((heading) => (heading.textContent ?? "").trim());
+    return Array.from(document.querySelectorAll("h2, h3")).filter(shown).filter((heading) => !followedByText(heading)).map((heading) => (heading.textContent ?? "").trim());
   });
 }
 
