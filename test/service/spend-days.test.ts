@@ -173,7 +173,7 @@ describe("spend per subject, by the day: every crash point", () => {
     await setClocks(DAY_TWO, subject, [run.id]);
     expect((await post(`/v1/runs/${run.id}/answer`, { callId: "q", content: "yes" })).status).toBe(202);
     await runInDurableObject(runObject(run.id), async (instance, state) => {
-      expect(await reserveToday((instance as unknown as { engine: EngineContext }).engine)).toBeUndefined();
+      expect(await reserveToday((instance as unknown as { engine: EngineContext }).engine, readRun(state.storage.sql)!)).toBeUndefined();
       expect(readSpendDay(state.storage.sql)).toBe(dayOf(DAY_TWO));
       // Undo the run's write, as a crash before its commit would have left it.
       state.storage.sql.exec("UPDATE run SET change_version = change_version - 1");

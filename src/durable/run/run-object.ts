@@ -137,7 +137,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       this.engine.fanout.closeEnded(now, this.keys.accepted);
       if (run?.status === "running") {
         // A run suspended on an async call steps only when its result is there or its deadline passed.
-        if (stepDue(readAlarmInputs(this.engine, this.keys.current, run.deleteAt, now)) && (await this.spendsToday())) await this.slice(new AbortController());
+        if (stepDue(readAlarmInputs(this.engine, this.keys.current, run.deleteAt, now)) && (await this.spendsToday(run))) await this.slice(new AbortController());
       } else if (run?.deleteAt !== undefined && now >= run.deleteAt) await this.erase(run.id, "retention");
       this.outbox.deliverDue();
       await this.schedule();
@@ -148,8 +148,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
    * Before a slice: a run that goes on on a later UTC day than its reservation's reserves its
    * budget's rest on this one (spend-day.ts); where the day has no room it ends `spend-limit`.
    */
-  private async spendsToday(): Promise<boolean> {
-    const refused = await reserveToday(this.engine);
+  private async spendsToday(run: RunRow): Promise<boolean> {
+    const refused = await reserveToday(this.engine, run);
     if (refused === undefined) return true;
     recordStop(this.engine, { status: "failed", stoppedBy: "error", error: refused }, "end");
     return false;

@@ -14,7 +14,7 @@ import type { ApiError } from "../../api/types";
 import type { EngineContext } from "../engine/engine-context";
 import { reserveSpend, spendAskOf } from "../inbox/spend-reservation";
 import { tableExists } from "../storage/sqlite-tables";
-import { bumpVersion, readRun, type RunRow } from "./run-store";
+import { bumpVersion, type RunRow } from "./run-store";
 
 const TABLE = "CREATE TABLE IF NOT EXISTS spend_day (day TEXT NOT NULL)";
 
@@ -43,14 +43,13 @@ export function mustReserveToday(run: Pick<RunRow, "subject" | "parentId" | "cre
 }
 
 /**
- * Before the alarm steps a running run: its budget's rest reserved on today's day when its
+ * Before the alarm steps running `run` (as just read): its budget's rest reserved on today's day when its
  * reservation is of an earlier one. Undefined when the run may step; else the error it ends with.
  * An inbox that does not answer throws (the platform delivers the alarm again).
  */
-export async function reserveToday(engine: EngineContext): Promise<ApiError | undefined> {
+export async function reserveToday(engine: EngineContext, run: RunRow): Promise<ApiError | undefined> {
   const { sql } = engine.ctx.storage;
-  const run = readRun(sql);
-  if (run === undefined || !mustReserveToday(run, readSpendDay(sql), utcDay(engine.now()))) return undefined;
+  if (!mustReserveToday(run, readSpendDay(sql), utcDay(engine.now()))) return undefined;
   const ask = spendAskOf(engine.env, run, run.subject!, run.version + 1, run.dayLimitUsd);
   const reserved = await reserveSpend(engine.env, { ...ask, reservation: { ...ask.reservation, rollsOver: true } });
   if (!reserved.ok) return { code: "spend-limit", message: reserved.error.message, retryable: true };
