@@ -1,7 +1,8 @@
 // Spend per subject (docs/api.md "Spend per subject"): what all runs of one subject may reserve in a
 // UTC day. A run of a subject reserves its whole budget when it is created (and again when a
-// continue or a retry sets it running), in the subject's inbox object; the unspent rest returns
-// when the run ends. Money is counted in whole micro-dollars, so sums are exact. Pure: the types
+// continue or a retry sets it running, and when it goes on on a later UTC day than its reservation
+// was made: money is charged to the day it is spent), in the subject's inbox object; the unspent
+// rest returns when the run ends. Money is counted in whole micro-dollars, so sums are exact. Pure: the types
 // the edge, the run object and the inbox share, and the rules of a day.
 
 /** One reservation: `key` is the run's change version that starts it (1 at creation), so a retried reserve is the same one. */
@@ -14,6 +15,13 @@ export type Reservation = {
   spentBeforeUsd: number;
   /** The subject's daily limit this reservation is checked against. */
   limitUsd: number;
+  /**
+   * A run that goes on on a later day than its reservation's (spend-day.ts): the run's holds of
+   * earlier keys are released in the same transaction, each counting what the run spent under it
+   * (up to `spentBeforeUsd`) on its own day, and this one, which the run itself asks for, counts
+   * at once (no change of the run needs to confirm it).
+   */
+  rollsOver?: true;
 };
 
 /** GET /v1/usage. */
@@ -31,7 +39,8 @@ export type Usage = {
   resetsAt: string;
 };
 
-export type ReserveAnswer = { ok: true; usage: Usage } | { ok: false; usage: Usage };
+/** `day`: the UTC day the hold is charged to (an earlier one when it was held already, under its key, on that day). */
+export type ReserveAnswer = { ok: true; usage: Usage; day: string } | { ok: false; usage: Usage };
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -25,7 +25,7 @@ describe("a child run's trace", () => {
 
     const [row] = await childRows(run.id);
     const parentTrace = traceIdOf(run.id);
-    const callSpan = spanIdOf(parentTrace, row!.key);
+    const callSpan = spanIdOf(parentTrace, run.id, row!.key);
     const childAgent = (await spansOf(traceIdOf(childId))).filter((span) => span.name === "invoke_agent");
     expect(childAgent.length).toBeGreaterThan(0);
     for (const span of childAgent) expect(span.links).toEqual([expect.objectContaining({ traceId: parentTrace, spanId: callSpan })]);
@@ -37,8 +37,8 @@ describe("a child run's trace", () => {
     const waits = parentSpans.filter((span) => span.name === "wait child");
     expect(waits).toHaveLength(1);
     const wait = waits[0]!;
-    expect(wait.spanId).toBe(spanIdOf(parentTrace, row!.key.replace("/start/", "/wait/")));
-    expect(wait.parentSpanId).toBe(spanIdOf(parentTrace, "s1/invoke_agent"));
+    expect(wait.spanId).toBe(spanIdOf(parentTrace, run.id, row!.key.replace("/start/", "/wait/")));
+    expect(wait.parentSpanId).toBe(spanIdOf(parentTrace, run.id, "s1/invoke_agent"));
     expect(attrs(wait)).toMatchObject({ "ratchet.wait.kind": "child", "ratchet.child_run_id": childId, "gen_ai.tool.name": "helper", "gen_ai.tool.call.id": "c1" });
     const childSpans = await spansOf(traceIdOf(childId));
     const childStart = childSpans.map((span) => BigInt(span.startTimeUnixNano)).reduce((a, b) => (a < b ? a : b));

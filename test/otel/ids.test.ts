@@ -16,9 +16,11 @@ describe("ids", () => {
     expect(trace).toMatch(/^[0-9a-f]{32}$/);
     expect(traceIdOf("run_a")).toBe(trace);
     expect(traceIdOf("run_b")).not.toBe(trace);
-    expect(spanIdOf(trace, "s1/model/1")).toMatch(/^[0-9a-f]{16}$/);
-    expect(spanIdOf(trace, "s1/model/1")).toBe(spanIdOf(trace, "s1/model/1"));
-    expect(spanIdOf(trace, "s1/model/2")).not.toBe(spanIdOf(trace, "s1/model/1"));
+    expect(spanIdOf(trace, "run_a", "s1/model/1")).toMatch(/^[0-9a-f]{16}$/);
+    expect(spanIdOf(trace, "run_a", "s1/model/1")).toBe(spanIdOf(trace, "run_a", "s1/model/1"));
+    expect(spanIdOf(trace, "run_a", "s1/model/2")).not.toBe(spanIdOf(trace, "run_a", "s1/model/1"));
+    // Two runs in one caller's trace (one traceparent): the same step key, other span ids.
+    expect(spanIdOf(trace, "run_b", "s1/model/1")).not.toBe(spanIdOf(trace, "run_a", "s1/model/1"));
   });
 
   it("traceparent: valid ones are read, the others ignored", () => {

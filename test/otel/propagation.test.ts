@@ -15,7 +15,7 @@ import { TEST_API_TOKEN } from "../test-env";
 type Received = { id: string; body: WebhookPayload; traceparent?: string };
 
 const receiver = () => inject("webhookReceiverUrl");
-const traceparent = (traceId: string, key: string) => `00-${traceId}-${spanIdOf(traceId, key)}-01`;
+const traceparent = (traceId: string, runId: string, key: string) => `00-${traceId}-${spanIdOf(traceId, runId, key)}-01`;
 
 async function received(name: string): Promise<Received[]> {
   return (await (await fetch(`${receiver()}/hooks/${name}`)).json()) as Received[];
@@ -44,10 +44,10 @@ describe("traceparent out of a run", () => {
     await settle(run.id);
     const calls = await callsFor(`${run.id}/s1/tool/1/m1`);
     expect(calls).toHaveLength(1);
-    const expected = traceparent(traceId, "s1/tool/1/m1");
+    const expected = traceparent(traceId, run.id, "s1/tool/1/m1");
     expect(calls[0]).toMatchObject({ tool: "echo", traceparent: expected, traceparentHeader: expected });
     // The span it names is the call's execute_tool span, exported in the run's (the caller's) trace.
-    const span = (await spansOf(traceId)).find((exported) => exported.spanId === spanIdOf(traceId, "s1/tool/1/m1"));
+    const span = (await spansOf(traceId)).find((exported) => exported.spanId === spanIdOf(traceId, run.id, "s1/tool/1/m1"));
     expect(span?.name).toBe("execute_tool main__echo");
   });
 
@@ -60,11 +60,11 @@ describe("traceparent out of a run", () => {
     const traceId = traceIdOf(run.id);
     const hooks = await received(name);
     expect(hooks.map((hook) => [hook.body.type, hook.traceparent])).toEqual([
-      ["run.waiting", traceparent(traceId, segmentSpanKey(1))],
-      ["run.finished", traceparent(traceId, segmentSpanKey(2))],
+      ["run.waiting", traceparent(traceId, run.id, segmentSpanKey(1))],
+      ["run.finished", traceparent(traceId, run.id, segmentSpanKey(2))],
     ]);
     const exported = (await spansOf(traceId)).map((span) => span.spanId);
-    for (const key of [segmentSpanKey(1), segmentSpanKey(2)]) expect(exported).toContain(spanIdOf(traceId, key));
+    for (const key of [segmentSpanKey(1), segmentSpanKey(2)]) expect(exported).toContain(spanIdOf(traceId, run.id, key));
   });
 
   it("a cancel while waiting: run.cancelled carries the wait for the person it ended", async () => {
@@ -76,10 +76,10 @@ describe("traceparent out of a run", () => {
     const traceId = traceIdOf(run.id);
     const hooks = await received(name);
     expect(hooks.map((hook) => [hook.body.type, hook.traceparent])).toEqual([
-      ["run.waiting", traceparent(traceId, segmentSpanKey(1))],
-      ["run.cancelled", traceparent(traceId, personWaitKey(1))],
+      ["run.waiting", traceparent(traceId, run.id, segmentSpanKey(1))],
+      ["run.cancelled", traceparent(traceId, run.id, personWaitKey(1))],
     ]);
-    const wait = (await spansOf(traceId)).find((span) => span.spanId === spanIdOf(traceId, personWaitKey(1)));
+    const wait = (await spansOf(traceId)).find((span) => span.spanId === spanIdOf(traceId, run.id, personWaitKey(1)));
     expect(wait?.name).toBe("wait person");
   });
 });

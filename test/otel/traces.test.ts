@@ -29,13 +29,13 @@ describe("trace export", () => {
     expect(spans.map((span) => span.name).sort()).toEqual([`chat ${run.model}`, `chat ${run.model}`, "execute_tool calculator", "execute_tool echo", "invoke_agent"].sort());
 
     const agent = byName(spans, "invoke_agent")[0]!;
-    expect(agent.spanId).toBe(spanIdOf(traceId, "s1/invoke_agent"));
+    expect(agent.spanId).toBe(spanIdOf(traceId, run.id, "s1/invoke_agent"));
     expect(agent.parentSpanId ?? "").toBe("");
     expect(attrs(agent)).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": run.id, "gen_ai.conversation.id": run.id, "ratchet.status": "finished", "ratchet.cost_usd": 0.03 });
 
     const [first, second] = byName(spans, `chat ${run.model}`).sort((a, b) => a.startTimeUnixNano.localeCompare(b.startTimeUnixNano));
-    expect(first!.spanId).toBe(spanIdOf(traceId, "s1/model/1"));
-    expect(second!.spanId).toBe(spanIdOf(traceId, "s1/model/2"));
+    expect(first!.spanId).toBe(spanIdOf(traceId, run.id, "s1/model/1"));
+    expect(second!.spanId).toBe(spanIdOf(traceId, run.id, "s1/model/2"));
     expect(first!.parentSpanId).toBe(agent.spanId);
     expect(attrs(first!)).toMatchObject({
       "gen_ai.operation.name": "chat",
@@ -51,7 +51,7 @@ describe("trace export", () => {
     });
 
     const echo = byName(spans, "execute_tool echo")[0]!;
-    expect(echo.spanId).toBe(spanIdOf(traceId, "s1/tool/1/c1"));
+    expect(echo.spanId).toBe(spanIdOf(traceId, run.id, "s1/tool/1/c1"));
     expect(echo.parentSpanId).toBe(agent.spanId);
     expect(attrs(echo)).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "echo", "gen_ai.tool.call.id": "c1", "gen_ai.tool.type": "extension" });
     expect(attrs(echo)["error.type"]).toBeUndefined();
@@ -88,8 +88,8 @@ describe("trace export", () => {
     const tool = messages.find((message) => message.role === "tool")!;
     const echoed = JSON.parse(String(tool.content)) as { traceparent: string };
     const traceId = traceIdOf(run.id);
-    expect(echoed.traceparent).toBe(`00-${traceId}-${spanIdOf(traceId, "s1/tool/1/t1")}-01`);
-    expect((await spansOf(traceId)).map((span) => span.spanId)).toContain(spanIdOf(traceId, "s1/tool/1/t1"));
+    expect(echoed.traceparent).toBe(`00-${traceId}-${spanIdOf(traceId, run.id, "s1/tool/1/t1")}-01`);
+    expect((await spansOf(traceId)).map((span) => span.spanId)).toContain(spanIdOf(traceId, run.id, "s1/tool/1/t1"));
   });
 
   it("a run started with a traceparent joins the caller's trace, under the caller's span", async () => {
@@ -100,10 +100,27 @@ describe("trace export", () => {
     const spans = (await spansOf(traceId)).filter((span) => attrs(span)["gen_ai.conversation.id"] === run.id);
     const agent = byName(spans, "invoke_agent")[0]!;
     expect(agent.parentSpanId).toBe(parent);
-    expect(agent.spanId).toBe(spanIdOf(traceId, "s1/invoke_agent"));
+    expect(agent.spanId).toBe(spanIdOf(traceId, run.id, "s1/invoke_agent"));
     expect(byName(spans, `chat ${run.model}`)[0]!.parentSpanId).toBe(agent.spanId);
     // Not in the trace of its own id.
     expect(await spansOf(traceIdOf(run.id))).toEqual([]);
+  });
+
+  it("two runs given one traceparent share the trace, never a span id (span ids come from the run id too)", async () => {
+    const traceId = crypto.randomUUID().replaceAll("-", "");
+    const traceparent = `00-${traceId}-00f067aa0ba902b7-01`;
+    const body = { messages: [{ role: "user", content: "hi" }], tools: ["calculator"], script: [{ toolCalls: [{ id: "c1", name: "calculator", input: { expression: "1+1" } }] }, { text: "2" }], minAnswerChars: 0 };
+    const one = await startRun(body, { traceparent });
+    const two = await startRun(body, { traceparent });
+    await settle(one.run.id);
+    await settle(two.run.id);
+    const all = (await arrivals(traceId)).map((arrival) => arrival.span);
+    const idsOf = (runId: string) => new Set(all.filter((span) => attrs(span)["gen_ai.conversation.id"] === runId).map((span) => span.spanId));
+    const [first, second] = [idsOf(one.run.id), idsOf(two.run.id)];
+    // invoke_agent, two chat spans and an execute_tool span each: four ids of its own a run.
+    expect([first.size, second.size]).toEqual([4, 4]);
+    expect([...first].filter((id) => second.has(id))).toEqual([]);
+    expect(new Set(all.map((span) => span.spanId)).size).toBe(8);
   });
 
   it("a traceparent that is not valid is ignored: the run's trace is its own", async () => {
@@ -125,8 +142,8 @@ describe("trace export", () => {
     const traceId = traceIdOf(run.id);
     const spans = await spansOf(traceId);
     const agents = byName(spans, "invoke_agent");
-    expect(agents.map((span) => span.spanId).sort()).toEqual([spanIdOf(traceId, "s1/invoke_agent"), spanIdOf(traceId, "s2/invoke_agent")].sort());
-    const first = agents.find((span) => span.spanId === spanIdOf(traceId, "s1/invoke_agent"))!;
+    expect(agents.map((span) => span.spanId).sort()).toEqual([spanIdOf(traceId, run.id, "s1/invoke_agent"), spanIdOf(traceId, run.id, "s2/invoke_agent")].sort());
+    const first = agents.find((span) => span.spanId === spanIdOf(traceId, run.id, "s1/invoke_agent"))!;
     expect(attrs(first)).toMatchObject({ "ratchet.status": "waiting", "ratchet.stopped_by": "asked" });
     const wait = byName(spans, "wait person")[0]!;
     expect(wait.parentSpanId).toBe(first.spanId);

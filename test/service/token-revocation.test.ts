@@ -44,6 +44,31 @@ describe("DELETE /v1/tokens/:id", () => {
     expect((await revoke(phone.id, TEST_API_TOKEN)).status).toBe(204);
   });
 
+  it("a ticket asked for by a user token opens no stream once that token is revoked: a run's ticket and an inbox ticket", async () => {
+    const subject = freshSubject("tickets");
+    const phone = await mint(subject);
+    const { run } = await createWith(TEST_API_TOKEN, { subject });
+    const runTicket = await ticketFor(run.id, phone.token);
+    const inboxAnswer = await SELF.fetch(`${BASE}/v1/inbox/tickets`, { method: "POST", headers: { Authorization: `Bearer ${phone.token}` } });
+    expect(inboxAnswer.status).toBe(201);
+    const { ticket: inboxTicket } = (await inboxAnswer.json()) as { ticket: string };
+    // Another token's ticket of the same subject still opens its stream after the revocation.
+    const other = await mint(subject);
+    const otherTicket = await ticketFor(run.id, other.token);
+    expect((await revoke(phone.id, TEST_API_TOKEN)).status).toBe(204);
+    for (const path of [`/v1/runs/${run.id}/events?ticket=${runTicket}`, `/v1/inbox/events?ticket=${inboxTicket}`]) {
+      const response = await SELF.fetch(`${BASE}${path}`, { headers: { Accept: "text/event-stream" } });
+      // A stream that opened is closed before the assertion fails, so the failure is quick.
+      if (response.status !== 401) await response.body?.cancel();
+      expect(response.status, path).toBe(401);
+      const { error } = await expectError(response, 401, "unauthorized");
+      expect(error.message).toContain("revoked");
+    }
+    const open = await SELF.fetch(`${BASE}/v1/runs/${run.id}/events?ticket=${otherTicket}`, { headers: { Accept: "text/event-stream" } });
+    expect(open.status).toBe(200);
+    await open.body!.cancel();
+  });
+
   it("a user token revokes itself, and no other token; a run token revokes none; an id never given is 404", async () => {
     const subject = freshSubject("self");
     const phone = await mint(subject);

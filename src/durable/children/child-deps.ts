@@ -22,7 +22,7 @@ import { childrenHeld, countChildren, markCreated, markNotCreated, readChild, re
 /** The parent's span of the agent call at `key` (its start's step key with the segment). */
 function parentSpanOf(sql: SqlStorage, parentId: string, key: string): SpanContext {
   const { traceId } = readTrace(sql, parentId);
-  return { traceId, spanId: spanIdOf(traceId, key) };
+  return { traceId, spanId: spanIdOf(traceId, parentId, key) };
 }
 
 /** Whose keys a run's children are: never a caller's Idempotency-Key scope. */

@@ -40,6 +40,8 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
   private readonly fanout: Fanout;
   /** The subject's push outbox, delivered as changes are applied and by the alarm (../push/). */
   private readonly push: PushDelivery;
+  /** The clock the subject's days are read by (ms since the epoch; tests move it to another day). */
+  now: () => number = () => Date.now();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -90,7 +92,7 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
     return this.ctx.storage.transactionSync(() => {
       migrateInbox(sql);
       claimSubject(sql, subject);
-      return reserve(sql, subject, reservation, Date.now());
+      return reserve(sql, subject, reservation, this.now());
     });
   }
 
@@ -183,7 +185,7 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
 
   async usage(subject: string, limitUsd: number): Promise<Usage> {
     // An inbox that never held anything is not made by a read: usageOf reads no missing table.
-    return usageOf(this.ctx.storage.sql, subject, limitUsd, Date.now());
+    return usageOf(this.ctx.storage.sql, subject, limitUsd, this.now());
   }
 
   async storeTicket(ticket: TicketRecord): Promise<null> {

@@ -1,6 +1,7 @@
 // The run's side of its subject's spend limit (src/api/spend.ts): before a run of a subject is
 // created, and before a continue or a retry sets it running again, its budget (what it may still
-// spend) is reserved in the subject's inbox object. The reservation's key is the change version
+// spend) is reserved in the subject's inbox object (and again when it goes on on a later UTC day:
+// ../run/spend-day.ts). The reservation's key is the change version
 // that will start it, so a retried create or a crash between reserving and writing asks for the
 // same reservation again, which counts once. Its release needs no call of its own: the inbox
 // releases it when it applies the run's end (or deletion) from the run's outbox, at least once.
@@ -26,10 +27,10 @@ async function withinTimeout<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-/** Holds the reservation, or the 402 that names what is left and when it resets. */
-export async function reserveSpend(env: Env, ask: SpendAsk): Promise<Outcome<null>> {
+/** Holds the reservation (answering the UTC day it is charged to), or the 402 that names what is left and when it resets. */
+export async function reserveSpend(env: Env, ask: SpendAsk): Promise<Outcome<{ day: string }>> {
   const answer = await withinTimeout(inboxStub(env, ask.subject).reserve(ask.subject, ask.reservation));
-  if (answer.ok) return ok(null);
+  if (answer.ok) return ok({ day: answer.day });
   return fail(402, spendLimitMessage(ask.reservation.usd, answer.usage), [{ path: "budget.usd", message: `${answer.usage.leftUsd} USD left today; the day resets on ${answer.usage.resetsAt}.` }]);
 }
 
@@ -52,7 +53,7 @@ export function spendAskOf(env: Env, run: Pick<RunRow, "id" | "body"> & { spentU
 }
 
 /** Before a continue or a retry sets a run of a subject running again: its budget's rest is reserved (402 when it does not fit). */
-export async function reserveAgain(env: Env, run: RunRow, limitUsd: number | undefined): Promise<Outcome<null>> {
+export async function reserveAgain(env: Env, run: RunRow, limitUsd: number | undefined): Promise<Outcome<{ day: string } | null>> {
   if (run.subject === undefined) return ok(null);
   return reserveSpend(env, spendAskOf(env, run, run.subject, run.version + 1, limitUsd ?? run.dayLimitUsd));
 }

@@ -3,7 +3,8 @@
 // change after that). A reservation is
 //
 //   held      counted whole (its usd) on the day it was made, until its run ends
-//   released  its run ended (or was deleted): it counts what the run spent under it
+//   released  its run ended (or was deleted), or went on on a later day under a new reservation
+//             (`rollsOver`): it counts what the run spent under it, on its own day
 //
 // Reserving is idempotent by key: the same reservation asked for again (a retried create, a crash
 // between reserving and creating) is answered as before and counts once. Releasing happens as the
@@ -68,16 +69,25 @@ export function usageOf(sql: SqlStorage, subject: string, limitUsd: number, now:
 export function reserve(sql: SqlStorage, subject: string, reservation: Reservation, now: number): ReserveAnswer {
   // Rows of days no listing asks for any more, ended or never confirmed.
   sql.exec("DELETE FROM reservation WHERE day < ? AND (state != 'held' OR confirmed = 0)", utcDay(now - 2 * DAY_MS));
-  const held = sql.exec("SELECT 1 FROM reservation WHERE run_id = ? AND key = ?", reservation.runId, reservation.key).toArray();
-  if (held.length > 0) return { ok: true, usage: usageOf(sql, subject, reservation.limitUsd, now) };
+  const held = sql.exec<{ day: string }>("SELECT day FROM reservation WHERE run_id = ? AND key = ?", reservation.runId, reservation.key).toArray()[0];
+  if (held !== undefined) return { ok: true, usage: usageOf(sql, subject, reservation.limitUsd, now), day: String(held.day) };
   const usage = usageOf(sql, subject, reservation.limitUsd, now);
   const wanted = toMicros(Math.max(0, reservation.usd));
   if (wanted > toMicros(usage.leftUsd)) return { ok: false, usage };
+  const spentBefore = toMicros(reservation.spentBeforeUsd);
+  if (reservation.rollsOver === true) {
+    // The earlier days keep what the run spent on them; from here on the run spends on this one.
+    sql.exec(
+      `UPDATE reservation SET state = 'released', confirmed = 1, spent_micros = MAX(0, ? - spent_before_micros)
+       WHERE run_id = ? AND key < ? AND state = 'held'`,
+      spentBefore, reservation.runId, reservation.key,
+    );
+  }
   sql.exec(
-    "INSERT INTO reservation (run_id, key, day, micros, spent_before_micros, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    reservation.runId, reservation.key, usage.day, wanted, toMicros(reservation.spentBeforeUsd), now,
+    "INSERT INTO reservation (run_id, key, day, micros, spent_before_micros, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    reservation.runId, reservation.key, usage.day, wanted, spentBefore, reservation.rollsOver === true ? 1 : 0, now,
   );
-  return { ok: true, usage: usageOf(sql, subject, reservation.limitUsd, now) };
+  return { ok: true, usage: usageOf(sql, subject, reservation.limitUsd, now), day: usage.day };
 }
 
 /** A creation that failed after reserving gives its hold back at once (unless a change of its run confirmed it). */

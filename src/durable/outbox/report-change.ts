@@ -23,8 +23,12 @@ function deploymentWebhook(env: Env): boolean {
   return typeof env.WEBHOOK_URL === "string" && env.WEBHOOK_URL.trim() !== "";
 }
 
-/** `callId`: the answered call; `spanKey`: the span of the stop a webhook tells (its `traceparent`), from writeStopSpans. */
-export type ChangeDetail = { callId?: string; spanKey?: string };
+/**
+ * `callId`: the answered call; `spanKey`: the span of the stop a webhook tells (its `traceparent`),
+ * from writeStopSpans; `inboxOnly`: a change of what a stopped run spent (a compaction on demand),
+ * told to its subject's inbox alone, which releases the reservation it was made under.
+ */
+export type ChangeDetail = { callId?: string; spanKey?: string; inboxOnly?: true };
 
 /** Reports the run's current state as change `type`. */
 export function reportChange(engine: EngineContext, type: InboxEventType, detail: ChangeDetail = {}): void {
@@ -39,6 +43,7 @@ export function reportChange(engine: EngineContext, type: InboxEventType, detail
     if (detail.callId !== undefined) event.callId = detail.callId;
     insertOutbox(sql, { channel: "inbox", subject: run.subject, eventId, type, version, body: JSON.stringify(event) }, now);
   }
+  if (detail.inboxOnly === true) return;
   if (run.scheduleId !== undefined) {
     const event: InboxEvent = { type, run: summary };
     insertOutbox(sql, { channel: "schedule", scheduleId: run.scheduleId, eventId, type, version, body: JSON.stringify(event) }, now);

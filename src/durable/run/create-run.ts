@@ -15,6 +15,7 @@ import { migrate, wasDeleted } from "./schema";
 import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../inbox/spend-reservation";
 import { view } from "./transitions";
 import { insertTrace } from "../telemetry/trace-store";
+import { writeSpendDay } from "./spend-day";
 
 /** What a creation needs of the object: the engine's context, the blob store and how to set the alarm. */
 export type Creator = { engine: EngineContext; blobs: BlobStore; schedule: () => Promise<void> };
@@ -58,9 +59,11 @@ export async function createRun(creator: Creator, run: NewRun, images: ImageUplo
  */
 export async function createReserved({ engine, schedule }: Creator, spend: SpendAsk | undefined, make: () => Promise<Outcome<RunView> | undefined>): Promise<Outcome<RunView>> {
   const { env } = engine;
+  let day: string | undefined;
   if (spend !== undefined) {
     const reserved = await reserveSpend(env, spend);
     if (!reserved.ok) return reserved;
+    day = reserved.value.day;
   }
   try {
     const refused = await make();
@@ -72,6 +75,8 @@ export async function createReserved({ engine, schedule }: Creator, spend: Spend
     if (spend !== undefined) await dropSpend(env, spend);
     throw error;
   }
+  // The day the run spends on until it goes on on a later one (spend-day.ts).
+  if (day !== undefined) writeSpendDay(engine.ctx.storage.sql, day);
   emitEvent(engine, { type: "run-started", run: { ...view(engine), lastSeq: 1 } });
   await schedule();
   return ok(view(engine));

@@ -10,7 +10,7 @@ import { readTrace } from "./trace-store";
 /** The `traceparent` of span `key` (a step or span key with its segment, `s1/tool/1/c1`) of the run. */
 export function traceparentOf(sql: SqlStorage, runId: string, key: string): string {
   const { traceId } = readTrace(sql, runId);
-  return formatTraceparent({ traceId, spanId: spanIdOf(traceId, key) });
+  return formatTraceparent({ traceId, spanId: spanIdOf(traceId, runId, key) });
 }
 
 /** For ToolDeps.traceparent: the execute_tool span of the tool call at `stepKey` in the segment of `prefix` (`s2/`). */

@@ -24,7 +24,7 @@ export type SegmentStop = {
 export function segmentSpan(scope: SegmentScope, trace: RunTrace, stop: SegmentStop): OtlpSpan {
   const span: OtlpSpan = {
     traceId: scope.traceId,
-    spanId: spanIdOf(scope.traceId, segmentSpanKey(scope.segment, scope.attempt)),
+    spanId: spanIdOf(scope.traceId, scope.runId, segmentSpanKey(scope.segment, scope.attempt)),
     name: "invoke_agent",
     kind: SPAN_KIND_INTERNAL,
     startTimeUnixNano: nanos(stop.startedAt),
@@ -55,8 +55,8 @@ export type PersonWait = { startedAt: number; endedAt: number; reason: string; c
 export function personWaitSpan(scope: SegmentScope, wait: PersonWait): OtlpSpan {
   return {
     traceId: scope.traceId,
-    spanId: spanIdOf(scope.traceId, personWaitKey(scope.segment)),
-    parentSpanId: spanIdOf(scope.traceId, segmentSpanKey(scope.segment, scope.attempt)),
+    spanId: spanIdOf(scope.traceId, scope.runId, personWaitKey(scope.segment)),
+    parentSpanId: spanIdOf(scope.traceId, scope.runId, segmentSpanKey(scope.segment, scope.attempt)),
     name: "wait person",
     kind: SPAN_KIND_INTERNAL,
     startTimeUnixNano: nanos(wait.startedAt),

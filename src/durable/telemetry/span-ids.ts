@@ -1,6 +1,7 @@
 // A run's trace and span ids, derived, never drawn: the trace id from the run id (unless the run
-// joined its caller's trace), and each span id from its step key. A step re-sent after a crash, or
-// a span re-sent after a lost answer, has the same id as the first time.
+// joined its caller's trace), and each span id from the run id and its step key. A step re-sent
+// after a crash, or a span re-sent after a lost answer, has the same id as the first time; two runs
+// that joined one caller's trace (one `traceparent`) have step keys in common but never a span id.
 import { sha256HexSync } from "../../lib/sha256-sync";
 
 /** The trace id of a run that joined no caller's trace: 32 hex digits from its id. */
@@ -8,9 +9,9 @@ export function traceIdOf(runId: string): string {
   return nonZero(sha256HexSync(`ratchet/trace/${runId}`).slice(0, 32));
 }
 
-/** The span id of `key` (a step key with its segment, `s1/model/1`, or a span's own key, `s1/invoke_agent`) in `traceId`. */
-export function spanIdOf(traceId: string, key: string): string {
-  return nonZero(sha256HexSync(`${traceId}/${key}`).slice(0, 16));
+/** The span id of run `runId`'s `key` (a step key with its segment, `s1/model/1`, or a span's own key, `s1/invoke_agent`) in `traceId`. */
+export function spanIdOf(traceId: string, runId: string, key: string): string {
+  return nonZero(sha256HexSync(`${traceId}/${runId}/${key}`).slice(0, 16));
 }
 
 /** All zeros is not a valid id (W3C Trace Context): one digit changes. */

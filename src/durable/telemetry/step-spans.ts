@@ -40,8 +40,8 @@ export type CommittedStep = {
 function span(scope: SegmentScope, key: string, name: string, kind: number, startedAt: number, endedAt: number, record: Record<string, AttributeValue | undefined>, parentKey = segmentSpanKey(scope.segment, scope.attempt)): OtlpSpan {
   return {
     traceId: scope.traceId,
-    spanId: spanIdOf(scope.traceId, key),
-    parentSpanId: spanIdOf(scope.traceId, parentKey),
+    spanId: spanIdOf(scope.traceId, scope.runId, key),
+    parentSpanId: spanIdOf(scope.traceId, scope.runId, parentKey),
     name,
     kind,
     startTimeUnixNano: nanos(startedAt),

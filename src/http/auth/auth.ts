@@ -130,7 +130,18 @@ async function failed(c: Context<AppEnv>, id: string, refusal: ApiException): Pr
   throw refusal;
 }
 
-/** A run's ticket, redeemed once: who asked for it, or 401. */
+/**
+ * A ticket a user token asked for opens that token's stream: refused (401) once the token was
+ * revoked, though the ticket was given before. Its subject's inbox holds the revocation, as for
+ * the token itself (identify).
+ */
+async function refuseRevoked(c: Context<AppEnv>, holder: TicketHolder): Promise<void> {
+  const token = holder.token;
+  if (token?.id === undefined || token.subject === undefined) return;
+  if (await inboxStub(c.env, token.subject).isRevoked(token.id)) throw unauthorized("The user token that asked for this ticket was revoked.");
+}
+
+/** A run's ticket, redeemed once: who asked for it, or 401 (a revoked user token's too). */
 async function callerOfTicket(c: Context<AppEnv>, ticket: string): Promise<TicketHolder> {
   const id = c.req.param("id");
   if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
@@ -138,6 +149,7 @@ async function callerOfTicket(c: Context<AppEnv>, ticket: string): Promise<Ticke
   if (!TICKET_PATTERN.test(ticket)) return failed(c, id, unauthorized("Invalid or expired ticket."));
   const kind = await runStub(c.env, id).redeemTicket(await sha256Hex(ticket));
   if (kind === null) return failed(c, id, unauthorized("Invalid or expired ticket."));
+  await refuseRevoked(c, kind);
   return kind;
 }
 
@@ -179,12 +191,13 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** An inbox ticket, redeemed once by the inbox it names: who asked for it, or 401. */
+/** An inbox ticket, redeemed once by the inbox it names: who asked for it, or 401 (a revoked user token's too). */
 async function inboxOfTicket(c: Context<AppEnv>, ticket: string): Promise<void> {
   const id = inboxIdOfTicket(ticket);
   const inbox = id === undefined ? undefined : inboxStubById(c.env, id);
   const holder = inbox === undefined ? null : await inbox.redeemTicket(await sha256Hex(ticket));
   if (inbox === undefined || holder === null) throw unauthorized("Invalid or expired ticket.");
+  await refuseRevoked(c, holder);
   c.set("caller", holder.kind);
   if (holder.token !== undefined) c.set("watcherToken", holder.token);
   c.set("inbox", inbox);

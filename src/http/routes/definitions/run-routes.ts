@@ -147,10 +147,11 @@ export const compactRoute = createRoute({
   summary: "Compact the run's history now (a waiting or finished run), or before its next model call (a running one)",
   description:
     "As the run's compaction mode says: the loop's summary (a waiting or finished run is compacted at once, and the next segment starts from it) " +
-    "or the provider's own (the run's next model call compacts first). 409 when the run's compaction is off, or it was cancelled. The body is optional.",
+    "or the provider's own (the run's next model call compacts first). 409 when the run's compaction is off, or it was cancelled. " +
+    "A finished run of a subject reserves what its budget has left in the subject's day first (402 spend-limit when it does not fit). The body is optional.",
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: false, content: { "application/json": { schema: compactBodySchema } } } },
-  responses: { 202: json(runViewSchema, "Compacted, or asked for before the next model call."), ...errors(400, 401, 404, 409, 413, 429) },
+  responses: { 202: json(runViewSchema, "Compacted, or asked for before the next model call."), ...errors(400, 401, 402, 404, 409, 413, 429) },
 });
 
 export const retryRoute = createRoute({
