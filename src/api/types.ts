@@ -236,6 +236,13 @@ export type AnswerBody = { callId: string; content?: Content; approved?: boolean
  */
 export type ContinueBody = { content: Content; maxSteps?: number; mode?: MessageMode };
 
+/**
+ * POST /v1/runs/:id/messages answers the run's view; on a running run also the message as stored:
+ * its id (the `user-message` event's messageId) and the mode it was taken with ("queue" for an
+ * interrupt past MAX_INTERRUPTS_PER_STEP of the model call in flight).
+ */
+export type MessageAnswer = RunView & { message?: { id: string; mode: MessageMode } };
+
 /** What a tool server POSTs to an async call's callback URL (checked at the edge). */
 export type CallResultBody = { content: Content; isError?: boolean; costUsd?: number };
 
