@@ -225,6 +225,8 @@ export type NewRun = {
   /** A child run: the run whose agent tool call started it, and how deep it nests (its parent's depth + 1). */
   parentId?: string;
   depth?: number;
+  /** A child run: the top-level run of its tree, which counts the tree's runs (MAX_TREE_RUNS). */
+  rootId?: string;
 };
 
 /** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */

@@ -34,6 +34,8 @@ export interface RunRpc {
   exportRun(): Promise<Outcome<Recording>>;
   /** True when a run was created here (deleted or not): an Idempotency-Key is taken. */
   exists(): Promise<boolean>;
+  /** On a tree's root: a place for the descendant `runId` (asked again, the same place), false once the tree holds `maxTreeRuns` runs. */
+  reserveTreePlace(runId: string, maxTreeRuns: number): Promise<boolean>;
   /** True when the run exists and `tokenHash` is its run token's hash (compared in constant time). */
   authorize(tokenHash: string): Promise<boolean>;
   /** True when the run exists and belongs to `subject` (a user token's access). */

@@ -51,6 +51,7 @@ import { deliverToParent } from "../children/child-report";
 import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
 import { runOf } from "../schedule/fire-run";
 import { readParentId } from "./run-store";
+import { reserveTreePlace } from "../children/tree-store";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
   private readonly engine: EngineContext;
@@ -169,6 +170,13 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   async exists(): Promise<boolean> {
     return hasRun(this.ctx.storage.sql) || wasDeleted(this.ctx.storage.sql);
+  }
+
+  /** The tree's root counts its runs (children/tree-store.ts); a root that is gone has no place to give. */
+  async reserveTreePlace(runId: string, maxTreeRuns: number): Promise<boolean> {
+    const { sql } = this.ctx.storage;
+    if (!hasRun(sql)) return false;
+    return reserveTreePlace(sql, runId, maxTreeRuns);
   }
 
   /** Reads the token's hash alone, never the run's body: a flood of made-up tokens costs one small read each. */
