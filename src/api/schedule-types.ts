@@ -39,7 +39,15 @@ export type ScheduleSettings = {
   subject?: string;
 };
 
+/** Why a schedule paused itself: the user token that made it (or last resumed it) was revoked, or expired. */
+export type PausedReason = "token-revoked" | "token-expired";
+
+/** The user token a schedule fires under: made or last resumed with it; `id` absent on tokens minted before ids existed. */
+export type ScheduleToken = { id?: string; expiresAt: number };
+
 export type ScheduleView = ScheduleSettings & {
+  /** Set while the schedule is paused because its user token was revoked or expired: only a new token of the subject, or the deployment, resumes it. */
+  pausedReason?: PausedReason;
   /** The run each fire starts: a POST /v1/runs body, as checked (defaults filled in; MCP servers' headers left out at any depth: redactBody). */
   run: CreateRunBody;
   /** The next fire time; absent while paused. */

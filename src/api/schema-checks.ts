@@ -9,6 +9,7 @@ import type { CreateRunInput } from "./schemas/create-run-schemas";
 import type { ErrorDetail, errorBodySchema } from "./schemas/error-schemas";
 import type { runEventSchema, storedEventSchema } from "./schemas/streams/event-schemas";
 import type { runViewSchema } from "./schemas/run-view-schemas";
+import type { messageAnswerSchema } from "./schemas/message-answer-schemas";
 import type { toolRefSchema } from "./schemas/tools/tool-schemas";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";
@@ -25,6 +26,8 @@ export type SchemaChecks = [
   Check<Assignable<Api.ToolRef, z.infer<typeof toolRefSchema>>>,
   Check<Assignable<z.infer<typeof runViewSchema>, Api.RunView>>,
   Check<Assignable<Api.RunView, z.infer<typeof runViewSchema>>>,
+  Check<Assignable<z.infer<typeof messageAnswerSchema>, Api.MessageAnswer>>,
+  Check<Assignable<Api.MessageAnswer, z.infer<typeof messageAnswerSchema>>>,
   Check<Assignable<Omit<CreateRunInput, "messages">, Omit<Api.CreateRunBody, "messages">>>,
   Check<Assignable<Omit<AnswerInput, "content" | "results">, Omit<Api.AnswerBody, "content" | "results">>>,
   Check<Assignable<z.infer<typeof runEventSchema>, Api.RunEvent>>,

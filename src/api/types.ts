@@ -225,6 +225,8 @@ export type NewRun = {
   /** A child run: the run whose agent tool call started it, and how deep it nests (its parent's depth + 1). */
   parentId?: string;
   depth?: number;
+  /** A child run: the top-level run of its tree, which counts the tree's runs (MAX_TREE_RUNS). */
+  rootId?: string;
 };
 
 /** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */
@@ -235,6 +237,13 @@ export type AnswerBody = { callId: string; content?: Content; approved?: boolean
  * (`maxSteps` more model calls); on a running one a message the run takes in (`mode`, default queue).
  */
 export type ContinueBody = { content: Content; maxSteps?: number; mode?: MessageMode };
+
+/**
+ * POST /v1/runs/:id/messages answers the run's view; on a running run also the message as stored:
+ * its id (the `user-message` event's messageId) and the mode it was taken with ("queue" for an
+ * interrupt past MAX_INTERRUPTS_PER_STEP of the model call in flight).
+ */
+export type MessageAnswer = RunView & { message?: { id: string; mode: MessageMode } };
 
 /** What a tool server POSTs to an async call's callback URL (checked at the edge). */
 export type CallResultBody = { content: Content; isError?: boolean; costUsd?: number };

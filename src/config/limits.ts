@@ -32,6 +32,14 @@ export type Limits = {
   maxRunDepth: number;
   /** MAX_CHILDREN: child runs one run may start in all. */
   maxChildren: number;
+  /** MAX_TREE_RUNS: runs one tree (a top-level run and all its descendants, itself included) may hold. */
+  maxTreeRuns: number;
+  /** SCHEDULES_PER_SUBJECT: schedules one subject may hold at once. */
+  schedulesPerSubject: number;
+  /** MAX_QUEUED_MESSAGES: messages sent while a run works that may wait to go into its history. */
+  maxQueuedMessages: number;
+  /** MAX_INTERRUPTS_PER_STEP: interrupts of one model step; later interrupt messages queue. */
+  maxInterruptsPerStep: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -50,6 +58,10 @@ export const DEFAULT_LIMITS: Limits = {
   scheduleMinSeconds: 60,
   maxRunDepth: 3,
   maxChildren: 50,
+  maxTreeRuns: 200,
+  schedulesPerSubject: 20,
+  maxQueuedMessages: 20,
+  maxInterruptsPerStep: 3,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -69,6 +81,10 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   scheduleMinSeconds: { setting: "SCHEDULE_MIN_SECONDS", whole: true },
   maxRunDepth: { setting: "MAX_RUN_DEPTH", whole: true },
   maxChildren: { setting: "MAX_CHILDREN", whole: true },
+  maxTreeRuns: { setting: "MAX_TREE_RUNS", whole: true },
+  schedulesPerSubject: { setting: "SCHEDULES_PER_SUBJECT", whole: true },
+  maxQueuedMessages: { setting: "MAX_QUEUED_MESSAGES", whole: true },
+  maxInterruptsPerStep: { setting: "MAX_INTERRUPTS_PER_STEP", whole: true },
 };
 
 type Problem = { setting: string; problem: string };

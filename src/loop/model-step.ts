@@ -1,7 +1,7 @@
 // One model call as one journal step: the budget check, the request, generate, and the stored value.
 import { answerChars, RECOVERY_NOTE, shortAnswerNote } from "./guards/answer-follow-up";
 import { assertBudget, BudgetExhausted, reachedFinishAt, spentNow } from "./guards/budget";
-import { budgetCeiling } from "./guards/budget-ceiling";
+import { budgetCeiling, promptCostEstimate } from "./guards/budget-ceiling";
 import { requestMessagesCopy } from "./context/cache-marks";
 import { textOf } from "./content";
 import { requestedNativeCompaction } from "./context/compaction-requests";
@@ -130,7 +130,8 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
       })
       .catch((error: unknown) => {
         // A message interrupted this call (not a cancel): its answer is dropped, its reported cost kept.
-        if (signal.reason instanceof Interrupted && !state.signal.aborted) throw new Interrupted(partialCostUsd);
+        // Where the provider reported no usage yet, the prompt's input tokens are estimated: an interrupt is never free.
+        if (signal.reason instanceof Interrupted && !state.signal.aborted) throw new Interrupted(partialCostUsd > 0 || options.prices === undefined ? partialCostUsd : promptCostEstimate(request, options.prices));
         throw error;
       });
     const value: ModelStepValue = {

@@ -1,10 +1,13 @@
 // An interrupted model call costs what the vendor would bill for it on every provider, not only on
 // Anthropic's (whose stream reports its prompt's tokens at once): on openai, whose usage comes only
 // at the end of the stream, the cut call's cost is estimated from its prompt and what it streamed;
-// on scripted, a call interrupted while it "thinks" (held until released) costs its prompt.
+// on scripted, a call interrupted while it "thinks" (held until released) costs its prompt. A call
+// interrupted before its provider reported anything (no message_start, no first chunk yet) costs
+// its prompt's input tokens as the loop estimates them: an interrupt is never free.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RunView, StoredEvent } from "../../src/api/types";
+import { requestsWhen, script, uniqueModel } from "../fake-anthropic/client";
 import { openAIRequestsWhen, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { storedEvents, stubFor } from "../helpers/runs";
 import { api, driveRun, getRun, releaseHold, startRun } from "../helpers/service-client";
@@ -56,4 +59,28 @@ describe("the cost of an interrupted model call", () => {
     const [answered] = modelCosts(await storedEvents(stub));
     expect(after.spentUsd).toBeGreaterThan(answered!);
   });
+
+  for (const provider of ["anthropic", "openai"] as const) {
+    it(`${provider}: a call interrupted before the provider sent any usage counts its prompt's estimated input tokens`, async () => {
+      const model = provider === "anthropic" ? uniqueModel() : uniqueOpenAIModel();
+      // The vendor holds its answer: nothing streams, so no usage comes before the interrupt.
+      const held = [{ text: "Never sent.", delayMs: 600_000 }];
+      if (provider === "anthropic") await script(model, held);
+      else await scriptOpenAI(model, held);
+      const arrived = (requests: number) => (provider === "anthropic" ? requestsWhen(model, { requests }) : openAIRequestsWhen(model, { requests }));
+      const { run, token } = await startRun({ provider, model, messages: [{ role: "user", content: "Write a long essay about the sea, with care." }], minAnswerChars: 0 });
+      const alarm = runDurableObjectAlarm(stubFor(run.id));
+      await arrived(1);
+      await interrupt(run.id, token, "Shorter, please.");
+      // The call is made again with the message; a cancel ends it (a cancelled call counts nothing).
+      await arrived(2);
+      expect((await api(`/v1/runs/${run.id}/cancel`, token, { method: "POST" })).status).toBe(202);
+      await alarm;
+      const after = await getRun(run.id, token);
+      expect(after.status).toBe("cancelled");
+      expect(modelCosts(await storedEvents(stubFor(run.id)))).toEqual([]);
+      // Only the interrupted call's prompt is in the spend.
+      expect(after.spentUsd).toBeGreaterThan(0);
+    });
+  }
 });

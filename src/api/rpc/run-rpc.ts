@@ -5,7 +5,7 @@ import type { ChildReport } from "../child-runs";
 import type { ForkPrefix, ForkSpec } from "./fork-rpc";
 import type { ImageUpload } from "../images/images";
 import type { Recording } from "../../replay/recording";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../types";
 
 /** A user token's own daily spend limit (its budgetUsdPerDay), for the reservation a continue or a retry makes; else the run's. */
 export type SpendLimit = { limitUsd?: number };
@@ -34,6 +34,8 @@ export interface RunRpc {
   exportRun(): Promise<Outcome<Recording>>;
   /** True when a run was created here (deleted or not): an Idempotency-Key is taken. */
   exists(): Promise<boolean>;
+  /** On a tree's root: a place for the descendant `runId` (asked again, the same place), false once the tree holds `maxTreeRuns` runs. */
+  reserveTreePlace(runId: string, maxTreeRuns: number): Promise<boolean>;
   /** True when the run exists and `tokenHash` is its run token's hash (compared in constant time). */
   authorize(tokenHash: string): Promise<boolean>;
   /** True when the run exists and belongs to `subject` (a user token's access). */
@@ -44,7 +46,7 @@ export interface RunRpc {
   answer(body: AnswerBody, images?: ImageUpload): Promise<Outcome<RunView>>;
   cancel(): Promise<Outcome<RunView>>;
   /** A run of a subject reserves the rest of its budget first: 402 spend-limit when it does not fit. */
-  continueRun(body: ContinueBody, images?: ImageUpload, spend?: SpendLimit): Promise<Outcome<RunView>>;
+  continueRun(body: ContinueBody, images?: ImageUpload, spend?: SpendLimit): Promise<Outcome<MessageAnswer>>;
   /** As continueRun, for a failed run. */
   retry(spend?: SpendLimit): Promise<Outcome<RunView>>;
   /**

@@ -2,7 +2,7 @@
 // the HTTP edge, which creates, reads, changes, triggers and deletes schedules and lists their
 // runs, and by run objects, whose outboxes report each run's status changes to its schedule.
 import type { InboxChange, ListAnswer, ListPosition, ListQuery } from "./inbox-rpc";
-import type { CatchUp, Overlap, ScheduleSettings, ScheduleView, TriggeredRun } from "../schedule-types";
+import type { CatchUp, Overlap, ScheduleSettings, ScheduleToken, ScheduleView, TriggeredRun } from "../schedule-types";
 import type { CreateRunBody, Outcome, ProviderName } from "../types";
 
 /**
@@ -23,10 +23,24 @@ export type NewSchedule = ScheduleSettings & {
   template: RunTemplate;
   /** When the edge took the request (ISO): the schedule's createdAt, and its place in its owner's directory. */
   createdAt: string;
+  /** Made by a user token: the schedule pauses itself when that token is revoked or expires. */
+  token?: ScheduleToken;
 };
 
 /** The fields a PATCH changes; a changed cron or time zone counts fires from the change on. */
-export type SchedulePatch = { cron?: string; timezone?: string; overlap?: Overlap; catchUp?: CatchUp; paused?: boolean; template?: RunTemplate };
+export type SchedulePatch = {
+  cron?: string;
+  timezone?: string;
+  overlap?: Overlap;
+  catchUp?: CatchUp;
+  paused?: boolean;
+  template?: RunTemplate;
+  /** Who asks: a resume binds the schedule to this user token (null: the deployment's, no token). */
+  resumedBy?: ScheduleToken | null;
+};
+
+/** Who triggers: the daily spend limit the trigger's run is held to (the triggering user token's, else the subject's). */
+export type TriggerBy = { dayLimitUsd: number };
 
 export interface ScheduleRpc {
   /** Stores the schedule and sets its alarm; 409 for an id already used. */
@@ -36,7 +50,7 @@ export interface ScheduleRpc {
   /** Deletes the schedule (its alarm, its fires and its index of runs); its runs stay. */
   remove(): Promise<Outcome<null>>;
   /** One run now, whatever the overlap and even while paused: 201, or the refusal of the run's creation (402, …). */
-  trigger(): Promise<Outcome<TriggeredRun>>;
+  trigger(by?: TriggerBy): Promise<Outcome<TriggeredRun>>;
   /** True when the schedule exists and belongs to `subject` (a user token's access). */
   authorizeSubject(subject: string): Promise<boolean>;
   /** The schedule's runs in the run listing's shape, newest first. */
@@ -50,7 +64,8 @@ export type DirectoryPage = { entries: ListPosition[]; next?: ListPosition };
 
 /** The schedules of one owner (a subject, or the deployment for those without one), newest first. */
 export interface ScheduleDirectoryRpc {
-  add(entry: ListPosition): Promise<null>;
+  /** Adds an entry; with `limit` (a subject's SCHEDULES_PER_SUBJECT), 409 when the owner already holds that many. */
+  add(entry: ListPosition, limit?: number): Promise<Outcome<null>>;
   remove(id: string): Promise<null>;
   list(limit: number, after?: ListPosition): Promise<DirectoryPage>;
 }

@@ -67,6 +67,10 @@ export const scheduleViewSchema = z
     overlap: overlapSchema,
     catchUp: catchUpSchema,
     paused: z.boolean(),
+    pausedReason: z
+      .enum(["token-revoked", "token-expired"])
+      .optional()
+      .openapi({ description: "Why the schedule paused itself: the user token that made it (or last resumed it) was revoked or expired. Only a new token of the subject, or the deployment token, resumes it (paused: false). Absent otherwise." }),
     subject: z.string().optional(),
     run: z.record(z.string(), z.unknown()).openapi({ description: "The run each fire starts: a CreateRunBody as checked (defaults filled in; MCP servers' headers left out, in agent templates too)." }),
     nextAt: z.string().optional().openapi({ description: "The next fire time; absent while paused." }),

@@ -18,6 +18,7 @@ import { emitEvent } from "../events/emit-event";
 import { readOwnSpent, type RunRow, type Segment } from "../run/run-store";
 import { runOf } from "../schedule/fire-run";
 import { childrenHeld, countChildren, markCreated, markNotCreated, readChild, registerChild } from "./child-store";
+import { reserveTreePlace } from "./tree-store";
 
 /** The parent's span of the agent call at `key` (its start's step key with the segment). */
 function parentSpanOf(sql: SqlStorage, parentId: string, key: string): SpanContext {
@@ -49,6 +50,7 @@ export function childRunOf(parent: RunRow, template: RunTemplate, task: string, 
     provider: provider ?? parent.provider,
     parentId: parent.id,
     depth: (parent.depth ?? 0) + 1,
+    rootId: parent.rootId ?? parent.id,
   };
   if (parent.subject !== undefined) child.subject = parent.subject;
   if (parent.dayLimitUsd !== undefined) child.dayLimitUsd = parent.dayLimitUsd;
@@ -56,13 +58,26 @@ export function childRunOf(parent: RunRow, template: RunTemplate, task: string, 
   return child;
 }
 
-/** Why a new child may not start, or undefined when it may (MAX_RUN_DEPTH, MAX_CHILDREN). */
+/** Why a new child may not start, or undefined when it may (MAX_RUN_DEPTH, MAX_CHILDREN; MAX_TREE_RUNS is the root's: treePlace). */
 function refusal(engine: EngineContext, run: RunRow): string | undefined {
   const limits = limitsOf(engine.env);
   const depth = (run.depth ?? 0) + 1;
   if (depth > limits.maxRunDepth) return `depth (a child run here would nest ${depth} deep; at most ${limits.maxRunDepth} on this deployment, MAX_RUN_DEPTH)`;
   if (countChildren(engine.ctx.storage.sql) >= limits.maxChildren) return `children (this run started ${limits.maxChildren} child runs, this deployment's limit, MAX_CHILDREN)`;
   return undefined;
+}
+
+/** A place for child `childId` in the run's tree, asked of its root (this run itself, for a top-level run): tree-store.ts. */
+async function treePlace(engine: EngineContext, run: RunRow, childId: string): Promise<boolean> {
+  const max = limitsOf(engine.env).maxTreeRuns;
+  const rootId = run.rootId ?? run.id;
+  if (rootId === run.id) return reserveTreePlace(engine.ctx.storage.sql, childId, max);
+  return runOf(engine.env, rootId).reserveTreePlace(childId, max);
+}
+
+function treeRefusal(engine: EngineContext): string {
+  const max = limitsOf(engine.env).maxTreeRuns;
+  return `tree (this run's tree, its top-level run and all its descendants, holds ${max} runs, this deployment's limit, MAX_TREE_RUNS)`;
 }
 
 export function childRunDeps(engine: EngineContext, run: RunRow, segment: Segment): ChildRuns {
@@ -80,6 +95,7 @@ export function childRunDeps(engine: EngineContext, run: RunRow, segment: Segmen
         if (!(left >= MIN_CHILD_BUDGET_USD)) return { ok: false, reason: "budget" };
         const wanted = template.budget?.usd ?? left;
         const { id } = await childCredentials(engine.env, run.id, full);
+        if (!(await treePlace(engine, run, id))) return { ok: false, reason: treeRefusal(engine) };
         row = registerChild(sql, { key: full, childId: id, callId, name, budgetUsd: Math.min(wanted, left), startedAt: engine.now() });
       }
       if (row.end !== undefined) return { ok: true, childId: row.childId };

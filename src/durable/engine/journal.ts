@@ -19,6 +19,15 @@ export function loadJournal(sql: SqlStorage, prefix: string): Map<string, unknow
   return stored;
 }
 
+/** The stored values whose keys start with `keyPrefix` (e.g. one model call's takes, "s1/messages/3/"), read back from their spill. */
+export function journalValuesUnder(sql: SqlStorage, keyPrefix: string): unknown[] {
+  const upper = keyPrefix.slice(0, -1) + String.fromCharCode(keyPrefix.charCodeAt(keyPrefix.length - 1) + 1);
+  return sql
+    .exec<{ value: string }>("SELECT value FROM journal WHERE key >= ? AND key < ?", keyPrefix, upper)
+    .toArray()
+    .map((row) => JSON.parse(unspillText(sql, row.value)) as unknown);
+}
+
 /** Every entry of the journal, values read back from their spill, ordered by key (a fork's prefix, an export). */
 export function readJournalEntries(sql: SqlStorage): { key: string; value: string; costUsd: number }[] {
   return sql

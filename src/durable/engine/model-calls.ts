@@ -6,6 +6,8 @@ import { Interrupted } from "../../loop";
 
 export class ModelCalls {
   private inFlight: AbortController | undefined;
+  /** The step key ("model/<n>", without the segment) of the call in flight, for the interrupt cap. */
+  private inFlightKey: string | undefined;
 
   /** The signal of the step at `key`: a model call's may be interrupted; every other step has the slice's. */
   signalFor(key: string, slice: AbortSignal): { signal: AbortSignal; settled: () => void } {
@@ -15,13 +17,24 @@ export class ModelCalls {
     if (slice.aborted) onSlice();
     else slice.addEventListener("abort", onSlice, { once: true });
     this.inFlight = controller;
+    this.inFlightKey = key;
     return {
       signal: controller.signal,
       settled: () => {
         slice.removeEventListener("abort", onSlice);
-        if (this.inFlight === controller) this.inFlight = undefined;
+        if (this.inFlight === controller) {
+          this.inFlight = undefined;
+          this.inFlightKey = undefined;
+        }
       },
     };
+  }
+
+  /** The model call in flight that an interrupt would abort: its step number, or undefined when none. */
+  interruptible(): number | undefined {
+    if (this.inFlight === undefined || this.inFlight.signal.aborted || this.inFlightKey === undefined) return undefined;
+    const step = Number(this.inFlightKey.slice("model/".length));
+    return Number.isInteger(step) ? step : undefined;
   }
 
   /** Aborts the model call in flight, if there is one; true when one was. */

@@ -26,6 +26,12 @@ export function countWaitingMessages(sql: SqlStorage): number {
   return Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM user_message WHERE taken IS NULL").one().n);
 }
 
+/** How many messages wait to be taken, and the bytes of their stored content. */
+export function waitingMessageStats(sql: SqlStorage): { count: number; bytes: number } {
+  const row = sql.exec<{ n: number; bytes: number | null }>("SELECT COUNT(*) AS n, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM user_message WHERE taken IS NULL").one();
+  return { count: Number(row.n), bytes: Number(row.bytes ?? 0) };
+}
+
 export function hasWaitingMessages(sql: SqlStorage): boolean {
   return sql.exec("SELECT 1 FROM user_message WHERE taken IS NULL LIMIT 1").toArray().length > 0;
 }

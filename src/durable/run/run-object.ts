@@ -5,7 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../../api/images/images";
 import { CALLER_HEADER, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
 import { deliverResult } from "../tools/async-call-store";
@@ -41,6 +41,7 @@ import { ModelCalls } from "../engine/model-calls";
 import { releaseHold } from "../engine/scripted-holds";
 import { Holds } from "../../providers";
 import { newMessageId } from "../person/message-store";
+import { contentBytes, queueRefusal } from "../person/message-caps";
 import { reserveAgain } from "../inbox/spend-reservation";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
 import { watcherTokenOf } from "../events/watcher-tokens";
@@ -54,6 +55,7 @@ import { runOf } from "../schedule/fire-run";
 import { readParentId } from "./run-store";
 import { reserveToday, writeSpendDay } from "./spend-day";
 import { recordStop } from "./run-stop";
+import { reserveTreePlace } from "../children/tree-store";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
   private readonly engine: EngineContext;
@@ -194,6 +196,13 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return hasRun(this.ctx.storage.sql) || wasDeleted(this.ctx.storage.sql);
   }
 
+  /** The tree's root counts its runs (children/tree-store.ts); a root that is gone has no place to give. */
+  async reserveTreePlace(runId: string, maxTreeRuns: number): Promise<boolean> {
+    const { sql } = this.ctx.storage;
+    if (!hasRun(sql)) return false;
+    return reserveTreePlace(sql, runId, maxTreeRuns);
+  }
+
   /** Reads the token's hash alone, never the run's body: a flood of made-up tokens costs one small read each. */
   async authorize(tokenHash: string): Promise<boolean> {
     const own = readTokenHash(this.ctx.storage.sql);
@@ -248,10 +257,13 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
    * A running run's message is not queued behind the slice in progress: it is stored at once, and
    * an interrupt aborts the model call in flight. A run that stopped meanwhile is continued instead.
    */
-  async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES, spend: SpendLimit = {}): Promise<Outcome<RunView>> {
+  async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES, spend: SpendLimit = {}): Promise<Outcome<MessageAnswer>> {
     const { sql } = this.ctx.storage;
     const message: IncomingMessage = { id: newMessageId(), mode: body.mode ?? "queue", content: body.content };
     if (readRunState(sql)?.status === "running") {
+      // Refused before its images are stored; checked again when it is stored (transitions.ts).
+      const refused = queueRefusal(sql, limitsOf(this.env), contentBytes(message.content));
+      if (refused !== undefined) return refused;
       const run = readRun(sql)!;
       const issues = await acceptImages(this.blobs, run.id, images);
       if (issues.length > 0) return invalidImages(issues);
@@ -265,9 +277,10 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     );
   }
 
-  private async queueMessage(message: IncomingMessage): Promise<Outcome<RunView>> {
+  private async queueMessage(message: IncomingMessage): Promise<Outcome<MessageAnswer>> {
     const outcome = queueMessage(this.engine, message);
-    if (message.mode === "interrupt") this.engine.modelCalls?.interrupt();
+    if (!outcome.ok) return outcome;
+    if (outcome.value.message?.mode === "interrupt") this.engine.modelCalls?.interrupt();
     // A run between slices steps now; one suspended on an async call keeps the message until it wakes.
     if (this.active === undefined) await this.schedule();
     return outcome;

@@ -47,6 +47,7 @@ export const RUN_TABLES = [
      fired_at TEXT,
      parent_id TEXT,
      depth INTEGER,
+     root_id TEXT,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -85,6 +86,7 @@ const ADDED_COLUMNS: readonly { table: string; column: string; definition: strin
   { table: "segment", column: "per_question", definition: "INTEGER NOT NULL DEFAULT 0" },
   { table: "run", column: "parent_id", definition: "TEXT" },
   { table: "run", column: "depth", definition: "INTEGER" },
+  { table: "run", column: "root_id", definition: "TEXT" },
 ];
 
 /** After RUN_TABLES were made: the columns an older object's tables lack. */
@@ -194,6 +196,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.fired_at !== null && row.fired_at !== undefined) run.firedAt = String(row.fired_at);
   if (row.parent_id !== null && row.parent_id !== undefined) run.parentId = String(row.parent_id);
   if (row.depth !== null && row.depth !== undefined) run.depth = Number(row.depth);
+  if (row.root_id !== null && row.root_id !== undefined) run.rootId = String(row.root_id);
   const fork = readFork(sql);
   if (fork !== undefined) Object.assign(run, fork);
   const waiting = parseColumn<Waiting>(sql, row.waiting);
@@ -253,10 +256,10 @@ export function insertRun(sql: SqlStorage, run: NewRun, now: string, start?: Run
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = start?.stepLimit ?? run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
-    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, parent_id, depth, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, parent_id, depth, root_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     run.id, run.model, run.provider, run.tokenHash, run.bodyHash, start?.segment ?? 1, start?.steps ?? 0, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null,
-    run.scheduleId ?? null, run.firedAt ?? null, run.parentId ?? null, run.depth ?? null, now, now,
+    run.scheduleId ?? null, run.firedAt ?? null, run.parentId ?? null, run.depth ?? null, run.rootId ?? null, now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
   if (start === undefined) insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit, perQuestion: true });

@@ -4,7 +4,9 @@ import { canonicalJson } from "../../lib/canonical-json";
 import { closeOpenCalls } from "../../loop/history";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
 import { markTaken, storeMessage, waitingMessages } from "../person/message-store";
-import type { AnswerBody, ContinueBody, Outcome, RunView } from "../../api/types";
+import type { AnswerBody, ContinueBody, MessageAnswer, Outcome, RunView } from "../../api/types";
+import { limitsOf } from "../../config/settings";
+import { contentBytes, effectiveMode, interruptsOf, queueRefusal } from "../person/message-caps";
 import { storeAnswer, storedAnswer } from "../person/answer-store";
 import { isoNow } from "../storage/clock";
 import type { EngineContext } from "../engine/engine-context";
@@ -126,12 +128,19 @@ export function continueRefusal(run: RunRow): Outcome<RunView> | undefined {
 
 /**
  * A message for a running run: stored to be taken before its next model call (mode "interrupt":
- * the caller then aborts the model call in flight). Told to no one yet: the `user-message` event
- * comes when the run takes it.
+ * the caller then aborts the model call in flight), or refused (429) past the run's queue caps.
+ * Told to no one yet: the `user-message` event comes when the run takes it.
  */
-export function queueMessage(engine: EngineContext, message: IncomingMessage): Outcome<RunView> {
-  storeMessage(engine.ctx.storage.sql, message, isoNow());
-  return ok(view(engine));
+export function queueMessage(engine: EngineContext, message: IncomingMessage): Outcome<MessageAnswer> {
+  const { sql } = engine.ctx.storage;
+  const limits = limitsOf(engine.env);
+  const refused = queueRefusal(sql, limits, contentBytes(message.content));
+  if (refused !== undefined) return refused;
+  // The caps (person/message-caps.ts): past MAX_INTERRUPTS_PER_STEP of the call in flight, an interrupt queues.
+  const step = message.mode === "interrupt" ? engine.modelCalls?.interruptible() : undefined;
+  const mode = step === undefined ? message.mode : effectiveMode(message.mode, interruptsOf(sql, `s${readRun(sql)!.segment}/`, step), limits);
+  storeMessage(sql, { ...message, mode }, isoNow());
+  return ok({ ...view(engine), message: { id: message.id, mode } });
 }
 
 /** Why the run cannot be retried now, or undefined when it can. */

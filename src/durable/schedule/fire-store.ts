@@ -16,8 +16,12 @@ export const FIRE_TABLE = `CREATE TABLE IF NOT EXISTS fire (
   reason TEXT,
   missed INTEGER,
   through INTEGER,
-  attempts INTEGER NOT NULL DEFAULT 0
+  attempts INTEGER NOT NULL DEFAULT 0,
+  day_limit_usd REAL
 )`;
+
+/** Columns added after the first release. `day_limit_usd`: a trigger's run is held to the triggering token's daily limit. */
+export const FIRE_ADDED_COLUMNS = [{ table: "fire", column: "day_limit_usd", definition: "REAL" }];
 
 /** Settled fire records kept for the view and for the overlap's look at the previous runs. */
 export const FIRES_KEPT = 200;
@@ -36,9 +40,11 @@ export type FireRow = {
   missed?: number;
   through?: number;
   attempts: number;
+  /** A trigger's: the daily spend limit its run is held to (the triggering token's). */
+  dayLimitUsd?: number;
 };
 
-export type NewFire = { kind: FireKind; at: number; outcome: FireOutcome; reason?: string; missed?: number; through?: number };
+export type NewFire = { kind: FireKind; at: number; outcome: FireOutcome; reason?: string; missed?: number; through?: number; dayLimitUsd?: number };
 
 /** The idempotency key of a fire's run: the schedule's fires at one time always make the same run. */
 export const fireKey = (kind: FireKind, at: number): string => `${kind}/${at}`;
@@ -57,6 +63,7 @@ function rowOf(raw: Raw): FireRow {
   if (raw.reason !== null) row.reason = String(raw.reason);
   if (raw.missed !== null) row.missed = Number(raw.missed);
   if (raw.through !== null) row.through = Number(raw.through);
+  if (raw.day_limit_usd !== null && raw.day_limit_usd !== undefined) row.dayLimitUsd = Number(raw.day_limit_usd);
   return row;
 }
 
@@ -64,8 +71,8 @@ function rowOf(raw: Raw): FireRow {
 export function insertFire(sql: SqlStorage, fire: NewFire): string {
   const key = fire.outcome === "missed" ? `missed/${fire.at}` : fireKey(fire.kind, fire.at);
   sql.exec(
-    "INSERT INTO fire (key, kind, at, outcome, reason, missed, through) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-    key, fire.kind, fire.at, fire.outcome, fire.reason ?? null, fire.missed ?? null, fire.through ?? null,
+    "INSERT INTO fire (key, kind, at, outcome, reason, missed, through, day_limit_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+    key, fire.kind, fire.at, fire.outcome, fire.reason ?? null, fire.missed ?? null, fire.through ?? null, fire.dayLimitUsd ?? null,
   );
   return key;
 }
@@ -75,8 +82,8 @@ export function readFire(sql: SqlStorage, key: string): FireRow | undefined {
   return raw === undefined ? undefined : rowOf(raw);
 }
 
-/** A fire's run was created (`started`), or will not be (`failed`, with why); a queued fire becomes pending when it may start. */
-export function settleFire(sql: SqlStorage, key: string, outcome: "pending" | "started" | "failed", detail: { runId?: string; reason?: string } = {}): void {
+/** A fire's run was created (`started`), or will not be (`failed`, with why, or `skipped`); a queued fire becomes pending when it may start. */
+export function settleFire(sql: SqlStorage, key: string, outcome: "pending" | "started" | "failed" | "skipped", detail: { runId?: string; reason?: string } = {}): void {
   sql.exec("UPDATE fire SET outcome = ?, run_id = COALESCE(?, run_id), reason = ? WHERE key = ?", outcome, detail.runId ?? null, detail.reason ?? null, key);
   pruneFires(sql);
 }

@@ -4,9 +4,16 @@
 // edge adds an entry before it creates the schedule and removes it after the schedule is deleted,
 // so a crash in between leaves at most an entry whose schedule is gone, which a listing skips and
 // drops. Like the inboxes, directories scale with the number of subjects.
+//
+// A subject's directory also holds the subject to SCHEDULES_PER_SUBJECT: `add` counts its entries
+// and inserts in one synchronous step of the object, so two creates at once cannot both take the
+// last slot. A delete frees its slot (the edge removes the entry). An entry a crashed create left
+// counts until a listing finds its schedule gone and drops it.
 import { DurableObject } from "cloudflare:workers";
 import type { ListPosition } from "../../api/rpc/inbox-rpc";
 import type { DirectoryPage, ScheduleDirectoryRpc } from "../../api/rpc/schedule-rpc";
+import type { Outcome } from "../../api/types";
+import { fail, ok } from "../run/outcome";
 import { tableExists } from "../storage/sqlite-tables";
 
 const STATEMENTS = [
@@ -19,10 +26,14 @@ export class ScheduleDirectory extends DurableObject<Env> implements ScheduleDir
     return this.ctx.storage.sql;
   }
 
-  async add(entry: ListPosition): Promise<null> {
+  async add(entry: ListPosition, limit?: number): Promise<Outcome<null>> {
     for (const statement of STATEMENTS) this.sql.exec(statement);
+    const held = Number(this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM entry WHERE schedule_id != ?", entry.id).one().n);
+    if (limit !== undefined && held >= limit) {
+      return fail(409, `This subject holds ${held} schedules, the most this deployment allows (SCHEDULES_PER_SUBJECT). Delete one first.`);
+    }
     this.sql.exec("INSERT INTO entry (schedule_id, created_at) VALUES (?, ?) ON CONFLICT (schedule_id) DO NOTHING", entry.id, entry.createdAt);
-    return null;
+    return ok(null);
   }
 
   async remove(id: string): Promise<null> {

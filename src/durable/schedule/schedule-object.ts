@@ -8,10 +8,20 @@
 // a crash in between leaves the pending row, which the next alarm finishes with the same key, and
 // so the same run. A refusal (the subject's spend limit, …) settles it `failed` with the reason,
 // never retried; an unreachable run object is tried again, FIRE_ATTEMPTS times at most.
+//
+// A schedule a user token made fires under that token: at each alarm, before any fire, the object
+// looks at the token's expiry and asks the subject's inbox whether it was revoked (the inbox keeps
+// revocations as long as a token can live). Revoked or expired, the schedule pauses itself with
+// `pausedReason` and settles its queued fires skipped; only a resume by a new token of the subject
+// (which the schedule then fires under) or by the deployment token (no token from then on) starts
+// it again. Checked at the fire, not at the revocation: nothing fans out to a subject's schedules,
+// and a crash between a revocation and a pause cannot leave a schedule firing.
 import { DurableObject } from "cloudflare:workers";
 import type { InboxChange, ListAnswer, ListQuery } from "../../api/rpc/inbox-rpc";
-import type { NewSchedule, SchedulePatch, ScheduleRpc } from "../../api/rpc/schedule-rpc";
-import { SCHEDULE_NOT_FOUND, type ScheduleView, type TriggeredRun } from "../../api/schedule-types";
+import type { NewSchedule, SchedulePatch, ScheduleRpc, TriggerBy } from "../../api/rpc/schedule-rpc";
+import { SCHEDULE_NOT_FOUND, type PausedReason, type ScheduleView, type TriggeredRun } from "../../api/schedule-types";
+import { limitsOf } from "../../config/settings";
+import { inboxStub } from "../inbox/inbox-stub";
 import type { Outcome } from "../../api/types";
 import { dueFires, nextFire } from "../../lib/cron-schedule";
 import { fail, ok } from "../run/outcome";
@@ -20,7 +30,7 @@ import { countAttempt, firesIn, insertFire, newestRunIds, noteAttemptError, read
 import { planFires } from "./fire-plan";
 import { createFireRun, runOf } from "./fire-run";
 import { overlapDecision } from "./overlap";
-import { applyRunChanges, indexStartedRun, knownEnded, listIndexedRuns } from "./run-index-store";
+import { applyRunChanges, indexStartedRun, knownEnded, listIndexedRuns, trimRunIndex } from "./run-index-store";
 import { dropSchedule, hasSchedule, insertSchedule, migrateSchedule, readSchedule, readTemplate, setNextAt, updateSchedule, wasDeleted, writeTemplate, type ScheduleChange, type ScheduleRow } from "./schedule-store";
 import { scheduleViewOf } from "./schedule-view";
 
@@ -32,6 +42,7 @@ export const PENDING_RETRY_MS = 10_000;
 export const QUEUED_CHECK_MS = 5 * 60_000;
 /** The newest runs the overlap looks at for one still running or waiting. */
 const PREVIOUS_RUNS_CHECKED = 10;
+const DAY_MS = 24 * 3600 * 1000;
 
 const notFound = () => fail(404, SCHEDULE_NOT_FOUND);
 
@@ -74,7 +85,7 @@ export class ScheduleObject extends DurableObject<Env> implements ScheduleRpc {
       if (hasSchedule(this.sql) || wasDeleted(this.sql)) return fail(409, "This schedule id is taken.");
       const { template, ...rest } = schedule;
       this.ctx.storage.transactionSync(() => {
-        migrateSchedule(this.sql);
+        migrateSchedule(this.sql, this.now());
         // Fires count from now: a new schedule has missed nothing.
         insertSchedule(this.sql, { ...rest, lastAt: this.now(), updatedAt: rest.createdAt }, template);
       });
@@ -96,10 +107,16 @@ export class ScheduleObject extends DurableObject<Env> implements ScheduleRpc {
     return this.exclusive(async () => {
       const row = readSchedule(this.sql);
       if (row === undefined) return notFound();
-      const { template, ...fields } = patch;
+      const { template, resumedBy, ...fields } = patch;
       const change: ScheduleChange = { ...fields };
       const clockChanged = (fields.cron !== undefined && fields.cron !== row.cron) || (fields.timezone !== undefined && fields.timezone !== row.timezone);
       const resumed = row.paused && fields.paused === false;
+      // A resume fires under whoever resumed: a new user token of the subject, or the deployment (no token).
+      if (resumed) {
+        change.pausedReason = null;
+        if (resumedBy !== undefined) change.token = resumedBy;
+      }
+      if (fields.paused === true) change.pausedReason = null;
       // A new clock, or a resume, counts fires from now: what the old clock or the pause left out is not missed.
       if (clockChanged || resumed) change.lastAt = Math.max(row.lastAt, this.now());
       this.ctx.storage.transactionSync(() => {
@@ -120,10 +137,11 @@ export class ScheduleObject extends DurableObject<Env> implements ScheduleRpc {
     });
   }
 
-  async trigger(): Promise<Outcome<TriggeredRun>> {
+  async trigger(by?: TriggerBy): Promise<Outcome<TriggeredRun>> {
     return this.exclusive(async () => {
       if (!hasSchedule(this.sql)) return notFound();
-      const key = insertFire(this.sql, { kind: "trigger", at: this.now(), outcome: "pending" });
+      // The run is held to the triggering token's daily limit, not to the one the schedule was made with.
+      const key = insertFire(this.sql, { kind: "trigger", at: this.now(), outcome: "pending", ...(by === undefined ? {} : { dayLimitUsd: by.dayLimitUsd }) });
       // Should this object die before the run object answers, the alarm finishes the fire.
       await this.arm();
       const answer = await this.startFire(key);
@@ -148,7 +166,12 @@ export class ScheduleObject extends DurableObject<Env> implements ScheduleRpc {
     const row = readSchedule(this.sql);
     if (row === undefined) return ok({ applied: 0 });
     if (row.id !== scheduleId) return fail(409, "These changes belong to another schedule.");
-    const { applied, ended } = this.ctx.storage.transactionSync(() => applyRunChanges(this.sql, changes));
+    const now = this.now();
+    const { applied, ended } = this.ctx.storage.transactionSync(() => {
+      const answer = applyRunChanges(this.sql, changes, now);
+      trimRunIndex(this.sql, now - limitsOf(this.env).retentionDays * DAY_MS);
+      return answer;
+    });
     if (ended.length > 0 && firesIn(this.sql, "queued").length > 0) await this.setAlarmAt(this.now());
     return ok({ applied });
   }
@@ -164,14 +187,38 @@ export class ScheduleObject extends DurableObject<Env> implements ScheduleRpc {
       if (!hasSchedule(this.sql)) return;
       try {
         for (const fire of firesIn(this.sql, "pending")) await this.startFire(fire.key);
-        await this.startQueued();
+        await this.pauseIfTokenLapsed();
+        if (readSchedule(this.sql)!.pausedReason === undefined) await this.startQueued();
         const row = readSchedule(this.sql)!;
         if (!row.paused) await this.fireDue(row, this.now());
+        this.ctx.storage.transactionSync(() => trimRunIndex(this.sql, this.now() - limitsOf(this.env).retentionDays * DAY_MS));
       } catch (error) {
         console.error(JSON.stringify({ msg: "ratchet.schedule-error", scheduleId: readSchedule(this.sql)?.id, error: describe(error) }));
       } finally {
         await this.arm();
       }
+    });
+  }
+
+  /** Why the user token the schedule fires under no longer holds (expired, revoked), or undefined while it does or there is none. */
+  private async tokenLapse(): Promise<PausedReason | undefined> {
+    const row = readSchedule(this.sql)!;
+    if (row.token === undefined) return undefined;
+    if (this.now() >= row.token.expiresAt) return "token-expired";
+    if (row.token.id !== undefined && row.subject !== undefined && (await inboxStub(this.env, row.subject).isRevoked(row.token.id))) return "token-revoked";
+    return undefined;
+  }
+
+  /** Before any fire: a schedule whose token lapsed pauses itself, and its queued fires are skipped. */
+  private async pauseIfTokenLapsed(): Promise<void> {
+    const row = readSchedule(this.sql)!;
+    if (row.pausedReason !== undefined) return;
+    const lapse = await this.tokenLapse();
+    if (lapse === undefined) return;
+    const reason = lapse === "token-expired" ? "The user token that made the schedule expired." : "The user token that made the schedule was revoked.";
+    this.ctx.storage.transactionSync(() => {
+      updateSchedule(this.sql, { paused: true, pausedReason: lapse }, isoNow());
+      for (const fire of firesIn(this.sql, "queued")) settleFire(this.sql, fire.key, "skipped", { reason });
     });
   }
 
@@ -237,7 +284,10 @@ export class ScheduleObject extends DurableObject<Env> implements ScheduleRpc {
     const scheduleId = readSchedule(this.sql)!.id;
     let answer: Awaited<ReturnType<typeof createFireRun>>;
     try {
-      answer = await createFireRun(this.env, scheduleId, readTemplate(this.sql), key, fire.at);
+      const template = readTemplate(this.sql);
+      // A trigger's run is held to the triggering token's limit (fires of older releases kept none: the template's).
+      if (fire.dayLimitUsd !== undefined) template.dayLimitUsd = fire.dayLimitUsd;
+      answer = await createFireRun(this.env, scheduleId, template, key, fire.at);
     } catch (error) {
       if (attempt >= FIRE_ATTEMPTS) this.failFire(scheduleId, key, fire.at, `The run could not be created: ${describe(error)}`);
       else noteAttemptError(this.sql, key, describe(error));
@@ -247,7 +297,7 @@ export class ScheduleObject extends DurableObject<Env> implements ScheduleRpc {
     if (outcome.ok) {
       this.ctx.storage.transactionSync(() => {
         settleFire(this.sql, key, "started", { runId });
-        indexStartedRun(this.sql, outcome.value);
+        indexStartedRun(this.sql, outcome.value, this.now());
       });
       return { kind: "started", outcome: ok({ run: outcome.value }) };
     }

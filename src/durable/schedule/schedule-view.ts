@@ -25,6 +25,7 @@ export function scheduleViewOf(sql: SqlStorage, row: ScheduleRow, template: RunT
     fires: newestFires(sql),
   };
   if (row.subject !== undefined) view.subject = row.subject;
+  if (row.paused && row.pausedReason !== undefined) view.pausedReason = row.pausedReason;
   if (!row.paused && row.nextAt !== undefined) view.nextAt = new Date(row.nextAt).toISOString();
   return view;
 }

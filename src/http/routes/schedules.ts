@@ -5,7 +5,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ListPosition } from "../../api/rpc/inbox-rpc";
 import type { NewSchedule, SchedulePatch } from "../../api/rpc/schedule-rpc";
-import type { ScheduleView } from "../../api/schedule-types";
+import type { ScheduleToken, ScheduleView } from "../../api/schedule-types";
 import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
 import type { Issue } from "../../api/schemas/error-schemas";
 import { DEFAULT_TIMEZONE, scheduleIssues } from "../../lib/cron-schedule";
@@ -36,6 +36,13 @@ function subjectOf(c: Context<AppEnv>, subject: string | undefined, runSubject: 
   return subject ?? runSubject;
 }
 
+/** The user token a request comes with (its id and expiry), or null for the deployment token. */
+function tokenOf(c: Context<AppEnv>): ScheduleToken | null {
+  if (c.var.caller !== "user") return null;
+  const { tokenId, expiresAt } = c.var.user;
+  return tokenId === undefined ? { expiresAt } : { id: tokenId, expiresAt };
+}
+
 export function schedulesApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -57,8 +64,12 @@ export function schedulesApp(): OpenAPIHono<AppEnv> {
       createdAt: new Date().toISOString(),
     };
     if (subject !== undefined) schedule.subject = subject;
+    // A user token's schedule fires under it: revoked or expired, the schedule pauses itself (src/durable/schedule).
+    const token = tokenOf(c);
+    if (token !== null) schedule.token = token;
     // The directory first: a crash before the schedule exists leaves an entry that listings skip, never a schedule no listing shows.
-    await directoryStub(c.env, subject).add({ id: schedule.id, createdAt: schedule.createdAt });
+    // A subject holds at most SCHEDULES_PER_SUBJECT schedules (counted by its directory); the deployment's own have no cap.
+    unwrap(await directoryStub(c.env, subject).add({ id: schedule.id, createdAt: schedule.createdAt }, subject === undefined ? undefined : c.var.settings.limits.schedulesPerSubject));
     const view = unwrap(await scheduleStub(c.env, schedule.id).create(schedule));
     return c.json({ schedule: view }, 201);
   });
@@ -106,6 +117,8 @@ export function schedulesApp(): OpenAPIHono<AppEnv> {
     if (body.overlap !== undefined) patch.overlap = body.overlap;
     if (body.catchUp !== undefined) patch.catchUp = body.catchUp;
     if (body.paused !== undefined) patch.paused = body.paused;
+    // A resume fires under the resumer: this user token, or (the deployment's) none.
+    if (body.paused === false) patch.resumedBy = tokenOf(c);
     return c.json({ schedule: unwrap(await c.var.schedule.update(patch)) }, 200);
   });
 
@@ -116,7 +129,12 @@ export function schedulesApp(): OpenAPIHono<AppEnv> {
     return c.body(null, 204);
   });
 
-  app.openapi(triggerScheduleRoute, async (c) => c.json(unwrap(await c.var.schedule.trigger()), 201));
+  // The trigger's run is held to the triggering token's daily limit (its budgetUsdPerDay, else the subject's).
+  app.openapi(triggerScheduleRoute, async (c) => {
+    const creator = c.var.creator;
+    const dayLimitUsd = creator.kind === "user" && creator.budgetUsdPerDay !== undefined ? creator.budgetUsdPerDay : c.var.settings.limits.subjectBudgetUsdPerDay;
+    return c.json(unwrap(await c.var.schedule.trigger({ dayLimitUsd })), 201);
+  });
 
   return app;
 }

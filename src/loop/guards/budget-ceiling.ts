@@ -25,6 +25,16 @@ export function promptTokensCeiling(request: GenerateRequest): number {
   return Math.ceil(chars / CHARS_PER_TOKEN_HIGH) + images * IMAGE_TOKENS_HIGH;
 }
 
+/**
+ * What an interrupted call's prompt cost when its provider had reported nothing yet (interrupted
+ * before Anthropic's message_start, before an OpenAI stream's first chunk, before the scripted
+ * model's delay): its input tokens, estimated high, at the input price. The vendor bills the prompt
+ * once the request reached it, so an interrupt is never free.
+ */
+export function promptCostEstimate(request: GenerateRequest, prices: TokenPrices): number {
+  return promptTokensCeiling(request) * prices.input;
+}
+
 export type Ceiling =
   /** The call fits as it is. */
   | { kind: "fits"; maxCostUsd: number }

@@ -2,6 +2,7 @@
 // the OpenAPI document. Paths are relative to the /v1/runs mount.
 import { createRoute, z } from "@hono/zod-openapi";
 import { answerBodySchema, continueBodySchema } from "../../../api/schemas/answer-schemas";
+import { messageAnswerSchema } from "../../../api/schemas/message-answer-schemas";
 import { callResultAcceptedSchema, callResultBodySchema } from "../../../api/schemas/tools/call-result-schemas";
 import { createRunBodySchema } from "../../../api/schemas/create-run-schemas";
 import { errorBodySchema } from "../../../api/schemas/error-schemas";
@@ -135,10 +136,11 @@ export const continueRoute = createRoute({
     "On a running run the message is stored at once and goes into the history before the next model call, after the current turn's tool results " +
     "(mode queue, the default); mode interrupt aborts the model call in flight (its partial answer dropped, its reported cost counted) and makes it again with the message. " +
     "A `user-message` event marks where it went. While a compaction or an async tool call is under way the message waits for it. " +
+    "At most MAX_QUEUED_MESSAGES messages, and 256 KiB of them in all, wait at once (429 past either); past MAX_INTERRUPTS_PER_STEP interrupts of one model call, an interrupt is queued (the answer's message.mode says queue). " +
     "On a finished run: a continue (allows `maxSteps` more model calls; the budget is not reset). A waiting run answers 409: answer it first.",
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: true, content: { "application/json": { schema: continueBodySchema } } } },
-  responses: { 202: json(runViewSchema, "Taken (a running run), or running again (a continue)."), ...errors(400, 401, 402, 404, 409, 413, 429) },
+  responses: { 202: json(messageAnswerSchema, "Taken (a running run: `message` says how), or running again (a continue)."), ...errors(400, 401, 402, 404, 409, 413, 429) },
 });
 
 export const compactRoute = createRoute({

@@ -22,7 +22,7 @@ export const createScheduleRoute = createRoute({
   summary: "Create a schedule: a run started on a clock (deployment token, or a user token: the schedule is its subject's)",
   middleware: [requireScheduleOwner()] as const,
   request: { body: { required: true, content: { "application/json": { schema: createScheduleBodySchema } } } },
-  responses: { 201: json(scheduleAnswerSchema, "The schedule, with its next fire time."), ...errors(400, 401, 403, 413, 429) },
+  responses: { 201: json(scheduleAnswerSchema, "The schedule, with its next fire time."), ...errors(400, 401, 403, 409, 413, 429) },
 });
 
 export const listSchedulesRoute = createRoute({
