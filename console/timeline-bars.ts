@@ -6,6 +6,7 @@
 // own; the provider's own: its model call's bar). Bars still open run to `nowMs`; the end closes
 // them all. Pure: no DOM, so it is unit-tested (test/console/timeline-bars.test.ts).
 import type { StoredRunEvent } from "../src/client";
+import { addUsd } from "../src/lib/money";
 
 export type BarKind = "model" | "tool" | "wait-tool" | "child" | "wait-person" | "compaction";
 
@@ -110,10 +111,22 @@ export function timelineBars(events: readonly StoredRunEvent[], nowMs: number): 
         if (openBar(`child/${event.callId}`) === undefined) open({ id: `child/${event.callId}`, kind: "child", label: `${call?.label ?? "agent"}: child run ${event.childId}`, ...(call?.step === undefined ? {} : { step: call.step }), startMs: at, costUsd: 0 });
         break;
       }
+      case "child-ended": {
+        // A child run's bar costs what the child spent, as its end reported it (the parent's tool
+        // result for the call costs nothing of its own).
+        const bar = byId.get(`child/${event.callId}`);
+        if (bar !== undefined) bar.costUsd = event.spentUsd;
+        break;
+      }
       case "tool-result": {
-        spent += event.costUsd;
+        spent = addUsd(spent, event.costUsd);
         const state: BarState = event.ok ? "ok" : "error";
-        const waiting = openBar(`wait-tool/${event.callId}`) ?? openBar(`child/${event.callId}`);
+        const child = openBar(`child/${event.callId}`);
+        if (child !== undefined) {
+          close(child, at, state);
+          break;
+        }
+        const waiting = openBar(`wait-tool/${event.callId}`);
         if (waiting !== undefined) {
           close(waiting, at, state, event.costUsd);
           break;

@@ -167,4 +167,19 @@ describe("formatDuration", () => {
     const child = timeline.bars.find((bar) => bar.id === "child/h")!;
     expect(child).toMatchObject({ kind: "child", step: 1, label: "helper: child run run_child" });
   });
+  it("a child run's bar costs what the child spent, though the parent's tool result costs nothing", () => {
+    const timeline = timelineBars(
+      events(
+        [0, { type: "run-started", run: runView }],
+        [10, { type: "step-start", step: 1, last: false }],
+        [300, model(1, 0.002, 0.002)],
+        [310, { type: "tool-call", step: 1, callId: "h", name: "helper", input: { task: "Find X." } }],
+        [330, { type: "child-started", callId: "h", childId: "run_child" }],
+        [5_330, { type: "child-ended", callId: "h", childId: "run_child", status: "finished", spentUsd: 0.03 }],
+        [5_340, { type: "tool-result", step: 1, callId: "h", name: "helper", ok: true, summary: "X is 42.", costUsd: 0 }],
+      ),
+      T0 + 9_000,
+    );
+    expect(brief(timeline.bars).find(([id]) => id === "child/h")).toEqual(["child/h", 330, 5_340, "ok", 0.03]);
+  });
 });

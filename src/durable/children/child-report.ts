@@ -6,10 +6,11 @@ import type { ChildEnd, ChildReport } from "../../api/child-runs";
 import { INBOX_TIMEOUT_MS } from "../outbox/outbox-schedule";
 import type { RunRow } from "../run/run-store";
 import { runOf } from "../schedule/fire-run";
+import { addUsd } from "../../lib/money";
 
 /** The report of change `type` of child run `run`: its status and spend, and its end when it ended (or was deleted). */
 export function childReportOf(run: RunRow, type: InboxEventType, version: number): ChildReport {
-  const spentUsd = run.spentUsd + run.childrenUsd;
+  const spentUsd = addUsd(run.spentUsd, run.childrenUsd);
   const report: ChildReport = { childId: run.id, version, status: run.status, spentUsd };
   const deleted = type === "run-deleted";
   if (type === "run-ended" || deleted) {

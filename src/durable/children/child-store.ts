@@ -8,6 +8,7 @@ import type { ChildEnd, ChildReport } from "../../api/child-runs";
 
 export type { ChildReport };
 import { tableExists } from "../storage/sqlite-tables";
+import { addUsd } from "../../lib/money";
 
 export const CHILD_RUN_TABLE = `CREATE TABLE IF NOT EXISTS child_run (
   key TEXT PRIMARY KEY,
@@ -81,7 +82,7 @@ export function listChildren(sql: SqlStorage): ChildRow[] {
 export function childViews(sql: SqlStorage): { children: ChildRunView[]; childrenUsd: number } {
   const rows = listChildren(sql).filter((row) => row.status !== "starting");
   const children = rows.map((row) => ({ id: row.childId, callId: row.callId, status: row.status as RunStatus, spentUsd: row.spentUsd }));
-  return { children, childrenUsd: rows.reduce((sum, row) => sum + row.spentUsd, 0) };
+  return { children, childrenUsd: addUsd(...rows.map((row) => row.spentUsd)) };
 }
 
 /** What the children spent, as last reported: counted in the run's spend (the loop's budget and its view). */

@@ -21,6 +21,7 @@ import { logFailure, logReplay } from "../run/operator-log";
 import { recordStop } from "../run/run-stop";
 import { stepSpanHook } from "../telemetry/step-hook";
 import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "../run/run-store";
+import { childViews } from "../children/child-store";
 
 // Each slice replays the segment before its new steps, so slices are long: bounded by wall time
 // (far inside an alarm's limits) and by a step count that caps one invocation's CPU.
@@ -150,7 +151,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
         return;
       }
       spans.onLoopEvent(event);
-      const action = actionFor(event, segment.stepsBefore, prefix);
+      const action = actionFor(event, segment.stepsBefore, prefix, () => childViews(sql).childrenUsd);
       if (action.kind === "log") {
         // The loop reports these from a step's work or after its steps: never inside a transaction.
         const logged = emitLoopEvent(engine, action.event, action.dedupe);

@@ -2,6 +2,7 @@
 // and events written outside a step's transaction carry a dedupe key.
 import type { RunEvent } from "../../api/types";
 import type { LoopEvent, StoredLoopEvent } from "../../loop/types";
+import { addUsd } from "../../lib/money";
 
 export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): RunEvent {
   if (event.type === "model") {
@@ -35,7 +36,8 @@ export type LoopEventAction =
   | { kind: "live"; event: RunEvent }
   | { kind: "none" };
 
-export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string): LoopEventAction {
+/** `childrenUsd`: what the run's children have spent as last reported, which a `step` event counts in the run's spend as its view does. */
+export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string, childrenUsd: () => number = () => 0): LoopEventAction {
   switch (event.type) {
     case "step-start":
       return { kind: "log", event: { type: "step-start", step: stepsBefore + event.step, last: event.last }, dedupe: `${prefix}step-start/${event.key}` };
@@ -50,7 +52,7 @@ export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string)
       return { kind: "live", event: { type: "text-reset", step: stepsBefore + event.step } };
     case "step":
       // The end of a model call and its tool calls: told again on every replay, logged once.
-      return { kind: "log", event: { type: "step", step: stepsBefore + event.step, spentUsd: event.spentUsd }, dedupe: `${prefix}step/${event.key}` };
+      return { kind: "log", event: { type: "step", step: stepsBefore + event.step, spentUsd: addUsd(event.spentUsd, childrenUsd()) }, dedupe: `${prefix}step/${event.key}` };
     case "tool-result":
       // Calls closed by a stop ("Not run: cancel.") are not journal steps: they are logged here.
       if (event.key.startsWith("closed/")) return { kind: "log", event: storedRunEvent(event, stepsBefore), dedupe: `${prefix}${event.key}` };

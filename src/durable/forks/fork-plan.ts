@@ -7,6 +7,7 @@
 // what its copied entries cost, so the loop, which adds them up again, counts from the fork's own.
 import type { ForkPrefix, ForkSegment, ForkSpec } from "../../api/rpc/fork-rpc";
 import type { RunStart } from "../run/run-store";
+import { addUsd, usd } from "../../lib/money";
 
 export type ForkPlan = { segments: ForkSegment[]; start: RunStart };
 
@@ -16,9 +17,9 @@ export function forkPlan(prefix: ForkPrefix, spec: ForkSpec, spentUsd: number): 
   const { atStep } = prefix;
   if (!spec.cut) {
     const holderPrefix = `s${holder.n}/`;
-    const replayed = prefix.journal.filter((entry) => entry.key.startsWith(holderPrefix)).reduce((sum, entry) => sum + entry.costUsd, 0);
+    const replayed = addUsd(...prefix.journal.filter((entry) => entry.key.startsWith(holderPrefix)).map((entry) => entry.costUsd));
     return {
-      segments: [...earlier, { ...holder, spentBefore: spentUsd - replayed }],
+      segments: [...earlier, { ...holder, spentBefore: usd(spentUsd - replayed) }],
       start: { segment: holder.n, steps: atStep, stepLimit: holder.stepLimit },
     };
   }

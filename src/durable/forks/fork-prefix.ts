@@ -16,6 +16,7 @@ import { loopOptions } from "../engine/loop-options";
 import { mcpToolsOf } from "../tools/mcp-tools";
 import { fail, notFound, ok } from "../run/outcome";
 import { readRun, readSegments, type RunRow, type Segment } from "../run/run-store";
+import { addUsd } from "../../lib/money";
 
 /** Thrown by the prefix's read-only journal at the first step the prefix does not hold. */
 class PastPrefix extends Error {}
@@ -84,7 +85,7 @@ export async function forkPrefix(engine: EngineContext, atStep: number): Promise
     compactionRequests: compactionRequestsUpTo(sql, atStep),
     history,
     openCalls: openCalls(history).map((call) => call.id),
-    inheritedUsd: journal.reduce((sum, entry) => sum + entry.costUsd, 0),
+    inheritedUsd: addUsd(...journal.map((entry) => entry.costUsd)),
   };
   if (run.subject !== undefined) value.subject = run.subject;
   if (run.dayLimitUsd !== undefined) value.dayLimitUsd = run.dayLimitUsd;

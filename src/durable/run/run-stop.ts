@@ -9,6 +9,7 @@ import { logRunEnd } from "./operator-log";
 import { reportChange } from "../outbox/report-change";
 import { readRun, updateRun, type RunChange } from "./run-store";
 import { writeStopSpans } from "../telemetry/stop-spans";
+import { addUsd } from "../../lib/money";
 
 /** When a run that stops now deletes itself (RUN_RETENTION_DAYS). */
 export function deleteAtFrom(engine: EngineContext, now: number): number {
@@ -36,7 +37,7 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
       return undefined;
     }
     const run = readRun(sql)!;
-    const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: run.spentUsd + run.childrenUsd, steps: run.steps };
+    const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: addUsd(run.spentUsd, run.childrenUsd), steps: run.steps };
     if (run.finalText !== undefined) end.finalText = run.finalText;
     if (run.hasFinal) end.final = run.final;
     if (notes.shortAnswer === true) end.shortAnswer = true;

@@ -16,6 +16,7 @@ import { spillText, unspillText } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
 import { usd } from "../../lib/money";
 import { readFork } from "../forks/fork-store";
+import { addUsd } from "../../lib/money";
 
 /** The run's own tables: its one row, the request that made it, and its segments. */
 export const RUN_TABLES = [
@@ -377,7 +378,7 @@ export function toRunView(run: RunRow): RunView {
     provider: run.provider,
     steps: run.steps,
     maxSteps: run.stepLimit,
-    spentUsd: run.spentUsd + run.childrenUsd,
+    spentUsd: addUsd(run.spentUsd, run.childrenUsd),
     budgetUsd: body.budget?.usd ?? 0,
     lastSeq: run.lastSeq,
     createdAt: run.createdAt,

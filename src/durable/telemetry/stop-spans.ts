@@ -7,6 +7,7 @@ import { readSegment, type RunRow } from "../run/run-store";
 import { segmentScope, writePersonWait, writeSegmentSpan } from "./span-writer";
 import { personWaitKey, segmentSpanKey } from "./span-ids";
 import { markSegmentEnd, segmentTimes } from "./trace-store";
+import { usd } from "../../lib/money";
 
 /**
  * `before` and `after`: the run's row before and after the stop's change. Returns the key of the
@@ -22,7 +23,7 @@ export function writeStopSpans(engine: EngineContext, before: RunRow, after: Run
     return personWaitKey(after.segment);
   }
   const segment = readSegment(sql, after.segment);
-  const stop = { endedAt: now, status: after.status, stoppedBy: after.stoppedBy ?? (after.status === "failed" ? "error" : "done"), costUsd: Math.max(0, after.spentUsd - segment.spentBefore), messages: segment.messages };
+  const stop = { endedAt: now, status: after.status, stoppedBy: after.stoppedBy ?? (after.status === "failed" ? "error" : "done"), costUsd: Math.max(0, usd(after.spentUsd - segment.spentBefore)), messages: segment.messages };
   writeSegmentSpan(engine, scope, after.error === undefined ? stop : { ...stop, error: after.error });
   markSegmentEnd(sql, after.segment, now);
   return segmentSpanKey(after.segment, segmentTimes(sql, after.segment).attempt);
