@@ -33,7 +33,8 @@ export async function prepareTemplate({ run, subject, env, settings, creator, or
   let prepared: Awaited<ReturnType<typeof prepareRun>>;
   try {
     prepared = await prepareRun({
-      body: subject === undefined ? run : { ...run, subject },
+      // A run naming another subject than the schedule's is the intake's to refuse (`run.subject`), not to overwrite.
+      body: subject === undefined || run.subject !== undefined ? run : { ...run, subject },
       env,
       settings,
       idempotencyKey: undefined,
