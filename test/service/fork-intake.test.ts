@@ -41,6 +41,19 @@ describe("forks by a run or user token", () => {
     expect((await fork(source.id, TEST_API_TOKEN, { budget: { usd: 10 } })).status).toBe(201);
   });
 
+  it("what a fork keeps of its source was allowed its source: a user token forks a deployment's run with an HTTP tool, and may keep that tool, not add another", async () => {
+    const subject = freshSubject("fork-kept");
+    const tool = (name: string) => ({ type: "http", name, description: "Looks up.", inputSchema: { type: "object", properties: {} }, url: "http://127.0.0.1:9/lookup" });
+    const source = await finishedSource({ subject, tools: [tool("lookup")] });
+    const user = await userToken(subject);
+    expect((await fork(source.id, user, {})).status).toBe(201);
+    expect((await fork(source.id, user, { tools: [tool("lookup"), "calculator"] })).status).toBe(201);
+    const added = await fork(source.id, user, { tools: [tool("lookup"), tool("another")] });
+    const { error } = (await added.json()) as { error: { issues: { path: string }[] } };
+    expect(added.status).toBe(400);
+    expect(error.issues.map((issue) => issue.path)).toEqual(["tools.1"]);
+  });
+
   it("a run token's fork is reserved from the source's subject's day, as any new run: past SUBJECT_BUDGET_USD_PER_DAY, 402", async () => {
     const subject = freshSubject("fork-day");
     const source = await finishedSource({ subject, budget: { usd: 10 } });
