@@ -79,7 +79,8 @@ async function main(): Promise<void> {
     log(`source: ${STEPS} model steps + ${STEPS - 1} calculator calls, ${source.status} in ${((performance.now() - made) / 1000).toFixed(1)} s`);
 
     const forks: { firstLiveMs: number; createdMs: number; forkId: string }[] = [];
-    for (let i = 0; i < FORKS; i++) forks.push(await forkOnce(dev.url, run.id, run.token));
+    // The deployment token: the source has no subject, and a run with none is forked by the deployment token only.
+    for (let i = 0; i < FORKS; i++) forks.push(await forkOnce(dev.url, run.id, LOCAL_TOKEN));
     const replays = replayLines(dev.output()).filter((line) => forks.some((fork) => fork.forkId === line.runId));
     log(`fork at step ${STEPS - 1} of ${STEPS} → first live model call (request sent → the fork's step-${STEPS} model event committed), ${FORKS} forks: ${summary(forks.map((fork) => fork.firstLiveMs))}`);
     log(`  of which POST /fork answered 201 (prefix's journal and segments copied): ${summary(forks.map((fork) => fork.createdMs))}`);

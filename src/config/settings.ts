@@ -180,6 +180,11 @@ export function pricesOf(env: EnvLike): PriceTable {
   return prices;
 }
 
+/** SCRIPTED_PROVIDER as the objects read it (a schedule's fire, a child's start, the provider factory): only "on" is on. */
+export function scriptedProviderOn(env: EnvLike): boolean {
+  return readSwitch(env, SCRIPTED_PROVIDER_SETTING) === true;
+}
+
 /**
  * The key run objects derive callback tokens with: RUN_ID_KEY, or the local default when a local
  * run sets none — the first of the edge's runIdKeys, which checks those tokens.

@@ -16,7 +16,8 @@ describe("forks in the console", () => {
 
   it("'Fork from here' on step 1 opens a fork of it, shown beside its source with the cost of each", async () => {
     const script = [{ text: "One.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "1 + 1" } }], costUsd: 0.01 }, { text: "Two.", costUsd: 0.02 }];
-    const source = await createRun(fixture.dev.url, LOCAL_TOKEN, { messages: [{ role: "user", content: "Count." }], tools: ["calculator"], minAnswerChars: 0, script });
+    // A subject, so its run token (which the console holds) may fork it: a run with none is forked by the deployment token only.
+    const source = await createRun(fixture.dev.url, LOCAL_TOKEN, { subject: `console-forks-${crypto.randomUUID()}`, messages: [{ role: "user", content: "Count." }], tools: ["calculator"], minAnswerChars: 0, script });
     await waitForEnd(fixture.dev.url, { id: source.id, token: source.token });
     const { page, errors } = await consolePage(fixture.browser, fixture.dev.url);
     await openRun(page, source.id, source.token);

@@ -8,7 +8,8 @@ import { ApiException } from "../../src/http/errors";
 import { createApp } from "../../src/http/app";
 import { isRunId } from "../../src/http/ids/ids";
 import { prepareRun } from "../../src/http/intake/new-run";
-import { priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "../../src/http/intake/run-model";
+import { priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "../../src/intake/run-model";
+import { IntakeRefusal } from "../../src/intake/refusal";
 import { bearer, expectError } from "../helpers/http";
 
 const body = (extra: object = {}) => createRunBodySchema.parse({ messages: [{ role: "user", content: "hi" }], ...extra });
@@ -28,7 +29,7 @@ describe("defaults", () => {
   });
 
   it("a real provider without its key is a 400 that names the setting", () => {
-    expect(() => resolveProvider(body({ provider: "anthropic" }), { ...env, ANTHROPIC_API_KEY: "" })).toThrow(ApiException);
+    expect(() => resolveProvider(body({ provider: "anthropic" }), { ...env, ANTHROPIC_API_KEY: "" })).toThrow(IntakeRefusal);
     expect(() => resolveProvider(body({ provider: "openai" }), { ...env, OPENAI_API_KEY: "" })).toThrow(/no OPENAI_API_KEY/);
   });
 
@@ -37,21 +38,20 @@ describe("defaults", () => {
     expect(resolveProvider(body(), { ...env, ANTHROPIC_API_KEY: "k" }, false)).toBe("anthropic");
   });
 
-  it("the scripted provider: only where SCRIPTED_PROVIDER=on, and never for a user token (403 naming the setting)", () => {
-    const deployment: Creator = { kind: "deployment" };
-    const user: Creator = { kind: "user", subject: "alice" };
-    expect(() => requireScriptedAllowed("scripted", deployment, true)).not.toThrow();
-    expect(() => requireScriptedAllowed("anthropic", user, false)).not.toThrow();
-    for (const [creator, on] of [[deployment, false], [user, true], [user, false]] as const) {
+  it("the scripted provider: only where SCRIPTED_PROVIDER=on, and never for a user or run token (403 naming the setting)", () => {
+    // The second argument: the caller is a user or run token.
+    expect(() => requireScriptedAllowed("scripted", false, true)).not.toThrow();
+    expect(() => requireScriptedAllowed("anthropic", true, false)).not.toThrow();
+    for (const [byToken, on] of [[false, false], [true, true], [true, false]] as const) {
       let thrown: unknown;
       try {
-        requireScriptedAllowed("scripted", creator, on);
+        requireScriptedAllowed("scripted", byToken, on);
       } catch (error) {
         thrown = error;
       }
-      expect(thrown).toBeInstanceOf(ApiException);
-      expect((thrown as ApiException).status).toBe(403);
-      expect((thrown as ApiException).message).toContain("SCRIPTED_PROVIDER");
+      expect(thrown).toBeInstanceOf(IntakeRefusal);
+      expect((thrown as IntakeRefusal).status).toBe(403);
+      expect((thrown as IntakeRefusal).message).toContain("SCRIPTED_PROVIDER");
     }
   });
 

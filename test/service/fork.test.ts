@@ -1,7 +1,8 @@
 // Forks through the whole Worker: the prefix is replayed from the copied journal (the fake model
 // and the tool server see nothing for it), the fork's first model request is the source's for step
 // atStep + 1 when nothing changed, added messages and replaced fields, a fork of a fork, who may
-// fork, a bad atStep, a deleted source, images copied into the fork's blobs.
+// fork, a bad atStep, a deleted source, images copied into the fork's blobs. A run token forks only
+// a run with a subject (test/service/fork-intake.test.ts), so the sources forked by one have one.
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { recorded, script, uniqueModel } from "../fake-anthropic/client";
@@ -32,7 +33,7 @@ async function messagesOf(id: string, token: string): Promise<{ role: string; co
   return ((await (await api(`/v1/runs/${id}/messages`, token)).json()) as { messages: { role: string; content: unknown }[] }).messages;
 }
 
-/** A three-step source on the fake Anthropic server: two HTTP tool calls, then the answer. */
+/** A three-step source on the fake Anthropic server: two HTTP tool calls, then the answer. It has a subject, so its run token may fork it. */
 async function threeStepSource() {
   const model = uniqueModel("claude-sonnet-5-5");
   await script(model, [
@@ -40,7 +41,7 @@ async function threeStepSource() {
     { text: "Second.", toolCalls: [{ id: "toolu_2", name: "counted", input: { n: 2 } }] },
     { text: "All counted, and that is the whole answer to the question you asked me." },
   ]);
-  const { run, token } = await startRun({ provider: "anthropic", model, system: "Count.", messages: [{ role: "user", content: "count" }], tools: [countTool()], minAnswerChars: 0 });
+  const { run, token } = await startRun({ subject: freshSubject(), provider: "anthropic", model, system: "Count.", messages: [{ role: "user", content: "count" }], tools: [countTool()], minAnswerChars: 0 });
   await driveRun(run.id);
   const source = await getRun(run.id, token);
   expect(source).toMatchObject({ status: "finished", steps: 3 });
@@ -70,6 +71,7 @@ describe("POST /v1/runs/:id/fork", () => {
 
   it("added messages come after the prefix as the user's turn; replaced fields apply to what follows", async () => {
     const { run, token } = await startRun({
+      subject: freshSubject(),
       messages: [{ role: "user", content: "go" }],
       tools: ["calculator"],
       minAnswerChars: 0,
@@ -145,6 +147,7 @@ describe("POST /v1/runs/:id/fork", () => {
     const bytes = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 9, 9, 9]);
     const data = btoa(String.fromCharCode(...bytes));
     const { run, token } = await startRun({
+      subject: freshSubject(),
       messages: [{ role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image", mimeType: "image/png", data }] }],
       script: [{ text: "A tiny PNG." }],
     });

@@ -7,7 +7,7 @@ import type { CreateRunBody, Outcome, ProviderName } from "../types";
 
 /**
  * What a fire needs to create its run, checked by the edge against the deployment when the
- * schedule's run was set (src/http/intake/schedule-template.ts): a NewRun without the id, the
+ * schedule's run was set (src/http/intake/schedule-template.ts) and again at each fire: a NewRun without the id, the
  * token and the hashes, which each fire derives from the schedule and its fire time.
  */
 export type RunTemplate = {
@@ -17,6 +17,8 @@ export type RunTemplate = {
   subject?: string;
   dayLimitUsd?: number;
   origin?: string;
+  /** Who set it: each fire is admitted again with this caller's rights (src/intake/admit-run.ts); a template stored before it was kept has its settings checked only. */
+  creator?: "deployment" | "user";
 };
 
 export type NewSchedule = ScheduleSettings & {

@@ -140,7 +140,7 @@ function checkTools(body: ToolsAndFinish, context: z.RefinementCtx): void {
   }
 }
 
-/** A child run's template (an agent tool's `run`): checked when the parent is created, never stored apart. */
+/** A child run's template (an agent tool's `run`): admitted with the parent and again when its child starts (src/intake/admit-run.ts), never stored apart. */
 export const runTemplateSchema: z.ZodType<Api.RunTemplate> = z.strictObject(runFields).superRefine((template, context) => checkTools(template, context)) as unknown as z.ZodType<Api.RunTemplate>;
 
 const { system: _system, ...fieldsAfterSystem } = runFields;

@@ -17,6 +17,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/emit-event";
 import { readOwnSpent, type RunRow, type Segment } from "../run/run-store";
 import { runOf } from "../schedule/fire-run";
+import { admitChild } from "./child-intake";
 import { childrenHeld, countChildren, markCreated, markNotCreated, readChild, registerChild } from "./child-store";
 import { reserveTreePlace } from "./tree-store";
 
@@ -45,7 +46,7 @@ export function childRunOf(parent: RunRow, template: RunTemplate, task: string, 
   if (parent.subject !== undefined) body.subject = parent.subject;
   const child: Omit<NewRun, "id" | "tokenHash" | "bodyHash"> = {
     body,
-    // The edge resolved both when the parent was made (src/http/intake/agent-templates.ts).
+    // The intake resolved both when the parent was made (src/intake/admit-run.ts).
     model: model ?? parent.model,
     provider: provider ?? parent.provider,
     parentId: parent.id,
@@ -100,9 +101,14 @@ export function childRunDeps(engine: EngineContext, run: RunRow, segment: Segmen
       }
       if (row.end !== undefined) return { ok: true, childId: row.childId };
       const { id, token } = await childCredentials(engine.env, run.id, full);
+      const admitted = admitChild(engine.env, childRunOf(run, template, task, row.budgetUsd));
+      if (!admitted.ok) {
+        markNotCreated(sql, full, { childId: id, status: "failed", hasFinal: false, error: { code: "invalid-request", message: admitted.reason }, spentUsd: 0 }, engine.now());
+        return { ok: false, reason: admitted.reason };
+      }
       const child: NewRun = {
         id,
-        ...childRunOf(run, template, task, row.budgetUsd),
+        ...admitted.child,
         tokenHash: await sha256Hex(token),
         // The call stands for the child: a start made again is the same request, whatever the template says.
         bodyHash: await sha256Hex(canonicalJson({ parent: run.id, call: full })),

@@ -1,9 +1,9 @@
 // Picks a run's provider and gives it what it needs from this deployment: the provider's key and
 // endpoint from the environment, the price table with the PRICES rows laid over it, and the
 // run's own images from the blob store; the scripted provider its turns, parsed once per object
-// (run-script.ts). Providers never read the environment themselves.
-import { pricesOf } from "../../config/settings";
-import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, type ImageData, type Provider, type ScriptedTurn, type WaitForRelease } from "../../providers";
+// (run-script.ts), and only where SCRIPTED_PROVIDER=on. Providers never read the environment themselves.
+import { pricesOf, SCRIPTED_PROVIDER_SETTING, scriptedProviderOn } from "../../config/settings";
+import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, ProviderError, type ImageData, type Provider, type ScriptedTurn, type WaitForRelease } from "../../providers";
 import type { ProviderName } from "../../api/types";
 import type { ChatMessage } from "../../loop/types";
 import type { BlobStore } from "../blobs/blob-store";
@@ -29,11 +29,18 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** Why a scripted run may not call its model here: SCRIPTED_PROVIDER is off. */
+export const SCRIPTED_OFF_MESSAGE = `The scripted provider is off on this deployment (${SCRIPTED_PROVIDER_SETTING}=on turns it on, for local runs and tests): this run cannot call its model.`;
+
 export function createRunProvider(choice: ProviderChoice, env: Env, blobs: BlobStore): Provider {
   if (choice.provider === "scripted") {
     const offset = choice.messages.filter((message) => message.role === "assistant").length;
     const durable = { ...(choice.firstFailure === undefined ? {} : { firstFailure: choice.firstFailure }), ...(choice.hold === undefined ? {} : { hold: choice.hold }) };
-    return createScriptedProvider(choice.script === undefined ? { offset, ...durable } : { turns: choice.script, offset, ...durable });
+    const scripted = createScriptedProvider(choice.script === undefined ? { offset, ...durable } : { turns: choice.script, offset, ...durable });
+    // The second line behind the intake: a run stored while the switch was on (or planted past the
+    // intake) is still built (reading it needs its provider), but its next model call fails the run.
+    if (scriptedProviderOn(env)) return scripted;
+    return { ...scripted, generate: () => Promise.reject(new ProviderError(SCRIPTED_OFF_MESSAGE, false)) };
   }
   // A missing key is not an error here: reading a run's messages builds its provider too. The
   // first model call fails instead, with a message that says what to set.

@@ -12,6 +12,7 @@ import { deliverResult } from "../tools/async-call-store";
 import { acceptImages, r2BlobStore, type BlobStore } from "../blobs/blob-store";
 import { isoNow } from "../storage/clock";
 import { McpConnections } from "../../tools/mcp/mcp-connections";
+import { parseAllowList } from "../../tools/http/allow-list";
 import { runSlice } from "../engine/engine";
 import type { EngineContext } from "../engine/engine-context";
 import { openEventStream } from "../events/event-stream";
@@ -75,7 +76,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     // Existing runs get any new tables; an object that holds no run stays empty.
     if (hasRun(ctx.storage.sql)) migrate(ctx.storage.sql);
     this.engine = { ctx, env, fanout: new Fanout(ctx, () => this.engine.now()), fetch: (input, init) => fetch(input, init), now: () => Date.now(), modelCalls: new ModelCalls(), holds: this.holds };
-    this.engine.mcp = new McpConnections((input, init) => this.engine.fetch(input, init));
+    this.engine.mcp = new McpConnections((input, init) => this.engine.fetch(input, init), parseAllowList(env.HTTP_TOOL_ALLOW));
     this.blobs = r2BlobStore(env.BLOBS);
     ctx.blockConcurrencyWhile(async () => {
       this.keys = await acceptedKeys(env);

@@ -28,7 +28,7 @@ export type ListingJournal = {
 
 /** The object's connections; a context without them (a test's) gets its own for this slice. */
 function connectionsOf(engine: EngineContext): McpConnections {
-  return engine.mcp ?? new McpConnections(engine.fetch);
+  return engine.mcp ?? new McpConnections(engine.fetch, parseAllowList(engine.env.HTTP_TOOL_ALLOW));
 }
 
 async function listings(engine: EngineContext, servers: readonly McpServerRef[], connections: McpConnections, journal: ListingJournal): Promise<McpListing[] | undefined> {

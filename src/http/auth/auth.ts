@@ -19,7 +19,7 @@ import { secretsEqual } from "./secrets-equal";
 import { ApiException, invalidRequest, notFound } from "../errors";
 import { isRunId, RUN_TOKEN_PATTERN } from "../ids/ids";
 import { inboxIdOfTicket } from "./inbox-tickets";
-import { deploymentKey, enforceRateLimit, subjectKey } from "./rate-limit";
+import { enforceRateLimit, limitDeploymentCreation, limitSubjectCreation, subjectKey } from "./rate-limit";
 import { countFailure, refuseIfBlocked } from "./auth-failures";
 import { runStub } from "../run-stub";
 import { TICKET_PATTERN } from "./tickets";
@@ -83,10 +83,10 @@ export function requireCreator(): MiddlewareHandler<AppEnv> {
     const caller = await identify(c);
     if (caller.kind === "run") throw new ApiException(403, "A run token cannot create runs; use the deployment token or a user token.");
     if (caller.kind === "deployment") {
-      await enforceRateLimit(c.env.CREATE_RATE_LIMIT, await deploymentKey(caller.token), "runs created with this deployment token");
+      await limitDeploymentCreation(c.env, caller.token);
       c.set("creator", { kind: "deployment" });
     } else {
-      await enforceRateLimit(c.env.SUBJECT_CREATE_RATE_LIMIT, await subjectKey(caller.subject), "runs created for this subject");
+      await limitSubjectCreation(c.env, caller.subject);
       const creator: Creator = { kind: "user", subject: caller.subject };
       if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
       c.set("creator", creator);
@@ -122,6 +122,12 @@ export type RunAccess = {
   deploymentOnly?: boolean;
   /** The events endpoint: without an Authorization header, `?ticket=` is redeemed instead. */
   ticket?: boolean;
+  /**
+   * The route makes a run (a fork): counted as POST /v1/runs counts, the deployment token against
+   * CREATE_RATE_LIMIT and a user token against SUBJECT_CREATE_RATE_LIMIT. A run token's subject is
+   * its run's, which the route learns from the source (limitSubjectCreation there).
+   */
+  creates?: boolean;
 };
 
 /** A failed authentication on run `id`: counted (AUTH_FAILURE_RATE_LIMIT; 429 past it), then `refusal`. */
@@ -174,6 +180,7 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
     const id = c.req.param("id");
     if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
     const run = runStub(c.env, id);
+    if (access.creates === true && caller.kind === "deployment") await limitDeploymentCreation(c.env, caller.token);
     if (caller.kind === "run") {
       // Past its failure limit, a run's object is not asked again until the minute is over.
       refuseIfBlocked(id, Date.now());
@@ -184,6 +191,7 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
       if (!(await run.authorizeSubject(caller.subject))) return failed(c, id, notFound());
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
       await limitUser(c, caller.subject);
+      if (access.creates === true) await limitSubjectCreation(c.env, caller.subject);
     }
     c.set("caller", caller.kind);
     c.set("run", run);

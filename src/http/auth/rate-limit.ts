@@ -25,3 +25,13 @@ export async function deploymentKey(token: string): Promise<string> {
 export async function subjectKey(subject: string): Promise<string> {
   return `subject:${(await sha256Hex(subject)).slice(0, 32)}`;
 }
+
+/** A run made with the deployment token: CREATE_RATE_LIMIT, per deployment token. */
+export async function limitDeploymentCreation(env: Env, token: string): Promise<void> {
+  await enforceRateLimit(env.CREATE_RATE_LIMIT, await deploymentKey(token), "runs created with this deployment token");
+}
+
+/** A run made for a subject by a user token, or by a run token of one of its runs: SUBJECT_CREATE_RATE_LIMIT, per subject. */
+export async function limitSubjectCreation(env: Env, subject: string): Promise<void> {
+  await enforceRateLimit(env.SUBJECT_CREATE_RATE_LIMIT, await subjectKey(subject), "runs created for this subject");
+}

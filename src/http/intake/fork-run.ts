@@ -1,9 +1,11 @@
 // From a validated POST /v1/runs/:id/fork body and the source's prefix to the fork the new object
-// stores: the source's request with the replaced fields (checked as a create checks them), the
-// added messages' images, the id and token (or those an Idempotency-Key names), and whether the
-// fork changes anything (then its prefix is cut off from what follows, fork-plan.ts). The fork
-// belongs to the source's subject. A run or user token may not add what only the deployment may
-// ask for (HTTP and provider tools); the source's own tools stay as they were.
+// stores: the source's request with the replaced fields, admitted as a whole by the one intake
+// (src/intake/admit-run.ts: what the fork keeps of its source is held to today's settings, what it
+// changes to the caller's rights too; a user or run token's fork spends at most the source's
+// budget; a run token may fork only a run with a subject), the added messages' images, the id and
+// token (or those an Idempotency-Key names), and whether the fork changes anything (then its
+// prefix is cut off from what follows, fork-plan.ts). The fork belongs to the source's subject and
+// reserves its budget from that subject's day when its object creates it, as any run does.
 import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import type { ForkInput } from "../../api/schemas/fork-schemas";
 import type { ImageUpload } from "../../api/images/images";
@@ -11,11 +13,11 @@ import type { CreateRunBody, NewRun } from "../../api/types";
 import type { Settings } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";
 import { sha256Hex } from "../../lib/encoding";
-import { checkToolRefs, checkToolSigning, parseAllowList, providerOnlyIssues, signingKeysOf } from "../../tools";
-import { ApiException, invalidRequest } from "../errors";
+import type { IntakeCaller } from "../../intake/admit-run";
+import { ApiException } from "../errors";
+import { admitAtEdge } from "./admit";
 import { ImageIntake } from "./images";
-import { capIssues, creatorIssues, credentialsFor, type FindEarlier } from "./new-run";
-import { compactionIssues, priceIssues, requireScriptedAllowed, resolveModel } from "./run-model";
+import { credentialsFor, type FindEarlier } from "./new-run";
 
 const REPLACED = ["system", "provider", "model", "tools", "budget", "maxSteps"] as const;
 
@@ -42,27 +44,30 @@ function forkBodyOf(source: CreateRunBody, body: ForkInput): CreateRunBody {
   return merged;
 }
 
+/** The fork's caller as the intake sees it: a run token acts for its run's subject (none: only the deployment may fork). */
+function intakeCallerOf(caller: ForkCaller, prefix: ForkPrefix): IntakeCaller {
+  if (caller.kind !== "run") return caller;
+  return prefix.subject === undefined ? { kind: "run" } : { kind: "run", subject: prefix.subject };
+}
+
 export async function prepareFork({ body, prefix, env, settings, idempotencyKey, findEarlier, caller, origin }: PrepareForkInput): Promise<PreparedFork> {
-  if (caller.kind !== "deployment") {
-    const problems = creatorIssues({ tools: body.tools ?? [] }, { kind: "user", subject: prefix.subject ?? "" });
-    if (problems.length > 0) throw invalidRequest("Invalid request body.", problems);
-  }
-  const allowHosts = parseAllowList(env.HTTP_TOOL_ALLOW);
-  const issues = [...checkToolRefs(body.tools ?? [], allowHosts), ...capIssues(body, settings.limits)];
-  if (issues.length > 0) throw invalidRequest("Invalid request body.", issues);
-  const stored = forkBodyOf(prefix.body, body);
-  const signing = checkToolSigning(stored.tools ?? [], signingKeysOf(env));
-  if (signing !== undefined) throw invalidRequest(signing.message, signing.issues);
+  // The full body the fork stores, checked as a whole by the one intake: what it keeps of its
+  // source is held to today's settings, what it changes to the caller's rights as well.
+  const { messages, ...merged } = forkBodyOf(prefix.body, body);
+  if (prefix.subject !== undefined) merged.subject = prefix.subject;
+  const { messages: _sourceMessages, ...sourceFields } = prefix.body;
   const provider = body.provider ?? prefix.provider;
-  if (body.provider !== undefined) {
-    requireScriptedAllowed(provider, caller.kind === "user" ? caller : { kind: "deployment" }, settings.scriptedProvider);
-    if (provider === "scripted" && caller.kind === "run") throw new ApiException(403, "A run token cannot move a fork to the scripted provider.");
-  }
-  const model = body.model ?? (body.provider === undefined || body.provider === prefix.provider ? prefix.model : resolveModel({}, env, provider));
-  const unpriced = priceIssues(provider, model, settings.prices);
-  if (unpriced.length > 0) throw invalidRequest(`No price is known for model ${JSON.stringify(model)}: add it to the PRICES setting.`, unpriced);
-  const providerIssues = [...compactionIssues(provider, stored), ...providerOnlyIssues(stored.tools ?? [], provider)];
-  if (providerIssues.length > 0) throw invalidRequest("Invalid request body.", providerIssues);
+  const model = body.model ?? (provider === prefix.provider ? prefix.model : undefined);
+  const admitted = admitAtEdge({
+    body: merged,
+    caller: intakeCallerOf(caller, prefix),
+    env,
+    settings,
+    source: { body: sourceFields, provider: prefix.provider, model: prefix.model },
+    resolved: model === undefined ? { provider } : { provider, model },
+    ...(prefix.dayLimitUsd === undefined ? {} : { dayLimitUsd: prefix.dayLimitUsd }),
+  });
+  const stored: CreateRunBody = { ...admitted.body, messages };
   if (body.messages !== undefined && prefix.openCalls.length > 0) {
     throw new ApiException(409, `Step ${prefix.atStep}'s turn has calls with no result in run ${prefix.runId} (${prefix.openCalls.join(", ")}): fork without messages (the fork runs them), or at another step.`);
   }
@@ -75,10 +80,8 @@ export async function prepareFork({ body, prefix, env, settings, idempotencyKey,
   if (body.maxSteps !== undefined) spec.maxSteps = body.maxSteps;
   const bodyHash = await sha256Hex(canonicalJson({ fork: prefix.runId, body }));
   const { id, token } = await credentialsFor(settings, idempotencyKey, findEarlier, `fork:${prefix.runId}:${caller.kind}`);
-  const newRun: NewRun = { id, body: stored, model, provider, tokenHash: await sha256Hex(token), bodyHash, origin };
-  if (prefix.subject !== undefined) {
-    newRun.subject = prefix.subject;
-    newRun.dayLimitUsd = (caller.kind === "user" ? caller.budgetUsdPerDay : undefined) ?? prefix.dayLimitUsd ?? settings.limits.subjectBudgetUsdPerDay;
-  }
+  const newRun: NewRun = { id, body: stored, model: admitted.model, provider: admitted.provider, tokenHash: await sha256Hex(token), bodyHash, origin };
+  if (admitted.subject !== undefined) newRun.subject = admitted.subject;
+  if (admitted.dayLimitUsd !== undefined) newRun.dayLimitUsd = admitted.dayLimitUsd;
   return { newRun, token, spec, images: upload };
 }

@@ -1,10 +1,9 @@
-// A schedule's run, checked once, when the schedule is created or its run is changed: exactly the
-// checks of POST /v1/runs (prepareRun: the deployment's caps, tools and hosts, the provider, its
-// key and price, the scripted provider's switch, what a user token may not ask for), with the
-// caller who sets it, and each issue's path under `run.`. What the run object needs is kept as a
-// RunTemplate; each fire adds the id, the token and the hashes (src/durable/schedule/fire-run.ts),
-// and the run object's create reserves the subject's spend, as for any run. A setting changed later
-// (a cap lowered, SCRIPTED_PROVIDER turned off) reaches a schedule's runs when its run is set again.
+// A schedule's run, admitted when the schedule is created or its run is changed: exactly as POST
+// /v1/runs admits a run (prepareRun, through the one intake), with the caller who sets it, and each
+// issue's path under `run.`. What the run object needs is kept as a RunTemplate, with the kind of
+// its creator; each fire admits it again against that day's settings with that creator's rights,
+// and adds the id, the token and the hashes (src/durable/schedule/fire-run.ts), and the run
+// object's create reserves the subject's spend, as for any run.
 // Images are refused: a run's images are stored with that run, and a template is no run.
 import type { RunTemplate } from "../../api/rpc/schedule-rpc";
 import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
@@ -34,7 +33,8 @@ export async function prepareTemplate({ run, subject, env, settings, creator, or
   let prepared: Awaited<ReturnType<typeof prepareRun>>;
   try {
     prepared = await prepareRun({
-      body: subject === undefined ? run : { ...run, subject },
+      // A run naming another subject than the schedule's is the intake's to refuse (`run.subject`), not to overwrite.
+      body: subject === undefined || run.subject !== undefined ? run : { ...run, subject },
       env,
       settings,
       idempotencyKey: undefined,
@@ -48,7 +48,7 @@ export async function prepareTemplate({ run, subject, env, settings, creator, or
     throw invalidRequest("Invalid request body.", [{ path: "run.messages", message: "A schedule's run cannot carry images: each run stores its own, and a schedule is no run. Leave them out, or have a tool fetch them." }]);
   }
   const { newRun } = prepared;
-  const template: RunTemplate = { body: newRun.body, model: newRun.model, provider: newRun.provider, origin };
+  const template: RunTemplate = { body: newRun.body, model: newRun.model, provider: newRun.provider, origin, creator: creator.kind };
   if (newRun.subject !== undefined) template.subject = newRun.subject;
   if (newRun.dayLimitUsd !== undefined) template.dayLimitUsd = newRun.dayLimitUsd;
   return template;

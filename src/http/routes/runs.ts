@@ -15,6 +15,8 @@ import { newRunToken } from "../ids/ids";
 import { ImageIntake } from "../intake/images";
 import { prepareRun } from "../intake/new-run";
 import { prepareFork, type ForkCaller } from "../intake/fork-run";
+import { asApiError } from "../intake/admit";
+import { admitContinue } from "../../intake/admit-run";
 import { unwrap } from "../outcome";
 import {
   answerRoute,
@@ -38,6 +40,7 @@ import { runStub } from "../run-stub";
 import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { newTicket } from "../auth/tickets";
 import { parseTraceparent } from "../../lib/traceparent";
+import { limitSubjectCreation } from "../auth/rate-limit";
 
 /** A user token's own daily limit (its budgetUsdPerDay, else the deployment's) for a continue's or a retry's reservation; other callers use the run's. */
 function spendLimitOf(c: Context<AppEnv>): SpendLimit {
@@ -76,6 +79,8 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   app.openapi(forkRoute, async (c) => {
     const body = c.req.valid("json");
     const prefix = unwrap(await c.var.run.forkPrefix(body.atStep));
+    // A run token's fork is its run's subject's new run (requireRun counted the other tokens'); a run with no subject is refused by the intake.
+    if (c.var.caller === "run" && prefix.subject !== undefined) await limitSubjectCreation(c.env, prefix.subject);
     const { newRun, token, spec, images } = await prepareFork({
       body,
       prefix,
@@ -126,9 +131,10 @@ export function runsApp(): OpenAPIHono<AppEnv> {
 
   app.openapi(continueRoute, async (c) => {
     const { content, maxSteps, mode } = c.req.valid("json");
-    const limit = c.var.settings.limits.maxSteps;
-    if (maxSteps !== undefined && maxSteps > limit) {
-      throw invalidRequest("Invalid request body.", [{ path: "maxSteps", message: `At most ${limit} on this deployment (MAX_STEPS_LIMIT).` }]);
+    try {
+      admitContinue({ maxSteps }, c.var.settings);
+    } catch (error) {
+      throw asApiError(error);
     }
     const images = new ImageIntake();
     const body: ContinueBody = { content: await images.content(content, "content") };

@@ -8,11 +8,17 @@
 // stream: a GET for server-initiated messages is answered 405 here, as a server without one would,
 // so an idle run holds no connection open. The SDK's JSON Schema checks use @cfworker/json-schema,
 // which compiles no code (Workers forbid eval; the SDK's default, Ajv, does).
+//
+// Given the allow list (HTTP_TOOL_ALLOW), no request leaves for a server whose host is not on it:
+// not the connection (its initialize carries the run's headers), not a listing, not a call. The
+// edge refused such a server when the run was made; this holds for a run made before the host was
+// taken off the list, and for anything that got past the edge.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListToolsResultSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { VERSION } from "../../version";
+import { hostOf, isUrlAllowed } from "../http/allow-list";
 
 export type { CallToolResult, Tool };
 export { McpError, StreamableHTTPError };
@@ -93,10 +99,22 @@ export function transportFetch(base: typeof fetch): typeof fetch {
   };
 }
 
+/** A server whose host is not on the allow list: nothing was sent to it. */
+export class McpHostRefused extends Error {
+  constructor(url: string) {
+    super(`${hostOf(url)} is not on the allow list (HTTP_TOOL_ALLOW); nothing was sent to it`);
+    this.name = "McpHostRefused";
+  }
+}
+
 export class McpConnections {
   private readonly connections = new Map<string, Connection>();
 
-  constructor(private readonly fetch: typeof globalThis.fetch) {}
+  /** `allowHosts`: the allow list every request is checked against (undefined: no check, for a replay, which has no network). */
+  constructor(
+    private readonly fetch: typeof globalThis.fetch,
+    private readonly allowHosts?: readonly string[],
+  ) {}
 
   /**
    * The server's tools, page after page, up to `cap`: once `cap.tools` tools or `cap.bytes` bytes of
@@ -159,6 +177,7 @@ export class McpConnections {
     repeatable: boolean,
     work: (client: Client, request: { signal: AbortSignal; timeout: number }) => Promise<T>,
   ): Promise<T> {
+    if (this.allowHosts !== undefined && !isUrlAllowed(server.url, this.allowHosts)) throw new McpHostRefused(server.url);
     for (let attempt = 0; ; attempt++) {
       const connection = this.connection(server, signal);
       const broken = new AbortController();

@@ -2,7 +2,7 @@
 // says which server and what happened, never a header value the run sent it (a server may echo
 // its credentials back in an error page).
 import { snippet } from "../http/http-answer";
-import { McpAnswerTooLarge, McpConnectionLost, McpError, StreamableHTTPError } from "./mcp-connections";
+import { McpAnswerTooLarge, McpConnectionLost, McpError, McpHostRefused, StreamableHTTPError } from "./mcp-connections";
 
 /** The listing of a server's tools failed: the run cannot start its first model call without them. */
 export class McpListFailed extends Error {
@@ -34,6 +34,7 @@ export function describeMcpError(server: { name: string; headers?: Record<string
     const detail = error.message.replace(/^Streamable HTTP error: /, "");
     text = error.code !== undefined && error.code > 0 ? `${name} answered HTTP ${error.code}: ${detail}` : `${name} answered something that is not MCP: ${detail}`;
   } else if (error instanceof McpConnectionLost) text = `${name} closed the connection before answering.`;
+  else if (error instanceof McpHostRefused) text = `${name} may not be reached: ${error.message}.`;
   else if (error instanceof McpAnswerTooLarge) text = `${name} answered more than this run takes: ${error.message}.`;
   else text = `${name} could not be reached: ${error instanceof Error ? error.message : String(error)}`;
   return snippet(redact(text, server.headers));

@@ -224,9 +224,12 @@ export const forkRoute = createRoute({
     "The fork's history is the source's up to and including model step `atStep` and that turn's tool results; its journal holds the source's entries for that prefix. " +
     "`messages` are added after the prefix as the user's turn; the other fields replace the source's for the fork. Unchanged, the fork goes on exactly as the source would have " +
     "(its first model request is the source's for step atStep + 1). The fork belongs to the source's subject; the source's run token, a user token of its subject or the " +
-    "deployment token may fork it. 400 when atStep is past the source's last committed step (the message names it); 404 for a deleted source; 409 when messages are added " +
+    "deployment token may fork it. The full body the fork stores (the source's with these fields in place) goes through the one intake, as a new run's does (docs/api.md \"One intake\"). " +
+    "A fork by a run or user token: its budget at most the source's (400 on budget.usd), charged to the source's subject's day (402 spend-limit), counted against " +
+    "SUBJECT_CREATE_RATE_LIMIT (the deployment token's against CREATE_RATE_LIMIT; 429); a source with no subject is forked by the deployment token only (403). " +
+    "400 when atStep is past the source's last committed step (the message names it); 404 for a deleted source; 409 when messages are added " +
     "after a turn whose calls have no result yet.",
-  middleware: [requireRun()] as const,
+  middleware: [requireRun({ creates: true })] as const,
   request: {
     params: runParams,
     headers: z.object({

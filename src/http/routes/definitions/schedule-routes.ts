@@ -73,5 +73,6 @@ export const triggerScheduleRoute = createRoute({
   summary: "Start the schedule's run now, once (whatever its overlap, even while paused)",
   middleware: [requireSchedule({ trigger: true })] as const,
   request: { params: scheduleParams },
-  responses: { 201: json(triggeredRunSchema, "The run made now."), ...errors(401, 402, 403, 404, 409, 429) },
+  description: "The stored run is admitted again by the one intake, with today's settings and the schedule's creator's rights: one they refuse is not made (400 or 403, issue paths under `run.`; the fire is recorded as failed).",
+  responses: { 201: json(triggeredRunSchema, "The run made now."), ...errors(400, 401, 402, 403, 404, 409, 429) },
 });

@@ -1,0 +1,102 @@
+// The door matrix's table (test/http/door-matrix.test.ts): forbidden inputs (rows) × the doors a run
+// comes in by (columns). Every door hands the full body to the one intake (src/intake/admit-run.ts),
+// so each forbidden input gets the same status and the same issue path from each door, under where
+// the door puts the body: "" for a run, `run.` for a schedule, `tools.0.run.` for an agent template.
+// A new rule is one row here, a new door one column; a cell that cannot be asked at a door (a fork
+// has no `webhook` field) is skipped here with its reason, never left out silently.
+
+/** Who asks: a user token (end users' rules and the caps), or the deployment token (the bad hosts it alone may name). */
+export type RowCaller = "user" | "deployment";
+
+export type Row = {
+  name: string;
+  caller: RowCaller;
+  /** The forbidden fields, as a create body (or template) carries them. */
+  fields: Record<string, unknown>;
+  /** The same, as a fork body carries them, where it differs (a fork has no `script`). */
+  forkFields?: Record<string, unknown>;
+  status: 400 | 403;
+  /** The issue's path relative to the body. */
+  path: string;
+};
+
+export type Door =
+  | "create"
+  | "fork (user token)"
+  | "fork (run token)"
+  | "fork (deployment)"
+  | "schedule create"
+  | "schedule patch"
+  | "trigger"
+  | "template depth 1"
+  | "template depth 2"
+  | "template depth 1 in a fork (run token)"
+  | "continue";
+
+export const DOORS: readonly Door[] = [
+  "create",
+  "fork (user token)",
+  "fork (run token)",
+  "fork (deployment)",
+  "schedule create",
+  "schedule patch",
+  "trigger",
+  "template depth 1",
+  "template depth 2",
+  "template depth 1 in a fork (run token)",
+  "continue",
+];
+
+/** Where each door puts the body: the prefix of the issue path it answers with. */
+export const PATH_PREFIX: Record<Door, string> = {
+  create: "",
+  "fork (user token)": "",
+  "fork (run token)": "",
+  "fork (deployment)": "",
+  "schedule create": "run.",
+  "schedule patch": "run.",
+  trigger: "run.",
+  "template depth 1": "tools.0.run.",
+  "template depth 2": "tools.0.run.tools.0.run.",
+  "template depth 1 in a fork (run token)": "tools.0.run.",
+  continue: "",
+};
+
+const NOT_ALLOWED = "https://not-allowed.example";
+
+const httpTool = (url: string) => ({ type: "http", name: "lookup", description: "Looks a thing up.", inputSchema: { type: "object", properties: {} }, url });
+const clientTools = (count: number) => Array.from({ length: count }, (_, i) => ({ type: "client", name: `tool_${i}`, description: "A client tool.", inputSchema: { type: "object", properties: {} } }));
+
+export const ROWS: readonly Row[] = [
+  // What a user token (and a run token of its subject's run) may not ask for.
+  { name: "another subject", caller: "user", fields: { subject: "someone-else" }, status: 400, path: "subject" },
+  { name: "an HTTP tool (signed as the deployment)", caller: "user", fields: { tools: [httpTool("http://127.0.0.1:9/lookup")] }, status: 400, path: "tools.0" },
+  { name: "an MCP server", caller: "user", fields: { mcpServers: [{ name: "docs", url: "http://127.0.0.1:9/mcp" }] }, status: 400, path: "mcpServers.0" },
+  { name: "a provider tool", caller: "user", fields: { tools: [{ type: "provider", spec: { type: "web_search_20250305", name: "web_search", max_uses: 2 } }] }, status: 400, path: "tools.0" },
+  { name: "a webhook", caller: "user", fields: { webhook: { url: "http://127.0.0.1:9/hook" } }, status: 400, path: "webhook" },
+  { name: "the scripted provider", caller: "user", fields: { provider: "scripted", script: [{ text: "I say what you wrote." }] }, forkFields: { provider: "scripted" }, status: 403, path: "provider" },
+  // The deployment's caps, for anyone.
+  { name: "maxSteps past MAX_STEPS_LIMIT", caller: "user", fields: { maxSteps: 101 }, status: 400, path: "maxSteps" },
+  { name: "maxTokens past MAX_TOKENS_LIMIT", caller: "user", fields: { maxTokens: 32_001 }, status: 400, path: "maxTokens" },
+  { name: "budget.usd past BUDGET_USD_LIMIT", caller: "user", fields: { budget: { usd: 11 } }, status: 400, path: "budget.usd" },
+  { name: "more tools than MAX_TOOLS", caller: "user", fields: { tools: clientTools(129) }, status: 400, path: "tools" },
+  // Hosts not on HTTP_TOOL_ALLOW, for the deployment token, which alone may name them.
+  { name: "an HTTP tool at a host not on the allow list", caller: "deployment", fields: { tools: [httpTool(`${NOT_ALLOWED}/lookup`)] }, status: 400, path: "tools.0.url" },
+  { name: "an MCP server at a host not on the allow list", caller: "deployment", fields: { mcpServers: [{ name: "docs", url: `${NOT_ALLOWED}/mcp` }] }, status: 400, path: "mcpServers.0.url" },
+];
+
+const FORK_FIELDS = new Set(["system", "provider", "model", "tools", "budget", "maxSteps"]);
+const TEMPLATE_FIELDS_MISSING = new Set(["subject", "webhook"]);
+
+/** Why `row` is not asked at `door`, or undefined when it is. */
+export function skipReason(row: Row, door: Door): string | undefined {
+  const fields = Object.keys(door.startsWith("fork") ? (row.forkFields ?? row.fields) : row.fields);
+  if (door === "continue") return row.path === "maxSteps" ? undefined : "a continue carries content, mode and maxSteps only";
+  if (row.caller === "deployment" && (door === "fork (user token)" || door === "fork (run token)" || door === "template depth 1 in a fork (run token)")) {
+    return "a user or run token may not name such a tool or server at all (the rows above)";
+  }
+  if (row.caller === "user" && door === "fork (deployment)") return "the deployment token may ask for it; its caps rows are asked of the token forks";
+  if (door.startsWith("fork") && !door.includes("template") && fields.some((field) => !FORK_FIELDS.has(field))) return `a fork body has no ${fields.join(", ")} field: a fork keeps its source's`;
+  if (door.startsWith("template") && fields.some((field) => TEMPLATE_FIELDS_MISSING.has(field))) return `an agent template has no ${fields.join(", ")} field: a child gets its parent's`;
+  return undefined;
+}

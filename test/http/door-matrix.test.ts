@@ -1,0 +1,113 @@
+// The door matrix: every forbidden input (test/helpers/door-matrix.ts's rows) at every door a run
+// comes in by (its columns) gets the same status and the same issue path, under where the door puts
+// the body. The doors: POST /v1/runs, a fork by a user, run or deployment token, a schedule's create
+// and patch, a trigger (a stored run that today's settings or rules refuse: planted in the schedule's
+// object as one stored before), an agent template at depth 1 and 2 (in a create, and in a fork by a
+// run token, the hole this table closed), and continue (POST …/messages to a finished run: its maxSteps). Cells a door cannot be asked
+// are skipped by the table, by name, with their reason.
+import { runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { RunTemplate } from "../../src/api/rpc/schedule-rpc";
+import { readTemplate, writeTemplate } from "../../src/durable/schedule/schedule-store";
+import { script, uniqueModel } from "../fake-anthropic/client";
+import { DOORS, PATH_PREFIX, ROWS, skipReason, type Door, type Row } from "../helpers/door-matrix";
+import { freshSubject, userToken } from "../helpers/inbox";
+import { createSchedule, scheduleCall, scheduleStubFor } from "../helpers/schedules";
+import { api, driveRun, startRun } from "../helpers/service-client";
+import { TEST_API_TOKEN } from "../test-env";
+
+const MODEL = "claude-sonnet-5-5";
+/** A body every door takes from either caller: a real provider (a user token may not use the scripted one). */
+const base = () => ({ provider: "anthropic", model: MODEL, messages: [{ role: "user", content: "hi" }] });
+const agent = (run: Record<string, unknown>) => ({ type: "agent", name: "helper", description: "Helps.", run });
+
+type World = { subject: string; user: string; source: { id: string; token: string } };
+let world: World;
+
+beforeAll(async () => {
+  const subject = freshSubject("doors");
+  // A finished source of the subject on a real provider (the fake Anthropic server), made by the
+  // deployment: the fork doors fork it, the continue door continues it.
+  const model = uniqueModel("claude-sonnet-5-5");
+  await script(model, [{ text: "The source's one answer, long enough to stand as a whole answer to the question asked." }]);
+  const { run, token } = await startRun({ subject, provider: "anthropic", model, messages: [{ role: "user", content: "hi" }], minAnswerChars: 0 });
+  await driveRun(run.id);
+  world = { subject, user: await userToken(subject), source: { id: run.id, token } };
+});
+
+function tokenOf(row: Row): string {
+  return row.caller === "user" ? world.user : TEST_API_TOKEN;
+}
+
+async function post(path: string, token: string, body: unknown, method = "POST"): Promise<Response> {
+  return api(path, token, { method, body: JSON.stringify(body) });
+}
+
+/** A schedule of the row's caller with a run it may have. */
+async function schedule(row: Row): Promise<string> {
+  return (await createSchedule({ cron: "0 * * * *", run: base() }, tokenOf(row))).id;
+}
+
+/** The row's fields written into a schedule's stored run, as a run stored before a rule or setting changed would be. */
+async function plant(id: string, fields: Record<string, unknown>): Promise<void> {
+  await runInDurableObject(scheduleStubFor(id), (_instance, state) => {
+    const template: RunTemplate = readTemplate(state.storage.sql);
+    const planted: RunTemplate = { ...template, body: { ...template.body, ...fields } };
+    if (typeof fields.provider === "string") planted.provider = fields.provider as RunTemplate["provider"];
+    writeTemplate(state.storage.sql, planted);
+  });
+}
+
+async function knock(door: Door, row: Row): Promise<Response> {
+  const { fields } = row;
+  const forkFields = row.forkFields ?? row.fields;
+  const fork = (token: string, body: Record<string, unknown>) => post(`/v1/runs/${world.source.id}/fork`, token, { atStep: 1, ...body });
+  switch (door) {
+    case "create":
+      return post("/v1/runs", tokenOf(row), { ...base(), ...fields });
+    case "fork (user token)":
+      return fork(world.user, forkFields);
+    case "fork (run token)":
+      return fork(world.source.token, forkFields);
+    case "fork (deployment)":
+      return fork(TEST_API_TOKEN, forkFields);
+    case "schedule create":
+      return post("/v1/schedules", tokenOf(row), { cron: "0 * * * *", run: { ...base(), ...fields } });
+    case "schedule patch":
+      return post(`/v1/schedules/${await schedule(row)}`, tokenOf(row), { run: { ...base(), ...fields } }, "PATCH");
+    case "trigger": {
+      const id = await schedule(row);
+      await plant(id, fields);
+      return scheduleCall(`/v1/schedules/${id}/trigger`, { method: "POST", token: tokenOf(row) });
+    }
+    case "template depth 1":
+      return post("/v1/runs", tokenOf(row), { ...base(), tools: [agent(fields)] });
+    case "template depth 2":
+      return post("/v1/runs", tokenOf(row), { ...base(), tools: [agent({ tools: [agent(fields)] })] });
+    case "template depth 1 in a fork (run token)":
+      return fork(world.source.token, { tools: [agent(fields)] });
+    case "continue":
+      return post(`/v1/runs/${world.source.id}/messages`, world.user, { content: "more", ...fields });
+  }
+}
+
+describe("the door matrix: one intake, the same answer at every door", () => {
+  for (const row of ROWS) {
+    describe(row.name, () => {
+      for (const door of DOORS) {
+        const reason = skipReason(row, door);
+        if (reason !== undefined) {
+          it.skip(`${door}: not asked (${reason})`, () => undefined);
+          continue;
+        }
+        it(`${door}: ${row.status} at ${PATH_PREFIX[door]}${row.path}`, async () => {
+          const response = await knock(door, row);
+          const text = await response.text();
+          expect(response.status, text).toBe(row.status);
+          const { error } = JSON.parse(text) as { error: { issues?: { path: string }[] } };
+          expect(error.issues?.map((issue) => issue.path), text).toContain(`${PATH_PREFIX[door]}${row.path}`);
+        });
+      }
+    });
+  }
+});
