@@ -19,7 +19,7 @@ import { secretsEqual } from "./secrets-equal";
 import { ApiException, invalidRequest, notFound } from "../errors";
 import { isRunId, RUN_TOKEN_PATTERN } from "../ids/ids";
 import { inboxIdOfTicket } from "./inbox-tickets";
-import { enforceRateLimit, limitDeploymentCreation, limitSubjectCreation, subjectKey } from "./rate-limit";
+import { enforceRateLimit, limitDeploymentCreation, limitForkCreation, limitSubjectCreation, subjectKey } from "./rate-limit";
 import { countFailure, refuseIfBlocked } from "./auth-failures";
 import { runStub } from "../run-stub";
 import { TICKET_PATTERN } from "./tickets";
@@ -124,8 +124,9 @@ export type RunAccess = {
   ticket?: boolean;
   /**
    * The route makes a run (a fork): counted as POST /v1/runs counts, the deployment token against
-   * CREATE_RATE_LIMIT and a user token against SUBJECT_CREATE_RATE_LIMIT. A run token's subject is
-   * its run's, which the route learns from the source (limitSubjectCreation there).
+   * CREATE_RATE_LIMIT and a user token against SUBJECT_CREATE_RATE_LIMIT. A run token's forks count
+   * against CREATE_RATE_LIMIT per source run, and against its subject's SUBJECT_CREATE_RATE_LIMIT,
+   * which the route learns from the source (limitSubjectCreation there).
    */
   creates?: boolean;
 };
@@ -187,6 +188,9 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
       if (!(await run.authorize(await sha256Hex(caller.token)))) return failed(c, id, notFound());
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
       await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${id}`, "requests with this run's token");
+      // A fork by a run token is a creation: CREATE_RATE_LIMIT per source run here, and the source's
+      // subject's SUBJECT_CREATE_RATE_LIMIT in the route (which learns the subject from the source).
+      if (access.creates === true) await limitForkCreation(c.env, id);
     } else if (caller.kind === "user") {
       if (!(await run.authorizeSubject(caller.subject))) return failed(c, id, notFound());
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");

@@ -31,6 +31,11 @@ export async function limitDeploymentCreation(env: Env, token: string): Promise<
   await enforceRateLimit(env.CREATE_RATE_LIMIT, await deploymentKey(token), "runs created with this deployment token");
 }
 
+/** A fork made with a run token: CREATE_RATE_LIMIT, per source run (the subject's limit applies too). */
+export async function limitForkCreation(env: Env, sourceRunId: string): Promise<void> {
+  await enforceRateLimit(env.CREATE_RATE_LIMIT, `fork-source:${sourceRunId}`, "forks made with this run's token");
+}
+
 /** A run made for a subject by a user token, or by a run token of one of its runs: SUBJECT_CREATE_RATE_LIMIT, per subject. */
 export async function limitSubjectCreation(env: Env, subject: string): Promise<void> {
   await enforceRateLimit(env.SUBJECT_CREATE_RATE_LIMIT, await subjectKey(subject), "runs created for this subject");
