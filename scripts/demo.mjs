@@ -12,7 +12,8 @@
 //   --long         a longer run whose history is compacted along the way (compaction at 1,000 tokens)
 //
 // `npm run demo -- --inbox` shows the phone that was not watching: the backend mints a user token,
-// the "phone" starts a run with it and walks away (no socket to the run, no run token kept), and
+// the "phone" starts a run with it (offline, where the local server lets a user token use the
+// scripted model; elsewhere the backend starts it for the user) and walks away (no socket to the run, no run token kept), and
 // the question reaches it through the inbox of its user — one stream for all its runs — where it
 // is answered.
 //
@@ -110,6 +111,19 @@ function cannotReach(error) {
   return false;
 }
 
+/** The inbox demo's run, started by the phone (its user token) where the deployment lets it, else by the backend for the user. */
+async function startForPhone(phone, backend, body, subject, real) {
+  if (real !== undefined) return { run: (await phone.createRun({ ...body, provider: real })).run, by: "phone" };
+  const scripted = { ...body, provider: "scripted", script: INBOX_SCRIPT };
+  try {
+    return { run: (await phone.createRun(scripted)).run, by: "phone" };
+  } catch (error) {
+    if (!(error instanceof RatchetError) || error.status !== 403) throw error;
+    say(`${dim("phone:")} ${error.message}`);
+    return { run: (await backend.createRun({ ...scripted, subject })).run, by: "backend" };
+  }
+}
+
 async function inboxDemo() {
   const backend = createClient({ baseUrl, token: deployToken });
   say(`${bold("Ratchet demo: the inbox")} ${dim(`→ ${baseUrl}, ${modelLabel}`)}`);
@@ -133,14 +147,12 @@ async function inboxDemo() {
     budget: { usd: BUDGET_USD },
     metadata: { source: "npm run demo -- --inbox" },
   };
-  // With a real model the phone starts the run. The offline scripted model plays what the request
-  // wrote, so only the deployment token may use it: the backend starts that run for its user.
-  const { run } =
-    real !== undefined
-      ? await phone.createRun({ ...body, provider: real })
-      : await backend.createRun({ ...body, subject, provider: "scripted", script: INBOX_SCRIPT });
+  // The phone starts the run with its user token. The offline scripted model plays what the request
+  // wrote, so a user token may use it only in local development (`npm start`: LOCAL_DEV at a
+  // loopback address); against any other deployment the backend starts that run for its user.
+  const { run, by } = await startForPhone(phone, backend, body, subject, real);
   // The run token of the answer is dropped on purpose: the phone keeps only its user token.
-  say(`${dim(real !== undefined ? "phone:" : "backend:")} started ${run.id} for ${subject}, and the phone went back in the pocket ${dim("(no socket to the run, no run token kept)")}`);
+  say(`${dim(`${by}:`)} started ${run.id} for ${subject}, and the phone went back in the pocket ${dim("(no socket to the run, no run token kept)")}`);
   say(`${dim("inbox:")} one stream for every run of ${subject}; waiting for a question…`);
   const started = Date.now();
   const controller = new AbortController();

@@ -24,8 +24,10 @@ export type Settings = {
   limits: Limits;
   /** PRICES: rows that add to or override the providers' price tables, by model id. */
   prices: PriceTable;
-  /** SCRIPTED_PROVIDER=on: runs may use the offline scripted provider (deployment token only). */
+  /** SCRIPTED_PROVIDER=on: runs may use the offline scripted provider (deployment token only, but in local development). */
   scriptedProvider: boolean;
+  /** Local development (LOCAL_DEV=true, reached at a loopback address): user and run tokens may use the scripted provider too. */
+  localDev: boolean;
 };
 
 /** One thing wrong with the deployment: the setting and what is wrong, never its value. */
@@ -101,6 +103,7 @@ export function readSettings(env: EnvLike, localDev: boolean): SettingsResult {
       limits: limits.limits,
       prices: prices.prices,
       scriptedProvider: scripted === true,
+      localDev,
     },
   };
 }
@@ -123,7 +126,16 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
  * Worker's settings still opens nothing: a deployed Worker is never reached at localhost.
  */
 export function isLocalDev(env: EnvLike, hostname: string): boolean {
-  return textOf(env, "LOCAL_DEV") === "true" && LOOPBACK.has(hostname);
+  return localDevSwitch(env) && LOOPBACK.has(hostname);
+}
+
+/**
+ * LOCAL_DEV alone, for code that has no request to look at (an object's fire of a schedule, a
+ * child's start): what reaches it was admitted at the edge first, where the loopback address was
+ * checked too.
+ */
+export function localDevSwitch(env: EnvLike): boolean {
+  return textOf(env, "LOCAL_DEV") === "true";
 }
 
 /**

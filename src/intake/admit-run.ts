@@ -12,7 +12,8 @@
 //      webhook: 400 with every issue at once
 //   3. signing (TOOL_SIGNING_KEY for HTTP tools): 400
 //   4. the provider (its key; the scripted one only where SCRIPTED_PROVIDER=on and never chosen by a
-//      user or run token: 403), the model's price (PRICES), compaction and provider-only tools
+//      user or run token, but in local development (LOCAL_DEV at a loopback address): 403), the
+//      model's price (PRICES), compaction and provider-only tools
 //   5. each agent tool's template, by the same rules, recursively, its issues under its path
 //      (`tools.2.run.mcpServers.0`)
 //
@@ -32,7 +33,7 @@ import { webhookIssues } from "./webhook-issues";
 export type { IntakeCaller };
 
 /** What of the deployment's settings the intake reads. */
-export type IntakeSettings = Pick<Settings, "limits" | "prices" | "scriptedProvider">;
+export type IntakeSettings = Pick<Settings, "limits" | "prices" | "scriptedProvider" | "localDev">;
 
 /** A run's body without its messages, which the intake does not judge (images are the door's: src/http/intake/images.ts). */
 export type RunFields = Omit<CreateRunBody, "messages">;
@@ -90,8 +91,10 @@ function checkBody(body: RunFields, path: string, context: Context, source: Inta
   if (signing !== undefined) throw new IntakeRefusal(400, signing.message, prefixed(path, signing.issues));
   return under(path, () => {
     const asked = resolved?.provider ?? body.provider;
-    const provider = resolveProvider({ ...(asked === undefined ? {} : { provider: asked }), script: body.script }, env, settings.scriptedProvider && !byToken(caller));
-    requireScriptedAllowed(provider, byToken(caller), settings.scriptedProvider, provider !== source?.provider);
+    // With no provider key, a run that names none falls to the scripted provider wherever it is on,
+    // so a user token is told the setting that stops it (403 SCRIPTED_PROVIDER), not "no provider".
+    const provider = resolveProvider({ ...(asked === undefined ? {} : { provider: asked }), script: body.script }, env, settings.scriptedProvider);
+    requireScriptedAllowed(provider, byToken(caller) && !settings.localDev, settings.scriptedProvider, provider !== source?.provider || body.script !== source?.body.script);
     const model = resolved?.model ?? resolveModel(body, env, provider);
     const unpriced = priceIssues(provider, model, settings.prices);
     if (unpriced.length > 0) throw new IntakeRefusal(400, `No price is known for model ${JSON.stringify(model)}: add it to the PRICES setting.`, unpriced);

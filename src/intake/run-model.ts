@@ -47,8 +47,9 @@ export function resolveProvider(body: Pick<CreateRunBody, "provider" | "script">
  * The scripted provider plays what the request wrote, so it runs only where SCRIPTED_PROVIDER=on
  * (local runs, tests) and never for a run a user or run token asks for: an end user must not be
  * able to make a run whose "model" says what they wrote. `chosenByCaller` is false where the
- * provider came from elsewhere (a fork that keeps its source's provider). 403 naming the setting.
- * A later exception for local development would go here, and only here.
+ * provider and its script came from elsewhere (a fork that keeps its source's). 403 naming the
+ * setting. In local development (LOCAL_DEV at a loopback address) the caller passes `byToken`
+ * false: there the tokens are the developer's own, and the user-token path can be tried offline.
  */
 export function requireScriptedAllowed(provider: ProviderName, byToken: boolean, scriptedProvider: boolean, chosenByCaller = true): void {
   if (provider !== "scripted") return;

@@ -172,7 +172,8 @@ describe("npm run demo", () => {
     const at = (prefix: string) => lines.findIndex((line) => line.includes(prefix));
     const user = /minted a user token for (demo-user-[a-z0-9]+)/.exec(demo.output)?.[1];
     expect(user, demo.output).toBeDefined();
-    const runId = /started (run_[a-z2-7]{26}) for demo-user-[a-z0-9]+, and the phone went back in the pocket/.exec(demo.output)?.[1];
+    // Offline against `wrangler dev` (LOCAL_DEV at a loopback address) the phone's user token starts the run itself.
+    const runId = /phone: started (run_[a-z2-7]{26}) for demo-user-[a-z0-9]+, and the phone went back in the pocket/.exec(demo.output)?.[1];
     expect(runId, demo.output).toBeDefined();
     // In this order: the phone leaves, the inbox hears the run ask, the answer, the end.
     const order = ["went back in the pocket", "inbox: run-started", "inbox: run-waiting", "? What should I call the result?", "inbox: run-answered", "inbox: run-ended", "✔ finished after 3 steps"].map(at);

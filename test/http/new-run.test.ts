@@ -78,7 +78,7 @@ describe("defaults", () => {
 });
 
 function settings(overrides: Partial<Settings> = {}): Settings {
-  return { apiTokens: ["t".repeat(40)], runIdKeys: ["k".repeat(40)], limits: DEFAULT_LIMITS, prices: {}, scriptedProvider: true, ...overrides };
+  return { apiTokens: ["t".repeat(40)], runIdKeys: ["k".repeat(40)], limits: DEFAULT_LIMITS, prices: {}, scriptedProvider: true, localDev: false, ...overrides };
 }
 
 const nothingEarlier = async () => false;

@@ -27,6 +27,9 @@ export const forkBodySchema = z
     tools: run.tools,
     budget: run.budget.openapi({ description: "The fork's own budget: the prefix's cost (inheritedUsd) is not charged to it. Default: the source's." }),
     maxSteps: run.maxSteps.openapi({ description: "Model calls the fork may make after atStep. Default: as many as the source had left there." }),
+    script: run.script.openapi({
+      description: 'A scripted source\'s fork: the turns the fork plays after atStep (its first turn is the fork\'s first live model call). The deployment token where SCRIPTED_PROVIDER=on, or any token in local development.',
+    }),
   })
   .superRefine((body, context) => {
     (body.messages ?? []).forEach((message, index) => {

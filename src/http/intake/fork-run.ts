@@ -21,6 +21,9 @@ import { credentialsFor, type FindEarlier } from "./new-run";
 
 const REPLACED = ["system", "provider", "model", "tools", "budget", "maxSteps"] as const;
 
+/** What makes a fork go its own way after atStep: a replaced field, added messages, or a script of its own. */
+const DIVERGING = [...REPLACED, "messages", "script"] as const;
+
 export type ForkCaller = { kind: "deployment" } | { kind: "run" } | { kind: "user"; subject: string; budgetUsdPerDay?: number };
 
 export type PrepareForkInput = {
@@ -36,11 +39,22 @@ export type PrepareForkInput = {
 
 export type PreparedFork = { newRun: NewRun; token: string; spec: ForkSpec; images: ImageUpload };
 
-/** The source's request with the fork's fields in place of its own; a new provider without a model gets that provider's default. */
+/**
+ * The source's request with the fork's fields in place of its own; a new provider without a model
+ * gets that provider's default. A fork's own script plays from its first live model call: the
+ * scripted provider picks a turn by the model call's number over the whole run, so the script is
+ * stored after atStep turns that stand for the prefix (the source's own turns where it had them;
+ * the prefix is replayed from the journal, so they are never played).
+ */
 function forkBodyOf(source: CreateRunBody, body: ForkInput): CreateRunBody {
   const merged: CreateRunBody = { ...source };
   if (body.provider !== undefined && body.provider !== source.provider && body.model === undefined) delete merged.model;
   for (const field of REPLACED) if (body[field] !== undefined) Object.assign(merged, { [field]: body[field] });
+  if (body.script !== undefined) {
+    const inherited = Array.isArray(source.script) ? (source.script as unknown[]).slice(0, body.atStep) : [];
+    const standIns = Array.from({ length: body.atStep - inherited.length }, () => ({ text: "(a step of the source, replayed)" }));
+    merged.script = [...inherited, ...standIns, ...body.script] as CreateRunBody["script"];
+  }
   return merged;
 }
 
@@ -75,7 +89,7 @@ export async function prepareFork({ body, prefix, env, settings, idempotencyKey,
   const images = new ImageIntake();
   const added = body.messages === undefined ? undefined : await images.messages(body.messages);
   const upload = images.upload();
-  const spec: ForkSpec = { cut: REPLACED.some((field) => body[field] !== undefined) || added !== undefined };
+  const spec: ForkSpec = { cut: DIVERGING.some((field) => body[field] !== undefined) };
   if (added !== undefined) spec.added = added;
   if (body.maxSteps !== undefined) spec.maxSteps = body.maxSteps;
   const bodyHash = await sha256Hex(canonicalJson({ fork: prefix.runId, body }));
