@@ -35,6 +35,14 @@ const ALLOWED: Record<string, { sleeps: number; why: string }> = {
     sleeps: 1,
     why: "the turns' delays keep the run going while its spans export, so the kill (after three chat spans arrived) lands mid-run; a hold cannot do it, as a held slice exports no spans until it ends; every assertion holds if the run had finished first",
   },
+  "test/service/interrupt-cost.test.ts": {
+    sleeps: 1,
+    why: "the fake vendor holds its answer past the test (nothing streams, so no usage comes before the interrupt, which a scripted hold cannot show on a real provider); the interrupt and a cancel end the call, nothing waits for the delay",
+  },
+  "test/e2e/quiet-log.test.ts": {
+    sleeps: 2,
+    why: "the quiet spell after an SSE reader left is the scenario reproduced (a newcomer waited 6 s), not a wait for anything; and the pause between two reads of the push subscriptions, a wait for their recorded attempts bounded by its deadline",
+  },
   "test/e2e/sse-reader-gone.test.ts": { sleeps: 1, why: "the answer's delay leaves a quiet spell so the stream writes its probe; the test waits on the runs' ends and their log lines" },
 };
 

@@ -53,7 +53,7 @@ describe("the caps on messages to a running run", () => {
   });
 
   it("MAX_INTERRUPTS_PER_STEP: the 4th interrupt of one model call is queued (message.mode queue) and the call is not aborted", async () => {
-    const { run, token } = await startRun({ messages: [{ role: "user", content: "Think." }], script: [{ text: "Thought.", delayMs: 600_000 }], minAnswerChars: 0 });
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "Think." }], script: [{ text: "Thought.", hold: "never-released" }], minAnswerChars: 0 });
     const stub = stubFor(run.id);
     const watcher = await watch(stub);
     const alarm = runDurableObjectAlarm(stub);

@@ -27,6 +27,11 @@ export function snapshotProject(root = process.cwd()): Snapshot {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The lines of a `wrangler dev` log that report an uncaught error (the runtime's "Uncaught …"). */
+export function uncaughtLines(output: string): string[] {
+  return output.split("\n").filter((line) => /\bUncaught\b/.test(line)).map((line) => line.replace(/\x1b\[[0-9;]*m/g, "").trim());
+}
+
 export type DevServer = {
   url: string;
   child: ChildProcess;
@@ -35,7 +40,10 @@ export type DevServer = {
   output: () => string;
   /** Resolves once `check(output())` holds, checked again on each chunk the process writes; fails after `timeoutMs`. */
   outputUntil: (check: (output: string) => boolean, timeoutMs: number, message: () => string) => Promise<void>;
-  /** SIGKILL to the whole process group: a crash, nothing is flushed. */
+  /**
+   * SIGKILL to the whole process group: a crash, nothing is flushed. It rejects (after the kill)
+   * when the log so far holds an uncaught error, so no e2e test passes on a log with one.
+   */
   kill: () => Promise<void>;
 };
 
@@ -58,7 +66,7 @@ export async function startDevServer({ port, persistTo, cwd = process.cwd(), var
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
-  const kill = async () => {
+  const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, "exit");
     try {
@@ -68,11 +76,16 @@ export async function startDevServer({ port, persistTo, cwd = process.cwd(), var
     }
     await exited;
   };
+  const kill = async () => {
+    await stop();
+    const uncaught = uncaughtLines(output);
+    if (uncaught.length > 0) throw new Error(`The wrangler dev log holds ${uncaught.length} uncaught error(s):\n${uncaught.slice(0, 5).join("\n")}`);
+  };
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitUntilListening(url, { child, output: () => output, timeoutMs: startTimeoutMs, name: "wrangler dev" });
   } catch (error) {
-    await kill();
+    await stop();
     throw error;
   }
   const outputUntil = (check: (output: string) => boolean, timeoutMs: number, message: () => string) => written.until(() => check(output), timeoutMs, message);
