@@ -1,4 +1,4 @@
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { TEST_ALARM_DELAY_MS, TEST_BINDINGS } from "./test/test-env.ts";
 
@@ -58,6 +58,10 @@ export function workerd(name: string, include: string[], exclude: string[], rate
       // Run in Node: a local HTTP tool server, fake Anthropic and OpenAI servers, real MCP servers, a push service and an OTLP receiver (see the files).
       globalSetup: ["./test/tool-server/global-setup.ts", "./test/fake-anthropic/global-setup.ts", "./test/fake-openai/global-setup.ts", "./test/webhook-receiver/global-setup.ts", "./test/docs/global-setup.ts", "./test/mcp-server/global-setup.ts", "./test/push-service/global-setup.ts", "./test/otlp-receiver/global-setup.ts", ...setups],
       testTimeout: 30_000,
+      // One workerd for many files: starting a runtime and importing the Worker into it took most of
+      // a file's time (docs/testing.md). Every file makes its own runs, subjects and tokens, so the
+      // files of a project share one runtime, its storage and its module instances.
+      isolate: false,
     },
   };
 }

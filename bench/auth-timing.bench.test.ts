@@ -68,7 +68,7 @@ function randomToken(length: number, alphabet = BASE64URL): string {
 
 describe("token comparison timing", () => {
   it("does not depend on how many leading characters match", async () => {
-    log(`runtime: workerd (vitest-pool-workers); clock resolution 1 ms, so each sample is a batch`);
+    log(`runtime: workerd (vitest-plugin); clock resolution 1 ms, so each sample is a batch`);
 
     // The deployment token: as long as a real secret would be (here 64 characters).
     const apiToken = randomToken(64);

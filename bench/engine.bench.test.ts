@@ -70,7 +70,7 @@ async function besideBareInserts<T>(stub: RunStub, measured: () => Promise<T>): 
 
 describe("run engine figures", () => {
   it("(1) overhead per step vs a bare SQLite insert, and (4) storage bytes per step", async () => {
-    log(`runtime: workerd (vitest-pool-workers); navigator.userAgent ${JSON.stringify((globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent)}`);
+    log(`runtime: workerd (vitest-plugin); navigator.userAgent ${JSON.stringify((globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent)}`);
     const ratios: string[] = [];
     const values: number[] = [];
     for (let round = 0; round < 5; round++) {

@@ -88,7 +88,7 @@ describe("a 2,000-step run", () => {
     const perStep = sizes.slice(1).map((size, i) => (size.bytes - sizes[i]!.bytes) / (size.steps - sizes[i]!.steps));
     const steady = perStep.slice(1); // the first window also holds the tables' first pages
     const spread = Math.max(...steady) / Math.min(...steady);
-    log(`runtime: workerd (vitest-pool-workers), clock resolution 1 ms`);
+    log(`runtime: workerd (vitest-plugin), clock resolution 1 ms`);
     log(`run: ${MODEL_STEPS} model steps + ${MODEL_STEPS - 1} calculator calls = ${journalSteps} journal steps, ${seqs.length} stored events; finished with status ${view.status}`);
     log(`database: ${sizes[0]!.bytes} bytes after creation (the run, its 2,000-turn script, the first segment); ${finalBytes} bytes at the end = ${(finalBytes / journalSteps).toFixed(0)} bytes per journal step`);
     log(`bytes per journal step, per ${WINDOW}-step window as the run grows: ${perStep.map((b) => b.toFixed(0)).join(", ")}`);

@@ -4,7 +4,7 @@
 // Clocks in workerd: a deployed Worker's Date.now() and performance.now() are frozen while code runs
 // and move only across I/O (a Spectre mitigation). So this file first probes the clock: it burns CPU
 // and looks whether performance.now() moved.
-//   - It moved (what we see under @cloudflare/vitest-pool-workers locally: the clock runs, in whole
+//   - It moved (what we see under the local vitest pool (@cloudflare/vitest-plugin): the clock runs, in whole
 //     milliseconds): figures are read straight from performance.now(). With 1 ms resolution, every
 //     figure is taken over a run of many steps, so the per-step error stays small.
 //   - It did not move: before each clock read the bench awaits `new Promise(r => setTimeout(r, 0))`,

@@ -43,7 +43,7 @@ describe("MCP client figures", () => {
       await listing.close();
     }
     await live.close();
-    log(`runtime: workerd (vitest-pool-workers), server on loopback; ${ROUNDS} rounds; ${String((globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent)}`);
+    log(`runtime: workerd (vitest-plugin), server on loopback; ${ROUNDS} rounds; ${String((globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent)}`);
     for (const [name, values] of Object.entries(figures)) log(`${name.padEnd(5)} median ${median(values).toFixed(2)} ms, p90 ${p90(values).toFixed(2)} ms`);
     log(`a new session costs ${(median(figures.fresh) / median(figures.live)).toFixed(1)}× a call on a live connection`);
     expect(figures.live.length).toBe(ROUNDS);

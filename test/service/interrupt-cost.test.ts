@@ -27,9 +27,13 @@ describe("the cost of an interrupted model call", () => {
     const model = uniqueOpenAIModel();
     await scriptOpenAI(model, [{ text: "A long essay that the person will interrupt before it ends.", failures: [{ hang: true }] }]);
     const { run, token } = await startRun({ provider: "openai", model, messages: [{ role: "user", content: "Write an essay." }], minAnswerChars: 0 });
+    const watcher = await watch(stubFor(run.id));
     const alarm = runDurableObjectAlarm(stubFor(run.id));
-    // The first attempt streams its first words and holds.
+    // The first attempt streams its first words and holds: the run has them once its live text
+    // shows (the request reaching the fake server is not enough, the stream may still be on its way).
     await openAIRequestsWhen(model, { requests: 1 });
+    await watcher.next((frame) => frame.type === "text");
+    watcher.close();
     expect((await interrupt(run.id, token, "Make it a haiku instead.")).status).toBe("running");
     await alarm;
     await driveRun(run.id);

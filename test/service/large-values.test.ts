@@ -55,8 +55,10 @@ describe("values too large for a row", () => {
 
 describe("errors that remain end the run", () => {
   it("a storage error (a key past SQLite's limit) fails the run once, clearly, and the alarm does not retry it", async () => {
-    // A call id of 3 MB: a key cannot be spilled, and SQLite refuses it (SQLITE_TOOBIG).
-    const id = "c".repeat(3_000_000);
+    // A call id of 17 MB: a key cannot be spilled, and SQLite refuses it (SQLITE_TOOBIG). A deployed
+    // object refuses a string past 2 MB; the local workerd (1.20261117) takes up to between 8 and 16 MB,
+    // and moving 17 MB through the run's body and events takes it ~20 s on a busy 2-core machine.
+    const id = "c".repeat(17_000_000);
     const { stub } = await createRun({ tools: ["calculator"], script: [{ toolCalls: [{ id, name: "calculator", input: { expression: "1 + 1" } }] }, { text: "never" }] });
     expect(await drive(stub)).toBe(1);
     const view = await viewOf(stub);
@@ -65,7 +67,7 @@ describe("errors that remain end the run", () => {
     expect(view.error!.message).not.toMatch(/\bat .+:\d+:\d+/);
     expect((await storedEvents(stub)).at(-1)).toMatchObject({ type: "end", status: "failed", error: { code: "storage" } });
     expect(await drive(stub)).toBe(0);
-  });
+  }, 120_000);
 
   async function sliceWith(stub: ReturnType<typeof stubFor>, settings: Record<string, string>): Promise<void> {
     await runInDurableObject(stub, async (_instance, state) => {

@@ -12,6 +12,7 @@ import { expectError } from "../helpers/http";
 import { journalKeys, storedEvents, stubFor } from "../helpers/runs";
 import { api, driveRun, getRun, startRun } from "../helpers/service-client";
 import { runSteps } from "../helpers/slices";
+import { watch } from "../helpers/watch";
 
 type AnthropicBody = { messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }> };
 
@@ -141,9 +142,14 @@ describe("messages while a run works", () => {
     await script(model, [{ text: "An answer that takes the message into account.", failures: [{ hang: true }] }]);
     const { run, token } = await startRun({ provider: "anthropic", model, messages: [{ role: "user", content: "Write an essay." }], minAnswerChars: 0 });
     const stub = stubFor(run.id);
+    const watcher = await watch(stub);
     const alarm = runDurableObjectAlarm(stub);
-    // The first attempt streams its first words and holds.
+    // The first attempt streams its first words and holds: the run has them (and the prompt's
+    // tokens, reported before them) once its live text shows; the request reaching the fake
+    // server is not enough, the stream may still be on its way.
     await requestsWhen(model, { requests: 1 });
+    await watcher.next((frame) => frame.type === "text");
+    watcher.close();
     const view = await sent(run.id, token, { content: "Make it a haiku instead.", mode: "interrupt" });
     expect(view.status).toBe("running");
     await alarm;
