@@ -6,6 +6,7 @@ import { describe, expect, inject, it } from "vitest";
 import { replayRecording } from "../../src/replay/replay";
 import type { Recording } from "../../src/replay/recording";
 import { api, driveRun, startRun } from "../helpers/service-client";
+import { TEST_API_TOKEN } from "../test-env";
 
 const server = () => inject("toolServerUrl");
 const echo = () => ({ type: "http", name: "echo", description: "echoes", inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] }, url: `${server()}/echo` });
@@ -41,7 +42,9 @@ describe("recordings and replay", () => {
     const entries = recording.segments.reduce((sum, segment) => sum + segment.steps.length, 0);
     // Steps are counted as the run view counts them: model calls.
     expect(await replayRecording(recording)).toEqual({ ok: true, steps: recording.run.steps, entries });
-    const fork = await api(`/v1/runs/${run.id}/fork`, token, { method: "POST", body: JSON.stringify({ atStep: 1 }) });
+    // The deployment token forks it: the run has no subject, so its own token may not.
+    const fork = await api(`/v1/runs/${run.id}/fork`, TEST_API_TOKEN, { method: "POST", body: JSON.stringify({ atStep: 1 }) });
+    expect(fork.status).toBe(201);
     const forked = (await fork.json()) as { run: { id: string }; token: string };
     await driveRun(forked.run.id);
     const forkRecording = await exported(forked.run.id, forked.token);
