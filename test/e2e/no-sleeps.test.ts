@@ -5,12 +5,10 @@
 // sleep: a pause for a fixed time (`sleep(ms)`, `setTimeout(resolve, ms)`, `waitForTimeout`) and a
 // scripted model turn's `delayMs`, which a test would otherwise race against a browser or a kill.
 // Each file that still has one is on the allow list below with how many and why; a new one fails.
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+import { ROOT, sourcesUnder } from "./support/source-files";
 
 /** The local servers' own directories: their delays are what a script asks of them, not a test's wait. */
 const SERVERS = ["test/fake-anthropic/", "test/fake-openai/", "test/mcp-server/", "test/webhook-receiver/", "test/tool-server/", "test/push-service/", "test/otlp-receiver/"];
@@ -46,15 +44,6 @@ const ALLOWED: Record<string, { sleeps: number; why: string }> = {
   "test/e2e/sse-reader-gone.test.ts": { sleeps: 1, why: "the answer's delay leaves a quiet spell so the stream writes its probe; the test waits on the runs' ends and their log lines" },
 };
 
-const SOURCE = /\.(ts|mts|js|mjs)$/;
-
-/** Every source file under test/, relative to the project root, with `/` separators. */
-function sourcesUnder(dir: string): string[] {
-  return readdirSync(resolve(ROOT, dir), { recursive: true, encoding: "utf8" })
-    .map((path) => `${dir}/${path.split("\\").join("/")}`)
-    .filter((path) => SOURCE.test(path))
-    .sort();
-}
 
 /** A pause for a fixed time: sleep(ms), setTimeout(resolve, ms), Playwright's waitForTimeout. */
 const PAUSE = /\bsleep\(\s*[^)\s]|setTimeout\(\s*(?:resolve|res|r|done|next)\s*[,)]|\.waitForTimeout\(/g;

@@ -2,12 +2,8 @@
 // helper (test/helpers/ inside workerd, test/e2e/support/ in Node), part of a local server, or a
 // fixture on the list below, with the reason it stays where it is. A helper left beside the one
 // test that first needed it is how "one place for helpers" wears away; this names each one.
-import { readdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+import { sourcesUnder } from "./support/source-files";
 
 /** Helpers: test/helpers/ runs inside workerd, test/e2e/support/ in Node. */
 const HELPERS = ["test/helpers/", "test/e2e/support/"];
@@ -24,15 +20,6 @@ const FIXTURES: Record<string, string> = {
   "test/docs/settings.ts": "the setting names of wrangler.toml and secrets.types.env, only for test/docs/docs.test.ts",
 };
 
-const SOURCE = /\.(ts|mts|js|mjs)$/;
-
-/** Every source file under `dir`, relative to the project root, with `/` separators. */
-function sourcesUnder(dir: string): string[] {
-  return readdirSync(resolve(ROOT, dir), { recursive: true, encoding: "utf8" })
-    .map((path) => `${dir}/${path.split("\\").join("/")}`)
-    .filter((path) => SOURCE.test(path))
-    .sort();
-}
 
 /** The files of `files` (paths from the project root) that break the rule. */
 function misplaced(files: string[]): string[] {

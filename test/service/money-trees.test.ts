@@ -4,6 +4,7 @@
 // the exact sum of its parts (summed here in whole micro-dollars).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { amounts } from "../helpers/money";
 import type { StoredEvent } from "../../src/api/types";
 import { agentTool, callAgents, driveTree } from "../helpers/children";
 import { storedEvents, stubFor } from "../helpers/runs";
@@ -15,17 +16,6 @@ const sum = (...micros: number[]) => micros.reduce((total, item) => total + item
 /** A dollar amount with at most 6 decimals. */
 const sixDecimals = (amount: number) => amount === Number(amount.toFixed(6));
 
-/** Every number under a key named like money anywhere in `value`. */
-function amounts(value: unknown, found: number[] = []): number[] {
-  if (Array.isArray(value)) value.forEach((item) => amounts(item, found));
-  else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      if (/usd/i.test(key) && typeof item === "number") found.push(item);
-      else amounts(item, found);
-    }
-  }
-  return found;
-}
 
 // Step costs from 1 to 30,000 micro-dollars: sums of such amounts are where 0.1 + 0.2 goes wrong.
 const cost = fc.integer({ min: 1, max: 30_000 });

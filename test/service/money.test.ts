@@ -1,22 +1,12 @@
 // Money in whole micro-dollars: costs and spends (costUsd, spentUsd, budgetUsd) have at most 6
 // decimals in views, events and summaries, and are summed exactly (0.012 + 0.009 is 0.021).
 import { describe, expect, it } from "vitest";
+import { amounts } from "../helpers/money";
 import type { StoredEvent } from "../../src/api/types";
 import { addUsd, usd } from "../../src/lib/money";
 import { storedEvents, stubFor } from "../helpers/runs";
 import { api, driveRun, getRun, startRun } from "../helpers/service-client";
 
-/** Every number under a key named like money (costUsd, spentUsd, budgetUsd, …) anywhere in `value`. */
-function amounts(value: unknown, found: number[] = []): number[] {
-  if (Array.isArray(value)) value.forEach((item) => amounts(item, found));
-  else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      if (/usd/i.test(key) && typeof item === "number") found.push(item);
-      else amounts(item, found);
-    }
-  }
-  return found;
-}
 
 const micros = (amount: number) => Number.isInteger(Math.round(amount * 1e6)) && amount === Number(amount.toFixed(6));
 
