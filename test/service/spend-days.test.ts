@@ -11,7 +11,7 @@ import type { InboxObject } from "../../src/durable/inbox/inbox-object";
 import { inboxStub } from "../../src/durable/inbox/inbox-stub";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { readRun } from "../../src/durable/run/run-store";
-import { readSpendDay, reserveToday, writeSpendDay } from "../../src/durable/run/spend-day";
+import { readSpendDay, reserveToday, writeSpendDay } from "../../src/durable/inbox/spend-day";
 import type { EngineContext } from "../../src/durable/engine/engine-context";
 import { BASE, freshSubject, settle } from "../helpers/inbox";
 import { stubFor } from "../helpers/runs";

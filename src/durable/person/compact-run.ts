@@ -22,7 +22,7 @@ import { stepSpanHook } from "../telemetry/step-hook";
 import { readRun, readSegment, saveSegmentResult, toRunView, type RunRow } from "../run/run-store";
 import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../inbox/spend-reservation";
 import { reportChange } from "../outbox/report-change";
-import { writeSpendDay } from "../run/spend-day";
+import { writeSpendDay } from "../inbox/spend-day";
 
 /**
  * A finished run's reservation was released when it ended, so a summary made now reserves first:

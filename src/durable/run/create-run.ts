@@ -15,7 +15,7 @@ import { migrate, wasDeleted } from "./schema";
 import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../inbox/spend-reservation";
 import { view } from "./transitions";
 import { insertTrace } from "../telemetry/trace-store";
-import { writeSpendDay } from "./spend-day";
+import { writeSpendDay } from "../inbox/spend-day";
 
 /** What a creation needs of the object: the engine's context, the blob store and how to set the alarm. */
 export type Creator = { engine: EngineContext; blobs: BlobStore; schedule: () => Promise<void> };

@@ -43,7 +43,6 @@ import { releaseHold } from "../engine/scripted-holds";
 import { Holds } from "../../providers";
 import { newMessageId } from "../person/message-store";
 import { contentBytes, queueRefusal } from "../person/message-caps";
-import { reserveAgain } from "../inbox/spend-reservation";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
 import { watcherTokenOf } from "../events/watcher-tokens";
 import { limitsOf } from "../../config/settings";
@@ -54,8 +53,7 @@ import { deliverToParent } from "../children/child-report";
 import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
 import { runOf } from "../schedule/fire-run";
 import { readParentId } from "./run-store";
-import { reserveToday, writeSpendDay } from "./spend-day";
-import { recordStop } from "./run-stop";
+import { reserveAgainToday, spendsToday } from "../inbox/spend-day";
 import { reserveTreePlace } from "../children/tree-store";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
@@ -144,29 +142,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       this.engine.fanout.closeEnded(now, this.keys.accepted);
       if (run?.status === "running") {
         // A run suspended on an async call steps only when its result is there or its deadline passed.
-        if (stepDue(readAlarmInputs(this.engine, this.keys.current, run.deleteAt, now)) && (await this.spendsToday(run))) await this.slice(new AbortController());
+        if (stepDue(readAlarmInputs(this.engine, this.keys.current, run.deleteAt, now)) && (await spendsToday(this.engine, run))) await this.slice(new AbortController());
       } else if (run?.deleteAt !== undefined && now >= run.deleteAt) await this.erase(run.id, "retention");
       this.outbox.deliverDue();
       await this.schedule();
     });
-  }
-
-  /**
-   * Before a slice: a run that goes on on a later UTC day than its reservation's reserves its
-   * budget's rest on this one (spend-day.ts); where the day has no room it ends `spend-limit`.
-   */
-  private async spendsToday(run: RunRow): Promise<boolean> {
-    const refused = await reserveToday(this.engine, run);
-    if (refused === undefined) return true;
-    recordStop(this.engine, { status: "failed", stoppedBy: "error", error: refused }, "end");
-    return false;
-  }
-
-  /** A continue's or a retry's reservation (402 when it does not fit); the day it is charged to is the run's spend day from now on. */
-  private async reserveAgain(run: RunRow, limitUsd: number | undefined): Promise<Outcome<unknown>> {
-    const reserved = await reserveAgain(this.env, run, limitUsd);
-    if (reserved.ok && reserved.value !== null) writeSpendDay(this.ctx.storage.sql, reserved.value.day);
-    return reserved;
   }
 
   /** For tests: resolves once every outbox delivery started so far has reported back. */
@@ -274,7 +254,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return this.withImages(
       images,
       () => (readRunState(sql)?.status === "running" ? queueMessage(this.engine, message) : continueRun(this.engine, body)),
-      async (run) => continueRefusal(run) ?? (run.status === "running" ? undefined : await this.reserveAgain(run, spend.limitUsd)),
+      async (run) => continueRefusal(run) ?? (run.status === "running" ? undefined : await reserveAgainToday(this.engine, run, spend.limitUsd)),
     );
   }
 
@@ -296,7 +276,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return this.exclusive(async () => {
       const run = readRun(this.ctx.storage.sql);
       if (run === undefined) return notFound();
-      const refused = retryRefusal(run) ?? (await this.reserveAgain(run, spend.limitUsd));
+      const refused = retryRefusal(run) ?? (await reserveAgainToday(this.engine, run, spend.limitUsd));
       if (!refused.ok) return refused;
       const outcome = retry(this.engine);
       if (outcome.ok) await this.schedule();

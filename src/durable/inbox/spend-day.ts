@@ -10,11 +10,12 @@
 // after the inbox held it; a re-reservation that died before that write asks for the same key
 // again, which the inbox answers as held (it counts once), on the day it was held.
 import { utcDay } from "../../api/spend";
-import type { ApiError } from "../../api/types";
+import type { ApiError, Outcome } from "../../api/types";
 import type { EngineContext } from "../engine/engine-context";
-import { reserveSpend, spendAskOf } from "../inbox/spend-reservation";
+import { reserveAgain, reserveSpend, spendAskOf } from "./spend-reservation";
+import { recordStop } from "../run/run-stop";
 import { tableExists } from "../storage/sqlite-tables";
-import { bumpVersion, type RunRow } from "./run-store";
+import { bumpVersion, type RunRow } from "../run/run-store";
 
 const TABLE = "CREATE TABLE IF NOT EXISTS spend_day (day TEXT NOT NULL)";
 
@@ -59,4 +60,22 @@ export async function reserveToday(engine: EngineContext, run: RunRow): Promise<
     writeSpendDay(sql, reserved.value.day);
   });
   return undefined;
+}
+
+/**
+ * Before a slice: a run that goes on on a later UTC day than its reservation's reserves its
+ * budget's rest on this one; where the day has no room it ends `spend-limit`. False: it ended.
+ */
+export async function spendsToday(engine: EngineContext, run: RunRow): Promise<boolean> {
+  const refused = await reserveToday(engine, run);
+  if (refused === undefined) return true;
+  recordStop(engine, { status: "failed", stoppedBy: "error", error: refused }, "end");
+  return false;
+}
+
+/** A continue's or a retry's reservation (402 when it does not fit); the day it is charged to is the run's spend day from now on. */
+export async function reserveAgainToday(engine: EngineContext, run: RunRow, limitUsd: number | undefined): Promise<Outcome<unknown>> {
+  const reserved = await reserveAgain(engine.env, run, limitUsd);
+  if (reserved.ok && reserved.value !== null) writeSpendDay(engine.ctx.storage.sql, reserved.value.day);
+  return reserved;
 }

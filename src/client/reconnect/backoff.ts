@@ -1,6 +1,6 @@
 // What the reconnect loop (./reconnecting.ts) needs: which errors no reconnect will
 // cure, and a wait between tries that an abort cuts short.
-import { RatchetError } from "./errors.ts";
+import { RatchetError } from "../errors.ts";
 
 /** Errors that no reconnect will cure: a refusal (bad token, unknown run, bad `after`). */
 export function isFatal(error: unknown): boolean {
