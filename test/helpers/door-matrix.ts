@@ -31,6 +31,7 @@ export type Door =
   | "template depth 1"
   | "template depth 2"
   | "template depth 1 in a fork (run token)"
+  | "child start"
   | "continue";
 
 export const DOORS: readonly Door[] = [
@@ -44,6 +45,7 @@ export const DOORS: readonly Door[] = [
   "template depth 1",
   "template depth 2",
   "template depth 1 in a fork (run token)",
+  "child start",
   "continue",
 ];
 
@@ -59,6 +61,8 @@ export const PATH_PREFIX: Record<Door, string> = {
   "template depth 1": "tools.0.run.",
   "template depth 2": "tools.0.run.tools.0.run.",
   "template depth 1 in a fork (run token)": "tools.0.run.",
+  // Answered as the agent call's error result, which names the child body's own paths.
+  "child start": "",
   continue: "",
 };
 
@@ -92,6 +96,10 @@ const TEMPLATE_FIELDS_MISSING = new Set(["subject", "webhook"]);
 export function skipReason(row: Row, door: Door): string | undefined {
   const fields = Object.keys(door.startsWith("fork") ? (row.forkFields ?? row.fields) : row.fields);
   if (door === "continue") return row.path === "maxSteps" ? undefined : "a continue carries content, mode and maxSteps only";
+  if (door === "child start" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {
+    return "a child's start is held to today's settings only: its template's rights were its parent's caller's, checked when the parent was made";
+  }
+  if (door === "child start" && row.path === "budget.usd") return "a child's budget is cut to what its parent has left before it is admitted (docs/children.md, Money)";
   if (row.caller === "deployment" && (door === "fork (user token)" || door === "fork (run token)" || door === "template depth 1 in a fork (run token)")) {
     return "a user or run token may not name such a tool or server at all (the rows above)";
   }

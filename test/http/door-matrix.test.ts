@@ -3,7 +3,8 @@
 // the body. The doors: POST /v1/runs, a fork by a user, run or deployment token, a schedule's create
 // and patch, a trigger (a stored run that today's settings or rules refuse: planted in the schedule's
 // object as one stored before), an agent template at depth 1 and 2 (in a create, and in a fork by a
-// run token, the hole this table closed), and continue (POST …/messages to a finished run: its maxSteps). Cells a door cannot be asked
+// run token, the hole this table closed), a child's start (its template checked again against today's settings), and
+// continue (POST …/messages to a finished run: its maxSteps). Cells a door cannot be asked
 // are skipped by the table, by name, with their reason.
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,8 @@ import { DOORS, PATH_PREFIX, ROWS, skipReason, type Door, type Row } from "../he
 import { freshSubject, userToken } from "../helpers/inbox";
 import { createSchedule, scheduleCall, scheduleStubFor } from "../helpers/schedules";
 import { api, driveRun, startRun } from "../helpers/service-client";
+import { agentTool, callAgents } from "../helpers/children";
+import { createRun, drive, storedEvents, stubFor, valueOf } from "../helpers/runs";
 import { TEST_API_TOKEN } from "../test-env";
 
 const MODEL = "claude-sonnet-5-5";
@@ -88,7 +91,32 @@ async function knock(door: Door, row: Row): Promise<Response> {
       return fork(world.source.token, { tools: [agent(fields)] });
     case "continue":
       return post(`/v1/runs/${world.source.id}/messages`, world.user, { content: "more", ...fields });
+    case "child start":
+      return childStart(fields);
   }
+}
+
+/**
+ * The child start door: a parent whose agent template carries the row's fields, stored straight
+ * into its object (as one made before a cap was lowered or a host taken off the list would be).
+ * Its call starts no child; the call's error result, which names the paths at fault, is answered
+ * here in the API's error shape with the row's status, so the one check below reads every door.
+ */
+async function childStart(fields: Record<string, unknown>): Promise<Response> {
+  const { id, stub } = await createRun({
+    tools: [agentTool("helper", [{ text: "never" }], fields)],
+    minAnswerChars: 0,
+    budget: { usd: 1 },
+    script: [callAgents([["c1", "helper", "Do it."]]), { text: "The helper could not start." }],
+  });
+  await drive(stub);
+  if ((await storedEvents(stub)).some((event) => event.type === "child-started")) return Response.json({ started: "a child" }, { status: 201 });
+  const { messages } = valueOf(await stubFor(id).messages());
+  const result = (messages as { role: string; content: unknown; isError?: boolean }[]).find((message) => message.role === "tool");
+  if (result?.isError !== true) return Response.json({ result }, { status: 200 });
+  const text = JSON.stringify(result.content);
+  const paths = [...text.matchAll(/([a-zA-Z0-9_.]+): /g)].map((match) => ({ path: match[1] }));
+  return Response.json({ error: { code: "refused-at-start", message: text, issues: paths } }, { status: text.includes("may not be made") ? 400 : 500 });
 }
 
 describe("the door matrix: one intake, the same answer at every door", () => {
