@@ -12,9 +12,10 @@ import { startAsyncToolServer, type AsyncToolServer } from "./support/async-tool
 import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "./support/dev-server";
 import { count, waitForEnd, waitForEvents } from "./support/run-events";
 import { httpTool } from "./support/scripts";
+import { freePort } from "./support/http-server";
 
 const TOKEN = "dev-token";
-const PORT = 9400 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 
 type View = Awaited<ReturnType<typeof getRun>> & { pending?: { callId: string; deadline: string }[] };
 

@@ -11,10 +11,11 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockStartingWith } from "./support/doc-blocks";
 import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
+import { freePort } from "./support/http-server";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PORT = 9400 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "packages/client/package.json"), "utf8")) as { version: string }).version;
 
 describe("@ratchet/client, packed and installed", () => {

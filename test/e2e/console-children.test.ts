@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { createRun } from "./support/api";
 import { consolePage, openRun, text, WAIT } from "./support/console-browser";
 import { consoleFixture } from "./support/console-fixture";
+import { freePort } from "./support/http-server";
 
-const PORT = 9190 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 
 function agent(name: string, script: unknown[]) {
   return { type: "agent", name, description: `${name}: a helper`, run: { provider: "scripted", model: "scripted-model", minAnswerChars: 0, maxSteps: 5, budget: { usd: 0.05 }, tools: ["ask"], script } };

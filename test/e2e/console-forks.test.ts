@@ -8,8 +8,9 @@ import { consolePage, openRun, text, WAIT } from "./support/console-browser";
 import { consoleFixture } from "./support/console-fixture";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd } from "./support/run-events";
+import { freePort } from "./support/http-server";
 
-const PORT = 9100 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 
 describe("forks in the console", () => {
   const fixture = consoleFixture("console-forks", PORT);

@@ -12,8 +12,9 @@ import { consoleFixture } from "./support/console-fixture";
 import type { DevServer } from "./support/dev-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd, waitForEvent, waitForEvents, type RunEvent } from "./support/run-events";
+import { freePort } from "./support/http-server";
 
-const PORT = 9300 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 
 type Run = { id: string; token: string };
 

@@ -8,8 +8,9 @@ import { consolePage, openRun, text, WAIT } from "./support/console-browser";
 import { consoleFixture } from "./support/console-fixture";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd } from "./support/run-events";
+import { freePort } from "./support/http-server";
 
-const PORT = 9290 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 const CHILDREN = 10;
 
 function agent(name: string) {

@@ -15,8 +15,9 @@ import { ARTIFACTS, buildConsole, consolePage, launchChromium, text, WAIT } from
 import { startDevServer, type DevServer } from "./support/dev-server";
 import { LOCAL_TOKEN, localVars } from "./support/local-vars";
 import { startPushService, type PushService } from "../push-service/server";
+import { freePort } from "./support/http-server";
 
-const PORT = 9000 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 
 type Notice = { title: string; body: string; tag: string; data: { runId: string; url: string } };
 

@@ -13,8 +13,9 @@ import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd, waitForEvent } from "./support/run-events";
 import type { DevServer } from "./support/dev-server";
 import { consoleFixture } from "./support/console-fixture";
+import { freePort } from "./support/http-server";
 
-const PORT = 9100 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 
 /** The bars the run draws, in the order they began. */
 const BARS = ["model/1", "tool/c1", "tool/c2", "model/2", "wait-person/q1", "model/3"];

@@ -13,8 +13,9 @@ import { ARTIFACTS, buildConsole, consolePage, launchChromium, openRun, text, WA
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd, waitForEvent } from "./support/run-events";
 import { startDevServer, type DevServer } from "./support/dev-server";
+import { freePort } from "./support/http-server";
 
-const PORT = 9000 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 const MODEL = "claude-sonnet-5-5-console-toolsets";
 
 const browserToolset = {

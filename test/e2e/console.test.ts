@@ -17,8 +17,9 @@ import { ARTIFACTS, buildConsole, consolePage, launchChromium, openRun, text, WA
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd, waitForEvent, waitForEvents } from "./support/run-events";
 import { startDevServer, type DevServer } from "./support/dev-server";
+import { freePort } from "./support/http-server";
 
-const PORT = 8900 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 const TOKEN = LOCAL_TOKEN;
 /** The model of runs on provider openai (DEFAULT_OPENAI_MODEL of this dev server), priced as gpt-5.4-mini. */
 const OPENAI_MODEL = "gpt-5.4-mini-console-e2e";

@@ -10,9 +10,10 @@ import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "./support/dev-server";
+import { freePort } from "./support/http-server";
 
 const CHROMIUM = "/usr/bin/chromium";
-const PORT = 9100 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 const TOKEN = "dev-token";
 
 /** What the page's script reports for each request: the answer it could read, or the failure. */

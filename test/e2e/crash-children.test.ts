@@ -14,9 +14,10 @@ import { httpTool } from "./support/scripts";
 import { watchRun } from "./support/run-watch";
 import { readEventsUntilEnd, type SseEvent } from "./support/sse";
 import { startToolServer, type ToolServer } from "./support/tool-server";
+import { freePort } from "./support/http-server";
 
 const PARENTS = 3;
-const PORT = 8890 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type ChildView = { id: string; callId: string; status: string; spentUsd: number };

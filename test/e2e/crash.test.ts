@@ -10,9 +10,10 @@ import { readEventsUntilEnd } from "./support/sse";
 import { watchRun } from "./support/run-watch";
 import { startToolServer, type ToolServer } from "./support/tool-server";
 import { startDevServer, type DevServer } from "./support/dev-server";
+import { freePort } from "./support/http-server";
 
 const RUNS = 6;
-const PORT = 8790 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 const TOKEN = "dev-token";
 
 function script() {

@@ -14,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic/server";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server";
 import { startDevServer, type DevServer } from "./support/dev-server";
+import { freePort } from "./support/http-server";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL("./.artifacts/", import.meta.url));
-const PORT = 9000 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 /** A model no built-in table prices: the deployment's PRICES setting does. */
 const MODEL = "claude-demo-e2e";
 /** Priced as gpt-5.4-mini ($0.75 / $4.50 per million tokens), whose id it starts with. */

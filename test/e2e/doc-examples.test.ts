@@ -12,9 +12,10 @@ import { blocksOf, readDoc } from "./support/doc-blocks";
 import { curlCount, expectationAfter, fieldAt, problemsOf, runBlock } from "./support/doc-examples";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { watchRun } from "./support/run-watch";
+import { freePort } from "./support/http-server";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PORT = 9500 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const FILES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
 const marked = FILES.flatMap((file) => blocksOf(file).filter((block) => block.info === "sh run"));
 

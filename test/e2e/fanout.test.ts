@@ -12,10 +12,11 @@ import { startFaultToolServer, type FaultToolServer } from "./support/fault-tool
 import { watchRun, type RunWatch } from "./support/run-watch";
 import { httpTool, toolRunBody } from "./support/scripts";
 import { summary } from "./support/stats";
+import { freePort } from "./support/http-server";
 
 const SOCKETS = 100;
 const STEPS = 12;
-const PORT = 8600 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 
 let dev: DevServer;
 let tools: FaultToolServer;

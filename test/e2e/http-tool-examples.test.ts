@@ -15,9 +15,10 @@ import { snapshotProject, startDevServer, waitUntilListening, type DevServer } f
 import { blockStartingWith } from "./support/doc-blocks";
 import { LOCAL_TOKEN, localVars } from "./support/local-vars";
 import { watchRun } from "./support/run-watch";
+import { freePort } from "./support/http-server";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PORT = 9700 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const SIGNING_KEY = localVars().TOOL_SIGNING_KEY!;
 
 type Server = { url: string; child: ChildProcess; output: () => string };
@@ -70,7 +71,7 @@ describe("docs/http-tools.md's Node tool servers, as written", () => {
   });
 
   it("tool-server.mjs answers a signed call, and refuses an unsigned or forged one with 401", async () => {
-    const server = await startExample(dir, "tool-server.mjs", PORT + 100);
+    const server = await startExample(dir, "tool-server.mjs", await freePort());
     servers.push(server);
     const body = JSON.stringify({ runId: "run_x", callId: "c", name: "lookup_order", input: { order: "A-1" } });
     expect((await fetch(`${server.url}/lookup-order`, { method: "POST", body })).status).toBe(401);
@@ -91,7 +92,7 @@ describe("docs/http-tools.md's Node tool servers, as written", () => {
   });
 
   it("render-server.mjs takes the job (202), posts the result to the callback, and the run finishes with it", async () => {
-    const server = await startExample(dir, "render-server.mjs", PORT + 101);
+    const server = await startExample(dir, "render-server.mjs", await freePort());
     servers.push(server);
     expect((await fetch(`${server.url}/render`, { method: "POST", body: "{}" })).status).toBe(401);
 

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, request } from "./support/api";
 import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "./support/dev-server";
 import { waitForEnd } from "./support/run-events";
+import { freePort } from "./support/http-server";
 
-const PORT = 9200 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 // Long, unpublished secrets, so finding one in the output cannot be a coincidence.
 const SECRETS = {
   API_TOKEN: `log-test-api-token-${crypto.randomUUID()}`,

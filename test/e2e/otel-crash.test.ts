@@ -11,12 +11,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { traceIdOf } from "../../src/durable/telemetry/span-ids";
 import { createRun } from "./support/api";
 import { startDevServer, type DevServer } from "./support/dev-server";
-import { listen, readBody, sendJson, shut } from "./support/http-server";
+import { freePort, listen, readBody, sendJson, shut } from "./support/http-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { changes } from "./support/changes";
 import { waitForEnd } from "./support/run-events";
 
-const PORT = 9300 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 const TURNS = 12;
 
 type Span = { traceId: string; spanId: string; name: string };

@@ -11,8 +11,9 @@ import { startPushService, type PushService } from "../push-service/server";
 import { createRun, request } from "./support/api";
 import { startDevServer, type DevServer } from "./support/dev-server";
 import { LOCAL_TOKEN, localVars } from "./support/local-vars";
+import { freePort } from "./support/http-server";
 
-const PORT = 9100 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 
 describe("a push and a real crash of wrangler dev", () => {
   const dir = mkdtempSync(join(tmpdir(), "ratchet-push-crash-"));

@@ -18,9 +18,10 @@ import { createRun, request } from "./support/api";
 import { snapshotProject, startDevServer, uncaughtLines, type DevServer } from "./support/dev-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { waitForEnd, waitForEvent, waitForEvents } from "./support/run-events";
+import { freePort } from "./support/http-server";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PORT = 9700 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 
 /** A P-256 public key and an auth secret, as a browser's push subscription carries them. */
 async function subscriptionKeys(): Promise<{ p256dh: string; auth: string }> {

@@ -10,8 +10,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "./support/dev-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { startToolServer, type ToolServer } from "./support/tool-server";
+import { freePort } from "./support/http-server";
 
-const PORT = 8890 + Math.floor(Math.random() * 100);
+const PORT = await freePort();
 
 type Summary = { id: string; firedAt?: string; scheduleId?: string };
 type Fire = { at: string; outcome: string; runId?: string; missed?: number };

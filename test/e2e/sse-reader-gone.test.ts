@@ -10,9 +10,10 @@ import { createRun, request } from "./support/api";
 import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { watchRun } from "./support/run-watch";
+import { freePort } from "./support/http-server";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PORT = 9600 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 
 /** Opens the run's SSE stream, reads until `seen` is in it, then goes away mid-stream. */
 async function readThenLeave(base: string, id: string, token: string, seen: string): Promise<void> {

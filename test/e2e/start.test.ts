@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { snapshotProject, waitUntilListening } from "./support/dev-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
+import { freePort } from "./support/http-server";
 
-const PORT = 9300 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const snapshot = snapshotProject();
 let kill: (() => void) | undefined;
 

@@ -14,9 +14,10 @@ import { waitForEnd } from "./support/run-events";
 import { watchRun } from "./support/run-watch";
 import { httpTool, type Turn } from "./support/scripts";
 import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "./support/dev-server";
+import { freePort } from "./support/http-server";
 
 const TOKEN = "dev-token";
-const PORT = 8700 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 
 let dev: DevServer;
 let tools: FaultToolServer; // allowed

@@ -52,6 +52,26 @@ export function listen(server: Server, port = 0): Promise<number> {
   });
 }
 
+/**
+ * A port the OS has just handed out and nobody holds: listen on port 0, read the port, close. For a
+ * process that must be told its port (wrangler dev, a docs example): a number picked from a fixed
+ * range collides with a second suite running on the same machine; the OS's next free port does not.
+ */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      if (address === null || typeof address === "string") return reject(new Error("The server has no port."));
+      resolve(address.port);
+    });
+  });
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 /** Stops listening and ends every open connection, answered or not. */
 export function shut(server: Server): Promise<void> {
   return new Promise((resolve) => {
