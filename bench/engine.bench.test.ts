@@ -24,6 +24,8 @@ import type { RunObject } from "../src/durable/run/run-object";
 import { createRun, journalKeys, stubFor, viewOf, type RunStub } from "../test/helpers/runs";
 import { watch } from "../test/helpers/watch";
 import { timedState } from "./support/timed-storage";
+import { startSpanExport } from "../src/durable/outbox/span-delivery";
+import { seedRunOf } from "../src/durable/telemetry/span-writer";
 
 const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
 
@@ -277,6 +279,84 @@ describe("run engine figures", () => {
     log("(1c) one part alone, µs each (20,000 times in the object):");
     for (const line of units) log(`  ${line}`);
     log(`(1c) a slice's fixed cost before its first new step (run row and script, provider, tools, loop start): ${fixed.map((ms) => `${ms.toFixed(2)} ms`).join(", ")} — ${fixed.map((ms) => `${((ms / 2001) * 1000).toFixed(1)}`).join(", ")} µs per step of a 2001-step slice`);
+  });
+
+  it("(1d) trace export on vs off: the step in the object, and what sending its spans costs", async () => {
+    // The same 2,001-step slice with OTEL_EXPORTER_OTLP_ENDPOINT unset and set, alternated, 6 times
+    // each. No alarm fires in the bench, so no export runs during the slice: what (1d) compares is
+    // the step's own work. The export's own work is then timed apart: every span row of the run
+    // made into what one request sends (src/durable/outbox/span-delivery.ts), the request not sent.
+    const on = { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9/otlp" };
+    const offs: number[] = [];
+    const ons: number[] = [];
+    const sends: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      for (const [settings, into] of [[env, offs], [on, ons]] as const) {
+        const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+        const ms = await runInDurableObject(typed(stub), async (_instance, state) => {
+          const started = performance.now();
+          await runSlice({ ctx: state, env: settings, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 5000 }, new AbortController());
+          return performance.now() - started;
+        });
+        into.push(ms / (await journalKeys(stub)).length);
+        if (settings !== on) continue;
+        sends.push(
+          await runInDurableObject(typed(stub), async (_instance, state) => {
+            const { sql } = state.storage;
+            let bodies = 0;
+            const started = performance.now();
+            for (;;) {
+              const attempt = startSpanExport(
+                { sql, now: () => Date.now(), random: () => 0.5, seedRun: () => seedRunOf(sql), sendSpans: async (texts: readonly string[]) => ((bodies += texts.length), { ok: true, rejected: 0 }) },
+                (write) => write(),
+              );
+              if (attempt === undefined) break;
+              await attempt;
+            }
+            return bodies === 0 ? Number.NaN : (performance.now() - started) / bodies;
+          }),
+        );
+      }
+    }
+    const ratios = ons.map((value, i) => value / offs[i]!);
+    log(`(1d) whole step in the object, 6 × 2001 steps each, alternated: export off median ${(median(offs) * 1000).toFixed(1)} µs/step, on ${(median(ons) * 1000).toFixed(1)} µs/step; on/off per round ${summary(ratios)}`);
+    log(`    off: ${offs.map((v) => (v * 1000).toFixed(1)).join(", ")} µs; on: ${ons.map((v) => (v * 1000).toFixed(1)).join(", ")} µs`);
+    log(`(1d) the export's own work per span sent (rows read, spans made, request body texts; the request not sent): median ${(median(sends) * 1000).toFixed(1)} µs (${sends.map((v) => (v * 1000).toFixed(1)).join(", ")})`);
+  });
+
+  it("(1e) the step beside the no-sync floor: the least a durable loop of the same steps writes", async () => {
+    // The floor, in the same kind of object: for each of the run's 2,001 journal steps, the
+    // scripted turn or the calculator's answer made, the step's record (its value and its event)
+    // as JSON, and one INSERT of it, no transaction, no read back: SQLite's writes coalesced by the
+    // runtime as for any object (nothing awaits a sync between steps). Alternated with the real
+    // step, 6 rounds each, as the side-by-side of a bare SQLite Durable Object.
+    const floors: number[] = [];
+    const steps: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+      floors.push(
+        await runInDurableObject(typed(stub), (_instance, state) => {
+          const { sql } = state.storage;
+          sql.exec("CREATE TABLE IF NOT EXISTS floor (k INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+          const turns = script(1000);
+          const started = performance.now();
+          let k = 0;
+          for (const [i, turn] of turns.entries()) {
+            sql.exec("INSERT INTO floor (k, v) VALUES (?, ?)", ++k, JSON.stringify({ step: i + 1, value: turn, event: { type: "model", step: i + 1, ...turn } }));
+            const call = "toolCalls" in turn ? turn.toolCalls[0] : undefined;
+            if (call === undefined) continue;
+            const answer = String(Number(call.input.expression.split(" + ")[0]) + 1);
+            sql.exec("INSERT INTO floor (k, v) VALUES (?, ?)", ++k, JSON.stringify({ step: i + 1, value: { content: answer }, event: { type: "tool-result", callId: call.id, summary: answer } }));
+          }
+          return (performance.now() - started) / k;
+        }),
+      );
+      const { stub: real } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+      const ms = await slice(real, 5000);
+      steps.push(ms / (await journalKeys(real)).length);
+    }
+    const ratios = steps.map((value, i) => value / floors[i]!);
+    log(`(1e) whole step vs the no-sync floor (one INSERT of the step's JSON), 6 rounds of 2001 steps, alternated: step median ${(median(steps) * 1000).toFixed(1)} µs, floor ${(median(floors) * 1000).toFixed(1)} µs; step/floor ${summary(ratios)}`);
   });
 
   it("(2) commit-to-socket latency", async () => {

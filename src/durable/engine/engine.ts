@@ -138,7 +138,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       signal: controller.signal,
       beforeNewStep,
       toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
-      onStepCommit: spans.onStepCommit,
+      ...(spans.spanOf === undefined ? {} : { spanOf: spans.spanOf }),
       onCommit: (events) => engine.fanout.sendLogged(events),
       onStore: takenOnStore(sql, prefix),
       ...(engine.modelCalls === undefined ? {} : { stepSignal: (key: string) => engine.modelCalls!.signalFor(key, controller.signal) }),

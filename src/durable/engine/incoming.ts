@@ -23,14 +23,15 @@ export function storedIncoming(stored: Map<string, unknown>): Incoming {
   };
 }
 
-/** The journal's onStore: a take's messages are marked taken in the transaction that stores it (`prefix`: the segment's). */
-export function takenOnStore(sql: SqlStorage, prefix: string): (key: string, value: unknown) => void {
-  return (key, value) => {
-    if (!key.startsWith("messages/")) return;
-    markTaken(
-      sql,
-      (value as TakeValue).messages.map((message) => message.id),
-      prefix + key,
-    );
+/** The journal's onStore: a take's messages are marked taken in the transaction that stores it (`prefix`: the segment's); other steps write nothing more. */
+export function takenOnStore(sql: SqlStorage, prefix: string): (key: string) => ((value: unknown) => void) | undefined {
+  return (key) => {
+    if (!key.startsWith("messages/")) return undefined;
+    return (value) =>
+      markTaken(
+        sql,
+        (value as TakeValue).messages.map((message) => message.id),
+        prefix + key,
+      );
   };
 }

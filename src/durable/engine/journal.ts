@@ -1,12 +1,15 @@
 // The run's journal in SQLite: step(key, work) returns a stored value, or runs work and writes its
-// value, its cost and its events in one transaction. One row per step: a write is O(size of that
-// step), never a rewrite of the history. A value too large for its row is spilled (spill.ts).
+// value, its cost, its events, the run's counters and its span in one statement (step-commit.ts).
+// One row per step: a write is O(size of that step), never a rewrite of the history. A value too
+// large for its row is spilled (spill.ts).
 import type { RunEvent } from "../../api/types";
 import type { Step, StepOutput, StoredLoopEvent } from "../../loop/types";
 import { isoNow } from "../storage/clock";
-import { appendStepEvents, forgetSeqOnFailure, type LoggedEvent } from "../events/event-log";
-import { bumpCounters } from "../run/run-store";
-import { spillText, unspillText } from "../storage/spill";
+import { forgetSeqOnFailure, insertStepEvent, rememberSeq, stepEventBody, stepEventTexts } from "../events/event-log";
+import { spills, spillText, unspillText } from "../storage/spill";
+import { usd } from "../../lib/money";
+import { EVENTS_PER_STATEMENT, insertStepRow } from "./step-commit";
+import type { LoggedEvent } from "../events/event-log";
 
 export const JOURNAL_TABLE = `CREATE TABLE IF NOT EXISTS journal (key TEXT PRIMARY KEY, value TEXT NOT NULL, cost REAL NOT NULL)`;
 
@@ -51,14 +54,16 @@ export type JournalOptions = {
   beforeNewStep: (key: string) => void;
   /** The API event for a stored loop event. */
   toRunEvent: (event: StoredLoopEvent) => RunEvent;
-  /** Inside the step's transaction, after its rows: what else the step commits (its spans). `startedAt` is when its work began (ms). */
+  /** Inside the step's transaction, after its rows: what else the step commits. `startedAt` is when its work began (ms). */
   onStepCommit?: (key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => void;
+  /** The step's span as its row in the outbox keeps it (span-writer.ts), written by the step's own statement; undefined while the export is off. */
+  spanOf?: (key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => { key: string; seed: string; nowMs: number } | undefined;
   /** Committed events, in seq order, to send to clients. */
   onCommit: (events: LoggedEvent[]) => void;
   /** The signal of the step at `key` (the slice's, or one a message may abort: model-calls.ts); `settled` when its work ends. */
   stepSignal?: (key: string) => { signal: AbortSignal; settled: () => void };
-  /** Writes of a step's own, in the transaction that stores its value. */
-  onStore?: (key: string, value: unknown) => void;
+  /** Writes of a step's own, in the transaction that stores its value: the writer for the step at `key`, or undefined when it writes nothing. */
+  onStore?: (key: string) => ((value: unknown) => void) | undefined;
 };
 
 export function createJournal(options: JournalOptions): Step {
@@ -77,18 +82,33 @@ export function createJournal(options: JournalOptions): Step {
     const endedAt = Date.now();
     const text = JSON.stringify(output.value);
     const at = isoNow();
-    let logged: LoggedEvent[] = [];
-    forgetSeqOnFailure(sql, () =>
-      storage.transactionSync(() => {
-        sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", prefix + key, spillText(sql, `journal/${prefix}${key}`, text), output.costUsd);
-        logged = appendStepEvents(sql, output.events.map(options.toRunEvent), at);
-        options.onStore?.(key, output.value);
-        const model = output.events.find((event) => event.type === "model");
-        const counters = { steps: model === undefined ? 0 : 1, costUsd: output.costUsd, now: at };
-        bumpCounters(sql, model === undefined ? counters : { ...counters, stopReason: model.stopReason });
-        options.onStepCommit?.(key, output, startedAt, endedAt);
-      }),
-    );
+    const logged = stepEventTexts(sql, output.events.map(options.toRunEvent), at);
+    const model = output.events.find((event) => event.type === "model");
+    const store = options.onStore?.(key);
+    const span = options.spanOf?.(key, output, startedAt, endedAt);
+    const journalKey = prefix + key;
+    const write = () => {
+      const row = {
+        key: journalKey,
+        value: spillText(sql, `journal/${journalKey}`, text),
+        cost: output.costUsd,
+        usd: usd(output.costUsd),
+        steps: model === undefined ? 0 : 1,
+        at,
+        seq: (logged[0]?.seq ?? 0),
+        events: logged.slice(0, EVENTS_PER_STATEMENT).map((event) => stepEventBody(sql, event)),
+        ...(model === undefined ? {} : { stopReason: model.stopReason }),
+        ...(span === undefined ? {} : { span }),
+      };
+      insertStepRow(sql, row);
+      for (const event of logged.slice(EVENTS_PER_STATEMENT)) insertStepEvent(sql, event, at);
+      store?.(output.value);
+      options.onStepCommit?.(key, output, startedAt, endedAt);
+    };
+    // One statement is atomic by itself; anything more is one transaction (step-commit.ts).
+    const alone = store === undefined && options.onStepCommit === undefined && logged.length <= EVENTS_PER_STATEMENT && !spills(text) && !logged.some((event) => spills(event.text));
+    forgetSeqOnFailure(sql, () => (alone ? write() : storage.transactionSync(write)));
+    if (logged.length > 0) rememberSeq(sql, logged[logged.length - 1]!.seq);
     // The value a replay would read: JSON round-tripped, so first runs and replays see the same data.
     const value = JSON.parse(text) as T;
     stored.set(key, value);

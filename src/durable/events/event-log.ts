@@ -53,23 +53,46 @@ export function appendEventOutsideTransaction(sql: SqlStorage, event: RunEvent, 
 }
 
 /**
+ * A step's events with the seqs they will have (consecutive, after the newest), as the texts
+ * clients get: nothing is written here. The journal writes them with the step (step-commit.ts),
+ * in a statement or transaction that must forget the seq when it fails (forgetSeqOnFailure), and
+ * then remembers the newest (rememberSeq).
+ */
+export function stepEventTexts(sql: SqlStorage, events: readonly RunEvent[], at: string): LoggedEvent[] {
+  let seq = newestSeq(sql);
+  return events.map((event) => {
+    seq++;
+    return { seq, text: JSON.stringify({ seq, at, ...event }) };
+  });
+}
+
+/** What a step's event row holds: its text, or a reference to its spilled chunks (written now, in the step's transaction). */
+export function stepEventBody(sql: SqlStorage, event: LoggedEvent): string {
+  return spillText(sql, `event/${event.seq}`, event.text);
+}
+
+/** A step's event past those its statement carries, in the step's transaction. */
+export function insertStepEvent(sql: SqlStorage, event: LoggedEvent, at: string): void {
+  insert(sql, event.seq, at, event.text, null);
+}
+
+/** After a step's events were committed: the newest seq is known for sure. */
+export function rememberSeq(sql: SqlStorage, seq: number): void {
+  remembered.set(sql, seq);
+}
+
+/**
  * Appends a step's events with consecutive seqs, inside the step's transaction, which must forget
  * the seq when it fails (forgetSeqOnFailure).
  */
 export function appendStepEvents(sql: SqlStorage, events: readonly RunEvent[], at: string): LoggedEvent[] {
-  if (events.length === 0) return [];
-  let seq = newestSeq(sql);
-  const logged = events.map((event) => {
-    seq++;
-    const text = JSON.stringify({ seq, at, ...event });
-    insert(sql, seq, at, text, null);
-    return { seq, text };
-  });
-  remembered.set(sql, seq);
+  const logged = stepEventTexts(sql, events, at);
+  for (const event of logged) insertStepEvent(sql, event, at);
+  if (logged.length > 0) rememberSeq(sql, logged[logged.length - 1]!.seq);
   return logged;
 }
 
-/** Runs `work` (a transaction that appends with appendStepEvents); when it throws, the remembered seq is forgotten. */
+/** Runs `work` (a statement or transaction that writes a step's events); when it throws, the remembered seq is forgotten. */
 export function forgetSeqOnFailure<T>(sql: SqlStorage, work: () => T): T {
   try {
     return work();

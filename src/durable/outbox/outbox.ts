@@ -25,6 +25,7 @@ export const WEBHOOK_SENDS_PER_CALL = 10;
 import type { WebhookAnswer, WebhookSend } from "./webhook-sender";
 import { startSpanExport } from "./span-delivery";
 import type { SpanSend } from "./span-sender";
+import type { SeedRun } from "../telemetry/span-seed";
 
 export type OutboxDeps = {
   sql: SqlStorage;
@@ -40,6 +41,8 @@ export type OutboxDeps = {
   sendWebhook: WebhookSend;
   /** Exports spans to the OTLP endpoint. */
   sendSpans: SpanSend;
+  /** What the spans of step seeds take from the run (span-delivery.ts). */
+  seedRun?: () => SeedRun | undefined;
   /** After an attempt moved its rows on: the object sets its next alarm. */
   onSettled: () => void;
 };

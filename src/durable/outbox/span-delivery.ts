@@ -5,9 +5,12 @@
 // never awaited by the run. A collector that took them: the rows go. One that failed: tried again
 // after min(1 s × 2^(n−1), 5 min) × a factor in [0.5, 1). A refusal for good, or a span still
 // unsent 24 h after its step: dropped, and counted in the log (`ratchet.spans-dropped`).
-import { dropPendingBefore, deleteRows, dueRows, leaseRow, recordInboxFailure } from "./outbox-store";
+// A step's row is its span's seed (src/durable/telemetry/span-seed.ts): its span is made here, when
+// the batch is sent, never in the step; a segment's or a wait's row is its span's JSON, sent as it is.
+import { dropPendingBefore, deleteRows, dueRows, leaseRow, recordInboxFailure, type OutboxRow } from "./outbox-store";
 import type { SpanSend } from "./span-sender";
 import { SPAN_EXPORT_TIMEOUT_MS } from "./span-sender";
+import { expandSeed, SEED_TYPE, type SeedRun } from "../telemetry/span-seed";
 
 /** The most spans one export request carries. */
 export const SPAN_BATCH_ROWS = 512;
@@ -31,7 +34,23 @@ export type SpanDeliveryDeps = {
   now: () => number;
   random: () => number;
   sendSpans: SpanSend;
+  /** What a step seed's spans take from the run (span-writer.ts seedRunOf); undefined when the run is gone. */
+  seedRun?: () => SeedRun | undefined;
 };
+
+/** The spans' JSON texts of a batch's rows: a span's row as it is, a step's seed made into its spans now. */
+function spanBodies(deps: SpanDeliveryDeps, rows: readonly OutboxRow[]): string[] {
+  const run = rows.some((row) => row.type === SEED_TYPE) ? deps.seedRun?.() : undefined;
+  const bodies: string[] = [];
+  let lost = 0;
+  for (const row of rows) {
+    if (row.type !== SEED_TYPE) bodies.push(row.body);
+    else if (run === undefined) lost++;
+    else for (const span of expandSeed(row.body, run)) bodies.push(JSON.stringify(span));
+  }
+  if (lost > 0) logSpansDropped(lost, "the run was gone before its steps' spans were made");
+  return bodies;
+}
 
 /**
  * Starts one export of the due spans, unless none is due: returns the attempt (which records what
@@ -47,8 +66,9 @@ export function startSpanExport(deps: SpanDeliveryDeps, quietly: (write: () => v
   const attempts = Math.max(...rows.map((row) => row.attempts)) + 1;
   const lease = now + SPAN_EXPORT_TIMEOUT_MS + 5_000;
   for (const id of ids) leaseRow(deps.sql, id, lease);
+  const bodies = spanBodies(deps, rows);
   return (async () => {
-    const answer = await deps.sendSpans(rows.map((row) => row.body));
+    const answer = await deps.sendSpans(bodies);
     quietly(() => {
       if (answer.ok) {
         deleteRows(deps.sql, ids);

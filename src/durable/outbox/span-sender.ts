@@ -4,7 +4,7 @@
 // any other answer refuses them for good. Never a throw: the outbox decides what next.
 import { otelOf } from "../../config/otel-settings";
 import { VERSION } from "../../version";
-import { exportRequest, type OtlpSpan } from "../telemetry/otlp";
+import { exportRequestText } from "../telemetry/otlp";
 
 export type SpanAnswer = { ok: true; rejected: number } | { ok: false; retry: boolean; error: string };
 
@@ -28,12 +28,11 @@ export function spanSender(env: Env, fetcher: typeof fetch): SpanSend {
   return async (bodies) => {
     const otel = otelOf(env);
     if (otel === undefined) return { ok: false, retry: false, error: "OTEL_EXPORTER_OTLP_ENDPOINT is not set" };
-    const spans = bodies.map((body) => JSON.parse(body) as OtlpSpan);
     try {
       const response = await fetcher(otel.tracesUrl, {
         method: "POST",
         headers: { ...otel.headers, "Content-Type": "application/json", "User-Agent": `Ratchet/${VERSION}` },
-        body: JSON.stringify(exportRequest(spans, otel.serviceName, VERSION)),
+        body: exportRequestText(bodies, otel.serviceName, VERSION),
         redirect: "manual",
         signal: AbortSignal.timeout(SPAN_EXPORT_TIMEOUT_MS),
       });

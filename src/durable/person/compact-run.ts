@@ -45,7 +45,7 @@ export async function compactRun(engine: EngineContext, body: CompactRequestBody
   const spend = spendAskFor(engine, run);
   let spendDay: string | undefined;
   let charged = false;
-  const spans = stepSpanHook(engine, run, segment.n, prefix).onStepCommit;
+  const { spanOf } = stepSpanHook(engine, run, segment.n, prefix);
   const step = createJournal({
     sql,
     storage: engine.ctx.storage,
@@ -57,8 +57,8 @@ export async function compactRun(engine: EngineContext, body: CompactRequestBody
     // The summary step's compaction span (docs/traces.md), and, in the same transaction, the change
     // that tells the subject's inbox what the run spent now: it releases the summary's reservation
     // counting the summary's cost, once, whatever dies after.
-    onStepCommit: (key, output, startedAt, endedAt) => {
-      spans?.(key, output, startedAt, endedAt);
+    ...(spanOf === undefined ? {} : { spanOf }),
+    onStepCommit: () => {
       if (spend === undefined || charged) return;
       charged = true;
       reportChange(engine, "run-ended", { inboxOnly: true });

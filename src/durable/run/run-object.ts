@@ -48,6 +48,7 @@ import { watcherTokenOf } from "../events/watcher-tokens";
 import { limitsOf } from "../../config/settings";
 import { webhookSender } from "../outbox/webhook-sender";
 import { spanSender } from "../outbox/span-sender";
+import { seedRunOf } from "../telemetry/span-writer";
 import type { ChildReport } from "../../api/child-runs";
 import { deliverToParent } from "../children/child-report";
 import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
@@ -88,6 +89,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       sendParent: (parentId, reports) => deliverToParent(env, parentId, reports),
       sendWebhook: webhookSender(env, (input, init) => this.engine.fetch(input, init), () => this.engine.now()),
       sendSpans: spanSender(env, (input, init) => this.engine.fetch(input, init)),
+      seedRun: () => seedRunOf(ctx.storage.sql),
       // A slice in progress sets the alarm itself when it ends.
       onSettled: () => {
         if (this.active === undefined) this.schedule().catch(() => undefined);

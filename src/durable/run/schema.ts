@@ -17,6 +17,8 @@ import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
 import { FORK_TABLE } from "../forks/fork-store";
 import { SCRIPTED_HOLD_TABLE } from "../engine/scripted-holds";
+import { STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/step-commit";
+import { materialiseSeeds } from "../telemetry/seed-rows";
 
 const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE, SCRIPTED_HOLD_TABLE];
 
@@ -30,6 +32,8 @@ export function migrate(sql: SqlStorage): void {
   addRunColumns(sql);
   addTicketColumns(sql);
   addOutboxColumns(sql);
+  // After every table and column: the statement a step commits with (step-commit.ts).
+  for (const statement of STEP_COMMIT_STATEMENTS) sql.exec(statement);
 }
 
 /**
@@ -39,6 +43,9 @@ export function migrate(sql: SqlStorage): void {
  * run's last changes, its deletion among them): the tombstone's alarm delivers them, then drops it.
  */
 export function dropRun(sql: SqlStorage, now: string): void {
+  // Step spans still to send are made now, while the run they take from is here.
+  materialiseSeeds(sql);
+  sql.exec(`DROP VIEW IF EXISTS ${STEP_COMMIT_VIEW}`);
   const tables = sql
     .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
     .toArray()

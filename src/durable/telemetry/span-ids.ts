@@ -11,8 +11,19 @@ export function traceIdOf(runId: string): string {
 
 /** The span id of run `runId`'s `key` (a step key with its segment, `s1/model/1`, or a span's own key, `s1/invoke_agent`) in `traceId`. */
 export function spanIdOf(traceId: string, runId: string, key: string): string {
-  return nonZero(sha256HexSync(`${traceId}/${runId}/${key}`).slice(0, 16));
+  const input = `${traceId}/${runId}/${key}`;
+  let id = known.get(input);
+  if (id === undefined) {
+    id = nonZero(sha256HexSync(input).slice(0, 16));
+    if (known.size >= KNOWN_MAX) known.clear();
+    known.set(input, id);
+  }
+  return id;
 }
+
+// Every span of a segment has the segment's span as its parent: its id is made once, not once a span.
+const KNOWN_MAX = 256;
+const known = new Map<string, string>();
 
 /** All zeros is not a valid id (W3C Trace Context): one digit changes. */
 function nonZero(hex: string): string {

@@ -1,5 +1,5 @@
-// The journal's hook that writes a slice's step spans: the scope of the segment (read once per
-// slice), the tool calls the steps' work announced (their names and inputs, which a start step
+// The journal's hook that makes a slice's step spans' seeds (span-seed.ts), which the step's own
+// statement writes: the scope of the segment (read once per slice), the tool calls the steps' work announced (their names and inputs, which a start step
 // does not store), and when a wait began for its wait span: an async tool's start, or a child run's
 // (an agent call waits for its child: `wait child`).
 import type { LoopEvent, StepOutput } from "../../loop/types";
@@ -7,23 +7,25 @@ import type { EngineContext } from "../engine/engine-context";
 import type { RunRow } from "../run/run-store";
 import { readChild } from "../children/child-store";
 import { readCall } from "../tools/async-call-store";
-import { segmentScope, writeStepSpans } from "./span-writer";
+import { segmentScope } from "./span-writer";
+import { seedText } from "./span-seed";
 import type { CommittedStep } from "./step-spans";
 
 export type StepSpanHook = {
   onLoopEvent: (event: LoopEvent) => void;
-  onStepCommit: ((key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => void) | undefined;
+  /** The journal's spanOf: undefined while the export is off. */
+  spanOf: ((key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => { key: string; seed: string; nowMs: number }) | undefined;
 };
 
 export function stepSpanHook(engine: EngineContext, run: RunRow, segment: number, prefix: string): StepSpanHook {
   const scope = segmentScope(engine, run, segment);
-  if (scope === undefined) return { onLoopEvent: () => undefined, onStepCommit: undefined };
+  if (scope === undefined) return { onLoopEvent: () => undefined, spanOf: undefined };
   const calls = new Map<string, { name: string; callId: string; input: unknown }>();
   return {
     onLoopEvent: (event) => {
       if (event.type === "tool-call") calls.set(event.key, { name: event.name, callId: event.callId, input: event.input });
     },
-    onStepCommit: (key, output, startedAt, endedAt) => {
+    spanOf: (key, output, startedAt, endedAt) => {
       const step: CommittedStep = { key, events: output.events, costUsd: output.costUsd, startedAt, endedAt };
       const [kind, n, callId] = key.split("/");
       const call = calls.get(key) ?? (kind === "wait" ? calls.get(`start/${n}/${callId}`) : undefined);
@@ -39,8 +41,8 @@ export function stepSpanHook(engine: EngineContext, run: RunRow, segment: number
           if (started !== undefined) step.waitStartedAt = started;
         }
       }
-      writeStepSpans(engine, scope, step);
       calls.delete(key);
+      return { key: `${prefix}${key}`, seed: seedText(scope, step), nowMs: engine.now() };
     },
   };
 }
