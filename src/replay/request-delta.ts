@@ -1,0 +1,82 @@
+// A model request as what it adds to the one before it in the same loop (recording.ts, format 2):
+// the leading messages it shares with that one are kept by count, the rest are written out, and of
+// its other fields only those that changed (set, or unset when gone). Each delta carries the hash
+// of the whole request (request-hash.ts). A long run's requests each hold the whole history; their
+// deltas hold a step's worth each, so a recording grows with the run, not with its square.
+import type { ChatMessage, GenerateRequest } from "../loop/types";
+import { RequestHasher } from "./request-hash";
+
+type OtherFields = Omit<GenerateRequest, "messages">;
+
+export type RequestDelta = {
+  /** requestHash of the whole request. */
+  hash: string;
+  /** How many of the previous request's messages this one starts with (0 for a loop's first request). */
+  keep: number;
+  /** The messages after those. */
+  messages: ChatMessage[];
+  /** The fields but messages that are new or changed since the previous request (all of them in a loop's first). */
+  set?: Partial<OtherFields>;
+  /** Fields the previous request had and this one has not. */
+  unset?: (keyof OtherFields)[];
+};
+
+function fieldTexts(request: GenerateRequest): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const [key, value] of Object.entries(request)) if (key !== "messages" && value !== undefined) texts.set(key, JSON.stringify(value));
+  return texts;
+}
+
+/** Turns one loop's requests, in order, into deltas. */
+export class RequestDeltaEncoder {
+  private readonly hasher = new RequestHasher();
+  private previous: readonly ChatMessage[] = [];
+  /** The JSON text of each message of the previous request, where it was needed. */
+  private previousTexts: (string | undefined)[] = [];
+  private fields = new Map<string, string>();
+
+  next(request: GenerateRequest): RequestDelta {
+    const hash = this.hasher.hash(request);
+    const { messages } = request;
+    const shared = Math.min(messages.length, this.previous.length);
+    let keep = 0;
+    while (keep < shared && messages[keep] === this.previous[keep]) keep++;
+    // A message may be an equal copy (a cache mark set again on a new copy): compared as text from
+    // there on, stopping at the first that differs.
+    const texts = this.previousTexts.slice(0, keep);
+    while (keep < shared) {
+      const text = JSON.stringify(messages[keep]);
+      if (text !== (this.previousTexts[keep] ?? JSON.stringify(this.previous[keep]))) break;
+      texts.push(text);
+      keep++;
+    }
+    texts.length = messages.length;
+    const delta: RequestDelta = { hash, keep, messages: messages.slice(keep) };
+    const fields = fieldTexts(request);
+    const set: Record<string, unknown> = {};
+    for (const [key, text] of fields) if (this.fields.get(key) !== text) set[key] = JSON.parse(text);
+    const unset = [...this.fields.keys()].filter((key) => !fields.has(key)) as (keyof OtherFields)[];
+    if (Object.keys(set).length > 0) delta.set = set as Partial<OtherFields>;
+    if (unset.length > 0) delta.unset = unset;
+    this.previous = messages.slice();
+    this.previousTexts = texts;
+    this.fields = fields;
+    // The messages as they are now: a later change to an object the loop handed out is not recorded.
+    return JSON.parse(JSON.stringify(delta)) as RequestDelta;
+  }
+}
+
+/** Rebuilds one loop's requests, in order, from their deltas. */
+export class RequestDeltaDecoder {
+  private previous: GenerateRequest | undefined;
+
+  next(delta: RequestDelta): GenerateRequest {
+    const before = this.previous;
+    const keep = before?.messages.slice(0, delta.keep) ?? [];
+    if (keep.length !== delta.keep) throw new RangeError(`A request delta keeps ${delta.keep} messages of a request that had ${keep.length}.`);
+    const request = { ...before, ...delta.set, messages: [...keep, ...delta.messages] } as GenerateRequest;
+    for (const key of delta.unset ?? []) delete request[key];
+    this.previous = request;
+    return request;
+  }
+}
