@@ -6,12 +6,13 @@
 // last, its bytes, and bytes per 1,000 steps. Then it is replayed in this process with src/replay
 // (what `npm run replay` runs), `replays` times: time per 1,000 steps (model steps, as the run view
 // counts them). An export that has not ended after `timeout` seconds is given up and printed so.
+// `--keep <dir>` writes each recording there (<steps>.json), to profile a replay of it.
 // The same file runs against an older checkout (copy it there): it uses only the API and
 // replayRecording, which every format's code has.
 //
 // Figures are printed, never asserted; a wrong outcome (a run not finishing, a replay that
 // diverges) prints FAIL.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { replayRecording } from "../src/replay/replay";
@@ -26,6 +27,7 @@ import { verdict } from "./support/verdict";
 const LENGTHS = [500, 2_000];
 const REPLAYS = arg("replays", 3);
 const TIMEOUT_MS = arg("timeout", 60) * 1000;
+const KEEP = process.argv.includes("--keep") ? process.argv[process.argv.indexOf("--keep") + 1] : undefined;
 const PORT = 8600 + Math.floor(Math.random() * 90);
 const log = (line: string) => console.log(`[bench:export] ${line}`);
 const failures: string[] = [];
@@ -81,6 +83,7 @@ async function measure(base: string, steps: number): Promise<Figures> {
     return { steps, timedOut: true };
   }
   const bytes = Buffer.byteLength(exported.text);
+  if (KEEP !== undefined) writeFileSync(join(KEEP, `${steps}.json`), exported.text);
   log(`  export: first byte ${exported.firstByteMs.toFixed(0)} ms, whole ${exported.ms.toFixed(0)} ms, ${(bytes / 2 ** 20).toFixed(2)} MiB (${((bytes / 2 ** 20) * (1000 / steps)).toFixed(2)} MiB per 1,000 steps)`);
   const perThousand: number[] = [];
   for (let i = 0; i < REPLAYS; i++) {
@@ -103,7 +106,14 @@ async function main(): Promise<void> {
   const dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, vars: { MAX_STEPS_LIMIT: String(Math.max(...LENGTHS)) } });
   try {
     const figures: Figures[] = [];
-    for (const steps of LENGTHS) figures.push(await measure(dev.url, steps));
+    for (const steps of LENGTHS) {
+      // An older checkout's export of a long run may take the server down: that is a figure too.
+      const measured = await measure(dev.url, steps).catch((error: unknown) => {
+        log(`  ${steps} steps: ${error instanceof Error ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}` : String(error)}`);
+        return { steps, timedOut: true } as const;
+      });
+      figures.push(measured);
+    }
     const [short, long] = figures as [Figures, Figures];
     if (!("timedOut" in short) && !("timedOut" in long)) {
       log(`recording bytes, ${long.steps} steps / ${short.steps} steps: ${(long.bytes / short.bytes).toFixed(2)}× (target ≤ 4.5×)`);

@@ -24,8 +24,8 @@ export function requestCheck(format: "delta" | "whole"): RequestCheck {
   const decoder = new RequestDeltaDecoder();
   return (sent, recorded) => {
     const delta = recorded as RequestDelta;
-    const rebuilt = decoder.next(delta);
+    decoder.apply(delta);
     if (hasher.hash(sent) === delta.hash) return undefined;
-    return firstDifference(JSON.parse(JSON.stringify(sent)) as unknown, rebuilt);
+    return firstDifference(JSON.parse(JSON.stringify(sent)) as unknown, decoder.current());
   };
 }

@@ -68,15 +68,30 @@ export class RequestDeltaEncoder {
 
 /** Rebuilds one loop's requests, in order, from their deltas. */
 export class RequestDeltaDecoder {
-  private previous: GenerateRequest | undefined;
+  /** The current request's messages, kept up to date in place: applying a delta costs what it adds. */
+  private readonly messages: ChatMessage[] = [];
+  private fields: Partial<OtherFields> = {};
 
+  /** Moves on to the request of `delta`. */
+  apply(delta: RequestDelta): void {
+    if (delta.keep > this.messages.length) throw new RangeError(`A request delta keeps ${delta.keep} messages of a request that had ${this.messages.length}.`);
+    this.messages.length = delta.keep;
+    for (const message of delta.messages) this.messages.push(message);
+    if (delta.set !== undefined || delta.unset !== undefined) {
+      const fields: Partial<OtherFields> = { ...this.fields, ...delta.set };
+      for (const key of delta.unset ?? []) delete fields[key];
+      this.fields = fields;
+    }
+  }
+
+  /** The current request, whole (its own copy of the messages). */
+  current(): GenerateRequest {
+    return { ...this.fields, messages: this.messages.slice() } as GenerateRequest;
+  }
+
+  /** apply(delta), then the request. */
   next(delta: RequestDelta): GenerateRequest {
-    const before = this.previous;
-    const keep = before?.messages.slice(0, delta.keep) ?? [];
-    if (keep.length !== delta.keep) throw new RangeError(`A request delta keeps ${delta.keep} messages of a request that had ${keep.length}.`);
-    const request = { ...before, ...delta.set, messages: [...keep, ...delta.messages] } as GenerateRequest;
-    for (const key of delta.unset ?? []) delete request[key];
-    this.previous = request;
-    return request;
+    this.apply(delta);
+    return this.current();
   }
 }

@@ -53,19 +53,23 @@ const START = hashText("");
  * only what the request adds is hashed, plus one identity check per message.
  */
 export class RequestHasher {
-  private messages: readonly ChatMessage[] = [];
+  /** The previous request's messages (a copy, kept up to date in place). */
+  private readonly messages: ChatMessage[] = [];
   /** chain[i]: the chained hash of messages[0..i]. */
-  private chain: string[] = [];
+  private readonly chain: string[] = [];
 
   hash(request: GenerateRequest): string {
     const { messages } = request;
     let same = 0;
     const shared = Math.min(messages.length, this.messages.length);
     while (same < shared && messages[same] === this.messages[same]) same++;
-    const chain = this.chain.slice(0, same);
-    for (let i = same; i < messages.length; i++) chain.push(hashText((chain[i - 1] ?? START) + hashText(JSON.stringify(messages[i]))));
-    this.messages = messages.slice();
-    this.chain = chain;
-    return hashText(`${messages.length}:${chain.at(-1) ?? START}:${otherFieldsText(request)}`);
+    // In place: a step costs what it adds, not a copy of the history.
+    this.messages.length = same;
+    this.chain.length = same;
+    for (let i = same; i < messages.length; i++) {
+      this.messages.push(messages[i]!);
+      this.chain.push(hashText((this.chain[i - 1] ?? START) + hashText(JSON.stringify(messages[i]))));
+    }
+    return hashText(`${messages.length}:${this.chain.at(-1) ?? START}:${otherFieldsText(request)}`);
   }
 }
