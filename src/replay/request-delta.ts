@@ -30,9 +30,10 @@ function fieldTexts(request: GenerateRequest): Map<string, string> {
 /** Turns one loop's requests, in order, into deltas. */
 export class RequestDeltaEncoder {
   private readonly hasher = new RequestHasher();
-  private previous: readonly ChatMessage[] = [];
-  /** The JSON text of each message of the previous request, where it was needed. */
-  private previousTexts: (string | undefined)[] = [];
+  /** The previous request's messages, kept up to date in place: a step costs what it adds, not a copy of the history. */
+  private readonly previous: ChatMessage[] = [];
+  /** The JSON text of each of those messages, where it was needed. */
+  private readonly previousTexts: (string | undefined)[] = [];
   private fields = new Map<string, string>();
 
   next(request: GenerateRequest): RequestDelta {
@@ -43,14 +44,19 @@ export class RequestDeltaEncoder {
     while (keep < shared && messages[keep] === this.previous[keep]) keep++;
     // A message may be an equal copy (a cache mark set again on a new copy): compared as text from
     // there on, stopping at the first that differs.
-    const texts = this.previousTexts.slice(0, keep);
     while (keep < shared) {
       const text = JSON.stringify(messages[keep]);
       if (text !== (this.previousTexts[keep] ?? JSON.stringify(this.previous[keep]))) break;
-      texts.push(text);
+      this.previous[keep] = messages[keep]!;
+      this.previousTexts[keep] = text;
       keep++;
     }
-    texts.length = messages.length;
+    this.previous.length = keep;
+    this.previousTexts.length = keep;
+    for (let i = keep; i < messages.length; i++) {
+      this.previous.push(messages[i]!);
+      this.previousTexts.push(undefined);
+    }
     const delta: RequestDelta = { hash, keep, messages: messages.slice(keep) };
     const fields = fieldTexts(request);
     const set: Record<string, unknown> = {};
@@ -58,8 +64,6 @@ export class RequestDeltaEncoder {
     const unset = [...this.fields.keys()].filter((key) => !fields.has(key)) as (keyof OtherFields)[];
     if (Object.keys(set).length > 0) delta.set = set as Partial<OtherFields>;
     if (unset.length > 0) delta.unset = unset;
-    this.previous = messages.slice();
-    this.previousTexts = texts;
     this.fields = fields;
     // The messages as they are now: a later change to an object the loop handed out is not recorded.
     return JSON.parse(JSON.stringify(delta)) as RequestDelta;
