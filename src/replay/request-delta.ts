@@ -21,9 +21,10 @@ export type RequestDelta = {
   unset?: (keyof OtherFields)[];
 };
 
-function fieldTexts(request: GenerateRequest): Map<string, string> {
+/** The JSON text of each field but messages; `known` gives a value's text already made (the tools, the same array from one request to the next). */
+function fieldTexts(request: GenerateRequest, known: (value: unknown) => string | undefined): Map<string, string> {
   const texts = new Map<string, string>();
-  for (const [key, value] of Object.entries(request)) if (key !== "messages" && value !== undefined) texts.set(key, JSON.stringify(value));
+  for (const [key, value] of Object.entries(request)) if (key !== "messages" && value !== undefined) texts.set(key, known(value) ?? JSON.stringify(value));
   return texts;
 }
 
@@ -35,6 +36,7 @@ export class RequestDeltaEncoder {
   /** The JSON text of each of those messages, where it was needed. */
   private readonly previousTexts: (string | undefined)[] = [];
   private fields = new Map<string, string>();
+  private tools: GenerateRequest["tools"] | undefined;
 
   next(request: GenerateRequest): RequestDelta {
     const hash = this.hasher.hash(request);
@@ -58,7 +60,9 @@ export class RequestDeltaEncoder {
       this.previousTexts.push(undefined);
     }
     const delta: RequestDelta = { hash, keep, messages: messages.slice(keep) };
-    const fields = fieldTexts(request);
+    const before = this.fields.get("tools");
+    const fields = fieldTexts(request, (value) => (value === this.tools && before !== undefined ? before : undefined));
+    this.tools = request.tools;
     const set: Record<string, unknown> = {};
     for (const [key, text] of fields) if (this.fields.get(key) !== text) set[key] = JSON.parse(text);
     const unset = [...this.fields.keys()].filter((key) => !fields.has(key)) as (keyof OtherFields)[];

@@ -30,17 +30,17 @@ export function hashText(text: string): string {
 }
 
 /**
- * The hash of the whole request: of the chain of its messages' hashes (each message's JSON text
- * hashed once, chained in order) and of the JSON text of its other fields. The same request
- * always has the same hash, however it was hashed before.
+ * The hash of the whole request: of the chain of its messages (each message's JSON text hashed
+ * once, chained in order), of its tools' JSON text and of the JSON text of its other fields. The
+ * same request always has the same hash, however it was hashed before.
  */
 export function requestHash(request: GenerateRequest): string {
   return new RequestHasher().hash(request);
 }
 
-/** The request's fields but its messages, as JSON text. */
+/** The request's fields but its messages and tools, as JSON text. */
 export function otherFieldsText(request: GenerateRequest): string {
-  const { messages: _messages, ...rest } = request;
+  const { messages: _messages, tools: _tools, ...rest } = request;
   return JSON.stringify(rest);
 }
 
@@ -50,13 +50,16 @@ const START = hashText("");
  * Hashes one loop's requests in order. Requests of one loop share their history's message objects
  * (the loop sets cache marks on copies and never changes a message it handed out: cache-marks.ts),
  * so the messages a request shares with the one before, by identity, keep their chained hashes:
- * only what the request adds is hashed, plus one identity check per message.
+ * only what the request adds is hashed, plus one identity check per message. The tools, the same
+ * array from one request to the next, are hashed once.
  */
 export class RequestHasher {
   /** The previous request's messages (a copy, kept up to date in place). */
   private readonly messages: ChatMessage[] = [];
   /** chain[i]: the chained hash of messages[0..i]. */
   private readonly chain: string[] = [];
+  private tools: GenerateRequest["tools"] | undefined;
+  private toolsHash = "";
 
   hash(request: GenerateRequest): string {
     const { messages } = request;
@@ -68,8 +71,12 @@ export class RequestHasher {
     this.chain.length = same;
     for (let i = same; i < messages.length; i++) {
       this.messages.push(messages[i]!);
-      this.chain.push(hashText((this.chain[i - 1] ?? START) + hashText(JSON.stringify(messages[i]))));
+      this.chain.push(hashText(`${this.chain[i - 1] ?? START}\n${JSON.stringify(messages[i])}`));
     }
-    return hashText(`${messages.length}:${this.chain.at(-1) ?? START}:${otherFieldsText(request)}`);
+    if (request.tools !== this.tools) {
+      this.tools = request.tools;
+      this.toolsHash = hashText(JSON.stringify(request.tools));
+    }
+    return hashText(`${messages.length}:${this.chain.at(-1) ?? START}:${this.toolsHash}:${otherFieldsText(request)}`);
   }
 }
