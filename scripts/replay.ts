@@ -2,10 +2,11 @@
 // /v1/runs/:id/export) with no network. Prints OK with the step count, or the first divergence
 // (segment, step key, and the path of the first differing field in the request), and exits 1.
 // Steps are counted as the run view counts them (model calls). A file that cannot be read or is no
-// recording is one line on stderr, never a stack.
+// recording is one line on stderr, never a stack. Both recording formats are read (format 1, each
+// request whole, from before; format 2, requests as deltas, what the export writes now).
 import { readFile } from "node:fs/promises";
 import { replayRecording } from "../src/replay/replay";
-import { RECORDING_FORMAT, type Recording } from "../src/replay/recording";
+import { RECORDING_FORMATS, type AnyRecording } from "../src/replay/recording";
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
@@ -13,7 +14,7 @@ if (files.length === 0) {
   process.exit(2);
 }
 /** The file's recording, or the one line that says why there is none. */
-async function read(file: string): Promise<Recording | string> {
+async function read(file: string): Promise<AnyRecording | string> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -22,7 +23,7 @@ async function read(file: string): Promise<Recording | string> {
     return code === "ENOENT" ? `${file}: no such file` : `${file}: cannot be read (${code ?? "unknown error"})`;
   }
   try {
-    return JSON.parse(text) as Recording;
+    return JSON.parse(text) as AnyRecording;
   } catch {
     return `${file}: not JSON (a recording is the body of GET /v1/runs/:id/export)`;
   }
@@ -36,8 +37,8 @@ for (const file of files) {
     failed = true;
     continue;
   }
-  if (recording.format !== RECORDING_FORMAT) {
-    console.error(`${file}: not a recording (format ${JSON.stringify(recording.format)}, expected ${RECORDING_FORMAT})`);
+  if (!(RECORDING_FORMATS as readonly string[]).includes(recording.format)) {
+    console.error(`${file}: not a recording (format ${JSON.stringify(recording.format)}, expected ${RECORDING_FORMATS.join(" or ")})`);
     failed = true;
     continue;
   }

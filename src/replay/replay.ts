@@ -1,7 +1,8 @@
 // Replays a recording on today's code, with no network: each segment's loop is run from the
 // recording's options, and every step it asks for must be the recording's next one, a model step
 // with the same request. The answers are the recorded values, so nothing is called. The first
-// divergence names the segment, the step key and the path of the first differing field.
+// divergence names the segment, the step key and the path of the first differing field. Both
+// recording formats are read (recording.ts; request-check.ts compares the requests).
 import type { GenerateRequest, GenerateResult, Step } from "../loop/types";
 import { runToolLoop } from "../loop";
 import { buildTools } from "../tools";
@@ -10,7 +11,8 @@ import type { McpListing } from "../tools/mcp/mcp-listing";
 import { createMcpTools } from "../tools/mcp/mcp-tool";
 import { firstDifference } from "./first-difference";
 import { loopOptionsOf } from "./loop-options-of";
-import type { RecordedEnd, RecordedSegment, RecordedStep, Recording } from "./recording";
+import { RECORDING_FORMAT_1, type AnyRecording, type RecordedEnd, type RecordedSegment, type RecordedSegmentV1, type RecordedStep, type RecordedStepV1 } from "./recording";
+import { requestCheck } from "./request-check";
 
 /**
  * `steps` counts model calls, as the run view's `steps` does; `entries` counts every journal entry
@@ -47,7 +49,7 @@ export function resultOf(value: unknown): GenerateResult {
 }
 
 /** The run's tools as the loop plans with them; none of them can run (no network, no storage). */
-function replayTools(recording: Recording, segment: RecordedSegment) {
+function replayTools(recording: AnyRecording, segment: RecordedSegment | RecordedSegmentV1) {
   const { body } = recording.options;
   const prefix = `s${segment.n}/`;
   const refuse = () => Promise.reject(new Error("A replay runs no tool."));
@@ -73,10 +75,11 @@ function endOf(error: unknown): RecordedEnd {
   return { kind: "failed", message: error instanceof Error ? error.message : String(error) };
 }
 
-async function replaySegment(recording: Recording, segment: RecordedSegment): Promise<ReplayResult> {
+async function replaySegment(recording: AnyRecording, segment: RecordedSegment | RecordedSegmentV1): Promise<ReplayResult> {
   const signal = new AbortController().signal;
   let at = 0;
-  let current: RecordedStep | undefined;
+  let current: RecordedStep | RecordedStepV1 | undefined;
+  const check = requestCheck(recording.format === RECORDING_FORMAT_1 ? "whole" : "delta");
   const step: Step = async <T>(key: string, work: (signal: AbortSignal) => Promise<unknown>) => {
     const expected = segment.steps[at];
     if (expected === undefined) throw new AskedPast(key);
@@ -90,10 +93,7 @@ async function replaySegment(recording: Recording, segment: RecordedSegment): Pr
   };
   const generate = async (request: GenerateRequest): Promise<GenerateResult> => {
     const recorded = current!;
-    const sent = JSON.stringify(request);
-    // The same text is the same request (the common case, and cheap); otherwise the fields are
-    // compared, key order aside, for the path of the first that differs.
-    const path = sent === JSON.stringify(recorded.request) ? undefined : firstDifference(JSON.parse(sent) as unknown, recorded.request);
+    const path = check(request, recorded.request!);
     if (path !== undefined) throw new Diverged(recorded.key, `The request for ${recorded.key} differs from the recording at ${path}.`, path);
     return resultOf(recorded.value);
   };
@@ -131,7 +131,7 @@ async function replaySegment(recording: Recording, segment: RecordedSegment): Pr
   return { ok: true, steps: segment.steps.filter((recorded) => MODEL_STEP.test(recorded.key)).length, entries: segment.steps.length };
 }
 
-export async function replayRecording(recording: Recording): Promise<ReplayResult> {
+export async function replayRecording(recording: AnyRecording): Promise<ReplayResult> {
   let steps = 0;
   let entries = 0;
   for (const segment of recording.segments) {

@@ -29,6 +29,14 @@ describe("npm run replay", () => {
     expect(ran.stdout).toMatch(new RegExp(`^OK ${file}: ${steps} steps replayed in [\\d.]+ ms\\n$`));
   });
 
+  it("reads a recording of format 1 (each request whole, as exported before) too", async () => {
+    const file = "test/recordings/format-1/continue.json";
+    const { steps } = (JSON.parse(readFileSync(`${ROOT}${file}`, "utf8")) as { run: { steps: number } }).run;
+    const ran = await replay(file);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(new RegExp(`^OK ${file}: ${steps} steps replayed in [\\d.]+ ms\\n$`));
+  });
+
   it("answers a missing file and a file that is not JSON with one line each, and exits 1", async () => {
     const ran = await replay("test/recordings/no-such-recording.json", "README.md");
     expect(ran.code).toBe(1);

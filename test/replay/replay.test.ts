@@ -1,10 +1,12 @@
 // Recordings through the service (GET /v1/runs/:id/export) replayed on today's code with no
 // network: a run with HTTP tools, an ask and its answer, a continue and a fork replay OK with every
 // step; a changed loop is caught: a request that differs names the path of its first differing
-// field, and a step asked for out of order names its key.
+// field (a recording's requests are deltas with hashes: the one that differs is rebuilt and
+// compared), and a step asked for out of order names its key.
 import { describe, expect, inject, it } from "vitest";
 import { replayRecording } from "../../src/replay/replay";
-import type { Recording } from "../../src/replay/recording";
+import { RECORDING_FORMAT, type Recording } from "../../src/replay/recording";
+import { RequestDeltaDecoder, RequestDeltaEncoder } from "../../src/replay/request-delta";
 import { api, driveRun, startRun } from "../helpers/service-client";
 import { TEST_API_TOKEN } from "../test-env";
 
@@ -64,7 +66,13 @@ describe("recordings and replay", () => {
     const recording = await exported(run.id, token);
     // Today's loop sends "Be brief." as the system prompt: a recording made by a loop that sent another one diverges there.
     const changedRequest = structuredClone(recording);
-    changedRequest.segments[0]!.steps.find((step) => step.key === "model/2")!.request!.system = "Be long.";
+    expect(recording.format).toBe(RECORDING_FORMAT);
+    const models = changedRequest.segments[0]!.steps.filter((step) => step.request !== undefined);
+    const decoder = new RequestDeltaDecoder();
+    const requests = models.map((step) => decoder.next(step.request!));
+    requests[1] = { ...requests[1]!, system: "Be long." };
+    const encoder = new RequestDeltaEncoder();
+    for (const [i, step] of models.entries()) step.request = encoder.next(requests[i]!);
     expect(await replayRecording(changedRequest)).toMatchObject({ ok: false, segment: 1, key: "model/2", path: "system" });
     // A loop that asked for the tool before the model: the first step asked for is not the recorded one.
     const reordered = structuredClone(recording);

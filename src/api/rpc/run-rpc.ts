@@ -4,7 +4,6 @@ import type { ChatMessage } from "../../loop/types";
 import type { ChildReport } from "../child-runs";
 import type { ForkPrefix, ForkSpec } from "./fork-rpc";
 import type { ImageUpload } from "../images/images";
-import type { Recording } from "../../replay/recording";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../types";
 
 /** A user token's own daily spend limit (its budgetUsdPerDay), for the reservation a continue or a retry makes; else the run's. */
@@ -30,8 +29,8 @@ export interface RunRpc {
   forkPrefix(atStep: number): Promise<Outcome<ForkPrefix>>;
   /** Creates the run as a fork of `prefix` (an idempotent retry answers the fork it made, as create does). */
   createFork(run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images?: ImageUpload): Promise<Outcome<RunView>>;
-  /** The run as one recording (GET /v1/runs/:id/export). */
-  exportRun(): Promise<Outcome<Recording>>;
+  /** The run as one recording (GET /v1/runs/:id/export): its JSON text, streamed as it is made. */
+  exportRun(): Promise<Outcome<ReadableStream<Uint8Array>>>;
   /** True when a run was created here (deleted or not): an Idempotency-Key is taken. */
   exists(): Promise<boolean>;
   /** On a tree's root: a place for the descendant `runId` (asked again, the same place), false once the tree holds `maxTreeRuns` runs. */

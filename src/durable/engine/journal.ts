@@ -39,6 +39,18 @@ export function readJournalEntries(sql: SqlStorage): { key: string; value: strin
     .map((row) => ({ key: row.key, value: unspillText(sql, row.value), costUsd: row.cost }));
 }
 
+/**
+ * One page of the journal in key order: up to `limit` entries after `afterKey` (from the first
+ * when undefined), values read back from their spill. A reader that pages (an export) holds one
+ * page at a time, however long the run.
+ */
+export function readJournalPage(sql: SqlStorage, afterKey: string | undefined, limit: number): { key: string; value: string; costUsd: number }[] {
+  return sql
+    .exec<{ key: string; value: string; cost: number }>("SELECT key, value, cost FROM journal WHERE key > ? ORDER BY key LIMIT ?", afterKey ?? "", limit)
+    .toArray()
+    .map((row) => ({ key: row.key, value: unspillText(sql, row.value), costUsd: row.cost }));
+}
+
 /** Writes entries read from another run's journal (a fork's prefix), inside the caller's transaction. */
 export function insertJournalEntries(sql: SqlStorage, entries: readonly { key: string; value: string; costUsd: number }[]): void {
   for (const entry of entries) sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", entry.key, spillText(sql, `journal/${entry.key}`, entry.value), entry.costUsd);

@@ -28,7 +28,6 @@ import { createRun } from "./create-run";
 import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
 import { exportRun } from "../forks/export-run";
-import type { Recording } from "../../replay/recording";
 import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import { eraseRun } from "./erase-run";
 import { Outbox } from "../outbox/outbox";
@@ -171,7 +170,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   /** The run as one recording (export-run.ts): read-only. */
-  async exportRun(): Promise<Outcome<Recording>> {
+  async exportRun(): Promise<Outcome<ReadableStream<Uint8Array>>> {
     return exportRun(this.engine);
   }
 

@@ -1,7 +1,8 @@
 // /v1/runs: each handler parses (the route's schemas did), asks the run object, and answers.
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, TypedResponse } from "hono";
+import type { JSONValue } from "hono/utils/types";
 import type { SpendLimit } from "../../api/rpc/run-rpc";
 import type { AnswerBody, CallResultBody, ContinueBody, RunsPage } from "../../api/types";
 import type { AppEnv } from "../app-env";
@@ -114,7 +115,10 @@ export function runsApp(): OpenAPIHono<AppEnv> {
 
   app.openapi(getRunRoute, async (c) => c.json(unwrap(await c.var.run.view()), 200));
 
-  app.openapi(exportRoute, async (c) => c.json(unwrap(await c.var.run.exportRun()) as unknown as Record<string, unknown>, 200));
+  // Streamed as the run object writes it (src/durable/forks/export-run.ts): a long run's recording
+  // is never held whole. The route's schema says JSON, which this is; the typed answer of a JSON
+  // route is c.json's, which would hold it whole, hence the cast.
+  app.openapi(exportRoute, async (c) => c.body(unwrap(await c.var.run.exportRun()), 200, { "content-type": "application/json" }) as unknown as TypedResponse<Record<string, JSONValue>, 200, "json">);
 
   app.openapi(getMessagesRoute, async (c) => c.json(unwrap(await c.var.run.messages()), 200));
 

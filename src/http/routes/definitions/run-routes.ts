@@ -251,7 +251,10 @@ export const exportRoute = createRoute({
   method: "get",
   path: "/{id}/export",
   summary: "The run as one JSON recording: options, segments with the steps its loop asks for (model steps with their requests), messages, journal entries with their costs, events",
-  description: "`npm run replay -- <recording.json>` runs today's loop against it with no network: every recorded step must be asked for again, in order, with the same request (docs/deploy.md). Its body is redacted like every view: no MCP server's headers, at any depth of agent templates (docs/api.md, What leaves the service).",
+  description:
+    "`npm run replay -- <recording.json>` runs today's loop against it with no network: every recorded step must be asked for again, in order, with the same request (docs/deploy.md). " +
+    "`format` is `ratchet-recording/2`: each model step's request is what it adds to the one before (`keep`, `messages`, `set`, `unset`) with `hash`, a hash of the whole request; replay also reads format 1 (each request whole). " +
+    "Streamed as it is written, the journal and events read a page at a time. Its body is redacted like every view: no MCP server's headers, at any depth of agent templates (docs/api.md, What leaves the service).",
   middleware: [requireRun()] as const,
   request: { params: runParams },
   responses: { 200: json(z.record(z.string(), z.unknown()).openapi("Recording"), "The recording."), ...errors(401, 404, 429) },
