@@ -3,7 +3,7 @@
 // is read from its run's event log, a cancel is the run's cancel. Results are plain values; the
 // streaming methods hand back the events to write (a2a-app.ts frames them as SSE).
 import type { Context } from "hono";
-import { A2A_ERRORS, isTerminal, type A2aStreamEvent, type A2aTask } from "../../api/a2a/a2a-types";
+import { A2A_ERRORS, endsStream, isTerminal, type A2aStreamEvent, type A2aTask } from "../../api/a2a/a2a-types";
 import { actionOf, type IncomingAction } from "../../api/a2a/incoming-message";
 import { A2aError, LIST_PAGE_DEFAULT, listParamsSchema, parseParams, sendParamsSchema, taskNotFound, taskParamsSchema } from "../../api/a2a/json-rpc";
 import { resumeCursor } from "../../api/a2a/stream-events";
@@ -143,6 +143,11 @@ export async function cancelTask(call: A2aCall, params: unknown): Promise<A2aTas
   return getTask(call, { id });
 }
 
+/** A stream with nothing after its first event. */
+async function* nothing(task: TaskRecord): AsyncGenerator<FollowFrame, TaskRecord> {
+  return task;
+}
+
 /**
  * SubscribeToTask: the task as it is now, then every event the subscriber has not seen — after
  * its Last-Event-ID when it sends one (resuming a stream it lost), else after the snapshot — until
@@ -159,6 +164,8 @@ export async function subscribeToTask(call: A2aCall, params: unknown, lastEventI
   if (cursor === undefined && isTerminal(found.task.state)) {
     throw new A2aError(A2A_ERRORS.unsupportedOperation, `Task ${id} is ${found.task.state}: there is nothing to subscribe to (GetTask reads it).`);
   }
+  // Resuming at or after the task's newest event, with the task over or waiting: the snapshot is all there is.
+  if (endsStream(found.task.state) && (cursor === undefined || cursor.after >= found.task.lastSeq)) return { first, frames: nothing(found.task) };
   const from: FollowFrom =
     cursor === undefined
       ? { task: found.task, cursor: { after: found.lastSeq, skip: 0 }, caughtUpAt: found.task.lastSeq }

@@ -1,0 +1,121 @@
+// A2A's resubscribe across a real crash: the official client (@a2a-js/sdk) streams a stored
+// agent's task from `wrangler dev`, which is SIGKILLed (its whole process group) while the task's
+// second model call is held; started again on the same storage, the client subscribes again with
+// the Last-Event-ID it had, and gets every event it had not seen, none twice: what it read before
+// the kill and after it is exactly a subscription's replay of the whole task.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { afterAll, describe, expect, it } from "vitest";
+import { releaseHold, request } from "./support/api";
+import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
+import { freePort } from "./support/free-port";
+import { LOCAL_TOKEN } from "./support/local-vars";
+
+type Seen = { id: string; data: string };
+
+/** A fetch for the client that keeps the SSE ids and data of every stream it reads (the client itself does not expose ids). */
+function recordingFetch(seen: Seen[]): typeof fetch {
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("Authorization", `Bearer ${LOCAL_TOKEN}`);
+    const response = await fetch(input, { ...init, headers });
+    if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream") || response.body === null) return response;
+    const [mine, theirs] = response.body.tee();
+    void (async () => {
+      const reader = mine.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buffer += value;
+          let cut: number;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const id = /^id: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (id !== undefined && data !== undefined) seen.push({ id, data: JSON.stringify((JSON.parse(data) as { result: unknown }).result) });
+          }
+        }
+      } catch {
+        // The connection died with wrangler dev.
+      }
+    })();
+    return new Response(theirs, { status: response.status, headers: response.headers });
+  };
+}
+
+function clientFactory(seen: Seen[]): ClientFactory {
+  const fetchImpl = recordingFetch(seen);
+  return new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) });
+}
+
+describe("A2A resubscribe after a SIGKILL of wrangler dev", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ratchet-a2a-crash-"));
+  const snapshot = snapshotProject();
+  let dev: DevServer | undefined;
+  afterAll(async () => {
+    await dev?.kill();
+    snapshot.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the client gets every event it had not seen, none twice", async () => {
+    const port = await freePort();
+    dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
+    const name = `crash-${Date.now().toString(36)}`;
+    const created = await request(dev.url, "/v1/agents", LOCAL_TOKEN, {
+      method: "POST",
+      body: JSON.stringify({
+        name,
+        description: "Adds things up, slowly.",
+        run: {
+          provider: "scripted",
+          tools: ["calculator"],
+          minAnswerChars: 0,
+          script: [{ text: "Adding.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2+2" } }] }, { hold: "second", text: "It is 4." }],
+        },
+      }),
+    });
+    expect(created.status, await created.text()).toBe(201);
+
+    const before: Seen[] = [];
+    const client = await clientFactory(before).createFromUrl(`${dev.url}/a2a/${name}/`);
+    let taskId = "";
+    let contextId = "";
+    const stream = client.sendMessageStream({ message: { messageId: "m1", role: 1, parts: [{ content: { $case: "text", value: "What is 2+2?" } }] } as never });
+    for await (const event of stream) {
+      if (event.payload?.$case === "task") ({ id: taskId, contextId } = event.payload.value);
+      // The first model call's text is stored: the second call is now held.
+      if (event.payload?.$case === "artifactUpdate" && before.some((seen) => seen.data.includes("Adding."))) break;
+    }
+    expect(taskId).toMatch(/^run_[a-z2-7]{26}-1$/);
+    const lastId = before.at(-1)!.id;
+    await dev.kill();
+
+    dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
+    await releaseHold(dev.url, LOCAL_TOKEN, contextId, "second");
+    const after: Seen[] = [];
+    const again = await clientFactory(after).createFromUrl(`${dev.url}/a2a/${name}/`);
+    const states: string[] = [];
+    for await (const event of again.resubscribeTask({ id: taskId } as never, { serviceParameters: { "Last-Event-ID": lastId } })) {
+      if (event.payload?.$case === "statusUpdate") states.push(String(event.payload.value.status?.state));
+    }
+    expect(states.at(-1)).toBe("3"); // TASK_STATE_COMPLETED
+
+    const whole: Seen[] = [];
+    const reader = await clientFactory(whole).createFromUrl(`${dev.url}/a2a/${name}/`);
+    for await (const _event of reader.resubscribeTask({ id: taskId } as never, { serviceParameters: { "Last-Event-ID": "0" } })) {
+      // Read to the end.
+    }
+    const ids = (list: Seen[]) => list.map((seen) => seen.id);
+    expect([...ids(before), ...ids(after)]).toEqual(ids(whole));
+    expect([...before, ...after]).toEqual(whole);
+    expect(new Set(ids(whole)).size).toBe(whole.length);
+    expect(whole.some((seen) => seen.data.includes("It is 4."))).toBe(true);
+    console.log(`[a2a-crash] ${before.length} events before the SIGKILL (last id ${lastId}), ${after.length} after the resubscribe, ${whole.length} in the whole task`);
+  }, 240_000);
+});
