@@ -89,11 +89,13 @@ describe("A2A: a stored agent through the official client", () => {
     expect(next).toMatchObject({ runId: asked.runId, taskId: `${asked.runId}-2` });
     expect(statuses(next.events).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
 
-    const listed = await client.listTasks({ contextId: asked.runId } as never);
+    const listed = await client.listTasks({ tenant: "", contextId: asked.runId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "" } as never);
     expect(listed.tasks.map((task) => [task.id, task.status?.state])).toEqual([
       [`${asked.runId}-2`, TaskState.TASK_STATE_COMPLETED],
       [`${asked.runId}-1`, TaskState.TASK_STATE_COMPLETED],
     ]);
+    const all = await client.listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_COMPLETED, pageToken: "" } as never);
+    expect(all.tasks.map((task) => task.id)).toEqual([`${asked.runId}-2`, `${asked.runId}-1`]);
     expect((await client.getTask({ id: asked.taskId } as never)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 

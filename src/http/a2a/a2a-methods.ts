@@ -198,7 +198,7 @@ export async function listTasks(call: A2aCall, params: unknown): Promise<Record<
     }
     const snapshot = await readSnapshot(open.source, open.view.lastSeq);
     for (const task of [...snapshot.tasks].reverse()) {
-      if (query.status === undefined || task.state === query.status) tasks.push(taskView(runId, task));
+      if (query.status === undefined || query.status === "TASK_STATE_UNSPECIFIED" || task.state === query.status) tasks.push(taskView(runId, task));
     }
   }
   return { tasks, nextPageToken: next ?? "", pageSize, totalSize: tasks.length };
