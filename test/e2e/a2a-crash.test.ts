@@ -15,8 +15,21 @@ import { LOCAL_TOKEN } from "./support/local-vars";
 
 type Seen = { id: string; data: string };
 
+/** What a recording fetch has seen, and a wait for something to be among it. */
+class SeenEvents {
+  readonly list: Seen[] = [];
+  private waiters: (() => void)[] = [];
+  note(seen: Seen): void {
+    this.list.push(seen);
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+  async until(check: (seen: Seen[]) => boolean): Promise<void> {
+    while (!check(this.list)) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+}
+
 /** A fetch for the client that keeps the SSE ids and data of every stream it reads (the client itself does not expose ids). */
-function recordingFetch(seen: Seen[]): typeof fetch {
+function recordingFetch(seen: SeenEvents): typeof fetch {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set("Authorization", `Bearer ${LOCAL_TOKEN}`);
@@ -37,7 +50,7 @@ function recordingFetch(seen: Seen[]): typeof fetch {
             buffer = buffer.slice(cut + 2);
             const id = /^id: (.*)$/m.exec(block)?.[1];
             const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (id !== undefined && data !== undefined) seen.push({ id, data: JSON.stringify((JSON.parse(data) as { result: unknown }).result) });
+            if (id !== undefined && data !== undefined) seen.note({ id, data: JSON.stringify((JSON.parse(data) as { result: unknown }).result) });
           }
         }
       } catch {
@@ -48,7 +61,7 @@ function recordingFetch(seen: Seen[]): typeof fetch {
   };
 }
 
-function clientFactory(seen: Seen[]): ClientFactory {
+function clientFactory(seen: SeenEvents): ClientFactory {
   const fetchImpl = recordingFetch(seen);
   return new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) });
 }
@@ -82,40 +95,45 @@ describe("A2A resubscribe after a SIGKILL of wrangler dev", () => {
     });
     expect(created.status, await created.text()).toBe(201);
 
-    const before: Seen[] = [];
+    const before = new SeenEvents();
     const client = await clientFactory(before).createFromUrl(`${dev.url}/a2a/${name}/`);
     let taskId = "";
     let contextId = "";
     const stream = client.sendMessageStream({ message: { messageId: "m1", role: 1, parts: [{ content: { $case: "text", value: "What is 2+2?" } }] } as never });
     for await (const event of stream) {
       if (event.payload?.$case === "task") ({ id: taskId, contextId } = event.payload.value);
-      // The first model call's text is stored: the second call is now held.
-      if (event.payload?.$case === "artifactUpdate" && before.some((seen) => seen.data.includes("Adding."))) break;
+      // The first model call's stored text (it replaces the chunks: append false): the second call is now held.
+      if (event.payload?.$case === "artifactUpdate" && !event.payload.value.append && JSON.stringify(event.payload.value.artifact).includes("Adding.")) break;
     }
     expect(taskId).toMatch(/^run_[a-z2-7]{26}-1$/);
-    const lastId = before.at(-1)!.id;
+    // The recorder reads the same bytes as the client: wait until it has noted the event too.
+    await before.until((seen) => seen.some((one) => one.data.includes("Adding.")));
+    const lastId = before.list.at(-1)!.id;
     await dev.kill();
 
     dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
     await releaseHold(dev.url, LOCAL_TOKEN, contextId, "second");
-    const after: Seen[] = [];
+    const after = new SeenEvents();
     const again = await clientFactory(after).createFromUrl(`${dev.url}/a2a/${name}/`);
-    const states: string[] = [];
+    const states: number[] = [];
     for await (const event of again.resubscribeTask({ id: taskId } as never, { serviceParameters: { "Last-Event-ID": lastId } })) {
-      if (event.payload?.$case === "statusUpdate") states.push(String(event.payload.value.status?.state));
+      if (event.payload?.$case === "statusUpdate") states.push(Number(event.payload.value.status?.state));
     }
-    expect(states.at(-1)).toBe("3"); // TASK_STATE_COMPLETED
+    expect(states.at(-1)).toBe(3); // TASK_STATE_COMPLETED
+    const completed = (seen: Seen[]) => seen.some((one) => one.data.includes("TASK_STATE_COMPLETED"));
+    await after.until(completed);
 
-    const whole: Seen[] = [];
+    const whole = new SeenEvents();
     const reader = await clientFactory(whole).createFromUrl(`${dev.url}/a2a/${name}/`);
     for await (const _event of reader.resubscribeTask({ id: taskId } as never, { serviceParameters: { "Last-Event-ID": "0" } })) {
       // Read to the end.
     }
-    const ids = (list: Seen[]) => list.map((seen) => seen.id);
-    expect([...ids(before), ...ids(after)]).toEqual(ids(whole));
-    expect([...before, ...after]).toEqual(whole);
-    expect(new Set(ids(whole)).size).toBe(whole.length);
-    expect(whole.some((seen) => seen.data.includes("It is 4."))).toBe(true);
-    console.log(`[a2a-crash] ${before.length} events before the SIGKILL (last id ${lastId}), ${after.length} after the resubscribe, ${whole.length} in the whole task`);
+    await whole.until(completed);
+    const ids = (list: readonly Seen[]) => list.map((seen) => seen.id);
+    expect([...ids(before.list), ...ids(after.list)]).toEqual(ids(whole.list));
+    expect([...before.list, ...after.list]).toEqual(whole.list);
+    expect(new Set(ids(whole.list)).size).toBe(whole.list.length);
+    expect(whole.list.some((seen) => seen.data.includes("It is 4."))).toBe(true);
+    console.log(`[a2a-crash] ${before.list.length} events before the SIGKILL (last id ${lastId}), ${after.list.length} after the resubscribe, ${whole.list.length} in the whole task`);
   }, 240_000);
 });
