@@ -99,6 +99,27 @@ describe("A2A: a stored agent through the official client", () => {
     expect((await client.getTask({ id: asked.taskId } as never)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("answers an approval with a data part {approved}; text alone is refused as the wrong answer", async () => {
+    const name = uniqueAgentName("deploy");
+    await storeAgent(name, {
+      tools: [{ type: "http", name: "deploy", description: "Deploy.", inputSchema: { type: "object" }, url: "http://127.0.0.1:9/deploy", approval: true }],
+      script: [{ text: "Deploying.", toolCalls: [{ id: "d1", name: "deploy", input: { to: "prod" } }] }, { text: "Not deployed, as you said." }],
+    });
+    const client = await a2aClient(name);
+    const asked = await streamWhileDriving(client.sendMessageStream({ message: userMessage([textPart("Ship it.")]) } as never));
+    const waiting = asked.events.at(-1)!.payload;
+    expect(waiting?.$case === "statusUpdate" && waiting.value.status!.message!.parts.map((part) => part.content)).toEqual([
+      { $case: "text", value: 'Approve the call of deploy? Answer with a data part {"approved": true} or {"approved": false}.' },
+      { $case: "data", value: { kind: "approval", callId: "d1", name: "deploy", input: { to: "prod" } } },
+    ]);
+    await expect(client.sendMessage({ message: userMessage([textPart("no")], { taskId: asked.taskId }) } as never)).rejects.toMatchObject({ name: "RequestMalformedError" });
+    const denied = await streamWhileDriving(client.sendMessageStream({ message: userMessage([dataPart({ approved: false })], { taskId: asked.taskId }) } as never));
+    expect(denied.taskId).toBe(asked.taskId);
+    expect(statuses(denied.events)).toEqual([TaskState.TASK_STATE_COMPLETED]);
+    const task = await client.getTask({ id: asked.taskId } as never);
+    expect(task.artifacts[0]!.parts.map((part) => part.content)).toEqual([{ $case: "text", value: "Not deployed, as you said." }]);
+  });
+
   it("cancels a working task once; a second cancel is refused as not cancelable", async () => {
     const name = uniqueAgentName("cancel");
     await storeAgent(name, { script: [{ text: "Working on it." }] });
