@@ -11,6 +11,7 @@ import { bodyLimit, MAX_BODY_BYTES } from "./body-limit";
 import { requireConfigured } from "./configured";
 import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
 import { a2aApp } from "./a2a/a2a-app";
+import { agentsApp } from "./routes/agents";
 import { healthApp } from "./routes/health";
 import { openApiApp } from "./routes/openapi";
 import { inboxApp } from "./routes/inbox";
@@ -41,6 +42,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/push", pushApp());
   app.route("/v1/runs/:id/scripted", scriptedApp());
   app.route("/a2a", a2aApp());
+  app.route("/v1/agents", agentsApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {
