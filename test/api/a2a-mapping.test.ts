@@ -40,7 +40,7 @@ describe("a run's tasks", () => {
     expect(view.artifacts).toBeUndefined();
     const [done] = foldTasks(log({ ...end("finished", "Done."), final: { city: "Paris" } } as RunEvent));
     expect(taskView(RUN, done!).artifacts).toEqual([{ artifactId: "answer", name: "answer", parts: [{ text: "Done." }, { data: { city: "Paris" } }] }]);
-    const [failed] = foldTasks(log({ ...end("failed"), error: { code: "provider-error", message: "The model failed." } }));
+    const [failed] = foldTasks(log({ ...end("failed"), error: { code: "provider-error", message: "The model failed." } } as RunEvent));
     expect(taskView(RUN, failed!).status).toMatchObject({ state: "TASK_STATE_FAILED", message: { parts: [{ text: "The model failed." }, { data: { code: "provider-error" } }] } });
   });
 

@@ -3,7 +3,6 @@
 import { SELF } from "cloudflare:test";
 import { Role, type Message, type Part } from "@a2a-js/sdk";
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
-import { expect } from "vitest";
 import { TEST_API_TOKEN } from "../test-env";
 import { BASE } from "./http";
 
@@ -33,15 +32,3 @@ export const dataPart = (data: Record<string, unknown>): Part => ({ content: { $
 export function userMessage(parts: Part[], ids: { taskId?: string; contextId?: string } = {}): Message {
   return { messageId: crypto.randomUUID(), contextId: ids.contextId ?? "", taskId: ids.taskId ?? "", role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
 }
-
-/** Stores agent `name` with the deployment token. */
-export async function storeAgent(name: string, run: Record<string, unknown>, description = `The ${name} agent.`): Promise<void> {
-  const response = await SELF.fetch(`${BASE}/v1/agents`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${TEST_API_TOKEN}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ name, description, run: { provider: "scripted", minAnswerChars: 0, ...run } }),
-  });
-  expect(response.status, await response.text()).toBe(201);
-}
-
-export const uniqueAgentName = (label: string) => `${label}-${crypto.randomUUID().slice(0, 8)}`;

@@ -7,9 +7,10 @@ import { SELF } from "cloudflare:test";
 import { TaskState, type StreamResponse } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { describe, expect, it } from "vitest";
-import { a2aClient, dataPart, storeAgent, textPart, uniqueAgentName, userMessage } from "../helpers/a2a";
+import { a2aClient, dataPart, textPart, userMessage } from "../helpers/a2a";
+import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
 import { BASE, bearer, expectError, postJson } from "../helpers/http";
-import { userToken, freshSubject } from "../helpers/inbox";
+import { freshSubject, settle, userToken } from "../helpers/inbox";
 import { stubFor } from "../helpers/runs";
 import { driveRun } from "../helpers/service-client";
 import { watch } from "../helpers/watch";
@@ -39,8 +40,8 @@ const statuses = (events: StreamResponse[]) => events.flatMap((event) => (event.
 
 describe("A2A: a stored agent through the official client", () => {
   it("serves the card at the agent's base URL with the protocol's fields, and the client finds the JSON-RPC interface there", async () => {
-    const name = uniqueAgentName("card");
-    await storeAgent(name, { script: [{ text: "Hi." }] }, "Says hi.");
+    const name = agentName("card");
+    await makeAgent({ name, description: "Says hi.", run: scriptedTemplate("Hi.") });
     const response = await SELF.fetch(`${BASE}/a2a/${name}/.well-known/agent-card.json`);
     expect(response.status).toBe(200);
     const card = (await response.json()) as Record<string, unknown>;
@@ -55,13 +56,13 @@ describe("A2A: a stored agent through the official client", () => {
       securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } },
     });
     const client = await a2aClient(name);
-    expect(client.agentCard.supportedInterfaces[0]!.url).toBe(`${BASE}/a2a/${name}`);
-    await expectError(await SELF.fetch(`${BASE}/a2a/${uniqueAgentName("nobody")}/.well-known/agent-card.json`), 404, "not-found");
+    expect((await client.getAgentCard()).supportedInterfaces[0]!.url).toBe(`${BASE}/a2a/${name}`);
+    await expectError(await SELF.fetch(`${BASE}/a2a/${agentName("nobody")}/.well-known/agent-card.json`), 404, "not-found");
   });
 
   it("streams a task to input-required, answers it with a blocking follow-up, and continues the conversation as its next task", async () => {
-    const name = uniqueAgentName("trip");
-    await storeAgent(name, ASK_THEN_ANSWER);
+    const name = agentName("trip");
+    await makeAgent({ name, run: scriptedTemplate("", ASK_THEN_ANSWER) });
     const client = await a2aClient(name);
 
     const asked = await streamWhileDriving(client.sendMessageStream({ message: userMessage([textPart("Plan a trip.")]) } as never));
@@ -94,16 +95,24 @@ describe("A2A: a stored agent through the official client", () => {
       [`${asked.runId}-2`, TaskState.TASK_STATE_COMPLETED],
       [`${asked.runId}-1`, TaskState.TASK_STATE_COMPLETED],
     ]);
-    const all = await client.listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_COMPLETED, pageToken: "" } as never);
-    expect(all.tasks.map((task) => task.id)).toEqual([`${asked.runId}-2`, `${asked.runId}-1`]);
+    // Without contextId: a user token lists its subject's tasks of this agent; the deployment token names the run.
+    const anyState = { tenant: "", contextId: "", status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "" };
+    await expect(client.listTasks(anyState as never)).rejects.toMatchObject({ name: "RequestMalformedError" });
+    const mine = await a2aClient(name, await userToken(freshSubject("a2a-list")));
+    const own = await streamWhileDriving(mine.sendMessageStream({ message: userMessage([textPart("Mine.")]) } as never));
+    await settle(own.runId);
+    expect((await mine.listTasks(anyState as never)).tasks.map((task) => [task.id, task.status?.state])).toEqual([[own.taskId, TaskState.TASK_STATE_INPUT_REQUIRED]]);
     expect((await client.getTask({ id: asked.taskId } as never)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
   it("answers an approval with a data part {approved}; text alone is refused as the wrong answer", async () => {
-    const name = uniqueAgentName("deploy");
-    await storeAgent(name, {
+    const name = agentName("deploy");
+    await makeAgent({
+      name,
+      run: scriptedTemplate("", {
       tools: [{ type: "http", name: "deploy", description: "Deploy.", inputSchema: { type: "object" }, url: "http://127.0.0.1:9/deploy", approval: true }],
       script: [{ text: "Deploying.", toolCalls: [{ id: "d1", name: "deploy", input: { to: "prod" } }] }, { text: "Not deployed, as you said." }],
+      }),
     });
     const client = await a2aClient(name);
     const asked = await streamWhileDriving(client.sendMessageStream({ message: userMessage([textPart("Ship it.")]) } as never));
@@ -121,8 +130,8 @@ describe("A2A: a stored agent through the official client", () => {
   });
 
   it("cancels a working task once; a second cancel is refused as not cancelable", async () => {
-    const name = uniqueAgentName("cancel");
-    await storeAgent(name, { script: [{ text: "Working on it." }] });
+    const name = agentName("cancel");
+    await makeAgent({ name, run: scriptedTemplate("Working on it.") });
     const client = await a2aClient(name);
     const stream = client.sendMessageStream({ message: userMessage([textPart("Start.")]) } as never);
     const first = await stream.next();
@@ -134,8 +143,8 @@ describe("A2A: a stored agent through the official client", () => {
   });
 
   it("SubscribeToTask starts with the snapshot and replays exactly what follows the Last-Event-ID", async () => {
-    const name = uniqueAgentName("replay");
-    await storeAgent(name, { script: [{ text: "Thinking." }] });
+    const name = agentName("replay");
+    await makeAgent({ name, run: scriptedTemplate("Thinking.") });
     const client = await a2aClient(name);
     const done = await streamWhileDriving(client.sendMessageStream({ message: userMessage([textPart("Go.")]) } as never));
     // A task that is over has nothing to follow without a Last-Event-ID.
@@ -158,8 +167,8 @@ describe("A2A: a stored agent through the official client", () => {
   });
 
   it("answers the protocol's errors, and keeps a user token to its own subject's tasks", async () => {
-    const name = uniqueAgentName("errors");
-    await storeAgent(name, { script: [{ text: "Hi." }] });
+    const name = agentName("errors");
+    await makeAgent({ name, run: scriptedTemplate("Hi.") });
     const client = await a2aClient(name);
     const started = client.sendMessageStream({ message: userMessage([textPart("Hi.")]) } as never);
     const first = await started.next();

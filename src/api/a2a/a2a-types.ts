@@ -8,7 +8,7 @@ export const A2A_PROTOCOL_VERSION = "1.0";
 /** The states a Ratchet task takes (the protocol's SUBMITTED, REJECTED and AUTH_REQUIRED are never used). */
 export type TaskState = "TASK_STATE_WORKING" | "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED";
 
-export const TASK_STATES: readonly TaskState[] = ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"];
+export const TASK_STATES = ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"] as const satisfies readonly TaskState[];
 
 /** A task in one of these states takes no more work: it is over. */
 export function isTerminal(state: TaskState): boolean {

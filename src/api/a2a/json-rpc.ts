@@ -51,7 +51,7 @@ export const LIST_PAGE_MAX = 100;
 export const listParamsSchema = z.object({
   contextId: z.string().optional(),
   /** TASK_STATE_UNSPECIFIED, which clients send for "any", filters nothing. */
-  status: z.enum([...TASK_STATES, "TASK_STATE_UNSPECIFIED"] as [string, ...string[]]).optional(),
+  status: z.enum(["TASK_STATE_UNSPECIFIED", ...TASK_STATES]).optional(),
   pageSize: z.number().int().min(1).max(LIST_PAGE_MAX).optional(),
   pageToken: z.string().optional(),
 });

@@ -75,12 +75,12 @@ async function answerBody(task: TaskRecord, action: Extract<IncomingAction, { ki
 }
 
 /** Where a message leaves its task: the task to follow and from where. */
-async function deliver(call: A2aCall, action: IncomingAction): Promise<{ runId: string; source: RunFramesSource; from: FollowFrom }> {
+async function deliver(call: A2aCall, action: IncomingAction, messageId: string): Promise<{ runId: string; source: RunFramesSource; from: FollowFrom }> {
   const { c } = call;
   const now = new Date().toISOString();
   if (action.kind === "new") {
     await admitCreator(c, call.caller);
-    const { runId } = await startAgentRun(c, call.agent, action.text);
+    const { runId } = await startAgentRun(c, call.agent, action.text, messageId);
     const open = await openRun(call, runId, taskIdOf(runId, 1));
     return { runId, source: open.source, from: { task: pendingTask(1, 0, now), cursor: { after: 0, skip: 0 }, caughtUpAt: 0 } };
   }
@@ -112,7 +112,7 @@ async function deliver(call: A2aCall, action: IncomingAction): Promise<{ runId: 
 
 export async function sendMessage(call: A2aCall, params: unknown): Promise<{ task: A2aTask }> {
   const { message, configuration } = parseParams(sendParamsSchema, params);
-  const { runId, source, from } = await deliver(call, actionOf(message));
+  const { runId, source, from } = await deliver(call, actionOf(message), message.messageId);
   if (configuration?.returnImmediately === true) return { task: taskView(runId, from.task) };
   // Blocking: the task as it stands once it is over or waits for the caller.
   const frames = followTask(source, runId, from, call.c.req.raw.signal);
@@ -123,7 +123,7 @@ export async function sendMessage(call: A2aCall, params: unknown): Promise<{ tas
 
 export async function sendStreamingMessage(call: A2aCall, params: unknown): Promise<TaskStream> {
   const { message } = parseParams(sendParamsSchema, params);
-  const { runId, source, from } = await deliver(call, actionOf(message));
+  const { runId, source, from } = await deliver(call, actionOf(message), message.messageId);
   return { first: { task: taskView(runId, from.task) }, frames: followTask(source, runId, from, call.c.req.raw.signal) };
 }
 
