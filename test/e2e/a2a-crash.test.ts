@@ -99,7 +99,7 @@ describe("A2A resubscribe after a SIGKILL of wrangler dev", () => {
     const client = await clientFactory(before).createFromUrl(`${dev.url}/a2a/${name}/`);
     let taskId = "";
     let contextId = "";
-    const stream = client.sendMessageStream({ message: { messageId: "m1", role: 1, parts: [{ content: { $case: "text", value: "What is 2+2?" } }] } as never });
+    const stream = client.sendMessageStream({ message: { messageId: "m1", role: 1, parts: [{ content: { $case: "text", value: "What is 2+2?" } }] } } as never);
     for await (const event of stream) {
       if (event.payload?.$case === "task") ({ id: taskId, contextId } = event.payload.value);
       // The first model call's stored text (it replaces the chunks: append false): the second call is now held.
