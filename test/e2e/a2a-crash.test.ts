@@ -1,6 +1,6 @@
 // A2A's resubscribe across a real crash: the official client (@a2a-js/sdk) streams a stored
 // agent's task from `wrangler dev`, which is SIGKILLed (its whole process group) while the task's
-// second model call is held; started again on the same storage, the client subscribes again with
+// third model call is held; started again on the same storage, the client subscribes again with
 // the Last-Event-ID it had, and gets every event it had not seen, none twice: what it read before
 // the kill and after it is exactly a subscription's replay of the whole task.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -89,7 +89,11 @@ describe("A2A resubscribe after a SIGKILL of wrangler dev", () => {
           provider: "scripted",
           tools: ["calculator"],
           minAnswerChars: 0,
-          script: [{ text: "Adding.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2+2" } }] }, { hold: "second", text: "It is 4." }],
+          script: [
+            { text: "Adding.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2+2" } }] },
+            { text: "Checking.", toolCalls: [{ id: "c2", name: "calculator", input: { expression: "4-2-2" } }] },
+            { hold: "third", text: "It is 4." },
+          ],
         },
       }),
     });
@@ -102,17 +106,17 @@ describe("A2A resubscribe after a SIGKILL of wrangler dev", () => {
     const stream = client.sendMessageStream({ message: { messageId: "m1", role: 1, parts: [{ content: { $case: "text", value: "What is 2+2?" } }] } } as never);
     for await (const event of stream) {
       if (event.payload?.$case === "task") ({ id: taskId, contextId } = event.payload.value);
-      // The first model call's stored text (it replaces the chunks: append false): the second call is now held.
-      if (event.payload?.$case === "artifactUpdate" && !event.payload.value.append && JSON.stringify(event.payload.value.artifact).includes("Adding.")) break;
+      // The second model call's stored text (it replaces the chunks: append false): the third call is now held.
+      if (event.payload?.$case === "artifactUpdate" && !event.payload.value.append && JSON.stringify(event.payload.value.artifact).includes("Checking.")) break;
     }
     expect(taskId).toMatch(/^run_[a-z2-7]{26}-1$/);
     // The recorder reads the same bytes as the client: wait until it has noted the event too.
-    await before.until((seen) => seen.some((one) => one.data.includes("Adding.")));
+    await before.until((seen) => seen.some((one) => one.data.includes("Checking.")));
     const lastId = before.list.at(-1)!.id;
     await dev.kill();
 
     dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
-    await releaseHold(dev.url, LOCAL_TOKEN, contextId, "second");
+    await releaseHold(dev.url, LOCAL_TOKEN, contextId, "third");
     const after = new SeenEvents();
     const again = await clientFactory(after).createFromUrl(`${dev.url}/a2a/${name}/`);
     const states: number[] = [];
