@@ -51,7 +51,7 @@ export type AgentRunsPage = { runIds: string[]; next?: string };
 
 /**
  * One page of the agent's runs that a user token's subject holds, newest first, from the subject's
- * run listing (its inbox). The deployment token has no listing of every subject's runs (as GET
+ * run listing (its inbox), as GET /v1/runs?agent= lists them. The deployment token has no listing of every subject's runs (as GET
  * /v1/runs): it names the run, `contextId`.
  */
 export async function listAgentRuns(c: Context<AppEnv>, agent: A2aAgent, limit: number, cursor: string | undefined): Promise<AgentRunsPage> {
@@ -60,8 +60,8 @@ export async function listAgentRuns(c: Context<AppEnv>, agent: A2aAgent, limit: 
   }
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
   if (cursor !== undefined && after === undefined) throw new A2aError(A2A_ERRORS.invalidParams, "Not a pageToken this agent gave.", { issues: [{ path: "pageToken", message: "Not a pageToken this agent gave." }] });
-  const page = await inboxStub(c.env, c.var.user.subject).list(after === undefined ? { limit } : { limit, after });
-  const answer: AgentRunsPage = { runIds: page.runs.filter((run) => run.agent?.name === agent.name).map((run) => run.id) };
+  const page = await inboxStub(c.env, c.var.user.subject).list(after === undefined ? { limit, agent: agent.name } : { limit, agent: agent.name, after });
+  const answer: AgentRunsPage = { runIds: page.runs.map((run) => run.id) };
   if (page.next !== undefined) answer.next = encodeCursor(page.next);
   return answer;
 }
