@@ -13,7 +13,7 @@ import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { request } from "../test/e2e/support/api";
 import { startDevServer, type DevServer } from "../test/e2e/support/dev-server";
-import { freePort } from "../test/e2e/support/free-port";
+import { freePort } from "../test/e2e/support/http-server";
 import { LOCAL_TOKEN } from "../test/e2e/support/local-vars";
 import { arg } from "./support/args";
 

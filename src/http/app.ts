@@ -10,6 +10,7 @@ import type { AppEnv } from "./app-env";
 import { bodyLimit, MAX_BODY_BYTES } from "./body-limit";
 import { requireConfigured } from "./configured";
 import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
+import { a2aApp } from "./a2a/a2a-app";
 import { agentsApp } from "./routes/agents";
 import { healthApp } from "./routes/health";
 import { openApiApp } from "./routes/openapi";
@@ -40,6 +41,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/schedules", schedulesApp());
   app.route("/v1/push", pushApp());
   app.route("/v1/runs/:id/scripted", scriptedApp());
+  app.route("/a2a", a2aApp());
   app.route("/v1/agents", agentsApp());
 
   const registry = app.openAPIRegistry;

@@ -34,7 +34,7 @@ function readmePaths(): { text: string; paths: string[] } {
       parent = top[1];
       continue;
     }
-    const room = /^ {2}([a-z-]+\/)\s/.exec(line);
+    const room = /^ {2}([a-z0-9-]+\/)\s/.exec(line);
     if (room?.[1] !== undefined) paths.push(`${parent}${room[1]}`);
   }
   return { text, paths: paths.sort() };

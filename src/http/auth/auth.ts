@@ -77,21 +77,31 @@ export async function limitUser(c: Context<AppEnv>, subject: string): Promise<vo
   await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, await subjectKey(subject), "requests with this subject's user token");
 }
 
+/**
+ * A caller about to create a run: the deployment token within its creation rate limit, or a user
+ * token within its subject's (a run token is 403). Sets c.var.creator and c.var.caller. POST
+ * /v1/runs and the A2A door's new runs both come through here.
+ */
+export async function admitCreator(c: Context<AppEnv>, caller: Caller): Promise<Creator> {
+  if (caller.kind === "run") throw new ApiException(403, "A run token cannot create runs; use the deployment token or a user token.");
+  let creator: Creator;
+  if (caller.kind === "deployment") {
+    await limitDeploymentCreation(c.env, caller.token);
+    creator = { kind: "deployment" };
+  } else {
+    await limitSubjectCreation(c.env, caller.subject);
+    creator = { kind: "user", subject: caller.subject };
+    if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
+  }
+  c.set("creator", creator);
+  c.set("caller", caller.kind);
+  return creator;
+}
+
 /** POST /v1/runs: the deployment token within its creation rate limit, or a user token within its subject's. */
 export function requireCreator(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const caller = await identify(c);
-    if (caller.kind === "run") throw new ApiException(403, "A run token cannot create runs; use the deployment token or a user token.");
-    if (caller.kind === "deployment") {
-      await limitDeploymentCreation(c.env, caller.token);
-      c.set("creator", { kind: "deployment" });
-    } else {
-      await limitSubjectCreation(c.env, caller.subject);
-      const creator: Creator = { kind: "user", subject: caller.subject };
-      if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
-      c.set("creator", creator);
-    }
-    c.set("caller", caller.kind);
+    await admitCreator(c, await identify(c));
     await next();
   };
 }

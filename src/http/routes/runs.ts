@@ -3,7 +3,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { JSONValue } from "hono/utils/types";
-import type { SpendLimit } from "../../api/rpc/run-rpc";
 import type { AnswerBody, CallResultBody, ContinueBody, RunsPage } from "../../api/types";
 import type { AppEnv } from "../app-env";
 import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
@@ -43,12 +42,8 @@ import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { newTicket } from "../auth/tickets";
 import { parseTraceparent } from "../../lib/traceparent";
 import { limitSubjectCreation } from "../auth/rate-limit";
+import { spendLimitOf } from "./spend-limit";
 
-/** A user token's own daily limit (its budgetUsdPerDay, else the deployment's) for a continue's or a retry's reservation; other callers use the run's. */
-function spendLimitOf(c: Context<AppEnv>): SpendLimit {
-  if (c.var.caller !== "user") return {};
-  return { limitUsd: c.var.user.budgetUsdPerDay ?? c.var.settings.limits.subjectBudgetUsdPerDay };
-}
 
 function forkCallerOf(c: Context<AppEnv>): ForkCaller {
   if (c.var.caller !== "user") return { kind: c.var.caller };

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { buildConsole, launchChromium } from "./console-browser";
-import { freePort } from "./free-port";
+import { freePort } from "./http-server";
 import { startDevServer, type DevServer } from "./dev-server";
 
 export type ConsoleFixture = { readonly dev: DevServer; readonly browser: BrowserContext };

@@ -1,0 +1,61 @@
+// A run's events as the edge reads them: the run object's own SSE stream (GET /v1/runs/:id/events,
+// opened through its stub as the events route does), parsed into stored events (with their seq)
+// and live ones (text deltas, no seq). The A2A facade keeps no copy of a run's events: a snapshot
+// is a read of this stream up to the run's newest seq, a subscription a read that goes on.
+import type { StoredEvent } from "../../api/types";
+import type { LiveEvent } from "../../api/a2a/stream-events";
+import type { WatcherToken } from "../../api/types";
+import type { CallerKind } from "../../api/types";
+import { forwarded } from "../forward";
+import type { RunStub } from "../run-stub";
+
+export type RunFrame = { stored: StoredEvent } | { live: LiveEvent };
+
+/** Parses one SSE block of the run's stream (`id:` and `data:` lines; a comment-only probe gives nothing). */
+function frameOf(block: string): RunFrame | undefined {
+  let data = "";
+  for (const line of block.split("\n")) if (line.startsWith("data: ")) data += line.slice(6);
+  if (data === "") return undefined;
+  const event = JSON.parse(data) as { type: string; seq?: number; delta?: string };
+  if (typeof event.seq === "number") return { stored: event as StoredEvent };
+  if (event.type === "text" && typeof event.delta === "string") return { live: { type: "text", delta: event.delta } };
+  if (event.type === "text-reset") return { live: { type: "text-reset" } };
+  return undefined;
+}
+
+export type RunFramesSource = { run: RunStub; url: string; caller: CallerKind; token?: WatcherToken };
+
+/**
+ * The run's events after seq `after`, in order, as long as the reader reads (break out of the loop
+ * to close the stream). Throws when the object refuses the stream (its answer's error message).
+ */
+export async function* runFrames(source: RunFramesSource, after: number, signal?: AbortSignal): AsyncGenerator<RunFrame> {
+  const url = new URL(source.url);
+  url.search = `?after=${after}`;
+  const request = forwarded(new Request(url, { headers: { Accept: "text/event-stream" } }), source.caller, [], source.token);
+  const response = await source.run.fetch(request);
+  if (!response.ok || response.body === null) {
+    const text = await response.text();
+    throw new Error(`The run's events could not be read (${response.status}): ${text}`);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const abort = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener("abort", abort);
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let cut: number;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const frame = frameOf(buffer.slice(0, cut));
+        buffer = buffer.slice(cut + 2);
+        if (frame !== undefined) yield frame;
+      }
+    }
+  } finally {
+    signal?.removeEventListener("abort", abort);
+    await reader.cancel().catch(() => undefined);
+  }
+}
