@@ -11,7 +11,7 @@ import { identify, limitUser } from "../auth/auth";
 import { mcpDeps } from "./mcp-agents";
 import { deliverAnswers, onlyResponses } from "./mcp-answers";
 import { mcpServer } from "./mcp-server";
-import { declaresFormElicitation, newSessionId, sessionOf, type McpSession } from "./mcp-session";
+import { declaresFormElicitation, newSession, sessionOf, type McpSession } from "./mcp-session";
 
 export const SESSION_HEADER = "mcp-session-id";
 
@@ -50,7 +50,7 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
     }
   }
   const initialize = initializeOf(messages);
-  const session = initialize !== undefined ? { id: newSessionId(declaresFormElicitation(initialize.params?.capabilities)), elicitation: declaresFormElicitation(initialize.params?.capabilities) } : sessionOf(c.req.header(SESSION_HEADER));
+  const session = initialize !== undefined ? newSession(declaresFormElicitation(initialize.params?.capabilities)) : sessionOf(c.req.header(SESSION_HEADER));
   const { server, transport } = mcpServer(mcpDeps(c, caller, session));
   await server.connect(transport);
   const response = await transport.handleRequest(c.req.raw, parsedBody === undefined ? {} : { parsedBody });

@@ -34,3 +34,7 @@ export function declaresFormElicitation(capabilities: unknown): boolean {
   const modes = elicitation as Record<string, unknown>;
   return modes.form !== undefined || modes.url === undefined;
 }
+
+export function newSession(elicitation: boolean): McpSession {
+  return { id: newSessionId(elicitation), elicitation };
+}
