@@ -5,6 +5,8 @@
 // another isolate than the call that asked. So the request's id says where the answer goes (the
 // run and the call it waits on), and the edge hands the answer to the run object directly: no
 // pending request is kept in memory anywhere.
+import type { WaitingKind } from "../../api/types";
+
 const ID_PREFIX = "ratchet-answer:";
 /** The requestedSchema's one field. */
 export const ANSWER_FIELD = "answer";
@@ -16,7 +18,7 @@ const INPUT_QUOTED_CHARS = 2_000;
 
 /** An answer as POST /v1/runs/{id}/answers takes it. */
 export type ElicitedAnswer = { callId: string; content?: string; approved?: boolean };
-export type Waiting = { kind: string; callId: string; name: string; input: unknown };
+export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown };
 export type AnswerTarget = { runId: string; callId: string };
 
 export type ElicitParams = {
