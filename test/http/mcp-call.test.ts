@@ -56,7 +56,7 @@ describe("callAgent", () => {
     const d = deps([{ type: "waiting", ...ask }], { elicit: undefined });
     const result = await callAgent(d.value);
     expect(result.isError).toBeUndefined();
-    expect(result.structuredContent).toMatchObject({ runId: "run_1", status: "waiting", waiting: { callId: "c1", question: "Which colour?", choices: ["red", "blue"] }, answers: "https://r.test/v1/runs/run_1/answers" });
+    expect(result.structuredContent).toMatchObject({ runId: "run_1", status: "waiting", waiting: { callId: "c1", question: "Which colour?", choices: ["red", "blue"] }, answers: "https://r.test/v1/runs/run_1/answer" });
   });
 
   it("answers with the run id and its events when the call's time is over", async () => {

@@ -11,7 +11,7 @@ export type RunLinks = { run: string; events: string; answers: string };
 
 export function runLinks(base: string, runId: string): RunLinks {
   const run = `${base}/v1/runs/${encodeURIComponent(runId)}`;
-  return { run, events: `${run}/events`, answers: `${run}/answers` };
+  return { run, events: `${run}/events`, answers: `${run}/answer` };
 }
 
 /** A run's end, as the `end` event or the run's view tells it. */

@@ -1,5 +1,5 @@
 // A run's waiting ask or approval as an MCP `elicitation/create`, and the client's answer as the
-// body of the run's answer (the one POST /v1/runs/{id}/answers takes). Pure: no I/O.
+// body of the run's answer (the one POST /v1/runs/{id}/answer takes). Pure: no I/O.
 //
 // The client answers an elicitation with a new POST carrying a JSON-RPC response, which may reach
 // another isolate than the call that asked. So the request's id says where the answer goes (the
@@ -16,7 +16,7 @@ export const DECLINED_ANSWER = "The person declined to answer.";
 /** How much of an approval's call input the question quotes. */
 const INPUT_QUOTED_CHARS = 2_000;
 
-/** An answer as POST /v1/runs/{id}/answers takes it. */
+/** An answer as POST /v1/runs/{id}/answer takes it. */
 export type ElicitedAnswer = { callId: string; content?: string; approved?: boolean };
 export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown };
 export type AnswerTarget = { runId: string; callId: string };
