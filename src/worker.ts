@@ -4,5 +4,6 @@ export { RunObject } from "./durable/run/run-object";
 export { InboxObject } from "./durable/inbox/inbox-object";
 export { ScheduleObject } from "./durable/schedule/schedule-object";
 export { ScheduleDirectory } from "./durable/schedule/schedule-directory";
+export { AgentsObject } from "./durable/agents/agents-object";
 
 export default createApp();

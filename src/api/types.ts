@@ -26,6 +26,9 @@ export type ToolRef =
   | ProviderToolRef
   | AgentToolRef;
 
+/** The stored agent a run was made from (docs/agents.md), as its view carries it. */
+export type AgentOfRun = { name: string; version: number };
+
 /** A child run's template: the fields of POST /v1/runs except `messages`, `subject` and `webhook` (docs/children.md). */
 export type RunTemplate = Omit<CreateRunBody, "messages" | "subject" | "webhook">;
 
@@ -138,6 +141,8 @@ export type RunView = {
   /** The schedule whose fire made the run (docs/schedules.md), and the fire time it stands for. */
   scheduleId?: string;
   firedAt?: string;
+  /** The stored agent (and version) the run was made from (docs/agents.md). */
+  agent?: AgentOfRun;
   /** The run whose agent tool call started this one (a child run, docs/children.md). */
   parentId?: string;
   /** The child runs this run started, in the order they started (only when it started any). */
@@ -215,6 +220,8 @@ export type NewRun = {
   /** The schedule whose fire makes this run, and the fire time (ISO) it stands for. */
   scheduleId?: string;
   firedAt?: string;
+  /** The stored agent (and its version) the run was made from. */
+  agent?: AgentOfRun;
   /** The caller's span (the `traceparent` of POST /v1/runs): the run's trace joins the caller's trace under it. */
   traceParent?: SpanContext;
   /**
@@ -341,6 +348,8 @@ export type RunSummary = {
   firedAt?: string;
   /** A child run's parent. */
   parentId?: string;
+  /** The stored agent (and version) the run was made from. */
+  agent?: AgentOfRun;
   version: number;
 };
 

@@ -10,6 +10,7 @@ import type { AppEnv } from "./app-env";
 import { bodyLimit, MAX_BODY_BYTES } from "./body-limit";
 import { requireConfigured } from "./configured";
 import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
+import { agentsApp } from "./routes/agents";
 import { healthApp } from "./routes/health";
 import { openApiApp } from "./routes/openapi";
 import { inboxApp } from "./routes/inbox";
@@ -40,6 +41,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/schedules", schedulesApp());
   app.route("/v1/push", pushApp());
   app.route("/v1/runs/:id/scripted", scriptedApp());
+  app.route("/v1/agents", agentsApp());
   app.route("/mcp", mcpApp());
 
   const registry = app.openAPIRegistry;

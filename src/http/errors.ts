@@ -88,8 +88,13 @@ export const onNotFound: NotFoundHandler<AppEnv> = (c) =>
 
 const TARGET_NAMES: Record<string, string> = { json: "body", query: "query", param: "path", header: "headers" };
 
+/** The 400 of a zod failure on `target` (json, query, param, header), with the issues. */
+export function validationError(target: string, issues: Issue[]): ApiException {
+  return invalidRequest(`Invalid request ${TARGET_NAMES[target] ?? target}.`, issues);
+}
+
 /** The defaultHook of every OpenAPIHono: a zod failure becomes a 400 with the issues. */
 export const validationHook: Hook<unknown, AppEnv, string, undefined> = (result) => {
   if (result.success) return undefined;
-  throw invalidRequest(`Invalid request ${TARGET_NAMES[result.target] ?? result.target}.`, issuesOf(result.error));
+  throw validationError(result.target, issuesOf(result.error));
 };

@@ -23,13 +23,16 @@ function jsonBytes(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).byteLength;
 }
 
-const budgetSchema = z
+export const budgetSchema = z
   .strictObject({
     usd: z.number().gt(0),
     finishAt: z.number().gt(0).lte(1).optional(),
     spentUsd: z.number().gte(0).optional(),
   })
   .openapi("Budget");
+
+/** A run's metadata: any JSON object of at most 16 KiB. */
+export const metadataSchema = jsonObjectSchema.refine((value) => jsonBytes(value) <= METADATA_MAX_BYTES, { message: "Metadata must be at most 16 KiB as JSON." });
 
 /** The type prefix of the blocks the service records in a history (src/loop/context/container.ts, src/loop/context/context-view.ts). */
 const RECORD_PREFIX = "ratchet.";
@@ -93,9 +96,7 @@ const runFields = {
       .optional()
       .openapi({ description: 'Extended thinking: true (a 4,096-token budget), { budgetTokens }, or "adaptive".' }),
     script: scriptSchema.optional().openapi({ description: 'For provider "scripted" only: the turns it plays.' }),
-    metadata: jsonObjectSchema
-      .refine((value) => jsonBytes(value) <= METADATA_MAX_BYTES, { message: "Metadata must be at most 16 KiB as JSON." })
-      .optional(),
+    metadata: metadataSchema.optional(),
 };
 
 type ToolsAndFinish = { tools?: unknown[] | undefined; finishTools?: string[] | undefined; script?: unknown; provider?: string | undefined };
@@ -145,6 +146,12 @@ export const runTemplateSchema: z.ZodType<Api.RunTemplate> = z.strictObject(runF
 
 const { system: _system, ...fieldsAfterSystem } = runFields;
 
+/** A run's own webhook receiver. */
+export const webhookSchema = z.strictObject({ url: httpUrlSchema.openapi({ description: "Its host must be on HTTP_TOOL_ALLOW (https, or http for an http:// entry)." }) });
+
+/** The run fields a template holds: a run of a stored agent may set none of them but `budget` and `metadata` (docs/agents.md). */
+export const TEMPLATE_FIELDS: readonly string[] = Object.keys(runFields);
+
 export const createRunBodySchema = z
   .strictObject({
     // The system prompt and the messages first, as a body is usually written (issues come in this order).
@@ -154,8 +161,7 @@ export const createRunBodySchema = z
     subject: subjectSchema.optional().openapi({
       description: "Deployment token only: the subject (an app's user id) whose inbox lists the run. A user token's runs always get its own subject.",
     }),
-    webhook: z
-      .strictObject({ url: httpUrlSchema.openapi({ description: "Its host must be on HTTP_TOOL_ALLOW (https, or http for an http:// entry)." }) })
+    webhook: webhookSchema
       .optional()
       .openapi({ description: "Deployment token only: this run's own webhook receiver, besides the deployment's WEBHOOK_URL." }),
   })

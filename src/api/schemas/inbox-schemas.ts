@@ -3,7 +3,7 @@
 // at the bottom.
 import { z } from "@hono/zod-openapi";
 import { jsonObjectSchema } from "../json-object";
-import { runStatusSchema, stoppedBySchema, waitingKindSchema } from "./run-view-schemas";
+import { agentOfRunSchema, runStatusSchema, stoppedBySchema, waitingKindSchema } from "./run-view-schemas";
 import { subjectSchema } from "../subject";
 import { batchActionSchema } from "./tools/toolset-schemas";
 import type { Usage } from "../spend";
@@ -77,6 +77,7 @@ export const runSummarySchema = z
     scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),
     firedAt: z.string().optional().openapi({ description: "The fire time the run stands for (a schedule's runs only)." }),
     parentId: z.string().optional().openapi({ description: "A child run's parent." }),
+    agent: agentOfRunSchema.optional().openapi({ description: "The stored agent, and its version, the run was made from." }),
     version: z.number().int().openapi({ description: "The run's status changes so far: a larger version is newer." }),
   })
   .openapi("RunSummary");

@@ -6,6 +6,8 @@ import { chatMessageSchema } from "./content-schemas";
 import { jsonObjectSchema } from "../json-object";
 import { batchActionSchema } from "./tools/toolset-schemas";
 
+export const agentOfRunSchema = z.object({ name: z.string(), version: z.number().int() }).openapi("AgentOfRun");
+
 export const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);
 export const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "refusal", "error"]);
 export const stopReasonSchema = z
@@ -76,6 +78,7 @@ export const runViewSchema = z
     webhooks: z.array(webhookDeliverySchema).optional().openapi({ description: "The newest webhook deliveries (at most 20), newest first." }),
     scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),
     firedAt: z.string().optional().openapi({ description: "The fire time the run stands for (a schedule's runs only)." }),
+    agent: agentOfRunSchema.optional().openapi({ description: "The stored agent, and its version, the run was made from (docs/agents.md)." }),
     parentId: z.string().optional().openapi({ description: "A child run: the run whose agent tool call started it." }),
     children: z.array(childRunSchema).optional().openapi({ description: "The child runs this run started, in start order; absent when there are none." }),
     forkedFrom: forkedFromSchema.optional().openapi({ description: "A fork's source run and the model step its prefix ends with." }),

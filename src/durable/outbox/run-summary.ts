@@ -31,5 +31,6 @@ export function summaryOf(view: RunView, version: number): RunSummary {
   if (view.scheduleId !== undefined) summary.scheduleId = view.scheduleId;
   if (view.firedAt !== undefined) summary.firedAt = view.firedAt;
   if (view.parentId !== undefined) summary.parentId = view.parentId;
+  if (view.agent !== undefined) summary.agent = view.agent;
   return summary;
 }

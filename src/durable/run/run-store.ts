@@ -2,7 +2,7 @@
 // reads and writes; this module alone holds their SQL. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { ApiError, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
+import type { AgentOfRun, ApiError, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
 import { redactBody } from "../../api/redaction/redact-body";
 import { DEFAULT_MAX_STEPS } from "../../loop/loop-state";
 import type { ForkSegment } from "../../api/rpc/fork-rpc";
@@ -49,6 +49,7 @@ export const RUN_TABLES = [
      parent_id TEXT,
      depth INTEGER,
      root_id TEXT,
+     agent TEXT,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -88,6 +89,7 @@ const ADDED_COLUMNS: readonly { table: string; column: string; definition: strin
   { table: "run", column: "parent_id", definition: "TEXT" },
   { table: "run", column: "depth", definition: "INTEGER" },
   { table: "run", column: "root_id", definition: "TEXT" },
+  { table: "run", column: "agent", definition: "TEXT" },
 ];
 
 /** After RUN_TABLES were made: the columns an older object's tables lack. */
@@ -198,6 +200,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.parent_id !== null && row.parent_id !== undefined) run.parentId = String(row.parent_id);
   if (row.depth !== null && row.depth !== undefined) run.depth = Number(row.depth);
   if (row.root_id !== null && row.root_id !== undefined) run.rootId = String(row.root_id);
+  if (row.agent !== null && row.agent !== undefined) run.agent = JSON.parse(String(row.agent)) as AgentOfRun;
   const fork = readFork(sql);
   if (fork !== undefined) Object.assign(run, fork);
   const waiting = parseColumn<Waiting>(sql, row.waiting);
@@ -257,10 +260,10 @@ export function insertRun(sql: SqlStorage, run: NewRun, now: string, start?: Run
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = start?.stepLimit ?? run.body.maxSteps ?? DEFAULT_MAX_STEPS;
   sql.exec(
-    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, parent_id, depth, root_id, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, parent_id, depth, root_id, agent, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     run.id, run.model, run.provider, run.tokenHash, run.bodyHash, start?.segment ?? 1, start?.steps ?? 0, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null,
-    run.scheduleId ?? null, run.firedAt ?? null, run.parentId ?? null, run.depth ?? null, run.rootId ?? null, now, now,
+    run.scheduleId ?? null, run.firedAt ?? null, run.parentId ?? null, run.depth ?? null, run.rootId ?? null, run.agent === undefined ? null : JSON.stringify(run.agent), now, now,
   );
   sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
   if (start === undefined) insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit, perQuestion: true });
@@ -397,6 +400,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.webhooks.length > 0) view.webhooks = run.webhooks;
   if (run.scheduleId !== undefined) view.scheduleId = run.scheduleId;
   if (run.firedAt !== undefined) view.firedAt = run.firedAt;
+  if (run.agent !== undefined) view.agent = run.agent;
   if (run.parentId !== undefined) view.parentId = run.parentId;
   if (run.children.length > 0) view.children = run.children;
   if (run.forkedFrom !== undefined) view.forkedFrom = run.forkedFrom;

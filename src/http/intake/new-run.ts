@@ -15,6 +15,7 @@ import { invalidRequest } from "../errors";
 import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from "../ids/ids";
 import { ImageIntake } from "./images";
 import { admitAtEdge } from "./admit";
+import type { ResolvedAgentRun } from "../agents/agent-run-body";
 
 export type PreparedRun = { newRun: NewRun; token: string; images: ImageUpload };
 
@@ -50,11 +51,14 @@ export type PrepareRunInput = {
   idempotencyKey: string | undefined;
   findEarlier: FindEarlier;
   creator: Creator;
+  /** A run of a stored agent: the agent's version is the intake's source (what its template holds was admitted when it was made), and the run's view names it. */
+  agent?: Pick<ResolvedAgentRun, "agent" | "source">;
 };
 
-export async function prepareRun({ body, env, settings, idempotencyKey, findEarlier, creator }: PrepareRunInput): Promise<PreparedRun> {
+export async function prepareRun({ body, env, settings, idempotencyKey, findEarlier, creator, agent }: PrepareRunInput): Promise<PreparedRun> {
   const { messages, ...fields } = body;
-  const admitted = admitAtEdge({ body: fields, caller: creator, env, settings });
+  const fromAgent = agent === undefined ? {} : { source: agent.source, resolved: { provider: agent.source.provider, model: agent.source.model } };
+  const admitted = admitAtEdge({ body: fields, caller: creator, env, settings, ...fromAgent });
   const images = new ImageIntake();
   const stored: CreateRunBody = { ...admitted.body, messages: await images.messages(messages) };
   const upload = images.upload();
@@ -65,6 +69,7 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const { id, token } = await credentialsFor(settings, idempotencyKey, findEarlier, scopeOf(creator));
   const newRun: NewRun = { id, body: stored, model: admitted.model, provider: admitted.provider, tokenHash: await sha256Hex(token), bodyHash };
   if (admitted.subject !== undefined) newRun.subject = admitted.subject;
+  if (agent !== undefined) newRun.agent = agent.agent;
   if (admitted.dayLimitUsd !== undefined) newRun.dayLimitUsd = admitted.dayLimitUsd;
   return { newRun, token, images: upload };
 }

@@ -13,7 +13,8 @@ import { invalidRequest, validationHook } from "../errors";
 import { forwarded, wantsEventStream } from "../forward";
 import { newRunToken } from "../ids/ids";
 import { ImageIntake } from "../intake/images";
-import { prepareRun } from "../intake/new-run";
+import { startRun } from "../intake/start-run";
+import { runBodyHook } from "../agents/run-body-hook";
 import { answerRun } from "../intake/answer-run";
 import { prepareFork, type ForkCaller } from "../intake/fork-run";
 import { asApiError } from "../intake/admit";
@@ -59,23 +60,24 @@ function forkCallerOf(c: Context<AppEnv>): ForkCaller {
 export function runsApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  app.openapi(createRunRoute, async (c) => {
-    const { newRun, token, images } = await prepareRun({
-      body: c.req.valid("json"),
-      env: c.env,
-      settings: c.var.settings,
-      idempotencyKey: c.req.valid("header")["idempotency-key"],
-      findEarlier: (candidate) => runStub(c.env, candidate.id).exists(),
-      creator: c.var.creator,
-    });
-    // Where async HTTP tools send their results back (unless PUBLIC_URL names another address).
-    newRun.origin = new URL(c.req.url).origin;
-    // The caller's trace, which the run's trace joins (docs/traces.md).
-    const traceParent = parseTraceparent(c.req.valid("header").traceparent);
-    if (traceParent !== undefined) newRun.traceParent = traceParent;
-    const run = unwrap(await runStub(c.env, newRun.id).create(newRun, images));
-    return c.json({ run, token }, 201);
-  });
+  app.openapi(
+    createRunRoute,
+    async (c) => {
+      const header = c.req.valid("header");
+      const traceParent = parseTraceparent(header.traceparent);
+      const created = await startRun({
+        body: c.req.valid("json"),
+        env: c.env,
+        settings: c.var.settings,
+        creator: c.var.creator,
+        origin: new URL(c.req.url).origin,
+        idempotencyKey: header["idempotency-key"],
+        traceParent,
+      });
+      return c.json(created, 201);
+    },
+    runBodyHook,
+  );
 
   app.openapi(forkRoute, async (c) => {
     const body = c.req.valid("json");

@@ -4,7 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { answerBodySchema, continueBodySchema } from "../../../api/schemas/answer-schemas";
 import { messageAnswerSchema } from "../../../api/schemas/message-answer-schemas";
 import { callResultAcceptedSchema, callResultBodySchema } from "../../../api/schemas/tools/call-result-schemas";
-import { createRunBodySchema } from "../../../api/schemas/create-run-schemas";
+import { runRequestBodySchema } from "../../../api/schemas/agent-schemas";
 import { errorBodySchema } from "../../../api/schemas/error-schemas";
 import { runTokenSchema, ticketSchema, createdRunSchema, messagesSchema, runViewSchema, runStatusSchema } from "../../../api/schemas/run-view-schemas";
 import { subjectSchema } from "../../../api/subject";
@@ -61,7 +61,7 @@ export const createRunRoute = createRoute({
         .optional()
         .openapi({ description: "W3C Trace Context: the run's trace joins the caller's trace, its spans under this span (docs/traces.md). One that is not valid is ignored, as the spec asks: the run's trace is then its own." }),
     }),
-    body: { required: true, content: { "application/json": { schema: createRunBodySchema } } },
+    body: { required: true, content: { "application/json": { schema: runRequestBodySchema } } },
   },
   responses: {
     201: json(createdRunSchema, "The run, and its run token (shown this once)."),

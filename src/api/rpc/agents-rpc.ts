@@ -1,0 +1,23 @@
+// The calls made on the agents object (Durable Object RPC) by the HTTP edge: create, change and
+// delete an agent, read its latest version or one version, list the agents a reader sees.
+import type { AgentReader, AgentVersion, AgentVersionRecord, StoredAgent } from "../agent-types";
+import type { Outcome } from "../types";
+
+/** One page of agents, by name; `after` is the last name of the page before. */
+export type AgentsQuery = { reader: AgentReader; limit: number; after?: string };
+export type AgentsPage = { agents: StoredAgent[]; next?: string };
+
+/** An agent's latest version (`version` absent) or one version, as the edge resolves a name. */
+export type AgentLookup = { agent: StoredAgent; version: AgentVersion };
+
+export interface AgentsRpc {
+  /** A new name (409 if it exists), or a deleted one made again: its versions go on from the last. */
+  createAgent(name: string, record: AgentVersionRecord): Promise<Outcome<StoredAgent>>;
+  /** The next version, made from the latest with `change` over it (404 for no such agent); unchanged, the latest as it is. */
+  updateAgent(name: string, record: AgentVersionRecord): Promise<Outcome<StoredAgent>>;
+  /** The agent goes from every door (404 after); its versions stay stored, so a name made again never reuses a number. */
+  deleteAgent(name: string): Promise<Outcome<null>>;
+  /** The latest version, and version `version` when asked (404 for a missing or deleted agent, or a version it never had). */
+  lookup(name: string, version?: number): Promise<Outcome<AgentLookup>>;
+  list(query: AgentsQuery): Promise<AgentsPage>;
+}

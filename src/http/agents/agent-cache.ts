@@ -1,0 +1,58 @@
+// Reads of the agents object, cached in the Worker's isolate: a version is immutable once made, so
+// versions are kept as long as the isolate lives (up to VERSIONS_KEPT of them); the latest version
+// of a name for LATEST_TTL_MS only, so a change made through another isolate is seen within that
+// time. A change made through this isolate drops its name at once (forgetAgent), so a client that
+// changes an agent and then starts a run of it gets the new version from the same isolate. A miss
+// (no such agent, a deleted one) is never cached: an agent made a moment ago is found at once.
+import type { AgentVersion, StoredAgent } from "../../api/agent-types";
+import type { AgentLookup } from "../../api/rpc/agents-rpc";
+import type { Outcome } from "../../api/types";
+import { agentsStub } from "../../durable/agents/agents-stub";
+
+/** How long the latest version of a name is taken from the cache. */
+export const LATEST_TTL_MS = 5_000;
+/** Versions (and names) kept at most; past it the cache starts again empty. */
+const VERSIONS_KEPT = 1_000;
+
+const latest = new Map<string, { agent: StoredAgent; until: number }>();
+const versions = new Map<string, AgentVersion>();
+
+const versionKey = (name: string, version: number): string => `${name}@${version}`;
+
+function keep(agent: AgentVersion): void {
+  if (versions.size >= VERSIONS_KEPT) versions.clear();
+  versions.set(versionKey(agent.name, agent.version), agent);
+}
+
+function keepLatest(agent: StoredAgent, now: number): void {
+  if (latest.size >= VERSIONS_KEPT) latest.clear();
+  latest.set(agent.name, { agent, until: now + LATEST_TTL_MS });
+  keep(agent);
+}
+
+/** This isolate forgets what it holds of `name`'s latest version (after a change or a delete made here). */
+export function forgetAgent(name: string): void {
+  latest.delete(name);
+}
+
+/**
+ * The agent `name` (its latest version) and the version asked for (the latest when `version` is
+ * absent), from the cache where it may be, else from the agents object: 404 for an unknown or
+ * deleted agent or a version it never had.
+ */
+export async function lookupAgent(env: Env, name: string, version: number | undefined, now: number = Date.now()): Promise<Outcome<AgentLookup>> {
+  const held = latest.get(name);
+  if (held !== undefined && held.until > now) {
+    if (version === undefined || version === held.agent.version) return { ok: true, value: { agent: held.agent, version: held.agent } };
+    const kept = versions.get(versionKey(name, version));
+    if (kept !== undefined) return { ok: true, value: { agent: held.agent, version: kept } };
+  }
+  const answer = await agentsStub(env).lookup(name, version);
+  if (answer.ok) {
+    keepLatest(answer.value.agent, now);
+    keep(answer.value.version);
+  } else {
+    forgetAgent(name);
+  }
+  return answer;
+}

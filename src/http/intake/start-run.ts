@@ -1,0 +1,59 @@
+// The one create path of a new run, whichever door asks: POST /v1/runs (a body, or an agent by
+// name), and the A2A and MCP doors. It resolves a stored agent to its run body, hands the body to
+// the one intake (prepareRun), and asks the new run's object to create the run. The caller's
+// authentication and creation rate limits are the door's (requireCreator for POST /v1/runs).
+import type { RunView } from "../../api/types";
+import type { AgentRunInput } from "../../api/schemas/agent-schemas";
+import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
+import type { Settings } from "../../config/settings";
+import type { SpanContext } from "../../lib/traceparent";
+import type { Creator } from "../app-env";
+import { readerOf } from "../auth/agent-auth";
+import { resolveAgentRun } from "../agents/agents";
+import { unwrap } from "../outcome";
+import { runStub } from "../run-stub";
+import { prepareRun } from "./new-run";
+
+export type StartRunInput = {
+  /** A whole run body, or a stored agent and the fields its caller may set. */
+  body: CreateRunInput | AgentRunInput;
+  env: Env;
+  settings: Settings;
+  creator: Creator;
+  /** Where async HTTP tools send their results back (the request's origin, unless PUBLIC_URL names another). */
+  origin: string;
+  idempotencyKey?: string | undefined;
+  /** The caller's trace, which the run's trace joins (docs/traces.md). */
+  traceParent?: SpanContext | undefined;
+};
+
+export function namesAgent(body: CreateRunInput | AgentRunInput): body is AgentRunInput {
+  return "agent" in body;
+}
+
+/** Makes the run as POST /v1/runs does: the run's view and its token (an Idempotency-Key retried answers the same run), or the API's error. */
+export async function startRun(input: StartRunInput): Promise<{ run: RunView; token: string }> {
+  const { env, settings, creator } = input;
+  let body: CreateRunInput;
+  let agent: Awaited<ReturnType<typeof resolveAgentRun>> | undefined;
+  if (namesAgent(input.body)) {
+    const { agent: ref, ...fields } = input.body;
+    agent = await resolveAgentRun(env, settings, readerOf(creator), ref, fields);
+    body = agent.body;
+  } else {
+    body = input.body;
+  }
+  const { newRun, token, images } = await prepareRun({
+    body,
+    env,
+    settings,
+    idempotencyKey: input.idempotencyKey,
+    findEarlier: (candidate) => runStub(env, candidate.id).exists(),
+    creator,
+    ...(agent === undefined ? {} : { agent }),
+  });
+  newRun.origin = input.origin;
+  if (input.traceParent !== undefined) newRun.traceParent = input.traceParent;
+  const run = unwrap(await runStub(env, newRun.id).create(newRun, images));
+  return { run, token };
+}
