@@ -3,12 +3,13 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ElicitRequest, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
-import { API_TOKEN } from "../helpers/http";
+import { API_TOKEN, bearer, expectError, postJson } from "../helpers/http";
 import { mcpClient, type Elicit } from "../helpers/mcp-client";
 import { stubFor } from "../helpers/runs";
-import { api, driveRun } from "../helpers/service-client";
+import { api, BASE, driveRun, readSse, startRun } from "../helpers/service-client";
 import { watch } from "../helpers/watch";
 
 const clients: Client[] = [];
@@ -41,6 +42,23 @@ function callWithProgress(client: Client, name: string, args: Record<string, unk
     },
   }) as Promise<CallToolResult>;
   return { progress, runId, result };
+}
+
+const STREAMS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...bearer() };
+
+/** A session made by hand (initialize, initialized): its Mcp-Session-Id. */
+async function rawSession(): Promise<string> {
+  const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+  const response = await SELF.fetch(`${BASE}/mcp`, { method: "POST", headers: STREAMS, body: JSON.stringify(init) });
+  const session = response.headers.get("mcp-session-id");
+  await response.body?.cancel();
+  expect(session).toMatch(/^rs1\.n\./);
+  await rawPost(session!, { jsonrpc: "2.0", method: "notifications/initialized" });
+  return session!;
+}
+
+function rawPost(session: string, message: unknown): Promise<Response> {
+  return SELF.fetch(`${BASE}/mcp`, { method: "POST", headers: { ...STREAMS, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }, body: JSON.stringify(message) });
 }
 
 const ASK = { toolCalls: [{ name: "ask", input: { question: "Which colour?", choices: ["red", "blue"] } }] };
@@ -115,19 +133,40 @@ describe("the MCP server", () => {
     expect(answered.status).toBe(202);
   });
 
-  it("calls the same run again for the same request id in the same session", async () => {
+  it("answers the same request id in the same session with the same run", async () => {
     const agent = await makeAgent({ name: agentName("mcp-again"), run: scriptedTemplate("Once.") });
-    const client = await connect(API_TOKEN);
-    const first = callWithProgress(client, agent.name, { task: "Go." });
-    const id = await first.runId;
+    const session = await rawSession();
+    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: agent.name, arguments: { task: "Go." }, _meta: { progressToken: "p" } } };
+    // The first call: its run is named by the first progress notification; the stream is left once it is.
+    const first = await rawPost(session, call);
+    const started = await readSse(first, (data) => data.method === "notifications/progress");
+    const id = /^Run (\S+) started\.$/.exec(String((started.at(-1)!.data.params as { message: string }).message))![1]!;
     await driveRun(id);
-    await first.result;
-    // A new client has a new session: a new run.
-    const other = await connect(API_TOKEN);
-    const second = callWithProgress(other, agent.name, { task: "Go." });
-    expect(await second.runId).not.toBe(id);
-    await driveRun(await second.runId);
-    await second.result;
+    // The same request again (a client that lost the answer's stream): the same run, now finished.
+    const again = await readSse(await rawPost(session, call), (data) => data.id === 7);
+    expect(again.at(-1)!.data.result).toMatchObject({ content: [{ type: "text", text: "Once." }], _meta: { "ratchet/run": { id } } });
+    // Another request id is another run.
+    const other = await readSse(await rawPost(session, { ...call, id: 8 }), (data) => data.method === "notifications/progress");
+    const otherId = /^Run (\S+) started\.$/.exec(String((other.at(-1)!.data.params as { message: string }).message))![1]!;
+    expect(otherId).not.toBe(id);
+    // Ended, so its call (whose stream was left) ends too.
+    expect((await api(`/v1/runs/${otherId}/cancel`, API_TOKEN, { method: "POST" })).status).toBe(202);
+  });
+
+  it("refuses a run token with 403 in the API's error shape", async () => {
+    const { token } = await startRun({ script: [{ text: "hi" }], messages: [{ role: "user", content: "hi" }] });
+    await expectError(await postJson("/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { ...bearer(token), Accept: "application/json, text/event-stream" }), 403, "forbidden");
+  });
+
+  it("lets a user token call its subject's agent: the run is its subject's", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-user"), subject: "mcp-carol", run: scriptedTemplate("Hello, Carol.") });
+    const client = await connect(await userToken("mcp-carol"));
+    const call = callWithProgress(client, agent.name, { task: "Hi." });
+    const id = await call.runId;
+    await driveRun(id);
+    expect((await call.result).content).toEqual([{ type: "text", text: "Hello, Carol." }]);
+    const view = (await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { subject?: string };
+    expect(view.subject).toBe("mcp-carol");
   });
 
   it("refuses arguments that do not match the input schema as the tool's error", async () => {
@@ -138,7 +177,7 @@ describe("the MCP server", () => {
     expect(result._meta?.["ratchet/error"]).toMatchObject({ status: 400, issues: [expect.objectContaining({ path: "arguments" })] });
   });
 
-  it("refuses a bad token with 401, and a run token with 403", async () => {
+  it("refuses a bad token with 401", async () => {
     await expect(mcpClient("not-a-token-at-all")).rejects.toMatchObject({ code: 401 });
     await expect(mcpClient("not-a-token-at-all")).rejects.toBeInstanceOf(StreamableHTTPError);
   });
