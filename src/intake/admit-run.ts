@@ -21,6 +21,7 @@
 import type { CreateRunBody, ProviderName, RunTemplate, ToolRef } from "../api/types";
 import { runTemplateSchema } from "../api/schemas/create-run-schemas";
 import type { Settings } from "../config/settings";
+import { canonicalJson } from "../lib/canonical-json";
 import { checkToolRefs, checkToolSigning, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
 import { checkMcpServers } from "../tools/mcp/mcp-check";
 import { outputIssues } from "../tools/output-tool";
@@ -94,7 +95,9 @@ function checkBody(body: RunFields, path: string, context: Context, source: Inta
     // With no provider key, a run that names none falls to the scripted provider wherever it is on,
     // so a user token is told the setting that stops it (403 SCRIPTED_PROVIDER), not "no provider".
     const provider = resolveProvider({ ...(asked === undefined ? {} : { provider: asked }), script: body.script }, env, settings.scriptedProvider);
-    requireScriptedAllowed(provider, byToken(caller) && !settings.localDev, settings.scriptedProvider, provider !== source?.provider || body.script !== source?.body.script);
+    // A script kept from the source (a fork's, a stored agent's as a schedule stored it) is compared by value: a stored one was read back apart.
+    const scriptChosen = source === undefined ? body.script !== undefined : body.script !== source.body.script && canonicalJson(body.script) !== canonicalJson(source.body.script);
+    requireScriptedAllowed(provider, byToken(caller) && !settings.localDev, settings.scriptedProvider, provider !== source?.provider || scriptChosen);
     const model = resolved?.model ?? resolveModel(body, env, provider);
     const unpriced = priceIssues(provider, model, settings.prices);
     if (unpriced.length > 0) throw new IntakeRefusal(400, `No price is known for model ${JSON.stringify(model)}: add it to the PRICES setting.`, unpriced);

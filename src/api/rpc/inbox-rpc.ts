@@ -10,7 +10,8 @@ export type InboxChange = { version: number; event: InboxEvent };
 /** Where a page starts: after this run in newest-first order (creation time, then id). */
 export type ListPosition = { createdAt: string; id: string };
 
-export type ListQuery = { status?: RunStatus; limit: number; after?: ListPosition };
+/** `agent`: only the runs made from the stored agent of this name (any version). */
+export type ListQuery = { status?: RunStatus; agent?: string; limit: number; after?: ListPosition };
 
 /** A page, where the next one starts when there is one, and the inbox's newest event seq when it was read. */
 export type ListAnswer = { runs: RunSummary[]; next?: ListPosition; lastSeq?: number };

@@ -3,7 +3,7 @@
 // runs, and by run objects, whose outboxes report each run's status changes to its schedule.
 import type { InboxChange, ListAnswer, ListPosition, ListQuery } from "./inbox-rpc";
 import type { CatchUp, Overlap, ScheduleSettings, ScheduleToken, ScheduleView, TriggeredRun } from "../schedule-types";
-import type { CreateRunBody, Outcome, ProviderName } from "../types";
+import type { AgentOfRun, CreateRunBody, Outcome, ProviderName } from "../types";
 
 /**
  * What a fire needs to create its run, checked by the edge against the deployment when the
@@ -19,6 +19,12 @@ export type RunTemplate = {
   origin?: string;
   /** Who set it: each fire is admitted again with this caller's rights (src/intake/admit-run.ts); a template stored before it was kept has its settings checked only. */
   creator?: "deployment" | "user";
+  /**
+   * A run of a stored agent (docs/agents.md): the version resolved when the schedule's run was set,
+   * pinned, with that version's template, provider and model, which each fire gives the intake as
+   * its source (what the agent's template holds was admitted for the deployment when it was made).
+   */
+  agent?: AgentOfRun & { template: Omit<CreateRunBody, "messages">; provider: ProviderName; model: string };
 };
 
 export type NewSchedule = ScheduleSettings & {

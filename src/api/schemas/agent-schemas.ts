@@ -2,21 +2,14 @@
 // agent's view, and the body of POST /v1/runs that names an agent instead of carrying a template.
 // A template (`run`) is the same schema an agent tool's template has (create-run-schemas.ts).
 import { z } from "@hono/zod-openapi";
-import { AGENT_NAME_PATTERN } from "../agent-types";
 import { jsonObjectSchema } from "../json-object";
 import { subjectSchema } from "../subject";
 import { chatMessageInputSchema } from "./content-schemas";
 import { budgetSchema, createRunBodySchema, metadataSchema, runTemplateSchema, webhookSchema } from "./create-run-schemas";
 
-export const AGENT_NAME_MESSAGE = "Must be 1–64 characters of a-z, 0-9 and -.";
+import { agentNameSchema, agentRefSchema } from "./agent-ref-schemas";
 
-export const agentNameSchema = z.string().regex(AGENT_NAME_PATTERN, { message: AGENT_NAME_MESSAGE }).openapi({ example: "support-triage" });
-
-export const agentVersionSchema = z.number().int().gte(1).openapi({ description: "A version number: 1 for the first, one more for each change." });
-
-export const agentRefSchema = z
-  .union([agentNameSchema, z.strictObject({ name: agentNameSchema, version: agentVersionSchema.optional() })])
-  .openapi("AgentRef", { description: 'An agent by name (its latest version), or {name, version} for one version.' });
+export { agentNameSchema, agentRefSchema };
 
 /** An agent's input schema: a JSON Schema of an object, as MCP hosts and agent tools call an agent with one. */
 const agentInputSchema = jsonObjectSchema

@@ -61,6 +61,7 @@ export function admitFire(env: Env, template: RunTemplate): { ok: true; run: Adm
       env,
       settings: intakeSettingsOf(env),
       resolved: { provider: template.provider, model: template.model },
+      ...(template.agent === undefined ? {} : { source: { body: template.agent.template, provider: template.agent.provider, model: template.agent.model } }),
       ...(template.dayLimitUsd === undefined ? {} : { dayLimitUsd: template.dayLimitUsd }),
     });
     return { ok: true, run };
@@ -91,6 +92,7 @@ export async function createFireRun(env: Env, scheduleId: string, template: RunT
     scheduleId,
     firedAt: new Date(at).toISOString(),
   };
+  if (template.agent !== undefined) run.agent = { name: template.agent.name, version: template.agent.version };
   if (fire.subject !== undefined) run.subject = fire.subject;
   if (fire.dayLimitUsd !== undefined) run.dayLimitUsd = fire.dayLimitUsd;
   if (template.origin !== undefined) run.origin = template.origin;

@@ -12,6 +12,12 @@ export function runIndexPage(sql: SqlStorage, table: "run_index" | "schedule_run
     where.push("status = ?");
     values.push(query.status);
   }
+  // The runs of one stored agent: a filter over the summaries of the subject's (or schedule's) own
+  // index, not an index of its own; a page reads on until it holds its runs or the index ends.
+  if (query.agent !== undefined) {
+    where.push("json_extract(summary, '$.agent.name') = ?");
+    values.push(query.agent);
+  }
   if (query.after !== undefined) {
     where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");
     values.push(query.after.createdAt, query.after.createdAt, query.after.id);

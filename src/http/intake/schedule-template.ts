@@ -11,9 +11,15 @@ import type { Settings } from "../../config/settings";
 import type { Creator } from "../app-env";
 import { ApiException, invalidRequest, type ApiStatus } from "../errors";
 import { prepareRun } from "./new-run";
+import type { AgentRunInput } from "../../api/schemas/agent-schemas";
+import { resolveAgentRun } from "../agents/agents";
+import type { ResolvedAgentRun } from "../agents/agent-run-body";
+import { readerOf } from "../auth/agent-auth";
+import { namesAgent } from "./start-run";
 
 export type TemplateInput = {
-  run: CreateRunInput;
+  /** A whole run body, or a stored agent with the fields its caller may set (resolved now: the schedule pins that version). */
+  run: CreateRunInput | AgentRunInput;
   /** The schedule's subject, which its runs get (a user token's own, or the one the deployment token named). */
   subject: string | undefined;
   env: Env;
@@ -29,9 +35,15 @@ function underRun(error: ApiException): ApiException {
   return new ApiException(error.status as ApiStatus, error.message, issues.length === 0 ? { code: error.code, cause: error } : { code: error.code, issues, cause: error });
 }
 
-export async function prepareTemplate({ run, subject, env, settings, creator, origin }: TemplateInput): Promise<RunTemplate> {
+export async function prepareTemplate({ run: asked, subject, env, settings, creator, origin }: TemplateInput): Promise<RunTemplate> {
   let prepared: Awaited<ReturnType<typeof prepareRun>>;
+  let agent: ResolvedAgentRun | undefined;
   try {
+    if (namesAgent(asked)) {
+      const { agent: ref, ...fields } = asked;
+      agent = await resolveAgentRun(env, settings, readerOf(creator), ref, fields);
+    }
+    const run = agent === undefined ? (asked as CreateRunInput) : agent.body;
     prepared = await prepareRun({
       // A run naming another subject than the schedule's is the intake's to refuse (`run.subject`), not to overwrite.
       body: subject === undefined || run.subject !== undefined ? run : { ...run, subject },
@@ -40,6 +52,7 @@ export async function prepareTemplate({ run, subject, env, settings, creator, or
       idempotencyKey: undefined,
       findEarlier: async () => false,
       creator,
+      ...(agent === undefined ? {} : { agent }),
     });
   } catch (error) {
     throw error instanceof ApiException ? underRun(error) : error;
@@ -51,5 +64,6 @@ export async function prepareTemplate({ run, subject, env, settings, creator, or
   const template: RunTemplate = { body: newRun.body, model: newRun.model, provider: newRun.provider, origin, creator: creator.kind };
   if (newRun.subject !== undefined) template.subject = newRun.subject;
   if (newRun.dayLimitUsd !== undefined) template.dayLimitUsd = newRun.dayLimitUsd;
+  if (agent !== undefined) template.agent = { ...agent.agent, template: agent.source.body, provider: agent.source.provider, model: agent.source.model };
   return template;
 }

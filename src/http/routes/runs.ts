@@ -99,9 +99,10 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   });
 
   app.openapi(listRunsRoute, async (c) => {
-    const { status, limit, cursor, scheduleId } = c.req.valid("query");
+    const { status, limit, cursor, scheduleId, agent } = c.req.valid("query");
     const query: ListQuery = { limit: limit === undefined ? LIST_LIMIT_DEFAULT : Number(limit) };
     if (status !== undefined) query.status = status;
+    if (agent !== undefined) query.agent = agent;
     if (cursor !== undefined) {
       const after = decodeCursor(cursor);
       if (after === undefined) throw invalidRequest("Invalid request query.", [{ path: "cursor", message: "Not a cursor this API gave." }]);

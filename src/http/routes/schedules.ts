@@ -13,6 +13,8 @@ import { directoryStub, scheduleStub } from "../../durable/schedule/schedule-stu
 import type { AppEnv } from "../app-env";
 import { invalidRequest, validationHook } from "../errors";
 import { prepareTemplate } from "../intake/schedule-template";
+import { runBodyHookAt } from "../agents/run-body-hook";
+import { createScheduleWholeRunSchema, updateScheduleWholeRunSchema } from "../../api/schemas/schedule-schemas";
 import { unwrap } from "../outcome";
 import { newScheduleId } from "../ids/schedule-ids";
 import { decodeCursor, encodeCursor } from "./cursor";
@@ -72,7 +74,7 @@ export function schedulesApp(): OpenAPIHono<AppEnv> {
     unwrap(await directoryStub(c.env, subject).add({ id: schedule.id, createdAt: schedule.createdAt }, subject === undefined ? undefined : c.var.settings.limits.schedulesPerSubject));
     const view = unwrap(await scheduleStub(c.env, schedule.id).create(schedule));
     return c.json({ schedule: view }, 201);
-  });
+  }, runBodyHookAt("run", createScheduleWholeRunSchema));
 
   app.openapi(listSchedulesRoute, async (c) => {
     const { limit, cursor } = c.req.valid("query");
@@ -120,7 +122,7 @@ export function schedulesApp(): OpenAPIHono<AppEnv> {
     // A resume fires under the resumer: this user token, or (the deployment's) none.
     if (body.paused === false) patch.resumedBy = tokenOf(c);
     return c.json({ schedule: unwrap(await c.var.schedule.update(patch)) }, 200);
-  });
+  }, runBodyHookAt("run", updateScheduleWholeRunSchema));
 
   app.openapi(deleteScheduleRoute, async (c) => {
     const current = unwrap(await c.var.schedule.view());

@@ -4,7 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { answerBodySchema, continueBodySchema } from "../../../api/schemas/answer-schemas";
 import { messageAnswerSchema } from "../../../api/schemas/message-answer-schemas";
 import { callResultAcceptedSchema, callResultBodySchema } from "../../../api/schemas/tools/call-result-schemas";
-import { runRequestBodySchema } from "../../../api/schemas/agent-schemas";
+import { agentNameSchema, runRequestBodySchema } from "../../../api/schemas/agent-schemas";
 import { errorBodySchema } from "../../../api/schemas/error-schemas";
 import { runTokenSchema, ticketSchema, createdRunSchema, messagesSchema, runViewSchema, runStatusSchema } from "../../../api/schemas/run-view-schemas";
 import { subjectSchema } from "../../../api/subject";
@@ -87,6 +87,7 @@ export const listRunsRoute = createRoute({
       cursor: z.string().regex(CURSOR_PATTERN, { message: "Not a cursor this API gave." }).optional().openapi({ description: "The nextCursor of the page before." }),
       subject: subjectSchema.optional().openapi({ description: "Deployment token: whose runs (required, unless scheduleId is given). User token: its own, if given." }),
       scheduleId: z.string().optional().openapi({ description: "The runs of this schedule (with or without a subject), from the schedule's own index." }),
+      agent: agentNameSchema.optional().openapi({ description: "Only the runs made from the stored agent of this name (any version): of the subject, or of the schedule." }),
     }),
   },
   responses: { 200: json(runsPageSchema, "A page of runs."), ...errors(400, 401, 403, 404, 429) },
