@@ -9,6 +9,7 @@ import { InboxPanel } from "./inbox-panel";
 import { PushControl, registerServiceWorker, rememberedUserToken } from "./push-control";
 import { RunPanel } from "./run-panel";
 import { SchedulesPanel } from "./schedules-panel";
+import { AgentsPanel, listAgents, startAgentRun } from "./agents-panel";
 import { readStartForm, setUpStartForm } from "./start-form";
 
 const baseUrl = location.origin;
@@ -23,6 +24,9 @@ const inbox = new InboxPanel();
 const schedulesForm = byId("schedules-form", HTMLFormElement);
 const schedulesFormError = byId("schedules-form-error", HTMLParagraphElement);
 const schedules = new SchedulesPanel();
+const agentsForm = byId("agents-form", HTMLFormElement);
+const agentsFormError = byId("agents-form-error", HTMLParagraphElement);
+const agents = new AgentsPanel();
 const push = new PushControl();
 let watching: AbortController | undefined;
 let watchingInbox: AbortController | undefined;
@@ -216,6 +220,24 @@ schedulesForm.addEventListener("submit", (event) => {
       await openSchedules(token, subject === "" ? undefined : subject);
     } catch (error) {
       fail(schedulesFormError, describe(error));
+    }
+  });
+});
+
+/** The agents the token sees, each started from its own message box; the run opens with its run token. */
+agentsForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const token = String(new FormData(agentsForm).get("agentsToken") ?? "").trim();
+  if (token === "") return fail(agentsFormError, "Give a user token or the deployment token.");
+  fail(agentsFormError, undefined);
+  void busy(agentsForm, async () => {
+    try {
+      agents.open(await listAgents(baseUrl, token), async (name, text) => {
+        const started = await startAgentRun(baseUrl, token, name, text);
+        await watch(started.run.id, started.token);
+      });
+    } catch (error) {
+      fail(agentsFormError, describe(error));
     }
   });
 });

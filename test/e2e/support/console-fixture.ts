@@ -6,19 +6,21 @@ import { join } from "node:path";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { buildConsole, launchChromium } from "./console-browser";
+import { freePort } from "./free-port";
 import { startDevServer, type DevServer } from "./dev-server";
 
 export type ConsoleFixture = { readonly dev: DevServer; readonly browser: BrowserContext };
 
 /** Call inside a describe block; read `dev` and `browser` in its tests. */
-export function consoleFixture(name: string, port: number): ConsoleFixture {
+/** `port`: a number, or "free" for one the OS gives when the fixture starts. */
+export function consoleFixture(name: string, port: number | "free"): ConsoleFixture {
   const state = mkdtempSync(join(tmpdir(), `ratchet-${name}-`));
   const profile = mkdtempSync(join(tmpdir(), `ratchet-chromium-${name}-`));
   let dev: DevServer | undefined;
   let browser: BrowserContext | undefined;
   beforeAll(async () => {
     buildConsole();
-    dev = await startDevServer({ port, persistTo: state });
+    dev = await startDevServer({ port: port === "free" ? await freePort() : port, persistTo: state });
     browser = await launchChromium(profile);
   });
   afterAll(async () => {
