@@ -40,6 +40,8 @@ export type Limits = {
   maxQueuedMessages: number;
   /** MAX_INTERRUPTS_PER_STEP: interrupts of one model step; later interrupt messages queue. */
   maxInterruptsPerStep: number;
+  /** MCP_CALL_SECONDS: how long an MCP tools/call waits for its run before it answers with the run id (the run goes on). */
+  mcpCallSeconds: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -62,6 +64,7 @@ export const DEFAULT_LIMITS: Limits = {
   schedulesPerSubject: 20,
   maxQueuedMessages: 20,
   maxInterruptsPerStep: 3,
+  mcpCallSeconds: 50,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -85,6 +88,7 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   schedulesPerSubject: { setting: "SCHEDULES_PER_SUBJECT", whole: true },
   maxQueuedMessages: { setting: "MAX_QUEUED_MESSAGES", whole: true },
   maxInterruptsPerStep: { setting: "MAX_INTERRUPTS_PER_STEP", whole: true },
+  mcpCallSeconds: { setting: "MCP_CALL_SECONDS", whole: true },
 };
 
 type Problem = { setting: string; problem: string };

@@ -21,6 +21,7 @@ import { schedulesApp } from "./routes/schedules";
 import { scriptedApp } from "./routes/scripted";
 import { tokensApp } from "./routes/tokens";
 import { usageApp } from "./routes/usage";
+import { mcpApp } from "./mcp/mcp-route";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -43,6 +44,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/runs/:id/scripted", scriptedApp());
   app.route("/a2a", a2aApp());
   app.route("/v1/agents", agentsApp());
+  app.route("/mcp", mcpApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {

@@ -3,7 +3,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { JSONValue } from "hono/utils/types";
-import type { AnswerBody, CallResultBody, ContinueBody, RunsPage } from "../../api/types";
+import type { CallResultBody, ContinueBody, RunsPage } from "../../api/types";
 import type { AppEnv } from "../app-env";
 import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
 import type { ListQuery } from "../../api/rpc/inbox-rpc";
@@ -15,6 +15,7 @@ import { newRunToken } from "../ids/ids";
 import { ImageIntake } from "../intake/images";
 import { startRun } from "../intake/start-run";
 import { runBodyHook } from "../agents/run-body-hook";
+import { answerRun } from "../intake/answer-run";
 import { prepareFork, type ForkCaller } from "../intake/fork-run";
 import { asApiError } from "../intake/admit";
 import { admitContinue } from "../../intake/admit-run";
@@ -120,14 +121,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
 
   app.openapi(getMessagesRoute, async (c) => c.json(unwrap(await c.var.run.messages()), 200));
 
-  app.openapi(answerRoute, async (c) => {
-    const { content, results, ...rest } = c.req.valid("json");
-    const body: AnswerBody = rest;
-    const images = new ImageIntake();
-    if (content !== undefined) body.content = await images.content(content, "content");
-    if (results !== undefined) body.results = await images.batchResults(results, "results");
-    return c.json(unwrap(await c.var.run.answer(body, images.upload())), 202);
-  });
+  app.openapi(answerRoute, async (c) => c.json(unwrap(await answerRun(c.var.run, c.req.valid("json"))), 202));
 
   app.openapi(cancelRoute, async (c) => c.json(unwrap(await c.var.run.cancel()), 202));
 

@@ -1,0 +1,71 @@
+// What the MCP server of one request may reach, for its caller: the agents it sees as tools
+// (src/http/agents), a run of one started by startRun (the one create path: the agent resolved, the
+// one intake, the creation rate limits as POST /v1/runs counts them), the run's events and links,
+// and the session's idempotency key for a request id.
+import type { Context } from "hono";
+import type { StoredAgent } from "../../api/agent-types";
+import type { AppEnv, Creator } from "../app-env";
+import { findAgent, listAgents } from "../agents/agents";
+import { readerOf } from "../auth/agent-auth";
+import type { Caller } from "../auth/auth";
+import { limitDeploymentCreation, limitSubjectCreation } from "../auth/rate-limit";
+import { startRun } from "../intake/start-run";
+import { runStub } from "../run-stub";
+import { taskOf, toolInputSchema } from "./agent-input";
+import { runLinks } from "./call-results";
+import type { AgentTool, McpDeps } from "./mcp-server";
+import type { McpSession } from "./mcp-session";
+import { readRunEvents } from "./run-events";
+
+/** Agents read per page of the listing. */
+const PAGE = 100;
+
+/** The Idempotency-Key of a call: the session's and the JSON-RPC request id's (a string id and a number id never meet). */
+export function callKey(session: McpSession, requestId: string | number): string {
+  return `mcp:${session.id}:${typeof requestId}:${requestId}`;
+}
+
+export function agentTool(agent: StoredAgent): AgentTool {
+  return { name: agent.name, description: agent.description, inputSchema: toolInputSchema(agent.inputSchema) };
+}
+
+function creatorOf(caller: Exclude<Caller, { kind: "run" }>): Creator {
+  if (caller.kind === "deployment") return { kind: "deployment" };
+  const creator: Creator = { kind: "user", subject: caller.subject };
+  if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
+  return creator;
+}
+
+export function mcpDeps(c: Context<AppEnv>, caller: Exclude<Caller, { kind: "run" }>, session: McpSession | undefined): McpDeps {
+  const origin = new URL(c.req.url).origin;
+  const token = caller.kind === "user" ? c.var.watcherToken : undefined;
+  const creator = creatorOf(caller);
+  const reader = readerOf(creator);
+  return {
+    agents: async () => {
+      const tools: AgentTool[] = [];
+      let after: string | undefined;
+      do {
+        const page = await listAgents(c.env, reader, after === undefined ? { limit: PAGE } : { limit: PAGE, after });
+        tools.push(...page.agents.map(agentTool));
+        after = page.next;
+      } while (after !== undefined);
+      return tools;
+    },
+    start: async (name, args, key) => {
+      // Unknown, deleted and another subject's agents are one answer: no such tool.
+      const found = await findAgent(c.env, reader, name);
+      if (found === undefined) return undefined;
+      const content = taskOf(args, found.agent.inputSchema);
+      if (caller.kind === "deployment") await limitDeploymentCreation(c.env, caller.token);
+      else await limitSubjectCreation(c.env, caller.subject);
+      const { run } = await startRun({ body: { agent: { name, version: found.agent.version }, messages: [{ role: "user", content }] }, env: c.env, settings: c.var.settings, creator, origin, idempotencyKey: key });
+      return run;
+    },
+    events: (runId, after) => readRunEvents(runStub(c.env, runId), runId, after, caller.kind, token),
+    links: (runId) => runLinks(origin, runId),
+    keyOf: (requestId) => (session === undefined ? undefined : callKey(session, requestId)),
+    elicitation: session?.elicitation ?? false,
+    callSeconds: c.var.settings.limits.mcpCallSeconds,
+  };
+}

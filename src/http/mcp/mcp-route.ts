@@ -1,0 +1,64 @@
+// /mcp: Ratchet's agents as an MCP server (Streamable HTTP, protocol 2025-11-25). POST carries
+// JSON-RPC (a tools/call answers over its own SSE response: progress, elicitations, the result);
+// GET opens the stream the transport offers for server messages (nothing is sent on it: every
+// message here belongs to a call's POST); DELETE ends a session, which holds nothing to end.
+// Each request builds its own server and transport: no state lives between requests
+// (mcp-session.ts says where the session is; elicitation.ts where an answer goes).
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../app-env";
+import { ApiException } from "../errors";
+import { identify, limitUser } from "../auth/auth";
+import { mcpDeps } from "./mcp-agents";
+import { deliverAnswers, onlyResponses } from "./mcp-answers";
+import { mcpServer } from "./mcp-server";
+import { declaresFormElicitation, newSession, sessionOf, type McpSession } from "./mcp-session";
+
+export const SESSION_HEADER = "mcp-session-id";
+
+/** The `initialize` request among the messages, if one is. */
+function initializeOf(messages: readonly unknown[]): { params?: { capabilities?: unknown } } | undefined {
+  return messages.find((message): message is { method: string; params?: { capabilities?: unknown } } => typeof message === "object" && message !== null && (message as { method?: unknown }).method === "initialize");
+}
+
+function parseError(): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON." }, id: null }, { status: 400 });
+}
+
+/** The response with the session's id added (the transport, stateless, gives none). */
+function withSession(response: Response, session: McpSession): Response {
+  const headers = new Headers(response.headers);
+  headers.set(SESSION_HEADER, session.id);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+async function handle(c: Context<AppEnv>): Promise<Response> {
+  const caller = await identify(c);
+  if (caller.kind === "run") throw new ApiException(403, "A run token cannot use the MCP server; use the deployment token or a user token.");
+  if (caller.kind === "user") await limitUser(c, caller.subject);
+  let messages: unknown[] = [];
+  let parsedBody: unknown;
+  if (c.req.method === "POST") {
+    try {
+      parsedBody = JSON.parse(await c.req.text());
+    } catch {
+      return parseError();
+    }
+    messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
+    if (onlyResponses(messages)) {
+      await deliverAnswers(messages, { env: c.env, runIdKeys: c.var.settings.runIdKeys, subject: caller.kind === "user" ? caller.subject : undefined });
+      return c.body(null, 202);
+    }
+  }
+  const initialize = initializeOf(messages);
+  const session = initialize !== undefined ? newSession(declaresFormElicitation(initialize.params?.capabilities)) : sessionOf(c.req.header(SESSION_HEADER));
+  const { server, transport } = mcpServer(mcpDeps(c, caller, session));
+  await server.connect(transport);
+  const response = await transport.handleRequest(c.req.raw, parsedBody === undefined ? {} : { parsedBody });
+  return initialize !== undefined && session !== undefined ? withSession(response, session) : response;
+}
+
+export function mcpApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.on(["POST", "GET", "DELETE"], "/", handle);
+  return app;
+}

@@ -1,0 +1,196 @@
+// Ratchet as an MCP server (docs/mcp-server.md), through the official MCP client on SELF: each
+// stored agent a tool, a call a run with progress, a question an elicitation or the run id.
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult, ElicitRequest, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { SELF } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
+import { API_TOKEN, bearer, expectError, postJson } from "../helpers/http";
+import { mcpClient, type Elicit } from "../helpers/mcp-client";
+import { stubFor } from "../helpers/runs";
+import { api, BASE, driveRun, readSse, startRun } from "../helpers/service-client";
+import { watch } from "../helpers/watch";
+
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close();
+});
+
+async function connect(token: string, elicit?: Elicit): Promise<Client> {
+  const client = await mcpClient(token, elicit);
+  clients.push(client);
+  return client;
+}
+
+async function userToken(subject: string): Promise<string> {
+  const response = await api("/v1/tokens", API_TOKEN, { method: "POST", body: JSON.stringify({ subject }) });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { token: string }).token;
+}
+
+/** Calls a tool; the run's id comes with the first progress notification, which names it. */
+function callWithProgress(client: Client, name: string, args: Record<string, unknown>) {
+  const progress: Progress[] = [];
+  let named: (id: string) => void = () => undefined;
+  const runId = new Promise<string>((resolve) => (named = resolve));
+  const result = client.callTool({ name, arguments: args }, undefined, {
+    onprogress: (update) => {
+      progress.push(update);
+      const id = /^Run (\S+) started\.$/.exec(update.message ?? "")?.[1];
+      if (id !== undefined) named(id);
+    },
+  }) as Promise<CallToolResult>;
+  return { progress, runId, result };
+}
+
+const STREAMS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...bearer() };
+
+/** A session made by hand (initialize, initialized): its Mcp-Session-Id. */
+async function rawSession(): Promise<string> {
+  const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+  const response = await SELF.fetch(`${BASE}/mcp`, { method: "POST", headers: STREAMS, body: JSON.stringify(init) });
+  const session = response.headers.get("mcp-session-id");
+  await response.body?.cancel();
+  expect(session).toMatch(/^rs1\.n\./);
+  await rawPost(session!, { jsonrpc: "2.0", method: "notifications/initialized" });
+  return session!;
+}
+
+function rawPost(session: string, message: unknown): Promise<Response> {
+  return SELF.fetch(`${BASE}/mcp`, { method: "POST", headers: { ...STREAMS, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }, body: JSON.stringify(message) });
+}
+
+const ASK = { toolCalls: [{ name: "ask", input: { question: "Which colour?", choices: ["red", "blue"] } }] };
+
+describe("the MCP server", () => {
+  it("lists the agents as tools, with their input schemas (default {task})", async () => {
+    const plain = await makeAgent({ name: agentName("mcp-plain"), description: "Plain answers." });
+    const typed = await makeAgent({ name: agentName("mcp-typed"), inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } });
+    const client = await connect(API_TOKEN);
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === plain.name)).toMatchObject({ description: "Plain answers.", inputSchema: { type: "object", required: ["task"] } });
+    expect(tools.find((tool) => tool.name === typed.name)?.inputSchema).toEqual({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
+  });
+
+  it("calls an agent: a run, a progress notification per step, the final text", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-call"), run: scriptedTemplate("", { script: [{ toolCalls: [{ name: "calculator", input: { expression: "2+3" } }] }, { text: "It is 5." }], tools: ["calculator"] }) });
+    const client = await connect(API_TOKEN);
+    const call = callWithProgress(client, agent.name, { task: "What is 2+3?" });
+    const id = await call.runId;
+    await driveRun(id);
+    const result = await call.result;
+    expect(result.content).toEqual([{ type: "text", text: "It is 5." }]);
+    expect(result._meta?.["ratchet/run"]).toMatchObject({ id, status: "finished" });
+    expect(call.progress.map((update) => update.progress)).toEqual([0, 1, 2]);
+    expect(call.progress[1]).toMatchObject({ total: expect.any(Number), message: "Step 1 done." });
+    const messages = await (await api(`/v1/runs/${id}/messages`, API_TOKEN)).json();
+    expect(JSON.stringify(messages)).toContain("What is 2+3?");
+  });
+
+  it("answers a typed output as structuredContent", async () => {
+    const output = { schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } };
+    const agent = await makeAgent({ name: agentName("mcp-final"), run: scriptedTemplate("", { script: [{ toolCalls: [{ name: "final_answer", input: { n: 7 } }] }], output }) });
+    const client = await connect(API_TOKEN);
+    const call = callWithProgress(client, agent.name, { task: "Seven." });
+    await driveRun(await call.runId);
+    expect((await call.result).structuredContent).toEqual({ n: 7 });
+  });
+
+  it("puts an ask to a client that declared elicitation, and its answer goes to the run", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-ask"), run: scriptedTemplate("", { script: [ASK, { text: "Red it is." }], tools: ["ask"] }) });
+    const asked: ElicitRequest["params"][] = [];
+    const client = await connect(API_TOKEN, async (params) => {
+      asked.push(params);
+      return { action: "accept", content: { answer: "red" } };
+    });
+    const call = callWithProgress(client, agent.name, { task: "Pick a colour." });
+    const id = await call.runId;
+    const watcher = await watch(stubFor(id));
+    await driveRun(id);
+    await watcher.next((frame) => frame.type === "answered");
+    await driveRun(id);
+    const result = await call.result;
+    watcher.close();
+    expect(asked).toEqual([expect.objectContaining({ message: "Which colour?", requestedSchema: { type: "object", properties: { answer: { type: "string", title: "Answer", enum: ["red", "blue"] } }, required: ["answer"] } })]);
+    expect(result.content).toEqual([{ type: "text", text: "Red it is." }]);
+    const messages = JSON.stringify(await (await api(`/v1/runs/${id}/messages`, API_TOKEN)).json());
+    expect(messages).toContain("red");
+  });
+
+  it("without elicitation ends the call with the question and the run id, answered over the HTTP API", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-noelicit"), run: scriptedTemplate("", { script: [ASK, { text: "Blue it is." }], tools: ["ask"] }) });
+    const client = await connect(API_TOKEN);
+    const call = callWithProgress(client, agent.name, { task: "Pick a colour." });
+    const id = await call.runId;
+    await driveRun(id);
+    const result = await call.result;
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toMatchObject({ runId: id, status: "waiting", waiting: { kind: "ask", question: "Which colour?", choices: ["red", "blue"] } });
+    const callId = (result.structuredContent as { waiting: { callId: string } }).waiting.callId;
+    expect((result.content[0] as { text: string }).text).toContain(`/v1/runs/${id}/answer`);
+    const answered = await api(`/v1/runs/${id}/answer`, API_TOKEN, { method: "POST", body: JSON.stringify({ callId, content: "blue" }) });
+    expect(answered.status).toBe(202);
+  });
+
+  it("answers the same request id in the same session with the same run", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-again"), run: scriptedTemplate("Once.") });
+    const session = await rawSession();
+    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: agent.name, arguments: { task: "Go." }, _meta: { progressToken: "p" } } };
+    // The first call: its run is named by the first progress notification; the stream is left once it is.
+    const first = await rawPost(session, call);
+    const started = await readSse(first, (data) => data.method === "notifications/progress");
+    const id = /^Run (\S+) started\.$/.exec(String((started.at(-1)!.data.params as { message: string }).message))![1]!;
+    await driveRun(id);
+    // The same request again (a client that lost the answer's stream): the same run, now finished.
+    const again = await readSse(await rawPost(session, call), (data) => data.id === 7);
+    expect(again.at(-1)!.data.result).toMatchObject({ content: [{ type: "text", text: "Once." }], _meta: { "ratchet/run": { id } } });
+    // Another request id is another run.
+    const other = await readSse(await rawPost(session, { ...call, id: 8 }), (data) => data.method === "notifications/progress");
+    const otherId = /^Run (\S+) started\.$/.exec(String((other.at(-1)!.data.params as { message: string }).message))![1]!;
+    expect(otherId).not.toBe(id);
+    // Ended, so its call (whose stream was left) ends too.
+    expect((await api(`/v1/runs/${otherId}/cancel`, API_TOKEN, { method: "POST" })).status).toBe(202);
+  });
+
+  it("refuses a run token with 403 in the API's error shape", async () => {
+    const { token } = await startRun({ script: [{ text: "hi" }], messages: [{ role: "user", content: "hi" }] });
+    await expectError(await postJson("/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { ...bearer(token), Accept: "application/json, text/event-stream" }), 403, "forbidden");
+  });
+
+  it("lets a user token call its subject's agent: the run is its subject's", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-user"), subject: "mcp-carol", run: scriptedTemplate("Hello, Carol.") });
+    const client = await connect(await userToken("mcp-carol"));
+    const call = callWithProgress(client, agent.name, { task: "Hi." });
+    const id = await call.runId;
+    await driveRun(id);
+    expect((await call.result).content).toEqual([{ type: "text", text: "Hello, Carol." }]);
+    const view = (await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { subject?: string };
+    expect(view.subject).toBe("mcp-carol");
+  });
+
+  it("refuses arguments that do not match the input schema as the tool's error", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-args") });
+    const client = await connect(API_TOKEN);
+    const result = (await client.callTool({ name: agent.name, arguments: { nothing: 1 } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result._meta?.["ratchet/error"]).toMatchObject({ status: 400, issues: [expect.objectContaining({ path: "arguments" })] });
+  });
+
+  it("refuses a bad token with 401", async () => {
+    await expect(mcpClient("not-a-token-at-all")).rejects.toMatchObject({ code: 401 });
+    await expect(mcpClient("not-a-token-at-all")).rejects.toBeInstanceOf(StreamableHTTPError);
+  });
+
+  it("shows a user token its own subject's agents and the shared ones, never another subject's", async () => {
+    const mine = await makeAgent({ name: agentName("mcp-mine"), subject: "mcp-alice" });
+    const theirs = await makeAgent({ name: agentName("mcp-theirs"), subject: "mcp-bob" });
+    const shared = await makeAgent({ name: agentName("mcp-shared") });
+    const client = await connect(await userToken("mcp-alice"));
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain(mine.name);
+    expect(names).toContain(shared.name);
+    expect(names).not.toContain(theirs.name);
+    await expect(client.callTool({ name: theirs.name, arguments: { task: "hi" } })).rejects.toThrow(/Unknown tool/);
+  });
+});
