@@ -124,10 +124,15 @@ export function textOf(message: UIMessageLike | undefined): string {
 /** The version's DefaultChatTransport on its own (for reconnectToStream), and its readUIMessageStream. */
 export function transportFor(version: ChatVersion, token: string): {
   reconnect(chatId: string): Promise<ReadableStream<Record<string, unknown>> | null>;
+  /** The transport's own parsing of a response body (the version's uiMessageChunkSchema). */
+  parse(body: ReadableStream<Uint8Array>): ReadableStream<Record<string, unknown>>;
   read(stream: ReadableStream<Record<string, unknown>>): AsyncIterable<UIMessageLike>;
 } {
   const mod = MODULES[version] as unknown as {
-    DefaultChatTransport: new (init: object) => { reconnectToStream(options: { chatId: string }): Promise<ReadableStream<Record<string, unknown>> | null> };
+    DefaultChatTransport: new (init: object) => {
+      reconnectToStream(options: { chatId: string }): Promise<ReadableStream<Record<string, unknown>> | null>;
+      processResponseStream(body: ReadableStream<Uint8Array>): ReadableStream<Record<string, unknown>>;
+    };
     readUIMessageStream: (options: { stream: ReadableStream<Record<string, unknown>>; onError?: (error: unknown) => void; terminateOnError?: boolean }) => AsyncIterable<UIMessageLike>;
   };
   const transport = new mod.DefaultChatTransport({
@@ -135,5 +140,5 @@ export function transportFor(version: ChatVersion, token: string): {
     headers: { Authorization: `Bearer ${token}` },
     fetch: (input: RequestInfo | URL, init?: RequestInit) => SELF.fetch(input instanceof Request ? input : String(input), init),
   });
-  return { reconnect: (chatId) => transport.reconnectToStream({ chatId }), read: (stream) => mod.readUIMessageStream({ stream, terminateOnError: true }) };
+  return { reconnect: (chatId) => transport.reconnectToStream({ chatId }), parse: (body) => transport.processResponseStream(body), read: (stream) => mod.readUIMessageStream({ stream, terminateOnError: true }) };
 }
