@@ -244,4 +244,27 @@ describe("AI SDK chat errors, in the API's error shape", () => {
     await expectError(regenerate, 409, "conflict");
     await expectError(await api(`/v1/ai-sdk/v7/chat`, token, { method: "POST", body: JSON.stringify({ messages: [user] }) }), 400, "invalid-request");
   });
+
+  it("CORS as CORS_ORIGINS says: a preflight and the answers (errors too) carry the allowed origin, another origin gets none", async () => {
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "Hi" }], script: [{ text: "Hello." }] });
+    const origin = "https://app.ratchet.test";
+    const preflight = await api(`/v1/ai-sdk/v7/chat`, token, { method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type" } });
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(origin);
+    const stream = await api(`/v1/ai-sdk/v7/chat/${run.id}/stream`, token, { headers: { Origin: origin } });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(Object.fromEntries(["content-type", "x-vercel-ai-ui-message-stream", "cache-control", "x-accel-buffering"].map((name) => [name, stream.headers.get(name)]))).toEqual({
+      "content-type": "text/event-stream",
+      "x-vercel-ai-ui-message-stream": "v1",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+    });
+    await stream.body!.cancel();
+    const refused = await api(`/v1/ai-sdk/v9/chat/${run.id}/stream`, token, { headers: { Origin: origin } });
+    expect(refused.headers.get("access-control-allow-origin")).toBe(origin);
+    await expectError(refused, 404, "not-found");
+    const other = await api(`/v1/ai-sdk/v7/chat/${run.id}/messages`, token, { headers: { Origin: "https://evil.test" } });
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+    await other.body!.cancel();
+  });
 });
