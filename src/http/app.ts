@@ -22,6 +22,7 @@ import { scriptedApp } from "./routes/scripted";
 import { tokensApp } from "./routes/tokens";
 import { usageApp } from "./routes/usage";
 import { mcpApp } from "./mcp/mcp-route";
+import { chatApp } from "./routes/ai-sdk/chat";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -45,6 +46,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/a2a", a2aApp());
   app.route("/v1/agents", agentsApp());
   app.route("/mcp", mcpApp());
+  app.route("/v1/ai-sdk", chatApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {

@@ -10,17 +10,16 @@ import { resumeCursor } from "../../api/a2a/stream-events";
 import type { TaskRecord } from "../../api/a2a/task-fold";
 import { parseTaskId, taskIdOf } from "../../api/a2a/task-ids";
 import { taskView } from "../../api/a2a/task-view";
-import type { AnswerBody, RunView } from "../../api/types";
-import { admitContinue } from "../../intake/admit-run";
+import type { AnswerInput } from "../../api/schemas/answer-schemas";
+import type { RunView } from "../../api/types";
 import type { AppEnv } from "../app-env";
 import type { Caller } from "../auth/auth";
 import { admitCreator } from "../auth/auth";
 import { ApiException } from "../errors";
 import { isRunId } from "../ids/ids";
-import { asApiError } from "../intake/admit";
-import { ImageIntake } from "../intake/images";
+import { answerRun } from "../intake/answer-run";
 import { unwrap } from "../outcome";
-import { spendLimitOf } from "../routes/spend-limit";
+import { sendMessageTo } from "../routes/run-actions";
 import { runStub, type RunStub } from "../run-stub";
 import { isRunOf, listAgentRuns, startAgentRun, type A2aAgent } from "./agent-port";
 import type { RunFramesSource } from "./run-frames";
@@ -60,7 +59,7 @@ async function taskOf(call: A2aCall, taskId: string, at?: string): Promise<{ ope
 }
 
 /** The answer for the call `task` waits on, from the message's parts. */
-async function answerBody(task: TaskRecord, action: Extract<IncomingAction, { kind: "answer" }>): Promise<AnswerBody> {
+function answerBody(task: TaskRecord, action: Extract<IncomingAction, { kind: "answer" }>): AnswerInput {
   const waiting = task.waiting!;
   if (waiting.kind === "approval") {
     if (action.approved === undefined) throw new A2aError(A2A_ERRORS.invalidParams, `Task ${action.taskId} waits for an approval: send a data part {"approved": true} or {"approved": false}.`);
@@ -68,10 +67,7 @@ async function answerBody(task: TaskRecord, action: Extract<IncomingAction, { ki
   }
   if (waiting.kind === "client-toolset") throw new A2aError(A2A_ERRORS.unsupportedOperation, `Task ${action.taskId} waits for a client toolset's batch: answer it over the HTTP API (POST /v1/runs/{id}/answers).`);
   if (action.text === undefined) throw new A2aError(A2A_ERRORS.invalidParams, `Task ${action.taskId} waits for an answer: send it as text parts.`);
-  const images = new ImageIntake();
-  const body: AnswerBody = { callId: waiting.callId, content: await images.content(action.text, "content") };
-  images.upload();
-  return body;
+  return { callId: waiting.callId, content: action.text };
 }
 
 /** Where a message leaves its task: the task to follow and from where. */
@@ -89,7 +85,7 @@ async function deliver(call: A2aCall, action: IncomingAction, messageId: string)
     if (!found.newest || found.task.state !== "TASK_STATE_INPUT_REQUIRED") {
       throw new A2aError(A2A_ERRORS.unsupportedOperation, `Task ${action.taskId} is not waiting for input: it is ${found.task.state}.`);
     }
-    unwrap(await found.open.run.answer(await answerBody(found.task, action)));
+    unwrap(await answerRun(found.open.run, answerBody(found.task, action)));
     const task: TaskRecord = { ...found.task, state: "TASK_STATE_WORKING", updatedAt: now };
     delete task.waiting;
     return { runId: action.task.runId, source: found.open.source, from: { task, cursor: { after: found.task.lastSeq, skip: 0 }, caughtUpAt: 0 } };
@@ -97,14 +93,7 @@ async function deliver(call: A2aCall, action: IncomingAction, messageId: string)
   const open = await openRun(call, action.runId, action.runId);
   const snapshot = await readSnapshot(open.source, open.view.lastSeq);
   const newest = snapshot.tasks[snapshot.tasks.length - 1]!;
-  try {
-    admitContinue({}, c.var.settings);
-  } catch (error) {
-    throw asApiError(error);
-  }
-  const images = new ImageIntake();
-  const content = await images.content(action.text, "content");
-  unwrap(await open.run.continueRun({ content }, images.upload(), spendLimitOf(c)));
+  await sendMessageTo(c, open.run, { content: action.text });
   // A finished run's continue is its next task; a running run's message joins the task at work.
   const task = open.view.status === "finished" ? pendingTask(newest.n + 1, snapshot.lastSeq, now) : newest;
   return { runId: action.runId, source: open.source, from: { task, cursor: { after: snapshot.lastSeq, skip: 0 }, caughtUpAt: 0 } };

@@ -3,22 +3,19 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { JSONValue } from "hono/utils/types";
-import type { CallResultBody, ContinueBody, RunsPage } from "../../api/types";
+import type { CallResultBody, RunsPage } from "../../api/types";
 import type { AppEnv } from "../app-env";
 import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
 import type { ListQuery } from "../../api/rpc/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { sha256Hex } from "../../lib/encoding";
 import { invalidRequest, validationHook } from "../errors";
-import { forwarded, wantsEventStream } from "../forward";
+import { wantsEventStream } from "../forward";
 import { newRunToken } from "../ids/ids";
-import { ImageIntake } from "../intake/images";
 import { startRun } from "../intake/start-run";
 import { runBodyHook } from "../agents/run-body-hook";
-import { answerRun } from "../intake/answer-run";
 import { prepareFork, type ForkCaller } from "../intake/fork-run";
-import { asApiError } from "../intake/admit";
-import { admitContinue } from "../../intake/admit-run";
+import { answerRun, openRunEvents, retryRun, sendMessage } from "./run-actions";
 import { unwrap } from "../outcome";
 import {
   answerRoute,
@@ -39,11 +36,9 @@ import {
   ticketRoute,
 } from "./definitions/run-routes";
 import { runStub } from "../run-stub";
-import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { newTicket } from "../auth/tickets";
 import { parseTraceparent } from "../../lib/traceparent";
 import { limitSubjectCreation } from "../auth/rate-limit";
-import { spendLimitOf } from "./spend-limit";
 
 
 function forkCallerOf(c: Context<AppEnv>): ForkCaller {
@@ -121,25 +116,13 @@ export function runsApp(): OpenAPIHono<AppEnv> {
 
   app.openapi(getMessagesRoute, async (c) => c.json(unwrap(await c.var.run.messages()), 200));
 
-  app.openapi(answerRoute, async (c) => c.json(unwrap(await answerRun(c.var.run, c.req.valid("json"))), 202));
+  app.openapi(answerRoute, async (c) => c.json(await answerRun(c, c.req.valid("json")), 202));
 
   app.openapi(cancelRoute, async (c) => c.json(unwrap(await c.var.run.cancel()), 202));
 
-  app.openapi(continueRoute, async (c) => {
-    const { content, maxSteps, mode } = c.req.valid("json");
-    try {
-      admitContinue({ maxSteps }, c.var.settings);
-    } catch (error) {
-      throw asApiError(error);
-    }
-    const images = new ImageIntake();
-    const body: ContinueBody = { content: await images.content(content, "content") };
-    if (maxSteps !== undefined) body.maxSteps = maxSteps;
-    if (mode !== undefined) body.mode = mode;
-    return c.json(unwrap(await c.var.run.continueRun(body, images.upload(), spendLimitOf(c))), 202);
-  });
+  app.openapi(continueRoute, async (c) => c.json(await sendMessage(c, c.req.valid("json")), 202));
 
-  app.openapi(retryRoute, async (c) => c.json(unwrap(await c.var.run.retry(spendLimitOf(c))), 202));
+  app.openapi(retryRoute, async (c) => c.json(await retryRun(c), 202));
 
   app.openapi(compactRoute, async (c) => {
     const { instructions } = c.req.valid("json");
@@ -174,10 +157,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     if (!wantsEventStream(c.req.raw)) {
       throw invalidRequest("The events endpoint needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
     }
-    const token = c.var.caller === "user" ? c.var.watcherToken : undefined;
-    // A user token's stream on a run is noted with its subject's inbox, so a revocation closes it too.
-    if (token?.id !== undefined && token.subject !== undefined) await inboxStub(c.env, token.subject).noteWatch(token.id, c.req.param("id"), token.expiresAt);
-    return c.var.run.fetch(forwarded(c.req.raw, c.var.caller, ["ticket"], token));
+    return openRunEvents(c, c.req.param("id"), c.req.raw);
   });
 
   return app;
