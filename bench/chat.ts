@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     log(`  first event:       own  p50 ${p50(post.own.first).toFixed(1)} ms (${summary(post.own.first, "ms", 1)})  → chat/own ${ratio(p50(post.chat.first), p50(post.own.first))}`);
     log(`  first start-step:  chat p50 ${p50(post.chat.step).toFixed(1)} ms; first step-start: own p50 ${p50(post.own.step).toFixed(1)} ms  → chat/own ${ratio(p50(post.chat.step), p50(post.own.step))}`);
 
-    const held = await createRun(dev.url, TOKEN, { messages: [{ role: "user", content: "Hold." }], script: [{ text: "Before.", toolCalls: [{ name: "calculator", input: { expression: "1 + 1" } }] }, { hold: "never", text: "After." }], tools: ["calculator"] });
+    const held = await createRun(dev.url, TOKEN, { messages: [{ role: "user", content: "Hold." }], script: [{ text: "Before.", toolCalls: [{ name: "calculator", input: { expression: "1 + 1" } }] }, { hold: "never", text: "After." }], tools: ["calculator"], minAnswerChars: 0 });
     await waitForEvent(dev.url, held.id, held.token, (event) => event.type === "step-start" && event.step === 2, { what: "the held second step", timeoutMs: WAIT_MS });
     const again = { chat: [] as number[], own: [] as number[] };
     for (let i = 0; i < TRIALS; i++) {
