@@ -19,6 +19,7 @@ import { schedulesApp } from "./routes/schedules";
 import { scriptedApp } from "./routes/scripted";
 import { tokensApp } from "./routes/tokens";
 import { usageApp } from "./routes/usage";
+import { chatApp } from "./routes/ai-sdk/chat";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -39,6 +40,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/schedules", schedulesApp());
   app.route("/v1/push", pushApp());
   app.route("/v1/runs/:id/scripted", scriptedApp());
+  app.route("/v1/ai-sdk", chatApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {

@@ -5,7 +5,7 @@ import type { ChildReport } from "../child-runs";
 import type { ForkPrefix, ForkSpec } from "./fork-rpc";
 import type { ImageUpload } from "../images/images";
 import type { Recording } from "../../replay/recording";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../types";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, StoredEvent, TicketHolder, TicketRecord } from "../types";
 
 /** A user token's own daily spend limit (its budgetUsdPerDay), for the reservation a continue or a retry makes; else the run's. */
 export type SpendLimit = { limitUsd?: number };
@@ -15,6 +15,19 @@ export const CALLER_HEADER = "x-ratchet-caller";
 
 /** The header by which the edge tells the object which user token opened an events stream (JSON of a WatcherToken). */
 export const WATCHER_TOKEN_HEADER = "x-ratchet-watcher-token";
+
+/** The header by which a stream asks for the text the model call in flight has streamed so far (one live `text` event after the stored ones). */
+export const STEP_TEXT_HEADER = "x-ratchet-step-text";
+
+/**
+ * Where the chat stream starts (docs/api.md "AI SDK chat"): the newest seq, the current assistant
+ * turn's number (1 from the run's start, one more after each continue of a finished run) and the
+ * seqs after which the turn and the current segment (after an answer) begin.
+ */
+export type ChatMarks = { newest: number; turn: number; turnAfter: number; segmentAfter: number };
+
+/** What the chat's history is made of: every stored event, how many messages the run began with, and the whole history (tool results whole). */
+export type ChatHistory = { events: StoredEvent[]; initialCount: number; messages: ChatMessage[] };
 
 export interface RunRpc {
   /**
@@ -42,6 +55,10 @@ export interface RunRpc {
   authorizeSubject(subject: string): Promise<boolean>;
   view(): Promise<Outcome<RunView>>;
   messages(): Promise<Outcome<{ messages: ChatMessage[] }>>;
+  /** The run and where its chat stream starts (ChatMarks). */
+  chatMarks(): Promise<Outcome<{ run: RunView; marks: ChatMarks }>>;
+  /** The run's history for the chat's `UIMessage[]` (ChatHistory). */
+  chatHistory(): Promise<Outcome<{ run: RunView; history: ChatHistory }>>;
   /** The images of `body` (by hash) are stored first: a hash the run does not hold is a 400. */
   answer(body: AnswerBody, images?: ImageUpload): Promise<Outcome<RunView>>;
   cancel(): Promise<Outcome<RunView>>;

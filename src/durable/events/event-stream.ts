@@ -20,6 +20,8 @@ export type StreamOptions = {
   now: () => number;
   /** For a log that is trimmed (an inbox's): its oldest kept seq, or undefined when it holds none. */
   oldestKept?: () => number | undefined;
+  /** A live event the watcher gets right after the stored ones up to now (the step's text so far, when the request asks for it). */
+  firstLive?: object;
 };
 
 /** `caller` is who opened the stream (the edge says so): it tags the watcher. */
@@ -47,6 +49,7 @@ export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request
     fanout.acceptSocket(server, options.caller, options.token);
     // Sent in the same turn as the read, so no event can slip between the backlog and live ones.
     for (const event of eventsAfter(sql, Number(after))) server.send(event.text);
+    if (options.firstLive !== undefined) server.send(JSON.stringify(options.firstLive));
     return new Response(null, { status: 101, webSocket: client });
   }
   const stream: SseStream = new SseStream(
@@ -55,5 +58,7 @@ export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request
     () => fanout.dropStream(stream),
   );
   fanout.addStream(stream, options.caller, options.token);
+  // Queued now, in the same turn as the newest seq it follows: no delta can come before it.
+  if (options.firstLive !== undefined) stream.pushLive(JSON.stringify(options.firstLive));
   return new Response(stream.readable, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } });
 }

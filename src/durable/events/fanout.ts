@@ -9,6 +9,7 @@ import type { CallerKind, WatcherToken } from "../../api/types";
 import type { LoggedEvent } from "./event-log";
 import type { SseStream } from "./sse-stream";
 import { tokenEnded } from "./watcher-tokens";
+import { StepText } from "./step-text";
 
 /** WebSocket close code when the server ends a stream on purpose (token rotated or revoked, run deleted). */
 export const CLOSE_REVOKED = 4001;
@@ -35,6 +36,8 @@ function closeSocket(socket: WebSocket, reason: string): void {
 
 export class Fanout {
   private readonly streams = new Map<SseStream, StreamEntry>();
+  /** What the model call in flight has streamed so far, for a watcher that asks for it when it connects. */
+  readonly stepText = new StepText();
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -103,6 +106,7 @@ export class Fanout {
   /** Stored events, in seq order. */
   sendLogged(events: LoggedEvent[]): void {
     if (events.length === 0) return;
+    this.stepText.noteLogged(events.map((event) => event.text));
     for (const socket of this.ctx.getWebSockets()) {
       for (const event of events) this.trySend(socket, event.text);
     }
@@ -112,6 +116,8 @@ export class Fanout {
 
   /** A live-only event (text deltas): no seq, never stored; made into text only when someone watches. */
   sendLive(event: object): void {
+    // Kept whether or not anyone watches now: the next watcher may ask for it.
+    this.stepText.noteLive(event);
     const sockets = this.ctx.getWebSockets();
     if (sockets.length === 0 && this.streams.size === 0) return;
     const text = JSON.stringify(event);

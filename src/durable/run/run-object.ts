@@ -4,8 +4,8 @@
 // ends the run's retention: whichever is due first (src/durable/run/next-alarm.ts).
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../../api/images/images";
-import { CALLER_HEADER, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
+import { CALLER_HEADER, STEP_TEXT_HEADER, type ChatHistory, type ChatMarks, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, StoredEvent, TicketHolder, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
 import { deliverResult } from "../tools/async-call-store";
@@ -52,7 +52,9 @@ import type { ChildReport } from "../../api/child-runs";
 import { deliverToParent } from "../children/child-report";
 import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
 import { runOf } from "../schedule/fire-run";
-import { readParentId } from "./run-store";
+import { readParentId, readSegment } from "./run-store";
+import { chatMarks } from "../events/chat-marks";
+import { eventsAfter } from "../events/event-log";
 import { reserveAgainToday, spendsToday } from "../inbox/spend-day";
 import { reserveTreePlace } from "../children/tree-store";
 
@@ -209,6 +211,23 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     await this.ensureAlarm();
     if (readRun(this.ctx.storage.sql) === undefined) return notFound();
     return ok({ messages: await messagesSoFar(this.engine) });
+  }
+
+  async chatMarks(): Promise<Outcome<{ run: RunView; marks: ChatMarks }>> {
+    await this.ensureAlarm();
+    const { sql } = this.ctx.storage;
+    const run = readRun(sql);
+    return run === undefined ? notFound() : ok({ run: toRunView(run), marks: chatMarks(sql) });
+  }
+
+  async chatHistory(): Promise<Outcome<{ run: RunView; history: ChatHistory }>> {
+    await this.ensureAlarm();
+    const { sql } = this.ctx.storage;
+    const run = readRun(sql);
+    if (run === undefined) return notFound();
+    const events = eventsAfter(sql, 0).map((event) => JSON.parse(event.text) as StoredEvent);
+    const history: ChatHistory = { events, initialCount: readSegment(sql, 1).messages.length, messages: await messagesSoFar(this.engine) };
+    return ok({ run: toRunView(run), history });
   }
 
   /**
@@ -414,7 +433,14 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     const header = request.headers.get(CALLER_HEADER);
     const caller: CallerKind = header === "run" || header === "user" ? header : "deployment";
     const token = watcherTokenOf(request);
-    const response = openEventStream(this.ctx, this.engine.fanout, request, { caller, watchersLimit: limitsOf(this.env).watchers, now: this.engine.now, ...(token === undefined ? {} : { token }) });
+    const firstLive = request.headers.get(STEP_TEXT_HEADER) === "1" ? this.engine.fanout.stepText.soFar() : undefined;
+    const response = openEventStream(this.ctx, this.engine.fanout, request, {
+      caller,
+      watchersLimit: limitsOf(this.env).watchers,
+      now: this.engine.now,
+      ...(token === undefined ? {} : { token }),
+      ...(firstLive === undefined ? {} : { firstLive }),
+    });
     // A watcher of a user token ends with it: the alarm looks at the tokens when one may have ended.
     if (token !== undefined) await this.schedule();
     return response;

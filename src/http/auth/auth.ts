@@ -129,6 +129,8 @@ export type RunAccess = {
    * which the route learns from the source (limitSubjectCreation there).
    */
   creates?: boolean;
+  /** Where the run's id is, when it is not the path's `id` (the AI SDK chat: its body's `id`, or the path's `runId`); may throw the API's 400 for a body it cannot read. */
+  runId?: (c: Context<AppEnv>) => Promise<string | undefined>;
 };
 
 /** A failed authentication on run `id`: counted (AUTH_FAILURE_RATE_LIMIT; 429 past it), then `refusal`. */
@@ -178,7 +180,7 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
       return next();
     }
     const caller = await identify(c);
-    const id = c.req.param("id");
+    const id = access.runId === undefined ? c.req.param("id") : await access.runId(c);
     if (id === undefined || !(await isRunId(id, c.var.settings.runIdKeys))) throw notFound();
     const run = runStub(c.env, id);
     if (access.creates === true && caller.kind === "deployment") await limitDeploymentCreation(c.env, caller.token);

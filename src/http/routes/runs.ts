@@ -2,21 +2,18 @@
 // Decisions about runs are the run object's; this file only translates.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { SpendLimit } from "../../api/rpc/run-rpc";
-import type { AnswerBody, CallResultBody, ContinueBody, RunsPage } from "../../api/types";
+import type { CallResultBody, RunsPage } from "../../api/types";
 import type { AppEnv } from "../app-env";
 import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
 import type { ListQuery } from "../../api/rpc/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { sha256Hex } from "../../lib/encoding";
 import { invalidRequest, validationHook } from "../errors";
-import { forwarded, wantsEventStream } from "../forward";
+import { wantsEventStream } from "../forward";
 import { newRunToken } from "../ids/ids";
-import { ImageIntake } from "../intake/images";
 import { prepareRun } from "../intake/new-run";
 import { prepareFork, type ForkCaller } from "../intake/fork-run";
-import { asApiError } from "../intake/admit";
-import { admitContinue } from "../../intake/admit-run";
+import { answerRun, openRunEvents, retryRun, sendMessage } from "./run-actions";
 import { unwrap } from "../outcome";
 import {
   answerRoute,
@@ -37,16 +34,9 @@ import {
   ticketRoute,
 } from "./definitions/run-routes";
 import { runStub } from "../run-stub";
-import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { newTicket } from "../auth/tickets";
 import { parseTraceparent } from "../../lib/traceparent";
 import { limitSubjectCreation } from "../auth/rate-limit";
-
-/** A user token's own daily limit (its budgetUsdPerDay, else the deployment's) for a continue's or a retry's reservation; other callers use the run's. */
-function spendLimitOf(c: Context<AppEnv>): SpendLimit {
-  if (c.var.caller !== "user") return {};
-  return { limitUsd: c.var.user.budgetUsdPerDay ?? c.var.settings.limits.subjectBudgetUsdPerDay };
-}
 
 function forkCallerOf(c: Context<AppEnv>): ForkCaller {
   if (c.var.caller !== "user") return { kind: c.var.caller };
@@ -118,32 +108,13 @@ export function runsApp(): OpenAPIHono<AppEnv> {
 
   app.openapi(getMessagesRoute, async (c) => c.json(unwrap(await c.var.run.messages()), 200));
 
-  app.openapi(answerRoute, async (c) => {
-    const { content, results, ...rest } = c.req.valid("json");
-    const body: AnswerBody = rest;
-    const images = new ImageIntake();
-    if (content !== undefined) body.content = await images.content(content, "content");
-    if (results !== undefined) body.results = await images.batchResults(results, "results");
-    return c.json(unwrap(await c.var.run.answer(body, images.upload())), 202);
-  });
+  app.openapi(answerRoute, async (c) => c.json(await answerRun(c, c.req.valid("json")), 202));
 
   app.openapi(cancelRoute, async (c) => c.json(unwrap(await c.var.run.cancel()), 202));
 
-  app.openapi(continueRoute, async (c) => {
-    const { content, maxSteps, mode } = c.req.valid("json");
-    try {
-      admitContinue({ maxSteps }, c.var.settings);
-    } catch (error) {
-      throw asApiError(error);
-    }
-    const images = new ImageIntake();
-    const body: ContinueBody = { content: await images.content(content, "content") };
-    if (maxSteps !== undefined) body.maxSteps = maxSteps;
-    if (mode !== undefined) body.mode = mode;
-    return c.json(unwrap(await c.var.run.continueRun(body, images.upload(), spendLimitOf(c))), 202);
-  });
+  app.openapi(continueRoute, async (c) => c.json(await sendMessage(c, c.req.valid("json")), 202));
 
-  app.openapi(retryRoute, async (c) => c.json(unwrap(await c.var.run.retry(spendLimitOf(c))), 202));
+  app.openapi(retryRoute, async (c) => c.json(await retryRun(c), 202));
 
   app.openapi(compactRoute, async (c) => {
     const { instructions } = c.req.valid("json");
@@ -178,10 +149,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     if (!wantsEventStream(c.req.raw)) {
       throw invalidRequest("The events endpoint needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
     }
-    const token = c.var.caller === "user" ? c.var.watcherToken : undefined;
-    // A user token's stream on a run is noted with its subject's inbox, so a revocation closes it too.
-    if (token?.id !== undefined && token.subject !== undefined) await inboxStub(c.env, token.subject).noteWatch(token.id, c.req.param("id"), token.expiresAt);
-    return c.var.run.fetch(forwarded(c.req.raw, c.var.caller, ["ticket"], token));
+    return openRunEvents(c, c.req.param("id"), c.req.raw);
   });
 
   return app;
