@@ -29,7 +29,7 @@ loadMessages(baseUrl, runId, token).then((initialMessages) => {
 });
 `;
 
-const HTML = `<!doctype html><meta charset="utf-8"><title>Chat</title><div id="root"></div><script type="module" src="/chat.js"></script>`;
+const HTML = `<!doctype html><meta charset="utf-8"><title>Chat</title><link rel="icon" href="data:,"><div id="root"></div><script type="module" src="/chat.js"></script>`;
 
 /** The page's script: the docs' chat.tsx and its mount, one browser module. */
 export async function bundleChatPage(): Promise<string> {
