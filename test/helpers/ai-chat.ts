@@ -1,0 +1,117 @@
+// The AI SDK's own chat client (AbstractChat with DefaultChatTransport, `fetch: SELF.fetch`) for
+// ai 5, 6 and 7 side by side, for the chat routes' service tests. Each response's arrival is
+// announced, so a test drives the run's alarms only once the POST has acted on the run.
+import { SELF } from "cloudflare:test";
+import * as ai5 from "ai-v5";
+import * as ai6 from "ai-v6";
+import * as ai7 from "ai";
+import { BASE } from "./service-client";
+
+export type ChatVersion = "v5" | "v6" | "v7";
+
+export type UIMessageLike = { id: string; role: string; parts: Record<string, unknown>[]; metadata?: unknown };
+
+export type ChatLike = {
+  id: string;
+  messages: UIMessageLike[];
+  status: string;
+  error: Error | undefined;
+  sendMessage(message: { text: string }): Promise<void>;
+  addToolOutput(output: { tool: string; toolCallId: string; output?: unknown; state?: "output-error"; errorText?: string }): Promise<void>;
+  addToolApprovalResponse(response: { id: string; approved: boolean }): Promise<void>;
+  regenerate(): Promise<void>;
+  resumeStream(): Promise<void>;
+};
+
+type AiModule = {
+  AbstractChat: unknown;
+  DefaultChatTransport: unknown;
+  lastAssistantMessageIsCompleteWithToolCalls: (options: { messages: never[] }) => boolean;
+  lastAssistantMessageIsCompleteWithApprovalResponses?: (options: { messages: never[] }) => boolean;
+};
+
+export const MODULES: Record<ChatVersion, AiModule> = { v5: ai5 as unknown as AiModule, v6: ai6 as unknown as AiModule, v7: ai7 as unknown as AiModule };
+
+class TestState {
+  status = "ready";
+  error: Error | undefined = undefined;
+  constructor(public messages: UIMessageLike[]) {}
+  pushMessage = (message: UIMessageLike) => {
+    this.messages = [...this.messages, message];
+  };
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+  replaceMessage = (index: number, message: UIMessageLike) => {
+    this.messages = [...this.messages.slice(0, index), message, ...this.messages.slice(index + 1)];
+  };
+  snapshot = <T>(thing: T): T => structuredClone(thing);
+}
+
+export type TestChat = {
+  chat: ChatLike;
+  /** Resolves when the next response (of the POST or the GET) has its headers: the POST has acted on the run by then. */
+  nextResponse(): Promise<Response>;
+  /** Every response's status, in order. */
+  statuses: number[];
+  /** Errors the chat reported (a chunk its version refused, a stream error). */
+  errors: Error[];
+  /** Tool calls the chat saw (onToolCall). */
+  toolCalls: { toolName: string; toolCallId: string; input: unknown }[];
+};
+
+export function testChat(options: {
+  version: ChatVersion;
+  runId: string;
+  token: string;
+  messages?: UIMessageLike[];
+  automatic?: "tool-calls" | "approvals";
+  onToolCall?: (call: { toolName: string; toolCallId: string; input: unknown }, chat: ChatLike) => void;
+}): TestChat {
+  const mod = MODULES[options.version];
+  const waiters: ((response: Response) => void)[] = [];
+  const arrived: Response[] = [];
+  const statuses: number[] = [];
+  const errors: Error[] = [];
+  const toolCalls: TestChat["toolCalls"] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const response = await SELF.fetch(input instanceof Request ? input : String(input), init);
+    statuses.push(response.status);
+    const waiter = waiters.shift();
+    if (waiter === undefined) arrived.push(response);
+    else waiter(response);
+    return response;
+  };
+  const Transport = mod.DefaultChatTransport as new (init: object) => object;
+  const transport = new Transport({ api: `${BASE}/v1/ai-sdk/${options.version}/chat`, headers: { Authorization: `Bearer ${options.token}` }, fetch });
+  const automatic =
+    options.automatic === "tool-calls" ? mod.lastAssistantMessageIsCompleteWithToolCalls : options.automatic === "approvals" ? mod.lastAssistantMessageIsCompleteWithApprovalResponses : undefined;
+  const Chat = mod.AbstractChat as new (init: object) => ChatLike;
+  let chat: ChatLike;
+  chat = new Chat({
+    id: options.runId,
+    transport,
+    state: new TestState(options.messages ?? []),
+    ...(automatic === undefined ? {} : { sendAutomaticallyWhen: automatic }),
+    onError: (error: Error) => errors.push(error),
+    onToolCall: ({ toolCall }: { toolCall: { toolName: string; toolCallId: string; input: unknown } }) => {
+      toolCalls.push(toolCall);
+      options.onToolCall?.(toolCall, chat);
+    },
+  });
+  return {
+    chat,
+    statuses,
+    errors,
+    toolCalls,
+    nextResponse: () => {
+      const ready = arrived.shift();
+      return ready !== undefined ? Promise.resolve(ready) : new Promise((resolve) => waiters.push(resolve));
+    },
+  };
+}
+
+/** The text of a UIMessage's text parts. */
+export function textOf(message: UIMessageLike | undefined): string {
+  return (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [String(part.text)] : [])).join("");
+}
