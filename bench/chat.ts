@@ -8,7 +8,8 @@
 //   (1) first chunk after the POST: `POST /v1/ai-sdk/{v}/chat` with a user message to a finished
 //       run (it continues) → its first chunk, and its first `start-step`; beside it, the run's SSE
 //       already open, `POST /v1/runs/:id/messages` with the same message → the first event after
-//       it, and the first `step-start`.
+//       it, and the first `step-start`; and the same with the SSE opened after the POST answered
+//       (one request, then one stream, as the chat does).
 //   (2) a reconnect's first chunk: a run holding its model call; `GET …/chat/{runId}/stream` → the
 //       first chunk of the replay; beside it `GET /v1/runs/:id/events?after=0` → the first event.
 //   (3) chunks per second of a streamed answer of `tokens` tokens (4 characters each, one delta
@@ -84,6 +85,19 @@ async function ownPost(base: string): Promise<{ first: number; step: number }> {
   return { first: after[0]!.at - startedAt, step: firstOf(stream.frames, "step-start")!.at - startedAt };
 }
 
+/** (1) own, opened after: POST /messages, then the SSE from the seq before it → first step-start. */
+async function ownPostThenOpen(base: string): Promise<number> {
+  const run = await finishedRun(base, [{ text: "Again." }]);
+  const { lastSeq } = await getRun(base, run.id, TOKEN);
+  const startedAt = performance.now();
+  const response = await fetch(`${base}/v1/runs/${run.id}/messages`, { method: "POST", headers: json, body: JSON.stringify({ content: "Again, please." }) });
+  if (!response.ok) throw new Error(`POST messages: ${response.status} ${await response.text()}`);
+  const stream = await timedSse(`${base}/v1/runs/${run.id}/events?after=${lastSeq}`, { headers: sseHeaders });
+  await stream.until((frames) => firstOf(frames, "step-start") !== undefined, WAIT_MS, "a step-start event");
+  stream.close();
+  return firstOf(stream.frames, "step-start")!.at - startedAt;
+}
+
 /** (2) a reconnect's first chunk (chat) or first event (own), on a run holding its model call. */
 async function reconnect(base: string, runId: string, kind: "chat" | "own"): Promise<number> {
   const startedAt = performance.now();
@@ -143,8 +157,13 @@ async function main(): Promise<void> {
     await ownPost(dev.url);
 
     const post = { chat: { first: [] as number[], step: [] as number[] }, own: { first: [] as number[], step: [] as number[] } };
+    const openedAfter: number[] = [];
     for (let i = 0; i < TRIALS; i++) {
-      for (const kind of i % 2 === 0 ? (["chat", "own"] as const) : (["own", "chat"] as const)) {
+      for (const kind of i % 2 === 0 ? (["chat", "own", "after"] as const) : (["after", "own", "chat"] as const)) {
+        if (kind === "after") {
+          openedAfter.push(await ownPostThenOpen(dev.url));
+          continue;
+        }
         const figures = kind === "chat" ? await chatPost(dev.url, i) : await ownPost(dev.url);
         post[kind].first.push(figures.first);
         post[kind].step.push(figures.step);
@@ -154,6 +173,7 @@ async function main(): Promise<void> {
     log(`  first chunk:       chat p50 ${p50(post.chat.first).toFixed(1)} ms (${summary(post.chat.first, "ms", 1)})`);
     log(`  first event:       own  p50 ${p50(post.own.first).toFixed(1)} ms (${summary(post.own.first, "ms", 1)})  → chat/own ${ratio(p50(post.chat.first), p50(post.own.first))}`);
     log(`  first start-step:  chat p50 ${p50(post.chat.step).toFixed(1)} ms; first step-start: own p50 ${p50(post.own.step).toFixed(1)} ms  → chat/own ${ratio(p50(post.chat.step), p50(post.own.step))}`);
+    log(`  first step-start, own SSE opened after the POST answered: p50 ${p50(openedAfter).toFixed(1)} ms (${summary(openedAfter, "ms", 1)})  → chat start-step / this ${ratio(p50(post.chat.step), p50(openedAfter))}`);
 
     const held = await createRun(dev.url, TOKEN, { messages: [{ role: "user", content: "Hold." }], script: [{ text: "Before.", toolCalls: [{ name: "calculator", input: { expression: "1 + 1" } }] }, { hold: "never", text: "After." }], tools: ["calculator"], minAnswerChars: 0 });
     await waitForEvent(dev.url, held.id, held.token, (event) => event.type === "step-start" && event.step === 2, { what: "the held second step", timeoutMs: WAIT_MS });
