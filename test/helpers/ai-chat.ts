@@ -58,6 +58,8 @@ export type TestChat = {
   errors: Error[];
   /** Tool calls the chat saw (onToolCall). */
   toolCalls: { toolName: string; toolCallId: string; input: unknown }[];
+  /** Resolves when the chat next finishes a response (onFinish). */
+  nextFinish(): Promise<void>;
 };
 
 export function testChat(options: {
@@ -74,6 +76,7 @@ export function testChat(options: {
   const statuses: number[] = [];
   const errors: Error[] = [];
   const toolCalls: TestChat["toolCalls"] = [];
+  const finishWaiters: (() => void)[] = [];
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const response = await SELF.fetch(input instanceof Request ? input : String(input), init);
     statuses.push(response.status);
@@ -94,6 +97,7 @@ export function testChat(options: {
     state: new TestState(options.messages ?? []),
     ...(automatic === undefined ? {} : { sendAutomaticallyWhen: automatic }),
     onError: (error: Error) => errors.push(error),
+    onFinish: () => finishWaiters.shift()?.(),
     onToolCall: ({ toolCall }: { toolCall: { toolName: string; toolCallId: string; input: unknown } }) => {
       toolCalls.push(toolCall);
       options.onToolCall?.(toolCall, chat);
@@ -104,6 +108,7 @@ export function testChat(options: {
     statuses,
     errors,
     toolCalls,
+    nextFinish: () => new Promise((resolve) => finishWaiters.push(resolve)),
     nextResponse: () => {
       const ready = arrived.shift();
       return ready !== undefined ? Promise.resolve(ready) : new Promise((resolve) => waiters.push(resolve));
@@ -114,4 +119,26 @@ export function testChat(options: {
 /** The text of a UIMessage's text parts. */
 export function textOf(message: UIMessageLike | undefined): string {
   return (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [String(part.text)] : [])).join("");
+}
+
+/** The version's DefaultChatTransport on its own (for reconnectToStream), and its readUIMessageStream. */
+export function transportFor(version: ChatVersion, token: string): {
+  reconnect(chatId: string): Promise<ReadableStream<Record<string, unknown>> | null>;
+  /** The transport's own parsing of a response body (the version's uiMessageChunkSchema). */
+  parse(body: ReadableStream<Uint8Array>): ReadableStream<Record<string, unknown>>;
+  read(stream: ReadableStream<Record<string, unknown>>): AsyncIterable<UIMessageLike>;
+} {
+  const mod = MODULES[version] as unknown as {
+    DefaultChatTransport: new (init: object) => {
+      reconnectToStream(options: { chatId: string }): Promise<ReadableStream<Record<string, unknown>> | null>;
+      processResponseStream(body: ReadableStream<Uint8Array>): ReadableStream<Record<string, unknown>>;
+    };
+    readUIMessageStream: (options: { stream: ReadableStream<Record<string, unknown>>; onError?: (error: unknown) => void; terminateOnError?: boolean }) => AsyncIterable<UIMessageLike>;
+  };
+  const transport = new mod.DefaultChatTransport({
+    api: `${BASE}/v1/ai-sdk/${version}/chat`,
+    headers: { Authorization: `Bearer ${token}` },
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => SELF.fetch(input instanceof Request ? input : String(input), init),
+  });
+  return { reconnect: (chatId) => transport.reconnectToStream({ chatId }), parse: (body) => transport.processResponseStream(body), read: (stream) => mod.readUIMessageStream({ stream, terminateOnError: true }) };
 }

@@ -59,6 +59,9 @@ describe("GET /v1/openapi.json", () => {
         "POST /v1/runs/{id}/calls/{callKey}/result",
         "GET /v1/health",
         "GET /v1/openapi.json",
+        "POST /v1/ai-sdk/{v}/chat",
+        "GET /v1/ai-sdk/{v}/chat/{runId}/stream",
+        "GET /v1/ai-sdk/{v}/chat/{runId}/messages",
       ].sort(),
     );
   });

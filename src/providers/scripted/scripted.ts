@@ -36,6 +36,11 @@ export const scriptedTurnSchema = z.strictObject({
    * flight, with no timer to race. After the hold, `delayMs` (if any) still applies.
    */
   hold: holdNameSchema.optional(),
+  /**
+   * With `hold`: stream this many characters of the text before the hold, the rest after it, so a
+   * test finds a step in flight that has streamed part of its text (a reconnect's "text so far").
+   */
+  streamBeforeHold: z.number().int().nonnegative().optional(),
   /** Wait this long before answering (to be caught mid-step in crash tests). */
   delayMs: z.number().int().nonnegative().max(600_000).optional(),
   /** Fail this call with this message instead of answering. */
@@ -168,7 +173,14 @@ export function createScriptedProvider({ turns, offset = 0, firstFailure = inMem
     const index = (request.call !== undefined ? request.call - 1 : request.messages.filter((message) => message.role === "assistant").length) - offset;
     const turn: ScriptedTurn =
       turns === undefined ? defaultTurn(request) : (turns[index] ?? { text: "The script has no more turns." });
+    const text = turn.text ?? "";
+    const chunk = turn.chunk ?? 16;
+    const stream = (from: number, to: number) => {
+      for (let at = from; at < to && context.onDelta !== undefined; at += chunk) context.onDelta(text.slice(at, Math.min(at + chunk, to)));
+    };
+    const early = turn.hold === undefined ? 0 : Math.min(turn.streamBeforeHold ?? 0, text.length);
     if (turn.hold !== undefined || (turn.delayMs !== undefined && turn.delayMs > 0)) {
+      stream(0, early);
       try {
         await waitBeforeAnswer(turn, hold, context.signal);
       } catch (error) {
@@ -184,9 +196,7 @@ export function createScriptedProvider({ turns, offset = 0, firstFailure = inMem
       const prompt = roughTokens(requestText(request));
       if (prompt > turn.overflowAbove) throw new ContextOverflowError(`prompt is too long: ${prompt} tokens > ${turn.overflowAbove} maximum`);
     }
-    const text = turn.text ?? "";
-    const chunk = turn.chunk ?? 16;
-    for (let at = 0; at < text.length && context.onDelta !== undefined; at += chunk) context.onDelta(text.slice(at, at + chunk));
+    stream(early, text.length);
     const toolCalls = (turn.toolCalls ?? []).map((call, j) => ({
       id: call.id ?? `call_${index}_${j}`,
       name: call.name,
