@@ -1,7 +1,8 @@
 // The AI SDK's useChat on a durable run, in Chromium: docs/ai-sdk.md's React page (React 19,
 // @ai-sdk/react 4, the transport of @ratchet/client/ai-sdk), served from an origin of its own,
 // against `wrangler dev`. The person sends, the run's model asks, the person answers in the page;
-// the page is reloaded while a step is held and shows the same message growing when it goes on;
+// the page is reloaded while a step is held with part of its text out, and shows the same message,
+// that text included, growing when the step goes on;
 // the Stop button cancels the run. Every wait is on the page's state or the run's events.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,7 +63,8 @@ describe("useChat on a durable run, in Chromium", () => {
         { text: "Hello. What shall I work out?" },
         { text: "One question first.", toolCalls: [{ id: "q1", name: "ask", input: { question: "Which units?" } }] },
         { text: "Working on it.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "17 + 23" } }] },
-        { hold: "slow", text: "The answer is 40 metres." },
+        // Streams "The answer" and holds: a step in flight with part of its text out.
+        { hold: "slow", streamBeforeHold: 10, text: "The answer is 40 metres." },
         { hold: "stuck", text: "Never shown." },
       ],
     });
@@ -79,16 +81,19 @@ describe("useChat on a durable run, in Chromium", () => {
     await page.getByLabel("Answer").fill("metres");
     await page.getByRole("button", { name: "Answer" }).click();
 
-    // The answered run works out the sum, then holds its next model call: reload now.
+    // The answered run works out the sum, then streams the start of its answer and holds: reload now.
     const working = page.locator("article[data-role=assistant]", { hasText: "Working on it." });
     await working.getByText("calculator → 40").waitFor(WAIT);
+    await working.getByText("The answer", { exact: true }).waitFor(WAIT);
     const messageId = await working.getAttribute("data-id");
     expect(messageId).toBeTruthy();
     await page.reload();
+    // The same message, replayed with the step's text so far, live again.
     const same = page.locator(`article[data-id="${messageId}"]`);
     await same.getByText("calculator → 40").waitFor(WAIT);
+    await same.getByText("The answer", { exact: true }).waitFor(WAIT);
     await page.locator("main[data-status=streaming]").waitFor(WAIT);
-    expect(await same.textContent()).not.toContain("The answer is 40 metres.");
+    expect(await same.textContent()).not.toContain("40 metres.");
 
     // The held call goes on: the same message grows, and the chat is ready again.
     await releaseHold(dev!.url, TOKEN, run.id, "slow");
