@@ -1,7 +1,9 @@
 // Builds the installable typed client, @ratchet/client (packages/client), from src/client with tsc
 // (tsconfig.client-package.json): ES modules and type declarations in packages/client/dist. The
 // package has no dependency: its code is src/client and the table of error codes it shares with
-// the edge; its declarations add the src/api and src/loop types the client's types come from.
+// the edge; its declarations add the src/api and src/loop types the client's types come from. Its
+// subpath `@ratchet/client/ai-sdk` (src/client/ai-sdk) imports `ai`, an optional peer dependency
+// the app brings with `useChat`.
 //
 //   npm run build:client   packages/client/dist (the demo and the workspace link use it); with
 //                          `-- --if-stale` only when a source changed since the last build

@@ -1,9 +1,11 @@
 // @ratchet/client as an app gets it: `npm run pack:client` packs it, `npm install` puts the tarball
 // into an empty folder (offline: the package has nothing to fetch), and the README's snippet runs
 // there as plain Node against `wrangler dev`: the run asks, the snippet answers, the run finishes.
-// A TypeScript app on `moduleResolution: node16` compiles against the package's declarations.
+// A TypeScript app on `moduleResolution: node16` compiles against the package's declarations. The
+// subpath `@ratchet/client/ai-sdk` is in the tarball; with `ai` beside it (the app's own, an
+// optional peer), plain Node chats with a run through it and cancels the run.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +17,6 @@ import { freePort } from "./support/http-server";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PORT = await freePort();
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "packages/client/package.json"), "utf8")) as { version: string }).version;
 
 describe("@ratchet/client, packed and installed", () => {
@@ -27,7 +28,7 @@ describe("@ratchet/client, packed and installed", () => {
 
   beforeAll(async () => {
     [dev, tarball] = await Promise.all([
-      startDevServer({ port: PORT, persistTo: state, cwd: snapshot.dir }),
+      freePort().then((port) => startDevServer({ port, persistTo: state, cwd: snapshot.dir })),
       run("npm", ["run", "--silent", "pack:client"], { cwd: ROOT }).then(({ stdout }) => stdout.trim()),
     ]);
   });
@@ -85,4 +86,59 @@ describe("@ratchet/client, packed and installed", () => {
     const tsc = await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: app }).catch((error: { stdout: string }) => error);
     expect(tsc.stdout).toBe("");
   });
+
+  it("carries @ratchet/client/ai-sdk, with ai an optional peer: plain Node chats with a run through it and cancels it", async () => {
+    const installed = join(app, "node_modules/@ratchet/client");
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as Record<string, Record<string, unknown>>;
+    expect(manifest.exports!["./ai-sdk"]).toEqual({ types: "./dist/client/ai-sdk/index.d.ts", default: "./dist/client/ai-sdk/index.js" });
+    expect(manifest.peerDependenciesMeta).toEqual({ ai: { optional: true } });
+    expect(existsSync(join(installed, "dist/client/ai-sdk/index.js"))).toBe(true);
+    // The app's own `ai` (7, as this repository has it).
+    symlinkSync(join(ROOT, "node_modules/ai"), join(app, "node_modules/ai"), "dir");
+    writeFileSync(
+      join(app, "chat.mjs"),
+      [
+        'import { createClient } from "@ratchet/client";',
+        'import { chatTransport } from "@ratchet/client/ai-sdk";',
+        "const baseUrl = process.env.RATCHET_URL;",
+        'const ratchet = createClient({ baseUrl, token: "dev-token" });',
+        'const { run, token } = await ratchet.createRun({ provider: "scripted", messages: [{ role: "user", content: "Hi" }], script: [{ text: "Hello." }, { text: "Fine, thanks." }, { hold: "h", text: "Never said." }] });',
+        'for await (const event of ratchet.withToken(token).events(run.id)) if (event.type === "end") break;',
+        'const transport = chatTransport({ baseUrl, token, version: "v7" });',
+        "const send = (id, text) => transport.sendMessages({ chatId: run.id, trigger: \"submit-message\", messageId: undefined, abortSignal: undefined, messages: [{ id, role: \"user\", parts: [{ type: \"text\", text }] }] });",
+        "const said = [];",
+        'for await (const chunk of await send("u1", "How are you?")) if (chunk.type === "text-delta") said.push(chunk.delta); else if (chunk.type === "finish") console.log(`finish: ${said.join("")}`);',
+        'for await (const chunk of await send("u2", "And now?")) {',
+        '  if (chunk.type === "start-step") console.log(`cancelled: ${(await transport.cancelChat(run.id)).status}`);',
+        '  if (chunk.type === "abort") console.log("abort");',
+        "}",
+      ].join("\n"),
+    );
+    const { stdout, stderr } = await run(process.execPath, ["chat.mjs"], { cwd: app, env: { ...process.env, RATCHET_URL: dev!.url }, timeout: 60_000 });
+    expect(stderr).toBe("");
+    expect(stdout.split("\n").filter((line) => line !== "")).toEqual(["finish: Fine, thanks.", "cancelled: cancelled", "abort"]);
+
+    // Its declarations type a node16 app that imports the subpath. skipLibCheck: `ai`'s own
+    // declarations need @types/node, which is the app's affair, not this package's.
+    writeFileSync(
+      join(app, "tsconfig.ai-sdk.json"),
+      JSON.stringify({ compilerOptions: { module: "node16", moduleResolution: "node16", target: "es2022", lib: ["es2023", "dom"], strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ["chat-app.ts"] }),
+    );
+    writeFileSync(
+      join(app, "chat-app.ts"),
+      [
+        'import { chatTransport, isDisconnect, type ChatVersion } from "@ratchet/client/ai-sdk";',
+        'import type { DefaultChatTransport, UIMessage } from "ai";',
+        'const version: ChatVersion = "v7";',
+        'export const transport = chatTransport({ baseUrl: "http://127.0.0.1:8787", token: () => "ut_x", version });',
+        "export const forUseChat: DefaultChatTransport<UIMessage> = transport;",
+        'export const stop = (runId: string): Promise<string> => transport.cancelChat(runId).then((run) => run.status);',
+        "export const lost = (error: unknown): boolean => isDisconnect(error);",
+        "// @ts-expect-error: v8 is no version of the endpoint",
+        'chatTransport({ baseUrl: "", token: "", version: "v8" });',
+      ].join("\n"),
+    );
+    const tsc = await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.ai-sdk.json"], { cwd: app }).catch((error: { stdout: string }) => error);
+    expect(tsc.stdout).toBe("");
+  }, 120_000);
 });

@@ -1,0 +1,76 @@
+// chatTransport: the AI SDK's own DefaultChatTransport, pointed at a run's chat endpoint
+// (`/v1/ai-sdk/{version}/chat`, chat id = run id), with the token in the Authorization header, only
+// the last message in each POST (./last-message-body.ts), reconnects that wait for a restarting
+// service (./reconnecting-fetch.ts), and `cancelChat(runId)`.
+//
+// cancelChat is a method of the transport rather than a function of its own: it needs the same
+// base URL, token and fetch, and the component that holds the transport for `useChat` is the one
+// that draws the Stop button. `useChat().stop()` only disconnects this page; the run goes on until
+// it is cancelled.
+import { DefaultChatTransport, type UIMessage } from "ai";
+import { createClient } from "../client.ts";
+import type { ReconnectOptions } from "../reconnect/reconnecting.ts";
+import type { RunView } from "../types.ts";
+import { lastMessageBody } from "./last-message-body.ts";
+import { reconnectingFetch, type FetchFunction } from "./reconnecting-fetch.ts";
+
+/** The major version of `ai` the app runs: the endpoint answers only with chunks that version accepts. */
+export type ChatVersion = "v5" | "v6" | "v7";
+
+export type ChatTransportOptions = {
+  /** Where the service answers, e.g. "https://ratchet.example.workers.dev". */
+  baseUrl: string;
+  /** A user token, a run token or the deployment token; a function is asked before each request (a token that expires). Sent only in the Authorization header. */
+  token: string | (() => string | Promise<string>);
+  /** `ai` 5 → "v5", 6 → "v6", 7 → "v7" (`@ai-sdk/react` 2, 3, 4). */
+  version: ChatVersion;
+  /** The platform's fetch by default. */
+  fetch?: FetchFunction;
+  /** The waits between tries of a reconnect that finds no service (default 250 ms, doubling up to 5 s). */
+  reconnect?: ReconnectOptions;
+};
+
+const VERSIONS: readonly string[] = ["v5", "v6", "v7"];
+
+export function chatEndpoint(baseUrl: string, version: ChatVersion): string {
+  if (!VERSIONS.includes(version)) throw new Error(`chatTransport: version must be "v5", "v6" or "v7" (the major version of the app's \`ai\` package), not ${JSON.stringify(version)}.`);
+  return `${baseUrl.replace(/\/+$/, "")}/v1/ai-sdk/${version}/chat`;
+}
+
+export class RatchetChatTransport<UI_MESSAGE extends UIMessage = UIMessage> extends DefaultChatTransport<UI_MESSAGE> {
+  readonly #baseUrl: string;
+  readonly #token: () => Promise<string>;
+  readonly #fetch: FetchFunction | undefined;
+
+  constructor({ baseUrl, token, version, fetch, reconnect }: ChatTransportOptions) {
+    const tokenNow = async () => (typeof token === "function" ? token() : token);
+    const send = fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+    super({
+      api: chatEndpoint(baseUrl, version),
+      headers: async () => ({ Authorization: `Bearer ${await tokenNow()}` }),
+      fetch: reconnectingFetch(send, reconnect),
+      // The endpoint replays the current segment from its start under the same message id.
+      resumeStreamIsReplay: true,
+      prepareSendMessagesRequest: ({ id, messages, trigger, messageId, body, headers, credentials }) => ({
+        body: lastMessageBody({ id, messages, trigger, messageId, body }),
+        headers,
+        credentials,
+      }),
+    });
+    this.#baseUrl = baseUrl.replace(/\/+$/, "");
+    this.#token = tokenNow;
+    this.#fetch = fetch;
+  }
+
+  /** Cancels the run (`POST /v1/runs/:id/cancel`): it ends `cancelled`, and the chat's stream with an `abort` chunk. */
+  async cancelChat(runId: string): Promise<RunView> {
+    const fetch = this.#fetch;
+    const client = createClient({ baseUrl: this.#baseUrl, token: await this.#token(), ...(fetch === undefined ? {} : { fetch }) });
+    return client.cancel(runId);
+  }
+}
+
+/** A DefaultChatTransport for `useChat({ id: runId, resume: true, transport })`. */
+export function chatTransport<UI_MESSAGE extends UIMessage = UIMessage>(options: ChatTransportOptions): RatchetChatTransport<UI_MESSAGE> {
+  return new RatchetChatTransport<UI_MESSAGE>(options);
+}
