@@ -82,7 +82,17 @@ async function main(): Promise<void> {
     log(`one parent with ${CHILDREN} children × ${CHILD_STEPS} steps at once (2 parent steps): ${treeMs} ms`);
     log(`wall time ratio (one run / fan-out): ${(flatMs / treeMs).toFixed(2)}×`);
     const childIds = ended.map((event) => ({ id: String(event.data.childId), token: tree.token }));
-    const childEnds = await Promise.all(childIds.map(async (child) => at((await events(child)).at(-1))));
+    const childLogs = await Promise.all(childIds.map((child) => events(child)));
+    const childEnds = childLogs.map((log) => at(log.at(-1)));
+    // The children against themselves: from the parent's model call that asks for them (its step-1
+    // `model` event) to the last child's `end`, over the slowest child's own creation (its
+    // `run-started`) → `end`. 1.0 is ten children made at once that wait on nothing but their steps.
+    const childStarts = childLogs.map((log) => at(log.find((event) => event.data.type === "run-started")));
+    const slowest = Math.max(...childLogs.map((_log, i) => childEnds[i]! - childStarts[i]!));
+    const asked = at(treeEvents.find((event) => event.data.type === "model"));
+    const span = Math.max(...childEnds) - asked;
+    log(`fan-out: the parent's turn → the last of its ${CHILDREN} children ended: ${span} ms; the slowest child's own creation → end: ${slowest} ms; ratio ${(span / slowest).toFixed(2)}× (target ≤ 1.3×)`);
+    log(`fan-out: the children created over ${Math.max(...childStarts) - Math.min(...childStarts)} ms (the parent's turn → the first created: ${Math.min(...childStarts) - asked} ms, → the last: ${Math.max(...childStarts) - asked} ms)`);
     const treeNext = at(treeEvents.find((event) => event.data.type === "step-start" && event.data.step === 2)) - Math.max(...childEnds);
     log(`fan-out: last child's end → parent's next model call: ${treeNext} ms`);
 

@@ -100,7 +100,9 @@ describe("POST /v1/runs/:id/fork", () => {
     expect(requests).toHaveLength(6);
     expect(requests[4]!.body).toEqual(requests[1]!.body);
     expect(await countFor(`${second.run.id}/s1/tool/1/toolu_1`)).toBe(0);
-    expect(await countFor(`${second.run.id}/s1/tool/2/toolu_2`)).toBe(1);
+    // Its prefix is resumable (its source went on after step 1): it goes on in a segment of its own, where step 2 is that segment's first.
+    expect(await countFor(`${second.run.id}/s1/tool/2/toolu_2`)).toBe(0);
+    expect(await countFor(`${second.run.id}/s2/tool/1/toolu_2`)).toBe(1);
     expect(await getRun(second.run.id, second.token)).toMatchObject({ status: "finished", steps: 3 });
   });
 

@@ -38,6 +38,11 @@ export type ForkPrefix = {
   openCalls: string[];
   /** What the prefix cost: the sum of its journal entries' costs. */
   inheritedUsd: number;
+  /**
+   * The source's loop carried nothing past `history` into step atStep + 1 (src/durable/forks/fork-snapshot.ts):
+   * an unchanged fork goes on from `history` in a segment of its own, with nothing replayed.
+   */
+  resumable?: true;
 };
 
 /**

@@ -1,10 +1,12 @@
 // A fork's segments and where it starts, from its source's prefix and the edge's decisions.
-// Unchanged, the fork's segment holding the step is the source's, replayed from the copied entries
-// up to the step, and then it goes on live exactly as the source would have (its first model
-// request is the source's for step atStep + 1). Changed (messages or a field), that segment ends
-// at the step with the prefix's history, and the fork goes on in a segment of its own. Either way
-// the prefix's cost is not the fork's: the replayed segment's spend starts below the fork's own by
-// what its copied entries cost, so the loop, which adds them up again, counts from the fork's own.
+// Changed (messages or a field), the segment holding the step ends at the step with the prefix's
+// history, and the fork goes on in a segment of its own. Unchanged, it goes on exactly as the
+// source would have (its first model request is the source's for step atStep + 1): from the
+// source's snapshot at the step when the prefix is resumable (fork-snapshot.ts) — a segment of its
+// own, as a changed fork's, with the holder's limits and nothing added, so nothing is replayed —
+// else in the source's segment, replayed from the copied entries up to the step. Either way the
+// prefix's cost is not the fork's: a replayed segment's spend starts below the fork's own by what
+// its copied entries cost, so the loop, which adds them up again, counts from the fork's own.
 import type { ForkPrefix, ForkSegment, ForkSpec } from "../../api/rpc/fork-rpc";
 import type { RunStart } from "../run/run-store";
 import { addUsd, usd } from "../../lib/money";
@@ -15,7 +17,7 @@ export function forkPlan(prefix: ForkPrefix, spec: ForkSpec, spentUsd: number): 
   const earlier = prefix.segments.slice(0, -1);
   const holder = prefix.segments[prefix.segments.length - 1]!;
   const { atStep } = prefix;
-  if (!spec.cut) {
+  if (!spec.cut && prefix.resumable !== true) {
     const holderPrefix = `s${holder.n}/`;
     const replayed = addUsd(...prefix.journal.filter((entry) => entry.key.startsWith(holderPrefix)).map((entry) => entry.costUsd));
     return {
@@ -23,7 +25,7 @@ export function forkPlan(prefix: ForkPrefix, spec: ForkSpec, spentUsd: number): 
       start: { segment: holder.n, steps: atStep, stepLimit: holder.stepLimit },
     };
   }
-  const stepLimit = atStep + (spec.maxSteps ?? Math.max(1, holder.stepLimit - atStep));
+  const stepLimit = spec.cut ? atStep + (spec.maxSteps ?? Math.max(1, holder.stepLimit - atStep)) : holder.stepLimit;
   const own: ForkSegment = {
     n: holder.n + 1,
     messages: [...prefix.history, ...(spec.added ?? [])],
@@ -31,7 +33,8 @@ export function forkPlan(prefix: ForkPrefix, spec: ForkSpec, spentUsd: number): 
     stepsBefore: atStep,
     spentBefore: spentUsd,
     stepLimit,
-    perQuestion: true,
+    // Unchanged, the question goes on as the source's did (its guards count as they counted).
+    perQuestion: spec.cut ? true : holder.perQuestion,
   };
   return { segments: [...earlier, { ...holder, result: prefix.history }, own], start: { segment: own.n, steps: atStep, stepLimit } };
 }

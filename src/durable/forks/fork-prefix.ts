@@ -1,8 +1,9 @@
 // The source's side of a fork: its run up to and including model step `atStep` and that turn's
-// tool results, read from what it has committed. Its journal entries for that prefix, its segments
-// up to the one holding the step, and the history after the step's turn: the loop replays that
-// segment from the prefix's entries alone (no model or tool is called) and stops at the first step
-// the prefix does not hold.
+// tool results, read from what it has committed. Its journal entries for that prefix (copied as
+// they are), its segments up to the one holding the step, and the history after the step's turn:
+// taken from the segment's stored result where that is the source's state at the step
+// (fork-snapshot.ts, README.md), else by the loop replaying that segment from the prefix's entries
+// alone (no model or tool is called), stopped at the first step the prefix does not hold.
 import type { ForkPrefix, ForkSegment } from "../../api/rpc/fork-rpc";
 import type { Outcome } from "../../api/types";
 import { runToolLoop } from "../../loop";
@@ -14,7 +15,9 @@ import type { EngineContext } from "../engine/engine-context";
 import { readJournalEntries } from "../engine/journal";
 import { loopOptions } from "../engine/loop-options";
 import { mcpToolsOf } from "../tools/mcp-tools";
+import type { ModelStepValue } from "../../loop";
 import { fail, notFound, ok } from "../run/outcome";
+import { snapshotAt } from "./fork-snapshot";
 import { readRun, readSegments, type RunRow, type Segment } from "../run/run-store";
 import { addUsd } from "../../lib/money";
 
@@ -24,7 +27,7 @@ class PastPrefix extends Error {}
 const SEGMENT_KEY = /^s(\d+)\/(.*)$/;
 
 /** The history when the loop, replaying `segment` from `stored` only, reaches a step it does not hold. */
-async function historyAt(engine: EngineContext, run: RunRow, segment: Segment, stored: Map<string, unknown>): Promise<ChatMessage[]> {
+export async function historyAt(engine: EngineContext, run: RunRow, segment: Segment, stored: Map<string, unknown>): Promise<ChatMessage[]> {
   const step: Step = async <T>(key: string) => {
     if (stored.has(key)) return stored.get(key) as T;
     throw new PastPrefix();
@@ -52,7 +55,14 @@ function forkSegment(segment: Segment, withResult: boolean): ForkSegment {
   return withResult && result !== undefined ? { ...rest, result } : rest;
 }
 
-export async function forkPrefix(engine: EngineContext, atStep: number): Promise<Outcome<ForkPrefix>> {
+/** The prefix's entries of `holder` by key without its `s<n>/`, values parsed: what a replay reads. */
+function storedOf(journal: readonly { key: string; value: string }[], holder: Segment): Map<string, unknown> {
+  const prefix = `s${holder.n}/`;
+  return new Map(journal.filter((entry) => entry.key.startsWith(prefix)).map((entry) => [entry.key.slice(prefix.length), JSON.parse(entry.value) as unknown]));
+}
+
+/** `replay`: the history by the loop's replay even where the snapshot has it (for tests that compare the two). */
+export async function forkPrefix(engine: EngineContext, atStep: number, replay = false): Promise<Outcome<ForkPrefix>> {
   const { sql } = engine.ctx.storage;
   const run = readRun(sql);
   if (run === undefined) return notFound();
@@ -64,16 +74,20 @@ export async function forkPrefix(engine: EngineContext, atStep: number): Promise
   // The segment holding model step atStep: the last one that began before it.
   const holder = [...all].reverse().find((segment) => segment.stepsBefore < atStep)!;
   const local = atStep - holder.stepsBefore;
+  // Every key of the holder (the snapshot looks past the prefix: did the source go on?), and the prefix's entries.
+  const holderKeys = new Set<string>();
   const journal = readJournalEntries(sql).filter((entry) => {
     const match = SEGMENT_KEY.exec(entry.key);
     if (match === null) return false;
     const n = Number(match[1]);
+    if (n === holder.n) holderKeys.add(match[2]!);
     return n < holder.n || (n === holder.n && inForkPrefix(match[2]!, local));
   });
-  const prefix = `s${holder.n}/`;
-  const stored = new Map(journal.filter((entry) => entry.key.startsWith(prefix)).map((entry) => [entry.key.slice(prefix.length), JSON.parse(entry.value) as unknown]));
-  if (!stored.has(`model/${local}`)) return fail(409, `Run ${run.id} holds no committed model step ${atStep}.`);
-  const history = await historyAt(engine, run, holder, stored);
+  const modelEntry = journal.find((entry) => entry.key === `s${holder.n}/model/${local}`);
+  if (modelEntry === undefined) return fail(409, `Run ${run.id} holds no committed model step ${atStep}.`);
+  const closed = holder.n < run.segment || run.status !== "running";
+  const snapshot = replay ? undefined : snapshotAt(holder, closed, local, holderKeys, JSON.parse(modelEntry.value) as ModelStepValue);
+  const history = snapshot?.history ?? (await historyAt(engine, run, holder, storedOf(journal, holder)));
   const value: ForkPrefix = {
     runId: run.id,
     atStep,
@@ -87,6 +101,7 @@ export async function forkPrefix(engine: EngineContext, atStep: number): Promise
     openCalls: openCalls(history).map((call) => call.id),
     inheritedUsd: addUsd(...journal.map((entry) => entry.costUsd)),
   };
+  if (snapshot?.resumable === true) value.resumable = true;
   if (run.subject !== undefined) value.subject = run.subject;
   if (run.dayLimitUsd !== undefined) value.dayLimitUsd = run.dayLimitUsd;
   return ok(value);
