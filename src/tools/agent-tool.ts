@@ -63,7 +63,7 @@ export function createAgentTool(ref: AgentToolRef, deps: ToolDeps): AnyToolSpec 
     async wait(handle) {
       const started = handle as AgentHandle;
       if (started.kind === "result") return started.output;
-      const settled = (await deps.children?.settle(started.key)) ?? { kind: "unknown" };
+      const settled = deps.children?.settle(started.key) ?? { kind: "unknown" };
       if (settled.kind === "ended") return resultOfEnd(ref.name, settled.end);
       if (settled.kind === "unknown") return failure(`Agent ${ref.name} (child run ${started.childId}) is not known to this run any more.`);
       throw new ToolPending(started.key);

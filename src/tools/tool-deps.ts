@@ -38,8 +38,8 @@ export type ChildSettled = { kind: "pending" } | { kind: "ended"; end: ChildEnd 
 export type ChildRuns = {
   /** Starts the child of the call at `key` exactly once (or finds it again); its first user message is `task`. */
   start(call: { key: string; callId: string; name: string; task: string; template: RunTemplate }): Promise<ChildStart>;
-  /** The child's end once it reported it, else "pending" (after its creation, asked by the start, was answered). */
-  settle(key: string): ChildSettled | Promise<ChildSettled>;
+  /** The child's end once it reported it, else "pending". */
+  settle(key: string): ChildSettled;
 };
 
 export type ToolDeps = {

@@ -1,16 +1,9 @@
 // What agent tools get from the run object (ToolDeps.children): the start of a child run, exactly
 // once, and its end as the run holds it. The child's id and token are derived from this run's id
-// and the call's key (HMAC under RUN_ID_KEY, as an Idempotency-Key's are), and its row and the
-// creation it asks for (child-create-store.ts) are written before the child's object is asked: a
-// creation asked again after a crash (before, during or after it) reaches the same object, whose
-// `create` answers the run it made the first time. The start is one journaled step of the loop, so
-// a child that was started is never started again.
-//
-// The start does not wait for the child's object: it asks, and the step is journaled at once, so
-// the calls of one turn (each start a step, one after the other) have their children created at
-// the same time, not one after the other. The call's wait, which the loop reaches only after every
-// start of the turn, waits for that creation to be answered (and asks again for one a crash left
-// unanswered): a child that could not be made ends the call as failed, naming why.
+// and the call's key (HMAC under RUN_ID_KEY, as an Idempotency-Key's are), and its row is written
+// before the child's object is asked: a start made again after a crash (before, during or after
+// the creation) reaches the same object, whose `create` answers the run it made the first time.
+// The start is one journaled step of the loop, so a child that was started is never started again.
 import type { NewRun, RunTemplate } from "../../api/types";
 import type { SpanContext } from "../../lib/traceparent";
 import { spanIdOf } from "../telemetry/span-ids";
@@ -24,10 +17,8 @@ import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/emit-event";
 import { readOwnSpent, type RunRow, type Segment } from "../run/run-store";
 import { runOf } from "../schedule/fire-run";
-import { fail } from "../run/outcome";
 import { admitChild } from "./child-intake";
 import { childrenHeld, countChildren, markCreated, markNotCreated, readChild, registerChild } from "./child-store";
-import { dropPendingCreate, pendingCreates, savePendingCreate } from "./child-create-store";
 import { reserveTreePlace } from "./tree-store";
 
 /** The parent's span of the agent call at `key` (its start's step key with the segment). */
@@ -90,49 +81,10 @@ function treeRefusal(engine: EngineContext): string {
   return `tree (this run's tree, its top-level run and all its descendants, holds ${max} runs, this deployment's limit, MAX_TREE_RUNS)`;
 }
 
-/** The `child-started` event's dedupe key for the call at `key` (its start's step key with the segment). */
-function startedKey(key: string): string {
-  const slash = key.indexOf("/");
-  return `${key.slice(0, slash + 1)}child-started/${key.slice(slash + 1)}`;
-}
-
-/**
- * Asks the child's object to create `child` (the call at `key`) and records its answer: the child
- * made (its status, the `child-started` event) or not made (the call's end, failed), with the
- * pending creation dropped, in one transaction.
- */
-async function createChild(engine: EngineContext, key: string, callId: string, child: NewRun): Promise<void> {
-  const { storage } = engine.ctx;
-  // An object that cannot be reached answers as a refusal would: the call ends failed, naming why.
-  const outcome = await runOf(engine.env, child.id)
-    .create(child)
-    .catch((error: unknown) => fail(409, `its object could not be reached: ${error instanceof Error ? error.message : String(error)}`));
-  storage.transactionSync(() => {
-    if (outcome.ok) {
-      markCreated(storage.sql, key, outcome.value.status);
-      emitEvent(engine, { type: "child-started", callId, childId: child.id }, startedKey(key));
-    } else {
-      const error = { ...outcome.error, message: `the child run could not be made (${outcome.error.message})` };
-      markNotCreated(storage.sql, key, { childId: child.id, status: "failed", hasFinal: false, error, spentUsd: 0 }, engine.now());
-    }
-    dropPendingCreate(storage.sql, key);
-  });
-}
-
 export function childRunDeps(engine: EngineContext, run: RunRow, segment: Segment): ChildRuns {
   const { sql } = engine.ctx.storage;
   const prefix = `s${segment.n}/`;
   const budgetUsd = run.body.budget?.usd ?? Number.POSITIVE_INFINITY;
-  // Creations asked in this slice, by key: asked once each, whoever asks.
-  const creating = new Map<string, Promise<void>>();
-  const ask = (key: string, callId: string, child: NewRun): Promise<void> => {
-    let asked = creating.get(key);
-    if (asked === undefined) {
-      asked = createChild(engine, key, callId, child);
-      creating.set(key, asked);
-    }
-    return asked;
-  };
   return {
     async start({ key, callId, name, task, template }): Promise<ChildStart> {
       const full = prefix + key;
@@ -163,31 +115,20 @@ export function childRunDeps(engine: EngineContext, run: RunRow, segment: Segmen
         // The child's trace links to the span of the call that made it (docs/traces.md).
         parentLink: parentSpanOf(sql, run.id, full),
       };
-      if (row.status === "starting") {
-        savePendingCreate(sql, full, child);
-        // Not awaited here: the call's wait awaits it (a failure to record the answer surfaces there).
-        ask(full, callId, child).catch(() => undefined);
+      const outcome = await runOf(engine.env, id).create(child);
+      if (!outcome.ok) {
+        const end = { childId: id, status: "failed" as const, hasFinal: false, error: outcome.error, spentUsd: 0 };
+        markNotCreated(sql, full, end, engine.now());
+        return { ok: false, reason: `the child run could not be made (${outcome.error.message})` };
       }
+      markCreated(sql, full, outcome.value.status);
+      emitEvent(engine, { type: "child-started", callId, childId: id }, `${prefix}child-started/${key}`);
       return { ok: true, childId: id };
     },
-    async settle(key) {
-      const full = prefix + key;
-      let row = readChild(sql, full);
+    settle(key) {
+      const row = readChild(sql, prefix + key);
       if (row === undefined) return { kind: "unknown" };
-      if (row.status === "starting" && row.end === undefined) {
-        // Its creation, asked by the start (this slice's), or asked again with every other one a
-        // crash left unanswered, all at once (the loop waits on one call at a time).
-        // The slice ends only once they were answered, so none is left in flight when it does.
-        const asked: Promise<void>[] = [];
-        for (const [key, child] of pendingCreates(sql)) {
-          const other = readChild(sql, key);
-          if (other !== undefined) asked.push(ask(key, other.callId, child));
-        }
-        await Promise.all(asked);
-        row = readChild(sql, full)!;
-      }
       return row.end === undefined ? { kind: "pending" } : { kind: "ended", end: row.end };
     },
   };
 }
-
