@@ -26,6 +26,7 @@ import { median } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
 import { until } from "./support/poll";
 import { verdict } from "./support/verdict";
+import { freePort } from "../test/e2e/support/http-server";
 
 const STEPS = arg("steps", 150);
 const FLOOD = arg("flood", 1000);
@@ -82,7 +83,7 @@ async function withServer<T>(vars: Record<string, string>, tomlEdit: (toml: stri
   const snapshot = snapshotProject(project);
   const toml = join(snapshot.dir, "wrangler.toml");
   writeFileSync(toml, tomlEdit(readFileSync(toml, "utf8")));
-  const dev = await startDevServer({ port: 8600 + Math.floor(Math.random() * 90), persistTo: dir, cwd: snapshot.dir, vars });
+  const dev = await startDevServer({ port: await freePort(), persistTo: dir, cwd: snapshot.dir, vars });
   try {
     return await work(dev);
   } finally {

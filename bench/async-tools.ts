@@ -24,10 +24,11 @@ import { httpTool } from "../test/e2e/support/scripts";
 import { percentile, summary } from "../test/e2e/support/stats";
 import { readEventsUntilEnd } from "../test/e2e/support/sse";
 import { verdict } from "./support/verdict";
+import { freePort } from "../test/e2e/support/http-server";
 
 const RUNS = Number(process.argv[2] ?? "40");
 const QUIET_MS = Number(process.argv[3] ?? "30") * 1000;
-const PORT = 9500 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const SPACING_MS = 250;
 const log = (line: string) => console.log(`[bench:async] ${line}`);
 

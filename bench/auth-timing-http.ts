@@ -17,9 +17,10 @@ import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server"
 import { mean, median, percentile } from "../test/e2e/support/stats";
 import { prefixCandidates, shuffle } from "./support/prefix-candidates";
 import { arg } from "./support/args";
+import { freePort } from "../test/e2e/support/http-server";
 
 const SAMPLES = arg("samples", 1500);
-const PORT = 8600 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const log = (line: string) => console.log(`[bench:auth-http] ${line}`);
 

@@ -33,13 +33,14 @@ import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/sup
 import { startFakeAnthropic, type FakeAnthropic } from "../test/fake-anthropic/server";
 import type { FakeTurn } from "../test/fake-anthropic/types";
 import { arg } from "./support/args";
+import { freePort } from "../test/e2e/support/http-server";
 
 const RUNS = arg("runs", 30);
 const KILLS = arg("kills", 8);
 const STEPS = 10;
 const SEED = arg("seed", Date.now() % 100_000);
 const TOKEN = "dev-token";
-const PORT = 8800 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const DEADLINE_MS = 10 * 60_000;
 /**
  * A request stamped less than this after a kill belongs to the life that was killed. Late stamps

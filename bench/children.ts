@@ -23,13 +23,14 @@ import { percentile, summary } from "../test/e2e/support/stats";
 import { sleep, until } from "./support/poll";
 import { replayLines } from "./support/replay-lines";
 import { verdict } from "./support/verdict";
+import { freePort } from "../test/e2e/support/http-server";
 
 const STEP_MS = Number(process.argv[2] ?? "300");
 const QUIET_MS = Number(process.argv[3] ?? "15") * 1000;
 const CHILDREN = 10;
 const CHILD_STEPS = 5;
 const PARENTS = 10;
-const PORT = 9600 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const log = (line: string) => console.log(`[bench:children] ${line}`);
 
 type Turn = { text?: string; toolCalls?: { id: string; name: string; input: unknown }[]; delayMs?: number; costUsd?: number };

@@ -23,12 +23,13 @@ import { watchRun } from "../test/e2e/support/run-watch";
 import { median } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
 import { verdict } from "./support/verdict";
+import { freePort } from "../test/e2e/support/http-server";
 
 const LENGTHS = [500, 2_000];
 const REPLAYS = arg("replays", 3);
 const TIMEOUT_MS = arg("timeout", 60) * 1000;
 const KEEP = process.argv.includes("--keep") ? process.argv[process.argv.indexOf("--keep") + 1] : undefined;
-const PORT = 8600 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const log = (line: string) => console.log(`[bench:export] ${line}`);
 const failures: string[] = [];
 

@@ -25,11 +25,12 @@ import { summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
 import { replayLines } from "./support/replay-lines";
 import { verdict } from "./support/verdict";
+import { freePort } from "../test/e2e/support/http-server";
 
 const STEPS = arg("steps", 500);
 const FORKS = arg("forks", 5);
 const REPLAYS = arg("replays", 5);
-const PORT = 8700 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const log = (line: string) => console.log(`[bench:fork] ${line}`);
 const failures: string[] = [];
 

@@ -23,13 +23,14 @@ import { median, percentile, summary } from "../test/e2e/support/stats";
 import { startWebhookReceiver } from "../test/e2e/support/webhook-receiver";
 import { until as poll } from "./support/poll";
 import { arg } from "./support/args";
+import { freePort } from "../test/e2e/support/http-server";
 
 const WAITING = arg("waiting", 100);
 const LIST = arg("list", 1000);
 const ROUNDS = arg("rounds", 3);
 const CONCURRENCY = 25;
 const TOKEN = "dev-token";
-const PORT = 8700 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 
 const log = (line: string) => console.log(`[bench:inbox] ${line}`);
 const failures: string[] = [];

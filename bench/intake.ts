@@ -15,6 +15,7 @@ import { LOCAL_TOKEN } from "../test/e2e/support/local-vars";
 import { waitForEnd } from "../test/e2e/support/run-events";
 import { median } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
+import { freePort } from "../test/e2e/support/http-server";
 
 // Within the local rate limits (wrangler.toml): 30 creations a minute per subject.
 const ROUNDS = arg("rounds", 25);
@@ -56,7 +57,7 @@ const p = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Mat
 async function main(): Promise<void> {
   if (baselineAt === undefined) throw new Error("usage: npm run bench:intake -- --baseline <a checkout of the code to compare with>");
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load ${loadavg().map((value) => value.toFixed(1)).join(" ")}, node ${process.version}`);
-  const port = 9800 + Math.floor(Math.random() * 50);
+  const port = await freePort();
   const servers = [await server("baseline", resolve(baselineAt), port), await server("this", process.cwd(), port + 50)];
   try {
     const user = new Map<string, string>();

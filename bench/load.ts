@@ -20,13 +20,14 @@ import { watchRun, type RunWatch } from "../test/e2e/support/run-watch";
 import { httpTool, toolRunBody } from "../test/e2e/support/scripts";
 import { mib, summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
+import { freePort } from "../test/e2e/support/http-server";
 
 const RUNS = arg("runs", 200);
 const STEPS = arg("steps", 10);
 const SOCKETS = arg("sockets", 100);
 const FANOUT_STEPS = arg("fanout-steps", 20);
 const TOKEN = "dev-token";
-const PORT = 8900 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 
 const log = (line: string) => console.log(`[bench:load] ${line}`);
 const failures: string[] = [];

@@ -15,10 +15,11 @@ import { replayLines } from "./support/replay-lines";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
 import { watchRun } from "../test/e2e/support/run-watch";
 import { verdict } from "./support/verdict";
+import { freePort } from "../test/e2e/support/http-server";
 
 const MODEL_STEPS = 2000;
 const KILL_AT = [1000, 1990];
-const PORT = 8400 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const log = (line: string) => console.log(`[bench:long-dev] ${line}`);
 
 /** Bytes of the Durable Objects' SQLite files (database, WAL and shared memory) under `dir`. */

@@ -24,11 +24,12 @@ import { vendorControl } from "../test/helpers/fake-vendor-control";
 import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
 import { percentile, summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
+import { freePort } from "../test/e2e/support/http-server";
 
 const TRIALS = arg("trials", 30);
 const DELAY_MS = arg("delay", 400);
 const TOKEN = "dev-token";
-const PORT = 8600 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const log = (line: string) => console.log(`[bench:messages] ${line}`);
 const failures: string[] = [];
 

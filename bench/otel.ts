@@ -13,7 +13,7 @@ import { createServer } from "node:http";
 import { cpus, platform, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
-import { listen, readBody, shut } from "../test/e2e/support/http-server";
+import { freePort, listen, readBody, shut } from "../test/e2e/support/http-server";
 import { percentile, summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
 import { sleep } from "./support/poll";
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   try {
     for (const [label, vars] of [["export off", {}], ["export on ", { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}` }]] as const) {
       const dir = mkdtempSync(join(tmpdir(), "ratchet-bench-otel-"));
-      const dev = await startDevServer({ port: 8700 + Math.floor(Math.random() * 90), persistTo: dir, cwd: snapshot.dir, vars });
+      const dev = await startDevServer({ port: await freePort(), persistTo: dir, cwd: snapshot.dir, vars });
       try {
         await measure(dev.url); // warm-up
         lags.length = 0;

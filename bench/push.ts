@@ -20,11 +20,12 @@ import { localVars } from "../test/e2e/support/local-vars";
 import { summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
 import { verdict } from "./support/verdict";
+import { freePort } from "../test/e2e/support/http-server";
 
 const RUNS = arg("runs", 30);
 const TOGETHER = arg("together", 50);
 const TOKEN = "dev-token";
-const PORT = 8600 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 
 const log = (line: string) => console.log(`[bench:push] ${line}`);
 const failures: string[] = [];

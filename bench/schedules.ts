@@ -20,11 +20,12 @@ import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server"
 import { percentile, summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
 import { sleep } from "./support/poll";
+import { freePort } from "../test/e2e/support/http-server";
 
 const SECONDS = arg("seconds", 30);
 const MANY = arg("many", 20);
 const TOKEN = "dev-token";
-const PORT = 8600 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const log = (line: string) => console.log(`[bench:schedules] ${line}`);
 const failures: string[] = [];
 

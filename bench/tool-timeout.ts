@@ -12,8 +12,9 @@ import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server"
 import { startFaultToolServer } from "../test/e2e/support/fault-tool-server";
 import { httpTool } from "../test/e2e/support/scripts";
 import { verdict } from "./support/verdict";
+import { freePort } from "../test/e2e/support/http-server";
 
-const PORT = 8500 + Math.floor(Math.random() * 90);
+const PORT = await freePort();
 const log = (line: string) => console.log(`[tool-timeout] ${line}`);
 
 async function main(): Promise<void> {

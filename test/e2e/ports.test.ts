@@ -1,7 +1,7 @@
 // The processes the tests start (wrangler dev, the docs' tool servers) get a port the OS handed
 // out (`freePort()`, test/e2e/support/http-server.ts), and the local servers listen on port 0. A
 // port picked from a fixed range (`9700 + Math.floor(Math.random() * 90)`) collided with a second
-// suite on the same machine (EADDRINUSE), so this reads test/ and fails on one.
+// suite on the same machine (EADDRINUSE), so this reads test/ and bench/ and fails on one.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -22,8 +22,8 @@ describe("ports come from the OS", () => {
     expect(pickedPorts("const PORT = await freePort(); server.listen(0); listen(server, port)")).toEqual([]);
   });
 
-  it("no test picks one", () => {
-    const offenders = sourcesUnder("test")
+  it("no test or benchmark picks one", () => {
+    const offenders = [...sourcesUnder("test"), ...sourcesUnder("bench")]
       .filter((path) => path !== "test/e2e/ports.test.ts")
       .flatMap((path) => pickedPorts(readFileSync(resolve(ROOT, path), "utf8")).map((found) => `${path}: ${found}`));
     expect(offenders).toEqual([]);
