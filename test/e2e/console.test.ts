@@ -346,9 +346,11 @@ describe("the run console in Chromium", () => {
     const { schedule } = (await created.json()) as { schedule: { id: string; nextAt: string } };
 
     const { page, errors } = await consolePage(browser!, dev!.url);
-    await page.getByLabel(/^Token/).fill(TOKEN);
-    await page.getByLabel(/^Subject/).fill(subject);
-    await page.getByRole("button", { name: "Show schedules" }).click();
+    // The Agents card asks for a token too: the Schedules card's own fields.
+    const card = page.getByRole("region", { name: "Schedules" });
+    await card.getByLabel(/^Token/).fill(TOKEN);
+    await card.getByLabel(/^Subject/).fill(subject);
+    await card.getByRole("button", { name: "Show schedules" }).click();
     const item = page.locator(`.schedule-item[data-schedule="${schedule.id}"]`);
     await item.waitFor(WAIT);
     expect(await text(item.locator("h3"))).toBe("0 8 * * 1-5 (Europe/Paris)");
