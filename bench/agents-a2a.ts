@@ -19,6 +19,7 @@ import { freePort } from "../test/e2e/support/http-server";
 import { LOCAL_TOKEN } from "../test/e2e/support/local-vars";
 import { percentile, summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
+import { sseBlocks, sseField } from "../src/lib/sse-blocks";
 
 const TRIALS = arg("trials", 30);
 const log = (line: string) => console.log(`[bench:agents a2a] ${line}`);
@@ -26,23 +27,9 @@ const headers = { Authorization: `Bearer ${LOCAL_TOKEN}`, "Content-Type": "appli
 
 /** Reads SSE `data:` payloads from a response, calling `each` with the time each arrives, until `each` says stop. */
 async function readSse(response: Response, each: (data: Record<string, unknown>, at: number) => boolean): Promise<void> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
-      let cut: number;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (data !== undefined && each(JSON.parse(data) as Record<string, unknown>, performance.now())) return;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
+  for await (const block of sseBlocks(response.body!)) {
+    const data = sseField(block, "data");
+    if (data !== undefined && each(JSON.parse(data) as Record<string, unknown>, performance.now())) return;
   }
 }
 

@@ -12,6 +12,7 @@ import { releaseHold, request } from "./support/api";
 import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
 import { freePort } from "./support/http-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
+import { sseBlocks, sseField } from "../../src/lib/sse-blocks";
 
 type Seen = { id: string; data: string };
 
@@ -37,21 +38,11 @@ function recordingFetch(seen: SeenEvents): typeof fetch {
     if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream") || response.body === null) return response;
     const [mine, theirs] = response.body.tee();
     void (async () => {
-      const reader = mine.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
       try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          buffer += value;
-          let cut: number;
-          while ((cut = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const id = /^id: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (id !== undefined && data !== undefined) seen.note({ id, data: JSON.stringify((JSON.parse(data) as { result: unknown }).result) });
-          }
+        for await (const block of sseBlocks(mine)) {
+          const id = sseField(block, "id");
+          const data = sseField(block, "data");
+          if (id !== undefined && data !== undefined) seen.note({ id, data: JSON.stringify((JSON.parse(data) as { result: unknown }).result) });
         }
       } catch {
         // The connection died with wrangler dev.

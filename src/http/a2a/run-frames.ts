@@ -6,6 +6,7 @@ import type { StoredEvent } from "../../api/types";
 import type { LiveEvent } from "../../api/a2a/stream-events";
 import type { WatcherToken } from "../../api/types";
 import type { CallerKind } from "../../api/types";
+import { sseBlocks } from "../../lib/sse-blocks";
 import { forwarded } from "../forward";
 import type { RunStub } from "../run-stub";
 
@@ -38,24 +39,8 @@ export async function* runFrames(source: RunFramesSource, after: number, signal?
     const text = await response.text();
     throw new Error(`The run's events could not be read (${response.status}): ${text}`);
   }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  const abort = () => void reader.cancel().catch(() => undefined);
-  signal?.addEventListener("abort", abort);
-  let buffer = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
-      let cut: number;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const frame = frameOf(buffer.slice(0, cut));
-        buffer = buffer.slice(cut + 2);
-        if (frame !== undefined) yield frame;
-      }
-    }
-  } finally {
-    signal?.removeEventListener("abort", abort);
-    await reader.cancel().catch(() => undefined);
+  for await (const block of sseBlocks(response.body, signal)) {
+    const frame = frameOf(block);
+    if (frame !== undefined) yield frame;
   }
 }
