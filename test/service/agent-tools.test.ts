@@ -3,7 +3,7 @@
 // the run stores, the version pinned then; its name defaults to the agent's, its description to the
 // agent's, its input schema is the agent's. An agent the caller does not see (unknown, another
 // subject's, deleted, a version it never had) is a 400 at the tool's `agent` field.
-import { runInDurableObject } from "cloudflare:test";
+import { runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentToolRef, CreateRunBody } from "../../src/api/types";
 import { agentName, agentsCall, issuePaths, makeAgent, patchAgent, postRun, scriptedTemplate } from "../helpers/agents";
@@ -11,6 +11,7 @@ import { callAgents, driveTree } from "../helpers/children";
 import { freshSubject, userToken } from "../helpers/inbox";
 import { stubFor, valueOf } from "../helpers/runs";
 import { createSchedule, scheduleCall } from "../helpers/schedules";
+import { TEST_API_TOKEN } from "../test-env";
 
 const hi = [{ role: "user", content: "hi" }];
 
@@ -128,5 +129,14 @@ describe("in a schedule's run and an agent's template", () => {
     expect(JSON.stringify((await toolResults(id))[0]!.content)).toContain("inner answer");
     const bad = await agentsCall("", { method: "POST", body: JSON.stringify({ name: agentName("bad"), description: "x", run: { tools: [{ type: "agent", agent: agentName("nobody") }] } }) });
     expect(await issuePaths(bad)).toEqual(["run.tools.0.agent"]);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("names both forms of an agent tool", async () => {
+    const response = await SELF.fetch("https://ratchet.test/v1/openapi.json", { headers: { Authorization: `Bearer ${TEST_API_TOKEN}` } });
+    const doc = (await response.json()) as { components: { schemas: Record<string, { required?: string[] }> } };
+    expect(doc.components.schemas["AgentToolByNameRef"]?.required).toEqual(["type", "agent"]);
+    expect(JSON.stringify(doc.components.schemas["ToolRefInput"])).toContain("#/components/schemas/AgentToolByNameRef");
   });
 });

@@ -90,7 +90,12 @@ const agentToolUnion = z.union([agentToolRefSchema, agentToolByNameSchema]);
  * A discriminated union takes one option per `type`, so the option is a pipe from its `type` to the
  * union of both forms; its input is typed as the union's (what the pipe lets through).
  */
-const agentToolInputSchema = z.looseObject({ type: z.literal("agent") }).pipe(agentToolUnion) as unknown as AgentToolInput;
+const agentToolInputSchema = z
+  .looseObject({ type: z.literal("agent") })
+  .pipe(agentToolUnion)
+  // The document would show the pipe's input (an object with a type) alone: it names both forms
+  // (AgentToolByNameRef is registered with the document's components, src/http/app.ts).
+  .openapi({ anyOf: [{ $ref: "#/components/schemas/AgentToolRef" }, { $ref: "#/components/schemas/AgentToolByNameRef" }] }) as unknown as AgentToolInput;
 
 type AgentToolInput = z.ZodType<z.output<typeof agentToolUnion>, z.input<typeof agentToolUnion>> & z.core.$ZodTypeDiscriminable;
 
