@@ -36,7 +36,15 @@ export type RunTemplate = Omit<CreateRunBody, "messages" | "subject" | "webhook"
  * A tool that runs another agent as a child run (docs/children.md). Without `inputSchema` the model
  * calls it with `{task: string}`; the task (or the JSON input) is the child's first user message.
  */
-export type AgentToolRef = { type: "agent"; name: string; description: string; inputSchema?: Record<string, unknown>; run: RunTemplate };
+export type AgentToolRef = {
+  type: "agent";
+  name: string;
+  description: string;
+  inputSchema?: Record<string, unknown>;
+  run: RunTemplate;
+  /** The stored agent and version the template was resolved from (docs/agents.md#agent-tools): a record, never looked up again. */
+  agent?: AgentOfRun;
+};
 
 /**
  * An agent tool that names a stored agent (docs/agents.md), as a request may give it: resolved at

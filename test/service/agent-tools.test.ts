@@ -45,7 +45,7 @@ describe("an agent tool naming a stored agent", () => {
     // A later version does not change the run made before it.
     await patchAgent(name, { run: scriptedTemplate("X is 7.") });
     const stored = (await storedBody(id)).tools![0] as AgentToolRef;
-    expect(stored).toMatchObject({ type: "agent", name, description: "Finds X.", inputSchema, run: { provider: "scripted", script: [{ text: "X is 42." }] } });
+    expect(stored).toMatchObject({ type: "agent", name, description: "Finds X.", inputSchema, run: { provider: "scripted", script: [{ text: "X is 42." }] }, agent: { name, version: 1 } });
     const view = await driveTree(id);
     expect(view.status).toBe("finished");
     expect(view.children).toHaveLength(1);
@@ -59,7 +59,7 @@ describe("an agent tool naming a stored agent", () => {
     await makeAgent({ name, run: scriptedTemplate("one") });
     await patchAgent(name, { run: scriptedTemplate("two") });
     const id = await parentRun([{ type: "agent", agent: { name, version: 1 }, name: "first_helper", description: "The first one." }], "first_helper");
-    expect((await storedBody(id)).tools![0]).toMatchObject({ name: "first_helper", description: "The first one.", run: { script: [{ text: "one" }] } });
+    expect((await storedBody(id)).tools![0]).toMatchObject({ name: "first_helper", description: "The first one.", run: { script: [{ text: "one" }] }, agent: { name, version: 1 } });
     await driveTree(id);
     expect(JSON.stringify((await toolResults(id))[0]!.content)).toContain("one");
   });
@@ -119,7 +119,8 @@ describe("in a schedule's run and an agent's template", () => {
     await makeAgent({ name: inner, run: scriptedTemplate("inner answer") });
     const outer = agentName("outer");
     const made = await makeAgent({ name: outer, run: { provider: "scripted", minAnswerChars: 0, tools: [{ type: "agent", agent: inner }], script: [callAgents([["c1", inner, "Ask inner."]]), { text: "outer done" }] } });
-    expect((made.run as { tools: unknown[] }).tools[0]).toMatchObject({ type: "agent", name: inner, run: { script: [{ text: "inner answer" }] } });
+    // The agent's view shows the tool as stored: the template, and the agent and version it came from.
+    expect((made.run as { tools: unknown[] }).tools[0]).toMatchObject({ type: "agent", name: inner, run: { script: [{ text: "inner answer" }] }, agent: { name: inner, version: 1 } });
     await patchAgent(inner, { run: scriptedTemplate("changed") });
     const response = await postRun({ agent: outer, messages: hi });
     const text = await response.text();

@@ -1,6 +1,7 @@
 // Agent tools that name a stored agent ({type: "agent", agent: "name" | {name, version}}), resolved
 // at the edge before the one intake into the inline agent tool the run stores and the loop runs:
-// {type: "agent", name, description, inputSchema?, run: <that version's template>}. The version is
+// {type: "agent", name, description, inputSchema?, run: <that version's template>, agent: {name,
+// version}} (the last a record of where the template came from, shown wherever the tool is). The version is
 // pinned when the run (or schedule, or agent version) is made, as a schedule naming an agent pins
 // it (docs/agents.md), so the run object, the loop and a child's start stay unchanged and the
 // template goes through the one intake exactly as an inline one does. A miss (unknown, deleted,
@@ -30,6 +31,7 @@ export async function resolveAgentTools(env: Env, reader: AgentReader, tools: re
         name: ref.name ?? agentToolName(version.name),
         description: ref.description ?? version.description,
         run: { ...version.run, provider: version.provider, model: version.model },
+        agent: { name: version.name, version: version.version },
       };
       if (version.inputSchema !== undefined) tool.inputSchema = version.inputSchema;
       return tool;

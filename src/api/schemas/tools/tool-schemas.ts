@@ -5,7 +5,7 @@ import { httpUrlSchema } from "../../http-url";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "../../async-calls";
 import { jsonObjectSchema } from "../../json-object";
 import { clientToolsetRefSchema, providerToolRefSchema } from "./toolset-schemas";
-import { agentRefSchema } from "../agent-ref-schemas";
+import { agentNameSchema, agentRefSchema, agentVersionSchema } from "../agent-ref-schemas";
 import type * as Api from "../../types";
 
 export const httpToolRefSchema = z
@@ -60,6 +60,10 @@ export const agentToolRefSchema = z
     run: z
       .custom<Api.RunTemplate>((value) => typeof value === "object" && value !== null && !Array.isArray(value), { message: "Expected an object: the child run's template." })
       .openapi({ type: "object", description: "The child run's template: the fields of POST /v1/runs except messages, subject and webhook (tools may name further agents)." }),
+    agent: z
+      .strictObject({ name: agentNameSchema, version: agentVersionSchema })
+      .optional()
+      .openapi({ description: "Beside `run`: the stored agent and version the template was resolved from (set when a tool named one), a record only." }),
   })
   .openapi("AgentToolRef");
 
@@ -117,6 +121,6 @@ export function agentToolName(agentName: string): string {
 export function toolNameOf(ref: Api.ToolRefInput): string {
   if (typeof ref === "string") return ref;
   if (ref.type === "provider") return ref.spec.name;
-  if (ref.type === "agent" && "agent" in ref) return ref.name ?? agentToolName(typeof ref.agent === "string" ? ref.agent : ref.agent.name);
+  if (ref.type === "agent" && !("run" in ref)) return ref.name ?? agentToolName(typeof ref.agent === "string" ? ref.agent : ref.agent.name);
   return ref.name;
 }
