@@ -6,7 +6,8 @@
 import { runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentToolRef, CreateRunBody } from "../../src/api/types";
-import { agentName, agentsCall, issuePaths, makeAgent, patchAgent, postRun, scriptedTemplate } from "../helpers/agents";
+import { agentName, agentsCall, issuePaths, makeAgent, patchAgent, postRun, runAgent, scriptedTemplate } from "../helpers/agents";
+import { api, driveRun } from "../helpers/service-client";
 import { callAgents, driveTree } from "../helpers/children";
 import { freshSubject, userToken } from "../helpers/inbox";
 import { stubFor, valueOf } from "../helpers/runs";
@@ -139,5 +140,18 @@ describe("the OpenAPI document", () => {
     const doc = (await response.json()) as { components: { schemas: Record<string, { required?: string[] }> } };
     expect(doc.components.schemas["AgentToolByNameRef"]?.required).toEqual(["type", "agent"]);
     expect(JSON.stringify(doc.components.schemas["ToolRefInput"])).toContain("#/components/schemas/AgentToolByNameRef");
+  });
+});
+
+describe("a fork", () => {
+  it("takes stored kinds only: a stored agent named in a tool, or in an inline tool's template, is a 400", async () => {
+    const name = agentName("fork");
+    await makeAgent({ name });
+    const { run } = await runAgent({ agent: name });
+    await driveRun(run.id);
+    const fork = (tools: unknown[]) => api(`/v1/runs/${run.id}/fork`, TEST_API_TOKEN, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ atStep: 1, tools }) });
+    expect((await fork([{ type: "agent", agent: name }])).status).toBe(400);
+    const inline = { type: "agent", name: "outer", description: "Outer.", run: { ...scriptedTemplate("x"), tools: [{ type: "agent", agent: name }] } };
+    expect(await issuePaths(await fork([inline]))).toEqual(["tools.0.run.tools.0.agent"]);
   });
 });
