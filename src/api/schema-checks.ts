@@ -28,7 +28,10 @@ export type SchemaChecks = [
   Check<Assignable<Api.RunView, z.infer<typeof runViewSchema>>>,
   Check<Assignable<z.infer<typeof messageAnswerSchema>, Api.MessageAnswer>>,
   Check<Assignable<Api.MessageAnswer, z.infer<typeof messageAnswerSchema>>>,
-  Check<Assignable<Omit<CreateRunInput, "messages">, Omit<Api.CreateRunBody, "messages">>>,
+  // A request's tools may name a stored agent (ToolRefInput); the stored body's are resolved (ToolRef).
+  Check<Assignable<Omit<CreateRunInput, "messages" | "tools">, Omit<Api.CreateRunBody, "messages" | "tools">>>,
+  Check<Assignable<NonNullable<CreateRunInput["tools"]>, Api.ToolRefInput[]>>,
+  Check<Assignable<Api.ToolRefInput[], NonNullable<CreateRunInput["tools"]>>>,
   Check<Assignable<Omit<AnswerInput, "content" | "results">, Omit<Api.AnswerBody, "content" | "results">>>,
   Check<Assignable<z.infer<typeof runEventSchema>, Api.RunEvent>>,
   Check<Assignable<Api.RunEvent, z.infer<typeof runEventSchema>>>,

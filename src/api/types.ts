@@ -36,7 +36,25 @@ export type RunTemplate = Omit<CreateRunBody, "messages" | "subject" | "webhook"
  * A tool that runs another agent as a child run (docs/children.md). Without `inputSchema` the model
  * calls it with `{task: string}`; the task (or the JSON input) is the child's first user message.
  */
-export type AgentToolRef = { type: "agent"; name: string; description: string; inputSchema?: Record<string, unknown>; run: RunTemplate };
+export type AgentToolRef = {
+  type: "agent";
+  name: string;
+  description: string;
+  inputSchema?: Record<string, unknown>;
+  run: RunTemplate;
+  /** The stored agent and version the template was resolved from (docs/agents.md#agent-tools): a record, never looked up again. */
+  agent?: AgentOfRun;
+};
+
+/**
+ * An agent tool that names a stored agent (docs/agents.md), as a request may give it: resolved at
+ * the edge, before the one intake, into an AgentToolRef carrying that version's template (the
+ * version pinned then). `name` defaults to the agent's name, `description` to the agent's.
+ */
+export type AgentToolByNameRef = { type: "agent"; agent: string | { name: string; version?: number }; name?: string; description?: string };
+
+/** A tool as a request gives it: any stored kind, or an agent tool naming a stored agent. */
+export type ToolRefInput = ToolRef | AgentToolByNameRef;
 
 /** A child run as its parent's view lists it: the call that started it, its status and its spend so far. */
 export type ChildRunView = { id: string; callId: string; status: RunStatus; spentUsd: number };

@@ -24,6 +24,8 @@ import type {
   StoredInboxEvent,
   SummaryWaiting,
   ToolRef,
+  ToolRefInput,
+  AgentToolByNameRef,
   UserToken,
   WaitingKind,
   WebhookDelivery,
@@ -90,13 +92,16 @@ export type ScriptedTurn = {
 };
 
 /** The body of POST /v1/runs. `script` is for provider "scripted" only: the turns it plays. */
-export type CreateRunRequest = Omit<CreateRunBody, "messages" | "script"> & { messages: ChatMessageInput[]; script?: ScriptedTurn[] };
+export type CreateRunRequest = Omit<CreateRunBody, "messages" | "script" | "tools"> & { messages: ChatMessageInput[]; script?: ScriptedTurn[]; tools?: ToolRefInput[] };
+
+/** A tool as a request gives it: a ToolRef, or an agent tool naming a stored agent (docs/agents.md). */
+export type { AgentToolByNameRef, ToolRefInput };
 
 /**
  * The body of POST /v1/runs/:id/fork: the source's model step the fork's prefix ends with, the user's
  * turn to add after it, and the source's fields the fork replaces (docs/forks.md).
  */
-export type ForkRequest = Partial<Pick<CreateRunRequest, "system" | "provider" | "model" | "tools" | "budget" | "maxSteps">> & { atStep: number; messages?: { role: "user"; content: ContentInput }[] };
+export type ForkRequest = Partial<Pick<CreateRunRequest, "system" | "provider" | "model" | "budget" | "maxSteps">> & { tools?: ToolRef[]; atStep: number; messages?: { role: "user"; content: ContentInput }[] };
 
 /** One action's result in the answer to a client toolset's batch. */
 export type BatchResultInput = { callId: string; content: ContentInput; isError?: boolean };

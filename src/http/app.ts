@@ -2,6 +2,7 @@
 // validates and hands each run to its Durable Object; it decides nothing about runs itself.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { storedInboxEventSchema } from "../api/schemas/inbox-schemas";
+import { agentToolByNameSchema } from "../api/schemas/tools/tool-schemas";
 import { storedEventSchema } from "../api/schemas/streams/event-schemas";
 import { clientFrameSchema } from "../api/schemas/streams/frame-schemas";
 import { VERSION } from "../version";
@@ -58,6 +59,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registry.register("StoredEvent", storedEventSchema);
   registry.register("ClientFrame", clientFrameSchema);
   registry.register("InboxEvent", storedInboxEventSchema);
+  // Named by the request's agent tool (its two forms: src/api/schemas/tools/tool-schemas.ts).
+  registry.register("AgentToolByNameRef", agentToolByNameSchema);
 
   app.route(
     "/v1",

@@ -120,6 +120,8 @@ function admitTemplate(raw: RunTemplate, path: string, context: Context): RunTem
 function admitTools(tools: readonly ToolRef[], path: string, context: Context, source: IntakeSource | undefined): ToolRef[] {
   return tools.map((ref, index) => {
     if (typeof ref === "string" || ref.type !== "agent") return ref;
+    // An agent tool naming a stored agent is resolved at the edge where a run is made (src/http/agents/agent-tools.ts); where none is (a fork), it is refused here.
+    if (!("run" in ref)) refuse([{ path: `${path}.${index}.agent`, message: "A stored agent is named in the tools of a new run, a schedule's run or an agent's template: here give the template (run)." }]);
     const inherited = inheritedTool(ref, source?.body);
     return { ...ref, run: admitTemplate(ref.run, `${path}.${index}.run`, inherited ? { ...context, caller: { kind: "admitted" } } : context) };
   });

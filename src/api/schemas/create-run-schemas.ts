@@ -14,7 +14,7 @@ import { jsonObjectSchema } from "../json-object";
 import { mcpServersSchema } from "./tools/mcp-schemas";
 import { outputSchema } from "./output-schemas";
 import { subjectSchema } from "../subject";
-import { toolNameOf, toolRefSchema } from "./tools/tool-schemas";
+import { toolNameOf, toolRefInputSchema } from "./tools/tool-schemas";
 import type * as Api from "../types";
 
 const METADATA_MAX_BYTES = 16 * 1024;
@@ -40,7 +40,7 @@ const RECORD_PREFIX = "ratchet.";
 /** The fields a run and a child run's template share: all of the body but messages, subject and webhook. */
 const runFields = {
     system: z.string().optional(),
-    tools: z.array(toolRefSchema).optional(),
+    tools: z.array(toolRefInputSchema).optional().openapi({ description: "An agent tool may name a stored agent ({type: \"agent\", agent}): resolved when the run is made, that version pinned (docs/agents.md)." }),
     mcpServers: mcpServersSchema.optional().openapi({ description: "MCP servers whose tools the model may call, as <server>__<tool> (docs/mcp.md). Deployment token only." }),
     finishTools: z.array(z.string().min(1)).optional(),
     model: z
@@ -106,7 +106,7 @@ type ToolsAndFinish = { tools?: unknown[] | undefined; finishTools?: string[] | 
  * agent tool's template, checked as a template (recursively: a template's tools may name agents).
  */
 function checkTools(body: ToolsAndFinish, context: z.RefinementCtx): void {
-  const tools = (body.tools ?? []) as Api.ToolRef[];
+  const tools = (body.tools ?? []) as Api.ToolRefInput[];
   const names = tools.map(toolNameOf);
   for (const { index } of laterDuplicates(names)) {
     context.addIssue({ code: "custom", path: ["tools", index], message: `Duplicate tool name: ${names[index]}.` });
@@ -126,7 +126,7 @@ function checkTools(body: ToolsAndFinish, context: z.RefinementCtx): void {
     }
   });
   tools.forEach((ref, index) => {
-    if (typeof ref !== "object" || ref.type !== "agent") return;
+    if (typeof ref !== "object" || ref.type !== "agent" || !("run" in ref)) return;
     const parsed = runTemplateSchema.safeParse(ref.run);
     if (parsed.success) return;
     for (const issue of parsed.error.issues) {

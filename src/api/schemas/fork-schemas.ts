@@ -5,7 +5,7 @@ import { z } from "@hono/zod-openapi";
 import { laterDuplicates } from "../../lib/duplicates";
 import { chatMessageInputSchema } from "./content-schemas";
 import { createRunBodySchema } from "./create-run-schemas";
-import { toolNameOf } from "./tools/tool-schemas";
+import { toolNameOf, toolRefSchema } from "./tools/tool-schemas";
 
 const run = createRunBodySchema.shape;
 
@@ -24,7 +24,8 @@ export const forkBodySchema = z
     system: run.system,
     provider: run.provider,
     model: run.model,
-    tools: run.tools,
+    // A fork's tools are stored kinds only: an agent tool naming a stored agent is for a new run (docs/agents.md).
+    tools: z.array(toolRefSchema).optional(),
     budget: run.budget.openapi({ description: "The fork's own budget: the prefix's cost (inheritedUsd) is not charged to it. Default: the source's." }),
     maxSteps: run.maxSteps.openapi({ description: "Model calls the fork may make after atStep. Default: as many as the source had left there." }),
     script: run.script.openapi({

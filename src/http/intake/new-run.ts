@@ -16,6 +16,8 @@ import { idempotentRunCredentials, newRunCredentials, type RunCredentials } from
 import { ImageIntake } from "./images";
 import { admitAtEdge } from "./admit";
 import type { ResolvedAgentRun } from "../agents/agent-run-body";
+import { withAgentTools } from "../agents/agent-tools";
+import { readerOf } from "../auth/agent-auth";
 
 export type PreparedRun = { newRun: NewRun; token: string; images: ImageUpload };
 
@@ -56,7 +58,9 @@ export type PrepareRunInput = {
 };
 
 export async function prepareRun({ body, env, settings, idempotencyKey, findEarlier, creator, agent }: PrepareRunInput): Promise<PreparedRun> {
-  const { messages, ...fields } = body;
+  const { messages, ...asked } = body;
+  // Agent tools naming a stored agent become inline ones here, before the one intake (docs/agents.md).
+  const fields = await withAgentTools(env, readerOf(creator), asked);
   const fromAgent = agent === undefined ? {} : { source: agent.source, resolved: { provider: agent.source.provider, model: agent.source.model } };
   const admitted = admitAtEdge({ body: fields, caller: creator, env, settings, ...fromAgent });
   const images = new ImageIntake();

@@ -9,6 +9,7 @@ import type { RunTemplate } from "../../api/types";
 import { agentsStub } from "../../durable/agents/agents-stub";
 import { forgetAgent } from "../agents/agent-cache";
 import { admitAgentTemplate } from "../agents/agent-template";
+import { withAgentTools } from "../agents/agent-tools";
 import { agentViewOf } from "../agents/agent-view";
 import { listAgents, requireAgent } from "../agents/agents";
 import type { AppEnv } from "../app-env";
@@ -22,7 +23,8 @@ export function agentsApp(): OpenAPIHono<AppEnv> {
 
   app.openapi(createAgentRoute, async (c) => {
     const { name, description, inputSchema, subject } = c.req.valid("json");
-    const run = c.req.valid("json").run as RunTemplate;
+    // A template's agent tools naming stored agents are resolved now: the version pins them (docs/agents.md).
+    const run = await withAgentTools(c.env, readerOf(c.var.creator), c.req.valid("json").run as RunTemplate, "run.tools");
     const record: AgentVersionRecord = { description, run, ...admitAgentTemplate(c.env, c.var.settings, run) };
     if (inputSchema !== undefined) record.inputSchema = inputSchema;
     if (subject !== undefined) record.subject = subject;
@@ -53,7 +55,7 @@ export function agentsApp(): OpenAPIHono<AppEnv> {
     const change = c.req.valid("json");
     // The latest as stored now (not the cache's): the new version is made from it.
     const latest = unwrap(await agentsStub(c.env).lookup(name)).agent;
-    const run = change.run === undefined ? latest.run : (change.run as RunTemplate);
+    const run = change.run === undefined ? latest.run : await withAgentTools(c.env, readerOf(c.var.creator), change.run as RunTemplate, "run.tools");
     const { provider, model } = change.run === undefined ? latest : admitAgentTemplate(c.env, c.var.settings, run);
     const record: AgentVersionRecord = { description: change.description ?? latest.description, run, provider, model };
     const inputSchema = change.inputSchema === undefined ? latest.inputSchema : (change.inputSchema ?? undefined);

@@ -5,6 +5,7 @@ import { httpUrlSchema } from "../../http-url";
 import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "../../async-calls";
 import { jsonObjectSchema } from "../../json-object";
 import { clientToolsetRefSchema, providerToolRefSchema } from "./toolset-schemas";
+import { agentNameSchema, agentRefSchema, agentVersionSchema } from "../agent-ref-schemas";
 import type * as Api from "../../types";
 
 export const httpToolRefSchema = z
@@ -59,6 +60,10 @@ export const agentToolRefSchema = z
     run: z
       .custom<Api.RunTemplate>((value) => typeof value === "object" && value !== null && !Array.isArray(value), { message: "Expected an object: the child run's template." })
       .openapi({ type: "object", description: "The child run's template: the fields of POST /v1/runs except messages, subject and webhook (tools may name further agents)." }),
+    agent: z
+      .strictObject({ name: agentNameSchema, version: agentVersionSchema })
+      .optional()
+      .openapi({ description: "Beside `run`: the stored agent and version the template was resolved from (set when a tool named one), a record only." }),
   })
   .openapi("AgentToolRef");
 
@@ -69,7 +74,53 @@ export const toolRefSchema = z
   ])
   .openapi("ToolRef");
 
-export function toolNameOf(ref: Api.ToolRef): string {
+/**
+ * An agent tool naming a stored agent (docs/agents.md): resolved at the edge into an AgentToolRef
+ * carrying the named version's template (src/http/agents/agent-tools.ts), before the one intake.
+ */
+export const agentToolByNameSchema = z
+  .strictObject({
+    type: z.literal("agent"),
+    agent: agentRefSchema,
+    name: z.string().min(1).optional().openapi({ description: "The tool's name. Default: the agent's name, with any character a tool name cannot hold replaced by _." }),
+    description: z.string().optional().openapi({ description: "Default: the agent's description." }),
+  })
+  .openapi("AgentToolByNameRef");
+
+const agentToolUnion = z.union([agentToolRefSchema, agentToolByNameSchema]);
+
+/**
+ * An agent tool as a request gives it: inline (with `run`), or naming a stored agent (with `agent`).
+ * A discriminated union takes one option per `type`, so the option is a pipe from its `type` to the
+ * union of both forms; its input is typed as the union's (what the pipe lets through).
+ */
+const agentToolInputSchema = z
+  .looseObject({ type: z.literal("agent") })
+  .pipe(agentToolUnion)
+  // The document would show the pipe's input (an object with a type) alone: it names both forms
+  // (AgentToolByNameRef is registered with the document's components, src/http/app.ts).
+  .openapi({ anyOf: [{ $ref: "#/components/schemas/AgentToolRef" }, { $ref: "#/components/schemas/AgentToolByNameRef" }] }) as unknown as AgentToolInput;
+
+type AgentToolInput = z.ZodType<z.output<typeof agentToolUnion>, z.input<typeof agentToolUnion>> & z.core.$ZodTypeDiscriminable;
+
+/** A tool as a request gives it (the body of POST /v1/runs, a schedule's run, an agent's template): ToolRef, or an agent tool naming a stored agent. */
+export const toolRefInputSchema = z
+  .union([
+    z.string().min(1).openapi({ description: "A built-in tool by name: ask, calculator, current_time." }),
+    z.discriminatedUnion("type", [httpToolRefSchema, clientToolRefSchema, clientToolsetRefSchema, providerToolRefSchema, agentToolInputSchema]),
+  ])
+  .openapi("ToolRefInput");
+
+const NOT_IN_TOOL_NAME = /[^a-zA-Z0-9_-]/g;
+
+/** The default name of a tool naming agent `agentName`: its name, with any character a tool name cannot hold replaced by _. */
+export function agentToolName(agentName: string): string {
+  return agentName.replace(NOT_IN_TOOL_NAME, "_").slice(0, 64);
+}
+
+export function toolNameOf(ref: Api.ToolRefInput): string {
   if (typeof ref === "string") return ref;
-  return ref.type === "provider" ? ref.spec.name : ref.name;
+  if (ref.type === "provider") return ref.spec.name;
+  if (ref.type === "agent" && !("run" in ref)) return ref.name ?? agentToolName(typeof ref.agent === "string" ? ref.agent : ref.agent.name);
+  return ref.name;
 }
