@@ -39,8 +39,15 @@ async function history(dev: DevServer, run: Run): Promise<string[]> {
 async function type(page: Page, text: string, button: "Send" | "Interrupt"): Promise<void> {
   await page.locator("#message-text").fill(text);
   await page.locator(button === "Send" ? "#message-send" : "#message-interrupt").click();
-  // The box is emptied once the service took the message.
-  await page.waitForFunction(() => (document.getElementById("message-text") as HTMLTextAreaElement).value === "", undefined, WAIT);
+  // The box is emptied once the service took the message; a refusal shows under it instead (and
+  // fails the test with the service's words rather than a timeout).
+  await page.waitForFunction(
+    () => (document.getElementById("message-text") as HTMLTextAreaElement).value === "" || !(document.getElementById("message-error") as HTMLElement).hidden,
+    undefined,
+    WAIT,
+  );
+  const error = page.locator("#message-error");
+  expect(await error.isVisible() ? await error.textContent() : null).toBeNull();
 }
 
 const userMessages = (events: RunEvent[]) => events.filter((event) => event.type === "user-message").map((event) => [event.step, event.mode]);
