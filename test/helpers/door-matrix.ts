@@ -32,7 +32,8 @@ export type Door =
   | "template depth 2"
   | "template depth 1 in a fork (run token)"
   | "child start"
-  | "continue";
+  | "continue"
+  | "agent create";
 
 export const DOORS: readonly Door[] = [
   "create",
@@ -47,6 +48,7 @@ export const DOORS: readonly Door[] = [
   "template depth 1 in a fork (run token)",
   "child start",
   "continue",
+  "agent create",
 ];
 
 /** Where each door puts the body: the prefix of the issue path it answers with. */
@@ -64,6 +66,7 @@ export const PATH_PREFIX: Record<Door, string> = {
   // Answered as the agent call's error result, which names the child body's own paths.
   "child start": "",
   continue: "",
+  "agent create": "run.",
 };
 
 const NOT_ALLOWED = "https://not-allowed.example";
@@ -95,6 +98,9 @@ const TEMPLATE_FIELDS_MISSING = new Set(["subject", "webhook"]);
 /** Why `row` is not asked at `door`, or undefined when it is. */
 export function skipReason(row: Row, door: Door): string | undefined {
   const fields = Object.keys(door.startsWith("fork") ? (row.forkFields ?? row.fields) : row.fields);
+  if (door === "agent create" && ["subject", "tools.0", "mcpServers.0", "webhook", "provider"].includes(row.path)) {
+    return "only the deployment token makes agents (a user token: 403 at /v1/agents); a user's run of one is held to its rights at the create door";
+  }
   if (door === "continue") return row.path === "maxSteps" ? undefined : "a continue carries content, mode and maxSteps only";
   if (door === "child start" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {
     return "a child's start is held to today's settings only: its template's rights were its parent's caller's, checked when the parent was made";

@@ -4,7 +4,8 @@
 // and patch, a trigger (a stored run that today's settings or rules refuse: planted in the schedule's
 // object as one stored before), an agent template at depth 1 and 2 (in a create, and in a fork by a
 // run token, the hole this table closed), a child's start (its template checked again against today's settings), and
-// continue (POST …/messages to a finished run: its maxSteps). Cells a door cannot be asked
+// continue (POST …/messages to a finished run: its maxSteps), and a stored agent's template (POST
+// /v1/agents, the deployment's door: under `run.`). Cells a door cannot be asked
 // are skipped by the table, by name, with their reason.
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -61,6 +62,12 @@ async function plant(id: string, fields: Record<string, unknown>): Promise<void>
   });
 }
 
+/** An agent's template: a run's body without its messages (each run of the agent brings its own). */
+function template(): Record<string, unknown> {
+  const { messages: _messages, ...rest } = base();
+  return rest;
+}
+
 async function knock(door: Door, row: Row): Promise<Response> {
   const { fields } = row;
   const forkFields = row.forkFields ?? row.fields;
@@ -93,6 +100,9 @@ async function knock(door: Door, row: Row): Promise<Response> {
       return post(`/v1/runs/${world.source.id}/messages`, world.user, { content: "more", ...fields });
     case "child start":
       return childStart(fields);
+    case "agent create":
+      // Only the deployment token makes agents: the caps and host rows are asked of it.
+      return post("/v1/agents", TEST_API_TOKEN, { name: `door-${crypto.randomUUID().slice(0, 8)}`, description: "A door.", run: { ...template(), ...fields } });
   }
 }
 
