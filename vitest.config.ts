@@ -97,7 +97,10 @@ export default defineConfig({
       workerd("mcp-calls", ["test/mcp-calls/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000), () => ({ MCP_CALL_SECONDS: "1" })),
       {
         // Real processes: `wrangler dev` started, killed with SIGKILL and started again.
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 300_000, hookTimeout: 120_000 },
+        // Two files at a time, after the workerd projects (a group of their own): they wait mostly on
+        // `wrangler dev` starting and on Chromium, their ports come from the OS, and every wait is on
+        // a state, not a timer (test/e2e/ports.test.ts, test/e2e/no-sleeps.test.ts).
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 300_000, hookTimeout: 120_000, maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -104,6 +104,29 @@ export async function settle(id: string): Promise<void> {
   await deliverOutbox(stub);
 }
 
+/**
+ * `settle`, then every span of the run exported: a batch that failed (a collector slow to answer on a
+ * loaded machine: the export's timeout) is made due again and sent, until the run holds no `otel`
+ * row. The tests that read a trace wait on that state, not on one delivery attempt.
+ */
+export async function settleSpans(id: string): Promise<void> {
+  await settle(id);
+  const stub = stubFor(id) as unknown as DurableObjectStub<RunObject>;
+  let pending: (string | null)[] = [];
+  for (let round = 0; round < 20; round++) {
+    pending = await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'outbox'").toArray().length === 0) return [];
+      const rows = sql.exec<{ last_error: string | null }>("SELECT last_error FROM outbox WHERE channel = 'otel' AND state = 'pending'").toArray().map((row) => row.last_error);
+      if (rows.length > 0) sql.exec("UPDATE outbox SET next_at = ? WHERE channel = 'otel' AND state = 'pending'", Date.now() - 1);
+      return rows;
+    });
+    if (pending.length === 0) return;
+    await deliverOutbox(stubFor(id));
+  }
+  throw new Error(`The spans of run ${id} were not exported after 20 attempts: ${pending.find((error) => error !== null) ?? "no error recorded"}`);
+}
+
 /** Pending outbox rows of a run, by channel. */
 export async function pendingOutbox(stub: RunStub): Promise<{ channel: string; type: string; attempts: number; state: string }[]> {
   return runInDurableObject(stub as unknown as DurableObjectStub<RunObject>, (_instance, state) => {

@@ -3,7 +3,7 @@
 // model's output, a tool call's arguments and result, a failed tool's and run's error messages.
 import { inject, describe, expect, it } from "vitest";
 import { traceIdOf } from "../../src/durable/telemetry/span-ids";
-import { settle } from "../helpers/inbox";
+import { settleSpans } from "../helpers/inbox";
 import { startRun } from "../helpers/service-client";
 import { attrs, spansOf, type Span } from "../otlp-receiver/client";
 
@@ -22,7 +22,7 @@ describe("trace export with OTEL_CAPTURE_CONTENT=on", () => {
       ],
       minAnswerChars: 0,
     });
-    await settle(run.id);
+    await settleSpans(run.id);
     const spans = await spansOf(traceIdOf(run.id));
 
     const agent = attrs(byName(spans, "invoke_agent")[0]!);
@@ -50,7 +50,7 @@ describe("trace export with OTEL_CAPTURE_CONTENT=on", () => {
 
   it("a failed run's invoke_agent span carries the error's message", async () => {
     const { run } = await startRun({ messages: [{ role: "user", content: "fail" }], script: [{ error: "the-model-refused-this" }], minAnswerChars: 0 });
-    await settle(run.id);
+    await settleSpans(run.id);
     const agent = byName(await spansOf(traceIdOf(run.id)), "invoke_agent")[0]!;
     expect(attrs(agent)["ratchet.status"]).toBe("failed");
     expect(agent.status?.code).toBe(2);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { spanIdOf, traceIdOf } from "../../src/durable/telemetry/span-ids";
 import { agentTool, callAgents, childRows, driveTree } from "../helpers/children";
-import { settle } from "../helpers/inbox";
+import { settleSpans } from "../helpers/inbox";
 import { startRun } from "../helpers/service-client";
 import { attrs, spansOf } from "../otlp-receiver/client";
 
@@ -20,8 +20,8 @@ describe("a child run's trace", () => {
     const done = await driveTree(run.id);
     expect(done.status).toBe("finished");
     const childId = done.children![0]!.id;
-    await settle(childId);
-    await settle(run.id);
+    await settleSpans(childId);
+    await settleSpans(run.id);
 
     const [row] = await childRows(run.id);
     const parentTrace = traceIdOf(run.id);

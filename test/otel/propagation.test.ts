@@ -6,7 +6,7 @@
 import { describe, expect, inject, it } from "vitest";
 import type { WebhookPayload } from "../../src/api/types";
 import { personWaitKey, segmentSpanKey, spanIdOf, traceIdOf } from "../../src/durable/telemetry/span-ids";
-import { settle } from "../helpers/inbox";
+import { settleSpans } from "../helpers/inbox";
 import { api, startRun } from "../helpers/service-client";
 import { callsFor, mcpUrl } from "../mcp-server/client";
 import { spansOf } from "../otlp-receiver/client";
@@ -41,7 +41,7 @@ describe("traceparent out of a run", () => {
       },
       { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
     );
-    await settle(run.id);
+    await settleSpans(run.id);
     const calls = await callsFor(`${run.id}/s1/tool/1/m1`);
     expect(calls).toHaveLength(1);
     const expected = traceparent(traceId, run.id, "s1/tool/1/m1");
@@ -54,9 +54,9 @@ describe("traceparent out of a run", () => {
   it("webhooks carry the span of the stop they tell: run.waiting and run.finished their segment's invoke_agent", async () => {
     const name = `otel-${crypto.randomUUID().slice(0, 8)}`;
     const { run, token } = await startRun(asking(name));
-    await settle(run.id);
+    await settleSpans(run.id);
     expect((await api(`/v1/runs/${run.id}/answer`, token, { method: "POST", body: JSON.stringify({ callId: "q", content: "Yes" }) })).status).toBe(202);
-    await settle(run.id);
+    await settleSpans(run.id);
     const traceId = traceIdOf(run.id);
     const hooks = await received(name);
     expect(hooks.map((hook) => [hook.body.type, hook.traceparent])).toEqual([
@@ -70,9 +70,9 @@ describe("traceparent out of a run", () => {
   it("a cancel while waiting: run.cancelled carries the wait for the person it ended", async () => {
     const name = `otel-${crypto.randomUUID().slice(0, 8)}`;
     const { run } = await startRun(asking(name));
-    await settle(run.id);
+    await settleSpans(run.id);
     await api(`/v1/runs/${run.id}/cancel`, TEST_API_TOKEN, { method: "POST" });
-    await settle(run.id);
+    await settleSpans(run.id);
     const traceId = traceIdOf(run.id);
     const hooks = await received(name);
     expect(hooks.map((hook) => [hook.body.type, hook.traceparent])).toEqual([

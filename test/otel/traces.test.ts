@@ -4,7 +4,7 @@
 // and service name; HTTP tools carry their span's `traceparent`; no message text without capture.
 import { inject, describe, expect, it } from "vitest";
 import { traceIdOf, spanIdOf } from "../../src/durable/telemetry/span-ids";
-import { settle } from "../helpers/inbox";
+import { settleSpans } from "../helpers/inbox";
 import { api, startRun } from "../helpers/service-client";
 import { arrivals, attrs, spansOf, type Span } from "../otlp-receiver/client";
 
@@ -23,7 +23,7 @@ describe("trace export", () => {
       ],
       minAnswerChars: 0,
     });
-    await settle(run.id);
+    await settleSpans(run.id);
     const traceId = traceIdOf(run.id);
     const spans = await spansOf(traceId);
     expect(spans.map((span) => span.name).sort()).toEqual([`chat ${run.model}`, `chat ${run.model}`, "execute_tool calculator", "execute_tool echo", "invoke_agent"].sort());
@@ -83,7 +83,7 @@ describe("trace export", () => {
       script: [{ toolCalls: [{ id: "t1", name: "echo", input: { n: 2 } }] }, { text: "done" }],
       minAnswerChars: 0,
     });
-    await settle(run.id);
+    await settleSpans(run.id);
     const messages = ((await (await api(`/v1/runs/${run.id}/messages`, token)).json()) as { messages: { role: string; content: unknown }[] }).messages;
     const tool = messages.find((message) => message.role === "tool")!;
     const echoed = JSON.parse(String(tool.content)) as { traceparent: string };
@@ -96,7 +96,7 @@ describe("trace export", () => {
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
     const parent = "00f067aa0ba902b7";
     const { run } = await startRun({ messages: [{ role: "user", content: "hi" }], script: [{ text: "done" }], minAnswerChars: 0 }, { traceparent: `00-${traceId}-${parent}-01` });
-    await settle(run.id);
+    await settleSpans(run.id);
     const spans = (await spansOf(traceId)).filter((span) => attrs(span)["gen_ai.conversation.id"] === run.id);
     const agent = byName(spans, "invoke_agent")[0]!;
     expect(agent.parentSpanId).toBe(parent);
@@ -112,8 +112,8 @@ describe("trace export", () => {
     const body = { messages: [{ role: "user", content: "hi" }], tools: ["calculator"], script: [{ toolCalls: [{ id: "c1", name: "calculator", input: { expression: "1+1" } }] }, { text: "2" }], minAnswerChars: 0 };
     const one = await startRun(body, { traceparent });
     const two = await startRun(body, { traceparent });
-    await settle(one.run.id);
-    await settle(two.run.id);
+    await settleSpans(one.run.id);
+    await settleSpans(two.run.id);
     const all = (await arrivals(traceId)).map((arrival) => arrival.span);
     const idsOf = (runId: string) => new Set(all.filter((span) => attrs(span)["gen_ai.conversation.id"] === runId).map((span) => span.spanId));
     const [first, second] = [idsOf(one.run.id), idsOf(two.run.id)];
@@ -125,7 +125,7 @@ describe("trace export", () => {
 
   it("a traceparent that is not valid is ignored: the run's trace is its own", async () => {
     const { run } = await startRun({ messages: [{ role: "user", content: "hi" }], script: [{ text: "done" }], minAnswerChars: 0 }, { traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01" });
-    await settle(run.id);
+    await settleSpans(run.id);
     expect(byName(await spansOf(traceIdOf(run.id)), "invoke_agent")).toHaveLength(1);
   });
 
@@ -136,9 +136,9 @@ describe("trace export", () => {
       script: [{ toolCalls: [{ id: "q1", name: "ask", input: { question: SECRET_TEXT } }] }, { text: "thanks" }],
       minAnswerChars: 0,
     });
-    await settle(run.id);
+    await settleSpans(run.id);
     expect((await api(`/v1/runs/${run.id}/answer`, token, { method: "POST", body: JSON.stringify({ callId: "q1", content: "blue" }) })).status).toBe(202);
-    await settle(run.id);
+    await settleSpans(run.id);
     const traceId = traceIdOf(run.id);
     const spans = await spansOf(traceId);
     const agents = byName(spans, "invoke_agent");
@@ -161,12 +161,12 @@ describe("trace export", () => {
       script: [{ toolCalls: [{ id: "k1", name: "calculator", input: { expression: "1+1" } }] }, { text: "two" }, { toolCalls: [{ id: "k2", name: "calculator", input: { expression: "2+2" } }] }, { text: "four" }],
       minAnswerChars: 0,
     });
-    await settle(run.id);
+    await settleSpans(run.id);
     await api(`/v1/runs/${run.id}/messages`, token, { method: "POST", body: JSON.stringify({ content: "and 2+2?" }) });
-    await settle(run.id);
+    await settleSpans(run.id);
     const response = await api(`/v1/runs/${run.id}/compact`, token, { method: "POST", body: JSON.stringify({}) });
     expect(response.status, await response.text()).toBeLessThan(300);
-    await settle(run.id);
+    await settleSpans(run.id);
     const traceId = traceIdOf(run.id);
     const compactions = byName(await spansOf(traceId), "compaction");
     expect(compactions.length).toBe(1);

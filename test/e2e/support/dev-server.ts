@@ -75,6 +75,9 @@ export async function startDevServer({ port, persistTo, cwd = process.cwd(), var
       return;
     }
     await exited;
+    // workerd is a grandchild: the npx child's exit does not say its socket is closed. A restart on
+    // the same port (the crash tests) waits until it is.
+    await portReleased(port, 30_000);
   };
   const kill = async () => {
     await stop();
@@ -90,6 +93,26 @@ export async function startDevServer({ port, persistTo, cwd = process.cwd(), var
   }
   const outputUntil = (check: (output: string) => boolean, timeoutMs: number, message: () => string) => written.until(() => check(output), timeoutMs, message);
   return { url, child, pgid: child.pid!, output: () => output, outputUntil, kill };
+}
+
+/**
+ * Waits until nothing listens on `port` of 127.0.0.1 (a killed process group's workerd takes a
+ * moment to go, longer on a loaded machine). Like the health check below, it asks again on a timer,
+ * and on purpose: no process tells anyone when another one's socket closes.
+ */
+export async function portReleased(port: number, timeoutMs: number): Promise<void> {
+  const { createServer } = await import("node:net");
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (bound) return new Promise<void>((resolve) => server.close(() => resolve()));
+    if (Date.now() > deadline) throw new Error(`Port ${port} is still in use ${timeoutMs} ms after its server was killed.`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**
