@@ -1,7 +1,8 @@
-// The processes the tests start (wrangler dev, the docs' tool servers) get a port the OS handed
-// out (`freePort()`, test/e2e/support/http-server.ts), and the local servers listen on port 0. A
-// port picked from a fixed range (`9700 + Math.floor(Math.random() * 90)`) collided with a second
-// suite on the same machine (EADDRINUSE), so this reads test/ and bench/ and fails on one.
+// The processes the tests start (wrangler dev, the docs' tool servers) get their port from one
+// function, `freePort()` (test/e2e/support/http-server.ts: drawn below the kernel's ephemeral range
+// and checked by binding it), and the local servers listen on port 0. A port picked from a small
+// fixed range (`9700 + Math.floor(Math.random() * 90)`) collided with a second suite on the same
+// machine (EADDRINUSE), so this reads test/ and bench/ and fails on one picked anywhere else.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";

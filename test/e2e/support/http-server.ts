@@ -1,6 +1,7 @@
 // The HTTP plumbing every local server of the tests shares (the fake vendors, the MCP servers, the
 // tool servers, the webhook receivers), on node:http: read a body, read a header, answer JSON,
 // answer a long-poll, listen on 127.0.0.1 and shut down.
+import { readFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Changes } from "./changes";
 
@@ -53,23 +54,43 @@ export function listen(server: Server, port = 0): Promise<number> {
 }
 
 /**
- * A port the OS has just handed out and nobody holds: listen on port 0, read the port, close. For a
- * process that must be told its port (wrangler dev, a docs example): a number picked from a fixed
- * range collides with a second suite running on the same machine; the OS's next free port does not.
+ * A port nobody holds, for a process that must be told its port (wrangler dev, a docs example). It
+ * is drawn below the kernel's ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range), at
+ * random, and checked by binding it: a port the OS had just handed out (listen on 0) is one the
+ * kernel hands out again as the local port of the next outgoing connection, and with hundreds of
+ * them a minute in a suite, `wrangler dev` started seconds later found it taken (EADDRINUSE, seen
+ * with two end-to-end files at a time). Below the range, only another suite's draw can take it, and
+ * the bind check sees that.
  */
 export async function freePort(): Promise<number> {
   const { createServer } = await import("node:net");
-  const server = createServer();
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      if (address === null || typeof address === "string") return reject(new Error("The server has no port."));
-      resolve(address.port);
+  const { randomInt } = await import("node:crypto");
+  const ceiling = ephemeralLow();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const candidate = randomInt(FIRST_PORT, ceiling);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(candidate, "127.0.0.1", () => resolve(true));
     });
-  });
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+    if (!bound) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return candidate;
+  }
+  throw new Error(`No free port between ${FIRST_PORT} and ${ceiling} after 100 draws.`);
+}
+
+/** The lowest port drawn: above the well-known and the commonly configured ones. */
+const FIRST_PORT = 10_000;
+
+/** The first port of the kernel's ephemeral range (32768 where it cannot be read; macOS's starts at 49152). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > FIRST_PORT + 1000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
 }
 
 /** Stops listening and ends every open connection, answered or not. */
