@@ -19,7 +19,7 @@ import { ApiException } from "../errors";
 import { isRunId } from "../ids/ids";
 import { answerRun } from "../intake/answer-run";
 import { unwrap } from "../outcome";
-import { sendMessageTo } from "../routes/run-actions";
+import { sendMessageTo } from "../routes/runs/run-actions";
 import { runStub, type RunStub } from "../run-stub";
 import { isRunOf, listAgentRuns, startAgentRun, type A2aAgent } from "./agent-port";
 import type { RunFramesSource } from "./run-frames";

@@ -12,7 +12,7 @@ import { startRun } from "../intake/start-run";
 import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { A2aError } from "../../api/a2a/json-rpc";
 import { A2A_ERRORS } from "../../api/a2a/a2a-types";
-import { decodeCursor, encodeCursor } from "../routes/cursor";
+import { decodeCursor, encodeCursor } from "../routes/runs/cursor";
 
 export type A2aAgent = { name: string; description: string; version: number };
 

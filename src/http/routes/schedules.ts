@@ -17,7 +17,7 @@ import { runBodyHookAt } from "../agents/run-body-hook";
 import { createScheduleWholeRunSchema, updateScheduleWholeRunSchema } from "../../api/schemas/schedule-schemas";
 import { unwrap } from "../outcome";
 import { newScheduleId } from "../ids/schedule-ids";
-import { decodeCursor, encodeCursor } from "./cursor";
+import { decodeCursor, encodeCursor } from "./runs/cursor";
 import { createScheduleRoute, deleteScheduleRoute, getScheduleRoute, listSchedulesRoute, triggerScheduleRoute, updateScheduleRoute } from "./definitions/schedule-routes";
 
 /** The clock's issues at `cron` and `timezone` (a bad pattern, an unknown zone, fires too close together). */

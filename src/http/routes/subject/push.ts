@@ -2,13 +2,13 @@
 // public key, and one subject's push subscriptions, kept by the subject's inbox object
 // (c.var.inbox, found by the auth middleware), which sends the pushes.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { callbackBase } from "../../config/public-url";
-import { pushSettingsOf } from "../../config/push-settings";
-import { isPushEndpointAllowed } from "../../push/push-hosts";
-import type { AppEnv } from "../app-env";
-import { ApiException, invalidRequest, validationHook } from "../errors";
-import { unwrap } from "../outcome";
-import { listPushRoute, pushKeyRoute, subscribePushRoute, unsubscribePushRoute } from "./definitions/push-routes";
+import { callbackBase } from "../../../config/public-url";
+import { pushSettingsOf } from "../../../config/push-settings";
+import { isPushEndpointAllowed } from "../../../push/push-hosts";
+import type { AppEnv } from "../../app-env";
+import { ApiException, invalidRequest, validationHook } from "../../errors";
+import { unwrap } from "../../outcome";
+import { listPushRoute, pushKeyRoute, subscribePushRoute, unsubscribePushRoute } from "../definitions/push-routes";
 
 export function pushApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -1,12 +1,12 @@
 // /v1/inbox: one subject's stream of changes across all its runs, and its one-time tickets. The
 // subject's inbox object (c.var.inbox, found by the auth middleware) holds and sends them.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../app-env";
-import { inboxIdOf } from "../../durable/inbox/inbox-stub";
-import { invalidRequest, validationHook } from "../errors";
-import { forwarded, wantsEventStream } from "../forward";
-import { inboxEventsRoute, inboxTicketRoute } from "./definitions/inbox-routes";
-import { newInboxTicket } from "../auth/inbox-tickets";
+import type { AppEnv } from "../../app-env";
+import { inboxIdOf } from "../../../durable/inbox/inbox-stub";
+import { invalidRequest, validationHook } from "../../errors";
+import { forwarded, wantsEventStream } from "../../forward";
+import { inboxEventsRoute, inboxTicketRoute } from "../definitions/inbox-routes";
+import { newInboxTicket } from "../../auth/inbox-tickets";
 
 export function inboxApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

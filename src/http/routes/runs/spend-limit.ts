@@ -2,8 +2,8 @@
 // budgetUsdPerDay, else the deployment's); other callers use the run's. Shared by /v1/runs and the
 // A2A door's continues.
 import type { Context } from "hono";
-import type { SpendLimit } from "../../api/rpc/run-rpc";
-import type { AppEnv } from "../app-env";
+import type { SpendLimit } from "../../../api/rpc/run-rpc";
+import type { AppEnv } from "../../app-env";
 
 export function spendLimitOf(c: Context<AppEnv>): SpendLimit {
   if (c.var.caller !== "user") return {};

@@ -6,13 +6,13 @@
 // describes it with the scripted provider).
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { issuesOf } from "../../api/schemas/error-schemas";
-import { SCRIPTED_PROVIDER_SETTING } from "../../config/settings";
-import { holdNameSchema } from "../../providers";
-import type { AppEnv } from "../app-env";
-import { requireRun } from "../auth/auth";
-import { ApiException, invalidRequest } from "../errors";
-import { unwrap } from "../outcome";
+import { issuesOf } from "../../../api/schemas/error-schemas";
+import { SCRIPTED_PROVIDER_SETTING } from "../../../config/settings";
+import { holdNameSchema } from "../../../providers";
+import type { AppEnv } from "../../app-env";
+import { requireRun } from "../../auth/auth";
+import { ApiException, invalidRequest } from "../../errors";
+import { unwrap } from "../../outcome";
 
 const releaseParams = z.object({ name: holdNameSchema });
 

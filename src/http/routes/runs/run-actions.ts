@@ -2,20 +2,20 @@
 // /retry, and the AI SDK chat's POST, which does the same through these (never a copy of a check).
 // Each takes a body its route's schema checked and answers the run object's outcome, unwrapped.
 import type { Context } from "hono";
-import type { ContinueBody, MessageAnswer, RunView } from "../../api/types";
-import type { AnswerInput } from "../../api/schemas/answer-schemas";
-import type { continueBodySchema } from "../../api/schemas/answer-schemas";
+import type { ContinueBody, MessageAnswer, RunView } from "../../../api/types";
+import type { AnswerInput } from "../../../api/schemas/answer-schemas";
+import type { continueBodySchema } from "../../../api/schemas/answer-schemas";
 import type { z } from "@hono/zod-openapi";
-import { admitContinue } from "../../intake/admit-run";
-import type { AppEnv } from "../app-env";
-import type { RunStub } from "../run-stub";
-import { asApiError } from "../intake/admit";
-import { ImageIntake } from "../intake/images";
-import { answerRun as answerOnRun } from "../intake/answer-run";
+import { admitContinue } from "../../../intake/admit-run";
+import type { AppEnv } from "../../app-env";
+import type { RunStub } from "../../run-stub";
+import { asApiError } from "../../intake/admit";
+import { ImageIntake } from "../../intake/images";
+import { answerRun as answerOnRun } from "../../intake/answer-run";
 import { spendLimitOf } from "./spend-limit";
-import { unwrap } from "../outcome";
-import { forwarded } from "../forward";
-import { inboxStub } from "../../durable/inbox/inbox-stub";
+import { unwrap } from "../../outcome";
+import { forwarded } from "../../forward";
+import { inboxStub } from "../../../durable/inbox/inbox-stub";
 
 /** POST /v1/runs/{id}/messages: a continue of a finished run, or a message a running run takes. */
 export async function sendMessage(c: Context<AppEnv>, input: z.infer<typeof continueBodySchema>): Promise<MessageAnswer> {

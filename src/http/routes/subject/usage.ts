@@ -2,12 +2,12 @@
 // against its own daily limit; the deployment token names the subject (?subject=) and reads it
 // against SUBJECT_BUDGET_USD_PER_DAY. The subject's inbox object keeps the reservations.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { usageSchema } from "../../api/schemas/inbox-schemas";
-import { subjectSchema } from "../../api/subject";
-import type { AppEnv } from "../app-env";
-import { requireSubject } from "../auth/auth";
-import { validationHook } from "../errors";
-import { errors, json } from "./definitions/run-routes";
+import { usageSchema } from "../../../api/schemas/inbox-schemas";
+import { subjectSchema } from "../../../api/subject";
+import type { AppEnv } from "../../app-env";
+import { requireSubject } from "../../auth/auth";
+import { validationHook } from "../../errors";
+import { errors, json } from "../definitions/run-routes";
 
 export const usageRoute = createRoute({
   method: "get",

@@ -2,9 +2,9 @@
 // auth). The document is built from the whole app's registry, which this sub-app cannot see by
 // itself: the app hands it a function that builds it.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../app-env";
-import { validationHook } from "../errors";
-import { errors } from "./definitions/run-routes";
+import type { AppEnv } from "../../app-env";
+import { validationHook } from "../../errors";
+import { errors } from "../definitions/run-routes";
 
 const openApiRoute = createRoute({
   method: "get",

@@ -3,20 +3,20 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { JSONValue } from "hono/utils/types";
-import type { CallResultBody, RunsPage } from "../../api/types";
-import type { AppEnv } from "../app-env";
-import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
-import type { ListQuery } from "../../api/rpc/inbox-rpc";
+import type { CallResultBody, RunsPage } from "../../../api/types";
+import type { AppEnv } from "../../app-env";
+import { LIST_LIMIT_DEFAULT } from "../../../api/schemas/inbox-schemas";
+import type { ListQuery } from "../../../api/rpc/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { sha256Hex } from "../../lib/encoding";
-import { invalidRequest, validationHook } from "../errors";
-import { wantsEventStream } from "../forward";
-import { newRunToken } from "../ids/ids";
-import { startRun } from "../intake/start-run";
-import { runBodyHook } from "../agents/run-body-hook";
-import { prepareFork, type ForkCaller } from "../intake/fork-run";
+import { sha256Hex } from "../../../lib/encoding";
+import { invalidRequest, validationHook } from "../../errors";
+import { wantsEventStream } from "../../forward";
+import { newRunToken } from "../../ids/ids";
+import { startRun } from "../../intake/start-run";
+import { runBodyHook } from "../../agents/run-body-hook";
+import { prepareFork, type ForkCaller } from "../../intake/fork-run";
 import { answerRun, openRunEvents, retryRun, sendMessage } from "./run-actions";
-import { unwrap } from "../outcome";
+import { unwrap } from "../../outcome";
 import {
   answerRoute,
   callResultRoute,
@@ -34,11 +34,11 @@ import {
   retryRoute,
   rotateTokenRoute,
   ticketRoute,
-} from "./definitions/run-routes";
-import { runStub } from "../run-stub";
-import { newTicket } from "../auth/tickets";
-import { parseTraceparent } from "../../lib/traceparent";
-import { limitSubjectCreation } from "../auth/rate-limit";
+} from "../definitions/run-routes";
+import { runStub } from "../../run-stub";
+import { newTicket } from "../../auth/tickets";
+import { parseTraceparent } from "../../../lib/traceparent";
+import { limitSubjectCreation } from "../../auth/rate-limit";
 
 
 function forkCallerOf(c: Context<AppEnv>): ForkCaller {

@@ -1,17 +1,17 @@
 // /v1/tokens: user tokens, minted by an app's backend (deployment token) for one of its users and
 // handed to that user's phone, and revoked before their expiry by the backend or the token itself.
-// A token is checked by its signature (../auth/user-tokens.ts); only revocations are stored, by the
+// A token is checked by its signature (../../auth/user-tokens.ts); only revocations are stored, by the
 // subject's inbox, until the token would have expired anyway.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { DEFAULT_USER_TOKEN_TTL_SECONDS, MAX_USER_TOKEN_TTL_SECONDS } from "../../api/schemas/inbox-schemas";
-import { SUBJECT_BUDGET_SETTING } from "../../api/spend";
-import { inboxIdOf, inboxStubById } from "../../durable/inbox/inbox-stub";
-import type { AppEnv } from "../app-env";
-import { ApiException, invalidRequest, validationHook } from "../errors";
-import { mintTokenRoute, revokeTokenRoute } from "./definitions/token-routes";
-import { mintUserToken, newTokenId } from "../auth/user-tokens";
-import { parsePublicTokenId, publicTokenId } from "../ids/token-ids";
-import { runStub } from "../run-stub";
+import { DEFAULT_USER_TOKEN_TTL_SECONDS, MAX_USER_TOKEN_TTL_SECONDS } from "../../../api/schemas/inbox-schemas";
+import { SUBJECT_BUDGET_SETTING } from "../../../api/spend";
+import { inboxIdOf, inboxStubById } from "../../../durable/inbox/inbox-stub";
+import type { AppEnv } from "../../app-env";
+import { ApiException, invalidRequest, validationHook } from "../../errors";
+import { mintTokenRoute, revokeTokenRoute } from "../definitions/token-routes";
+import { mintUserToken, newTokenId } from "../../auth/user-tokens";
+import { parsePublicTokenId, publicTokenId } from "../../ids/token-ids";
+import { runStub } from "../../run-stub";
 
 export function tokensApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -1,9 +1,9 @@
 // GET /v1/health: no auth, no storage; for load balancers and smoke tests.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { VERSION } from "../../version";
-import type { AppEnv } from "../app-env";
-import { validationHook } from "../errors";
-import { errors } from "./definitions/run-routes";
+import { VERSION } from "../../../version";
+import type { AppEnv } from "../../app-env";
+import { validationHook } from "../../errors";
+import { errors } from "../definitions/run-routes";
 
 const healthRoute = createRoute({
   method: "get",
