@@ -2,8 +2,8 @@
 // agent's view, and the body of POST /v1/runs that names an agent instead of carrying a template.
 // A template (`run`) is the same schema an agent tool's template has (create-run-schemas.ts).
 import { z } from "@hono/zod-openapi";
-import { jsonObjectSchema } from "../json-object";
-import { subjectSchema } from "../subject";
+import { jsonObjectSchema } from "../rules/json-object";
+import { subjectSchema } from "../rules/subject";
 import { chatMessageInputSchema } from "./content-schemas";
 import { budgetSchema, createRunBodySchema, metadataSchema, runTemplateSchema, webhookSchema } from "./create-run-schemas";
 

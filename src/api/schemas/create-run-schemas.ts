@@ -6,14 +6,14 @@
 // a client sends is strict: an unknown field (a typo such as `maxStep`, or a field of a newer API)
 // is refused with a 400 that names it, instead of being silently ignored.
 import { z } from "@hono/zod-openapi";
-import { httpUrlSchema } from "../http-url";
+import { httpUrlSchema } from "../rules/http-url";
 import { scriptSchema } from "../../providers/scripted/scripted";
 import { laterDuplicates } from "../../lib/duplicates";
 import { chatMessageInputSchema } from "./content-schemas";
-import { jsonObjectSchema } from "../json-object";
+import { jsonObjectSchema } from "../rules/json-object";
 import { mcpServersSchema } from "./tools/mcp-schemas";
 import { outputSchema } from "./output-schemas";
-import { subjectSchema } from "../subject";
+import { subjectSchema } from "../rules/subject";
 import { toolNameOf, toolRefInputSchema } from "./tools/tool-schemas";
 import type * as Api from "../types";
 

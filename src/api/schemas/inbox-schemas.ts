@@ -2,11 +2,11 @@
 // client sends are strict, as in ./create-run-schemas.ts; the types they infer are checked against ../types.ts
 // at the bottom.
 import { z } from "@hono/zod-openapi";
-import { jsonObjectSchema } from "../json-object";
+import { jsonObjectSchema } from "../rules/json-object";
 import { agentOfRunSchema, runStatusSchema, stoppedBySchema, waitingKindSchema } from "./run-view-schemas";
-import { subjectSchema } from "../subject";
+import { subjectSchema } from "../rules/subject";
 import { batchActionSchema } from "./tools/toolset-schemas";
-import type { Usage } from "../spend";
+import type { Usage } from "../rules/spend";
 import type * as Api from "../types";
 
 /** A user token lives at most 30 days. */

@@ -2,7 +2,7 @@
 // push subscriptions, and the payload a push carries. Bodies a client sends are strict, as in
 // ./schemas.ts.
 import { z } from "@hono/zod-openapi";
-import type { PushEventType, PushSubscriptionView as PlainSubscriptionView } from "../push-types";
+import type { PushEventType, PushSubscriptionView as PlainSubscriptionView } from "../resources/push-types";
 
 /** What a subscription may ask to be told; "run.waiting" is the default. */
 export const PUSH_EVENTS = ["run.waiting", "run.finished", "run.failed"] as const satisfies readonly PushEventType[];
@@ -83,4 +83,4 @@ export const pushKeySchema = z
 
 export const pushSubscriptionsSchema = z.object({ subscriptions: z.array(pushSubscriptionViewSchema) }).openapi("PushSubscriptions");
 
-export type { PushPayload } from "../push-types";
+export type { PushPayload } from "../resources/push-types";

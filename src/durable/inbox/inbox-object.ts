@@ -10,7 +10,7 @@ import { isoNow } from "../storage/clock";
 import { openEventStream } from "../events/event-stream";
 import { limitsOf } from "../../config/settings";
 import { Fanout } from "../events/fanout";
-import type { Reservation, ReserveAnswer, Usage } from "../../api/spend";
+import type { Reservation, ReserveAnswer, Usage } from "../../api/rules/spend";
 import { applyChanges, claimSubject, hasInbox, inboxSubject, listRuns, migrateInbox, runVersion } from "./inbox-store";
 import { dropHold, reserve, usageOf } from "./spend-store";
 import { isRevoked, noteWatch, revoke, watchedRuns } from "./revocation-store";

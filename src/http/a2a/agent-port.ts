@@ -3,7 +3,7 @@
 // caller reaches, and tell whether a run is one of its runs. The agents themselves (their object,
 // their cache, the run body of a run of one) are src/http/agents' and src/durable/agents'.
 import type { Context } from "hono";
-import type { AgentReader } from "../../api/agent-types";
+import type { AgentReader } from "../../api/resources/agent-types";
 import type { RunView } from "../../api/types";
 import type { AppEnv, Creator } from "../app-env";
 import { findAgent as lookupAgent } from "../agents/agents";

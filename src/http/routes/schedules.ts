@@ -5,7 +5,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ListPosition } from "../../api/rpc/inbox-rpc";
 import type { NewSchedule, SchedulePatch } from "../../api/rpc/schedule-rpc";
-import type { ScheduleToken, ScheduleView } from "../../api/schedule-types";
+import type { ScheduleToken, ScheduleView } from "../../api/resources/schedule-types";
 import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
 import type { Issue } from "../../api/schemas/error-schemas";
 import { DEFAULT_TIMEZONE, scheduleIssues } from "../../lib/cron-schedule";

@@ -1,9 +1,9 @@
 // The tools a run may call (`tools` in POST /v1/runs): a built-in by name, an HTTP tool, a client
 // tool, and the kinds of ./toolset-schemas.ts (client toolsets, provider tools).
 import { z } from "@hono/zod-openapi";
-import { httpUrlSchema } from "../../http-url";
-import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "../../async-calls";
-import { jsonObjectSchema } from "../../json-object";
+import { httpUrlSchema } from "../../rules/http-url";
+import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "../../rules/async-calls";
+import { jsonObjectSchema } from "../../rules/json-object";
 import { clientToolsetRefSchema, providerToolRefSchema } from "./toolset-schemas";
 import { agentNameSchema, agentRefSchema, agentVersionSchema } from "../agent-ref-schemas";
 import type * as Api from "../../types";

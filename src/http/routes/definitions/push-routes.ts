@@ -2,7 +2,7 @@
 // deployment's VAPID public key, and one subject's push subscriptions (docs/push.md).
 import { createRoute, z } from "@hono/zod-openapi";
 import { MAX_PUSH_ENDPOINT_LENGTH, pushKeySchema, pushSubscriptionBodySchema, pushSubscriptionsSchema, pushSubscriptionViewSchema } from "../../../api/schemas/push-schemas";
-import { subjectSchema } from "../../../api/subject";
+import { subjectSchema } from "../../../api/rules/subject";
 import { requireDeploymentOrUser, requireSubject } from "../../auth/auth";
 import { requirePush } from "../../auth/push-auth";
 import { errors, json } from "./run-routes";

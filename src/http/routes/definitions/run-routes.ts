@@ -7,11 +7,11 @@ import { callResultAcceptedSchema, callResultBodySchema } from "../../../api/sch
 import { agentNameSchema, runRequestBodySchema } from "../../../api/schemas/agent-schemas";
 import { errorBodySchema } from "../../../api/schemas/error-schemas";
 import { runTokenSchema, ticketSchema, createdRunSchema, messagesSchema, runViewSchema, runStatusSchema } from "../../../api/schemas/run-view-schemas";
-import { subjectSchema } from "../../../api/subject";
+import { subjectSchema } from "../../../api/rules/subject";
 import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../../../api/schemas/inbox-schemas";
 import { requireCallback, requireCreator, requireRun } from "../../auth/auth";
 import { requireRunListing } from "../../auth/schedule-auth";
-import { afterQuerySchema } from "../../../api/event-cursor";
+import { afterQuerySchema } from "../../../api/rules/event-cursor";
 import { compactBodySchema } from "../../../api/schemas/compact-schemas";
 import { forkBodySchema } from "../../../api/schemas/fork-schemas";
 

@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../../../api/schemas/inbox-schemas";
 import { createScheduleBodySchema, scheduleAnswerSchema, schedulesPageSchema, triggeredRunSchema, updateScheduleBodySchema } from "../../../api/schemas/schedule-schemas";
-import { subjectSchema } from "../../../api/subject";
+import { subjectSchema } from "../../../api/rules/subject";
 import { requireSchedule, requireScheduleOwner } from "../../auth/schedule-auth";
 import { errors, json } from "./run-routes";
 

@@ -4,7 +4,7 @@
 // subject's inbox, until the token would have expired anyway.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { DEFAULT_USER_TOKEN_TTL_SECONDS, MAX_USER_TOKEN_TTL_SECONDS } from "../../../api/schemas/inbox-schemas";
-import { SUBJECT_BUDGET_SETTING } from "../../../api/spend";
+import { SUBJECT_BUDGET_SETTING } from "../../../api/rules/spend";
 import { inboxIdOf, inboxStubById } from "../../../durable/inbox/inbox-stub";
 import type { AppEnv } from "../../app-env";
 import { ApiException, invalidRequest, validationHook } from "../../errors";

@@ -1,9 +1,9 @@
-// GET /v1/usage: a subject's spend today (src/api/spend.ts). A user token reads its own subject's,
+// GET /v1/usage: a subject's spend today (src/api/rules/spend.ts). A user token reads its own subject's,
 // against its own daily limit; the deployment token names the subject (?subject=) and reads it
 // against SUBJECT_BUDGET_USD_PER_DAY. The subject's inbox object keeps the reservations.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { usageSchema } from "../../../api/schemas/inbox-schemas";
-import { subjectSchema } from "../../../api/subject";
+import { subjectSchema } from "../../../api/rules/subject";
 import type { AppEnv } from "../../app-env";
 import { requireSubject } from "../../auth/auth";
 import { validationHook } from "../../errors";

@@ -1,7 +1,7 @@
 // Stored agents (docs/agents.md): a named, versioned run template that many callers use. Shared by
 // the edge, the agents object and clients. A version is immutable once made; each change makes the
 // next integer version.
-import type { AgentOfRun, ProviderName, RunTemplate } from "./types";
+import type { AgentOfRun, ProviderName, RunTemplate } from "../types";
 
 export type { AgentOfRun };
 

@@ -1,5 +1,5 @@
-// Web Push's shapes as plain types (docs/push.md), for clients: no zod. push-schemas.ts checks
-// bodies against its schemas and keeps these in step (schema-checks.ts).
+// Web Push's shapes as plain types (docs/push.md), for clients: no zod. ../schemas/push-schemas.ts checks
+// bodies against its schemas and keeps these in step (../schema-checks.ts).
 
 /** What a subscription may ask to be told. */
 export type PushEventType = "run.waiting" | "run.finished" | "run.failed";
