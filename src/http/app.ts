@@ -1,7 +1,7 @@
 // The HTTP edge: one Hono app, one sub-app per resource, one error handler. It authenticates,
 // validates and hands each run to its Durable Object; it decides nothing about runs itself.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { storedInboxEventSchema } from "../api/schemas/inbox-schemas";
+import { storedInboxEventSchema } from "../api/schemas/subject/inbox-schemas";
 import { agentToolByNameSchema } from "../api/schemas/tools/tool-schemas";
 import { storedEventSchema } from "../api/schemas/streams/event-schemas";
 import { clientFrameSchema } from "../api/schemas/streams/frame-schemas";

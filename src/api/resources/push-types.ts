@@ -1,4 +1,4 @@
-// Web Push's shapes as plain types (docs/push.md), for clients: no zod. ../schemas/push-schemas.ts checks
+// Web Push's shapes as plain types (docs/push.md), for clients: no zod. ../schemas/subject/push-schemas.ts checks
 // bodies against its schemas and keeps these in step (../schema-checks.ts).
 
 /** What a subscription may ask to be told. */

@@ -1,5 +1,5 @@
 // Types of the schedules API (docs/api.md, docs/schedules.md), shared by the edge, the schedule
-// objects and clients. ../schemas/schedule-schemas.ts validates exactly these shapes.
+// objects and clients. ../schemas/subject/schedule-schemas.ts validates exactly these shapes.
 import type { CreateRunBody, RunSummary, RunView } from "../types.ts";
 
 /** What a fire does while the schedule's previous run is still running or waiting. */

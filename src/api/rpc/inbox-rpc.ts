@@ -1,6 +1,6 @@
 // The calls made on a subject's inbox object (Durable Object RPC): by run objects, which report
 // their status changes, and by the HTTP edge, which lists runs and opens the inbox stream.
-import type { PushEventType, PushSubscriptionView } from "../schemas/push-schemas";
+import type { PushEventType, PushSubscriptionView } from "../schemas/subject/push-schemas";
 import type { Reservation, ReserveAnswer, Usage } from "../rules/spend";
 import type { InboxEvent, Outcome, RunStatus, RunSummary, TicketHolder, TicketRecord } from "../types";
 

@@ -1,5 +1,5 @@
 // The scripted provider's turns for a run. The edge validated the script when the run was created
-// (the create body's schema, src/api/schemas/create-run-schemas.ts), and a run's body never changes, so the object
+// (the create body's schema, src/api/schemas/runs/create-run-schemas.ts), and a run's body never changes, so the object
 // parses it once per instance rather than on every slice (a script of a thousand turns costs about
 // 2 ms to parse). A new instance (after eviction) parses it again; a stored script that fails the
 // schema after all is a clear error, never a turn played from unchecked data.

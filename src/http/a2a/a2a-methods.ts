@@ -10,7 +10,7 @@ import { resumeCursor } from "../../api/a2a/stream-events";
 import type { TaskRecord } from "../../api/a2a/task-fold";
 import { parseTaskId, taskIdOf } from "../../api/a2a/task-ids";
 import { taskView } from "../../api/a2a/task-view";
-import type { AnswerInput } from "../../api/schemas/answer-schemas";
+import type { AnswerInput } from "../../api/schemas/person/answer-schemas";
 import type { RunView } from "../../api/types";
 import type { AppEnv } from "../app-env";
 import type { Caller } from "../auth/auth";

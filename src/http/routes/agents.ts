@@ -4,7 +4,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AgentVersionRecord } from "../../api/resources/agent-types";
 import { AGENT_NOT_FOUND } from "../../api/resources/agent-types";
-import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
+import { LIST_LIMIT_DEFAULT } from "../../api/schemas/subject/inbox-schemas";
 import type { RunTemplate } from "../../api/types";
 import { agentsStub } from "../../durable/agents/agents-stub";
 import { forgetAgent } from "../agents/agent-cache";

@@ -10,7 +10,7 @@ import { historyMessages, messageIdOf } from "../../../api/ai-sdk/history-messag
 import { toolResultsOf } from "../../../api/ai-sdk/tool-output";
 import { chatCaps, type ChatCaps } from "../../../api/ai-sdk/versions";
 import { STEP_TEXT_HEADER, type ChatMarks } from "../../../api/rpc/run-rpc";
-import { answerBodySchema, continueBodySchema } from "../../../api/schemas/answer-schemas";
+import { answerBodySchema, continueBodySchema } from "../../../api/schemas/person/answer-schemas";
 import type { AppEnv } from "../../app-env";
 import { ApiException, invalidRequest, validationHook } from "../../errors";
 import { unwrap } from "../../outcome";

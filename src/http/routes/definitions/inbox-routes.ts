@@ -1,6 +1,6 @@
 // The routes of /v1/inbox as OpenAPI route configs (paths relative to the /v1/inbox mount).
 import { createRoute, z } from "@hono/zod-openapi";
-import { ticketSchema } from "../../../api/schemas/run-view-schemas";
+import { ticketSchema } from "../../../api/schemas/runs/run-view-schemas";
 import { subjectSchema } from "../../../api/rules/subject";
 import { requireSubject } from "../../auth/auth";
 import { errors, json } from "./run-routes";

@@ -3,8 +3,8 @@
 // Each takes a body its route's schema checked and answers the run object's outcome, unwrapped.
 import type { Context } from "hono";
 import type { ContinueBody, MessageAnswer, RunView } from "../../../api/types";
-import type { AnswerInput } from "../../../api/schemas/answer-schemas";
-import type { continueBodySchema } from "../../../api/schemas/answer-schemas";
+import type { AnswerInput } from "../../../api/schemas/person/answer-schemas";
+import type { continueBodySchema } from "../../../api/schemas/person/answer-schemas";
 import type { z } from "@hono/zod-openapi";
 import { admitContinue } from "../../../intake/admit-run";
 import type { AppEnv } from "../../app-env";

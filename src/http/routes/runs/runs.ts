@@ -5,7 +5,7 @@ import type { Context, TypedResponse } from "hono";
 import type { JSONValue } from "hono/utils/types";
 import type { CallResultBody, RunsPage } from "../../../api/types";
 import type { AppEnv } from "../../app-env";
-import { LIST_LIMIT_DEFAULT } from "../../../api/schemas/inbox-schemas";
+import { LIST_LIMIT_DEFAULT } from "../../../api/schemas/subject/inbox-schemas";
 import type { ListQuery } from "../../../api/rpc/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { sha256Hex } from "../../../lib/encoding";

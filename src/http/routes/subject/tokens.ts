@@ -3,7 +3,7 @@
 // A token is checked by its signature (../../auth/user-tokens.ts); only revocations are stored, by the
 // subject's inbox, until the token would have expired anyway.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { DEFAULT_USER_TOKEN_TTL_SECONDS, MAX_USER_TOKEN_TTL_SECONDS } from "../../../api/schemas/inbox-schemas";
+import { DEFAULT_USER_TOKEN_TTL_SECONDS, MAX_USER_TOKEN_TTL_SECONDS } from "../../../api/schemas/subject/inbox-schemas";
 import { SUBJECT_BUDGET_SETTING } from "../../../api/rules/spend";
 import { inboxIdOf, inboxStubById } from "../../../durable/inbox/inbox-stub";
 import type { AppEnv } from "../../app-env";

@@ -2,7 +2,7 @@
 // against its own daily limit; the deployment token names the subject (?subject=) and reads it
 // against SUBJECT_BUDGET_USD_PER_DAY. The subject's inbox object keeps the reservations.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { usageSchema } from "../../../api/schemas/inbox-schemas";
+import { usageSchema } from "../../../api/schemas/subject/inbox-schemas";
 import { subjectSchema } from "../../../api/rules/subject";
 import type { AppEnv } from "../../app-env";
 import { requireSubject } from "../../auth/auth";

@@ -2,7 +2,7 @@
 // run and an agent tool name a stored agent (docs/agents.md). Apart from agent-schemas.ts, which
 // needs the run body's schemas, so that the tools' schemas can name an agent too.
 import { z } from "@hono/zod-openapi";
-import { AGENT_NAME_PATTERN } from "../resources/agent-types";
+import { AGENT_NAME_PATTERN } from "../../resources/agent-types";
 
 export const AGENT_NAME_MESSAGE = "Must be 1–64 characters of a-z, 0-9 and -.";
 

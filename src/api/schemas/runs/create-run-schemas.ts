@@ -1,21 +1,21 @@
 // The body of POST /v1/runs: what a run is made of (its messages, tools, model, caps and budget),
 // with the rules that span fields (unique tool names, finish tools among the tools, no records of
-// the service's own in a history). Like every schema of src/api/*-schemas.ts, it validates at the
+// the service's own in a history). Like every schema of src/api/schemas/, it validates at the
 // edge and, through @hono/zod-openapi, writes the OpenAPI document (docs/api.md), so the contract
-// is written down once; ./schema-checks.ts checks what it infers against ./types.ts. Every object
+// is written down once; ../../schema-checks.ts checks what it infers against ../../types.ts. Every object
 // a client sends is strict: an unknown field (a typo such as `maxStep`, or a field of a newer API)
 // is refused with a 400 that names it, instead of being silently ignored.
 import { z } from "@hono/zod-openapi";
-import { httpUrlSchema } from "../rules/http-url";
-import { scriptSchema } from "../../providers/scripted/scripted";
-import { laterDuplicates } from "../../lib/duplicates";
+import { httpUrlSchema } from "../../rules/http-url";
+import { scriptSchema } from "../../../providers/scripted/scripted";
+import { laterDuplicates } from "../../../lib/duplicates";
 import { chatMessageInputSchema } from "./content-schemas";
-import { jsonObjectSchema } from "../rules/json-object";
-import { mcpServersSchema } from "./tools/mcp-schemas";
+import { jsonObjectSchema } from "../../rules/json-object";
+import { mcpServersSchema } from "../tools/mcp-schemas";
 import { outputSchema } from "./output-schemas";
-import { subjectSchema } from "../rules/subject";
-import { toolNameOf, toolRefInputSchema } from "./tools/tool-schemas";
-import type * as Api from "../types";
+import { subjectSchema } from "../../rules/subject";
+import { toolNameOf, toolRefInputSchema } from "../tools/tool-schemas";
+import type * as Api from "../../types";
 
 const METADATA_MAX_BYTES = 16 * 1024;
 

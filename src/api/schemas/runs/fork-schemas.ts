@@ -2,10 +2,10 @@
 // and the fields of the source's request the fork replaces (the prefix stays as it was recorded).
 // The fields are the create body's own, checked the same way.
 import { z } from "@hono/zod-openapi";
-import { laterDuplicates } from "../../lib/duplicates";
+import { laterDuplicates } from "../../../lib/duplicates";
 import { chatMessageInputSchema } from "./content-schemas";
 import { createRunBodySchema } from "./create-run-schemas";
-import { toolNameOf, toolRefSchema } from "./tools/tool-schemas";
+import { toolNameOf, toolRefSchema } from "../tools/tool-schemas";
 
 const run = createRunBodySchema.shape;
 

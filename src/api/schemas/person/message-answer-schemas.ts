@@ -3,7 +3,7 @@
 // queued). Kept apart from the run view's own schema, which every other route answers.
 import { z } from "@hono/zod-openapi";
 import { messageModeSchema } from "./answer-schemas";
-import { runViewSchema } from "./run-view-schemas";
+import { runViewSchema } from "../runs/run-view-schemas";
 
 export const messageAnswerSchema = runViewSchema
   .extend({

@@ -1,8 +1,8 @@
 // What a client sends to a run already started: an answer to what it waits on
 // (POST /v1/runs/{id}/answers) and a new message (POST /v1/runs/{id}/messages).
 import { z } from "@hono/zod-openapi";
-import { contentInputSchema } from "./content-schemas";
-import { batchResultSchemaOf } from "./tools/toolset-schemas";
+import { contentInputSchema } from "../runs/content-schemas";
+import { batchResultSchemaOf } from "../tools/toolset-schemas";
 
 export const answerBodySchema = z
   .strictObject({

@@ -1,8 +1,8 @@
 // The zod schemas and types of Web Push (docs/push.md): the deployment's public key, a subject's
 // push subscriptions, and the payload a push carries. Bodies a client sends are strict, as in
-// ./schemas.ts.
+// ../runs/create-run-schemas.ts.
 import { z } from "@hono/zod-openapi";
-import type { PushEventType, PushSubscriptionView as PlainSubscriptionView } from "../resources/push-types";
+import type { PushEventType, PushSubscriptionView as PlainSubscriptionView } from "../../resources/push-types";
 
 /** What a subscription may ask to be told; "run.waiting" is the default. */
 export const PUSH_EVENTS = ["run.waiting", "run.finished", "run.failed"] as const satisfies readonly PushEventType[];
@@ -83,4 +83,4 @@ export const pushKeySchema = z
 
 export const pushSubscriptionsSchema = z.object({ subscriptions: z.array(pushSubscriptionViewSchema) }).openapi("PushSubscriptions");
 
-export type { PushPayload } from "../resources/push-types";
+export type { PushPayload } from "../../resources/push-types";

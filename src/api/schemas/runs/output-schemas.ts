@@ -3,7 +3,7 @@
 // input of a tool, so it must describe a JSON object; the tool's name follows the providers' rule
 // for tool names.
 import { z } from "@hono/zod-openapi";
-import { DEFAULT_OUTPUT_TOOL } from "../../loop/tool-calls/output-tool";
+import { DEFAULT_OUTPUT_TOOL } from "../../../loop/tool-calls/output-tool";
 
 /** The tool-name rule both providers keep: 1 to 64 of A–Z a–z 0–9 _ -. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -3,8 +3,8 @@
 import { z } from "@hono/zod-openapi";
 import { forkedFromSchema } from "./fork-schemas";
 import { chatMessageSchema } from "./content-schemas";
-import { jsonObjectSchema } from "../rules/json-object";
-import { batchActionSchema } from "./tools/toolset-schemas";
+import { jsonObjectSchema } from "../../rules/json-object";
+import { batchActionSchema } from "../tools/toolset-schemas";
 
 export const agentOfRunSchema = z.object({ name: z.string(), version: z.number().int() }).openapi("AgentOfRun");
 

@@ -1,13 +1,13 @@
 // The zod schemas of user tokens, the run listing and the inbox stream (docs/inbox.md). Bodies a
-// client sends are strict, as in ./create-run-schemas.ts; the types they infer are checked against ../types.ts
+// client sends are strict, as in ../runs/create-run-schemas.ts; the types they infer are checked against ../../types.ts
 // at the bottom.
 import { z } from "@hono/zod-openapi";
-import { jsonObjectSchema } from "../rules/json-object";
-import { agentOfRunSchema, runStatusSchema, stoppedBySchema, waitingKindSchema } from "./run-view-schemas";
-import { subjectSchema } from "../rules/subject";
-import { batchActionSchema } from "./tools/toolset-schemas";
-import type { Usage } from "../rules/spend";
-import type * as Api from "../types";
+import { jsonObjectSchema } from "../../rules/json-object";
+import { agentOfRunSchema, runStatusSchema, stoppedBySchema, waitingKindSchema } from "../runs/run-view-schemas";
+import { subjectSchema } from "../../rules/subject";
+import { batchActionSchema } from "../tools/toolset-schemas";
+import type { Usage } from "../../rules/spend";
+import type * as Api from "../../types";
 
 /** A user token lives at most 30 days. */
 export const MAX_USER_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -114,7 +114,7 @@ export const LIST_LIMIT_DEFAULT = 50;
 export const LIST_LIMIT_MAX = 100;
 
 // ---------------------------------------------------------------------------------------------
-// Compile-time checks: what the schemas let through is what ./types.ts describes.
+// Compile-time checks: what the schemas let through is what ../../types.ts describes.
 
 type Assignable<From, To> = [From] extends [To] ? true : false;
 type Check<T extends true> = T;

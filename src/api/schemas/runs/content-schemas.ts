@@ -1,7 +1,7 @@
 // Content and chat messages as a client sends them (images inline or by hash) and as the service
 // answers them (images by hash only), with the tool calls an assistant message holds.
 import { z } from "@hono/zod-openapi";
-import { IMAGE_MEDIA_TYPES } from "../images/image-types";
+import { IMAGE_MEDIA_TYPES } from "../../images/image-types";
 
 const textPartSchema = z
   .strictObject({

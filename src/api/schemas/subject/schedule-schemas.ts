@@ -1,12 +1,12 @@
 // The zod schemas of schedules (docs/api.md, docs/schedules.md). Bodies a client sends are strict,
-// as in ./create-run-schemas.ts; the types they infer are checked against ../resources/schedule-types.ts at the bottom.
+// as in ../runs/create-run-schemas.ts; the types they infer are checked against ../../resources/schedule-types.ts at the bottom.
 import { z } from "@hono/zod-openapi";
 import { runSummarySchema } from "./inbox-schemas";
-import { runRequestBodySchema } from "./agent-schemas";
-import { createRunBodySchema } from "./create-run-schemas";
-import { runViewSchema } from "./run-view-schemas";
-import { subjectSchema } from "../rules/subject";
-import type * as Api from "../resources/schedule-types";
+import { runRequestBodySchema } from "../agents/agent-schemas";
+import { createRunBodySchema } from "../runs/create-run-schemas";
+import { runViewSchema } from "../runs/run-view-schemas";
+import { subjectSchema } from "../../rules/subject";
+import type * as Api from "../../resources/schedule-types";
 
 export const overlapSchema = z.enum(["skip", "queue", "allow"]);
 export const catchUpSchema = z.enum(["one", "none"]);
@@ -100,7 +100,7 @@ export const schedulesPageSchema = z
 export const triggeredRunSchema = z.object({ run: runViewSchema }).openapi("TriggeredRun");
 
 // ---------------------------------------------------------------------------------------------
-// Compile-time checks: what the schemas let through is what ../resources/schedule-types.ts describes.
+// Compile-time checks: what the schemas let through is what ../../resources/schedule-types.ts describes.
 
 type Assignable<From, To> = [From] extends [To] ? true : false;
 type Check<T extends true> = T;

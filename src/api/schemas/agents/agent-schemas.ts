@@ -1,11 +1,11 @@
 // Stored agents as the API takes and shows them (docs/agents.md): the bodies of /v1/agents, an
 // agent's view, and the body of POST /v1/runs that names an agent instead of carrying a template.
-// A template (`run`) is the same schema an agent tool's template has (create-run-schemas.ts).
+// A template (`run`) is the same schema an agent tool's template has (../runs/create-run-schemas.ts).
 import { z } from "@hono/zod-openapi";
-import { jsonObjectSchema } from "../rules/json-object";
-import { subjectSchema } from "../rules/subject";
-import { chatMessageInputSchema } from "./content-schemas";
-import { budgetSchema, createRunBodySchema, metadataSchema, runTemplateSchema, webhookSchema } from "./create-run-schemas";
+import { jsonObjectSchema } from "../../rules/json-object";
+import { subjectSchema } from "../../rules/subject";
+import { chatMessageInputSchema } from "../runs/content-schemas";
+import { budgetSchema, createRunBodySchema, metadataSchema, runTemplateSchema, webhookSchema } from "../runs/create-run-schemas";
 
 import { agentNameSchema, agentRefSchema } from "./agent-ref-schemas";
 
