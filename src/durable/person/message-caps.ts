@@ -12,7 +12,7 @@ import { ERROR_CODES } from "../../api/rules/error-codes";
 import type { ApiError } from "../../api/types";
 import type { Limits } from "../../config/limits";
 import type { Content, MessageMode } from "../../loop/types";
-import { journalValuesUnder } from "../engine/journal";
+import { journalValuesUnder } from "../engine/journal/journal";
 import { waitingMessageStats } from "./message-store";
 
 /** Bytes of content (as stored: JSON, UTF-8) that a run's waiting messages may hold in all. */

@@ -37,8 +37,8 @@ import { handleFrame } from "../events/socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
 import { sameDigest } from "./token-check";
 import { answer, cancelWaiting, continueRefusal, continueRun, queueMessage, retry, retryRefusal } from "./transitions";
-import { ModelCalls } from "../engine/model-calls";
-import { releaseHold } from "../engine/scripted-holds";
+import { ModelCalls } from "../engine/incoming/model-calls";
+import { releaseHold } from "../engine/provider/scripted-holds";
 import { Holds } from "../../providers";
 import { newMessageId } from "../person/message-store";
 import { contentBytes, queueRefusal } from "../person/message-caps";
@@ -66,7 +66,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   private active: AbortController | undefined;
   /** Slices, cancels, uploads and deletion run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** The scripted turns held in this instance (engine/scripted-holds.ts). */
+  /** The scripted turns held in this instance (engine/provider/scripted-holds.ts). */
   private readonly holds = new Holds();
   /** The keys user tokens are accepted under now (their fingerprints), read once before any event. */
   private keys: AcceptedKeys = { current: "", accepted: [] };

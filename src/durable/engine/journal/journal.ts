@@ -2,14 +2,14 @@
 // value, its cost, its events, the run's counters and its span in one statement (step-commit.ts).
 // One row per step: a write is O(size of that step), never a rewrite of the history. A value too
 // large for its row is spilled (spill.ts).
-import type { RunEvent } from "../../api/types";
-import type { Step, StepOutput, StoredLoopEvent } from "../../loop/types";
-import { isoNow } from "../storage/clock";
-import { forgetSeqOnFailure, insertStepEvent, rememberSeq, stepEventBody, stepEventTexts } from "../events/event-log";
-import { spills, spillText, unspillText } from "../storage/spill";
-import { usd } from "../../lib/money";
+import type { RunEvent } from "../../../api/types";
+import type { Step, StepOutput, StoredLoopEvent } from "../../../loop/types";
+import { isoNow } from "../../storage/clock";
+import { forgetSeqOnFailure, insertStepEvent, rememberSeq, stepEventBody, stepEventTexts } from "../../events/event-log";
+import { spills, spillText, unspillText } from "../../storage/spill";
+import { usd } from "../../../lib/money";
 import { EVENTS_PER_STATEMENT, insertStepRow } from "./step-commit";
-import type { LoggedEvent } from "../events/event-log";
+import type { LoggedEvent } from "../../events/event-log";
 
 export const JOURNAL_TABLE = `CREATE TABLE IF NOT EXISTS journal (key TEXT PRIMARY KEY, value TEXT NOT NULL, cost REAL NOT NULL)`;
 

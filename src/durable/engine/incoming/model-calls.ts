@@ -2,7 +2,7 @@
 // takes the message and makes the call again: src/loop/incoming.ts). Other steps (tool calls, a
 // compaction's summary, an async tool's wait) are never aborted by a message: it waits for them.
 // Held in memory by the run object: after a restart no call is in flight.
-import { Interrupted } from "../../loop";
+import { Interrupted } from "../../../loop";
 
 export class ModelCalls {
   private inFlight: AbortController | undefined;

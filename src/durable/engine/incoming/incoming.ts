@@ -2,9 +2,9 @@
 // when the journal holds it (a replay), or when messages wait and the model call it comes before is
 // not done yet (so a replay never slips a newer message in before a call that did not see it). The
 // take's journal transaction marks its messages taken (takenOnStore), so none is taken twice.
-import type { Incoming } from "../../loop/types";
-import type { TakeValue } from "../../loop/incoming";
-import { hasWaitingMessages, markTaken, waitingMessages } from "../person/message-store";
+import type { Incoming } from "../../../loop/types";
+import type { TakeValue } from "../../../loop/incoming";
+import { hasWaitingMessages, markTaken, waitingMessages } from "../../person/message-store";
 
 export function incomingOf(sql: SqlStorage, stored: Map<string, unknown>): Incoming {
   return {

@@ -4,7 +4,7 @@
 // never committed) and holds again, until the name is released; a release that comes before the
 // hold is reached lets the call through at once. The calls waiting in this instance are in memory
 // (Holds): a release wakes them without a timer. This module alone reads and writes the table.
-import { Holds, type WaitForRelease } from "../../providers";
+import { Holds, type WaitForRelease } from "../../../providers";
 
 export const SCRIPTED_HOLD_TABLE = `CREATE TABLE IF NOT EXISTS scripted_release (name TEXT PRIMARY KEY)`;
 

@@ -3,7 +3,7 @@
 // parses it once per instance rather than on every slice (a script of a thousand turns costs about
 // 2 ms to parse). A new instance (after eviction) parses it again; a stored script that fails the
 // schema after all is a clear error, never a turn played from unchecked data.
-import { scriptSchema, type ScriptedTurn } from "../../providers";
+import { scriptSchema, type ScriptedTurn } from "../../../providers";
 
 /** Each object instance's parsed script, by its run (an object holds one run, and its id is never used again). */
 const parsed = new WeakMap<DurableObjectState, { runId: string; turns: ScriptedTurn[] }>();

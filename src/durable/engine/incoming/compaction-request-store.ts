@@ -3,7 +3,7 @@
 // every replay of that segment, sees the same request at the same point (the loop's
 // compactionRequests). Written only while no slice runs, when the run's next model call has not
 // begun. This module alone reads and writes the table.
-import type { CompactionRequest } from "../../loop/types";
+import type { CompactionRequest } from "../../../loop/types";
 
 export const COMPACTION_REQUEST_TABLE = `CREATE TABLE IF NOT EXISTS compaction_request (before_step INTEGER PRIMARY KEY, instructions TEXT)`;
 

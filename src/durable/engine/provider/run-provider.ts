@@ -2,11 +2,11 @@
 // endpoint from the environment, the price table with the PRICES rows laid over it, and the
 // run's own images from the blob store; the scripted provider its turns, parsed once per object
 // (run-script.ts), and only where SCRIPTED_PROVIDER=on. Providers never read the environment themselves.
-import { pricesOf, SCRIPTED_PROVIDER_SETTING, scriptedProviderOn } from "../../config/settings";
-import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, ProviderError, type ImageData, type Provider, type ScriptedTurn, type WaitForRelease } from "../../providers";
-import type { ProviderName } from "../../api/types";
-import type { ChatMessage } from "../../loop/types";
-import type { BlobStore } from "../blobs/blob-store";
+import { pricesOf, SCRIPTED_PROVIDER_SETTING, scriptedProviderOn } from "../../../config/settings";
+import { createAnthropicProvider, createOpenAIProvider, createScriptedProvider, priceTableFor, ProviderError, type ImageData, type Provider, type ScriptedTurn, type WaitForRelease } from "../../../providers";
+import type { ProviderName } from "../../../api/types";
+import type { ChatMessage } from "../../../loop/types";
+import type { BlobStore } from "../../blobs/blob-store";
 
 export type ProviderChoice = {
   runId: string;
