@@ -20,8 +20,6 @@ import { Fanout } from "../events/fanout";
 import { messagesSoFar } from "../engine/messages-so-far";
 import { compactRun } from "../person/compact-run";
 import { fail, invalidImages, notFound, ok } from "./outcome";
-import { deliverToInbox } from "../outbox/inbox-delivery";
-import { deliverToSchedule } from "../outbox/schedule-delivery";
 import { stepDue } from "./next-alarm";
 import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
 import { createRun } from "./create-run";
@@ -30,7 +28,8 @@ import { forkPrefix } from "../forks/fork-prefix";
 import { exportRun } from "../forks/export-run";
 import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import { eraseRun } from "./erase-run";
-import { Outbox } from "../outbox/outbox";
+import type { Outbox } from "../outbox/outbox";
+import { runOutbox } from "../outbox/run-outbox";
 import { hasRun, readRun, readRunState, readSubject, readTokenHash, setSuspendedOn, setTokenHash, toRunView, updateRun, type RunRow } from "./run-store";
 import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/socket-frames";
@@ -45,11 +44,7 @@ import { contentBytes, queueRefusal } from "../person/message-caps";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
 import { watcherTokenOf } from "../events/watcher-tokens";
 import { limitsOf } from "../../config/settings";
-import { webhookSender } from "../outbox/webhook-sender";
-import { spanSender } from "../outbox/span-sender";
-import { seedRunOf } from "../telemetry/span-writer";
 import type { ChildReport } from "../../api/child-runs";
-import { deliverToParent } from "../children/child-report";
 import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
 import { runOf } from "../schedule/fire-run";
 import { readParentId, readSegment } from "./run-store";
@@ -81,20 +76,9 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     ctx.blockConcurrencyWhile(async () => {
       this.keys = await acceptedKeys(env);
     });
-    this.outbox = new Outbox({
-      sql: ctx.storage.sql,
-      now: () => this.engine.now(),
-      random: Math.random,
-      sendInbox: (subject, changes) => deliverToInbox(env, subject, changes),
-      sendSchedule: (scheduleId, changes) => deliverToSchedule(env, scheduleId, changes),
-      sendParent: (parentId, reports) => deliverToParent(env, parentId, reports),
-      sendWebhook: webhookSender(env, (input, init) => this.engine.fetch(input, init), () => this.engine.now()),
-      sendSpans: spanSender(env, (input, init) => this.engine.fetch(input, init)),
-      seedRun: () => seedRunOf(ctx.storage.sql),
-      // A slice in progress sets the alarm itself when it ends.
-      onSettled: () => {
-        if (this.active === undefined) this.schedule().catch(() => undefined);
-      },
+    // A slice in progress sets the alarm itself when it ends.
+    this.outbox = runOutbox(this.engine, () => {
+      if (this.active === undefined) this.schedule().catch(() => undefined);
     });
   }
 
