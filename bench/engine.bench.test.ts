@@ -12,7 +12,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { runSlice } from "../src/durable/engine/engine";
-import { createJournal } from "../src/durable/engine/journal";
+import { createJournal } from "../src/durable/engine/journal/journal";
 import { actionFor, storedRunEvent } from "../src/durable/events/run-events";
 import { emitLoopEvent } from "../src/durable/events/emit-event";
 import { loopOptions } from "../src/durable/engine/loop-options";

@@ -2,14 +2,14 @@
 // directions where the shapes are the same, so the client's types (src/client) and the edge's
 // checks cannot drift apart.
 import type { z } from "@hono/zod-openapi";
-import type { AnswerInput } from "./schemas/answer-schemas";
+import type { AnswerInput } from "./schemas/person/answer-schemas";
 import type { CallResultInput, callResultAcceptedSchema } from "./schemas/tools/call-result-schemas";
-import type { chatMessageInputSchema, chatMessageSchema, contentSchema } from "./schemas/content-schemas";
-import type { CreateRunInput } from "./schemas/create-run-schemas";
+import type { chatMessageInputSchema, chatMessageSchema, contentSchema } from "./schemas/runs/content-schemas";
+import type { CreateRunInput } from "./schemas/runs/create-run-schemas";
 import type { ErrorDetail, errorBodySchema } from "./schemas/error-schemas";
 import type { runEventSchema, storedEventSchema } from "./schemas/streams/event-schemas";
-import type { runViewSchema } from "./schemas/run-view-schemas";
-import type { messageAnswerSchema } from "./schemas/message-answer-schemas";
+import type { runViewSchema } from "./schemas/runs/run-view-schemas";
+import type { messageAnswerSchema } from "./schemas/person/message-answer-schemas";
 import type { toolRefSchema } from "./schemas/tools/tool-schemas";
 import type * as Loop from "../loop/types";
 import type * as Api from "./types";

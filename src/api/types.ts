@@ -1,5 +1,5 @@
 // Types of the public API (docs/api.md) shared by the HTTP edge, the run object and clients.
-// The zod schemas in ./*-schemas.ts validate exactly these shapes (./schema-checks.ts).
+// The zod schemas in ./schemas/ validate exactly these shapes (./schema-checks.ts).
 import type { SpanContext } from "../lib/traceparent.ts";
 import type { ChatMessage, CompactionMode, Content, MessageMode, StopReason, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/message-types.ts";
 import type { ProviderToolType } from "../tools/provider-tools.ts";

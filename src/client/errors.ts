@@ -2,7 +2,7 @@
 // (invalid-request, unauthorized, forbidden, not-found, conflict, too-large, rate-limited,
 // internal), or one of the client's own: "network" (no answer arrived) and "invalid-response"
 // (an answer that is not the API's).
-import { ERROR_CODES } from "../api/error-codes.ts";
+import { ERROR_CODES } from "../api/rules/error-codes.ts";
 import type { Issue } from "./types.ts";
 
 const CODES_BY_STATUS: Record<number, string> = ERROR_CODES;

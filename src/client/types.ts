@@ -31,8 +31,8 @@ import type {
   WebhookDelivery,
 } from "../api/types.ts";
 import type { ImageMediaType } from "../api/images/image-types.ts";
-import type { CatchUp, Overlap } from "../api/schedule-types.ts";
-import type { Usage as SpendUsage } from "../api/spend.ts";
+import type { CatchUp, Overlap } from "../api/resources/schedule-types.ts";
+import type { Usage as SpendUsage } from "../api/rules/spend.ts";
 import type { ChatMessage, Content, ContentPart, ImagePart, TextPart, ToolCall, Usage } from "../loop/message-types.ts";
 
 export type { ApiError, ChatMessage, Content, ContentPart, PendingCall, RunOutput, RunStatus, StoppedBy, ToolCall, ToolRef, Usage, WaitingKind };
@@ -134,7 +134,7 @@ export type StreamEvent<TFinal = unknown> = StoredRunEvent<TFinal> | LiveRunEven
 
 export type EndEvent<TFinal = unknown> = Extract<StoredRunEvent<TFinal>, { type: "end" }>;
 
-export type { CatchUp, FireOutcome, Overlap, ScheduleFire, SchedulesPage, ScheduleView } from "../api/schedule-types.ts";
+export type { CatchUp, FireOutcome, Overlap, ScheduleFire, SchedulesPage, ScheduleView } from "../api/resources/schedule-types.ts";
 
 /** The body of POST /v1/schedules: the run of `run` (a POST /v1/runs body) started on `cron`. */
 export type CreateScheduleRequest = {
@@ -153,8 +153,8 @@ export type UpdateScheduleRequest = Partial<Omit<CreateScheduleRequest, "subject
 /** GET /v1/schedules: a page size (1–100, default 50), the nextCursor of the page before; `subject` with the deployment token (absent: the schedules without one). */
 export type ListSchedulesOptions = { limit?: number; cursor?: string; subject?: string };
 
-import type { PushEventType } from "../api/push-types.ts";
-export type { PushEventType, PushPayload, PushSubscriptionView } from "../api/push-types.ts";
+import type { PushEventType } from "../api/resources/push-types.ts";
+export type { PushEventType, PushPayload, PushSubscriptionView } from "../api/resources/push-types.ts";
 
 /** POST /v1/push/subscriptions: a browser's PushSubscription (its toJSON() is taken as it is), and what to be told (default: run.waiting). */
 export type PushSubscriptionRequest = { endpoint: string; keys: { p256dh: string; auth: string }; expirationTime?: number | null; events?: PushEventType[] };

@@ -2,7 +2,7 @@
 // run's events, and WEBHOOK_SECRET (and WEBHOOK_SECRET_PREVIOUS while receivers move to a new
 // one), the Standard Webhooks secret every webhook is signed with, its own and each run's
 // `webhook.url`. Secrets are written as Standard Webhooks writes them: "whsec_" and base64.
-import { isHttpUrl } from "../api/http-url";
+import { isHttpUrl } from "../api/rules/http-url";
 import { decodeSigningKeys, type DecodedSigningKeys } from "../tools/http/signing-keys";
 
 export const WEBHOOK_KEY_SETTINGS = ["WEBHOOK_SECRET", "WEBHOOK_SECRET_PREVIOUS"] as const;

@@ -1,7 +1,7 @@
 // The HTTP edge: one Hono app, one sub-app per resource, one error handler. It authenticates,
 // validates and hands each run to its Durable Object; it decides nothing about runs itself.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { storedInboxEventSchema } from "../api/schemas/inbox-schemas";
+import { storedInboxEventSchema } from "../api/schemas/subject/inbox-schemas";
 import { agentToolByNameSchema } from "../api/schemas/tools/tool-schemas";
 import { storedEventSchema } from "../api/schemas/streams/event-schemas";
 import { clientFrameSchema } from "../api/schemas/streams/frame-schemas";
@@ -13,15 +13,15 @@ import { requireConfigured } from "./configured";
 import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
 import { a2aApp } from "./a2a/a2a-app";
 import { agentsApp } from "./routes/agents";
-import { healthApp } from "./routes/health";
-import { openApiApp } from "./routes/openapi";
-import { inboxApp } from "./routes/inbox";
-import { pushApp } from "./routes/push";
-import { runsApp } from "./routes/runs";
+import { healthApp } from "./routes/service/health";
+import { openApiApp } from "./routes/service/openapi";
+import { inboxApp } from "./routes/subject/inbox";
+import { pushApp } from "./routes/subject/push";
+import { runsApp } from "./routes/runs/runs";
 import { schedulesApp } from "./routes/schedules";
-import { scriptedApp } from "./routes/scripted";
-import { tokensApp } from "./routes/tokens";
-import { usageApp } from "./routes/usage";
+import { scriptedApp } from "./routes/runs/scripted";
+import { tokensApp } from "./routes/subject/tokens";
+import { usageApp } from "./routes/subject/usage";
 import { mcpApp } from "./mcp/mcp-route";
 import { chatApp } from "./routes/ai-sdk/chat";
 

@@ -2,7 +2,7 @@
 // and never with a stack trace: handlers throw, app.onError answers. Unexpected errors are logged
 // as one JSON line (method, path, the error's name and message: no query, no stack) and answered
 // with a generic 500.
-import { ERROR_CODES, RUN_NOT_FOUND, type ApiStatus } from "../api/error-codes";
+import { ERROR_CODES, RUN_NOT_FOUND, type ApiStatus } from "../api/rules/error-codes";
 import type { Hook } from "@hono/zod-openapi";
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";

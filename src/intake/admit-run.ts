@@ -19,7 +19,7 @@
 //
 // Pure: no I/O, no object asked, so a door pays nothing for it but the checks.
 import type { CreateRunBody, ProviderName, RunTemplate, ToolRef } from "../api/types";
-import { runTemplateSchema } from "../api/schemas/create-run-schemas";
+import { runTemplateSchema } from "../api/schemas/runs/create-run-schemas";
 import type { Settings } from "../config/settings";
 import { canonicalJson } from "../lib/canonical-json";
 import { checkToolRefs, checkToolSigning, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";

@@ -2,7 +2,7 @@
 // caller who may not ask for it), a message that names the setting to fix, and the issues with
 // their paths. A plain Error, not the edge's ApiException: the run and schedule objects use the
 // intake too (a schedule's fire, an agent tool's child), and they answer with an Outcome instead.
-import { ERROR_CODES } from "../api/error-codes";
+import { ERROR_CODES } from "../api/rules/error-codes";
 import type { Issue } from "../api/schemas/error-schemas";
 import type { Outcome } from "../api/types";
 

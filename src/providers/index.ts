@@ -1,6 +1,6 @@
 // The model providers behind one interface. `scripted` is offline and deterministic; `anthropic`
 // talks to Claude; `openai` to OpenAI or any OpenAI-compatible endpoint. Which one a run uses,
-// with which key, prices and blobs, is the run object's choice (src/durable/engine/run-provider.ts):
+// with which key, prices and blobs, is the run object's choice (src/durable/engine/provider/run-provider.ts):
 // nothing here reads the Worker's environment.
 //
 // One folder per vendor: anthropic/ and openai/ (each its provider, request body, stream assembly

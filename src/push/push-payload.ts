@@ -1,7 +1,7 @@
 // What a push says (pure): the payload for one inbox event, at most MAX_PUSH_PAYLOAD_BYTES of JSON.
 // The question is what a person reads on the lock screen: the ask's own words, or a line for an
 // approval, a client tool or an ended run; a long one is cut (with "…") so the payload fits.
-import type { PushEventType, PushPayload } from "../api/schemas/push-schemas";
+import type { PushEventType, PushPayload } from "../api/schemas/subject/push-schemas";
 import type { RunSummary, SummaryWaiting } from "../api/types";
 
 /** A push service need take only 4,096 bytes, encryption included: the JSON stays well inside. */

@@ -44,7 +44,7 @@ function builtIn(name: BuiltInToolName, deps: ToolDeps): AnyToolSpec {
  * What is wrong with a run's tools against this deployment (built-in names, hosts on the allow
  * list), and two tools the model would see under one name (a toolset's `<toolset>__<action>` and
  * another tool): paths like "tools.2", empty when they are fine. Unique names of the refs are the
- * body schema's rule (src/api/schemas/create-run-schemas.ts), checked once there.
+ * body schema's rule (src/api/schemas/runs/create-run-schemas.ts), checked once there.
  */
 export function checkToolRefs(refs: readonly ToolRef[], allowHosts: readonly string[]): { path: string; message: string }[] {
   const issues: { path: string; message: string }[] = [];

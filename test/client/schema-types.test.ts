@@ -2,10 +2,10 @@
 // the test itself only records that this file compiled).
 import type { z } from "zod";
 import { expect, it } from "vitest";
-import type { answerBodySchema } from "../../src/api/schemas/answer-schemas";
-import type { createRunBodySchema } from "../../src/api/schemas/create-run-schemas";
+import type { answerBodySchema } from "../../src/api/schemas/person/answer-schemas";
+import type { createRunBodySchema } from "../../src/api/schemas/runs/create-run-schemas";
 import type { storedEventSchema, runEventSchema } from "../../src/api/schemas/streams/event-schemas";
-import type { createdRunSchema, messagesSchema, runViewSchema } from "../../src/api/schemas/run-view-schemas";
+import type { createdRunSchema, messagesSchema, runViewSchema } from "../../src/api/schemas/runs/run-view-schemas";
 import type { AnswerRequest, ChatMessage, CreatedRun, CreateRunRequest, RunView, ScriptedTurn, StoredRunEvent, StreamEvent } from "../../src/client";
 import type { scriptSchema } from "../../src/providers/scripted/scripted";
 

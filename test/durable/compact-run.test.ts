@@ -3,7 +3,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { compactRun } from "../../src/durable/person/compact-run";
-import { compactionRequestsAfter, requestCompaction } from "../../src/durable/engine/compaction-request-store";
+import { compactionRequestsAfter, requestCompaction } from "../../src/durable/engine/incoming/compaction-request-store";
 import { scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { engineFor } from "../helpers/engine";
 import { createRun, drive, storedEvents, valueOf, viewOf, type RunStub } from "../helpers/runs";

@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ForkPrefix } from "../../src/api/rpc/fork-rpc";
 import type { EngineContext } from "../../src/durable/engine/engine-context";
-import { loadJournal } from "../../src/durable/engine/journal";
+import { loadJournal } from "../../src/durable/engine/journal/journal";
 import { forkPrefix } from "../../src/durable/forks/fork-prefix";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { readRun } from "../../src/durable/run/run-store";

@@ -1,8 +1,8 @@
-// The run object's SQLite journal (src/durable/journal.ts) keeps the journal contract
+// The run object's SQLite journal (src/durable/engine/journal/journal.ts) keeps the journal contract
 // (test/helpers/journal-contract.ts), inside a real Durable Object's storage.
 import { env, runInDurableObject } from "cloudflare:test";
 import { storedRunEvent } from "../../src/durable/events/run-events";
-import { createJournal, loadJournal } from "../../src/durable/engine/journal";
+import { createJournal, loadJournal } from "../../src/durable/engine/journal/journal";
 import { migrate } from "../../src/durable/run/schema";
 import type { Step } from "../../src/loop/types";
 import { describeJournalContract } from "../helpers/journal-contract";

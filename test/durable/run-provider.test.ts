@@ -3,7 +3,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { imageKey, r2BlobStore } from "../../src/durable/blobs/blob-store";
-import { createRunProvider } from "../../src/durable/engine/run-provider";
+import { createRunProvider } from "../../src/durable/engine/provider/run-provider";
 import { ProviderError } from "../../src/providers/common/errors";
 import { fakeAnthropicUrl, recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { fakeOpenAIUrl, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";

@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runSlice } from "../../src/durable/engine/engine";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { scriptOf } from "../../src/durable/engine/run-script";
+import { scriptOf } from "../../src/durable/engine/provider/run-script";
 import { scriptSchema } from "../../src/providers/scripted/scripted";
 import { engineFor } from "../helpers/engine";
 import { createRun, journalKeys, viewOf, type RunStub } from "../helpers/runs";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { summaryOf, WAITING_INPUT_MAX_BYTES } from "../../src/durable/outbox/run-summary";
-import { decodeCursor, encodeCursor } from "../../src/http/routes/cursor";
+import { decodeCursor, encodeCursor } from "../../src/http/routes/runs/cursor";
 
 const view: RunView = {
   id: "run_x",

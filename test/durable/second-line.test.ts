@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { r2BlobStore } from "../../src/durable/blobs/blob-store";
-import { createRunProvider } from "../../src/durable/engine/run-provider";
+import { createRunProvider } from "../../src/durable/engine/provider/run-provider";
 import { ProviderError } from "../../src/providers/common/errors";
 import { McpConnections } from "../../src/tools/mcp/mcp-connections";
 import { listMcpServers } from "../../src/tools/mcp/mcp-listing";

@@ -1,4 +1,4 @@
-// A run's database written by the code before the one-statement step (src/durable/engine/step-commit.ts)
+// A run's database written by the code before the one-statement step (src/durable/engine/journal/step-commit.ts)
 // is read by this code and the run goes on. That code wrote each step as separate statements in
 // one transaction — the journal row, each event, the counters — and had no `step_commit_v1` view.
 // Here a run's first two steps are written that way, with the statements copied from it, using
@@ -8,7 +8,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../../src/api/types";
-import { loadJournal, readJournalEntries } from "../../src/durable/engine/journal";
+import { loadJournal, readJournalEntries } from "../../src/durable/engine/journal/journal";
 import { runSlice } from "../../src/durable/engine/engine";
 import { Fanout } from "../../src/durable/events/fanout";
 import type { RunObject } from "../../src/durable/run/run-object";

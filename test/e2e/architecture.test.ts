@@ -1,5 +1,5 @@
 // The architecture as written (README's Architecture section and docs/architecture.md) matches the
-// folders as they are: every entry of `ls src` and every room of src/durable, src/http and
+// folders as they are: every entry of `ls src` and every room of src/api, src/durable, src/http and
 // src/providers is named in both, and neither names a folder that is not there.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -11,7 +11,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The entries of `ls src` and the subfolders of the roomed folders, as paths like "src/durable/run/". */
 function actualPaths(): string[] {
   const top = readdirSync(join(ROOT, "src")).map((name) => (statSync(join(ROOT, "src", name)).isDirectory() ? `src/${name}/` : `src/${name}`));
-  const rooms = ["src/durable", "src/http", "src/providers"].flatMap((dir) =>
+  const rooms = ["src/api", "src/durable", "src/http", "src/providers"].flatMap((dir) =>
     readdirSync(join(ROOT, dir))
       .filter((name) => statSync(join(ROOT, dir, name)).isDirectory())
       .map((name) => `${dir}/${name}/`),

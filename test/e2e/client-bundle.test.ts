@@ -20,7 +20,7 @@ it("bundles to src/client (and the shared error-code table) only, small, with no
   });
   const inputs = Object.keys(result.metafile.inputs);
   // Besides src/client, only the dependency-free table of error codes it shares with the edge.
-  expect(inputs.filter((input) => !input.startsWith("src/client/"))).toEqual(["src/api/error-codes.ts"]);
+  expect(inputs.filter((input) => !input.startsWith("src/client/"))).toEqual(["src/api/rules/error-codes.ts"]);
   expect(result.outputFiles[0]!.contents.byteLength).toBeLessThan(12_000);
   const client = (await import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0]!.text).toString("base64")}`)) as Record<string, unknown>;
   expect(Object.keys(client).sort()).toEqual(["RatchetError", "createClient"]);

@@ -4,7 +4,7 @@
 // refusal in the API's error shape, and no run changes.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mintTokenBodySchema } from "../../src/api/schemas/inbox-schemas";
+import { mintTokenBodySchema } from "../../src/api/schemas/subject/inbox-schemas";
 import { bearer, CaseCounter, checkProperty, makeWorld, send, WorldGuard, type World } from "../helpers/fuzz-world";
 import { EDGE_STRINGS, headerValue, hostileValue, mutated, rawBodyText } from "../helpers/fuzz-hostile";
 

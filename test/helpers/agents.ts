@@ -2,7 +2,7 @@
 // runtime), and the calls of /v1/agents with the deployment token or another.
 import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
-import type { AgentView } from "../../src/api/agent-types";
+import type { AgentView } from "../../src/api/resources/agent-types";
 import type { RunView } from "../../src/api/types";
 import { TEST_API_TOKEN } from "../test-env";
 

@@ -1,5 +1,5 @@
 // The journal's contract, one suite for every journal: the in-memory one the loop tests use
-// (test/helpers/journal.ts) and the run object's SQLite journal (src/durable/journal.ts). The loop
+// (test/helpers/journal.ts) and the run object's SQLite journal (src/durable/engine/journal/journal.ts). The loop
 // relies on exactly these rules, so a journal that passes here can carry a run.
 import { describe, expect, it } from "vitest";
 import type { Step, StepOutput, StoredLoopEvent } from "../../src/loop/types";

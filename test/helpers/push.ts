@@ -1,7 +1,7 @@
 // Helpers for the Web Push tests: subscriptions through the Worker (SELF), the subject's inbox
 // object's push outbox read and driven by hand (its alarm fired, the sends it started awaited).
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import type { PushSubscriptionView } from "../../src/api/schemas/push-schemas";
+import type { PushSubscriptionView } from "../../src/api/schemas/subject/push-schemas";
 import type { InboxObject } from "../../src/durable/inbox/inbox-object";
 import { inboxStub } from "../../src/durable/inbox/inbox-stub";
 import { pendingPushes, type PushRow } from "../../src/durable/push/push-outbox-store";

@@ -3,7 +3,7 @@
 // and what they stored.
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { expect } from "vitest";
-import type { ScheduleView } from "../../src/api/schedule-types";
+import type { ScheduleView } from "../../src/api/resources/schedule-types";
 import type { RunsPage, RunSummary } from "../../src/api/types";
 import type { ScheduleObject } from "../../src/durable/schedule/schedule-object";
 import { TEST_API_TOKEN } from "../test-env";

@@ -3,7 +3,7 @@
 // a change made through this isolate (forgetAgent) is seen at once; a miss is never cached.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { AgentVersionRecord } from "../../src/api/agent-types";
+import type { AgentVersionRecord } from "../../src/api/resources/agent-types";
 import { agentsStub } from "../../src/durable/agents/agents-stub";
 import { forgetAgent, LATEST_TTL_MS, lookupAgent } from "../../src/http/agents/agent-cache";
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createRunBodySchema, type CreateRunInput } from "../../src/api/schemas/create-run-schemas";
+import { createRunBodySchema, type CreateRunInput } from "../../src/api/schemas/runs/create-run-schemas";
 import { DEFAULT_LIMITS } from "../../src/config/limits";
 import type { Settings } from "../../src/config/settings";
 import type { Creator } from "../../src/http/app-env";

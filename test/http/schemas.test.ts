@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { answerBodySchema, continueBodySchema } from "../../src/api/schemas/answer-schemas";
-import { createRunBodySchema } from "../../src/api/schemas/create-run-schemas";
+import { answerBodySchema, continueBodySchema } from "../../src/api/schemas/person/answer-schemas";
+import { createRunBodySchema } from "../../src/api/schemas/runs/create-run-schemas";
 import { issuesOf } from "../../src/api/schemas/error-schemas";
 import { storedEventSchema } from "../../src/api/schemas/streams/event-schemas";
 import { parseFrame } from "../../src/api/schemas/streams/frame-schemas";
-import { runViewSchema } from "../../src/api/schemas/run-view-schemas";
+import { runViewSchema } from "../../src/api/schemas/runs/run-view-schemas";
 
 const user = { role: "user", content: "hello" };
 

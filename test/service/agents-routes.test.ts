@@ -3,7 +3,7 @@
 // `run.`), deletion, and who may do what (the deployment token writes; a user token reads what it
 // sees: agents without a subject and its own subject's).
 import { describe, expect, it } from "vitest";
-import type { AgentView } from "../../src/api/agent-types";
+import type { AgentView } from "../../src/api/resources/agent-types";
 import { agentName, agentsCall, issuePaths, makeAgent, patchAgent, postRun, scriptedTemplate } from "../helpers/agents";
 import { freshSubject, userToken } from "../helpers/inbox";
 import { startRun } from "../helpers/service-client";

@@ -4,7 +4,7 @@
 // cost. Through the whole Worker, with the fake OpenAI server pricing the calls.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Usage } from "../../src/api/spend";
+import type { Usage } from "../../src/api/rules/spend";
 import type { RunView } from "../../src/api/types";
 import { scriptOpenAI, uniqueOpenAIModel } from "../fake-openai/client";
 import { expectError } from "../helpers/http";

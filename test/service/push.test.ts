@@ -7,7 +7,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { MAX_PUSH_PAYLOAD_BYTES } from "../../src/push/push-payload";
-import { PUSH_SUBSCRIPTIONS_LIMIT } from "../../src/api/schemas/push-schemas";
+import { PUSH_SUBSCRIPTIONS_LIMIT } from "../../src/api/schemas/subject/push-schemas";
 import { expectError } from "../helpers/http";
 import { freshSubject, settle, userToken } from "../helpers/inbox";
 import { inboxObject, listSubscriptions, pendingPushRows, pushIdle, retryPushesNow, subscribe } from "../helpers/push";

@@ -2,7 +2,7 @@
 // (the deployment token any schedule, a user token its subject's, a run token none); bad input as a
 // 400 naming the field, with nothing created; and GET /v1/runs?scheduleId= in the listing's shape.
 import { describe, expect, it } from "vitest";
-import type { ScheduleView, SchedulesPage } from "../../src/api/schedule-types";
+import type { ScheduleView, SchedulesPage } from "../../src/api/resources/schedule-types";
 import type { RunView } from "../../src/api/types";
 import { expectError } from "../helpers/http";
 import { asUserRun, deliverOutbox, freshSubject, listAll, userToken } from "../helpers/inbox";

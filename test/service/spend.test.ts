@@ -4,7 +4,7 @@
 // Through the whole Worker (SUBJECT_BUDGET_USD_PER_DAY is the default 20 here).
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Usage } from "../../src/api/spend";
+import type { Usage } from "../../src/api/rules/spend";
 import type { RunView } from "../../src/api/types";
 import type { InboxObject } from "../../src/durable/inbox/inbox-object";
 import { inboxStub } from "../../src/durable/inbox/inbox-stub";

@@ -5,7 +5,7 @@
 // provider is sent the part's own media type, so a mislabelled image would fail the run later.
 import type { z } from "@hono/zod-openapi";
 import type { Content, ContentPart } from "../../loop/types";
-import type { contentInputSchema, contentPartInputSchema } from "../schemas/content-schemas";
+import type { contentInputSchema, contentPartInputSchema } from "../schemas/runs/content-schemas";
 import type { Issue } from "../schemas/error-schemas";
 import type { ImageMediaType } from "./image-types";
 

@@ -1,6 +1,6 @@
 // The calls made on the agents object (Durable Object RPC) by the HTTP edge: create, change and
 // delete an agent, read its latest version or one version, list the agents a reader sees.
-import type { AgentReader, AgentVersion, AgentVersionRecord, StoredAgent } from "../agent-types";
+import type { AgentReader, AgentVersion, AgentVersionRecord, StoredAgent } from "../resources/agent-types";
 import type { Outcome } from "../types";
 
 /** One page of agents, by name; `after` is the last name of the page before. */

@@ -1,7 +1,7 @@
 // The calls made on a subject's inbox object (Durable Object RPC): by run objects, which report
 // their status changes, and by the HTTP edge, which lists runs and opens the inbox stream.
-import type { PushEventType, PushSubscriptionView } from "../schemas/push-schemas";
-import type { Reservation, ReserveAnswer, Usage } from "../spend";
+import type { PushEventType, PushSubscriptionView } from "../schemas/subject/push-schemas";
+import type { Reservation, ReserveAnswer, Usage } from "../rules/spend";
 import type { InboxEvent, Outcome, RunStatus, RunSummary, TicketHolder, TicketRecord } from "../types";
 
 /** One status change of one run, as its outbox delivers it. A change is applied only if its version is newer than the one the inbox holds. */

@@ -2,7 +2,7 @@
 // the HTTP edge, which creates, reads, changes, triggers and deletes schedules and lists their
 // runs, and by run objects, whose outboxes report each run's status changes to its schedule.
 import type { InboxChange, ListAnswer, ListPosition, ListQuery } from "./inbox-rpc";
-import type { CatchUp, Overlap, ScheduleSettings, ScheduleToken, ScheduleView, TriggeredRun } from "../schedule-types";
+import type { CatchUp, Overlap, ScheduleSettings, ScheduleToken, ScheduleView, TriggeredRun } from "../resources/schedule-types";
 import type { AgentOfRun, CreateRunBody, Outcome, ProviderName } from "../types";
 
 /**

@@ -1,8 +1,8 @@
 // The deployment's stored agents, in one object (SQLite, like the inbox): it only stores and
 // reads. Whether a template may be stored is the edge's to ask the one intake before it calls here;
-// who sees an agent is agent-types.ts's visibleTo, applied here to listings and at the edge to reads.
+// who sees an agent is src/api/resources/agent-types.ts's visibleTo, applied here to listings and at the edge to reads.
 import { DurableObject } from "cloudflare:workers";
-import { AGENT_NOT_FOUND, type AgentVersionRecord, type StoredAgent } from "../../api/agent-types";
+import { AGENT_NOT_FOUND, type AgentVersionRecord, type StoredAgent } from "../../api/resources/agent-types";
 import type { AgentLookup, AgentsPage, AgentsQuery, AgentsRpc } from "../../api/rpc/agents-rpc";
 import type { Outcome } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";

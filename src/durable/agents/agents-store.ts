@@ -2,7 +2,7 @@
 // subject that sees it) and `agent_version` (every version ever made, never changed). A create or
 // a change is one transaction of two statements (the caller's transactionSync), so a crash leaves
 // either the old agent or the new version with its pointer, never one without the other.
-import type { AgentReader, AgentVersion, AgentVersionRecord, StoredAgent } from "../../api/agent-types";
+import type { AgentReader, AgentVersion, AgentVersionRecord, StoredAgent } from "../../api/resources/agent-types";
 import { tableExists } from "../storage/sqlite-tables";
 
 const STATEMENTS = [

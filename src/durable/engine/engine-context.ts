@@ -3,7 +3,7 @@
 import type { McpConnections } from "../../tools/mcp/mcp-connections";
 import type { Holds } from "../../providers";
 import type { Fanout } from "../events/fanout";
-import type { ModelCalls } from "./model-calls";
+import type { ModelCalls } from "./incoming/model-calls";
 
 export type EngineContext = {
   ctx: DurableObjectState;
@@ -20,7 +20,7 @@ export type EngineContext = {
   toolTimeoutMs?: number;
   /** The model call in flight, which a message may interrupt (the run object's; tests may leave it out). */
   modelCalls?: ModelCalls;
-  /** The scripted turns held in this instance, which a release wakes (scripted-holds.ts; the run object's). */
+  /** The scripted turns held in this instance, which a release wakes (provider/scripted-holds.ts; the run object's). */
   holds?: Holds;
   /** How the provider waits between retries (tests record the waits instead of sleeping). */
   retrySleep?: (ms: number, signal: AbortSignal) => Promise<void>;

@@ -11,10 +11,10 @@ import { childrenSpent } from "../children/child-store";
 import { r2BlobStore } from "../blobs/blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "../tools/once-log";
-import { compactionRequestsAfter } from "./compaction-request-store";
-import { createRunProvider } from "./run-provider";
-import { scriptOf } from "./run-script";
-import { heldUntilReleased } from "./scripted-holds";
+import { compactionRequestsAfter } from "./incoming/compaction-request-store";
+import { createRunProvider } from "./provider/run-provider";
+import { scriptOf } from "./provider/run-script";
+import { heldUntilReleased } from "./provider/scripted-holds";
 import { Holds } from "../../providers";
 import type { RunRow, Segment } from "../run/run-store";
 import { toolTraceparent } from "../telemetry/propagation";
@@ -51,7 +51,7 @@ export function loopOptions(
       messages: body.messages,
       // A scripted `once` error turn fails the first time only, recorded like a `once` tool's start.
       firstFailure: (index) => beginOnce(ctx.storage, `scripted-error/${index}`),
-      // A scripted `hold` waits for its release, which the run stores (scripted-holds.ts).
+      // A scripted `hold` waits for its release, which the run stores (provider/scripted-holds.ts).
       hold: heldUntilReleased(ctx.storage.sql, engine.holds ?? new Holds()),
       ...(engine.retrySleep === undefined ? {} : { sleep: engine.retrySleep }),
     },
@@ -87,7 +87,7 @@ export function loopOptions(
     signal,
     onStep,
     compaction: compactionOf(body, provider, run.model),
-    // Compactions the person asked for before model calls this segment may make (compaction-request-store.ts).
+    // Compactions the person asked for before model calls this segment may make (incoming/compaction-request-store.ts).
     compactionRequests: compactionRequestsAfter(ctx.storage.sql, segment.stepsBefore),
     ...(prices === undefined ? {} : { prices }),
   });

@@ -1,8 +1,8 @@
 import { runToolLoop } from "../../loop";
 import type { ChatMessage, Step } from "../../loop/types";
 import type { EngineContext } from "./engine-context";
-import { loadJournal } from "./journal";
-import { storedIncoming } from "./incoming";
+import { loadJournal } from "./journal/journal";
+import { storedIncoming } from "./incoming/incoming";
 import { loopOptions } from "./loop-options";
 import { readRun, readSegment } from "../run/run-store";
 

@@ -1,6 +1,6 @@
 // A run event outside a step (run-started, step-start, tool-call, waiting, answered, end, …):
 // appended to the run's event log (event-log.ts) and sent to every watcher (fanout.ts). A step's
-// own events commit with the step instead (journal.ts).
+// own events commit with the step instead (../engine/journal/journal.ts).
 import type { RunEvent } from "../../api/types";
 import { isoNow } from "../storage/clock";
 import type { EngineContext } from "../engine/engine-context";

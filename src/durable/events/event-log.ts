@@ -54,7 +54,7 @@ export function appendEventOutsideTransaction(sql: SqlStorage, event: RunEvent, 
 
 /**
  * A step's events with the seqs they will have (consecutive, after the newest), as the texts
- * clients get: nothing is written here. The journal writes them with the step (step-commit.ts),
+ * clients get: nothing is written here. The journal writes them with the step (../engine/journal/step-commit.ts),
  * in a statement or transaction that must forget the seq when it fails (forgetSeqOnFailure), and
  * then remembers the newest (rememberSeq).
  */

@@ -2,7 +2,7 @@
 // is an `event` table of the same shape): every stored event after `after` (or Last-Event-ID), then
 // live events, over a hibernatable WebSocket or as Server-Sent Events read at the reader's pace.
 // At most WATCHERS_LIMIT watchers at once: one more is a 429.
-import { AFTER_MESSAGE, AFTER_PATTERN } from "../../api/event-cursor";
+import { AFTER_MESSAGE, AFTER_PATTERN } from "../../api/rules/event-cursor";
 import type { CallerKind, WatcherToken } from "../../api/types";
 import { eventsAfter, newestSeq } from "./event-log";
 import type { Fanout } from "./fanout";

@@ -9,7 +9,7 @@
 // Crash points: the reservation's key is the run's next change version, written (bumped) only
 // after the inbox held it; a re-reservation that died before that write asks for the same key
 // again, which the inbox answers as held (it counts once), on the day it was held.
-import { utcDay } from "../../api/spend";
+import { utcDay } from "../../api/rules/spend";
 import type { ApiError, Outcome } from "../../api/types";
 import type { EngineContext } from "../engine/engine-context";
 import { reserveAgain, reserveSpend, spendAskOf } from "./spend-reservation";

@@ -1,11 +1,11 @@
-// The run's side of its subject's spend limit (src/api/spend.ts): before a run of a subject is
+// The run's side of its subject's spend limit (src/api/rules/spend.ts): before a run of a subject is
 // created, and before a continue or a retry sets it running again, its budget (what it may still
 // spend) is reserved in the subject's inbox object (and again when it goes on on a later UTC day:
 // ./spend-day.ts). The reservation's key is the change version
 // that will start it, so a retried create or a crash between reserving and writing asks for the
 // same reservation again, which counts once. Its release needs no call of its own: the inbox
 // releases it when it applies the run's end (or deletion) from the run's outbox, at least once.
-import { spendLimitMessage, type Reservation } from "../../api/spend";
+import { spendLimitMessage, type Reservation } from "../../api/rules/spend";
 import type { Outcome } from "../../api/types";
 import { limitsOf } from "../../config/settings";
 import { inboxStub } from "./inbox-stub";

@@ -13,7 +13,7 @@
 // creation died after reserving, and was never retried) stops counting after HOLD_UNCONFIRMED_MS;
 // should its run show up later after all, its first change confirms it and it counts again.
 import { tableExists } from "../storage/sqlite-tables";
-import { fromMicros, nextUtcMidnight, toMicros, utcDay, type Reservation, type ReserveAnswer, type Usage } from "../../api/spend";
+import { fromMicros, nextUtcMidnight, toMicros, utcDay, type Reservation, type ReserveAnswer, type Usage } from "../../api/rules/spend";
 
 export const RESERVATION_TABLES = [
   `CREATE TABLE IF NOT EXISTS reservation (

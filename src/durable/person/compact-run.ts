@@ -3,7 +3,7 @@
 // its cost commit with it), and the summary record joins the segment's history, so the next
 // segment (an answer, a continue) starts from it. A running or failed run, and a run whose
 // provider compacts natively (which only happens inside a model call), get the compaction before
-// the run's next model call instead (compaction-request-store.ts). Only when no slice runs (the
+// the run's next model call instead (../engine/incoming/compaction-request-store.ts). Only when no slice runs (the
 // object's exclusive queue), so the next model call has not begun. A finished run of a subject
 // reserves its budget's rest in the subject's day first (its reservation was released when it
 // ended), and the summary's step tells the inbox what it cost, which releases that reservation.
@@ -11,8 +11,8 @@ import type { CompactRequestBody, Outcome, RunView } from "../../api/types";
 import { BudgetExhausted, compactNow } from "../../loop";
 import { checkStorageLimits } from "../engine/engine";
 import type { EngineContext } from "../engine/engine-context";
-import { requestCompaction } from "../engine/compaction-request-store";
-import { createJournal, loadJournal } from "../engine/journal";
+import { requestCompaction } from "../engine/incoming/compaction-request-store";
+import { createJournal, loadJournal } from "../engine/journal/journal";
 import { loopOptions } from "../engine/loop-options";
 import { logFailure } from "../run/operator-log";
 import { fail, notFound, ok } from "../run/outcome";

@@ -8,11 +8,11 @@
 //   "interrupt" is stored with mode "queue" instead (it goes in before the next model call, and
 //   the 202 answer's `message.mode` says "queue"). The interrupts are counted from the journal (each
 //   one is a take that carries the aborted call's cost), so a restart does not reset the count.
-import { ERROR_CODES } from "../../api/error-codes";
+import { ERROR_CODES } from "../../api/rules/error-codes";
 import type { ApiError } from "../../api/types";
 import type { Limits } from "../../config/limits";
 import type { Content, MessageMode } from "../../loop/types";
-import { journalValuesUnder } from "../engine/journal";
+import { journalValuesUnder } from "../engine/journal/journal";
 import { waitingMessageStats } from "./message-store";
 
 /** Bytes of content (as stored: JSON, UTF-8) that a run's waiting messages may hold in all. */

@@ -1,6 +1,6 @@
 // The person's messages to a running run (POST /v1/runs/:id/messages with the run running): each is
 // stored here first, in order, then taken into the history once, by the loop's take step (whose
-// journal transaction marks it taken: engine/incoming.ts) or by the next segment's start
+// journal transaction marks it taken: engine/incoming/incoming.ts) or by the next segment's start
 // (transitions.ts). A message not yet taken waits here. This module alone reads and writes the table.
 import type { Content, IncomingMessage, MessageMode } from "../../loop/types";
 

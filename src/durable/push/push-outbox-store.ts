@@ -2,7 +2,7 @@
 // written in the transaction that applied the change, so a push is never lost and never sent for a
 // change that did not happen. A row is deleted once the push service took it, gave it up for good,
 // or its subscription went; until then it is due at `next_at`.
-import type { PushEventType } from "../../api/schemas/push-schemas";
+import type { PushEventType } from "../../api/schemas/subject/push-schemas";
 import { tableExists } from "../storage/sqlite-tables";
 
 export const PUSH_OUTBOX_TABLE = `CREATE TABLE IF NOT EXISTS push_outbox (

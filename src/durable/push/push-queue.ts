@@ -2,7 +2,7 @@
 // outbox): a run that starts waiting (and, for subscriptions that ask, one that finished or failed)
 // writes one row per subscription. A change that is applied again (a redelivery) is not logged
 // again, so it queues nothing twice.
-import type { PushEventType } from "../../api/schemas/push-schemas";
+import type { PushEventType } from "../../api/schemas/subject/push-schemas";
 import type { StoredInboxEvent } from "../../api/types";
 import type { LoggedEvent } from "../events/event-log";
 import { pushPayload, runPageUrl } from "../../push/push-payload";

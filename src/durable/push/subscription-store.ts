@@ -2,7 +2,7 @@
 // device), with the keys its pushes are encrypted for, the events it asked for, where its pushes
 // open a run (`base`: PUBLIC_URL or the origin it subscribed at), and the last push's answer.
 import type { PushSubscriptionRecord } from "../../api/rpc/inbox-rpc";
-import type { PushEventType, PushSubscriptionView } from "../../api/schemas/push-schemas";
+import type { PushEventType, PushSubscriptionView } from "../../api/schemas/subject/push-schemas";
 import { tableExists } from "../storage/sqlite-tables";
 
 export const SUBSCRIPTION_TABLE = `CREATE TABLE IF NOT EXISTS push_subscription (

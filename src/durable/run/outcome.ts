@@ -1,6 +1,6 @@
 // Answers of the run object's RPC methods: the value, or an API error built from the same table
-// of codes and messages as the edge's (src/api/error-codes.ts).
-import { ERROR_CODES, RUN_NOT_FOUND } from "../../api/error-codes";
+// of codes and messages as the edge's (src/api/rules/error-codes.ts).
+import { ERROR_CODES, RUN_NOT_FOUND } from "../../api/rules/error-codes";
 import type { Issue } from "../../api/schemas/error-schemas";
 import type { ApiError, Outcome } from "../../api/types";
 

@@ -20,8 +20,6 @@ import { Fanout } from "../events/fanout";
 import { messagesSoFar } from "../engine/messages-so-far";
 import { compactRun } from "../person/compact-run";
 import { fail, invalidImages, notFound, ok } from "./outcome";
-import { deliverToInbox } from "../outbox/inbox-delivery";
-import { deliverToSchedule } from "../outbox/schedule-delivery";
 import { stepDue } from "./next-alarm";
 import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
 import { createRun } from "./create-run";
@@ -30,26 +28,23 @@ import { forkPrefix } from "../forks/fork-prefix";
 import { exportRun } from "../forks/export-run";
 import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import { eraseRun } from "./erase-run";
-import { Outbox } from "../outbox/outbox";
+import type { Outbox } from "../outbox/outbox";
+import { runOutbox } from "../outbox/run-outbox";
 import { hasRun, readRun, readRunState, readSubject, readTokenHash, setSuspendedOn, setTokenHash, toRunView, updateRun, type RunRow } from "./run-store";
 import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
 import { sameDigest } from "./token-check";
 import { answer, cancelWaiting, continueRefusal, continueRun, queueMessage, retry, retryRefusal } from "./transitions";
-import { ModelCalls } from "../engine/model-calls";
-import { releaseHold } from "../engine/scripted-holds";
+import { ModelCalls } from "../engine/incoming/model-calls";
+import { releaseHold } from "../engine/provider/scripted-holds";
 import { Holds } from "../../providers";
 import { newMessageId } from "../person/message-store";
 import { contentBytes, queueRefusal } from "../person/message-caps";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
 import { watcherTokenOf } from "../events/watcher-tokens";
 import { limitsOf } from "../../config/settings";
-import { webhookSender } from "../outbox/webhook-sender";
-import { spanSender } from "../outbox/span-sender";
-import { seedRunOf } from "../telemetry/span-writer";
 import type { ChildReport } from "../../api/child-runs";
-import { deliverToParent } from "../children/child-report";
 import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
 import { runOf } from "../schedule/fire-run";
 import { readParentId, readSegment } from "./run-store";
@@ -66,7 +61,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   private active: AbortController | undefined;
   /** Slices, cancels, uploads and deletion run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** The scripted turns held in this instance (engine/scripted-holds.ts). */
+  /** The scripted turns held in this instance (engine/provider/scripted-holds.ts). */
   private readonly holds = new Holds();
   /** The keys user tokens are accepted under now (their fingerprints), read once before any event. */
   private keys: AcceptedKeys = { current: "", accepted: [] };
@@ -81,20 +76,9 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     ctx.blockConcurrencyWhile(async () => {
       this.keys = await acceptedKeys(env);
     });
-    this.outbox = new Outbox({
-      sql: ctx.storage.sql,
-      now: () => this.engine.now(),
-      random: Math.random,
-      sendInbox: (subject, changes) => deliverToInbox(env, subject, changes),
-      sendSchedule: (scheduleId, changes) => deliverToSchedule(env, scheduleId, changes),
-      sendParent: (parentId, reports) => deliverToParent(env, parentId, reports),
-      sendWebhook: webhookSender(env, (input, init) => this.engine.fetch(input, init), () => this.engine.now()),
-      sendSpans: spanSender(env, (input, init) => this.engine.fetch(input, init)),
-      seedRun: () => seedRunOf(ctx.storage.sql),
-      // A slice in progress sets the alarm itself when it ends.
-      onSettled: () => {
-        if (this.active === undefined) this.schedule().catch(() => undefined);
-      },
+    // A slice in progress sets the alarm itself when it ends.
+    this.outbox = runOutbox(this.engine, () => {
+      if (this.active === undefined) this.schedule().catch(() => undefined);
     });
   }
 

@@ -4,10 +4,10 @@
 import { ANSWER_TABLE } from "../person/answer-store";
 import { ASYNC_CALL_TABLE } from "../tools/async-call-store";
 import { EVENT_TABLE, forgetSeq } from "../events/event-log";
-import { JOURNAL_TABLE } from "../engine/journal";
+import { JOURNAL_TABLE } from "../engine/journal/journal";
 import { ONCE_TABLE } from "../tools/once-log";
 import { addOutboxColumns, keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
-import { COMPACTION_REQUEST_TABLE } from "../engine/compaction-request-store";
+import { COMPACTION_REQUEST_TABLE } from "../engine/incoming/compaction-request-store";
 import { USER_MESSAGE_TABLE } from "../person/message-store";
 import { addRunColumns, RUN_TABLES } from "./run-store";
 import { SPILL_TABLE } from "../storage/spill";
@@ -16,8 +16,8 @@ import { CHILD_RUN_TABLE } from "../children/child-store";
 import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
 import { FORK_TABLE } from "../forks/fork-store";
-import { SCRIPTED_HOLD_TABLE } from "../engine/scripted-holds";
-import { STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/step-commit";
+import { SCRIPTED_HOLD_TABLE } from "../engine/provider/scripted-holds";
+import { STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
 import { materialiseSeeds } from "../telemetry/seed-rows";
 
 const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE, SCRIPTED_HOLD_TABLE];
@@ -32,7 +32,7 @@ export function migrate(sql: SqlStorage): void {
   addRunColumns(sql);
   addTicketColumns(sql);
   addOutboxColumns(sql);
-  // After every table and column: the statement a step commits with (step-commit.ts).
+  // After every table and column: the statement a step commits with (../engine/journal/step-commit.ts).
   for (const statement of STEP_COMMIT_STATEMENTS) sql.exec(statement);
 }
 

@@ -8,7 +8,7 @@
 //                   newest unless it is on time (at most FIRE_GRACE_MS late), which then fires.
 //
 // Overlap is decided apart (./overlap.ts), once the fire is known.
-import type { CatchUp } from "../../api/schedule-types";
+import type { CatchUp } from "../../api/resources/schedule-types";
 import type { DueFires } from "../../lib/cron-schedule";
 
 /** How late a fire may be and still count as on time (an alarm is never exactly punctual). */

@@ -4,7 +4,7 @@
 // run object answered, so a crash in between leaves a pending row that the next alarm finishes
 // with the same key, hence the same run. Settled rows past FIRES_KEPT are dropped; pending and
 // queued ones never are.
-import type { FireOutcome, ScheduleFire } from "../../api/schedule-types";
+import type { FireOutcome, ScheduleFire } from "../../api/resources/schedule-types";
 
 export const FIRE_TABLE = `CREATE TABLE IF NOT EXISTS fire (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,

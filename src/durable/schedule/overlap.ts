@@ -4,7 +4,7 @@
 //   queue  the fire waits, and starts when the previous run ends; at most one fire waits (a
 //          further fire meanwhile is skipped: the queued one will start a run anyway);
 //   allow  the fire starts its run at once.
-import type { Overlap } from "../../api/schedule-types";
+import type { Overlap } from "../../api/resources/schedule-types";
 
 export type OverlapDecision = { action: "start" } | { action: "queue" } | { action: "skip"; reason: string };
 

@@ -19,7 +19,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { InboxChange, ListAnswer, ListQuery } from "../../api/rpc/inbox-rpc";
 import type { NewSchedule, SchedulePatch, ScheduleRpc, TriggerBy } from "../../api/rpc/schedule-rpc";
-import { SCHEDULE_NOT_FOUND, type PausedReason, type ScheduleView, type TriggeredRun } from "../../api/schedule-types";
+import { SCHEDULE_NOT_FOUND, type PausedReason, type ScheduleView, type TriggeredRun } from "../../api/resources/schedule-types";
 import { limitsOf } from "../../config/settings";
 import { inboxStub } from "../inbox/inbox-stub";
 import type { Outcome } from "../../api/types";

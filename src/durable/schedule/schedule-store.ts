@@ -3,7 +3,7 @@
 // kept apart so the small row, written at every fire, never rewrites it). This module alone holds
 // their SQL, and the schedule's deletion, which drops every table and leaves a tombstone.
 import type { RunTemplate } from "../../api/rpc/schedule-rpc";
-import type { CatchUp, Overlap, PausedReason, ScheduleSettings, ScheduleToken } from "../../api/schedule-types";
+import type { CatchUp, Overlap, PausedReason, ScheduleSettings, ScheduleToken } from "../../api/resources/schedule-types";
 import { SPILL_TABLE, spillText, unspillText } from "../storage/spill";
 import { addMissingColumns, tableExists } from "../storage/sqlite-tables";
 import { FIRE_ADDED_COLUMNS, FIRE_TABLE } from "./fire-store";

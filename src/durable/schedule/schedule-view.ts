@@ -1,7 +1,7 @@
 // A schedule as the API shows it (docs/api.md, ScheduleView), read from its tables. Its run is
 // shown redacted (redactBody): the MCP servers' headers are credentials, stored for the fires.
 import type { RunTemplate } from "../../api/rpc/schedule-rpc";
-import type { ScheduleView } from "../../api/schedule-types";
+import type { ScheduleView } from "../../api/resources/schedule-types";
 import { redactBody } from "../../api/redaction/redact-body";
 import { newestFires } from "./fire-store";
 import { listIndexedRuns } from "./run-index-store";

@@ -1,7 +1,7 @@
 // A step's span as the outbox keeps it until a batch is sent: the facts the step already computed
 // (its key, times, cost, the few fields of its events a span shows, the tool call its work
 // announced), with no id hashed and no OTLP built. The step writes it with its own rows in one
-// statement (src/durable/engine/step-commit.ts); the export makes the spans of a batch's seeds when
+// statement (src/durable/engine/journal/step-commit.ts); the export makes the spans of a batch's seeds when
 // it sends them (expandSeed), with the ids of stepSpans: the same span, later. Content (a model's
 // text and tool calls, a tool's summary) is kept only when capture is on, as the span shows it only then.
 import type { StoredLoopEvent } from "../../loop/types";

@@ -10,7 +10,7 @@ import { listMcpServers, mcpListKey, offeredNames, type McpListing } from "../..
 import { createMcpTools } from "../../tools/mcp/mcp-tool";
 import { r2BlobStore } from "../blobs/blob-store";
 import type { EngineContext } from "../engine/engine-context";
-import { createJournal, loadJournal } from "../engine/journal";
+import { createJournal, loadJournal } from "../engine/journal/journal";
 import { limitsOf } from "../../config/settings";
 import { beginOnce } from "./once-log";
 import { toolTraceparent } from "../telemetry/propagation";

@@ -12,7 +12,7 @@ import type { AppEnv } from "../app-env";
 import { identify, limitUser, type Caller } from "../auth/auth";
 import { ApiException } from "../errors";
 import { cancelTask, getTask, listTasks, rpcErrorOf, sendMessage, sendStreamingMessage, subscribeToTask, type A2aCall, type TaskStream } from "./a2a-methods";
-import { AGENT_NOT_FOUND } from "../../api/agent-types";
+import { AGENT_NOT_FOUND } from "../../api/resources/agent-types";
 import { findAgent, type AgentAsker } from "./agent-port";
 
 const encoder = new TextEncoder();

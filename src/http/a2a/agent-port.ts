@@ -3,7 +3,7 @@
 // caller reaches, and tell whether a run is one of its runs. The agents themselves (their object,
 // their cache, the run body of a run of one) are src/http/agents' and src/durable/agents'.
 import type { Context } from "hono";
-import type { AgentReader } from "../../api/agent-types";
+import type { AgentReader } from "../../api/resources/agent-types";
 import type { RunView } from "../../api/types";
 import type { AppEnv, Creator } from "../app-env";
 import { findAgent as lookupAgent } from "../agents/agents";
@@ -12,7 +12,7 @@ import { startRun } from "../intake/start-run";
 import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { A2aError } from "../../api/a2a/json-rpc";
 import { A2A_ERRORS } from "../../api/a2a/a2a-types";
-import { decodeCursor, encodeCursor } from "../routes/cursor";
+import { decodeCursor, encodeCursor } from "../routes/runs/cursor";
 
 export type A2aAgent = { name: string; description: string; version: number };
 

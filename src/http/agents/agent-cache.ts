@@ -4,7 +4,7 @@
 // time. A change made through this isolate drops its name at once (forgetAgent), so a client that
 // changes an agent and then starts a run of it gets the new version from the same isolate. A miss
 // (no such agent, a deleted one) is never cached: an agent made a moment ago is found at once.
-import type { AgentVersion, StoredAgent } from "../../api/agent-types";
+import type { AgentVersion, StoredAgent } from "../../api/resources/agent-types";
 import type { AgentLookup } from "../../api/rpc/agents-rpc";
 import type { Outcome } from "../../api/types";
 import { agentsStub } from "../../durable/agents/agents-stub";

@@ -6,10 +6,10 @@
 // may then do is the one intake's to say, with the agent's version as its source: what the template
 // holds was admitted when the version was made, for the deployment; what the caller adds is held to
 // the caller's rights (src/intake/caller-rights.ts).
-import type { AgentOfRun, AgentVersion } from "../../api/agent-types";
-import type { AgentRunInput } from "../../api/schemas/agent-schemas";
-import { metadataSchema } from "../../api/schemas/create-run-schemas";
-import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
+import type { AgentOfRun, AgentVersion } from "../../api/resources/agent-types";
+import type { AgentRunInput } from "../../api/schemas/agents/agent-schemas";
+import { metadataSchema } from "../../api/schemas/runs/create-run-schemas";
+import type { CreateRunInput } from "../../api/schemas/runs/create-run-schemas";
 import type { Issue } from "../../api/schemas/error-schemas";
 import type { IntakeSource } from "../../intake/admit-run";
 import { invalidRequest } from "../errors";

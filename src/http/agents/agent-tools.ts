@@ -6,7 +6,7 @@
 // it (docs/agents.md), so the run object, the loop and a child's start stay unchanged and the
 // template goes through the one intake exactly as an inline one does. A miss (unknown, deleted,
 // another subject's, a version it never had) is a 400 at the tool's `agent` field.
-import type { AgentReader } from "../../api/agent-types";
+import type { AgentReader } from "../../api/resources/agent-types";
 import { agentToolName } from "../../api/schemas/tools/tool-schemas";
 import type { AgentToolRef, RunTemplate, ToolRef, ToolRefInput } from "../../api/types";
 import { agentAt } from "./agents";

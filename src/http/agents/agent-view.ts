@@ -1,6 +1,6 @@
 // An agent as the API shows it: its template through the one redaction (no MCP header values, at
 // any depth), pure.
-import type { AgentVersion, AgentView, StoredAgent } from "../../api/agent-types";
+import type { AgentVersion, AgentView, StoredAgent } from "../../api/resources/agent-types";
 import { redactBody } from "../../api/redaction/redact-body";
 
 /** `version` of `agent` (its latest when not given) as it may leave the service. */

@@ -2,7 +2,7 @@
 // caller sees, one agent by name, and a run of one (docs/agents.md). Reads go through the Worker's
 // cache (agent-cache.ts). A run of an agent is made by startRun (../intake/start-run.ts), the same
 // function POST /v1/runs calls, so no door copies the create path.
-import { AGENT_NOT_FOUND, visibleTo, type AgentReader, type AgentRef, type StoredAgent } from "../../api/agent-types";
+import { AGENT_NOT_FOUND, visibleTo, type AgentReader, type AgentRef, type StoredAgent } from "../../api/resources/agent-types";
 import type { AgentLookup } from "../../api/rpc/agents-rpc";
 import type { Settings } from "../../config/settings";
 import { agentsStub } from "../../durable/agents/agents-stub";

@@ -4,8 +4,8 @@
 // run's refusals read as they always did), and a field an agent's run may not set is named with why.
 import type { z } from "@hono/zod-openapi";
 import type { ValidationTargets } from "hono";
-import { agentRunBodySchema } from "../../api/schemas/agent-schemas";
-import { createRunBodySchema, TEMPLATE_FIELDS } from "../../api/schemas/create-run-schemas";
+import { agentRunBodySchema } from "../../api/schemas/agents/agent-schemas";
+import { createRunBodySchema, TEMPLATE_FIELDS } from "../../api/schemas/runs/create-run-schemas";
 import { issuesOf, type Issue } from "../../api/schemas/error-schemas";
 import { prefixed } from "../../intake/refusal";
 import { invalidRequest, validationError } from "../errors";

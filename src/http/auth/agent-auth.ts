@@ -4,7 +4,7 @@
 // (POST /v1/runs {agent}); it may not change them (403). A run token has no business here (403).
 // Requests with a user token count against RUN_TOKEN_RATE_LIMIT per subject, as elsewhere.
 import type { MiddlewareHandler } from "hono";
-import type { AgentReader } from "../../api/agent-types";
+import type { AgentReader } from "../../api/resources/agent-types";
 import type { AppEnv, Creator } from "../app-env";
 import { ApiException } from "../errors";
 import { identify, limitUser } from "./auth";

@@ -9,7 +9,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { TicketHolder, WatcherToken } from "../../api/types";
 import { keyFingerprint } from "../../lib/key-fingerprint";
-import { SUBJECT_PATTERN } from "../../api/subject";
+import { SUBJECT_PATTERN } from "../../api/rules/subject";
 import { inboxStub, inboxStubById } from "../../durable/inbox/inbox-stub";
 import { stepKeyOf } from "../../lib/ids/call-key";
 import type { AppEnv, Creator } from "../app-env";

@@ -4,8 +4,8 @@
 // run, so it counts against the run-creation limits (CREATE_RATE_LIMIT per deployment token,
 // SUBJECT_CREATE_RATE_LIMIT per subject). The run listing's `scheduleId=` takes the same access.
 import type { Context, MiddlewareHandler } from "hono";
-import { SCHEDULE_NOT_FOUND } from "../../api/schedule-types";
-import { SUBJECT_PATTERN } from "../../api/subject";
+import { SCHEDULE_NOT_FOUND } from "../../api/resources/schedule-types";
+import { SUBJECT_PATTERN } from "../../api/rules/subject";
 import { scheduleStub } from "../../durable/schedule/schedule-stub";
 import type { AppEnv, Creator } from "../app-env";
 import { ApiException, invalidRequest } from "../errors";

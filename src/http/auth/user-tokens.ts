@@ -11,7 +11,7 @@
 // `bud`, when set, is the token's own daily spend limit for its subject's runs (at most
 // SUBJECT_BUDGET_USD_PER_DAY). Tokens minted before ids existed carry no `jti`.
 import { base64url, base64urlText, hmacSha256, randomBytes } from "../../lib/encoding";
-import { SUBJECT_PATTERN } from "../../api/subject";
+import { SUBJECT_PATTERN } from "../../api/rules/subject";
 
 export const USER_TOKEN_PATTERN = /^ut_([A-Za-z0-9_-]{1,600})\.([A-Za-z0-9_-]{43})$/;
 

@@ -1,6 +1,6 @@
 // An answer to what a run waits on, from whichever door it came (POST /v1/runs/{id}/answer, an
 // MCP client's elicitation result): its images checked and decoded, then the run object's answer.
-import type { AnswerInput } from "../../api/schemas/answer-schemas";
+import type { AnswerInput } from "../../api/schemas/person/answer-schemas";
 import type { AnswerBody, Outcome, RunView } from "../../api/types";
 import type { RunStub } from "../run-stub";
 import { ImageIntake } from "./images";

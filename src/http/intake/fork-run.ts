@@ -7,7 +7,7 @@
 // prefix is cut off from what follows, fork-plan.ts). The fork belongs to the source's subject and
 // reserves its budget from that subject's day when its object creates it, as any run does.
 import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
-import type { ForkInput } from "../../api/schemas/fork-schemas";
+import type { ForkInput } from "../../api/schemas/runs/fork-schemas";
 import type { ImageUpload } from "../../api/images/images";
 import type { CreateRunBody, NewRun } from "../../api/types";
 import type { Settings } from "../../config/settings";

@@ -3,7 +3,7 @@
 // which stores them with the run (so a run being deleted and an upload never cross).
 import type { z } from "@hono/zod-openapi";
 import { prepareImages, type ImageUpload, type InputContent, type PreparedImages } from "../../api/images/images";
-import type { chatMessageInputSchema } from "../../api/schemas/content-schemas";
+import type { chatMessageInputSchema } from "../../api/schemas/runs/content-schemas";
 import type { BatchResult } from "../../api/types";
 import type { ChatMessage, Content } from "../../loop/types";
 import { invalidRequest } from "../errors";

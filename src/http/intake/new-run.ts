@@ -5,7 +5,7 @@
 // the Idempotency-Key), and the hashes the object needs. Every refusal happens before anything is
 // stored, so a 400 leaves nothing behind.
 import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../../api/images/images";
-import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
+import type { CreateRunInput } from "../../api/schemas/runs/create-run-schemas";
 import type { CreateRunBody, NewRun } from "../../api/types";
 import type { Settings } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";

@@ -6,12 +6,12 @@
 // object's create reserves the subject's spend, as for any run.
 // Images are refused: a run's images are stored with that run, and a template is no run.
 import type { RunTemplate } from "../../api/rpc/schedule-rpc";
-import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
+import type { CreateRunInput } from "../../api/schemas/runs/create-run-schemas";
 import type { Settings } from "../../config/settings";
 import type { Creator } from "../app-env";
 import { ApiException, invalidRequest, type ApiStatus } from "../errors";
 import { prepareRun } from "./new-run";
-import type { AgentRunInput } from "../../api/schemas/agent-schemas";
+import type { AgentRunInput } from "../../api/schemas/agents/agent-schemas";
 import { resolveAgentRun } from "../agents/agents";
 import type { ResolvedAgentRun } from "../agents/agent-run-body";
 import { readerOf } from "../auth/agent-auth";

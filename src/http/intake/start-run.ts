@@ -3,8 +3,8 @@
 // the one intake (prepareRun), and asks the new run's object to create the run. The caller's
 // authentication and creation rate limits are the door's (requireCreator for POST /v1/runs).
 import type { RunView } from "../../api/types";
-import type { AgentRunInput } from "../../api/schemas/agent-schemas";
-import type { CreateRunInput } from "../../api/schemas/create-run-schemas";
+import type { AgentRunInput } from "../../api/schemas/agents/agent-schemas";
+import type { CreateRunInput } from "../../api/schemas/runs/create-run-schemas";
 import type { Settings } from "../../config/settings";
 import type { SpanContext } from "../../lib/traceparent";
 import type { Creator } from "../app-env";

@@ -3,7 +3,7 @@
 // one intake, the creation rate limits as POST /v1/runs counts them), the run's events and links,
 // and the session's idempotency key for a request id.
 import type { Context } from "hono";
-import type { StoredAgent } from "../../api/agent-types";
+import type { StoredAgent } from "../../api/resources/agent-types";
 import type { AppEnv, Creator } from "../app-env";
 import { findAgent, listAgents } from "../agents/agents";
 import { readerOf } from "../auth/agent-auth";

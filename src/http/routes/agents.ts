@@ -2,9 +2,9 @@
 // a new template with the one intake, asks the agents object, and answers. A change made here is
 // forgotten by this isolate's cache at once (src/http/agents/agent-cache.ts).
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AgentVersionRecord } from "../../api/agent-types";
-import { AGENT_NOT_FOUND } from "../../api/agent-types";
-import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
+import type { AgentVersionRecord } from "../../api/resources/agent-types";
+import { AGENT_NOT_FOUND } from "../../api/resources/agent-types";
+import { LIST_LIMIT_DEFAULT } from "../../api/schemas/subject/inbox-schemas";
 import type { RunTemplate } from "../../api/types";
 import { agentsStub } from "../../durable/agents/agents-stub";
 import { forgetAgent } from "../agents/agent-cache";

@@ -5,8 +5,8 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ListPosition } from "../../api/rpc/inbox-rpc";
 import type { NewSchedule, SchedulePatch } from "../../api/rpc/schedule-rpc";
-import type { ScheduleToken, ScheduleView } from "../../api/schedule-types";
-import { LIST_LIMIT_DEFAULT } from "../../api/schemas/inbox-schemas";
+import type { ScheduleToken, ScheduleView } from "../../api/resources/schedule-types";
+import { LIST_LIMIT_DEFAULT } from "../../api/schemas/subject/inbox-schemas";
 import type { Issue } from "../../api/schemas/error-schemas";
 import { DEFAULT_TIMEZONE, scheduleIssues } from "../../lib/cron-schedule";
 import { directoryStub, scheduleStub } from "../../durable/schedule/schedule-stub";
@@ -14,10 +14,10 @@ import type { AppEnv } from "../app-env";
 import { invalidRequest, validationHook } from "../errors";
 import { prepareTemplate } from "../intake/schedule-template";
 import { runBodyHookAt } from "../agents/run-body-hook";
-import { createScheduleWholeRunSchema, updateScheduleWholeRunSchema } from "../../api/schemas/schedule-schemas";
+import { createScheduleWholeRunSchema, updateScheduleWholeRunSchema } from "../../api/schemas/subject/schedule-schemas";
 import { unwrap } from "../outcome";
 import { newScheduleId } from "../ids/schedule-ids";
-import { decodeCursor, encodeCursor } from "./cursor";
+import { decodeCursor, encodeCursor } from "./runs/cursor";
 import { createScheduleRoute, deleteScheduleRoute, getScheduleRoute, listSchedulesRoute, triggerScheduleRoute, updateScheduleRoute } from "./definitions/schedule-routes";
 
 /** The clock's issues at `cron` and `timezone` (a bad pattern, an unknown zone, fires too close together). */

@@ -12,7 +12,7 @@ export const holdNameSchema = z
 /** Waits until `name` is released (at once when it was); rejects with the signal's reason when it aborts. */
 export type WaitForRelease = (name: string, signal: AbortSignal) => Promise<void>;
 
-/** The releases of one process, and the calls waiting for them. The run object keeps the releases durably as well (src/durable/engine/scripted-holds.ts). */
+/** The releases of one process, and the calls waiting for them. The run object keeps the releases durably as well (src/durable/engine/provider/scripted-holds.ts). */
 export class Holds {
   private readonly released = new Set<string>();
   private readonly waiting = new Map<string, Set<() => void>>();

@@ -5,7 +5,7 @@
 // handle, so the journaled start holds them and a restart does not send the start again.
 // The wait only reads what the run holds: no result yet throws ToolPending, which suspends the run
 // without an alarm or a socket held open, until the callback or the deadline wakes it.
-import { ASYNC_TIMEOUT_DEFAULT_SECONDS } from "../../api/async-calls";
+import { ASYNC_TIMEOUT_DEFAULT_SECONDS } from "../../api/rules/async-calls";
 import type { HttpToolRef } from "./http-tool-ref";
 import { ToolPending } from "../../loop/tool-calls/tool-pending";
 import type { ToolContext, ToolOutput } from "../../loop/types";

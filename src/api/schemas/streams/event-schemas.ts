@@ -1,9 +1,9 @@
 // A run's events, as sent over WebSocket and SSE and stored with their `seq`.
 import { z } from "@hono/zod-openapi";
-import { apiErrorSchema, runStatusSchema, runViewSchema, stopReasonSchema, stoppedBySchema, waitingKindSchema } from "../run-view-schemas";
+import { apiErrorSchema, runStatusSchema, runViewSchema, stopReasonSchema, stoppedBySchema, waitingKindSchema } from "../runs/run-view-schemas";
 import { batchActionSchema } from "../tools/toolset-schemas";
-import { contentSchema } from "../content-schemas";
-import { messageModeSchema } from "../answer-schemas";
+import { contentSchema } from "../runs/content-schemas";
+import { messageModeSchema } from "../person/answer-schemas";
 
 const usageSchema = z.object({
   inputTokens: z.number(),

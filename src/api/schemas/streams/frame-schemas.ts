@@ -1,6 +1,6 @@
 // WebSocket frames a client may send on a run's socket.
 import { z } from "@hono/zod-openapi";
-import { contentInputSchema } from "../content-schemas";
+import { contentInputSchema } from "../runs/content-schemas";
 import { issuesOf, type ErrorDetail } from "../error-schemas";
 import { batchResultSchemaOf } from "../tools/toolset-schemas";
 

@@ -1,9 +1,9 @@
 // The `mcpServers` of POST /v1/runs (docs/mcp.md): checked strictly at the edge, with the naming
 // rule of src/tools/mcp/mcp-names.ts, so a name the providers would refuse never reaches a run. Kept
-// apart from ./create-run-schemas.ts, which imports it. What depends on the run's other tools and
+// apart from ../runs/create-run-schemas.ts, which imports it. What depends on the run's other tools and
 // on the deployment (the allow list, names the model would see twice) is src/tools/mcp/mcp-check.ts's.
 import { z } from "@hono/zod-openapi";
-import { httpUrlSchema } from "../../http-url";
+import { httpUrlSchema } from "../../rules/http-url";
 import { laterDuplicates } from "../../../lib/duplicates";
 import { MCP_SERVER_NAME_MAX, MCP_SERVER_NAME_PATTERN, MCP_SERVER_NAME_RULE, toolNameProblem } from "../../../tools/mcp/mcp-names";
 

@@ -1,11 +1,11 @@
 // The tools a run may call (`tools` in POST /v1/runs): a built-in by name, an HTTP tool, a client
 // tool, and the kinds of ./toolset-schemas.ts (client toolsets, provider tools).
 import { z } from "@hono/zod-openapi";
-import { httpUrlSchema } from "../../http-url";
-import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "../../async-calls";
-import { jsonObjectSchema } from "../../json-object";
+import { httpUrlSchema } from "../../rules/http-url";
+import { ASYNC_TIMEOUT_DEFAULT_SECONDS, ASYNC_TIMEOUT_MAX_SECONDS } from "../../rules/async-calls";
+import { jsonObjectSchema } from "../../rules/json-object";
 import { clientToolsetRefSchema, providerToolRefSchema } from "./toolset-schemas";
-import { agentNameSchema, agentRefSchema, agentVersionSchema } from "../agent-ref-schemas";
+import { agentNameSchema, agentRefSchema, agentVersionSchema } from "../agents/agent-ref-schemas";
 import type * as Api from "../../types";
 
 export const httpToolRefSchema = z
@@ -49,7 +49,7 @@ export const clientToolRefSchema = z
 /**
  * A tool that runs another agent as a child run. Its `run` (a template: the fields of POST /v1/runs
  * but `messages`, `subject` and `webhook`) is checked by the run body's schema, which knows them
- * (src/api/create-run-schemas.ts): this schema only sees an object, so the OpenAPI document stays flat.
+ * (src/api/schemas/runs/create-run-schemas.ts): this schema only sees an object, so the OpenAPI document stays flat.
  */
 export const agentToolRefSchema = z
   .strictObject({

@@ -1,8 +1,8 @@
 // The zod schemas of the tool kinds that live elsewhere than the run (docs/toolsets.md): client
 // toolsets (groups of actions the client answers, some of them the provider's native client tool
 // types), provider tools (the provider runs them), and the results that answer a toolset batch.
-// ./tool-schemas.ts, ./answer-schemas.ts and ./event-schemas.ts add them to ToolRef, AnswerBody and
-// the events; ./schema-checks.ts checks the types they infer against ./types.ts.
+// ./tool-schemas.ts, ../person/answer-schemas.ts and ../streams/event-schemas.ts add them to ToolRef, AnswerBody and
+// the events; ../../schema-checks.ts checks the types they infer against ../../types.ts.
 import { z } from "@hono/zod-openapi";
 import { BROWSER_ACTIONS, COMPUTER_ACTIONS, nativeKind } from "../../../tools/native-tools";
 import { laterDuplicates } from "../../../lib/duplicates";

@@ -1,6 +1,6 @@
 // /v1/ai-sdk/{v}/chat: the AI SDK's DefaultChatTransport talking to a run (docs/api.md "AI SDK
 // chat"). A translation, never a second engine: the POST does what POST /v1/runs/{id}/messages,
-// /answer and /retry do, through the same functions (run-actions.ts), then streams the run's own
+// /answer and /retry do, through the same functions (../runs/run-actions.ts), then streams the run's own
 // events mapped to UI message chunks (src/api/ai-sdk). What each route streams and why: README.md.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -10,12 +10,12 @@ import { historyMessages, messageIdOf } from "../../../api/ai-sdk/history-messag
 import { toolResultsOf } from "../../../api/ai-sdk/tool-output";
 import { chatCaps, type ChatCaps } from "../../../api/ai-sdk/versions";
 import { STEP_TEXT_HEADER, type ChatMarks } from "../../../api/rpc/run-rpc";
-import { answerBodySchema, continueBodySchema } from "../../../api/schemas/answer-schemas";
+import { answerBodySchema, continueBodySchema } from "../../../api/schemas/person/answer-schemas";
 import type { AppEnv } from "../../app-env";
 import { ApiException, invalidRequest, validationHook } from "../../errors";
 import { unwrap } from "../../outcome";
 import { chatMessagesRoute, chatPostRoute, chatStreamRoute } from "../definitions/chat-routes";
-import { answerRun, openRunEvents, retryRun, sendMessage } from "../run-actions";
+import { answerRun, openRunEvents, retryRun, sendMessage } from "../runs/run-actions";
 import { CHAT_STREAM_HEADERS, chatStream } from "./chat-stream";
 
 function capsOf(c: Context<AppEnv>): ChatCaps {

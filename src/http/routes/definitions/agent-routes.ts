@@ -1,8 +1,8 @@
 // The routes of /v1/agents as OpenAPI route configs: the same objects validate requests and write
 // the OpenAPI document. Paths are relative to the /v1/agents mount.
 import { createRoute, z } from "@hono/zod-openapi";
-import { agentAnswerSchema, agentNameSchema, agentsPageSchema, createAgentBodySchema, updateAgentBodySchema } from "../../../api/schemas/agent-schemas";
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../../../api/schemas/inbox-schemas";
+import { agentAnswerSchema, agentNameSchema, agentsPageSchema, createAgentBodySchema, updateAgentBodySchema } from "../../../api/schemas/agents/agent-schemas";
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../../../api/schemas/subject/inbox-schemas";
 import { requireAgentReader, requireAgentWriter } from "../../auth/agent-auth";
 import { errors, json } from "./run-routes";
 import { listLimitSchema } from "./schedule-routes";

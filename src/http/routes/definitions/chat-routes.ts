@@ -3,7 +3,7 @@
 // or the path's runId.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { chatRequestSchema } from "../../../api/schemas/chat-schemas";
+import { chatRequestSchema } from "../../../api/schemas/person/chat-schemas";
 import { CHAT_VERSIONS } from "../../../api/ai-sdk/versions";
 import { requireRun } from "../../auth/auth";
 import type { AppEnv } from "../../app-env";

@@ -1,10 +1,10 @@
 // The routes of /v1/inbox as OpenAPI route configs (paths relative to the /v1/inbox mount).
 import { createRoute, z } from "@hono/zod-openapi";
-import { ticketSchema } from "../../../api/schemas/run-view-schemas";
-import { subjectSchema } from "../../../api/subject";
+import { ticketSchema } from "../../../api/schemas/runs/run-view-schemas";
+import { subjectSchema } from "../../../api/rules/subject";
 import { requireSubject } from "../../auth/auth";
 import { errors, json } from "./run-routes";
-import { afterQuerySchema } from "../../../api/event-cursor";
+import { afterQuerySchema } from "../../../api/rules/event-cursor";
 
 const subjectQuery = subjectSchema.optional().openapi({ description: "Deployment token: whose inbox (required). User token: its own, if given." });
 

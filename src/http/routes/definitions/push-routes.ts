@@ -1,8 +1,8 @@
 // The routes of /v1/push as OpenAPI route configs (paths relative to the /v1/push mount): the
 // deployment's VAPID public key, and one subject's push subscriptions (docs/push.md).
 import { createRoute, z } from "@hono/zod-openapi";
-import { MAX_PUSH_ENDPOINT_LENGTH, pushKeySchema, pushSubscriptionBodySchema, pushSubscriptionsSchema, pushSubscriptionViewSchema } from "../../../api/schemas/push-schemas";
-import { subjectSchema } from "../../../api/subject";
+import { MAX_PUSH_ENDPOINT_LENGTH, pushKeySchema, pushSubscriptionBodySchema, pushSubscriptionsSchema, pushSubscriptionViewSchema } from "../../../api/schemas/subject/push-schemas";
+import { subjectSchema } from "../../../api/rules/subject";
 import { requireDeploymentOrUser, requireSubject } from "../../auth/auth";
 import { requirePush } from "../../auth/push-auth";
 import { errors, json } from "./run-routes";

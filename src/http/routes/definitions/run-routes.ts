@@ -1,19 +1,19 @@
 // The routes of /v1/runs as OpenAPI route configs: the same objects validate requests and write
 // the OpenAPI document. Paths are relative to the /v1/runs mount.
 import { createRoute, z } from "@hono/zod-openapi";
-import { answerBodySchema, continueBodySchema } from "../../../api/schemas/answer-schemas";
-import { messageAnswerSchema } from "../../../api/schemas/message-answer-schemas";
+import { answerBodySchema, continueBodySchema } from "../../../api/schemas/person/answer-schemas";
+import { messageAnswerSchema } from "../../../api/schemas/person/message-answer-schemas";
 import { callResultAcceptedSchema, callResultBodySchema } from "../../../api/schemas/tools/call-result-schemas";
-import { agentNameSchema, runRequestBodySchema } from "../../../api/schemas/agent-schemas";
+import { agentNameSchema, runRequestBodySchema } from "../../../api/schemas/agents/agent-schemas";
 import { errorBodySchema } from "../../../api/schemas/error-schemas";
-import { runTokenSchema, ticketSchema, createdRunSchema, messagesSchema, runViewSchema, runStatusSchema } from "../../../api/schemas/run-view-schemas";
-import { subjectSchema } from "../../../api/subject";
-import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../../../api/schemas/inbox-schemas";
+import { runTokenSchema, ticketSchema, createdRunSchema, messagesSchema, runViewSchema, runStatusSchema } from "../../../api/schemas/runs/run-view-schemas";
+import { subjectSchema } from "../../../api/rules/subject";
+import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../../../api/schemas/subject/inbox-schemas";
 import { requireCallback, requireCreator, requireRun } from "../../auth/auth";
 import { requireRunListing } from "../../auth/schedule-auth";
-import { afterQuerySchema } from "../../../api/event-cursor";
-import { compactBodySchema } from "../../../api/schemas/compact-schemas";
-import { forkBodySchema } from "../../../api/schemas/fork-schemas";
+import { afterQuerySchema } from "../../../api/rules/event-cursor";
+import { compactBodySchema } from "../../../api/schemas/person/compact-schemas";
+import { forkBodySchema } from "../../../api/schemas/runs/fork-schemas";
 
 const errorContent = { "application/json": { schema: errorBodySchema } };
 

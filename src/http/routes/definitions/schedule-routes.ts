@@ -1,9 +1,9 @@
 // The routes of /v1/schedules as OpenAPI route configs: the same objects validate requests and
 // write the OpenAPI document. Paths are relative to the /v1/schedules mount.
 import { createRoute, z } from "@hono/zod-openapi";
-import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../../../api/schemas/inbox-schemas";
-import { createScheduleBodySchema, scheduleAnswerSchema, schedulesPageSchema, triggeredRunSchema, updateScheduleBodySchema } from "../../../api/schemas/schedule-schemas";
-import { subjectSchema } from "../../../api/subject";
+import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../../../api/schemas/subject/inbox-schemas";
+import { createScheduleBodySchema, scheduleAnswerSchema, schedulesPageSchema, triggeredRunSchema, updateScheduleBodySchema } from "../../../api/schemas/subject/schedule-schemas";
+import { subjectSchema } from "../../../api/rules/subject";
 import { requireSchedule, requireScheduleOwner } from "../../auth/schedule-auth";
 import { errors, json } from "./run-routes";
 

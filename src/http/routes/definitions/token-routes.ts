@@ -1,6 +1,6 @@
 // /v1/tokens as OpenAPI route configs (paths relative to the /v1/tokens mount).
 import { createRoute, z } from "@hono/zod-openapi";
-import { mintTokenBodySchema, userTokenSchema } from "../../../api/schemas/inbox-schemas";
+import { mintTokenBodySchema, userTokenSchema } from "../../../api/schemas/subject/inbox-schemas";
 import { requireDeployment, requireDeploymentOrUser } from "../../auth/auth";
 import { errors, json } from "./run-routes";
 

@@ -1,0 +1,55 @@
+// Stored agents (docs/agents.md): a named, versioned run template that many callers use. Shared by
+// the edge, the agents object and clients. A version is immutable once made; each change makes the
+// next integer version.
+import type { AgentOfRun, ProviderName, RunTemplate } from "../types";
+
+export type { AgentOfRun };
+
+/** An agent's name: 1–64 of [a-z0-9-]. */
+export const AGENT_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;
+
+/** Which agent a run, a schedule or an agent tool names: its latest version, or one version. */
+export type AgentRef = string | { name: string; version?: number };
+
+/** What one version holds: what its creator gave, and the provider and model the intake resolved it to. */
+export type AgentVersionRecord = {
+  description: string;
+  run: RunTemplate;
+  inputSchema?: Record<string, unknown>;
+  /** Only user tokens of this subject see and call the agent; without it, every user token of the deployment does. */
+  subject?: string;
+  provider: ProviderName;
+  model: string;
+};
+
+/** One version as the agents object answers it. */
+export type AgentVersion = AgentVersionRecord & { name: string; version: number; createdAt: string };
+
+/** The agent as a whole: its latest version, with the time the name was first made. */
+export type StoredAgent = AgentVersion & { agentCreatedAt: string };
+
+/** An agent as the API shows it (its template through the one redaction: no MCP header values). */
+export type AgentView = {
+  name: string;
+  version: number;
+  description: string;
+  run: RunTemplate;
+  inputSchema?: Record<string, unknown>;
+  subject?: string;
+  provider: ProviderName;
+  model: string;
+  /** When the name was made (the agent's), and when this version was. */
+  createdAt: string;
+  versionCreatedAt: string;
+};
+
+/** Who reads agents: the deployment token sees every agent; a user token those without a subject and its own subject's. */
+export type AgentReader = { kind: "deployment" } | { kind: "user"; subject: string };
+
+/** Whether `reader` may see an agent whose latest version carries `subject`. */
+export function visibleTo(reader: AgentReader, subject: string | undefined): boolean {
+  return reader.kind === "deployment" || subject === undefined || subject === reader.subject;
+}
+
+/** The one answer to an unknown agent, a deleted one, and one a user token does not see: names leak nothing. */
+export const AGENT_NOT_FOUND = "Agent not found.";

@@ -1,0 +1,130 @@
+// The run's journal in SQLite: step(key, work) returns a stored value, or runs work and writes its
+// value, its cost, its events, the run's counters and its span in one statement (step-commit.ts).
+// One row per step: a write is O(size of that step), never a rewrite of the history. A value too
+// large for its row is spilled (spill.ts).
+import type { RunEvent } from "../../../api/types";
+import type { Step, StepOutput, StoredLoopEvent } from "../../../loop/types";
+import { isoNow } from "../../storage/clock";
+import { forgetSeqOnFailure, insertStepEvent, rememberSeq, stepEventBody, stepEventTexts } from "../../events/event-log";
+import { spills, spillText, unspillText } from "../../storage/spill";
+import { usd } from "../../../lib/money";
+import { EVENTS_PER_STATEMENT, insertStepRow } from "./step-commit";
+import type { LoggedEvent } from "../../events/event-log";
+
+export const JOURNAL_TABLE = `CREATE TABLE IF NOT EXISTS journal (key TEXT PRIMARY KEY, value TEXT NOT NULL, cost REAL NOT NULL)`;
+
+/** Reads every stored step of one key prefix (one segment) at once, so a replay does no per-step query. */
+export function loadJournal(sql: SqlStorage, prefix: string): Map<string, unknown> {
+  const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  const rows = sql.exec<{ key: string; value: string }>("SELECT key, value FROM journal WHERE key >= ? AND key < ?", prefix, upper).toArray();
+  const stored = new Map<string, unknown>();
+  for (const row of rows) stored.set(row.key.slice(prefix.length), JSON.parse(unspillText(sql, row.value)));
+  return stored;
+}
+
+/** The stored values whose keys start with `keyPrefix` (e.g. one model call's takes, "s1/messages/3/"), read back from their spill. */
+export function journalValuesUnder(sql: SqlStorage, keyPrefix: string): unknown[] {
+  const upper = keyPrefix.slice(0, -1) + String.fromCharCode(keyPrefix.charCodeAt(keyPrefix.length - 1) + 1);
+  return sql
+    .exec<{ value: string }>("SELECT value FROM journal WHERE key >= ? AND key < ?", keyPrefix, upper)
+    .toArray()
+    .map((row) => JSON.parse(unspillText(sql, row.value)) as unknown);
+}
+
+/** Every entry of the journal, values read back from their spill, ordered by key (a fork's prefix, an export). */
+export function readJournalEntries(sql: SqlStorage): { key: string; value: string; costUsd: number }[] {
+  return sql
+    .exec<{ key: string; value: string; cost: number }>("SELECT key, value, cost FROM journal ORDER BY key")
+    .toArray()
+    .map((row) => ({ key: row.key, value: unspillText(sql, row.value), costUsd: row.cost }));
+}
+
+/**
+ * One page of the journal in key order: up to `limit` entries after `afterKey` (from the first
+ * when undefined), values read back from their spill. A reader that pages (an export) holds one
+ * page at a time, however long the run.
+ */
+export function readJournalPage(sql: SqlStorage, afterKey: string | undefined, limit: number): { key: string; value: string; costUsd: number }[] {
+  return sql
+    .exec<{ key: string; value: string; cost: number }>("SELECT key, value, cost FROM journal WHERE key > ? ORDER BY key LIMIT ?", afterKey ?? "", limit)
+    .toArray()
+    .map((row) => ({ key: row.key, value: unspillText(sql, row.value), costUsd: row.cost }));
+}
+
+/** Writes entries read from another run's journal (a fork's prefix), inside the caller's transaction. */
+export function insertJournalEntries(sql: SqlStorage, entries: readonly { key: string; value: string; costUsd: number }[]): void {
+  for (const entry of entries) sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", entry.key, spillText(sql, `journal/${entry.key}`, entry.value), entry.costUsd);
+}
+
+export type JournalOptions = {
+  sql: SqlStorage;
+  storage: DurableObjectStorage;
+  prefix: string;
+  stored: Map<string, unknown>;
+  signal: AbortSignal;
+  /** Called before a new step's work runs; may throw to end this slice (or the run, at a limit). */
+  beforeNewStep: (key: string) => void;
+  /** The API event for a stored loop event. */
+  toRunEvent: (event: StoredLoopEvent) => RunEvent;
+  /** Inside the step's transaction, after its rows: what else the step commits. `startedAt` is when its work began (ms). */
+  onStepCommit?: (key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => void;
+  /** The step's span as its row in the outbox keeps it (span-writer.ts), written by the step's own statement; undefined while the export is off. */
+  spanOf?: (key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => { key: string; seed: string; nowMs: number } | undefined;
+  /** Committed events, in seq order, to send to clients. */
+  onCommit: (events: LoggedEvent[]) => void;
+  /** The signal of the step at `key` (the slice's, or one a message may abort: model-calls.ts); `settled` when its work ends. */
+  stepSignal?: (key: string) => { signal: AbortSignal; settled: () => void };
+  /** Writes of a step's own, in the transaction that stores its value: the writer for the step at `key`, or undefined when it writes nothing. */
+  onStore?: (key: string) => ((value: unknown) => void) | undefined;
+};
+
+export function createJournal(options: JournalOptions): Step {
+  const { sql, storage, prefix, stored } = options;
+  return async <T>(key: string, work: (signal: AbortSignal) => Promise<StepOutput<T>>): Promise<T> => {
+    if (stored.has(key)) return stored.get(key) as T;
+    options.beforeNewStep(key);
+    const startedAt = Date.now();
+    const scoped = options.stepSignal?.(key);
+    let output: StepOutput<T>;
+    try {
+      output = await work(scoped?.signal ?? options.signal);
+    } finally {
+      scoped?.settled();
+    }
+    const endedAt = Date.now();
+    const text = JSON.stringify(output.value);
+    const at = isoNow();
+    const logged = stepEventTexts(sql, output.events.map(options.toRunEvent), at);
+    const model = output.events.find((event) => event.type === "model");
+    const store = options.onStore?.(key);
+    const span = options.spanOf?.(key, output, startedAt, endedAt);
+    const journalKey = prefix + key;
+    const write = () => {
+      const row = {
+        key: journalKey,
+        value: spillText(sql, `journal/${journalKey}`, text),
+        cost: output.costUsd,
+        usd: usd(output.costUsd),
+        steps: model === undefined ? 0 : 1,
+        at,
+        seq: (logged[0]?.seq ?? 0),
+        events: logged.slice(0, EVENTS_PER_STATEMENT).map((event) => stepEventBody(sql, event)),
+        ...(model === undefined ? {} : { stopReason: model.stopReason }),
+        ...(span === undefined ? {} : { span }),
+      };
+      insertStepRow(sql, row);
+      for (const event of logged.slice(EVENTS_PER_STATEMENT)) insertStepEvent(sql, event, at);
+      store?.(output.value);
+      options.onStepCommit?.(key, output, startedAt, endedAt);
+    };
+    // One statement is atomic by itself; anything more is one transaction (step-commit.ts).
+    const alone = store === undefined && options.onStepCommit === undefined && logged.length <= EVENTS_PER_STATEMENT && !spills(text) && !logged.some((event) => spills(event.text));
+    forgetSeqOnFailure(sql, () => (alone ? write() : storage.transactionSync(write)));
+    if (logged.length > 0) rememberSeq(sql, logged[logged.length - 1]!.seq);
+    // The value a replay would read: JSON round-tripped, so first runs and replays see the same data.
+    const value = JSON.parse(text) as T;
+    stored.set(key, value);
+    options.onCommit(logged);
+    return value;
+  };
+}

@@ -1,0 +1,28 @@
+// The run object's outbox (outbox.ts) wired to where each of its deliveries goes: the subject's
+// inbox, the run's schedule, a child's parent, webhook receivers and the OTLP endpoint. The engine's
+// fetch and clock are read at each call, so what a test puts in their place is what the outbox uses.
+import type { EngineContext } from "../engine/engine-context";
+import { seedRunOf } from "../telemetry/span-writer";
+import { deliverToParent } from "../children/child-report";
+import { deliverToInbox } from "./inbox-delivery";
+import { Outbox } from "./outbox";
+import { deliverToSchedule } from "./schedule-delivery";
+import { spanSender } from "./span-sender";
+import { webhookSender } from "./webhook-sender";
+
+/** The run's outbox; `onSettled` runs after an attempt moved its rows on (the object sets its next alarm). */
+export function runOutbox(engine: EngineContext, onSettled: () => void): Outbox {
+  const { ctx, env } = engine;
+  return new Outbox({
+    sql: ctx.storage.sql,
+    now: () => engine.now(),
+    random: Math.random,
+    sendInbox: (subject, changes) => deliverToInbox(env, subject, changes),
+    sendSchedule: (scheduleId, changes) => deliverToSchedule(env, scheduleId, changes),
+    sendParent: (parentId, reports) => deliverToParent(env, parentId, reports),
+    sendWebhook: webhookSender(env, (input, init) => engine.fetch(input, init), () => engine.now()),
+    sendSpans: spanSender(env, (input, init) => engine.fetch(input, init)),
+    seedRun: () => seedRunOf(ctx.storage.sql),
+    onSettled,
+  });
+}
