@@ -319,7 +319,7 @@ describe("run engine figures", () => {
       }
     }
     const ratios = ons.map((value, i) => value / offs[i]!);
-    log(`(1d) whole step in the object, 6 × 2001 steps each, alternated: export off median ${(median(offs) * 1000).toFixed(1)} µs/step, on ${(median(ons) * 1000).toFixed(1)} µs/step; on/off per round ${summary(ratios)}`);
+    log(`(1d) whole step in the object, 6 × 2001 steps each, alternated: export off median ${(median(offs) * 1000).toFixed(1)} µs/step, on ${(median(ons) * 1000).toFixed(1)} µs/step; on/off per round ${summary(ratios)}; to two places: median ${median(ratios).toFixed(2)}× (${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`);
     log(`    off: ${offs.map((v) => (v * 1000).toFixed(1)).join(", ")} µs; on: ${ons.map((v) => (v * 1000).toFixed(1)).join(", ")} µs`);
     log(`(1d) the export's own work per span sent (rows read, spans made, request body texts; the request not sent): median ${(median(sends) * 1000).toFixed(1)} µs (${sends.map((v) => (v * 1000).toFixed(1)).join(", ")})`);
   });

@@ -4,14 +4,14 @@
 // statement (src/durable/engine/journal/step-commit.ts); the export makes the spans of a batch's seeds when
 // it sends them (expandSeed), with the ids of stepSpans: the same span, later. Content (a model's
 // text and tool calls, a tool's summary) is kept only when capture is on, as the span shows it only then.
+// Its bytes are packed by position (seed-codec.ts): a step pays for what it writes.
 import type { StoredLoopEvent } from "../../loop/types";
 import type { OtlpSpan } from "./otlp";
+import { decodeSeed, encodeSeed, type Seed } from "./seed-codec";
 import { stepSpans, type CommittedStep, type SegmentScope } from "./step-spans";
 
 /** The outbox row type of a seed (a whole span's row is `span`). */
 export const SEED_TYPE = "step";
-
-type Seed = { segment: number; attempt: number; capture: boolean; step: CommittedStep };
 
 /** The events as much as a span reads of them; a message the person sent is in no span. */
 function slim(events: readonly StoredLoopEvent[], capture: boolean): StoredLoopEvent[] {
@@ -33,7 +33,7 @@ function slim(events: readonly StoredLoopEvent[], capture: boolean): StoredLoopE
 export function seedText(scope: Pick<SegmentScope, "segment" | "attempt" | "capture">, step: CommittedStep): string {
   const seed: Seed = { segment: scope.segment, attempt: scope.attempt, capture: scope.capture, step: { ...step, events: slim(step.events, scope.capture) } };
   if (!scope.capture && seed.step.call !== undefined) seed.step.call = { ...seed.step.call, input: null };
-  return JSON.stringify(seed);
+  return encodeSeed(seed);
 }
 
 /** What a seed's spans take from the run when they are made: what every segment's spans share. */
@@ -41,6 +41,6 @@ export type SeedRun = Omit<SegmentScope, "segment" | "attempt" | "capture">;
 
 /** The spans of a seed (at send time). */
 export function expandSeed(text: string, run: SeedRun): OtlpSpan[] {
-  const seed = JSON.parse(text) as Seed;
+  const seed = decodeSeed(text);
   return stepSpans({ ...run, segment: seed.segment, attempt: seed.attempt, capture: seed.capture }, seed.step);
 }
