@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BrowserContext, CDPSession, Page, Worker } from "playwright-core";
+import type { BrowserContext, CDPSession, Worker } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, request } from "./support/api";
 import { ARTIFACTS, buildConsole, consolePage, launchChromium, text, WAIT } from "./support/console-browser";
@@ -21,28 +21,34 @@ const PORT = await freePort();
 
 type Notice = { title: string; body: string; tag: string; data: { runId: string; url: string } };
 
-/** The notifications the console's service worker shows now. */
-function notifications(page: Page): Promise<Notice[]> {
-  return page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    return (await registration.getNotifications()).map((notice) => ({ title: notice.title, body: notice.body, tag: notice.tag, data: notice.data as { runId: string; url: string } }));
+/**
+ * Records, inside the service worker, the next notification it shows: its title and options once
+ * Chromium took it (showNotification resolved). Headless Chromium has no notification centre: the
+ * notification database keeps a shown notification only until it next checks what is on screen, so
+ * getNotifications() finds it for a moment or not at all (a wait on it failed under load, and a
+ * read right after the push passed by luck); what the worker asked Chromium to show is what can be
+ * checked.
+ */
+async function recordNextNotification(worker: Worker): Promise<void> {
+  await worker.evaluate(() => {
+    const scope = self as unknown as { registration: ServiceWorkerRegistration; shown?: Promise<unknown> };
+    const registration = scope.registration;
+    const show = registration.showNotification.bind(registration);
+    scope.shown = new Promise((resolve, reject) => {
+      registration.showNotification = (title, options = {}) =>
+        show(title, options).then(
+          () => resolve({ title, body: options.body, tag: options.tag, data: options.data }),
+          (error: unknown) => reject(error),
+        );
+    });
   });
 }
 
-/**
- * The notifications shown, once there is one: the list read by the same call that saw it (on a
- * loaded machine a second read right after the wait once found none).
- */
-async function shownNotifications(page: Page): Promise<Notice[]> {
-  const shown = await page.waitForFunction(
-    async () => {
-      const list = await (await navigator.serviceWorker.ready).getNotifications();
-      return list.length === 0 ? false : list.map((notice) => ({ title: notice.title, body: notice.body, tag: notice.tag, data: notice.data as { runId: string; url: string } }));
-    },
-    undefined,
-    WAIT,
-  );
-  return (await shown.jsonValue()) as Notice[];
+/** What the worker showed after recordNextNotification, within `timeoutMs`. */
+async function nextNotification(worker: Worker, timeoutMs: number): Promise<Notice> {
+  const shown = worker.evaluate(() => (self as unknown as { shown: Promise<unknown> }).shown) as Promise<Notice>;
+  const late = new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`The service worker showed no notification within ${timeoutMs} ms of the push.`)), timeoutMs).unref());
+  return Promise.race([shown, late]);
 }
 
 /** The service worker's registration id, as DevTools' ServiceWorker domain names it. */
@@ -137,20 +143,26 @@ describe("the console as an installed app that rings", () => {
     // What the browser's push service would hand the service worker: the decrypted payload.
     const cdp = await browser!.newCDPSession(page);
     const id = await registrationId(cdp, `${dev!.url}/console/`);
+    const worker = await serviceWorker(browser!);
+    await recordNextNotification(worker);
     await cdp.send("ServiceWorker.deliverPushMessage", { origin: dev!.url, registrationId: id, data: JSON.stringify(push!.payload) });
-    expect(await shownNotifications(page)).toEqual([{ title: "A run is waiting for you", body: "Which day suits you?", tag: runId, data: { runId, url: `${dev!.url}/console/#${runId}` } }]);
+    const shown = await nextNotification(worker, WAIT.timeout);
+    expect(shown).toEqual({ title: "A run is waiting for you", body: "Which day suits you?", tag: runId, data: { runId, url: `${dev!.url}/console/#${runId}` } });
 
     // Opened with the console open: the console shows the run, waiting for the answer.
-    const worker = await serviceWorker(browser!);
-    await worker.evaluate(async () => {
-      // What a tap on it dispatches (no DevTools command taps a notification).
-      const scope = self as unknown as { registration: ServiceWorkerRegistration; dispatchEvent(event: Event): boolean; NotificationEvent: new (type: string, init: { notification: Notification }) => Event };
-      const [notice] = await scope.registration.getNotifications();
-      scope.dispatchEvent(new scope.NotificationEvent("notificationclick", { notification: notice! }));
-    });
+    const closed = await worker.evaluate((notice) => {
+      // What a tap on it dispatches (no DevTools command taps a notification, and headless Chromium
+      // keeps none to tap: recordNextNotification): a notificationclick carrying what was shown.
+      const scope = self as unknown as { dispatchEvent(event: Event): boolean; ExtendableEvent: new (type: string) => Event };
+      let closed = false;
+      const event = Object.assign(new scope.ExtendableEvent("notificationclick"), { notification: { ...notice, close: () => (closed = true) } });
+      scope.dispatchEvent(event);
+      return closed;
+    }, shown);
+    // The tap closes the notification.
+    expect(closed).toBe(true);
     await page.locator("#waiting-question", { hasText: "Which day suits you?" }).waitFor(WAIT);
     expect(await text(page.locator("#run-id"))).toBe(runId);
-    expect(await notifications(page)).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, "console-push-opened.png"), fullPage: true, animations: "disabled" });
     expect(errors).toEqual([]);
     await page.close();

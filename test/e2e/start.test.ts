@@ -23,7 +23,7 @@ describe("npm start on a fresh clone", () => {
     const devVars = join(snapshot.dir, ".dev.vars");
     rmSync(devVars, { force: true });
     rmSync(join(snapshot.dir, "public", ".assetsignore"), { force: true });
-    const child = spawn("npm", ["start", "--", "--port", String(PORT), "--ip", "127.0.0.1", "--show-interactive-dev-session=false"], {
+    const child = spawn("npm", ["start", "--", "--port", String(PORT), "--inspector-port", String(await freePort()), "--ip", "127.0.0.1", "--show-interactive-dev-session=false"], {
       cwd: snapshot.dir,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

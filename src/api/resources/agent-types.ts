@@ -29,15 +29,9 @@ export type AgentVersion = AgentVersionRecord & { name: string; version: number;
 export type StoredAgent = AgentVersion & { agentCreatedAt: string };
 
 /** An agent as the API shows it (its template through the one redaction: no MCP header values). */
-export type AgentView = {
+export type AgentView = AgentVersionRecord & {
   name: string;
   version: number;
-  description: string;
-  run: RunTemplate;
-  inputSchema?: Record<string, unknown>;
-  subject?: string;
-  provider: ProviderName;
-  model: string;
   /** When the name was made (the agent's), and when this version was. */
   createdAt: string;
   versionCreatedAt: string;

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { changes } from "./changes";
 import { localVars } from "./local-vars";
+import { freePort } from "./http-server";
 
 /** What wrangler dev never reads. */
 const LEFT_OUT = new Set(["node_modules", ".git", ".wrangler", "test", "bench", ".bench-tmp", "dist"]);
@@ -55,7 +56,9 @@ export type DevServer = {
 export type DevOptions = { port: number; persistTo: string; cwd?: string; vars?: Record<string, string>; startTimeoutMs?: number; logLevel?: "warn" | "log" };
 
 export async function startDevServer({ port, persistTo, cwd = process.cwd(), vars = {}, startTimeoutMs = 90_000, logLevel = "warn" }: DevOptions): Promise<DevServer> {
-  const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo, "--log-level", logLevel, "--show-interactive-dev-session=false"];
+  // The inspector's port too: left to wrangler it is 9229 when that is free, and two wrangler devs
+  // started at once both take it, the second failing "Address already in use (socket direct:1:default)".
+  const args = ["wrangler", "dev", "--port", String(port), "--inspector-port", String(await freePort()), "--ip", "127.0.0.1", "--persist-to", persistTo, "--log-level", logLevel, "--show-interactive-dev-session=false"];
   for (const [name, value] of Object.entries({ ...localVars(), ...vars })) args.push("--var", `${name}:${value}`);
   const child = spawn("npx", args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
   let output = "";
