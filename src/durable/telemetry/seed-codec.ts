@@ -34,7 +34,11 @@ function unpackUsage(packed: readonly unknown[]): Usage {
   return usage;
 }
 
-/** A slimmed event (span-seed.ts) packed; `stepKey`: the step's key, which an event's usually is. */
+/**
+ * An event as much as a span reads of it, packed; `stepKey`: the step's key, which an event's usually
+ * is. With capture off, a model's text and tool calls and a tool's summary are left out (read back
+ * empty): the span shows them only with capture on.
+ */
 function packEvent(event: StoredLoopEvent, stepKey: string, capture: boolean): Packed {
   if (capture || (event.type !== "model" && event.type !== "tool-result")) return event;
   const key = event.key === stepKey ? 0 : event.key;
@@ -53,7 +57,7 @@ function unpackEvent(packed: unknown, stepKey: string): StoredLoopEvent {
   return result;
 }
 
-/** The seed's text: `seed.step.events` already slimmed (span-seed.ts). */
+/** The seed's text: a message the person sent is in no span, and with capture off the call's input is not kept. */
 export function encodeSeed(seed: Seed): string {
   const { step } = seed;
   const packed: Packed[] = [
@@ -65,11 +69,11 @@ export function encodeSeed(seed: Seed): string {
     step.costUsd,
     step.startedAt,
     step.endedAt - step.startedAt,
-    step.call === undefined ? null : [step.call.name, step.call.callId, step.call.input ?? null],
+    step.call === undefined ? null : [step.call.name, step.call.callId, seed.capture ? (step.call.input ?? null) : null],
     step.waitStartedAt ?? null,
     step.childId ?? null,
   ];
-  for (const event of step.events) packed.push(packEvent(event, step.key, seed.capture));
+  for (const event of step.events) if (event.type !== "user-message") packed.push(packEvent(event, step.key, seed.capture));
   return JSON.stringify(packed);
 }
 
