@@ -20,10 +20,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { createServer } from "node:http";
 import { createRun, getRun, releaseHold } from "../test/e2e/support/api";
 import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
-import { listen, shut } from "../test/e2e/support/http-server";
+import { freePort } from "../test/e2e/support/http-server";
 import { waitForEnd, waitForEvent } from "../test/e2e/support/run-events";
 import { percentile, summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
@@ -39,13 +38,6 @@ const log = (line: string) => console.log(`[bench:chat] ${line}`);
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const json = { ...auth, "Content-Type": "application/json" };
 const sseHeaders = { ...auth, Accept: "text/event-stream" };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  const port = await listen(server);
-  await shut(server);
-  return port;
-}
 
 /** A run that has finished its first answer: the next user message continues it. */
 async function finishedRun(base: string, script: unknown[]): Promise<{ id: string; token: string }> {

@@ -10,9 +10,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
-import { createServer } from "node:net";
 import { createRun, getRun, request } from "../test/e2e/support/api";
 import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
+import { freePort } from "../test/e2e/support/http-server";
 import { LOCAL_TOKEN } from "../test/e2e/support/local-vars";
 import { watchRun } from "../test/e2e/support/run-watch";
 import { arg } from "./support/args";
@@ -23,18 +23,6 @@ const FORKS = arg("forks", 7);
 const baselineAt = process.argv.find((_value, index, all) => all[index - 1] === "--baseline");
 const log = (line: string) => console.log(`[bench:fork side by side] ${line}`);
 const failures: string[] = [];
-
-/** A port the OS gives (listened on and closed). */
-function freePort(): Promise<number> {
-  return new Promise((done, failed) => {
-    const server = createServer();
-    server.once("error", failed);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 function script() {
   const usage = { inputTokens: 120, outputTokens: 12 };

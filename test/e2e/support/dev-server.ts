@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { changes } from "./changes";
 import { localVars } from "./local-vars";
-import { freePort } from "./http-server";
+import { bindable, freePort } from "./http-server";
 
 /** What wrangler dev never reads. */
 const LEFT_OUT = new Set(["node_modules", ".git", ".wrangler", "test", "bench", ".bench-tmp", "dist"]);
@@ -104,15 +104,9 @@ export async function startDevServer({ port, persistTo, cwd = process.cwd(), var
  * and on purpose: no process tells anyone when another one's socket closes.
  */
 export async function portReleased(port: number, timeoutMs: number): Promise<void> {
-  const { createServer } = await import("node:net");
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const server = createServer();
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => resolve(true));
-    });
-    if (bound) return new Promise<void>((resolve) => server.close(() => resolve()));
+    if (await bindable(port)) return;
     if (Date.now() > deadline) throw new Error(`Port ${port} is still in use ${timeoutMs} ms after its server was killed.`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -63,21 +63,25 @@ export function listen(server: Server, port = 0): Promise<number> {
  * the bind check sees that.
  */
 export async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
   const { randomInt } = await import("node:crypto");
   const ceiling = ephemeralLow();
   for (let attempt = 0; attempt < 100; attempt++) {
     const candidate = randomInt(FIRST_PORT, ceiling);
-    const server = createServer();
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once("error", () => resolve(false));
-      server.listen(candidate, "127.0.0.1", () => resolve(true));
-    });
-    if (!bound) continue;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    return candidate;
+    if (await bindable(candidate)) return candidate;
   }
   throw new Error(`No free port between ${FIRST_PORT} and ${ceiling} after 100 draws.`);
+}
+
+/** Whether nothing holds `port` of 127.0.0.1 now: it is bound and let go at once. */
+export async function bindable(port: number): Promise<boolean> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  const bound = await new Promise<boolean>((resolve) => {
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => resolve(true));
+  });
+  if (bound) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return bound;
 }
 
 /** The lowest port drawn: above the well-known and the commonly configured ones. */
