@@ -33,7 +33,8 @@ export type Door =
   | "template depth 1 in a fork (run token)"
   | "child start"
   | "continue"
-  | "agent create";
+  | "agent create"
+  | "agent run";
 
 export const DOORS: readonly Door[] = [
   "create",
@@ -49,6 +50,7 @@ export const DOORS: readonly Door[] = [
   "child start",
   "continue",
   "agent create",
+  "agent run",
 ];
 
 /** Where each door puts the body: the prefix of the issue path it answers with. */
@@ -67,6 +69,7 @@ export const PATH_PREFIX: Record<Door, string> = {
   "child start": "",
   continue: "",
   "agent create": "run.",
+  "agent run": "",
 };
 
 const NOT_ALLOWED = "https://not-allowed.example";
@@ -94,12 +97,17 @@ export const ROWS: readonly Row[] = [
 
 const FORK_FIELDS = new Set(["system", "provider", "model", "tools", "budget", "maxSteps"]);
 const TEMPLATE_FIELDS_MISSING = new Set(["subject", "webhook"]);
+/** What a run of a stored agent (POST /v1/runs {agent}) may set beside its messages; the rest is the agent's. */
+const AGENT_RUN_FIELDS = new Set(["subject", "webhook", "budget", "metadata"]);
 
 /** Why `row` is not asked at `door`, or undefined when it is. */
 export function skipReason(row: Row, door: Door): string | undefined {
   const fields = Object.keys(door.startsWith("fork") ? (row.forkFields ?? row.fields) : row.fields);
   if (door === "agent create" && ["subject", "tools.0", "mcpServers.0", "webhook", "provider"].includes(row.path)) {
     return "only the deployment token makes agents (a user token: 403 at /v1/agents); a user's run of one is held to its rights at the create door";
+  }
+  if (door === "agent run" && fields.some((field) => !AGENT_RUN_FIELDS.has(field))) {
+    return `a run of a stored agent has no ${fields.join(", ")} field: the agent's template holds it, admitted when the agent was made (the agent create column)`;
   }
   if (door === "continue") return row.path === "maxSteps" ? undefined : "a continue carries content, mode and maxSteps only";
   if (door === "child start" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {

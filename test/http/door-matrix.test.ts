@@ -4,8 +4,9 @@
 // and patch, a trigger (a stored run that today's settings or rules refuse: planted in the schedule's
 // object as one stored before), an agent template at depth 1 and 2 (in a create, and in a fork by a
 // run token, the hole this table closed), a child's start (its template checked again against today's settings), and
-// continue (POST …/messages to a finished run: its maxSteps), and a stored agent's template (POST
-// /v1/agents, the deployment's door: under `run.`). Cells a door cannot be asked
+// continue (POST …/messages to a finished run: its maxSteps), a stored agent's template (POST
+// /v1/agents, the deployment's door: under `run.`), and a run of a stored agent (POST /v1/runs
+// {agent}: the fields its caller may set). Cells a door cannot be asked
 // are skipped by the table, by name, with their reason.
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -25,7 +26,7 @@ const MODEL = "claude-sonnet-5-5";
 const base = () => ({ provider: "anthropic", model: MODEL, messages: [{ role: "user", content: "hi" }] });
 const agent = (run: Record<string, unknown>) => ({ type: "agent", name: "helper", description: "Helps.", run });
 
-type World = { subject: string; user: string; source: { id: string; token: string } };
+type World = { subject: string; user: string; source: { id: string; token: string }; agent: string };
 let world: World;
 
 beforeAll(async () => {
@@ -36,7 +37,11 @@ beforeAll(async () => {
   await script(model, [{ text: "The source's one answer, long enough to stand as a whole answer to the question asked." }]);
   const { run, token } = await startRun({ subject, provider: "anthropic", model, messages: [{ role: "user", content: "hi" }], minAnswerChars: 0 });
   await driveRun(run.id);
-  world = { subject, user: await userToken(subject), source: { id: run.id, token } };
+  // A stored agent every user token may run (no subject), made by the deployment: the agent run door runs it.
+  const agentName = `doors-${crypto.randomUUID().slice(0, 8)}`;
+  const made = await post("/v1/agents", TEST_API_TOKEN, { name: agentName, description: "A door.", run: template() });
+  expect(made.status, await made.clone().text()).toBe(201);
+  world = { subject, user: await userToken(subject), source: { id: run.id, token }, agent: agentName };
 });
 
 function tokenOf(row: Row): string {
@@ -103,6 +108,8 @@ async function knock(door: Door, row: Row): Promise<Response> {
     case "agent create":
       // Only the deployment token makes agents: the caps and host rows are asked of it.
       return post("/v1/agents", TEST_API_TOKEN, { name: `door-${crypto.randomUUID().slice(0, 8)}`, description: "A door.", run: { ...template(), ...fields } });
+    case "agent run":
+      return post("/v1/runs", tokenOf(row), { agent: world.agent, messages: [{ role: "user", content: "hi" }], ...fields });
   }
 }
 
