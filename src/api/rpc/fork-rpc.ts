@@ -15,8 +15,13 @@ export type ForkSegment = {
   result?: ChatMessage[];
 };
 
-/** One journal entry of the prefix: its key with its segment (`s<n>/…`), its value as stored (JSON text), its cost. */
-export type ForkJournalEntry = { key: string; value: string; costUsd: number };
+
+/**
+ * Journal rows carried to another object as they are stored (src/durable/engine/journal/journal-copy.ts):
+ * `rows` is `[[key, stored value, cost], …]` as SQLite wrote it, `spill` the chunk rows of the
+ * values among them that are spill references (src/durable/storage/spill.ts).
+ */
+export type PackedJournal = { rows: string; spill: { key: string; n: number; bytes: ArrayBuffer }[] };
 
 /** The source's run up to and including model step `atStep` and that turn's tool results. */
 export type ForkPrefix = {
@@ -29,11 +34,14 @@ export type ForkPrefix = {
   dayLimitUsd?: number;
   /** Segments 1..k, k the one holding model step `atStep` (as it was, its result left out). */
   segments: ForkSegment[];
-  journal: ForkJournalEntry[];
+  /** The prefix's journal rows (keys with their segment, `s<n>/…`), packed as they are stored (journal-copy.ts). */
+  journal: PackedJournal;
+  /** What the prefix's entries of the holding segment cost (a replayed segment's spend starts below the fork's by this). */
+  holderUsd: number;
   /** Compactions the person asked for before model calls of the prefix. */
   compactionRequests: { beforeStep: number; instructions?: string }[];
-  /** The history after step `atStep`'s turn and its tool results. */
-  history: ChatMessage[];
+  /** The history after step `atStep`'s turn and its tool results, as JSON text (a ChatMessage[]: one string crosses between objects, not a long run's thousands of message objects). */
+  history: string;
   /** Calls of step `atStep`'s turn that have no result in the source (yet). */
   openCalls: string[];
   /** What the prefix cost: the sum of its journal entries' costs. */
@@ -44,6 +52,9 @@ export type ForkPrefix = {
    */
   resumable?: true;
 };
+
+/** What the fork's object is given of the prefix: all but the source's body, which the edge made the fork's own body from. */
+export type ForkCopy = Omit<ForkPrefix, "body">;
 
 /**
  * What the edge decided. `cut`: the fork changes something (messages or a field), so the prefix's

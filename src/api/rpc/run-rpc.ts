@@ -2,7 +2,7 @@
 // Outcome so that API errors cross the RPC boundary as data, never as thrown exceptions.
 import type { ChatMessage } from "../../loop/types";
 import type { ChildReport } from "../child-runs";
-import type { ForkPrefix, ForkSpec } from "./fork-rpc";
+import type { ForkCopy, ForkPrefix, ForkSpec } from "./fork-rpc";
 import type { ImageUpload } from "../images/images";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, StoredEvent, TicketHolder, TicketRecord } from "../types";
 
@@ -41,7 +41,7 @@ export interface RunRpc {
    */
   forkPrefix(atStep: number): Promise<Outcome<ForkPrefix>>;
   /** Creates the run as a fork of `prefix` (an idempotent retry answers the fork it made, as create does). */
-  createFork(run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images?: ImageUpload): Promise<Outcome<RunView>>;
+  createFork(run: NewRun, prefix: ForkCopy, spec: ForkSpec, images?: ImageUpload): Promise<Outcome<RunView>>;
   /** The run as one recording (GET /v1/runs/:id/export): its JSON text, streamed as it is made. */
   exportRun(): Promise<Outcome<ReadableStream<Uint8Array>>>;
   /** True when a run was created here (deleted or not): an Idempotency-Key is taken. */

@@ -1,16 +1,16 @@
 // A fork's creation, in the fork's own object. Like a run's creation (create-run.ts): an
 // Idempotency-Key sent again finds the fork it made; a fork of a subject reserves its budget first.
 // Then its source's images are copied into its own blobs (a run reads only its own), the added
-// messages' images stored, and in one transaction its row, the prefix's segments and journal
-// entries, its fork row and its first change: a crash before that transaction leaves only blobs
-// that the same request, sent again, writes again; a crash after it leaves a run whose alarm a
-// read re-arms.
-import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
+// messages' images stored, and in one transaction its row, the prefix's segments and journal rows
+// (as the source packed them: journal-copy.ts), its fork row and its first change: a crash before
+// that transaction leaves only blobs that the same request, sent again, writes again; a crash
+// after it leaves a run whose alarm a read re-arms.
+import type { ForkCopy, ForkSpec } from "../../api/rpc/fork-rpc";
 import type { ImageUpload } from "../../api/images/images";
 import type { NewRun, Outcome, RunView } from "../../api/types";
 import { acceptImages } from "../blobs/blob-store";
 import { insertCompactionRequests } from "../engine/incoming/compaction-request-store";
-import { insertJournalEntries } from "../engine/journal/journal";
+import { insertPackedJournal } from "../engine/journal/journal-copy";
 import { reportChange } from "../outbox/report-change";
 import { isoNow } from "../storage/clock";
 import { insertTrace } from "../telemetry/trace-store";
@@ -25,7 +25,7 @@ import { spendAskOf } from "../inbox/spend-reservation";
 /** For crash tests: called between the fork's steps ("blobs": its images are stored, its transaction not yet run). */
 export type ForkCrashPoint = (point: "blobs") => void;
 
-export async function createFork(creator: Creator, run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images: ImageUpload, crashAt?: ForkCrashPoint): Promise<Outcome<RunView>> {
+export async function createFork(creator: Creator, run: NewRun, prefix: ForkCopy, spec: ForkSpec, images: ImageUpload, crashAt?: ForkCrashPoint): Promise<Outcome<RunView>> {
   const { engine, blobs } = creator;
   const { sql } = engine.ctx.storage;
   const earlier = earlierCreate(sql, run);
@@ -44,7 +44,7 @@ export async function createFork(creator: Creator, run: NewRun, prefix: ForkPref
         insertSegment(sql, segment);
         if (segment.result !== undefined) saveSegmentResult(sql, segment.n, segment.result);
       }
-      insertJournalEntries(sql, prefix.journal);
+      insertPackedJournal(sql, prefix.journal);
       insertCompactionRequests(sql, prefix.compactionRequests);
       insertFork(sql, { runId: prefix.runId, step: prefix.atStep }, prefix.inheritedUsd);
       // A fork is a trace of its own (docs/traces.md), as any new run is.

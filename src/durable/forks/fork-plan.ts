@@ -7,28 +7,28 @@
 // else in the source's segment, replayed from the copied entries up to the step. Either way the
 // prefix's cost is not the fork's: a replayed segment's spend starts below the fork's own by what
 // its copied entries cost, so the loop, which adds them up again, counts from the fork's own.
-import type { ForkPrefix, ForkSegment, ForkSpec } from "../../api/rpc/fork-rpc";
+import type { ForkCopy, ForkSegment, ForkSpec } from "../../api/rpc/fork-rpc";
+import type { ChatMessage } from "../../loop/types";
 import type { RunStart } from "../run/run-store";
-import { addUsd, usd } from "../../lib/money";
+import { usd } from "../../lib/money";
 
 export type ForkPlan = { segments: ForkSegment[]; start: RunStart };
 
-export function forkPlan(prefix: ForkPrefix, spec: ForkSpec, spentUsd: number): ForkPlan {
+export function forkPlan(prefix: ForkCopy, spec: ForkSpec, spentUsd: number): ForkPlan {
   const earlier = prefix.segments.slice(0, -1);
   const holder = prefix.segments[prefix.segments.length - 1]!;
   const { atStep } = prefix;
   if (!spec.cut && prefix.resumable !== true) {
-    const holderPrefix = `s${holder.n}/`;
-    const replayed = addUsd(...prefix.journal.filter((entry) => entry.key.startsWith(holderPrefix)).map((entry) => entry.costUsd));
     return {
-      segments: [...earlier, { ...holder, spentBefore: usd(spentUsd - replayed) }],
+      segments: [...earlier, { ...holder, spentBefore: usd(spentUsd - prefix.holderUsd) }],
       start: { segment: holder.n, steps: atStep, stepLimit: holder.stepLimit },
     };
   }
+  const history = JSON.parse(prefix.history) as ChatMessage[];
   const stepLimit = spec.cut ? atStep + (spec.maxSteps ?? Math.max(1, holder.stepLimit - atStep)) : holder.stepLimit;
   const own: ForkSegment = {
     n: holder.n + 1,
-    messages: [...prefix.history, ...(spec.added ?? [])],
+    messages: [...history, ...(spec.added ?? [])],
     approvals: holder.approvals,
     stepsBefore: atStep,
     spentBefore: spentUsd,
@@ -36,5 +36,5 @@ export function forkPlan(prefix: ForkPrefix, spec: ForkSpec, spentUsd: number): 
     // Unchanged, the question goes on as the source's did (its guards count as they counted).
     perQuestion: spec.cut ? true : holder.perQuestion,
   };
-  return { segments: [...earlier, { ...holder, result: prefix.history }, own], start: { segment: own.n, steps: atStep, stepLimit } };
+  return { segments: [...earlier, { ...holder, result: history }, own], start: { segment: own.n, steps: atStep, stepLimit } };
 }

@@ -12,7 +12,8 @@ import { openCalls } from "../../loop/history";
 import type { ChatMessage, Step } from "../../loop/types";
 import { compactionRequestsUpTo } from "../engine/incoming/compaction-request-store";
 import type { EngineContext } from "../engine/engine-context";
-import { readJournalEntries } from "../engine/journal/journal";
+import { journalValue, loadJournal } from "../engine/journal/journal";
+import { packJournalRows } from "../engine/journal/journal-copy";
 import { loopOptions } from "../engine/loop-options";
 import { mcpToolsOf } from "../tools/mcp-tools";
 import type { ModelStepValue } from "../../loop";
@@ -55,10 +56,9 @@ function forkSegment(segment: Segment, withResult: boolean): ForkSegment {
   return withResult && result !== undefined ? { ...rest, result } : rest;
 }
 
-/** The prefix's entries of `holder` by key without its `s<n>/`, values parsed: what a replay reads. */
-function storedOf(journal: readonly { key: string; value: string }[], holder: Segment): Map<string, unknown> {
-  const prefix = `s${holder.n}/`;
-  return new Map(journal.filter((entry) => entry.key.startsWith(prefix)).map((entry) => [entry.key.slice(prefix.length), JSON.parse(entry.value) as unknown]));
+/** The prefix's entries of `holder` (up to its model step `local`) by key without its `s<n>/`, values parsed: what a replay reads. */
+function storedOf(sql: SqlStorage, holder: Segment, local: number): Map<string, unknown> {
+  return new Map([...loadJournal(sql, `s${holder.n}/`)].filter(([key]) => inForkPrefix(key, local)));
 }
 
 /** `replay`: the history by the loop's replay even where the snapshot has it (for tests that compare the two). */
@@ -74,20 +74,22 @@ export async function forkPrefix(engine: EngineContext, atStep: number, replay =
   // The segment holding model step atStep: the last one that began before it.
   const holder = [...all].reverse().find((segment) => segment.stepsBefore < atStep)!;
   const local = atStep - holder.stepsBefore;
-  // Every key of the holder (the snapshot looks past the prefix: did the source go on?), and the prefix's entries.
+  // Every key of the holder (the snapshot looks past the prefix: did the source go on?), and the prefix's keys and costs.
   const holderKeys = new Set<string>();
-  const journal = readJournalEntries(sql).filter((entry) => {
+  const entries = sql.exec<{ key: string; cost: number }>("SELECT key, cost FROM journal").toArray().filter((entry) => {
     const match = SEGMENT_KEY.exec(entry.key);
     if (match === null) return false;
     const n = Number(match[1]);
     if (n === holder.n) holderKeys.add(match[2]!);
     return n < holder.n || (n === holder.n && inForkPrefix(match[2]!, local));
   });
-  const modelEntry = journal.find((entry) => entry.key === `s${holder.n}/model/${local}`);
-  if (modelEntry === undefined) return fail(409, `Run ${run.id} holds no committed model step ${atStep}.`);
+  const modelValue = journalValue(sql, `s${holder.n}/model/${local}`);
+  if (modelValue === undefined) return fail(409, `Run ${run.id} holds no committed model step ${atStep}.`);
   const closed = holder.n < run.segment || run.status !== "running";
-  const snapshot = replay ? undefined : snapshotAt(holder, closed, local, holderKeys, JSON.parse(modelEntry.value) as ModelStepValue);
-  const history = snapshot?.history ?? (await historyAt(engine, run, holder, storedOf(journal, holder)));
+  const snapshot = replay ? undefined : snapshotAt(holder, closed, local, holderKeys, modelValue as ModelStepValue);
+  const keys = entries.map((entry) => entry.key);
+  const history = snapshot?.history ?? (await historyAt(engine, run, holder, storedOf(sql, holder, local)));
+  const holderPrefix = `s${holder.n}/`;
   const value: ForkPrefix = {
     runId: run.id,
     atStep,
@@ -95,11 +97,12 @@ export async function forkPrefix(engine: EngineContext, atStep: number, replay =
     model: run.model,
     provider: run.provider,
     segments: all.filter((segment) => segment.n <= holder.n).map((segment) => forkSegment(segment, segment.n < holder.n)),
-    journal,
+    journal: packJournalRows(sql, keys),
+    holderUsd: addUsd(...entries.filter((entry) => entry.key.startsWith(holderPrefix)).map((entry) => entry.cost)),
     compactionRequests: compactionRequestsUpTo(sql, atStep),
-    history,
+    history: JSON.stringify(history),
     openCalls: openCalls(history).map((call) => call.id),
-    inheritedUsd: addUsd(...journal.map((entry) => entry.costUsd)),
+    inheritedUsd: addUsd(...entries.map((entry) => entry.cost)),
   };
   if (snapshot?.resumable === true) value.resumable = true;
   if (run.subject !== undefined) value.subject = run.subject;

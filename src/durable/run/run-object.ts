@@ -26,7 +26,7 @@ import { createRun } from "./create-run";
 import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
 import { exportRun } from "../forks/export-run";
-import type { ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
+import type { ForkCopy, ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import { eraseRun } from "./erase-run";
 import type { Outbox } from "../outbox/outbox";
 import { runOutbox } from "../outbox/run-outbox";
@@ -151,7 +151,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   /** Creates this object's run as a fork of `prefix`'s source (create-fork.ts). */
-  async createFork(run: NewRun, prefix: ForkPrefix, spec: ForkSpec, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
+  async createFork(run: NewRun, prefix: ForkCopy, spec: ForkSpec, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
     return this.exclusive(() => createFork({ engine: this.engine, blobs: this.blobs, schedule: () => this.schedule() }, run, prefix, spec, images));
   }
 

@@ -65,3 +65,18 @@ export function unspillText(sql: SqlStorage, stored: string): string {
   }
   return decoder.decode(bytes);
 }
+
+/** A spilled text's chunk rows as they are stored (a fork copies them to its own object). */
+export type SpillRow = { key: string; n: number; bytes: ArrayBuffer };
+
+/** The chunk rows behind `references` (stored values that are spill references; others are skipped). */
+export function spillRowsOf(sql: SqlStorage, references: readonly string[]): SpillRow[] {
+  const keys = references.filter((reference) => reference.startsWith(SPILL_MARK)).map((reference) => reference.slice(SPILL_MARK.length));
+  if (keys.length === 0) return [];
+  return sql.exec<SpillRow>("SELECT spill.key AS key, n, bytes FROM spill JOIN json_each(?) AS wanted ON spill.key = wanted.value ORDER BY spill.key, n", JSON.stringify(keys)).toArray();
+}
+
+/** Writes chunk rows read by spillRowsOf, inside the caller's transaction: the references copied with their rows find them. */
+export function insertSpillRows(sql: SqlStorage, rows: readonly SpillRow[]): void {
+  for (const row of rows) sql.exec("INSERT INTO spill (key, n, bytes) VALUES (?, ?, ?)", row.key, row.n, row.bytes);
+}

@@ -51,9 +51,10 @@ export function readJournalPage(sql: SqlStorage, afterKey: string | undefined, l
     .map((row) => ({ key: row.key, value: unspillText(sql, row.value), costUsd: row.cost }));
 }
 
-/** Writes entries read from another run's journal (a fork's prefix), inside the caller's transaction. */
-export function insertJournalEntries(sql: SqlStorage, entries: readonly { key: string; value: string; costUsd: number }[]): void {
-  for (const entry of entries) sql.exec("INSERT INTO journal (key, value, cost) VALUES (?, ?, ?)", entry.key, spillText(sql, `journal/${entry.key}`, entry.value), entry.costUsd);
+/** One stored step's value, parsed (read back from its spill), or undefined when the journal holds no `key`. */
+export function journalValue(sql: SqlStorage, key: string): unknown {
+  const row = sql.exec<{ value: string }>("SELECT value FROM journal WHERE key = ?", key).toArray()[0];
+  return row === undefined ? undefined : (JSON.parse(unspillText(sql, row.value)) as unknown);
 }
 
 export type JournalOptions = {

@@ -85,7 +85,9 @@ export function runsApp(): OpenAPIHono<AppEnv> {
       caller: forkCallerOf(c),
       origin: new URL(c.req.url).origin,
     });
-    const run = unwrap(await runStub(c.env, newRun.id).createFork(newRun, prefix, spec, images));
+    // The source's body went into newRun's: the fork's object is not sent it twice.
+    const { body: _sourceBody, ...carried } = prefix;
+    const run = unwrap(await runStub(c.env, newRun.id).createFork(newRun, carried, spec, images));
     return c.json({ run, token }, 201);
   });
 
