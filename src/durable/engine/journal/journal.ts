@@ -31,7 +31,7 @@ export function journalValuesUnder(sql: SqlStorage, keyPrefix: string): unknown[
     .map((row) => JSON.parse(unspillText(sql, row.value)) as unknown);
 }
 
-/** Every entry of the journal, values read back from their spill, ordered by key (a fork's prefix, an export). */
+/** Every entry of the journal, values read back from their spill, ordered by key (for tests and operators; a fork packs its prefix with journal-copy.ts, an export pages). */
 export function readJournalEntries(sql: SqlStorage): { key: string; value: string; costUsd: number }[] {
   return sql
     .exec<{ key: string; value: string; cost: number }>("SELECT key, value, cost FROM journal ORDER BY key")
