@@ -61,6 +61,11 @@ function storedOf(sql: SqlStorage, holder: Segment, local: number): Map<string, 
   return new Map([...loadJournal(sql, `s${holder.n}/`)].filter(([key]) => inForkPrefix(key, local)));
 }
 
+/** What entries cost, in whole micro-dollars (a fold, not a spread: a long run's prefix has more entries than a call takes arguments). */
+function sumUsd(entries: readonly { cost: number }[]): number {
+  return entries.reduce((sum, entry) => addUsd(sum, entry.cost), 0);
+}
+
 /** `replay`: the history by the loop's replay even where the snapshot has it (for tests that compare the two). */
 export async function forkPrefix(engine: EngineContext, atStep: number, replay = false): Promise<Outcome<ForkPrefix>> {
   const { sql } = engine.ctx.storage;
@@ -98,11 +103,11 @@ export async function forkPrefix(engine: EngineContext, atStep: number, replay =
     provider: run.provider,
     segments: all.filter((segment) => segment.n <= holder.n).map((segment) => forkSegment(segment, segment.n < holder.n)),
     journal: packJournalRows(sql, keys),
-    holderUsd: addUsd(...entries.filter((entry) => entry.key.startsWith(holderPrefix)).map((entry) => entry.cost)),
+    holderUsd: sumUsd(entries.filter((entry) => entry.key.startsWith(holderPrefix))),
     compactionRequests: compactionRequestsUpTo(sql, atStep),
     history: JSON.stringify(history),
     openCalls: openCalls(history).map((call) => call.id),
-    inheritedUsd: addUsd(...entries.map((entry) => entry.cost)),
+    inheritedUsd: sumUsd(entries),
   };
   if (snapshot?.resumable === true) value.resumable = true;
   if (run.subject !== undefined) value.subject = run.subject;
