@@ -18,10 +18,10 @@ export type ForkSegment = {
 
 /**
  * Journal rows carried to another object as they are stored (src/durable/engine/journal/journal-copy.ts):
- * `rows` is `[[key, stored value, cost], …]` as SQLite wrote it, `spill` the chunk rows of the
+ * each page is `[[key, stored value, cost], …]` as SQLite wrote it, `spill` the chunk rows of the
  * values among them that are spill references (src/durable/storage/spill.ts).
  */
-export type PackedJournal = { rows: string; spill: { key: string; n: number; bytes: ArrayBuffer }[] };
+export type PackedJournal = { pages: string[]; spill: { key: string; n: number; bytes: ArrayBuffer }[] };
 
 /** The source's run up to and including model step `atStep` and that turn's tool results. */
 export type ForkPrefix = {

@@ -79,9 +79,9 @@ export async function forkPrefix(engine: EngineContext, atStep: number, replay =
   // The segment holding model step atStep: the last one that began before it.
   const holder = [...all].reverse().find((segment) => segment.stepsBefore < atStep)!;
   const local = atStep - holder.stepsBefore;
-  // Every key of the holder (the snapshot looks past the prefix: did the source go on?), and the prefix's keys and costs.
+  // Every key of the holder (the snapshot looks past the prefix: did the source go on?), and the prefix's keys, costs and sizes.
   const holderKeys = new Set<string>();
-  const entries = sql.exec<{ key: string; cost: number }>("SELECT key, cost FROM journal").toArray().filter((entry) => {
+  const entries = sql.exec<{ key: string; cost: number; bytes: number }>("SELECT key, cost, length(CAST(value AS BLOB)) AS bytes FROM journal").toArray().filter((entry) => {
     const match = SEGMENT_KEY.exec(entry.key);
     if (match === null) return false;
     const n = Number(match[1]);
@@ -92,7 +92,6 @@ export async function forkPrefix(engine: EngineContext, atStep: number, replay =
   if (modelValue === undefined) return fail(409, `Run ${run.id} holds no committed model step ${atStep}.`);
   const closed = holder.n < run.segment || run.status !== "running";
   const snapshot = replay ? undefined : snapshotAt(holder, closed, local, holderKeys, modelValue as ModelStepValue);
-  const keys = entries.map((entry) => entry.key);
   const history = snapshot?.history ?? (await historyAt(engine, run, holder, storedOf(sql, holder, local)));
   const holderPrefix = `s${holder.n}/`;
   const value: ForkPrefix = {
@@ -102,7 +101,7 @@ export async function forkPrefix(engine: EngineContext, atStep: number, replay =
     model: run.model,
     provider: run.provider,
     segments: all.filter((segment) => segment.n <= holder.n).map((segment) => forkSegment(segment, segment.n < holder.n)),
-    journal: packJournalRows(sql, keys),
+    journal: packJournalRows(sql, entries),
     holderUsd: sumUsd(entries.filter((entry) => entry.key.startsWith(holderPrefix))),
     compactionRequests: compactionRequestsUpTo(sql, atStep),
     history: JSON.stringify(history),
