@@ -9,6 +9,7 @@ import { expectError } from "../helpers/http";
 import { stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
 import { testChat, textOf, transportFor, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
+import { PNG } from "../helpers/bad-input/requests";
 
 const VERSIONS: ChatVersion[] = ["v5", "v6", "v7"];
 
@@ -41,6 +42,27 @@ describe.each(VERSIONS)("AI SDK chat, %s", (version) => {
     expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     expect(stored.at(-1)!.id).toBe(last.id);
     expect(textOf(stored.at(-1))).toBe(textOf(last));
+  });
+
+  it("an image file part the app sends reaches the run as an image of the person's message", async () => {
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "Hi" }], script: [{ text: "Hello!" }, { text: "A very small picture." }] });
+    await driveRun(run.id);
+    const { chat, nextResponse, errors } = testChat({ version, runId: run.id, token, messages: await history(version, run.id, token) });
+    const sent = chat.sendMessage({ text: "What is this?", files: [{ type: "file", mediaType: "image/png", url: `data:image/png;base64,${PNG}` }] } as never);
+    await nextResponse();
+    await driveRun(run.id);
+    await sent;
+    expect(errors).toEqual([]);
+    expect(textOf(chat.messages.at(-1))).toBe("A very small picture.");
+    // The run holds the image (stored by hash, as every image a run is given), in the parts' order
+    // (the AI SDK puts a message's files before its text); the chat history shows the text.
+    const response = await api(`/v1/runs/${run.id}/messages`, token);
+    const { messages } = (await response.json()) as { messages: { role: string; content: unknown }[] };
+    expect(messages.filter((message) => message.role === "user").at(-1)!.content).toEqual([
+      { type: "image", mimeType: "image/png", hash: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown as string },
+      { type: "text", text: "What is this?" },
+    ]);
+    expect(textOf((await history(version, run.id, token)).filter((message) => message.role === "user").at(-1))).toBe("What is this?");
   });
 
   it("an ask: the stream ends with the call open, addToolOutput + sendAutomaticallyWhen answers it, the same message goes on", async () => {
