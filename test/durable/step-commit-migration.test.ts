@@ -8,7 +8,8 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../../src/api/types";
-import { loadJournal, readJournalEntries } from "../../src/durable/engine/journal/journal";
+import { loadJournal } from "../../src/durable/engine/journal/journal";
+import { readJournalEntries } from "../helpers/stored-journal";
 import { runSlice } from "../../src/durable/engine/engine";
 import { Fanout } from "../../src/durable/events/fanout";
 import type { RunObject } from "../../src/durable/run/run-object";

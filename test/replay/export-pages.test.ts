@@ -4,7 +4,7 @@
 // it adds to the one before (a few messages, never the history); and the recording replays.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { readJournalEntries } from "../../src/durable/engine/journal/journal";
+import { readJournalEntries } from "../helpers/stored-journal";
 import { replayRecording } from "../../src/replay/replay";
 import { RECORDING_FORMAT, type Recording } from "../../src/replay/recording";
 import { stubFor } from "../helpers/runs";

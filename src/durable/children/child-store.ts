@@ -90,15 +90,10 @@ function sumSpent(sql: SqlStorage): number {
   return Number(sql.exec<{ micros: number | null }>("SELECT SUM(ROUND(spent_usd * 1000000)) AS micros FROM child_run").one().micros ?? 0) / 1_000_000;
 }
 
-/** What the children spent, as last reported: counted in the run's spend (the loop's budget and its view). */
-export function childrenSpent(sql: SqlStorage): number {
-  return hasTable(sql) ? sumSpent(sql) : 0;
-}
-
 /**
- * childrenSpent for the steps of one slice, which read it at every step (the budget, the `step`
- * event): the table is looked up in SQLite's catalog once (a running run's object made it when it
- * woke: schema.ts), the sum read at each call.
+ * What the children spent, as last reported (counted in the run's spend: the loop's budget and the
+ * `step` event), read by the steps of one slice at every step: the table is looked up in SQLite's
+ * catalog once (a running run's object made it when it woke: schema.ts), the sum read at each call.
  */
 export function childrenSpentReader(sql: SqlStorage): () => number {
   return hasTable(sql) ? () => sumSpent(sql) : () => 0;

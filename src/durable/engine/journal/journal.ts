@@ -31,14 +31,6 @@ export function journalValuesUnder(sql: SqlStorage, keyPrefix: string): unknown[
     .map((row) => JSON.parse(unspillText(sql, row.value)) as unknown);
 }
 
-/** Every entry of the journal, values read back from their spill, ordered by key (for tests and operators; a fork packs its prefix with journal-copy.ts, an export pages). */
-export function readJournalEntries(sql: SqlStorage): { key: string; value: string; costUsd: number }[] {
-  return sql
-    .exec<{ key: string; value: string; cost: number }>("SELECT key, value, cost FROM journal ORDER BY key")
-    .toArray()
-    .map((row) => ({ key: row.key, value: unspillText(sql, row.value), costUsd: row.cost }));
-}
-
 /**
  * One page of the journal in key order: up to `limit` entries after `afterKey` (from the first
  * when undefined), values read back from their spill. A reader that pages (an export) holds one
