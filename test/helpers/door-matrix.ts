@@ -2,6 +2,8 @@
 // comes in by (columns). Every door hands the full body to the one intake (src/intake/admit-run.ts),
 // so each forbidden input gets the same status and the same issue path from each door, under where
 // the door puts the body: "" for a run, `run.` for a schedule, `tools.0.run.` for an agent template.
+// The A2A and MCP doors take a message only: their run is a stored agent's template, so they are
+// asked, with the run of a stored agent by name, what today's settings refuse in a planted template.
 // A new rule is one row here, a new door one column; a cell that cannot be asked at a door (a fork
 // has no `webhook` field) is skipped here with its reason, never left out silently.
 
@@ -34,7 +36,10 @@ export type Door =
   | "child start"
   | "continue"
   | "agent create"
-  | "agent run";
+  | "agent run"
+  | "stored agent run"
+  | "A2A SendMessage"
+  | "MCP tools/call";
 
 export const DOORS: readonly Door[] = [
   "create",
@@ -51,6 +56,9 @@ export const DOORS: readonly Door[] = [
   "continue",
   "agent create",
   "agent run",
+  "stored agent run",
+  "A2A SendMessage",
+  "MCP tools/call",
 ];
 
 /** Where each door puts the body: the prefix of the issue path it answers with. */
@@ -70,7 +78,14 @@ export const PATH_PREFIX: Record<Door, string> = {
   continue: "",
   "agent create": "run.",
   "agent run": "",
+  // A run of a stored agent whose template today's settings refuse: the template is the run's body.
+  "stored agent run": "",
+  "A2A SendMessage": "",
+  "MCP tools/call": "",
 };
+
+/** The doors that run a stored agent whose template carries the row's fields (planted, as one stored before a cap was lowered). */
+export const STORED_AGENT_DOORS: readonly Door[] = ["stored agent run", "A2A SendMessage", "MCP tools/call"];
 
 const NOT_ALLOWED = "https://not-allowed.example";
 
@@ -108,6 +123,9 @@ export function skipReason(row: Row, door: Door): string | undefined {
   }
   if (door === "agent run" && fields.some((field) => !AGENT_RUN_FIELDS.has(field))) {
     return `a run of a stored agent has no ${fields.join(", ")} field: the agent's template holds it, admitted when the agent was made (the agent create column)`;
+  }
+  if (STORED_AGENT_DOORS.includes(door) && row.caller === "user" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {
+    return "a stored agent's template is the deployment's, held to its caller's rights when it was made (the agent create column); a run of it is held to today's settings only";
   }
   if (door === "continue") return row.path === "maxSteps" ? undefined : "a continue carries content, mode and maxSteps only";
   if (door === "child start" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {

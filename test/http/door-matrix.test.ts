@@ -5,12 +5,19 @@
 // object as one stored before), an agent template at depth 1 and 2 (in a create, and in a fork by a
 // run token, the hole this table closed), a child's start (its template checked again against today's settings), and
 // continue (POST …/messages to a finished run: its maxSteps), a stored agent's template (POST
-// /v1/agents, the deployment's door: under `run.`), and a run of a stored agent (POST /v1/runs
-// {agent}: the fields its caller may set). Cells a door cannot be asked
+// /v1/agents, the deployment's door: under `run.`), a run of a stored agent (POST /v1/runs
+// {agent}: the fields its caller may set), and the doors that run a stored agent whose template
+// today's settings refuse (planted in the agents object, as the trigger's run is in its schedule's):
+// by name (POST /v1/runs {agent}), A2A's SendMessage and MCP's tools/call, whose refusals (a
+// JSON-RPC error, a tool error) carry the intake's status and issues. Cells a door cannot be asked
 // are skipped by the table, by name, with their reason.
-import { runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RunTemplate } from "../../src/api/rpc/schedule-rpc";
+import { A2A_ERRORS } from "../../src/api/a2a/a2a-types";
+import { agentsStub } from "../../src/durable/agents/agents-stub";
+import { migrateAgents, writeVersion } from "../../src/durable/agents/agents-store";
+import { BASE } from "../helpers/http";
 import { readTemplate, writeTemplate } from "../../src/durable/schedule/schedule-store";
 import { script, uniqueModel } from "../fake-anthropic/client";
 import { DOORS, PATH_PREFIX, ROWS, skipReason, type Door, type Row } from "../helpers/door-matrix";
@@ -110,7 +117,61 @@ async function knock(door: Door, row: Row): Promise<Response> {
       return post("/v1/agents", TEST_API_TOKEN, { name: `door-${crypto.randomUUID().slice(0, 8)}`, description: "A door.", run: { ...template(), ...fields } });
     case "agent run":
       return post("/v1/runs", tokenOf(row), { agent: world.agent, messages: [{ role: "user", content: "hi" }], ...fields });
+    case "stored agent run":
+      return post("/v1/runs", tokenOf(row), { agent: await plantAgent(fields), messages: [{ role: "user", content: "hi" }] });
+    case "A2A SendMessage":
+      return a2aSend(await plantAgent(fields), tokenOf(row));
+    case "MCP tools/call":
+      return mcpCall(await plantAgent(fields), tokenOf(row));
   }
+}
+
+/**
+ * A stored agent every user token sees, whose template carries `fields`: written straight into the
+ * agents object, as a version stored before a cap was lowered or a host taken off the list would
+ * be (a new name, so no isolate has it cached).
+ */
+async function plantAgent(fields: Record<string, unknown>): Promise<string> {
+  const name = `planted-${crypto.randomUUID().slice(0, 8)}`;
+  await runInDurableObject(agentsStub(env), (_instance, state: DurableObjectState) => {
+    migrateAgents(state.storage.sql);
+    state.storage.transactionSync(() => writeVersion(state.storage.sql, name, { description: "A planted door.", run: { ...template(), ...fields } as RunTemplate, provider: "anthropic", model: MODEL }, new Date().toISOString()));
+  });
+  return name;
+}
+
+/** A2A's SendMessage of a new task; a refusal (a JSON-RPC error whose data carries the intake's issues) in the API's error shape, for the one check below. */
+async function a2aSend(name: string, token: string): Promise<Response> {
+  const response = await post(`/a2a/${name}`, token, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "SendMessage",
+    params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "hi" }] }, configuration: { returnImmediately: true } },
+  });
+  if (response.status !== 200) return response;
+  const answer = (await response.json()) as { error?: { code: number; message: string; data?: { code?: string; issues?: unknown[] } } };
+  if (answer.error === undefined) return Response.json(answer, { status: 201 });
+  const status = answer.error.code === A2A_ERRORS.invalidParams ? 400 : 500;
+  return Response.json({ error: { code: answer.error.data?.code, message: answer.error.message, issues: answer.error.data?.issues } }, { status });
+}
+
+/** MCP's tools/call of the agent's tool; a refusal (a tool error whose `ratchet/error` carries the intake's status and issues) in the API's error shape. */
+async function mcpCall(name: string, token: string): Promise<Response> {
+  const response = await SELF.fetch(`${BASE}/mcp`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { task: "hi" } } }),
+  });
+  if (response.status !== 200) return response;
+  const text = await response.text();
+  // One JSON-RPC message, or an event stream of them: the answer is the one with the call's id.
+  const messages = (response.headers.get("content-type") ?? "").includes("text/event-stream")
+    ? text.split("\n").filter((line) => line.startsWith("data:")).map((line) => JSON.parse(line.slice(5)) as { id?: number; result?: unknown })
+    : [JSON.parse(text) as { id?: number; result?: unknown }];
+  const result = messages.find((message) => message.id === 1)?.result as { isError?: boolean; _meta?: Record<string, { status: number; code: string; issues: unknown[] }> } | undefined;
+  const refusal = result?.isError === true ? result._meta?.["ratchet/error"] : undefined;
+  if (refusal === undefined) return Response.json({ result }, { status: 201 });
+  return Response.json({ error: { code: refusal.code, issues: refusal.issues } }, { status: refusal.status });
 }
 
 /**
