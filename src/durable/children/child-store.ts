@@ -85,9 +85,21 @@ export function childViews(sql: SqlStorage): { children: ChildRunView[]; childre
   return { children, childrenUsd: addUsd(...rows.map((row) => row.spentUsd)) };
 }
 
+/**
+ * The children's spend as last summed, per database, while no write to child_run came since: the
+ * steps read it at every step, and it changes only when a child is registered or reports. Each
+ * writer below forgets it (before it writes, so a write rolled back leaves nothing stale); the sum
+ * is read between steps, never inside a transaction.
+ */
+const summed = new WeakMap<SqlStorage, number>();
+
 /** The sum of the children's spend in whole micro-dollars, as addUsd makes it (spends are never negative: SQLite's ROUND and Math.round agree). */
 function sumSpent(sql: SqlStorage): number {
-  return Number(sql.exec<{ micros: number | null }>("SELECT SUM(ROUND(spent_usd * 1000000)) AS micros FROM child_run").one().micros ?? 0) / 1_000_000;
+  const known = summed.get(sql);
+  if (known !== undefined) return known;
+  const usd = Number(sql.exec<{ micros: number | null }>("SELECT SUM(ROUND(spent_usd * 1000000)) AS micros FROM child_run").one().micros ?? 0) / 1_000_000;
+  summed.set(sql, usd);
+  return usd;
 }
 
 /**
@@ -116,6 +128,7 @@ export function countChildren(sql: SqlStorage): number {
 
 /** Records a child about to be created; one recorded before (a start made again) keeps its first record, budget and all. */
 export function registerChild(sql: SqlStorage, child: Pick<ChildRow, "key" | "childId" | "callId" | "name" | "budgetUsd" | "startedAt">): ChildRow {
+  summed.delete(sql);
   sql.exec(
     "INSERT INTO child_run (key, child_id, call_id, name, budget_usd, status, started_at) VALUES (?, ?, ?, ?, ?, 'starting', ?) ON CONFLICT (key) DO NOTHING",
     child.key, child.childId, child.callId, child.name, child.budgetUsd, child.startedAt,
@@ -125,11 +138,13 @@ export function registerChild(sql: SqlStorage, child: Pick<ChildRow, "key" | "ch
 
 /** The child's object answered its creation: its status then (a child found again may have moved on since). */
 export function markCreated(sql: SqlStorage, key: string, status: RunStatus): void {
+  summed.delete(sql);
   sql.exec("UPDATE child_run SET status = ? WHERE key = ? AND status = 'starting'", status, key);
 }
 
 /** The child could not be made: the call's result says why, and the row ends with nothing spent. */
 export function markNotCreated(sql: SqlStorage, key: string, end: ChildEnd, now: number): void {
+  summed.delete(sql);
   sql.exec("UPDATE child_run SET status = 'failed', end_state = ?, ended_at = ? WHERE key = ? AND end_state IS NULL", JSON.stringify(end), now, key);
 }
 
@@ -140,6 +155,7 @@ export function markNotCreated(sql: SqlStorage, key: string, end: ChildEnd, now:
 export function applyReport(sql: SqlStorage, report: ChildReport, now: number): { row: ChildRow; ended: boolean } | undefined {
   const row = childById(sql, report.childId);
   if (row === undefined) return undefined;
+  summed.delete(sql);
   if (report.version > row.version) {
     sql.exec("UPDATE child_run SET version = ?, status = ?, spent_usd = ? WHERE child_id = ?", report.version, report.status, report.spentUsd, report.childId);
   }

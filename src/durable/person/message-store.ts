@@ -8,8 +8,17 @@ export const USER_MESSAGE_TABLE = `CREATE TABLE IF NOT EXISTS user_message (seq 
 
 type Row = { id: string; mode: string; content: string };
 
+/**
+ * The databases known to hold no message waiting, so that the loop's check before each model step
+ * does not ask SQLite while none has come. Only storeMessage adds one (it forgets the mark); a take
+ * only removes them, and markTaken forgets the mark too, in case its transaction rolls back. The
+ * object is single-threaded and the check runs between steps, never inside a transaction.
+ */
+const knownEmpty = new WeakSet<SqlStorage>();
+
 /** Stores a message to take; `at`: when it came. */
 export function storeMessage(sql: SqlStorage, message: IncomingMessage, at: string): void {
+  knownEmpty.delete(sql);
   sql.exec("INSERT INTO user_message (id, mode, content, at) VALUES (?, ?, ?, ?)", message.id, message.mode, JSON.stringify(message.content), at);
 }
 
@@ -32,12 +41,17 @@ export function waitingMessageStats(sql: SqlStorage): { count: number; bytes: nu
   return { count: Number(row.n), bytes: Number(row.bytes ?? 0) };
 }
 
+/** Whether a message waits to be taken (read before each model step: from memory while none has come). */
 export function hasWaitingMessages(sql: SqlStorage): boolean {
-  return sql.exec("SELECT 1 FROM user_message WHERE taken IS NULL LIMIT 1").toArray().length > 0;
+  if (knownEmpty.has(sql)) return false;
+  const waiting = sql.exec("SELECT 1 FROM user_message WHERE taken IS NULL LIMIT 1").toArray().length > 0;
+  if (!waiting) knownEmpty.add(sql);
+  return waiting;
 }
 
 /** Marks messages taken, at `where` (the take's journal key, or the segment that began with them); inside the caller's transaction. */
 export function markTaken(sql: SqlStorage, ids: readonly string[], where: string): void {
+  knownEmpty.delete(sql);
   for (const id of ids) sql.exec("UPDATE user_message SET taken = ? WHERE id = ? AND taken IS NULL", where, id);
 }
 
