@@ -65,12 +65,18 @@ function replayTools(recording: AnyRecording, segment: RecordedSegment | Recorde
   });
   const servers = body.mcpServers ?? [];
   if (servers.length === 0) return own;
-  const listings = servers.map((server) => recording.journal.find((entry) => entry.key === `s1/mcp-list/${server.name}`)?.value as McpListing);
+  // A server not listed yet (a run recorded before its first step) ends the segment where the run's loop asked for its listing.
+  const listings = servers.map((server) => {
+    const listing = recording.journal.find((entry) => entry.key === `s1/mcp-list/${server.name}`)?.value;
+    if (listing === undefined) throw new AskedPast(`mcp-list/${server.name}`);
+    return listing as McpListing;
+  });
   const mcp = createMcpTools(servers, listings, { connections: new McpConnections(NO_NETWORK), allowHosts: [], idempotencyKey: (key) => key, beginOnce: refuse, storeImages: refuse });
   return [...own, ...mcp];
 }
 
-function endOf(error: unknown): RecordedEnd {
+/** Where a segment's loop ended when it threw: past the recorded steps, or failed (the export's recording and the replay alike). */
+export function endOf(error: unknown): RecordedEnd {
   if (error instanceof AskedPast) return { kind: "asked", key: error.key };
   return { kind: "failed", message: error instanceof Error ? error.message : String(error) };
 }
@@ -98,21 +104,22 @@ async function replaySegment(recording: AnyRecording, segment: RecordedSegment |
     return resultOf(recorded.value);
   };
   const { options } = recording;
-  const loop = loopOptionsOf({
-    body: options.body,
-    model: options.model,
-    segment,
-    generate,
-    tools: replayTools(recording, segment),
-    step,
-    signal,
-    onStep: () => undefined,
-    compaction: options.compaction,
-    compactionRequests: segment.compactionRequests,
-    ...(options.prices === undefined ? {} : { prices: options.prices }),
-  });
   let end: RecordedEnd;
   try {
+    // Inside the try: the tools of a server not listed yet end the segment (replayTools).
+    const loop = loopOptionsOf({
+      body: options.body,
+      model: options.model,
+      segment,
+      generate,
+      tools: replayTools(recording, segment),
+      step,
+      signal,
+      onStep: () => undefined,
+      compaction: options.compaction,
+      compactionRequests: segment.compactionRequests,
+      ...(options.prices === undefined ? {} : { prices: options.prices }),
+    });
     await runToolLoop(loop);
     end = { kind: "stopped" };
   } catch (error) {

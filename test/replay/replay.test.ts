@@ -8,6 +8,7 @@ import { replayRecording } from "../../src/replay/replay";
 import { RECORDING_FORMAT, type Recording } from "../../src/replay/recording";
 import { RequestDeltaDecoder, RequestDeltaEncoder } from "../../src/replay/request-delta";
 import { api, driveRun, startRun } from "../helpers/service-client";
+import { mcpUrl } from "../mcp-server/client";
 import { TEST_API_TOKEN } from "../test-env";
 
 const server = () => inject("toolServerUrl");
@@ -52,6 +53,19 @@ describe("recordings and replay", () => {
     const forkRecording = await exported(forked.run.id, forked.token);
     expect(forkRecording.options.forkedFrom).toEqual({ runId: run.id, step: 1 });
     expect((await replayRecording(forkRecording)).ok).toBe(true);
+  });
+
+  it("a run with an MCP server exported before its first step: the recording ends where the loop asks for the server's listing", async () => {
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "go" }], mcpServers: [{ name: "docs", url: mcpUrl() }], minAnswerChars: 0, script: [{ text: "Done." }] });
+    const recording = await exported(run.id, token);
+    expect(recording.segments).toHaveLength(1);
+    expect(recording.segments[0]).toMatchObject({ steps: [], end: { kind: "asked", key: "mcp-list/docs" } });
+    expect(await replayRecording(recording)).toEqual({ ok: true, steps: 0, entries: 0 });
+    await driveRun(run.id);
+    const finished = await exported(run.id, token);
+    expect(finished.journal.map((entry) => entry.key)).toContain("s1/mcp-list/docs");
+    expect(finished.segments[0]!.end).toEqual({ kind: "stopped" });
+    expect(await replayRecording(finished)).toEqual({ ok: true, steps: 1, entries: finished.segments[0]!.steps.length });
   });
 
   it("catches a changed loop: a different request names its first differing field; a step out of order names its key", async () => {

@@ -12,9 +12,9 @@
 // were when each was read; the events stop at the last one stored when the export began.
 import type { Outcome } from "../../api/types";
 import { runToolLoop } from "../../loop";
-import type { Step } from "../../loop/types";
+import type { AnyToolSpec, Step } from "../../loop/types";
 import { redactBody } from "../../api/redaction/redact-body";
-import { AskedPast, resultOf } from "../../replay/replay";
+import { AskedPast, endOf, resultOf } from "../../replay/replay";
 import { RECORDING_FORMAT, type RecordedEnd, type RecordedSegment, type RecordedStep, type Recording } from "../../replay/recording";
 import { RequestDeltaEncoder } from "../../replay/request-delta";
 import { VERSION } from "../../version";
@@ -72,20 +72,28 @@ async function recordSegment(engine: EngineContext, run: RunRow, segment: Segmen
     await writeDone();
     return value;
   };
-  const mcpTools = await mcpToolsOf(engine, run, segment, { signal, beforeNewStep: (key) => {
-    throw new AskedPast(key);
-  } });
+  // A segment that has not listed its MCP servers yet (a run not yet stepped) ends where it asks for the first listing.
+  let mcpTools: AnyToolSpec[] = [];
+  let end: RecordedEnd | undefined;
+  try {
+    mcpTools = await mcpToolsOf(engine, run, segment, { signal, beforeNewStep: (key) => {
+      throw new AskedPast(key);
+    } });
+  } catch (error) {
+    end = endOf(error);
+  }
   const options = loopOptions(engine, run, segment, step, signal, () => undefined, mcpTools);
   options.generate = async (request) => {
     current!.request = encoder.next(request);
     return resultOf(current!.value);
   };
-  let end: RecordedEnd;
-  try {
-    await runToolLoop(options);
-    end = { kind: "stopped" };
-  } catch (error) {
-    end = error instanceof AskedPast ? { kind: "asked", key: error.key } : { kind: "failed", message: error instanceof Error ? error.message : String(error) };
+  if (end === undefined) {
+    try {
+      await runToolLoop(options);
+      end = { kind: "stopped" };
+    } catch (error) {
+      end = endOf(error);
+    }
   }
   for (const entry of asked) entry.done = true;
   await writeDone();
