@@ -2,8 +2,10 @@
 // hold one (MCP servers' headers at the top level and in agent templates at depth 1 and 2, and a
 // schedule's run template the same) is found in no answer of any route that returns a body's
 // fields: the run view, messages, export, listing, events over SSE, the inbox's events, the child
-// runs' views and exports, and the schedule views. The webhooks and spans of such a run are checked
-// in their own projects (test/webhooks/redaction.test.ts, test/otel-capture/redaction.test.ts).
+// runs' views and exports, a fork's answer, view, messages and export (its body and copied journal
+// rows are the source's), the schedule views, and a stored agent's every way out (its create answer,
+// view, version, listing, A2A card, MCP tools/list, and a run of it). The webhooks and spans of such
+// a run are checked in their own projects (test/webhooks/redaction.test.ts, test/otel-capture/redaction.test.ts).
 import { describe, expect, it } from "vitest";
 import { replayRecording } from "../../src/replay/replay";
 import type { Recording } from "../../src/replay/recording";
@@ -58,6 +60,62 @@ describe("what leaves the service", () => {
     expect(plantedIn(JSON.stringify(recording))).toBeUndefined();
     expect(recording.journal.map((entry) => entry.key)).toContain("s1/mcp-list/top");
     expect(await replayRecording(recording)).toEqual({ ok: true, steps: recording.run.steps, entries: recording.segments.flatMap((segment) => segment.steps).length });
+  });
+
+  it("a fork of a planted run shows no header value: its answer, view, messages and export, by the deployment token and the source's run token", async () => {
+    const { root: run, token } = await finishedPlantedTree({ subject: freshSubject("redaction-fork") });
+    const shown: [string, string][] = [];
+    for (const [who, forker] of [["deployment", TEST_API_TOKEN], ["run token", token]] as const) {
+      const made = await api(`/v1/runs/${run.id}/fork`, forker, { method: "POST", body: JSON.stringify({ atStep: 2 }) });
+      const text = await made.text();
+      expect(made.status, text).toBe(201);
+      shown.push([`fork by ${who}`, text]);
+      const fork = JSON.parse(text) as { run: { id: string }; token: string };
+      // A run token reads its own run only: the fork by its own token, and by the deployment's.
+      for (const reader of who === "deployment" ? [forker, fork.token] : [fork.token]) {
+        shown.push([`fork view (${who})`, await read(`/v1/runs/${fork.run.id}`, reader)]);
+        shown.push([`fork messages (${who})`, await read(`/v1/runs/${fork.run.id}/messages`, reader)]);
+        shown.push([`fork export (${who})`, await read(`/v1/runs/${fork.run.id}/export`, reader)]);
+      }
+    }
+    // The texts searched hold the fork's body and its copied journal rows: the MCP server by name and url, and its listing.
+    const recording = JSON.parse(shown.find(([what]) => what === "fork export (deployment)")![1]) as Recording;
+    expect(recording.options.body.mcpServers).toEqual([{ name: "top", url: expect.any(String) }]);
+    expect(recording.journal.map((entry) => entry.key)).toContain("s1/mcp-list/top");
+    for (const [what, text] of shown) expect(plantedIn(text), what).toBeUndefined();
+  });
+
+  it("a stored agent with a planted template shows no header value: its answer, view, version, listing, A2A card, MCP tools/list, and a run of it", async () => {
+    const name = `redaction-${crypto.randomUUID().slice(0, 8)}`;
+    const user = await userToken(freshSubject("redaction-agent"));
+    const made = await api("/v1/agents", TEST_API_TOKEN, { method: "POST", body: JSON.stringify({ name, description: "A planted agent.", run: plantedTemplate() }) });
+    const shown: [string, string][] = [["agent create", await made.text()]];
+    expect(made.status, shown[0]![1]).toBe(201);
+    for (const who of [TEST_API_TOKEN, user]) {
+      shown.push(["agent view", await read(`/v1/agents/${name}`, who)]);
+      shown.push(["agent version", await read(`/v1/agents/${name}/versions/1`, who)]);
+      shown.push(["agent listing", await read("/v1/agents", who)]);
+      shown.push(["A2A card", await read(`/a2a/${name}/.well-known/agent-card.json`, who)]);
+      const listed = await api("/mcp", who, {
+        method: "POST",
+        headers: { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+      const tools = await listed.text();
+      expect(listed.status, tools).toBe(200);
+      expect(tools).toContain(name);
+      shown.push(["MCP tools/list", tools]);
+      const started = await api("/v1/runs", who, { method: "POST", body: JSON.stringify({ agent: name, messages: [{ role: "user", content: "Go." }] }) });
+      const answer = await started.text();
+      expect(started.status, answer).toBe(201);
+      shown.push(["agent run create", answer]);
+      const { run, token } = JSON.parse(answer) as { run: { id: string }; token: string };
+      shown.push(["agent run view", await read(`/v1/runs/${run.id}`, token)]);
+      shown.push(["agent run export", await read(`/v1/runs/${run.id}/export`, token)]);
+    }
+    // The texts searched hold the template: the agent's view shows its MCP server by name and url.
+    expect((JSON.parse(shown[1]![1]) as { agent: { run: { mcpServers: unknown[] } } }).agent.run.mcpServers).toEqual([{ name: "top", url: expect.any(String) }]);
+    for (const [what, text] of shown) expect(plantedIn(text), what).toBeUndefined();
   });
 
   it("a schedule's views show its run's MCP servers without their headers, at any depth", async () => {
