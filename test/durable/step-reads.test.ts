@@ -5,7 +5,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { hasWaitingMessages, markTaken, storeMessage } from "../../src/durable/person/message-store";
-import { applyReport, childrenSpentReader, markCreated, markNotCreated, registerChild } from "../../src/durable/children/child-store";
+import { applyReport, childrenSpent, markCreated, markNotCreated, registerChild } from "../../src/durable/children/child-store";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, type RunStub } from "../helpers/runs";
 
@@ -44,7 +44,7 @@ describe("the steps' reads kept in memory", () => {
     const { stub } = await createRun({ script: [{ text: "x" }] });
     await inObject(stub, (storage) => {
       const { sql } = storage;
-      const spent = childrenSpentReader(sql);
+      const spent = () => childrenSpent(sql);
       expect(spent()).toBe(0);
       registerChild(sql, child(1));
       markCreated(sql, child(1).key, "running");

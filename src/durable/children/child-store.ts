@@ -93,22 +93,18 @@ export function childViews(sql: SqlStorage): { children: ChildRunView[]; childre
  */
 const summed = new WeakMap<SqlStorage, number>();
 
-/** The sum of the children's spend in whole micro-dollars, as addUsd makes it (spends are never negative: SQLite's ROUND and Math.round agree). */
-function sumSpent(sql: SqlStorage): number {
-  const known = summed.get(sql);
-  if (known !== undefined) return known;
-  const usd = Number(sql.exec<{ micros: number | null }>("SELECT SUM(ROUND(spent_usd * 1000000)) AS micros FROM child_run").one().micros ?? 0) / 1_000_000;
-  summed.set(sql, usd);
-  return usd;
-}
-
 /**
  * What the children spent, as last reported (counted in the run's spend: the loop's budget and the
- * `step` event), read by the steps of one slice at every step: the table is looked up in SQLite's
- * catalog once (a running run's object made it when it woke: schema.ts), the sum read at each call.
+ * `step` event), in whole micro-dollars as addUsd makes it (spends are never negative: SQLite's
+ * ROUND and Math.round agree). Read at every step: from memory while no child was registered or
+ * reported since the last read (a run without children, or without the table yet, is 0 until then).
  */
-export function childrenSpentReader(sql: SqlStorage): () => number {
-  return hasTable(sql) ? () => sumSpent(sql) : () => 0;
+export function childrenSpent(sql: SqlStorage): number {
+  const known = summed.get(sql);
+  if (known !== undefined) return known;
+  const usd = hasTable(sql) ? Number(sql.exec<{ micros: number | null }>("SELECT SUM(ROUND(spent_usd * 1000000)) AS micros FROM child_run").one().micros ?? 0) / 1_000_000 : 0;
+  summed.set(sql, usd);
+  return usd;
 }
 
 /**

@@ -21,7 +21,7 @@ import { logFailure, logReplay } from "../run/operator-log";
 import { recordStop } from "../run/run-stop";
 import { stepSpanHook } from "../telemetry/step-hook";
 import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "../run/run-store";
-import { childrenSpentReader } from "../children/child-store";
+import { childrenSpent } from "../children/child-store";
 
 // Each slice replays the segment before its new steps, so slices are long: bounded by wall time
 // (far inside an alarm's limits) and by a step count that caps one invocation's CPU.
@@ -145,14 +145,13 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
     });
     // The MCP servers' tools: listed once (the first segment's steps), then read back.
     const mcpTools = await mcpToolsOf(engine, run, segment, { signal: controller.signal, beforeNewStep });
-    const spentByChildren = childrenSpentReader(sql);
     const options = loopOptions(engine, run, segment, step, controller.signal, (event) => {
       if (event.type === "stop") {
         stopMessages = event.messages;
         return;
       }
       spans.onLoopEvent(event);
-      const action = actionFor(event, segment.stepsBefore, prefix, spentByChildren);
+      const action = actionFor(event, segment.stepsBefore, prefix, () => childrenSpent(sql));
       if (action.kind === "log") {
         // The loop reports these from a step's work or after its steps: never inside a transaction.
         const logged = emitLoopEvent(engine, action.event, action.dedupe);

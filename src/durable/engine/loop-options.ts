@@ -7,7 +7,7 @@ import { buildTools, parseAllowList, signingKeysOf } from "../../tools";
 import { loopOptionsOf } from "../../replay/loop-options-of";
 import { asyncCallDeps } from "../tools/async-call-deps";
 import { childRunDeps } from "../children/child-deps";
-import { childrenSpentReader } from "../children/child-store";
+import { childrenSpent } from "../children/child-store";
 import { r2BlobStore } from "../blobs/blob-store";
 import type { EngineContext } from "./engine-context";
 import { beginOnce } from "../tools/once-log";
@@ -59,7 +59,6 @@ export function loopOptions(
     r2BlobStore(env.BLOBS),
   );
   const prices = provider.prices?.(run.model);
-  const spentByChildren = childrenSpentReader(ctx.storage.sql);
   return loopOptionsOf({
     body,
     model: run.model,
@@ -84,7 +83,7 @@ export function loopOptions(
     ],
     step,
     // Children's spend (as they last reported, docs/children.md) counts in the budget; segments hold the run's own.
-    childrenSpent: async () => spentByChildren(),
+    childrenSpent: async () => childrenSpent(ctx.storage.sql),
     signal,
     onStep,
     compaction: compactionOf(body, provider, run.model),
