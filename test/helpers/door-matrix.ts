@@ -39,7 +39,8 @@ export type Door =
   | "agent run"
   | "stored agent run"
   | "A2A SendMessage"
-  | "MCP tools/call";
+  | "MCP tools/call"
+  | "AI SDK chat POST";
 
 export const DOORS: readonly Door[] = [
   "create",
@@ -59,6 +60,7 @@ export const DOORS: readonly Door[] = [
   "stored agent run",
   "A2A SendMessage",
   "MCP tools/call",
+  "AI SDK chat POST",
 ];
 
 /** Where each door puts the body: the prefix of the issue path it answers with. */
@@ -82,6 +84,7 @@ export const PATH_PREFIX: Record<Door, string> = {
   "stored agent run": "",
   "A2A SendMessage": "",
   "MCP tools/call": "",
+  "AI SDK chat POST": "",
 };
 
 /** The doors that run a stored agent whose template carries the row's fields (planted, as one stored before a cap was lowered). */
@@ -126,6 +129,9 @@ export function skipReason(row: Row, door: Door): string | undefined {
   }
   if (STORED_AGENT_DOORS.includes(door) && row.caller === "user" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {
     return "a stored agent's template is the deployment's, held to its caller's rights when it was made (the agent create column); a run of it is held to today's settings only";
+  }
+  if (door === "AI SDK chat POST") {
+    return "a chat POST carries a message only: it is sent by POST …/messages' own code (sendMessage → admitContinue), whose one field, maxSteps, the continue column asks";
   }
   if (door === "continue") return row.path === "maxSteps" ? undefined : "a continue carries content, mode and maxSteps only";
   if (door === "child start" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {

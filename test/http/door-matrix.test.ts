@@ -9,7 +9,8 @@
 // {agent}: the fields its caller may set), and the doors that run a stored agent whose template
 // today's settings refuse (planted in the agents object, as the trigger's run is in its schedule's):
 // by name (POST /v1/runs {agent}), A2A's SendMessage and MCP's tools/call, whose refusals (a
-// JSON-RPC error, a tool error) carry the intake's status and issues. Cells a door cannot be asked
+// JSON-RPC error, a tool error) carry the intake's status and issues; the AI SDK chat's POST is a
+// column of named skips (it carries a message only, sent by POST …/messages' code). Cells a door cannot be asked
 // are skipped by the table, by name, with their reason.
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +124,9 @@ async function knock(door: Door, row: Row): Promise<Response> {
       return a2aSend(await plantAgent(fields), tokenOf(row));
     case "MCP tools/call":
       return mcpCall(await plantAgent(fields), tokenOf(row));
+    case "AI SDK chat POST":
+      // Every cell of this column is a named skip (skipReason): a chat POST has no run field to ask.
+      throw new Error(`${door} is not asked: ${skipReason(row, door)}`);
   }
 }
 

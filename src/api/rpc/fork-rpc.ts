@@ -15,7 +15,6 @@ export type ForkSegment = {
   result?: ChatMessage[];
 };
 
-
 /**
  * Journal rows carried to another object as they are stored (src/durable/engine/journal/journal-copy.ts):
  * each page is `[[key, stored value, cost], …]` as SQLite wrote it, `spill` the chunk rows of the
