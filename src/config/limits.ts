@@ -14,6 +14,8 @@ export type Limits = {
   runEvents: number;
   /** RUN_BYTES_LIMIT: bytes of storage per run; a run that reaches it fails with a `limit` error. */
   runBytes: number;
+  /** RUN_IMAGE_BYTES_LIMIT: bytes of images a run may hold (each image once, by content hash); one more image past it is a 413. */
+  runImageBytes: number;
   /** RUN_RETENTION_DAYS: a run deletes itself this long after it ends (or last waited). */
   retentionDays: number;
   /** SUBJECT_BUDGET_USD_PER_DAY: what all runs of one subject may reserve in a UTC day. */
@@ -51,6 +53,7 @@ export const DEFAULT_LIMITS: Limits = {
   budgetUsd: 10,
   runEvents: 100_000,
   runBytes: 256 * 1024 * 1024,
+  runImageBytes: 32 * 1024 * 1024,
   retentionDays: 30,
   subjectBudgetUsdPerDay: 20,
   maxTools: 128,
@@ -75,6 +78,7 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   budgetUsd: { setting: "BUDGET_USD_LIMIT", whole: false },
   runEvents: { setting: "RUN_EVENTS_LIMIT", whole: true },
   runBytes: { setting: "RUN_BYTES_LIMIT", whole: true },
+  runImageBytes: { setting: "RUN_IMAGE_BYTES_LIMIT", whole: true },
   retentionDays: { setting: "RUN_RETENTION_DAYS", whole: false },
   subjectBudgetUsdPerDay: { setting: "SUBJECT_BUDGET_USD_PER_DAY", whole: false },
   maxTools: { setting: "MAX_TOOLS", whole: true },
