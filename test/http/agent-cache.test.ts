@@ -1,6 +1,7 @@
 // The isolate's cache of stored agents (src/http/agents/agent-cache.ts): the latest version of a
 // name is taken from the cache for LATEST_TTL_MS, then read again; a version, immutable, is kept;
-// a change made through this isolate (forgetAgent) is seen at once; a miss is never cached.
+// a change made through this isolate (forgetAgent) is seen at once; a miss is never cached; a
+// version kept from before a delete is no version of the name made again.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentVersionRecord } from "../../src/api/resources/agent-types";
@@ -28,6 +29,20 @@ describe("the agents cache", () => {
     // Version 1 is still answered as it was.
     const old = await lookupAgent(env, agent, 1, t0 + LATEST_TTL_MS);
     expect(old.ok && old.value.version.description).toBe("one");
+  });
+
+  it("a version kept from before the agent's delete is not served once the name is made again elsewhere", async () => {
+    const agent = name();
+    await agentsStub(env).createAgent(agent, record("old"));
+    const t0 = 3_000_000;
+    const old = await lookupAgent(env, agent, 1, t0);
+    expect(old.ok && old.value.version.description).toBe("old");
+    // Another isolate deletes the agent and makes the name again (version 2): this one was not told.
+    await agentsStub(env).deleteAgent(agent);
+    await agentsStub(env).createAgent(agent, record("new"));
+    expect(await latestAt(agent, t0 + LATEST_TTL_MS)).toBe(2);
+    const again = await lookupAgent(env, agent, 1, t0 + LATEST_TTL_MS + 1);
+    expect(again.ok).toBe(false);
   });
 
   it("a change made through this isolate is seen at once; a miss is not cached", async () => {

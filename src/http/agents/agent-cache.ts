@@ -44,7 +44,9 @@ export async function lookupAgent(env: Env, name: string, version: number | unde
   const held = latest.get(name);
   if (held !== undefined && held.until > now) {
     if (version === undefined || version === held.agent.version) return { ok: true, value: { agent: held.agent, version: held.agent } };
-    const kept = versions.get(versionKey(name, version));
+    // A version from before the agent's last delete is no version of it (the object has none):
+    // numbers never repeat, so a version from the first on is one of the agent as it is now.
+    const kept = version >= held.agent.firstVersion ? versions.get(versionKey(name, version)) : undefined;
     if (kept !== undefined) return { ok: true, value: { agent: held.agent, version: kept } };
   }
   const answer = await agentsStub(env).lookup(name, version);
