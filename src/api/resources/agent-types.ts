@@ -32,14 +32,19 @@ export type AgentVersion = AgentVersionRecord & { name: string; version: number;
  */
 export type StoredAgent = AgentVersion & { agentCreatedAt: string; firstVersion: number };
 
-/** An agent as the API shows it (its template through the one redaction: no MCP header values). */
-export type AgentView = AgentVersionRecord & {
-  name: string;
-  version: number;
-  /** When the name was made (the agent's), and when this version was. */
-  createdAt: string;
-  versionCreatedAt: string;
-};
+/**
+ * An agent as the API shows it. The deployment token sees the whole version, its template through
+ * the one redaction (no MCP header values, no credential in a URL); a user token sees what a caller
+ * needs, without `run`, `provider` and `model` (docs/agents.md).
+ */
+export type AgentView = Omit<AgentVersionRecord, "run" | "provider" | "model"> &
+  Partial<Pick<AgentVersionRecord, "run" | "provider" | "model">> & {
+    name: string;
+    version: number;
+    /** When the name was made (the agent's), and when this version was. */
+    createdAt: string;
+    versionCreatedAt: string;
+  };
 
 /** Who reads agents: the deployment token sees every agent; a user token those without a subject and its own subject's. */
 export type AgentReader = { kind: "deployment" } | { kind: "user"; subject: string };
