@@ -10,6 +10,7 @@ import { A2aError, envelopeSchema, rpcError, rpcResult, type RequestId } from ".
 import { callbackBase } from "../../config/public-url";
 import type { AppEnv } from "../app-env";
 import { identify, limitUser, type Caller } from "../auth/auth";
+import { limitAgentCard } from "../auth/rate-limit";
 import { ApiException } from "../errors";
 import { cancelTask, getTask, listTasks, rpcErrorOf, sendMessage, sendStreamingMessage, subscribeToTask, type A2aCall, type TaskStream } from "./a2a-methods";
 import { AGENT_NOT_FOUND } from "../../api/resources/agent-types";
@@ -88,8 +89,14 @@ export function a2aApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/:name/.well-known/agent-card.json", async (c) => {
-    // Public, for the agents every caller sees; a bearer token shows its caller's own agents too.
-    const reader = c.req.header("authorization") === undefined ? undefined : asker(await identify(c));
+    // Public, for the agents every caller sees; a bearer token shows its caller's own agents too. A
+    // read without a deployment or user token (a run token reads as none) counts per client address,
+    // a user token's per subject; a name that is no agent's costs no read of the agents object
+    // (its pattern is checked first, a miss is kept briefly: src/http/agents/agent-cache.ts).
+    const caller = c.req.header("authorization") === undefined ? undefined : await identify(c);
+    const reader = caller === undefined ? undefined : asker(caller);
+    if (reader === undefined) await limitAgentCard(c.env, c.req.header("cf-connecting-ip"));
+    else if (caller?.kind === "user") await limitUser(c, caller.subject);
     const agent = await findAgent(c, c.req.param("name"), reader);
     if (agent === undefined) throw new ApiException(404, AGENT_NOT_FOUND);
     const base = callbackBase(c.env, new URL(c.req.url).origin) ?? new URL(c.req.url).origin;
