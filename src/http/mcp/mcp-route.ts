@@ -35,6 +35,8 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
   const caller = await identify(c);
   if (caller.kind === "run") throw new ApiException(403, "A run token cannot use the MCP server; use the deployment token or a user token.");
   if (caller.kind === "user") await limitUser(c, caller.subject);
+  // Who reads a call's run: the one watch opens the run's events as this caller.
+  c.set("caller", caller.kind);
   let messages: unknown[] = [];
   let parsedBody: unknown;
   if (c.req.method === "POST") {
