@@ -101,11 +101,18 @@ export async function sendMessage(call: A2aCall, params: unknown): Promise<{ tas
   const { message, configuration } = parseParams(sendParamsSchema, params);
   const { runId, source, from } = await deliver(call, actionOf(message), message.messageId);
   if (configuration?.returnImmediately === true) return { task: taskView(runId, from.task) };
-  // Blocking: the task as it stands once it is over or waits for the caller.
-  const frames = followTask(source, runId, from, call.c.req.raw.signal);
-  let next = await frames.next();
-  while (next.done !== true) next = await frames.next();
-  return { task: taskView(runId, next.value) };
+  // Blocking: the task as it stands once it is over or waits for the caller, or once A2A_SEND_SECONDS
+  // are up (the follow ends there, with the task as far as it got; the run goes on).
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), call.c.var.settings.limits.a2aSendSeconds * 1000);
+  try {
+    const frames = followTask(source, runId, from, AbortSignal.any([call.c.req.raw.signal, deadline.signal]));
+    let next = await frames.next();
+    while (next.done !== true) next = await frames.next();
+    return { task: taskView(runId, next.value) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function sendStreamingMessage(call: A2aCall, params: unknown): Promise<TaskStream> {
