@@ -1,6 +1,7 @@
 // The official MCP client (@modelcontextprotocol/sdk) on the Worker's /mcp, through SELF: what an
 // MCP host does, inside workerd. `elicit`, when given, declares the elicitation capability and
-// answers each elicitation/create as a person would.
+// answers each elicitation/create as a person would; `seen`, when given, hears each HTTP exchange
+// of the transport (its method and the answer's status) and each error the transport reports.
 import { SELF } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -10,13 +11,20 @@ import { BASE } from "./http";
 
 export type Elicit = (request: ElicitRequest["params"]) => Promise<ElicitResult>;
 
-export async function mcpClient(token: string, elicit?: Elicit): Promise<Client> {
+export type Seen = { exchange(method: string, status: number): void; error(error: Error): void };
+
+export async function mcpClient(token: string, elicit?: Elicit, seen?: Seen): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    fetch: (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init),
+    fetch: async (input, init) => {
+      const response = await SELF.fetch(input instanceof Request ? input : String(input), init);
+      seen?.exchange(init?.method ?? "GET", response.status);
+      return response;
+    },
   });
   const client = new Client({ name: "ratchet-tests", version: "1.0.0" }, { capabilities: elicit === undefined ? {} : { elicitation: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   if (elicit !== undefined) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params));
+  if (seen !== undefined) client.onerror = (error) => seen.error(error);
   await client.connect(transport);
   return client;
 }
