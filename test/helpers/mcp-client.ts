@@ -5,7 +5,7 @@
 import { SELF } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { BASE } from "./http";
 
@@ -27,4 +27,19 @@ export async function mcpClient(token: string, elicit?: Elicit, seen?: Seen): Pr
   if (seen !== undefined) client.onerror = (error) => seen.error(error);
   await client.connect(transport);
   return client;
+}
+
+/** Calls a tool with progress; the run's id comes with the first progress notification, which names it. */
+export function callWithProgress(client: Client, name: string, args: Record<string, unknown>): { progress: Progress[]; runId: Promise<string>; result: Promise<CallToolResult> } {
+  const progress: Progress[] = [];
+  let named: (id: string) => void = () => undefined;
+  const runId = new Promise<string>((resolve) => (named = resolve));
+  const result = client.callTool({ name, arguments: args }, undefined, {
+    onprogress: (update) => {
+      progress.push(update);
+      const id = /^Run (\S+) started\.$/.exec(update.message ?? "")?.[1];
+      if (id !== undefined) named(id);
+    },
+  }) as Promise<CallToolResult>;
+  return { progress, runId, result };
 }

@@ -8,7 +8,6 @@
 // call (a scripted hold) while the token is revoked, then released and driven to its end.
 import { runDurableObjectAlarm, SELF } from "cloudflare:test";
 import type { StreamResponse } from "@a2a-js/sdk";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { a2aClient, textPart, userMessage } from "../helpers/a2a";
 import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
@@ -16,7 +15,7 @@ import { transportFor } from "../helpers/ai-chat";
 import { WATCH_DOORS, WATCH_ROWS, watchSkipReason, type WatchDoor, type WatchRow } from "../helpers/door-matrix";
 import { BASE, expectError } from "../helpers/http";
 import { createWith, freshSubject } from "../helpers/inbox";
-import { mcpClient } from "../helpers/mcp-client";
+import { callWithProgress, mcpClient } from "../helpers/mcp-client";
 import { stubFor } from "../helpers/runs";
 import { api, driveRun, openSocket, releaseHold } from "../helpers/service-client";
 import { watch } from "../helpers/watch";
@@ -171,17 +170,10 @@ async function read(door: WatchDoor): Promise<Reading> {
     }
     case "MCP tools/call": {
       const client = await mcpClient(world.token);
-      let named: (id: string) => void = () => undefined;
-      const started = new Promise<string>((resolve) => (named = resolve));
-      const call = client.callTool({ name: world.steps, arguments: { task: "Go." } }, undefined, {
-        onprogress: (update) => {
-          const id = /^Run (\S+) started\.$/.exec(update.message ?? "")?.[1];
-          if (id !== undefined) named(id);
-        },
-      }) as Promise<CallToolResult>;
+      const call = callWithProgress(client, world.steps, { task: "Go." });
       // The first progress names the run: the call is past its authentication and about to wait.
-      const runId = await started;
-      const ended = call.then(
+      const runId = await call.runId;
+      const ended = call.result.then(
         (result) => ({ got: JSON.stringify(result.content), how: result.isError === true ? `error result ${JSON.stringify(result._meta?.["ratchet/error"])}` : "result" }),
         (error: Error) => ({ got: "", how: `error: ${error.message}` }),
       );

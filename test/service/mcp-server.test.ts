@@ -2,13 +2,13 @@
 // stored agent a tool, a call a run with progress, a question an elicitation or the run id.
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError, type CallToolResult, type ElicitRequest, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { elicitationId } from "../../src/http/mcp/elicitation";
 import { SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
 import { API_TOKEN, bearer, expectError, postJson } from "../helpers/http";
-import { mcpClient, type Elicit } from "../helpers/mcp-client";
+import { callWithProgress, mcpClient, type Elicit } from "../helpers/mcp-client";
 import { stubFor } from "../helpers/runs";
 import { api, BASE, driveRun, readSse, startRun } from "../helpers/service-client";
 import { watch } from "../helpers/watch";
@@ -28,21 +28,6 @@ async function userToken(subject: string): Promise<string> {
   const response = await api("/v1/tokens", API_TOKEN, { method: "POST", body: JSON.stringify({ subject }) });
   expect(response.status).toBe(201);
   return ((await response.json()) as { token: string }).token;
-}
-
-/** Calls a tool; the run's id comes with the first progress notification, which names it. */
-function callWithProgress(client: Client, name: string, args: Record<string, unknown>) {
-  const progress: Progress[] = [];
-  let named: (id: string) => void = () => undefined;
-  const runId = new Promise<string>((resolve) => (named = resolve));
-  const result = client.callTool({ name, arguments: args }, undefined, {
-    onprogress: (update) => {
-      progress.push(update);
-      const id = /^Run (\S+) started\.$/.exec(update.message ?? "")?.[1];
-      if (id !== undefined) named(id);
-    },
-  }) as Promise<CallToolResult>;
-  return { progress, runId, result };
 }
 
 const STREAMS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...bearer() };
