@@ -26,6 +26,8 @@ function unpackPackagedChromium(): string {
   const target = join(tmpdir(), `ratchet-chromium-${version}`);
   const binary = join(target, "chromium");
   if (existsSync(binary)) return binary;
+  // A folder left without its binary (a cleaner of old temporary files) is made again.
+  rmSync(target, { recursive: true, force: true });
   const staging = mkdtempSync(`${target}.partial-`);
   try {
     const script = 'import Chromium from "@sparticuz/chromium"; await Chromium.executablePath();';
@@ -56,14 +58,24 @@ async function showsNotifications(executablePath: string): Promise<boolean> {
   }
 }
 
-export default async function setup(project: TestProject): Promise<void> {
+/** The Chromium of this machine, what it can do, and the line that says so. */
+async function chooseChromium(): Promise<ChromiumChoice> {
   const pick = pickChromium({ env: process.env, exists: existsSync, platform: process.platform, arch: process.arch });
   const executablePath = pick.kind === "packaged" ? unpackPackagedChromium() : pick.path;
   const version = execFileSync(executablePath, ["--version"], { encoding: "utf8" }).trim();
   const notifications = await showsNotifications(executablePath);
   const from = { env: `named by ${CHROMIUM_PATH}`, machine: "the machine's own", packaged: `packaged in @sparticuz/chromium (no ${CHROMIUM_PATH}, no /usr/bin/chromium)` }[pick.kind];
   const can = notifications ? "it shows notifications" : "it shows no notifications, so the tests that need them (the console's push tests) are skipped, each saying why in its name";
-  const choice: ChromiumChoice = { executablePath, notifications, summary: `the browser tests drive ${version} at ${executablePath}, ${from}; ${can}.` };
+  return { executablePath, notifications, summary: `the browser tests drive ${version} at ${executablePath}, ${from}; ${can}.` };
+}
+
+export default async function setup(project: TestProject): Promise<void> {
+  // No usable Chromium fails the browser files, each with this reason, and lets the others run.
+  const choice = await chooseChromium().catch((error: unknown): ChromiumChoice => ({
+    executablePath: undefined,
+    notifications: false,
+    summary: `no Chromium for the browser tests: ${error instanceof Error ? error.message : String(error)}`,
+  }));
   console.log(`e2e: ${choice.summary}`);
   project.provide("chromium", choice);
 }

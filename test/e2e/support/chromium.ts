@@ -26,7 +26,8 @@ export type ChromiumPick =
 
 /** What the global setup hands the test files (inject("chromium")). */
 export type ChromiumChoice = {
-  readonly executablePath: string;
+  /** Undefined where no Chromium could be used: `summary` says why, and every launch fails with it. */
+  readonly executablePath: string | undefined;
   /**
    * Whether this Chromium shows notifications, found by asking it (./chromium-setup.ts): the
    * packaged one is a headless shell, with no notification service, so a page granted the
@@ -61,9 +62,11 @@ export function chromiumChoice(): ChromiumChoice {
   return inject("chromium");
 }
 
-/** playwright-core's launch options for the chosen Chromium. */
+/** playwright-core's launch options for the chosen Chromium; throws the reason where there is none. */
 export function chromiumLaunchOptions(): LaunchOptions {
-  return { executablePath: chromiumChoice().executablePath, headless: true, args: CHROMIUM_FLAGS };
+  const { executablePath, summary } = chromiumChoice();
+  if (executablePath === undefined) throw new Error(summary);
+  return { executablePath, headless: true, args: CHROMIUM_FLAGS };
 }
 
 /** What a test that this Chromium cannot run says to install instead (README.md, "Set up"). */
@@ -74,6 +77,8 @@ const FULL_CHROMIUM = `install Debian's chromium (apt-get install chromium) or s
  * one), it is a skip whose name says why and what to install, never a silent one.
  */
 export function itShowingNotifications(name: string, test: () => Promise<void>): void {
-  if (chromiumChoice().notifications) it(name, test);
+  const { executablePath, notifications } = chromiumChoice();
+  // With no Chromium at all the test runs, and fails on the reason, like every other browser test.
+  if (notifications || executablePath === undefined) it(name, test);
   else it.skip(`${name}: not run, this Chromium shows no notifications; ${FULL_CHROMIUM} to run it`, () => undefined);
 }
