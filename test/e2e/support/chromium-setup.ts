@@ -62,7 +62,7 @@ async function showsNotifications(executablePath: string): Promise<boolean> {
 async function chooseChromium(): Promise<ChromiumChoice> {
   const pick = pickChromium({ env: process.env, exists: existsSync, platform: process.platform, arch: process.arch });
   const executablePath = pick.kind === "packaged" ? unpackPackagedChromium() : pick.path;
-  const version = execFileSync(executablePath, ["--version"], { encoding: "utf8" }).trim();
+  const version = execFileSync(executablePath, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   const notifications = await showsNotifications(executablePath);
   const from = { env: `named by ${CHROMIUM_PATH}`, machine: "the machine's own", packaged: `packaged in @sparticuz/chromium (no ${CHROMIUM_PATH}, no /usr/bin/chromium)` }[pick.kind];
   const can = notifications ? "it shows notifications" : "it shows no notifications, so the tests that need them (the console's push tests) are skipped, each saying why in its name";
