@@ -5,7 +5,7 @@
 // version with its pointer, never one without the other; a delete is one transaction too (the mark
 // and its versions gone). A deleted name keeps its row, so a name made again goes on from the last
 // number and {name, version} never names two templates.
-import type { AgentReader, AgentVersion, AgentVersionRecord, StoredAgent } from "../../api/resources/agent-types";
+import { keptProvider, type AgentReader, type AgentVersion, type AgentVersionRecord, type StoredAgent } from "../../api/resources/agent-types";
 import { tableExists } from "../storage/sqlite-tables";
 
 const STATEMENTS = [
@@ -64,11 +64,16 @@ function agentRow(sql: SqlStorage, name: string): AgentRow | undefined {
   return sql.exec<AgentRow>("SELECT name, version, subject, deleted, created_at, first_version FROM agent WHERE name = ?", name).toArray()[0];
 }
 
-/** One version of the agent as it is now (a deleted agent's versions are gone), or undefined. */
+/**
+ * One version of the agent as it is now (a deleted agent's versions are gone), or undefined. One
+ * stored before "default" providers (it pinned what its template resolved to then) reads with the
+ * provider and model it keeps now (keptProvider): the record itself is never rewritten.
+ */
 export function readVersion(sql: SqlStorage, name: string, version: number): AgentVersion | undefined {
   const row = sql.exec<{ record: string; created_at: string }>("SELECT record, created_at FROM agent_version WHERE name = ? AND version = ?", name, version).toArray()[0];
   if (row === undefined) return undefined;
-  return { ...(JSON.parse(row.record) as AgentVersionRecord), name, version, createdAt: row.created_at };
+  const record = JSON.parse(row.record) as AgentVersionRecord;
+  return { ...record, ...keptProvider(record.run, record), name, version, createdAt: row.created_at };
 }
 
 /** The agent's latest version, unless there is no such agent or it was deleted. */
