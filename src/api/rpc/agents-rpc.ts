@@ -7,6 +7,11 @@ import type { Outcome } from "../types";
 export type AgentsQuery = { reader: AgentReader; limit: number; after?: string };
 export type AgentsPage = { agents: StoredAgent[]; next?: string };
 
+/** One page of an agent's versions, newest first; `before` is the last version of the page before. */
+export type VersionsQuery = { reader: AgentReader; limit: number; before?: number };
+/** The agent (its latest version) and a page of its versions the reader sees; `next`: where the next page starts. */
+export type VersionsPage = { agent: StoredAgent; versions: AgentVersion[]; next?: number };
+
 /** An agent's latest version (`version` absent) or one version, as the edge resolves a name. */
 export type AgentLookup = { agent: StoredAgent; version: AgentVersion };
 
@@ -20,4 +25,6 @@ export interface AgentsRpc {
   /** The latest version, and version `version` when asked (404 for a missing or deleted agent, or a version it never had). */
   lookup(name: string, version?: number): Promise<Outcome<AgentLookup>>;
   list(query: AgentsQuery): Promise<AgentsPage>;
+  /** A page of the versions of agent `name` the reader sees (404 for no such agent, or one the reader does not see). */
+  versions(name: string, query: VersionsQuery): Promise<Outcome<VersionsPage>>;
 }

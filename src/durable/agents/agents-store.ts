@@ -119,6 +119,27 @@ export function markDeleted(sql: SqlStorage, name: string): boolean {
   return true;
 }
 
+/**
+ * One page of the versions of agent `name` that `reader` sees (each held to its own subject), newest
+ * first, before version `before`; `next` is the last version of the page when more follow.
+ */
+export function listVersions(sql: SqlStorage, name: string, reader: AgentReader, limit: number, before: number | undefined): { versions: AgentVersion[]; next?: number } {
+  const where = ["name = ?"];
+  const values: SqlStorageValue[] = [name];
+  if (reader.kind === "user") {
+    where.push("(json_extract(record, '$.subject') IS NULL OR json_extract(record, '$.subject') = ?)");
+    values.push(reader.subject);
+  }
+  if (before !== undefined) {
+    where.push("version < ?");
+    values.push(before);
+  }
+  const rows = sql.exec<{ version: number }>(`SELECT version FROM agent_version WHERE ${where.join(" AND ")} ORDER BY version DESC LIMIT ?`, ...values, limit + 1).toArray();
+  const versions = rows.slice(0, limit).flatMap((row) => readVersion(sql, name, Number(row.version)) ?? []);
+  const last = versions.at(-1);
+  return rows.length > limit && last !== undefined ? { versions, next: last.version } : { versions };
+}
+
 /** One page of the agents `reader` sees, by name, after `after`. */
 export function listAgents(sql: SqlStorage, reader: AgentReader, limit: number, after: string | undefined): { agents: StoredAgent[]; next?: string } {
   if (!hasAgents(sql)) return { agents: [] };

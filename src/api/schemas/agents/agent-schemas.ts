@@ -67,6 +67,13 @@ export const agentsPageSchema = z
   .object({ agents: z.array(agentViewSchema), nextCursor: z.string().optional().openapi({ description: "Absent on the last page." }) })
   .openapi("AgentsPage");
 
+export const agentVersionsPageSchema = z
+  .object({
+    versions: z.array(agentViewSchema).openapi({ description: "Newest first, each as the caller may see it (a user token: the versions whose own subject is absent or its own, without their template)." }),
+    nextCursor: z.string().optional().openapi({ description: "Absent on the last page." }),
+  })
+  .openapi("AgentVersionsPage");
+
 /** The fields a run of a stored agent may set; the rest is the agent's. */
 export const agentRunBodySchema = z
   .strictObject({
