@@ -1,7 +1,9 @@
 // The calls made on the agents object (Durable Object RPC) by the HTTP edge: create, change and
-// delete an agent, read its latest version or one version, list the agents a reader sees.
+// delete an agent, read its latest version or one version, list the agents a reader sees; and on an
+// agent's index of its runs: by runs of the agent, which report their changes, and by the edge.
 import type { AgentReader, AgentVersion, AgentVersionRecord, StoredAgent } from "../resources/agent-types";
 import type { Outcome } from "../types";
+import type { InboxChange, ListAnswer, ListQuery } from "./inbox-rpc";
 
 /** One page of agents, by name; `after` is the last name of the page before. */
 export type AgentsQuery = { reader: AgentReader; limit: number; after?: string };
@@ -27,4 +29,12 @@ export interface AgentsRpc {
   list(query: AgentsQuery): Promise<AgentsPage>;
   /** A page of the versions of agent `name` the reader sees (404 for no such agent, or one the reader does not see). */
   versions(name: string, query: VersionsQuery): Promise<Outcome<VersionsPage>>;
+}
+
+/** An agent's index of its runs (one object per agent name). */
+export interface AgentRunsRpc {
+  /** Applies the changes (in order) that are newer than the index holds; answers how many were. */
+  apply(changes: InboxChange[]): Promise<Outcome<{ applied: number }>>;
+  /** The agent's runs of every version and subject, newest first. */
+  list(query: ListQuery): Promise<ListAnswer>;
 }
