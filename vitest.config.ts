@@ -76,7 +76,7 @@ export default defineConfig({
       // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools. The
       // rate limits are out of the way here (the fuzzers send thousands of requests)…
       // test/recordings/make-recordings.test.ts makes the recordings the others replay: `npm run recordings` (vitest.recordings.config.ts).
-      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**", "test/otel-capture/**", "test/mcp-calls/**", "test/recordings/make-recordings.test.ts"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000)),
+      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**", "test/otel-capture/**", "test/deadlines/**", "test/recordings/make-recordings.test.ts"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000)),
       // …and small in a Worker of their own, where the 429s are tested.
       workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3, 4, 3)),
       // A deployment with WEBHOOK_URL: every run's events go to the local receiver.
@@ -94,14 +94,16 @@ export default defineConfig({
         OTEL_EXPORTER_OTLP_ENDPOINT: inject("otlpReceiverUrl"),
         OTEL_CAPTURE_CONTENT: "on",
       })),
-      // MCP_CALL_SECONDS=1: an MCP call outlasts it for certain (its run held), and answers with the run id.
-      workerd("mcp-calls", ["test/mcp-calls/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000), () => ({ MCP_CALL_SECONDS: "1" })),
+      // MCP_CALL_SECONDS=1 and A2A_SEND_SECONDS=1: an MCP call and a blocking A2A SendMessage outlast
+      // them for certain (their run held), and answer with the run as it stands.
+      workerd("deadlines", ["test/deadlines/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000), () => ({ MCP_CALL_SECONDS: "1", A2A_SEND_SECONDS: "1" })),
       {
         // Real processes: `wrangler dev` started, killed with SIGKILL and started again.
         // Two files at a time, after the workerd projects (a group of their own): they wait mostly on
         // `wrangler dev` starting and on Chromium, their ports come from the OS, and every wait is on
         // a state, not a timer (test/e2e/ports.test.ts, test/e2e/no-sleeps.test.ts).
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 300_000, hookTimeout: 120_000, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        // Its global setup picks the browser tests' Chromium once and says which (test/README.md).
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", globalSetup: ["./test/e2e/support/chromium-setup.ts"], testTimeout: 300_000, hookTimeout: 120_000, maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -22,6 +22,17 @@ function sseData(id: RequestId, body: Record<string, unknown>, eventId?: string)
   return encoder.encode(`${eventId === undefined ? "" : `id: ${eventId}\n`}data: ${JSON.stringify({ jsonrpc: "2.0", id, ...body })}\n\n`);
 }
 
+/**
+ * A failure mid-stream as the stream's last event: the protocol's own error, the run's refusal
+ * (ending the watch: a revoked or expired user token, with its API code and status), or any other
+ * failure, which a resubscribe may get past.
+ */
+function streamError(error: unknown): { code: number; message: string; data?: Record<string, unknown> } {
+  if (error instanceof A2aError) return { code: error.code, message: error.message };
+  if (error instanceof ApiException) return { code: rpcErrorOf(error)?.code ?? A2A_ERRORS.internalError, message: error.message, data: { code: error.code, status: error.status } };
+  return { code: A2A_ERRORS.internalError, message: "The task's events could not be read; subscribe again (SubscribeToTask with Last-Event-ID)." };
+}
+
 /** A stream's events as SSE: each a JSON-RPC response to the request, with the event's id; a failure mid-stream is its last event, an internal error. */
 function sseResponse(id: RequestId, stream: TaskStream): Response {
   const { frames } = stream;
@@ -39,8 +50,7 @@ function sseResponse(id: RequestId, stream: TaskStream): Response {
           if (next.done === true) controller.close();
           else controller.enqueue(sseData(id, { result: next.value.event }, next.value.id));
         } catch (error) {
-          const message = error instanceof A2aError ? error.message : "The task's events could not be read; subscribe again (SubscribeToTask with Last-Event-ID).";
-          controller.enqueue(sseData(id, { error: { code: error instanceof A2aError ? error.code : A2A_ERRORS.internalError, message } }));
+          controller.enqueue(sseData(id, { error: streamError(error) }));
           controller.close();
         }
       },
