@@ -11,15 +11,13 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { InboxChange } from "../../src/api/rpc/inbox-rpc";
-import type { InboxEvent, RunSummary } from "../../src/api/types";
+import type { InboxEvent } from "../../src/api/types";
 import { agentRunsStub } from "../../src/durable/agents/agents-stub";
 import { runSlice } from "../../src/durable/engine/engine";
 import { leaseRow, pendingRows } from "../../src/durable/outbox/outbox-store";
-import { summaryOf } from "../../src/durable/outbox/run-summary";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { readRun, toRunView } from "../../src/durable/run/run-store";
 import { engineFor } from "../helpers/engine";
-import { deliverOutbox, pendingOutbox } from "../helpers/inbox";
+import { deliverOutbox, ownSummary, pendingOutbox } from "../helpers/inbox";
 import { newRun, stubFor, valueOf, type RunStub } from "../helpers/runs";
 
 type Point = "committed" | "leased" | "applied" | "delivered";
@@ -27,13 +25,6 @@ const POINTS: Point[] = ["committed", "leased", "applied", "delivered"];
 
 function objectOf(stub: RunStub): DurableObjectStub<RunObject> {
   return stub as unknown as DurableObjectStub<RunObject>;
-}
-
-async function ownSummary(id: string): Promise<RunSummary | undefined> {
-  return runInDurableObject(objectOf(stubFor(id)), (_instance, state) => {
-    const run = readRun(state.storage.sql);
-    return run === undefined ? undefined : summaryOf(toRunView(run), run.version);
-  });
 }
 
 /** Time moves on: every pending row is due; the alarm delivers until the agent channel is empty (bounded). */
