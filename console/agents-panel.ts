@@ -6,6 +6,11 @@ import { byId, el, show } from "./dom";
 export type AgentItem = { name: string; version: number; description: string; subject?: string };
 export type StartedRun = { run: { id: string }; token: string };
 
+/** How the console names an agent's version: "ticket-triage · v2" (its card, a run's facts, the inbox). */
+export function agentLabel(agent: { name: string; version: number }): string {
+  return `${agent.name} · v${agent.version}`;
+}
+
 type ApiError = { error?: { message?: string; issues?: { path: string; message: string }[] } };
 
 async function answerOf<T>(response: Response): Promise<T> {
@@ -68,7 +73,7 @@ export class AgentsPanel {
     return el(
       "li",
       { className: "agent-item", attrs: { "data-agent": agent.name } },
-      el("h3", { text: `${agent.name} · v${agent.version}` }),
+      el("h3", { text: agentLabel(agent) }),
       el("p", { className: "hint", text: agent.description + (agent.subject === undefined ? "" : ` · ${agent.subject}`) }),
       form,
     );

@@ -4,6 +4,7 @@
 import type { AnswerRequest, InboxEvent, RunSummary } from "@ratchet/client";
 import { byId, el, show } from "./dom";
 import { answerForm } from "./inbox-answer";
+import { agentLabel } from "./agents-panel";
 
 export type InboxActions = { answer(runId: string, body: AnswerRequest): Promise<void>; open(runId: string): void };
 
@@ -51,7 +52,7 @@ export class InboxPanel {
       "li",
       { className: "inbox-item", attrs: { "data-run": run.id } },
       el("div", { className: "run-head" }, el("h3", { text: label }), open),
-      el("p", { className: "hint", text: `${run.id} · waiting since ${new Date(run.updatedAt).toLocaleTimeString()}` }),
+      el("p", { className: "hint", text: [run.id, ...(run.agent === undefined ? [] : [agentLabel(run.agent)]), `waiting since ${new Date(run.updatedAt).toLocaleTimeString()}`].join(" · ") }),
       answerForm(run.waiting!, label, async (body) => {
         await this.actions?.answer(run.id, body);
         // Answered: gone from the list now (its run-answered event will agree).

@@ -1,6 +1,7 @@
 // The run as the page shows it, kept up to date from its events: status, steps, cost against the
 // budget, each step's streamed text, tool calls and results, questions, and the final answer.
 import type { AnswerRequest, ChatMessage, Content, ContentInput, MessageMode, RunStatus, RunView, StreamEvent } from "@ratchet/client";
+import { agentLabel } from "./agents-panel";
 import { addUsd, byId, el, json, money, show } from "./dom";
 import { ForkView, type ForkLinks } from "./fork-view";
 import { McpTools } from "./mcp-tools";
@@ -43,6 +44,8 @@ export class RunPanel {
   private readonly stepCount = byId("run-steps", HTMLElement);
   private readonly cost = byId("run-cost", HTMLElement);
   private readonly model = byId("run-model", HTMLElement);
+  private readonly agentRow = byId("run-agent-row", HTMLDivElement);
+  private readonly agent = byId("run-agent", HTMLElement);
   private readonly budgetRow = byId("budget-row", HTMLDivElement);
   private readonly meter = byId("cost-meter", HTMLMeterElement);
   private readonly budgetText = byId("budget-text", HTMLSpanElement);
@@ -110,6 +113,9 @@ export class RunPanel {
     show(this.body, true);
     this.runId.textContent = run.id;
     this.model.textContent = `${run.model} (${run.provider})`;
+    // The stored agent (and its version) the run was made from, when it was.
+    this.agent.textContent = run.agent === undefined ? "" : agentLabel(run.agent);
+    show(this.agentRow, run.agent !== undefined);
     this.token.textContent = token;
     this.setStatus(run.status);
     this.setSteps(run.steps);

@@ -5,5 +5,6 @@ export { InboxObject } from "./durable/inbox/inbox-object";
 export { ScheduleObject } from "./durable/schedule/schedule-object";
 export { ScheduleDirectory } from "./durable/schedule/schedule-directory";
 export { AgentsObject } from "./durable/agents/agents-object";
+export { AgentRunsObject } from "./durable/agents/agent-runs-object";
 
 export default createApp();

@@ -6,6 +6,7 @@ import type { CallerKind, WatcherToken } from "../api/types";
 import type { Settings } from "../config/settings";
 import type { InboxStub } from "../durable/inbox/inbox-stub";
 import type { ScheduleStub } from "../durable/schedule/schedule-stub";
+import type { AgentRunsStub } from "../durable/agents/agents-stub";
 import type { RunStub } from "./run-stub";
 import type { UserClaims } from "./auth/user-tokens";
 
@@ -25,6 +26,8 @@ export type AppEnv = {
     /** Routes under /v1/schedules/:id, and the run listing's `scheduleId=`: the schedule's object and id. */
     schedule: ScheduleStub;
     scheduleId: string;
+    /** The run listing's `agent=` with the deployment token and no `subject=`: the agent's own index of runs. */
+    agentRuns: AgentRunsStub;
     /** What a user token says, when the caller is one (its subject, expiry, id and daily limit). */
     user: UserClaims;
     /** The user token a stream opened now belongs to (from the header, or the ticket it asked for): the stream ends with it. */

@@ -19,6 +19,7 @@
 //
 // Pure: no I/O, no object asked, so a door pays nothing for it but the checks.
 import type { CreateRunBody, ProviderName, RunTemplate, ToolRef } from "../api/types";
+import { DEFAULT_PROVIDER, type AgentProvider } from "../api/resources/agent-types";
 import { runTemplateSchema } from "../api/schemas/runs/create-run-schemas";
 import type { Settings } from "../config/settings";
 import { canonicalJson } from "../lib/canonical-json";
@@ -39,8 +40,11 @@ export type IntakeSettings = Pick<Settings, "limits" | "prices" | "scriptedProvi
 /** A run's body without its messages, which the intake does not judge (images are the door's: src/http/intake/images.ts). */
 export type RunFields = Omit<CreateRunBody, "messages">;
 
-/** The run a fork continues: its stored body and the provider and model it was resolved to. */
-export type IntakeSource = { body: RunFields; provider: ProviderName; model: string };
+/**
+ * The run a fork continues: its stored body and the provider and model it was resolved to (a stored
+ * agent's version: "default" when its template named no provider, resolved again for each run).
+ */
+export type IntakeSource = { body: RunFields; provider: AgentProvider; model: string };
 
 export type IntakeInput = {
   body: RunFields;
@@ -97,7 +101,9 @@ function checkBody(body: RunFields, path: string, context: Context, source: Inta
     const provider = resolveProvider({ ...(asked === undefined ? {} : { provider: asked }), script: body.script }, env, settings.scriptedProvider);
     // A script kept from the source (a fork's, a stored agent's as a schedule stored it) is compared by value: a stored one was read back apart.
     const scriptChosen = source === undefined ? body.script !== undefined : body.script !== source.body.script && canonicalJson(body.script) !== canonicalJson(source.body.script);
-    requireScriptedAllowed(provider, byToken(caller) && !settings.localDev, settings.scriptedProvider, provider !== source?.provider || scriptChosen);
+    // A source that takes the deployment's provider ("default") did not choose it: neither did its caller.
+    const sourceProvider = source?.provider === DEFAULT_PROVIDER ? provider : source?.provider;
+    requireScriptedAllowed(provider, byToken(caller) && !settings.localDev, settings.scriptedProvider, provider !== sourceProvider || scriptChosen);
     const model = resolved?.model ?? resolveModel(body, env, provider);
     const unpriced = priceIssues(provider, model, settings.prices);
     if (unpriced.length > 0) throw new IntakeRefusal(400, `No price is known for model ${JSON.stringify(model)}: add it to the PRICES setting.`, unpriced);

@@ -22,6 +22,8 @@ export type ModelStepValue = {
   stopReason: StopReason;
   /** No tool but the finish tools could be called: the last step, or a final answer's one more call (answer-follow-up.ts). */
   last: boolean;
+  /** The provider had no other answer to give (GenerateResult.stands): a final answer gets no one more call. */
+  stands?: true;
 };
 
 export function reminderNote(finishTools: string[]): string {
@@ -140,6 +142,7 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
       costUsd: result.costUsd,
       stopReason: result.stopReason,
       last,
+      ...(result.stands === true ? { stands: true as const } : {}),
     };
     const events: StoredLoopEvent[] = [
       {

@@ -156,7 +156,8 @@ function endOfTurn(state: LoopState, model: ModelStepValue): Stop | undefined {
     state.note = "reminder";
     return undefined;
   }
-  const followUp = followUpFor(state, model.message);
+  // A provider with no other answer to give (the scripted one at its script's end) is not asked again.
+  const followUp = model.stands === true ? undefined : followUpFor(state, model.message);
   if (followUp === undefined) return { stoppedBy: "done" };
   state.followedUp = true;
   state.note = followUp;

@@ -45,6 +45,12 @@ export type GenerateResult = {
   stopReason: StopReason;
   /** Calls of the provider's own tools in this answer (a web search, code execution): run by the provider, kept in providerBlocks. */
   providerToolCalls?: ToolCall[];
+  /**
+   * The provider has no other answer to give (the scripted provider at its script's last turn): a
+   * final answer stands as it is, without the one more call a short or empty one would get
+   * (answer-follow-up.ts), which could only be answered "The script has no more turns."
+   */
+  stands?: true;
 };
 
 export type GenerateContext = {

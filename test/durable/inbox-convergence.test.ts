@@ -22,9 +22,7 @@ import type { InboxObject } from "../../src/durable/inbox/inbox-object";
 import { inboxStub } from "../../src/durable/inbox/inbox-stub";
 import { leaseRow, pendingRows } from "../../src/durable/outbox/outbox-store";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { readRun, toRunView } from "../../src/durable/run/run-store";
-import { summaryOf } from "../../src/durable/outbox/run-summary";
-import { deliverOutbox, pendingOutbox } from "../helpers/inbox";
+import { deliverOutbox, ownSummary, pendingOutbox } from "../helpers/inbox";
 import { newRun, stubFor, valueOf, type RunStub } from "../helpers/runs";
 
 type Point = "committed" | "leased" | "applied" | "delivered";
@@ -36,14 +34,6 @@ const BUDGET_USD = 1;
 
 function objectOf(stub: RunStub): DurableObjectStub<RunObject> {
   return stub as unknown as DurableObjectStub<RunObject>;
-}
-
-/** The run's summary as its own storage says, or undefined for a deleted run. */
-async function ownSummary(id: string): Promise<RunSummary | undefined> {
-  return runInDurableObject(objectOf(stubFor(id)), (_instance, state) => {
-    const run = readRun(state.storage.sql);
-    return run === undefined ? undefined : summaryOf(toRunView(run), run.version);
-  });
 }
 
 async function inboxLog(subject: string): Promise<StoredInboxEvent[]> {

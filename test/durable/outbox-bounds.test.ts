@@ -24,6 +24,7 @@ describe("outbox bounds", () => {
         random: () => 0.5,
         sendInbox: async (_subject, changes: InboxChange[]) => void inboxCalls.push(changes.length),
         sendSchedule: async () => undefined,
+        sendAgentRuns: async () => undefined,
         sendSpans: async () => ({ ok: true, rejected: 0 }),
         sendParent: async () => undefined,
         sendWebhook: async (row) => {

@@ -1,13 +1,15 @@
 // The console on a phone (390 px wide), in headless Chromium against `wrangler dev` (scripted
 // provider): a parent with ten child runs scrolls no page sideways, a child shows no empty heading,
-// and a fork opened with its own token reads as sentences and asks nothing its token cannot read.
+// a fork opened with its own token reads as sentences and asks nothing its token cannot read, and
+// a run of a stored agent says which agent started it (in the inbox's list too) and keeps its
+// title in view while its question has the focus and when read down to its end.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { createRun } from "./support/api";
+import { createRun, request } from "./support/api";
 import { consolePage, openRun, text, WAIT } from "./support/console-browser";
 import { consoleFixture } from "./support/console-fixture";
 import { LOCAL_TOKEN } from "./support/local-vars";
-import { waitForEnd } from "./support/run-events";
+import { waitForEnd, waitForEvent } from "./support/run-events";
 import { freePort } from "./support/http-server";
 
 const PORT = await freePort();
@@ -20,6 +22,17 @@ function agent(name: string) {
 /** How far the page scrolls sideways: 0 when nothing is wider than the window. */
 function sideways(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+/** Whether the run's title is inside the window and is what shows at its middle (nothing covers it). */
+function titleInView(page: Page): Promise<{ top: number; bottom: number; shown: boolean }> {
+  return page.evaluate(() => {
+    const title = document.getElementById("run-title")!;
+    const box = title.getBoundingClientRect();
+    const inside = box.top >= 0 && box.bottom <= innerHeight;
+    const atMiddle = inside ? document.elementFromPoint(box.left + Math.min(40, box.width / 2), box.top + box.height / 2) : null;
+    return { top: Math.round(box.top), bottom: Math.round(box.bottom), shown: inside && atMiddle !== null && title.contains(atMiddle) };
+  });
 }
 
 /**
@@ -96,6 +109,42 @@ describe("the console at 390 px", () => {
     expect(said).toContain("Step 1 is the source's");
     expect(said).not.toMatch(/Steps 1–1/);
     expect(await text(box.locator(".source-spent"))).toBe("not readable with this fork's token");
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it("a run of an agent names the agent, in the inbox too, and keeps its title in view while it asks and when read to its end", async () => {
+    const name = `narrow-${crypto.randomUUID().slice(0, 8)}`;
+    const question = "Before I triage this ticket: which of the three teams on call tonight (billing, accounts or the platform team) should take tickets about invoices that were sent twice?";
+    const script = [
+      { text: "Let me look at the ticket first and work out who is on call.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2 + 2" } }] },
+      { text: "One question before I answer.", toolCalls: [{ id: "q1", name: "ask", input: { question } }] },
+      { text: "Billing takes it." },
+    ];
+    const made = await request(fixture.dev.url, "/v1/agents", LOCAL_TOKEN, { method: "POST", body: JSON.stringify({ name, description: "Triages.", run: { provider: "scripted", tools: ["calculator", "ask"], script } }) });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const subject = `narrow-user-${crypto.randomUUID().slice(0, 8)}`;
+    const started = await request(fixture.dev.url, "/v1/runs", LOCAL_TOKEN, { method: "POST", body: JSON.stringify({ agent: name, subject, messages: [{ role: "user", content: "Invoice sent twice." }] }) });
+    expect(started.status, await started.clone().text()).toBe(201);
+    const created = (await started.json()) as { run: { id: string }; token: string };
+    const run = { id: created.run.id, token: created.token };
+    const minted = (await (await request(fixture.dev.url, "/v1/tokens", LOCAL_TOKEN, { method: "POST", body: JSON.stringify({ subject, ttlSeconds: 3600 }) })).json()) as { token: string };
+    await waitForEvent(fixture.dev.url, run.id, run.token, (event) => event.type === "waiting", { what: "the agent's question" });
+
+    const { page, errors } = await consolePage(fixture.browser, fixture.dev.url, { phone: true });
+    await page.getByLabel(/^User token/).fill(minted.token);
+    await page.getByRole("button", { name: "Open inbox" }).click();
+    const item = page.locator(`[data-run="${run.id}"]`);
+    await item.waitFor(WAIT);
+    expect(await text(item.locator(".hint").first())).toContain(`${name} · v1`);
+    await item.getByRole("button", { name: "Open run" }).click();
+    await page.waitForFunction((id) => document.getElementById("run-id")?.textContent === id && document.activeElement?.id === "waiting-answer", run.id, WAIT);
+    expect(await text(page.locator("#run-agent"))).toBe(`${name} · v1`);
+    expect(await page.locator("#run-agent").isVisible()).toBe(true);
+    expect(await titleInView(page)).toMatchObject({ shown: true });
+    // Read down to the run's end: the title stays in view.
+    await page.evaluate(() => document.getElementById("timeline")!.lastElementChild!.scrollIntoView({ block: "end" }));
+    expect(await titleInView(page)).toMatchObject({ shown: true });
     expect(await sideways(page)).toBeLessThanOrEqual(0);
     expect(errors).toEqual([]);
   }, 180_000);

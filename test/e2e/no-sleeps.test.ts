@@ -21,8 +21,8 @@ const ALLOWED: Record<string, { sleeps: number; why: string }> = {
     why: "zero-delay yields that let the stream's pull run before checking it read no more; and one timer set after the stream's own PROBE_WAIT_MS timer and due later (timers fire in the order they are due), to show no read follows the probe's wait",
   },
   "test/e2e/support/dev-server.ts": {
-    sleeps: 2,
-    why: "the pause between two health checks while wrangler dev starts, and between two tries to bind a killed server's port before a restart on it: waits for a state no process announces, bounded by their deadlines",
+    sleeps: 3,
+    why: "the pause between two health checks while wrangler dev starts, between two tries to bind a killed server's port before a restart on it, and between two looks at a stopped npm start's process group: waits for a state no process announces, bounded by their deadlines",
   },
   "test/e2e/support/fake-vendor.ts": { sleeps: 2, why: "the fake vendors' own pacing (a script's delayMs and eventDelayMs; the written frames leave before a cut): what the server does, not what a test waits on" },
   "test/e2e/crash-children.test.ts": {

@@ -7,6 +7,8 @@ import type { RunObject } from "../../src/durable/run/run-object";
 import { script, uniqueModel, type FakeTurn } from "../fake-anthropic/client";
 import { TEST_API_TOKEN } from "../test-env";
 import { stubFor, type RunStub } from "./runs";
+import { readRun, toRunView } from "../../src/durable/run/run-store";
+import { summaryOf } from "../../src/durable/outbox/run-summary";
 import { openSocketAt, type Socket } from "./service-client";
 
 export const BASE = "https://ratchet.test";
@@ -74,6 +76,14 @@ export async function listAll(token: string, query = ""): Promise<RunSummary[]> 
     if (cursor === undefined) return runs;
   }
   throw new Error("too many pages");
+}
+
+/** The run's summary as its own storage says, or undefined for a deleted run: what every index of its runs converges to. */
+export async function ownSummary(id: string): Promise<RunSummary | undefined> {
+  return runInDurableObject(stubFor(id) as unknown as DurableObjectStub<RunObject>, (_instance, state) => {
+    const run = readRun(state.storage.sql);
+    return run === undefined ? undefined : summaryOf(toRunView(run), run.version);
+  });
 }
 
 /** Starts every due outbox delivery (as the alarm does) and waits until each reported back. */

@@ -62,6 +62,7 @@ describe("GET /v1/openapi.json", () => {
         "GET /v1/agents/{name}",
         "PATCH /v1/agents/{name}",
         "DELETE /v1/agents/{name}",
+        "GET /v1/agents/{name}/versions",
         "GET /v1/agents/{name}/versions/{version}",
         "GET /v1/health",
         "GET /v1/openapi.json",

@@ -100,6 +100,23 @@ describe("a short final answer after tool work", () => {
     expect(refused.shortAnswer).toBeUndefined();
   });
 
+  it("the scripted provider's last turn stands: a short answer at the script's end ends the run, no call asks again", async () => {
+    const model = scriptedModel([echoTurn, { text: STUB }]);
+    const store = new Map<string, unknown>();
+    const result = await runToolLoop({ generate: model.generate, model: "m", messages: user, tools: [echoTool()], step: memoryJournal(store).step });
+    expect(result).toMatchObject({ stoppedBy: "done", finalText: STUB, steps: 2 });
+    expect(result.shortAnswer).toBeUndefined();
+    expect(model.requests).toHaveLength(2);
+    // Kept with the step: a replay from the journal ends the same, with no call.
+    const replay = scriptedModel([echoTurn, { text: STUB }]);
+    expect(await runToolLoop({ generate: replay.generate, model: "m", messages: user, tools: [echoTool()], step: memoryJournal(store).step })).toStrictEqual(result);
+    expect(replay.requests).toEqual([]);
+    // An empty last turn after tool work stands too (the script has nothing else to say).
+    const empty = scriptedModel([echoTurn, { text: "" }]);
+    expect(await runToolLoop({ generate: empty.generate, model: "m", messages: user, tools: [echoTool()], step: memoryJournal().step })).toMatchObject({ stoppedBy: "done", steps: 2 });
+    expect(empty.requests).toHaveLength(2);
+  });
+
   it("replays the same: the same store makes no call and gives the same result", async () => {
     const turns = [echoTurn, { text: STUB }, { text: WHOLE }];
     const store = new Map<string, unknown>();

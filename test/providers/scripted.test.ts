@@ -25,6 +25,14 @@ describe("scripted provider", () => {
     expect((await provider.generate(request(5), context())).message.content).toBe("The script has no more turns.");
   });
 
+  it("says its answer stands on the script's last turn, past it and with no script; never before", async () => {
+    const provider = createScriptedProvider({ turns: [{ text: "one" }, { text: "two" }] });
+    expect((await provider.generate(request(0), context())).stands).toBeUndefined();
+    expect((await provider.generate(request(1), context())).stands).toBe(true);
+    expect((await provider.generate(request(2), context())).stands).toBe(true);
+    expect((await createScriptedProvider().generate(request(0), context())).stands).toBe(true);
+  });
+
   it("an offset skips the assistant messages of the run's given history", async () => {
     const provider = createScriptedProvider({ turns: [{ text: "first of this run" }], offset: 2 });
     expect((await provider.generate(request(2), context())).message.content).toBe("first of this run");

@@ -54,6 +54,18 @@ describe("short answers through the service", () => {
     expect(longer.view).toMatchObject({ status: "finished", finalText: `${WHOLE} ${WHOLE}`, steps: 3 });
   });
 
+  it("on the scripted provider, a short answer that is the script's last turn ends the run: no call answers 'The script has no more turns'", async () => {
+    const { run: created, token } = await startRun({
+      messages: [{ role: "user", content: "What is 17 × 23?" }],
+      tools: ["calculator"],
+      script: [{ toolCalls: [{ id: "calc", name: "calculator", input: { expression: "17 * 23" } }] }, { text: "It is 391." }],
+    });
+    await driveRun(created.id);
+    expect(await getRun(created.id, token)).toMatchObject({ status: "finished", stoppedBy: "done", finalText: "It is 391.", steps: 2 });
+    const models = (await storedEvents(stubFor(created.id))).filter((event) => event.type === "model");
+    expect(models.map((event) => (event as { text: string }).text)).toEqual(["", "It is 391."]);
+  });
+
   it("a minAnswerChars that is not a whole number of 0 or more is a 400 naming it", async () => {
     for (const minAnswerChars of [-1, 1.5, "100"]) {
       const response = await api("/v1/runs", TEST_API_TOKEN, { method: "POST", body: JSON.stringify({ provider: "scripted", messages: [{ role: "user", content: "hi" }], minAnswerChars }) });

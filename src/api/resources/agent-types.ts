@@ -11,16 +11,44 @@ export const AGENT_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;
 /** Which agent a run, a schedule or an agent tool names: its latest version, or one version. */
 export type AgentRef = string | { name: string; version?: number };
 
-/** What one version holds: what its creator gave, and the provider and model the intake resolved it to. */
+/**
+ * A version's provider: the one its template names (a script makes it "scripted"), or, for a
+ * template that names none, "default": each run of the version takes the deployment's provider
+ * when the run is made, as a run body that names none does (docs/agents.md), so an agent made
+ * before a key was set runs on that key's provider once it is.
+ */
+export const DEFAULT_PROVIDER = "default";
+export type AgentProvider = ProviderName | typeof DEFAULT_PROVIDER;
+
+/**
+ * What one version holds: what its creator gave, and the provider and model the intake resolved it
+ * to ("default" for each that is resolved at each run: the provider of a template that names none,
+ * and then the model too unless the template names one).
+ */
 export type AgentVersionRecord = {
   description: string;
   run: RunTemplate;
   inputSchema?: Record<string, unknown>;
   /** Only user tokens of this subject see and call the agent; without it, every user token of the deployment does. */
   subject?: string;
-  provider: ProviderName;
+  provider: AgentProvider;
   model: string;
 };
+
+/** Whether a version of `run` takes the deployment's provider at each run: its template names no provider, and no script makes it scripted. */
+export function followsDefaultProvider(run: Pick<RunTemplate, "provider" | "script">): boolean {
+  return run.provider === undefined && run.script === undefined;
+}
+
+/**
+ * The provider and model a version keeps: those the intake resolved its template to, but "default"
+ * where the template names no provider (and its model, unless the template names one). A version
+ * stored by a release that pinned what it resolved then reads so too: an agent made before a key
+ * was set (pinned to scripted) runs on that key's provider once it is set.
+ */
+export function keptProvider(run: Pick<RunTemplate, "provider" | "script" | "model">, resolved: { provider: AgentProvider; model: string }): { provider: AgentProvider; model: string } {
+  return followsDefaultProvider(run) ? { provider: DEFAULT_PROVIDER, model: run.model ?? DEFAULT_PROVIDER } : resolved;
+}
 
 /** One version as the agents object answers it. */
 export type AgentVersion = AgentVersionRecord & { name: string; version: number; createdAt: string };

@@ -4,6 +4,7 @@
 import type { InboxChange, ListAnswer, ListPosition, ListQuery } from "./inbox-rpc";
 import type { CatchUp, Overlap, ScheduleSettings, ScheduleToken, ScheduleView, TriggeredRun } from "../resources/schedule-types";
 import type { AgentOfRun, CreateRunBody, Outcome, ProviderName } from "../types";
+import type { AgentProvider } from "../resources/agent-types";
 
 /**
  * What a fire needs to create its run, checked by the edge against the deployment when the
@@ -23,8 +24,9 @@ export type RunTemplate = {
    * A run of a stored agent (docs/agents.md): the version resolved when the schedule's run was set,
    * pinned, with that version's template, provider and model, which each fire gives the intake as
    * its source (what the agent's template holds was admitted for the deployment when it was made).
+   * A version whose provider is "default" takes the deployment's provider at each fire.
    */
-  agent?: AgentOfRun & { template: Omit<CreateRunBody, "messages">; provider: ProviderName; model: string };
+  agent?: AgentOfRun & { template: Omit<CreateRunBody, "messages">; provider: AgentProvider; model: string };
 };
 
 export type NewSchedule = ScheduleSettings & {

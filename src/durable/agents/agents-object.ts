@@ -2,12 +2,12 @@
 // reads. Whether a template may be stored is the edge's to ask the one intake before it calls here;
 // who sees an agent is src/api/resources/agent-types.ts's visibleTo, applied here to listings and at the edge to reads.
 import { DurableObject } from "cloudflare:workers";
-import { AGENT_NOT_FOUND, type AgentVersionRecord, type StoredAgent } from "../../api/resources/agent-types";
-import type { AgentLookup, AgentsPage, AgentsQuery, AgentsRpc } from "../../api/rpc/agents-rpc";
+import { AGENT_NOT_FOUND, visibleTo, type AgentVersionRecord, type StoredAgent } from "../../api/resources/agent-types";
+import type { AgentLookup, AgentsPage, AgentsQuery, AgentsRpc, VersionsPage, VersionsQuery } from "../../api/rpc/agents-rpc";
 import type { Outcome } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import { fail, ok } from "../run/outcome";
-import { hasAgents, listAgents, markDeleted, migrateAgents, readAgent, readVersion, writeVersion } from "./agents-store";
+import { hasAgents, listAgents, listVersions, markDeleted, migrateAgents, readAgent, readVersion, writeVersion } from "./agents-store";
 
 /** What of a version a change compares: the record as stored. */
 const sameRecord = (agent: StoredAgent, record: AgentVersionRecord): boolean => {
@@ -68,5 +68,12 @@ export class AgentsObject extends DurableObject<Env> implements AgentsRpc {
 
   async list(query: AgentsQuery): Promise<AgentsPage> {
     return listAgents(this.sql, query.reader, query.limit, query.after);
+  }
+
+  async versions(name: string, query: VersionsQuery): Promise<Outcome<VersionsPage>> {
+    const agent = readAgent(this.sql, name);
+    // An agent the reader does not see is no agent, as a read of it is (one answer for every miss).
+    if (agent === undefined || !visibleTo(query.reader, agent.subject)) return fail(404, AGENT_NOT_FOUND);
+    return ok({ agent, ...listVersions(this.sql, name, query.reader, query.limit, query.before) });
   }
 }

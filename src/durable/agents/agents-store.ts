@@ -5,7 +5,7 @@
 // version with its pointer, never one without the other; a delete is one transaction too (the mark
 // and its versions gone). A deleted name keeps its row, so a name made again goes on from the last
 // number and {name, version} never names two templates.
-import type { AgentReader, AgentVersion, AgentVersionRecord, StoredAgent } from "../../api/resources/agent-types";
+import { keptProvider, type AgentReader, type AgentVersion, type AgentVersionRecord, type StoredAgent } from "../../api/resources/agent-types";
 import { tableExists } from "../storage/sqlite-tables";
 
 const STATEMENTS = [
@@ -64,11 +64,16 @@ function agentRow(sql: SqlStorage, name: string): AgentRow | undefined {
   return sql.exec<AgentRow>("SELECT name, version, subject, deleted, created_at, first_version FROM agent WHERE name = ?", name).toArray()[0];
 }
 
-/** One version of the agent as it is now (a deleted agent's versions are gone), or undefined. */
+/**
+ * One version of the agent as it is now (a deleted agent's versions are gone), or undefined. One
+ * stored before "default" providers (it pinned what its template resolved to then) reads with the
+ * provider and model it keeps now (keptProvider): the record itself is never rewritten.
+ */
 export function readVersion(sql: SqlStorage, name: string, version: number): AgentVersion | undefined {
   const row = sql.exec<{ record: string; created_at: string }>("SELECT record, created_at FROM agent_version WHERE name = ? AND version = ?", name, version).toArray()[0];
   if (row === undefined) return undefined;
-  return { ...(JSON.parse(row.record) as AgentVersionRecord), name, version, createdAt: row.created_at };
+  const record = JSON.parse(row.record) as AgentVersionRecord;
+  return { ...record, ...keptProvider(record.run, record), name, version, createdAt: row.created_at };
 }
 
 /** The agent's latest version, unless there is no such agent or it was deleted. */
@@ -112,6 +117,27 @@ export function markDeleted(sql: SqlStorage, name: string): boolean {
   sql.exec("UPDATE agent SET deleted = 1 WHERE name = ?", name);
   sql.exec("DELETE FROM agent_version WHERE name = ?", name);
   return true;
+}
+
+/**
+ * One page of the versions of agent `name` that `reader` sees (each held to its own subject), newest
+ * first, before version `before`; `next` is the last version of the page when more follow.
+ */
+export function listVersions(sql: SqlStorage, name: string, reader: AgentReader, limit: number, before: number | undefined): { versions: AgentVersion[]; next?: number } {
+  const where = ["name = ?"];
+  const values: SqlStorageValue[] = [name];
+  if (reader.kind === "user") {
+    where.push("(json_extract(record, '$.subject') IS NULL OR json_extract(record, '$.subject') = ?)");
+    values.push(reader.subject);
+  }
+  if (before !== undefined) {
+    where.push("version < ?");
+    values.push(before);
+  }
+  const rows = sql.exec<{ version: number }>(`SELECT version FROM agent_version WHERE ${where.join(" AND ")} ORDER BY version DESC LIMIT ?`, ...values, limit + 1).toArray();
+  const versions = rows.slice(0, limit).flatMap((row) => readVersion(sql, name, Number(row.version)) ?? []);
+  const last = versions.at(-1);
+  return rows.length > limit && last !== undefined ? { versions, next: last.version } : { versions };
 }
 
 /** One page of the agents `reader` sees, by name, after `after`. */

@@ -3,7 +3,7 @@
 // parent's object within a time limit (a busy or unreachable parent is tried again later).
 import type { InboxEventType } from "../../api/types";
 import type { ChildEnd, ChildReport } from "../../api/child-runs";
-import { INBOX_TIMEOUT_MS } from "../outbox/outbox-schedule";
+import { deliverWithin } from "../outbox/deliver-within";
 import type { RunRow } from "../run/run-store";
 import { runOf } from "../schedule/fire-run";
 import { addUsd } from "../../lib/money";
@@ -28,14 +28,5 @@ export function childReportOf(run: RunRow, type: InboxEventType, version: number
 }
 
 export async function deliverToParent(env: Env, parentId: string, reports: ChildReport[]): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`The parent run did not answer within ${INBOX_TIMEOUT_MS / 1000} s.`)), INBOX_TIMEOUT_MS);
-  });
-  try {
-    const outcome = await Promise.race([runOf(env, parentId).childReport(reports), timeout]);
-    if (!outcome.ok) throw new Error(outcome.error.message);
-  } finally {
-    clearTimeout(timer);
-  }
+  await deliverWithin("The parent run", runOf(env, parentId).childReport(reports));
 }

@@ -9,6 +9,7 @@
 //   schedule the same, to the schedule whose fire made the run (its index of runs, and its overlap).
 //   parent   the same, to the run whose agent tool call made this child run (its record of the
 //            child, and the call's result once the child ended: docs/children.md).
+//   agent    the same, to the index of the runs of the stored agent the run was made from.
 //   webhook  one row per receiver; a 2xx delivers it, anything else is retried on the schedule of
 //            ./outbox-schedule.ts, and after the last attempt it is failed (the run's view shows it).
 //   otel     the run's spans, in batches to the OTLP endpoint (./span-delivery.ts).
@@ -37,6 +38,8 @@ export type OutboxDeps = {
   sendInbox: (subject: string, changes: InboxChange[]) => Promise<void>;
   /** Hands changes to the run's schedule; throws when they were not taken. */
   sendSchedule: (scheduleId: string, changes: InboxChange[]) => Promise<void>;
+  /** Hands changes to the index of the runs of the run's stored agent; throws when they were not taken. */
+  sendAgentRuns: (agentName: string, changes: InboxChange[]) => Promise<void>;
   /** Hands a child run's reports to its parent run; throws when they were not taken. */
   sendParent: (parentId: string, reports: ChildReport[]) => Promise<void>;
   sendWebhook: WebhookSend;
@@ -80,6 +83,7 @@ export class Outbox {
     this.startBatch("schedule", now);
     this.startSpans();
     this.startBatch("parent", now);
+    this.startBatch("agent", now);
     let started = 0;
     for (const row of dueRows(this.deps.sql, "webhook", now, WEBHOOK_SENDS_PER_CALL + this.webhooksInFlight.size)) {
       if (started >= WEBHOOK_SENDS_PER_CALL) break;
@@ -99,9 +103,10 @@ export class Outbox {
     this.work.add(tracked);
   }
 
-  /** The object a batch channel's row goes to: the subject's inbox, or the run's schedule. */
+  /** The object a batch channel's row goes to: the subject's inbox, the run's schedule, its parent or its agent's index. */
   private static recipientOf(row: OutboxRow): string {
     if (row.channel === "parent") return row.parentId!;
+    if (row.channel === "agent") return row.agentName!;
     return row.channel === "schedule" ? row.scheduleId! : row.subject!;
   }
 
@@ -119,6 +124,7 @@ export class Outbox {
     const send = (to: string): Promise<void> => {
       if (channel === "parent") return this.deps.sendParent(to, batch.map((row) => JSON.parse(row.body) as ChildReport));
       const changes: InboxChange[] = batch.map((row) => ({ version: row.version, event: JSON.parse(row.body) as InboxEvent }));
+      if (channel === "agent") return this.deps.sendAgentRuns(to, changes);
       return channel === "inbox" ? this.deps.sendInbox(to, changes) : this.deps.sendSchedule(to, changes);
     };
     this.batchesInFlight.add(channel);

@@ -18,6 +18,7 @@ import { canonicalJson } from "../../lib/canonical-json";
 import { sha256Hex } from "../../lib/encoding";
 import { idempotentRunCredentials, type RunCredentials } from "../../lib/ids/run-ids";
 import { admitRun, type AdmittedRun, type IntakeCaller } from "../../intake/admit-run";
+import { DEFAULT_PROVIDER } from "../../api/resources/agent-types";
 import { intakeSettingsOf } from "../../intake/intake-settings";
 import { describeRefusal, IntakeRefusal, refusalOutcome, refusalUnder } from "../../intake/refusal";
 
@@ -60,7 +61,8 @@ export function admitFire(env: Env, template: RunTemplate): { ok: true; run: Adm
       caller: callerOf(template),
       env,
       settings: intakeSettingsOf(env),
-      resolved: { provider: template.provider, model: template.model },
+      // A run of an agent version that takes the deployment's provider ("default") takes today's; any other keeps the one it was set with.
+      ...(template.agent?.provider === DEFAULT_PROVIDER ? {} : { resolved: { provider: template.provider, model: template.model } }),
       ...(template.agent === undefined ? {} : { source: { body: template.agent.template, provider: template.agent.provider, model: template.agent.model } }),
       ...(template.dayLimitUsd === undefined ? {} : { dayLimitUsd: template.dayLimitUsd }),
     });

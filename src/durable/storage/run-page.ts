@@ -1,19 +1,22 @@
-// One page of a run index (the inbox's `run_index`, a schedule's `schedule_run`: both hold a run's
-// summary JSON with its status, creation time and a deleted flag), newest first by creation time
-// then id, after `query.after` when given. Keyset pagination: a run created later lands before the
-// cursor and never shifts a page.
+// One page of a run index (the inbox's `run_index`, a schedule's `schedule_run`, a stored agent's
+// `agent_run`: each holds a run's summary JSON with its status, creation time and a deleted flag),
+// newest first by creation time then id, after `query.after` when given. Keyset pagination: a run
+// created later lands before the cursor and never shifts a page.
 import type { ListAnswer, ListQuery } from "../../api/rpc/inbox-rpc";
 import type { RunSummary } from "../../api/types";
 
-export function runIndexPage(sql: SqlStorage, table: "run_index" | "schedule_run", query: ListQuery): ListAnswer {
+/** The run indexes: a subject's (its inbox), a schedule's, a stored agent's. */
+export type RunIndexTable = "run_index" | "schedule_run" | "agent_run";
+
+export function runIndexPage(sql: SqlStorage, table: RunIndexTable, query: ListQuery): ListAnswer {
   const where = ["deleted = 0"];
   const values: SqlStorageValue[] = [];
   if (query.status !== undefined) {
     where.push("status = ?");
     values.push(query.status);
   }
-  // The runs of one stored agent: a filter over the summaries of the subject's (or schedule's) own
-  // index, not an index of its own; a page reads on until it holds its runs or the index ends.
+  // The runs of one stored agent in a subject's (or schedule's) index: a filter over its summaries;
+  // a page reads on until it holds its runs or the index ends (the agent's own index holds no others).
   if (query.agent !== undefined) {
     where.push("json_extract(summary, '$.agent.name') = ?");
     values.push(query.agent);

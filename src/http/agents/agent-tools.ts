@@ -6,7 +6,7 @@
 // it (docs/agents.md), so the run object, the loop and a child's start stay unchanged and the
 // template goes through the one intake exactly as an inline one does. A miss (unknown, deleted,
 // another subject's, a version it never had) is a 400 at the tool's `agent` field.
-import type { AgentReader } from "../../api/resources/agent-types";
+import { DEFAULT_PROVIDER, type AgentReader } from "../../api/resources/agent-types";
 import { agentToolName } from "../../api/schemas/tools/tool-schemas";
 import type { AgentToolRef, RunTemplate, ToolRef, ToolRefInput } from "../../api/types";
 import { agentAt } from "./agents";
@@ -25,12 +25,13 @@ export async function resolveAgentTools(env: Env, reader: AgentReader, tools: re
         return { ...ref, run: { ...run, tools: await resolveAgentTools(env, reader, run.tools, `${path}.${index}.run.tools`) } };
       }
       const version = await agentAt(env, reader, ref.agent, `${path}.${index}.agent`);
-      // The template as the version was admitted: on the provider and model it was checked with.
+      // The template as the version was admitted: on the provider and model it was checked with, or,
+      // where the version takes the deployment's ("default"), as its template says (the intake resolves it now).
       const tool: AgentToolRef = {
         type: "agent",
         name: ref.name ?? agentToolName(version.name),
         description: ref.description ?? version.description,
-        run: { ...version.run, provider: version.provider, model: version.model },
+        run: version.provider === DEFAULT_PROVIDER ? version.run : { ...version.run, provider: version.provider, model: version.model },
         agent: { name: version.name, version: version.version },
       };
       if (version.inputSchema !== undefined) tool.inputSchema = version.inputSchema;

@@ -7,6 +7,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { SCHEDULE_NOT_FOUND } from "../../api/resources/schedule-types";
 import { SUBJECT_PATTERN } from "../../api/rules/subject";
 import { scheduleStub } from "../../durable/schedule/schedule-stub";
+import { inboxStub } from "../../durable/inbox/inbox-stub";
+import { agentRunsStub } from "../../durable/agents/agents-stub";
 import type { AppEnv, Creator } from "../app-env";
 import { ApiException, invalidRequest } from "../errors";
 import { identify, limitUser, requireSubject, type Caller } from "./auth";
@@ -78,12 +80,26 @@ export function requireSchedule(options: { trigger?: boolean } = {}): Middleware
 /**
  * GET /v1/runs: with `scheduleId=`, that schedule's runs, for whoever may reach the schedule (a
  * `subject=` given too must be the caller's own for a user token, else 403, and the schedule's,
- * else 404); without it, one subject's runs, as before.
+ * else 404); with `agent=` and no `subject=`, the deployment token reads the agent's own index of
+ * runs (every subject's, and those with none) and a user token its own subject's, as without
+ * `agent=`; otherwise one subject's runs, as before.
  */
 export function requireRunListing(): MiddlewareHandler<AppEnv> {
   const bySubject = requireSubject();
   return async (c, next) => {
     const scheduleId = c.req.query("scheduleId");
+    const agent = c.req.query("agent");
+    if (scheduleId === undefined && agent !== undefined && c.req.query("subject") === undefined) {
+      const caller = await owner(c);
+      if (caller.kind === "user") {
+        c.set("subject", caller.subject);
+        c.set("inbox", inboxStub(c.env, caller.subject));
+      } else {
+        // Only a name the query's schema accepts reaches the handler, which alone calls the object.
+        c.set("agentRuns", agentRunsStub(c.env, agent));
+      }
+      return next();
+    }
     if (scheduleId === undefined) return bySubject(c, next);
     const caller = await owner(c);
     const asked = c.req.query("subject");

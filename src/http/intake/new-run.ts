@@ -6,7 +6,9 @@
 // stored, so a 400 leaves nothing behind.
 import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../../api/images/images";
 import type { CreateRunInput } from "../../api/schemas/runs/create-run-schemas";
-import type { CreateRunBody, NewRun } from "../../api/types";
+import type { CreateRunBody, NewRun, ProviderName } from "../../api/types";
+import { DEFAULT_PROVIDER } from "../../api/resources/agent-types";
+import type { IntakeSource } from "../../intake/admit-run";
 import type { Settings } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { Creator } from "../app-env";
@@ -20,6 +22,16 @@ import { withAgentTools } from "../agents/agent-tools";
 import { readerOf } from "../auth/agent-auth";
 
 export type PreparedRun = { newRun: NewRun; token: string; images: ImageUpload };
+
+/**
+ * What of a stored agent's version the intake keeps rather than choosing again: its provider and
+ * model, unless its provider is "default" (its template named none): then both are the
+ * deployment's when the run is made, as for a body that names none (a model the template names
+ * is in the body).
+ */
+export function resolvedOf(source: IntakeSource): { resolved?: { provider: ProviderName; model: string } } {
+  return source.provider === DEFAULT_PROVIDER ? {} : { resolved: { provider: source.provider, model: source.model } };
+}
 
 /**
  * Whether a run exists at the candidate's id: during a RUN_ID_KEY rotation a retried create may
@@ -61,7 +73,7 @@ export async function prepareRun({ body, env, settings, idempotencyKey, findEarl
   const { messages, ...asked } = body;
   // Agent tools naming a stored agent become inline ones here, before the one intake (docs/agents.md).
   const fields = await withAgentTools(env, readerOf(creator), asked);
-  const fromAgent = agent === undefined ? {} : { source: agent.source, resolved: { provider: agent.source.provider, model: agent.source.model } };
+  const fromAgent = agent === undefined ? {} : { source: agent.source, ...resolvedOf(agent.source) };
   const admitted = admitAtEdge({ body: fields, caller: creator, env, settings, ...fromAgent });
   const images = new ImageIntake();
   const stored: CreateRunBody = { ...admitted.body, messages: await images.messages(messages) };

@@ -16,7 +16,7 @@ import type { AppEnv } from "../app-env";
 import { readerOf } from "../auth/agent-auth";
 import { ApiException, validationHook } from "../errors";
 import { unwrap } from "../outcome";
-import { createAgentRoute, deleteAgentRoute, getAgentRoute, getAgentVersionRoute, listAgentsRoute, updateAgentRoute } from "./definitions/agent-routes";
+import { createAgentRoute, deleteAgentRoute, getAgentRoute, getAgentVersionRoute, listAgentsRoute, listAgentVersionsRoute, updateAgentRoute } from "./definitions/agent-routes";
 
 export function agentsApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -44,6 +44,15 @@ export function agentsApp(): OpenAPIHono<AppEnv> {
     const reader = readerOf(c.var.creator);
     const { agent } = await requireAgent(c.env, reader, c.req.valid("param").name);
     return c.json({ agent: agentViewOf(reader, agent) }, 200);
+  });
+
+  app.openapi(listAgentVersionsRoute, async (c) => {
+    const { name } = c.req.valid("param");
+    const { limit, cursor } = c.req.valid("query");
+    const reader = readerOf(c.var.creator);
+    const page = unwrap(await agentsStub(c.env).versions(name, { reader, limit: limit === undefined ? LIST_LIMIT_DEFAULT : Number(limit), ...(cursor === undefined ? {} : { before: Number(cursor) }) }));
+    const versions = page.versions.map((version) => agentViewOf(reader, page.agent, version));
+    return c.json({ versions, ...(page.next === undefined ? {} : { nextCursor: String(page.next) }) }, 200);
   });
 
   app.openapi(getAgentVersionRoute, async (c) => {

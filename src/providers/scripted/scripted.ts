@@ -206,7 +206,9 @@ export function createScriptedProvider({ turns, offset = 0, firstFailure = inMem
     const costUsd = usd(turn.costUsd ?? (usage.inputTokens * INPUT_USD_PER_MTOK + usage.outputTokens * OUTPUT_USD_PER_MTOK) / 1e6);
     const stopReason: StopReason = turn.stopReason ?? (toolCalls.length > 0 ? "tool_use" : "end_turn");
     const message = toolCalls.length > 0 ? { role: "assistant" as const, content: text, toolCalls } : { role: "assistant" as const, content: text };
-    return { message, usage, costUsd, stopReason };
+    // The script's last turn (or past it, or no script): nothing else could answer a follow-up call.
+    const last = turns === undefined || index >= turns.length - 1;
+    return { message, usage, costUsd, stopReason, ...(last ? { stands: true as const } : {}) };
   }
   return { name: "scripted", generate, contextWindow: () => DEFAULT_CONTEXT_WINDOW, nativeCompaction: false };
 }

@@ -113,6 +113,24 @@ export async function portReleased(port: number, timeoutMs: number): Promise<voi
 }
 
 /**
+ * Waits until no process is left in process group `pgid` (a stopped `npm start`'s wrangler, its
+ * workerd and esbuild take a moment to go after npm itself exited). It asks again on a timer, as
+ * portReleased does, and for the same reason: no process tells anyone when another one is gone.
+ */
+export async function processGroupGone(pgid: number, timeoutMs: number, left: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`Process group ${pgid} still has processes ${timeoutMs} ms after npm exited:\n${left()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
  * Waits until a process just started (wrangler dev, `npm start`) answers GET /v1/health (with a 2xx,
  * or as `answered` accepts: a tool server of the docs answers 401 to anything unsigned).
  *

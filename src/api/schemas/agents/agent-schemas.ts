@@ -51,8 +51,11 @@ export const agentViewSchema = z
     run: jsonObjectSchema.optional().openapi({ description: "The template, through the one redaction (no MCP header values, no credential in a URL). Deployment token only: a user token sees no template." }),
     inputSchema: jsonObjectSchema.optional(),
     subject: z.string().optional(),
-    provider: z.enum(["anthropic", "openai", "scripted"]).optional().openapi({ description: "What the intake resolved the template to. Deployment token only." }),
-    model: z.string().optional().openapi({ description: "Deployment token only." }),
+    provider: z
+      .enum(["anthropic", "openai", "scripted", "default"])
+      .optional()
+      .openapi({ description: 'What the intake resolved the template to; "default" for a template that names no provider (and no script): each run takes the deployment\'s provider when it is made. Deployment token only.' }),
+    model: z.string().optional().openapi({ description: 'The model; "default" where the provider is "default" and the template names no model (the provider\'s default model when the run is made). Deployment token only.' }),
     createdAt: z.string().openapi({ description: "When the name was made." }),
     versionCreatedAt: z.string().openapi({ description: "When this version was made." }),
   })
@@ -63,6 +66,13 @@ export const agentAnswerSchema = z.object({ agent: agentViewSchema }).openapi("A
 export const agentsPageSchema = z
   .object({ agents: z.array(agentViewSchema), nextCursor: z.string().optional().openapi({ description: "Absent on the last page." }) })
   .openapi("AgentsPage");
+
+export const agentVersionsPageSchema = z
+  .object({
+    versions: z.array(agentViewSchema).openapi({ description: "Newest first, each as the caller may see it (a user token: the versions whose own subject is absent or its own, without their template)." }),
+    nextCursor: z.string().optional().openapi({ description: "Absent on the last page." }),
+  })
+  .openapi("AgentVersionsPage");
 
 /** The fields a run of a stored agent may set; the rest is the agent's. */
 export const agentRunBodySchema = z

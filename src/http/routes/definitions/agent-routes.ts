@@ -1,7 +1,7 @@
 // The routes of /v1/agents as OpenAPI route configs: the same objects validate requests and write
 // the OpenAPI document. Paths are relative to the /v1/agents mount.
 import { createRoute, z } from "@hono/zod-openapi";
-import { agentAnswerSchema, agentNameSchema, agentsPageSchema, createAgentBodySchema, updateAgentBodySchema } from "../../../api/schemas/agents/agent-schemas";
+import { agentAnswerSchema, agentNameSchema, agentsPageSchema, agentVersionsPageSchema, createAgentBodySchema, updateAgentBodySchema } from "../../../api/schemas/agents/agent-schemas";
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../../../api/schemas/subject/inbox-schemas";
 import { requireAgentReader, requireAgentWriter } from "../../auth/agent-auth";
 import { errors, json } from "./run-routes";
@@ -59,6 +59,24 @@ export const deleteAgentRoute = createRoute({
   responses: { 204: { description: "Deleted." }, ...errors(400, 401, 403, 404, 429) },
 });
 
+/** A version number in a path or a cursor: a whole number from 1. */
+const versionNumberSchema = z.string().regex(/^[1-9]\d{0,8}$/, { message: "Must be a whole number from 1." });
+
+export const listAgentVersionsRoute = createRoute({
+  method: "get",
+  path: "/{name}/versions",
+  summary: "An agent's versions, newest first, each as the caller may see it (a user token: those whose subject is absent or its own)",
+  middleware: [requireAgentReader()] as const,
+  request: {
+    params: nameParams,
+    query: z.strictObject({
+      limit: listLimitSchema.optional().openapi({ description: `Versions per page: 1 to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.` }),
+      cursor: versionNumberSchema.optional().openapi({ description: "The nextCursor of the page before." }),
+    }),
+  },
+  responses: { 200: json(agentVersionsPageSchema, "A page of versions, newest first."), ...errors(400, 401, 403, 404, 429) },
+});
+
 export const getAgentVersionRoute = createRoute({
   method: "get",
   path: "/{name}/versions/{version}",
@@ -67,10 +85,7 @@ export const getAgentVersionRoute = createRoute({
   request: {
     params: z.object({
       name: agentNameSchema.openapi({ param: { name: "name", in: "path" } }),
-      version: z
-        .string()
-        .regex(/^[1-9]\d{0,8}$/, { message: "Must be a whole number from 1." })
-        .openapi({ param: { name: "version", in: "path" }, example: "1" }),
+      version: versionNumberSchema.openapi({ param: { name: "version", in: "path" }, example: "1" }),
     }),
   },
   responses: { 200: json(agentAnswerSchema, "That version."), ...errors(400, 401, 403, 404, 429) },

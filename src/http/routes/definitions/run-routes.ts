@@ -72,7 +72,7 @@ export const createRunRoute = createRoute({
 export const listRunsRoute = createRoute({
   method: "get",
   path: "/",
-  summary: "One subject's runs, newest first (a user token's own; the deployment token names `subject`), or one schedule's (`scheduleId`)",
+  summary: "One subject's runs, newest first (a user token's own; the deployment token names `subject`), one schedule's (`scheduleId`), or, for the deployment token, one stored agent's (`agent` without `subject`)",
   description: "Cursor pagination that is stable under inserts: a page starts after the last run of the one before, so new runs never shift it.",
   middleware: [requireRunListing()] as const,
   request: {
@@ -85,9 +85,9 @@ export const listRunsRoute = createRoute({
         .optional()
         .openapi({ description: `Runs per page: 1 to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.` }),
       cursor: z.string().regex(CURSOR_PATTERN, { message: "Not a cursor this API gave." }).optional().openapi({ description: "The nextCursor of the page before." }),
-      subject: subjectSchema.optional().openapi({ description: "Deployment token: whose runs (required, unless scheduleId is given). User token: its own, if given." }),
+      subject: subjectSchema.optional().openapi({ description: "Deployment token: whose runs (required, unless scheduleId or agent is given). User token: its own, if given." }),
       scheduleId: z.string().optional().openapi({ description: "The runs of this schedule (with or without a subject), from the schedule's own index." }),
-      agent: agentNameSchema.optional().openapi({ description: "Only the runs made from the stored agent of this name (any version): of the subject, or of the schedule." }),
+      agent: agentNameSchema.optional().openapi({ description: "Only the runs made from the stored agent of this name (any version): of the subject, or of the schedule; for the deployment token without subject, every run of the agent (any subject, or none), from the agent's own index." }),
     }),
   },
   responses: { 200: json(runsPageSchema, "A page of runs."), ...errors(400, 401, 403, 404, 429) },

@@ -6,7 +6,7 @@ import type { JSONValue } from "hono/utils/types";
 import type { CallResultBody, RunsPage } from "../../../api/types";
 import type { AppEnv } from "../../app-env";
 import { LIST_LIMIT_DEFAULT } from "../../../api/schemas/subject/inbox-schemas";
-import type { ListQuery } from "../../../api/rpc/inbox-rpc";
+import type { ListAnswer, ListQuery } from "../../../api/rpc/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { sha256Hex } from "../../../lib/encoding";
 import { invalidRequest, validationHook } from "../../errors";
@@ -47,6 +47,18 @@ function forkCallerOf(c: Context<AppEnv>): ForkCaller {
   const user: ForkCaller = { kind: "user", subject: c.var.user.subject };
   if (c.var.user.budgetUsdPerDay !== undefined) user.budgetUsdPerDay = c.var.user.budgetUsdPerDay;
   return user;
+}
+
+/**
+ * A schedule's runs come from its own index (requireRunListing found the schedule); an agent's, for
+ * the deployment token without a subject, from the agent's own index (which holds no other run, so
+ * the filter is left out); a subject's from its inbox.
+ */
+async function listingPage(c: Context<AppEnv>, query: ListQuery, scheduleId: string | undefined): Promise<ListAnswer> {
+  if (scheduleId !== undefined) return unwrap(await c.var.schedule.listRuns(query));
+  if (c.var.subject !== undefined) return c.var.inbox.list(query);
+  const { agent: _agent, ...all } = query;
+  return c.var.agentRuns.list(all);
 }
 
 export function runsApp(): OpenAPIHono<AppEnv> {
@@ -102,8 +114,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
       if (after === undefined) throw invalidRequest("Invalid request query.", [{ path: "cursor", message: "Not a cursor this API gave." }]);
       query.after = after;
     }
-    // A schedule's runs come from its own index (requireRunListing found the schedule), a subject's from its inbox.
-    const page = scheduleId === undefined ? await c.var.inbox.list(query) : unwrap(await c.var.schedule.listRuns(query));
+    const page = await listingPage(c, query, scheduleId);
     const answer: RunsPage = { runs: page.runs };
     if (page.next !== undefined) answer.nextCursor = encodeCursor(page.next);
     if (page.lastSeq !== undefined) answer.lastSeq = page.lastSeq;
