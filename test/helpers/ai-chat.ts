@@ -6,6 +6,7 @@ import * as ai5 from "ai-v5";
 import * as ai6 from "ai-v6";
 import * as ai7 from "ai";
 import { BASE } from "./service-client";
+import { chatTransportInit } from "../../src/client/ai-sdk/chat-transport";
 
 export type ChatVersion = "v5" | "v6" | "v7";
 
@@ -60,7 +61,13 @@ export type TestChat = {
   toolCalls: { toolName: string; toolCallId: string; input: unknown }[];
   /** Resolves when the chat next finishes a response (onFinish). */
   nextFinish(): Promise<void>;
+  /** What each onFinish said, in order. */
+  finishes: { isAbort: boolean; isDisconnect: boolean; isError: boolean }[];
 };
+
+type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+const selfFetch: Fetch = (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init);
 
 export function testChat(options: {
   version: ChatVersion;
@@ -69,6 +76,10 @@ export function testChat(options: {
   messages?: UIMessageLike[];
   automatic?: "tool-calls" | "approvals";
   onToolCall?: (call: { toolName: string; toolCallId: string; input: unknown }, chat: ChatLike) => void;
+  /** "ratchet": the transport of @ratchet/client/ai-sdk (chatTransportInit), on this version's DefaultChatTransport; default the stock one. */
+  transport?: "stock" | "ratchet";
+  /** What the transport fetches with (default SELF.fetch). */
+  fetch?: Fetch;
 }): TestChat {
   const mod = MODULES[options.version];
   const waiters: ((response: Response) => void)[] = [];
@@ -77,8 +88,10 @@ export function testChat(options: {
   const errors: Error[] = [];
   const toolCalls: TestChat["toolCalls"] = [];
   const finishWaiters: (() => void)[] = [];
+  const finishes: TestChat["finishes"] = [];
+  const send = options.fetch ?? selfFetch;
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const response = await SELF.fetch(input instanceof Request ? input : String(input), init);
+    const response = await send(input, init);
     statuses.push(response.status);
     const waiter = waiters.shift();
     if (waiter === undefined) arrived.push(response);
@@ -86,7 +99,10 @@ export function testChat(options: {
     return response;
   };
   const Transport = mod.DefaultChatTransport as new (init: object) => object;
-  const transport = new Transport({ api: `${BASE}/v1/ai-sdk/${options.version}/chat`, headers: { Authorization: `Bearer ${options.token}` }, fetch });
+  const transport =
+    options.transport === "ratchet"
+      ? new Transport(chatTransportInit({ baseUrl: BASE, token: options.token, version: options.version, fetch, reconnect: { minDelayMs: 0, maxDelayMs: 0 } }))
+      : new Transport({ api: `${BASE}/v1/ai-sdk/${options.version}/chat`, headers: { Authorization: `Bearer ${options.token}` }, fetch });
   const automatic =
     options.automatic === "tool-calls" ? mod.lastAssistantMessageIsCompleteWithToolCalls : options.automatic === "approvals" ? mod.lastAssistantMessageIsCompleteWithApprovalResponses : undefined;
   const Chat = mod.AbstractChat as new (init: object) => ChatLike;
@@ -97,7 +113,10 @@ export function testChat(options: {
     state: new TestState(options.messages ?? []),
     ...(automatic === undefined ? {} : { sendAutomaticallyWhen: automatic }),
     onError: (error: Error) => errors.push(error),
-    onFinish: () => finishWaiters.shift()?.(),
+    onFinish: ({ isAbort = false, isDisconnect = false, isError = false }: { isAbort?: boolean; isDisconnect?: boolean; isError?: boolean }) => {
+      finishes.push({ isAbort, isDisconnect, isError });
+      finishWaiters.shift()?.();
+    },
     onToolCall: ({ toolCall }: { toolCall: { toolName: string; toolCallId: string; input: unknown } }) => {
       toolCalls.push(toolCall);
       options.onToolCall?.(toolCall, chat);
@@ -108,6 +127,7 @@ export function testChat(options: {
     statuses,
     errors,
     toolCalls,
+    finishes,
     nextFinish: () => new Promise((resolve) => finishWaiters.push(resolve)),
     nextResponse: () => {
       const ready = arrived.shift();

@@ -1,16 +1,18 @@
 // chatTransport: the AI SDK's own DefaultChatTransport, pointed at a run's chat endpoint
 // (`/v1/ai-sdk/{version}/chat`, chat id = run id), with the token in the Authorization header, only
 // the last message in each POST (./last-message-body.ts), reconnects that wait for a restarting
-// service (./reconnecting-fetch.ts), and `cancelChat(runId)`.
+// service (./reconnecting-fetch.ts), refusals read as their message and every cut stream counted as
+// a disconnect (./chat-responses.ts), and `cancelChat(runId)`.
 //
 // cancelChat is a method of the transport rather than a function of its own: it needs the same
 // base URL, token and fetch, and the component that holds the transport for `useChat` is the one
 // that draws the Stop button. `useChat().stop()` only disconnects this page; the run goes on until
 // it is cancelled.
-import { DefaultChatTransport, type UIMessage } from "ai";
+import { DefaultChatTransport, type HttpChatTransportInitOptions, type UIMessage } from "ai";
 import { createClient } from "../client.ts";
 import type { ReconnectOptions } from "../reconnect/reconnecting.ts";
 import type { RunView } from "../types.ts";
+import { chatResponses } from "./chat-responses.ts";
 import { lastMessageBody } from "./last-message-body.ts";
 import { reconnectingFetch, type FetchFunction } from "./reconnecting-fetch.ts";
 
@@ -37,28 +39,37 @@ export function chatEndpoint(baseUrl: string, version: ChatVersion): string {
   return `${baseUrl.replace(/\/+$/, "")}/v1/ai-sdk/${version}/chat`;
 }
 
+/**
+ * What the transport is made of, as DefaultChatTransport's options: the same for the `ai` 5, 6 and 7
+ * an app may run (each version's DefaultChatTransport takes them; `resumeStreamIsReplay` is read by 7).
+ */
+export function chatTransportInit<UI_MESSAGE extends UIMessage>({ baseUrl, token, version, fetch, reconnect }: ChatTransportOptions): HttpChatTransportInitOptions<UI_MESSAGE> & { resumeStreamIsReplay: boolean } {
+  const tokenNow = async () => (typeof token === "function" ? token() : token);
+  const send = fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  return {
+    api: chatEndpoint(baseUrl, version),
+    headers: async () => ({ Authorization: `Bearer ${await tokenNow()}` }),
+    fetch: chatResponses(reconnectingFetch(send, reconnect)),
+    // The endpoint replays the current assistant message from its start under the same message id.
+    resumeStreamIsReplay: true,
+    prepareSendMessagesRequest: ({ id, messages, trigger, messageId, body, headers, credentials }) => ({
+      body: lastMessageBody({ id, messages, trigger, messageId, body }),
+      headers,
+      credentials,
+    }),
+  };
+}
+
 export class RatchetChatTransport<UI_MESSAGE extends UIMessage = UIMessage> extends DefaultChatTransport<UI_MESSAGE> {
   readonly #baseUrl: string;
   readonly #token: () => Promise<string>;
   readonly #fetch: FetchFunction | undefined;
 
-  constructor({ baseUrl, token, version, fetch, reconnect }: ChatTransportOptions) {
-    const tokenNow = async () => (typeof token === "function" ? token() : token);
-    const send = fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
-    super({
-      api: chatEndpoint(baseUrl, version),
-      headers: async () => ({ Authorization: `Bearer ${await tokenNow()}` }),
-      fetch: reconnectingFetch(send, reconnect),
-      // The endpoint replays the current segment from its start under the same message id.
-      resumeStreamIsReplay: true,
-      prepareSendMessagesRequest: ({ id, messages, trigger, messageId, body, headers, credentials }) => ({
-        body: lastMessageBody({ id, messages, trigger, messageId, body }),
-        headers,
-        credentials,
-      }),
-    });
+  constructor(options: ChatTransportOptions) {
+    super(chatTransportInit<UI_MESSAGE>(options));
+    const { baseUrl, token, fetch } = options;
     this.#baseUrl = baseUrl.replace(/\/+$/, "");
-    this.#token = tokenNow;
+    this.#token = async () => (typeof token === "function" ? token() : token);
     this.#fetch = fetch;
   }
 
