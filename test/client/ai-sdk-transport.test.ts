@@ -182,6 +182,6 @@ describe.each(["v5", "v6", "v7"] as ChatVersion[])("the transport with ai %s's o
     const { chat, errors } = testChat({ version, runId: run.id, token, transport: "ratchet" });
     await chat.sendMessage({ text: "Again?" });
     expect(chat.status).toBe("error");
-    expect(errors.map((error) => error.message)).toEqual([`Only a running or finished run can take a new message; this one is failed. Retry it first (POST /v1/runs/${run.id}/retry).`]);
+    expect(errors.map((error) => error.message)).toEqual([`Only a running, finished or cancelled run can take a new message; this one is failed. Retry it first (POST /v1/runs/${run.id}/retry).`]);
   });
 });

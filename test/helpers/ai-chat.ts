@@ -2,10 +2,11 @@
 // ai 5, 6 and 7 side by side, for the chat routes' service tests. Each response's arrival is
 // announced, so a test drives the run's alarms only once the POST has acted on the run.
 import { SELF } from "cloudflare:test";
+import { expect } from "vitest";
 import * as ai5 from "ai-v5";
 import * as ai6 from "ai-v6";
 import * as ai7 from "ai";
-import { BASE } from "./service-client";
+import { api, BASE } from "./service-client";
 import { chatTransportInit } from "../../src/client/ai-sdk/chat-transport";
 
 export type ChatVersion = "v5" | "v6" | "v7";
@@ -161,4 +162,16 @@ export function transportFor(version: ChatVersion, token: string): {
     fetch: (input: RequestInfo | URL, init?: RequestInit) => SELF.fetch(input instanceof Request ? input : String(input), init),
   });
   return { reconnect: (chatId) => transport.reconnectToStream({ chatId }), parse: (body) => transport.processResponseStream(body), read: (stream) => mod.readUIMessageStream({ stream, terminateOnError: true }) };
+}
+
+/** GET /v1/ai-sdk/{v}/chat/{runId}/messages: what a page hydrates from after a reload. */
+export async function chatHistory(version: ChatVersion, runId: string, token: string): Promise<UIMessageLike[]> {
+  const response = await api(`/v1/ai-sdk/${version}/chat/${runId}/messages`, token);
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await response.json()) as UIMessageLike[];
+}
+
+/** A chat's messages as [role, text] pairs, to compare a page with its history. */
+export function shown(messages: readonly UIMessageLike[]): [string, string][] {
+  return messages.map((message) => [message.role, textOf(message)]);
 }

@@ -8,16 +8,10 @@ import { api, driveRun, getRun, releaseHold, startRun } from "../helpers/service
 import { expectError } from "../helpers/http";
 import { stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
-import { testChat, textOf, transportFor, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
+import { chatHistory as history, testChat, textOf, transportFor, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
 import { PNG } from "../helpers/bad-input/requests";
 
 const VERSIONS: ChatVersion[] = ["v5", "v6", "v7"];
-
-async function history(version: ChatVersion, runId: string, token: string): Promise<UIMessageLike[]> {
-  const response = await api(`/v1/ai-sdk/${version}/chat/${runId}/messages`, token);
-  expect(response.status, await response.clone().text()).toBe(200);
-  return (await response.json()) as UIMessageLike[];
-}
 
 describe.each(VERSIONS)("AI SDK chat, %s", (version) => {
   it("sends a message to a finished run (a continue) and streams the answer; the history has the same ids", async () => {

@@ -20,6 +20,8 @@ export type ChunkState = {
    */
   readonly pastThrough: number;
   stepOpen: boolean;
+  /** The step whose `step-start` came and whose `model` has not: a cancel then cut its model call. */
+  modelDue?: number;
   text?: { id: string; step: number; streamed: string };
   resets: number;
   /** Set by a terminal event (finish, error, abort): nothing more belongs to this stream. */
@@ -83,6 +85,12 @@ function resultChunk(state: ChunkState, callId: string, result: ToolMessage | un
   return { type: "tool-output-available", toolCallId: callId, output: result === undefined ? fallback.summary : toolOutput(result.content) };
 }
 
+/** The cut step's text the deltas did not bring (all of it on a replay). */
+function cutText(state: ChunkState, step: number, text: string, out: UIChunk[]): void {
+  const streamed = state.text?.streamed ?? "";
+  if (text.startsWith(streamed)) textDelta(state, step, text.slice(streamed.length), out);
+}
+
 function dataPart(event: ChatEvent): UIChunk {
   const { seq, at: _at, type, ...data } = event;
   const id = type === "user-message" && typeof data.messageId === "string" ? data.messageId : seq === undefined ? undefined : `ratchet-${seq}`;
@@ -101,6 +109,7 @@ export function chunksFor(state: ChunkState, event: ChatEvent, results: (callId:
     case "step-start":
       closeStep(state, out);
       openStep(state, out);
+      state.modelDue = step;
       break;
     case "text":
       textDelta(state, step, String(event.delta), out);
@@ -120,6 +129,7 @@ export function chunksFor(state: ChunkState, event: ChatEvent, results: (callId:
       break;
     case "model": {
       openStep(state, out);
+      state.modelDue = undefined;
       const text = String(event.text);
       const streamed = state.text?.step === step ? state.text.streamed : "";
       // What the deltas did not bring (none on a replay: deltas are live only) comes in one delta.
@@ -165,12 +175,17 @@ export function chunksFor(state: ChunkState, event: ChatEvent, results: (callId:
         closeStep(state, out);
         break;
       }
+      // A cancel that cut a model call: the run kept the text it had streamed as its last answer (finalText).
+      if (event.status === "cancelled" && state.modelDue !== undefined) cutText(state, state.modelDue, String(event.finalText ?? ""), out);
       closeStep(state, out);
       const metadata = { steps: event.steps, spentUsd: event.spentUsd };
       if (event.status === "finished") out.push({ type: "finish", finishReason: "stop", messageMetadata: metadata });
       else if (event.status === "failed") {
-        const error = event.error as { message?: string } | undefined;
-        out.push({ type: "error", errorText: error?.message ?? "The run failed." });
+        const error = event.error as { code?: string; message?: string } | undefined;
+        const message = error?.message ?? "The run failed.";
+        // A part too, so the message shows its failure after a reload as it did live (the error itself is the page's state).
+        out.push({ type: "data-ratchet-error", ...(event.seq === undefined ? {} : { id: `ratchet-${event.seq}` }), data: { code: error?.code ?? "failed", message } });
+        out.push({ type: "error", errorText: message });
       } else out.push({ type: "abort" });
       state.done = true;
       break;

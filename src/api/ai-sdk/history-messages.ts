@@ -47,6 +47,11 @@ function pastThroughOf(status: RunStatus, events: readonly ChatEvent[]): number 
   return (lastStop?.seq ?? 1) - 1;
 }
 
+/** A message with more than the start of a step (a turn cancelled or failed before the model said anything is no bubble). */
+function shows(message: UIMessage): boolean {
+  return message.parts.some((part) => part.type !== "step-start");
+}
+
 export function historyMessages(input: { runId: string; status: RunStatus; caps: ChatCaps; history: ChatHistory }): UIMessage[] {
   const { runId, status, caps, history } = input;
   const events = history.events as unknown as ChatEvent[];
@@ -60,8 +65,8 @@ export function historyMessages(input: { runId: string; status: RunStatus; caps:
   let texts = new Map<string, { type: "text"; text: string; state?: "done" }>();
   for (const event of events) {
     for (const chunk of chunksFor(state, event, (id) => results.get(id))) applyChunk(message, chunk, texts);
-    if (event.type === "end" && event.status === "finished") {
-      if (message.parts.length > 0) out.push(message);
+    if (event.type === "end" && (event.status === "finished" || event.status === "cancelled")) {
+      if (shows(message)) out.push(message);
       const content = continues[turn - 1];
       turn++;
       if (content !== undefined) out.push({ id: `${runId}-${turn}-user`, role: "user", parts: partsOfContent(content) });
@@ -70,6 +75,6 @@ export function historyMessages(input: { runId: string; status: RunStatus; caps:
       texts = new Map();
     }
   }
-  if (message.parts.length > 0) out.push(message);
+  if (shows(message)) out.push(message);
   return out;
 }

@@ -31,7 +31,8 @@ function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[
   insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd, stepLimit, perQuestion: true });
   updateRun(
     sql,
-    { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, finalText: null, final: null, deleteAt: null },
+    // A cancelled run that takes a new message runs again: its cancel is history.
+    { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, finalText: null, final: null, deleteAt: null, cancelRequested: false },
     isoNow(),
   );
   if (answered !== undefined) reportChange(engine, "run-answered", { callId: answered });
@@ -101,7 +102,7 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
 }
 
 /**
- * A new user message for a finished run. maxSteps counts the whole run, so a continue allows
+ * A new user message for a finished or a cancelled run (a chat's Stop, then a new message). maxSteps counts the whole run, so a continue allows
  * `maxSteps` more model calls from here (the run's own maxSteps unless the body names one); the
  * budget is never reset, so spend stays bounded by it.
  */
@@ -129,13 +130,12 @@ const userMessage = (message: IncomingMessage): ChatMessage => ({ role: "user", 
 
 /** Why the run cannot take a new message now, or undefined when it can (a running run queues it: queueMessage). */
 export function continueRefusal(run: RunRow): Outcome<RunView> | undefined {
-  if (run.status === "finished" || run.status === "running") return undefined;
+  if (run.status === "finished" || run.status === "cancelled" || run.status === "running") return undefined;
   if (run.status === "waiting") {
     const callId = run.waiting?.callId ?? "";
     return fail(409, `The run is waiting for an answer to call ${callId}: answer it (POST /v1/runs/${run.id}/answer with callId "${callId}"); a message is taken once it runs again.`);
   }
-  const hint = run.status === "failed" ? " Retry it first (POST /v1/runs/" + run.id + "/retry)." : "";
-  return fail(409, `Only a running or finished run can take a new message; this one is ${run.status}.${hint}`);
+  return fail(409, `Only a running, finished or cancelled run can take a new message; this one is failed. Retry it first (POST /v1/runs/${run.id}/retry).`);
 }
 
 /**
