@@ -34,10 +34,29 @@ type AiModule = {
 
 export const MODULES: Record<ChatVersion, AiModule> = { v5: ai5 as unknown as AiModule, v6: ai6 as unknown as AiModule, v7: ai7 as unknown as AiModule };
 
+/** The chat's state as the SDK's own ChatState: messages and status, with a note to `onChange` on every change (as React's would render). */
 class TestState {
-  status = "ready";
+  #status = "ready";
+  #messages: UIMessageLike[];
   error: Error | undefined = undefined;
-  constructor(public messages: UIMessageLike[]) {}
+  onChange: () => void = () => undefined;
+  constructor(messages: UIMessageLike[]) {
+    this.#messages = messages;
+  }
+  get status(): string {
+    return this.#status;
+  }
+  set status(status: string) {
+    this.#status = status;
+    this.onChange();
+  }
+  get messages(): UIMessageLike[] {
+    return this.#messages;
+  }
+  set messages(messages: UIMessageLike[]) {
+    this.#messages = messages;
+    this.onChange();
+  }
   pushMessage = (message: UIMessageLike) => {
     this.messages = [...this.messages, message];
   };
@@ -64,6 +83,8 @@ export type TestChat = {
   nextFinish(): Promise<void>;
   /** What each onFinish said, in order. */
   finishes: { isAbort: boolean; isDisconnect: boolean; isError: boolean }[];
+  /** Resolves once `check` holds, checked again on every change of the chat's messages or status (as a page renders them). */
+  until(check: () => boolean, what: string): Promise<void>;
 };
 
 type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
@@ -108,10 +129,15 @@ export function testChat(options: {
     options.automatic === "tool-calls" ? mod.lastAssistantMessageIsCompleteWithToolCalls : options.automatic === "approvals" ? mod.lastAssistantMessageIsCompleteWithApprovalResponses : undefined;
   const Chat = mod.AbstractChat as new (init: object) => ChatLike;
   let chat: ChatLike;
+  const state = new TestState(options.messages ?? []);
+  const checks = new Set<() => void>();
+  state.onChange = () => {
+    for (const check of [...checks]) check();
+  };
   chat = new Chat({
     id: options.runId,
     transport,
-    state: new TestState(options.messages ?? []),
+    state,
     ...(automatic === undefined ? {} : { sendAutomaticallyWhen: automatic }),
     onError: (error: Error) => errors.push(error),
     onFinish: ({ isAbort = false, isDisconnect = false, isError = false }: { isAbort?: boolean; isDisconnect?: boolean; isError?: boolean }) => {
@@ -130,6 +156,21 @@ export function testChat(options: {
     toolCalls,
     finishes,
     nextFinish: () => new Promise((resolve) => finishWaiters.push(resolve)),
+    until: (check, what) =>
+      new Promise((resolve, reject) => {
+        const deadline = setTimeout(() => {
+          checks.delete(test);
+          reject(new Error(`The chat never showed ${what}: ${JSON.stringify(chat.messages)}`));
+        }, 20_000);
+        const test = () => {
+          if (!check()) return;
+          checks.delete(test);
+          clearTimeout(deadline);
+          resolve();
+        };
+        checks.add(test);
+        test();
+      }),
     nextResponse: () => {
       const ready = arrived.shift();
       return ready !== undefined ? Promise.resolve(ready) : new Promise((resolve) => waiters.push(resolve));

@@ -9,13 +9,14 @@ import { contentOfParts, type ContentPartInput } from "./ui-content";
 
 type Content = string | ContentPartInput[];
 
+/** `messageId`: the person's message's own id (the client's), kept by the run so the history gives it back. */
 export type ChatAction =
-  | { kind: "message"; content: Content }
-  | { kind: "answer"; body: { callId: string; content?: Content; approved?: boolean; isError?: boolean; results?: { callId: string; content: Content; isError?: boolean }[] } }
+  | { kind: "message"; content: Content; messageId?: string }
+  | { kind: "answer"; body: { callId: string; content?: Content; approved?: boolean; isError?: boolean; results?: { callId: string; content: Content; isError?: boolean }[]; messageId?: string } }
   | { kind: "retry" }
   | { kind: "refused"; status: 400 | 409; message: string; issues?: { path: string; message: string }[] };
 
-export type IncomingMessage = { role: string; parts: Record<string, unknown>[] };
+export type IncomingMessage = { id?: string; role: string; parts: Record<string, unknown>[] };
 
 /** A tool output as answer content: text as it is, anything else as its JSON. */
 function outputContent(output: unknown): string {
@@ -73,7 +74,8 @@ export function chatAction(input: { message: IncomingMessage; trigger: string; r
   if (message.role !== "user") return { kind: "refused", status: 400, message: "Invalid request body.", issues: [{ path: "messages.role", message: "The last message must be the user's or the assistant's." }] };
   const parsed = contentOfParts(message.parts);
   if ("issue" in parsed) return { kind: "refused", status: 400, message: "Invalid request body.", issues: [parsed.issue] };
+  const id = message.id === undefined || message.id === "" ? {} : { messageId: message.id };
   // A person's text while the run asks is the ask's answer; otherwise a message (a continue, or queued on a running run).
-  if (run.status === "waiting" && run.waiting?.kind === "ask") return { kind: "answer", body: { callId: run.waiting.callId, content: parsed.content } };
-  return { kind: "message", content: parsed.content };
+  if (run.status === "waiting" && run.waiting?.kind === "ask") return { kind: "answer", body: { callId: run.waiting.callId, content: parsed.content, ...id } };
+  return { kind: "message", content: parsed.content, ...id };
 }

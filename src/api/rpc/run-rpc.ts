@@ -19,14 +19,19 @@ export const WATCHER_TOKEN_HEADER = "x-ratchet-watcher-token";
 export const STEP_TEXT_HEADER = "x-ratchet-step-text";
 
 /**
- * Where the chat stream starts (docs/api.md "AI SDK chat"): the newest seq, the current assistant
- * turn's number (1 from the run's start, one more after each continue of a finished run) and the
- * seqs after which the turn and the current segment (after an answer) begin.
+ * Where the chat stream starts (docs/api.md "AI SDK chat"): the newest seq, the current turn's
+ * number (1 from the run's start, one more after each end of a finished or cancelled run), the seq
+ * after which the turn begins, how many of the person's messages split it since (a message taken
+ * while the run worked, a typed answer: each begins a new assistant message) and the seq of the
+ * newest of those (the turn's start when none).
  */
-export type ChatMarks = { newest: number; turn: number; turnAfter: number; segmentAfter: number };
+export type ChatMarks = { newest: number; turn: number; turnAfter: number; splits: number; splitAt: number };
 
-/** What the chat's history is made of: every stored event, how many messages the run began with, and the whole history (tool results whole). */
-export type ChatHistory = { events: StoredEvent[]; initialCount: number; messages: ChatMessage[] };
+/**
+ * What the chat's history is made of: every stored event, how many messages the run began with,
+ * the whole history (tool results whole), and the ids of the continues' own messages, in order.
+ */
+export type ChatHistory = { events: StoredEvent[]; initialCount: number; messages: ChatMessage[]; continueIds: string[] };
 
 export interface RunRpc {
   /**

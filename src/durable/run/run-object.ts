@@ -36,11 +36,11 @@ import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
 import { sameDigest } from "./token-check";
-import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, queueMessage, retry, retryRefusal } from "./transitions";
+import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, messageIdRefusal, queueMessage, retry, retryRefusal } from "./transitions";
 import { ModelCalls } from "../engine/incoming/model-calls";
 import { releaseHold } from "../engine/provider/scripted-holds";
 import { Holds } from "../../providers";
-import { newMessageId } from "../person/message-store";
+import { continueMessageIds, newMessageId } from "../person/message-store";
 import { contentBytes, queueRefusal } from "../person/message-caps";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
 import { watcherTokenOf } from "../events/watcher-tokens";
@@ -214,7 +214,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     const run = readRun(sql);
     if (run === undefined) return notFound();
     const events = eventsAfter(sql, 0).map((event) => JSON.parse(event.text) as StoredEvent);
-    const history: ChatHistory = { events, initialCount: readSegment(sql, 1).messages.length, messages: await messagesSoFar(this.engine) };
+    const history: ChatHistory = { events, initialCount: readSegment(sql, 1).messages.length, messages: await messagesSoFar(this.engine), continueIds: continueMessageIds(sql) };
     return ok({ run: toRunView(run), history });
   }
 
@@ -247,11 +247,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
    */
   async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES, spend: SpendLimit = {}): Promise<Outcome<MessageAnswer>> {
     const { sql } = this.ctx.storage;
-    const message: IncomingMessage = { id: newMessageId(), mode: body.mode ?? "queue", content: body.content };
+    const message: IncomingMessage = { id: body.messageId ?? newMessageId(), mode: body.mode ?? "queue", content: body.content };
     if (readRunState(sql)?.status === "running") {
       const stopped = fail(409, "The run stopped while the message's images were stored.");
       const taking = this.takeImages<MessageAnswer>(images, {
-        instead: () => queueRefusal(sql, limitsOf(this.env), contentBytes(message.content)),
+        instead: () => messageIdRefusal(sql, body.messageId) ?? queueRefusal(sql, limitsOf(this.env), contentBytes(message.content)),
         // A run that stopped while the images were stored is continued instead (below): they are counted and stored already.
         change: () => (readRunState(sql)?.status === "running" ? queueMessage(this.engine, message) : stopped),
       });
@@ -263,7 +263,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       const outcome = await this.takeImages<MessageAnswer>(images, {
         instead: () => {
           const run = readRun(sql);
-          return run === undefined ? notFound() : continueRefusal(run);
+          return run === undefined ? notFound() : (continueRefusal(run) ?? messageIdRefusal(sql, body.messageId));
         },
         before: async () => {
           const run = readRun(sql)!;

@@ -3,7 +3,7 @@
 import { canonicalJson } from "../../lib/canonical-json";
 import { closeOpenCalls } from "../../loop/history";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
-import { markTaken, storeMessage, waitingMessages } from "../person/message-store";
+import { markTaken, messageIdUsed, newMessageId, storeContinueMessage, storeMessage, waitingMessages } from "../person/message-store";
 import type { AnswerBody, ContinueBody, MessageAnswer, Outcome, RunView } from "../../api/types";
 import { limitsOf } from "../../config/settings";
 import { contentBytes, effectiveMode, interruptsOf, queueRefusal } from "../person/message-caps";
@@ -96,7 +96,7 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
       if (body.isError === true) reply.isError = true;
       startSegment(engine, run, [...base, reply], segment.approvals, run.stepLimit, body.callId);
     }
-    emitEvent(engine, { type: "answered", callId: body.callId });
+    emitEvent(engine, { type: "answered", callId: body.callId, ...(body.messageId === undefined ? {} : { messageId: body.messageId }) });
   });
   return ok(view(engine));
 }
@@ -121,9 +121,15 @@ export function continueRun(engine: EngineContext, body: ContinueBody): Outcome<
     markTaken(sql, waiting.map((message) => message.id), `s${n}/start`);
     for (const message of waiting) emitEvent(engine, { type: "user-message", step: run.steps + 1, messageId: message.id, mode: message.mode, content: message.content });
     const messages: ChatMessage[] = [...(segment.result ?? segment.messages), ...waiting.map(userMessage), { role: "user", content: body.content }];
+    storeContinueMessage(sql, body.messageId ?? newMessageId(), n, isoNow());
     startSegment(engine, run, messages, segment.approvals, stepLimit);
   });
   return ok(view(engine));
+}
+
+/** A message id the caller gave that the run was sent before: 409 (ids name one message each). */
+export function messageIdRefusal(sql: SqlStorage, id: string | undefined): Outcome<never> | undefined {
+  return id !== undefined && messageIdUsed(sql, id) ? fail(409, `This run was sent a message with id ${id} already: a message's id names one message.`) : undefined;
 }
 
 const userMessage = (message: IncomingMessage): ChatMessage => ({ role: "user", content: message.content });
@@ -146,7 +152,7 @@ export function continueRefusal(run: RunRow): Outcome<RunView> | undefined {
 export function queueMessage(engine: EngineContext, message: IncomingMessage): Outcome<MessageAnswer> {
   const { sql } = engine.ctx.storage;
   const limits = limitsOf(engine.env);
-  const refused = queueRefusal(sql, limits, contentBytes(message.content));
+  const refused = messageIdRefusal(sql, message.id) ?? queueRefusal(sql, limits, contentBytes(message.content));
   if (refused !== undefined) return refused;
   // The caps (person/message-caps.ts): past MAX_INTERRUPTS_PER_STEP of the call in flight, an interrupt queues.
   const step = message.mode === "interrupt" ? engine.modelCalls?.interruptible() : undefined;

@@ -5,8 +5,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { chatAction, type IncomingMessage } from "../../../api/ai-sdk/incoming-action";
-import { chunkState } from "../../../api/ai-sdk/event-chunks";
-import { historyMessages, messageIdOf } from "../../../api/ai-sdk/history-messages";
+import { chunkState, type Begin } from "../../../api/ai-sdk/event-chunks";
+import { historyMessages } from "../../../api/ai-sdk/history-messages";
 import { toolResultsOf } from "../../../api/ai-sdk/tool-output";
 import { chatCaps, type ChatCaps } from "../../../api/ai-sdk/versions";
 import { STEP_TEXT_HEADER, type ChatMarks } from "../../../api/rpc/run-rpc";
@@ -29,15 +29,24 @@ function checked<T>(result: { success: true; data: T } | { success: false; error
   throw invalidRequest("Invalid request body.", result.error.issues.map((issue) => ({ path: ["messages", ...issue.path].map(String).join("."), message: issue.message })));
 }
 
+/** Where a stream reads the run's events from, and which message of the turn it sends. */
+type StreamPlan = { after: number; turn: number; k: number; begin: Begin };
+
+/** The message the client holds, from its start (a replay under its id): the turn's first, or the newest split's. */
+function replayOfCurrent(marks: ChatMarks): StreamPlan {
+  if (marks.splits === 0) return { after: marks.turnAfter, turn: marks.turn, k: 0, begin: { at: "now" } };
+  return { after: marks.splitAt - 1, turn: marks.turn, k: marks.splits - 1, begin: { at: "next-split" } };
+}
+
 /**
- * The answer: the run's events after `after` (the message's start), with the step's text so far
- * when the stream resumes one in flight, mapped under the turn's message id.
+ * The answer: the run's events after `plan.after`, with the step's text so far when the stream
+ * resumes one in flight, mapped to the plan's message.
  */
-async function answerStream(c: Context<AppEnv>, runId: string, marks: ChatMarks, after: number): Promise<Response> {
-  const request = new Request(`https://run.internal/events?after=${after}`, { headers: { Accept: "text/event-stream", [STEP_TEXT_HEADER]: "1" } });
+async function answerStream(c: Context<AppEnv>, runId: string, marks: ChatMarks, plan: StreamPlan): Promise<Response> {
+  const request = new Request(`https://run.internal/events?after=${plan.after}`, { headers: { Accept: "text/event-stream", [STEP_TEXT_HEADER]: "1" } });
   const events = await openRunEvents(c, runId, request);
   if (!events.ok || events.body === null) return events;
-  const state = chunkState(messageIdOf(runId, marks.turn), capsOf(c), marks.newest);
+  const state = chunkState({ runId, turn: plan.turn, caps: capsOf(c), pastThrough: marks.newest, k: plan.k, begin: plan.begin });
   const run = c.var.run;
   const body = chatStream({ events: events.body, state, loadResults: async () => toolResultsOf(unwrap(await run.messages()).messages) });
   return new Response(body, { status: 200, headers: CHAT_STREAM_HEADERS });
@@ -53,30 +62,40 @@ export function chatApp(): OpenAPIHono<AppEnv> {
     // Read before the action: the turn's start and the stops that are history then.
     const { run, marks } = unwrap(await c.var.run.chatMarks());
     const action = chatAction({ message, trigger: request.trigger ?? "submit-message", run, caps });
-    // Where the answer's stream starts: the turn's start, unless the client continues its own
-    // assistant message (an answer given by a tool part): then after what it already holds.
-    let after = marks.turnAfter;
+    // What the answer streams: the message the client holds (replayed, or continued after the
+    // answer a tool part gave), a new turn's, or the one the person's message begins.
+    let plan = replayOfCurrent(marks);
     switch (action.kind) {
       case "refused":
         throw new ApiException(action.status, action.message, action.issues === undefined ? {} : { issues: action.issues });
-      case "message":
-        await sendMessage(c, checked(continueBodySchema.safeParse({ content: action.content, mode: "queue" })));
+      case "message": {
+        const body = { content: action.content, mode: "queue", ...(action.messageId === undefined ? {} : { messageId: action.messageId }) };
+        const sent = await sendMessage(c, checked(continueBodySchema.safeParse(body)));
+        // Taken by a running run: its message begins where the run takes it. Else a continue: the next
+        // turn (of a run that was running when the marks were read, and stopped since: read again).
+        if (sent.message !== undefined) plan = { after: marks.newest, turn: marks.turn, k: marks.splits, begin: { at: "message", id: sent.message.id } };
+        else {
+          const now = run.status === "running" ? unwrap(await c.var.run.chatMarks()).marks : marks;
+          plan = { after: now.turnAfter, turn: now.turn, k: 0, begin: { at: "content" } };
+        }
         break;
+      }
       case "answer":
         await answerRun(c, checked(answerBodySchema.safeParse(action.body)));
-        if (message.role === "assistant") after = marks.newest;
+        if (message.role === "assistant") plan = { after: marks.newest, turn: marks.turn, k: marks.splits, begin: { at: "now" } };
+        else if (action.body.messageId !== undefined) plan = { after: marks.newest, turn: marks.turn, k: marks.splits, begin: { at: "message", id: action.body.messageId } };
         break;
       case "retry":
         await retryRun(c);
         break;
     }
-    return answerStream(c, run.id, marks, after) as never;
+    return answerStream(c, run.id, marks, plan) as never;
   });
 
   app.openapi(chatStreamRoute, async (c) => {
     const { run, marks } = unwrap(await c.var.run.chatMarks());
     if (run.status !== "running") return c.body(null, 204);
-    return answerStream(c, run.id, marks, marks.turnAfter) as never;
+    return answerStream(c, run.id, marks, replayOfCurrent(marks)) as never;
   });
 
   app.openapi(chatMessagesRoute, async (c) => {

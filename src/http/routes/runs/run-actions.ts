@@ -24,7 +24,7 @@ export async function sendMessage(c: Context<AppEnv>, input: z.infer<typeof cont
 
 /** The same for a run the door opened itself (the A2A door's follow-up messages). */
 export async function sendMessageTo(c: Context<AppEnv>, run: RunStub, input: z.infer<typeof continueBodySchema>): Promise<MessageAnswer> {
-  const { content, maxSteps, mode } = input;
+  const { content, maxSteps, mode, messageId } = input;
   try {
     admitContinue({ maxSteps }, c.var.settings);
   } catch (error) {
@@ -34,6 +34,7 @@ export async function sendMessageTo(c: Context<AppEnv>, run: RunStub, input: z.i
   const body: ContinueBody = { content: await images.content(content, "content") };
   if (maxSteps !== undefined) body.maxSteps = maxSteps;
   if (mode !== undefined) body.mode = mode;
+  if (messageId !== undefined) body.messageId = messageId;
   return unwrap(await run.continueRun(body, images.upload(), spendLimitOf(c)));
 }
 
