@@ -44,6 +44,10 @@ export type Limits = {
   maxInterruptsPerStep: number;
   /** MCP_CALL_SECONDS: how long an MCP tools/call waits for its run before it answers with the run id (the run goes on). */
   mcpCallSeconds: number;
+  /** MCP_MESSAGES_PER_POST: JSON-RPC messages (requests, notifications, elicitation answers) one POST /mcp may carry. */
+  mcpMessagesPerPost: number;
+  /** A2A_SEND_SECONDS: how long a blocking A2A SendMessage follows its task before it answers the task as it stands (the run goes on). */
+  a2aSendSeconds: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -68,6 +72,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxQueuedMessages: 20,
   maxInterruptsPerStep: 3,
   mcpCallSeconds: 50,
+  mcpMessagesPerPost: 10,
+  a2aSendSeconds: 25,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -93,6 +99,8 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   maxQueuedMessages: { setting: "MAX_QUEUED_MESSAGES", whole: true },
   maxInterruptsPerStep: { setting: "MAX_INTERRUPTS_PER_STEP", whole: true },
   mcpCallSeconds: { setting: "MCP_CALL_SECONDS", whole: true },
+  mcpMessagesPerPost: { setting: "MCP_MESSAGES_PER_POST", whole: true },
+  a2aSendSeconds: { setting: "A2A_SEND_SECONDS", whole: true },
 };
 
 type Problem = { setting: string; problem: string };

@@ -444,6 +444,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       caller,
       watchersLimit: limitsOf(this.env).watchers,
       now: this.engine.now,
+      refusePastNewest: true,
       ...(token === undefined ? {} : { token }),
       ...(firstLive === undefined ? {} : { firstLive }),
     });
