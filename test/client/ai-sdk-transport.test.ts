@@ -109,14 +109,14 @@ describe("chatTransport", () => {
     expect([new Error("network error"), new TypeError("x is not a function"), "Failed to fetch", undefined].map(isDisconnect)).toEqual([false, false, false, false]);
   });
 
-  it("cancelChat(runId) cancels the run through the API with the transport's own token", async () => {
+  it("cancelChat(chatId) cancels the run the chat follows through the chat's cancel route, with the transport's own token", async () => {
     const ratchet = createClient({ baseUrl: BASE, token: TEST_API_TOKEN, fetch: (url, init) => SELF.fetch(url, init) });
     const { run, token } = await ratchet.createRun({ provider: "scripted", messages: [{ role: "user", content: "?" }], tools: ["ask"], script: [{ toolCalls: [{ id: "q", name: "ask", input: { question: "?" } }] }] });
     await drive(stubFor(run.id));
     const { fetch, sent } = recording((request) => SELF.fetch(request.url, { method: request.method, headers: request.headers, body: request.body }));
     const transport = chatTransport({ baseUrl: BASE, token, version: "v7", fetch });
     expect(await transport.cancelChat(run.id)).toMatchObject({ id: run.id, status: "cancelled", stoppedBy: "cancel" });
-    expect(sent.map((request) => [request.method, request.url, request.headers.get("authorization")])).toEqual([["POST", `${BASE}/v1/runs/${run.id}/cancel`, `Bearer ${token}`]]);
+    expect(sent.map((request) => [request.method, request.url, request.headers.get("authorization")])).toEqual([["POST", `${BASE}/v1/ai-sdk/v7/chat/${run.id}/cancel`, `Bearer ${token}`]]);
   });
 });
 

@@ -23,6 +23,7 @@ export type ChatLike = {
   addToolApprovalResponse(response: { id: string; approved: boolean }): Promise<void>;
   regenerate(): Promise<void>;
   resumeStream(): Promise<void>;
+  stop(): Promise<void>;
 };
 
 type AiModule = {

@@ -3,7 +3,8 @@
 // readUIMessageStream. Here the cases a scripted run seldom makes: a text reset mid-step (v7:
 // reset-step; v5/v6: the stale part closed and a data-ratchet-text-reset part), a provider tool.
 import { describe, expect, it } from "vitest";
-import { chunksFor, chunkState, openingChunks, type ChatEvent } from "../../src/api/ai-sdk/event-chunks";
+import { chunkState, openingChunks } from "../../src/api/ai-sdk/chunk-state";
+import { chunksFor, type ChatEvent } from "../../src/api/ai-sdk/event-chunks";
 import { chatCaps } from "../../src/api/ai-sdk/versions";
 import { textOf, transportFor, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
 

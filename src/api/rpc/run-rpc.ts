@@ -29,9 +29,13 @@ export type ChatMarks = { newest: number; turn: number; turnAfter: number; split
 
 /**
  * What the chat's history is made of: every stored event, how many messages the run began with,
- * the whole history (tool results whole), and the ids of the continues' own messages, in order.
+ * the whole history (tool results whole), the ids of the continues' own messages, in order, and
+ * whether the run is a fork (its history begins with its source's).
  */
-export type ChatHistory = { events: StoredEvent[]; initialCount: number; messages: ChatMessage[]; continueIds: string[] };
+export type ChatHistory = { events: StoredEvent[]; initialCount: number; messages: ChatMessage[]; continueIds: string[]; forked: boolean };
+
+/** A fork the AI SDK chat follows since a Regenerate made it, and the id of the chat's message the fork's answer follows. */
+export type ChatFork = { runId: string; after: string };
 
 export interface RunRpc {
   /**
@@ -63,6 +67,10 @@ export interface RunRpc {
   chatMarks(): Promise<Outcome<{ run: RunView; marks: ChatMarks }>>;
   /** The run's history for the chat's `UIMessage[]` (ChatHistory). */
   chatHistory(): Promise<Outcome<{ run: RunView; history: ChatHistory }>>;
+  /** The forks the chat of this run (its id the chat's) follows, oldest first: the newest is the run the chat goes on in. */
+  chatForks(): Promise<Outcome<ChatFork[]>>;
+  /** A Regenerate forked the chat of this run: it goes on in `fork`. */
+  addChatFork(fork: ChatFork): Promise<Outcome<null>>;
   /**
    * Checked first (409 for a call the run does not wait on, 400 for an answer that does not fit it);
    * then its images: a hash the run does not hold is a 400, past RUN_IMAGE_BYTES_LIMIT a 413; they

@@ -2,14 +2,14 @@
 // (`/v1/ai-sdk/{version}/chat`, chat id = run id), with the token in the Authorization header, only
 // the last message in each POST (./last-message-body.ts), reconnects that wait for a restarting
 // service (./reconnecting-fetch.ts), refusals read as their message and every cut stream counted as
-// a disconnect (./chat-responses.ts), and `cancelChat(runId)`.
+// a disconnect (./chat-responses.ts), and `cancelChat(chatId)`.
 //
 // cancelChat is a method of the transport rather than a function of its own: it needs the same
-// base URL, token and fetch, and the component that holds the transport for `useChat` is the one
+// endpoint, token and fetch, and the component that holds the transport for `useChat` is the one
 // that draws the Stop button. `useChat().stop()` only disconnects this page; the run goes on until
 // it is cancelled.
 import { DefaultChatTransport, type HttpChatTransportInitOptions, type UIMessage } from "ai";
-import { createClient } from "../client.ts";
+import { errorFromAnswer, networkError } from "../errors.ts";
 import type { ReconnectOptions } from "../reconnect/reconnecting.ts";
 import type { RunView } from "../types.ts";
 import { chatResponses } from "./chat-responses.ts";
@@ -61,23 +61,35 @@ export function chatTransportInit<UI_MESSAGE extends UIMessage>({ baseUrl, token
 }
 
 export class RatchetChatTransport<UI_MESSAGE extends UIMessage = UIMessage> extends DefaultChatTransport<UI_MESSAGE> {
-  readonly #baseUrl: string;
+  readonly #endpoint: string;
   readonly #token: () => Promise<string>;
   readonly #fetch: FetchFunction | undefined;
 
   constructor(options: ChatTransportOptions) {
     super(chatTransportInit<UI_MESSAGE>(options));
-    const { baseUrl, token, fetch } = options;
-    this.#baseUrl = baseUrl.replace(/\/+$/, "");
+    const { baseUrl, token, version, fetch } = options;
+    this.#endpoint = chatEndpoint(baseUrl, version);
     this.#token = async () => (typeof token === "function" ? token() : token);
     this.#fetch = fetch;
   }
 
-  /** Cancels the run (`POST /v1/runs/:id/cancel`): it ends `cancelled`, and the chat's stream with an `abort` chunk. */
-  async cancelChat(runId: string): Promise<RunView> {
-    const fetch = this.#fetch;
-    const client = createClient({ baseUrl: this.#baseUrl, token: await this.#token(), ...(fetch === undefined ? {} : { fetch }) });
-    return client.cancel(runId);
+  /**
+   * Stop: cancels the run the chat follows (`POST /v1/ai-sdk/{v}/chat/{chatId}/cancel`: the chat's
+   * first run, or the fork a Regenerate made). It ends `cancelled`, the chat's stream with an
+   * `abort` chunk, and the chat takes the next message (the cancelled run continues with it).
+   */
+  async cancelChat(chatId: string): Promise<RunView> {
+    const url = `${this.#endpoint}/${encodeURIComponent(chatId)}/cancel`;
+    const send = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+    let response: Response;
+    try {
+      response = await send(url, { method: "POST", headers: { Authorization: `Bearer ${await this.#token()}` } });
+    } catch (error) {
+      throw networkError(url, error);
+    }
+    const text = await response.text();
+    if (!response.ok) throw errorFromAnswer(response.status, text);
+    return JSON.parse(text) as RunView;
   }
 }
 

@@ -4,7 +4,7 @@
 // ends the run's retention: whichever is due first (src/durable/run/next-alarm.ts).
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../../api/images/images";
-import { CALLER_HEADER, STEP_TEXT_HEADER, type ChatHistory, type ChatMarks, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
+import { CALLER_HEADER, STEP_TEXT_HEADER, type ChatFork, type ChatHistory, type ChatMarks, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, StoredEvent, TicketHolder, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
@@ -27,6 +27,8 @@ import { createRun } from "./create-run";
 import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
 import { exportRun } from "../forks/export-run";
+import { addChatFork, readChatForks } from "../forks/chat-fork-store";
+import { readFork } from "../forks/fork-store";
 import type { ForkCopy, ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import { eraseRun } from "./erase-run";
 import type { Outbox } from "../outbox/outbox";
@@ -214,8 +216,26 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     const run = readRun(sql);
     if (run === undefined) return notFound();
     const events = eventsAfter(sql, 0).map((event) => JSON.parse(event.text) as StoredEvent);
-    const history: ChatHistory = { events, initialCount: readSegment(sql, 1).messages.length, messages: await messagesSoFar(this.engine), continueIds: continueMessageIds(sql) };
+    const history: ChatHistory = {
+      events,
+      initialCount: readSegment(sql, 1).messages.length,
+      messages: await messagesSoFar(this.engine),
+      continueIds: continueMessageIds(sql),
+      forked: readFork(sql) !== undefined,
+    };
     return ok({ run: toRunView(run), history });
+  }
+
+  async chatForks(): Promise<Outcome<ChatFork[]>> {
+    const { sql } = this.ctx.storage;
+    return hasRun(sql) ? ok(readChatForks(sql)) : notFound();
+  }
+
+  async addChatFork(fork: ChatFork): Promise<Outcome<null>> {
+    const { sql } = this.ctx.storage;
+    if (!hasRun(sql)) return notFound();
+    addChatFork(sql, fork);
+    return ok(null);
   }
 
   /**

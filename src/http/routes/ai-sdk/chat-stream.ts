@@ -3,7 +3,8 @@
 // stream protocol: `data: <chunk>` lines, `data: [DONE]` at the end. Nothing is kept here beyond
 // the one message's mapping state; the stream ends at the message's end (finish, error, abort, the
 // person's next message), or with no message when the run stopped before the one it waits for began.
-import { chunksFor, openingChunks, type ChatEvent, type ChunkState } from "../../../api/ai-sdk/event-chunks";
+import { openingChunks, type ChunkState } from "../../../api/ai-sdk/chunk-state";
+import { chunksFor, type ChatEvent } from "../../../api/ai-sdk/event-chunks";
 import type { UIChunk } from "../../../api/ai-sdk/ui-chunks";
 import type { ToolMessage } from "../../../loop/types";
 
