@@ -137,3 +137,28 @@ describe.each(["v5", "v6", "v7"] as ChatVersion[])("Regenerate on ai %s", (versi
     ]);
   });
 });
+
+describe("a chat that follows a fork, when the token of its first run is replaced", () => {
+  it("the chat's streams on the fork close, and the old token reaches the chat no more", async () => {
+    const { run, token } = await startRun({ subject: freshSubject(), messages: [{ role: "user", content: "Hi" }], minAnswerChars: 0, script: [{ hold: "answer", text: "Hello." }] });
+    await releaseHold(run.id, "answer");
+    await driveRun(run.id);
+    // Regenerate the first answer: the fork's own call holds (a release belongs to its run), and its stream stays open.
+    const regenerated = await api(`/v1/ai-sdk/v7/chat`, token, {
+      method: "POST",
+      body: JSON.stringify({ id: run.id, trigger: "regenerate-message", messages: [{ id: `${run.id}-given-0`, role: "user", parts: [{ type: "text", text: "Hi" }] }] }),
+    });
+    expect(regenerated.status).toBe(200);
+    const [fork] = await chatForks(run.id);
+    const alarm = runDurableObjectAlarm(stubFor(fork!.runId));
+    const rotated = await api(`/v1/runs/${run.id}/token`, TEST_API_TOKEN, { method: "POST" });
+    expect(rotated.status).toBe(200);
+    // The stream ends (the fork had said nothing yet: its message's start, no text), and the old token is refused.
+    const body = await regenerated.text();
+    expect(body.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect(body).not.toContain("text-delta");
+    expect((await api(`/v1/ai-sdk/v7/chat/${run.id}/messages`, token)).status).toBe(404);
+    await api(`/v1/runs/${fork!.runId}/cancel`, TEST_API_TOKEN, { method: "POST" });
+    await alarm;
+  });
+});

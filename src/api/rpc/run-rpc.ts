@@ -96,8 +96,10 @@ export interface RunRpc {
   redeemTicket(hash: string): Promise<TicketHolder | null>;
   /** Closes the watchers opened with user token `tokenId` (it was revoked). */
   closeWatchers(tokenId: string): Promise<null>;
-  /** Replaces the run token's hash; streams opened with the old token are closed. */
+  /** Replaces the run token's hash; streams opened with the old token are closed, on this run and on the forks its chat follows. */
   rotateToken(tokenHash: string): Promise<Outcome<null>>;
+  /** Closes the streams opened with a run token (a fork's, opened through its chat with the token of the chat's first run, when that token is replaced). */
+  closeRunTokenWatchers(reason: string): Promise<null>;
   /**
    * The result of the async tool call at `key` (its start's step key with the segment), sent by the
    * tool server and checked by the edge against the call's callback token. The first result wins;

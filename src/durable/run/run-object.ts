@@ -425,7 +425,14 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       dropRunTokenTickets(sql);
     });
     this.engine.fanout.close("The run token was replaced.", "run");
+    // The forks this run's chat follows were read with this run's token, through the chat's routes.
+    for (const fork of readChatForks(sql)) await runOf(this.env, fork.runId).closeRunTokenWatchers("The token of the chat's first run was replaced.");
     return ok(null);
+  }
+
+  async closeRunTokenWatchers(reason: string): Promise<null> {
+    this.engine.fanout.close(reason, "run");
+    return null;
   }
 
   async deleteRun(): Promise<Outcome<null>> {
