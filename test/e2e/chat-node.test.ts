@@ -5,7 +5,6 @@
 // passes it on as a disconnect, and the snippet resumes; the service is started again on the same
 // storage and port, the held call is released, and the snippet prints the whole answer, under the
 // message's own id, with no finished step made twice.
-import { build } from "esbuild";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, readStoredLog, releaseHold } from "./support/api";
-import { blockStartingWith } from "./support/doc-blocks";
+import { bundleDocModule, writeDocFile } from "./support/ai-sdk-doc";
 import { freePort } from "./support/http-server";
 import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
 import { waitForEnd, waitForEvent } from "./support/run-events";
@@ -24,25 +23,8 @@ const TOKEN = "dev-token";
 
 /** docs/ai-sdk.md's chat-node.mjs as one Node module in `dir`. */
 async function bundleChatNode(dir: string): Promise<string> {
-  const block = blockStartingWith("docs/ai-sdk.md", "// chat-node.mjs");
-  if (block.info !== "js") throw new Error(`docs/ai-sdk.md's chat-node.mjs block is fenced as ${block.info}, not js`);
-  writeFileSync(join(dir, "chat-node.mjs"), block.code);
   const out = join(dir, "chat-node.bundle.mjs");
-  await build({
-    absWorkingDir: dir,
-    entryPoints: [join(dir, "chat-node.mjs")],
-    outfile: out,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    alias: { "@ratchet/client/ai-sdk": join(ROOT, "src/client/ai-sdk/index.ts") },
-    nodePaths: [join(ROOT, "node_modules")],
-    // React's CommonJS entry asks for `process.env.NODE_ENV` and requires its build by name.
-    define: { "process.env.NODE_ENV": '"production"' },
-    banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
-    logLevel: "silent",
-  });
+  writeFileSync(out, await bundleDocModule(writeDocFile(dir, "chat-node.mjs", "js"), "node"));
   return out;
 }
 

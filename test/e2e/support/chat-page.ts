@@ -1,51 +1,24 @@
 // The React chat page of the chat tests (and nothing the Worker serves): docs/ai-sdk.md's example
-// as written, `main.tsx` and `chat.tsx`, bundled for the browser by the project's esbuild at test
-// time (with `@ratchet/client/ai-sdk` from its sources), and the app's server around it: the page
-// (its `<meta name="ratchet-url">` the Worker's address), its script, and `POST /api/chats`, which
-// calls the docs' `chats.mjs` as the app's route would, for a subject of the test's. Served from a
-// port of its own, hence an origin of its own (the Worker answers it as CORS_ORIGINS says).
-import { build } from "esbuild";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// as written, `main.tsx` and `chat.tsx`, bundled for the browser at test time (ai-sdk-doc.ts), and
+// the app's server around it: the page (its `<meta name="ratchet-url">` the Worker's address), its
+// script, and `POST /api/chats`, which calls the docs' `chats.mjs` as the app's route would, for a
+// subject of the test's. Served from a port of its own, hence an origin of its own (the Worker
+// answers it as CORS_ORIGINS says).
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
-import { blockStartingWith } from "./doc-blocks";
+import { bundleDocModule, writeDocFile } from "./ai-sdk-doc";
 import { listen, readBody, shut } from "./http-server";
-
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-
-/** A docs block as a file of `dir`, checked to be fenced as `info`. */
-function docFile(dir: string, firstLine: string, info: string, name: string): string {
-  const block = blockStartingWith("docs/ai-sdk.md", firstLine);
-  if (block.info !== info) throw new Error(`docs/ai-sdk.md's ${name} block is fenced as ${block.info}, not ${info}`);
-  const path = join(dir, name);
-  writeFileSync(path, block.code);
-  return path;
-}
 
 /** The page's script: the docs' main.tsx and chat.tsx, one browser module. */
 export async function bundleChatPage(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "ratchet-chat-page-"));
   try {
-    docFile(dir, "// chat.tsx", "tsx", "chat.tsx");
-    const main = docFile(dir, "// main.tsx", "tsx", "main.tsx");
-    const result = await build({
-      absWorkingDir: dir,
-      entryPoints: [main],
-      bundle: true,
-      format: "esm",
-      platform: "browser",
-      target: "es2022",
-      jsx: "automatic",
-      alias: { "@ratchet/client/ai-sdk": join(ROOT, "src/client/ai-sdk/index.ts") },
-      nodePaths: [join(ROOT, "node_modules")],
-      define: { "process.env.NODE_ENV": '"production"' },
-      write: false,
-      logLevel: "silent",
-    });
-    return result.outputFiles[0]!.text;
+    writeDocFile(dir, "chat.tsx", "tsx");
+    return await bundleDocModule(writeDocFile(dir, "main.tsx", "tsx"), "browser");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -57,7 +30,7 @@ type StartChat = (options: { ratchetUrl: string; deploymentToken: string; subjec
 async function loadStartChat(): Promise<StartChat> {
   const dir = mkdtempSync(join(tmpdir(), "ratchet-chat-server-"));
   try {
-    const path = docFile(dir, "// chats.mjs", "js", "chats.mjs");
+    const path = writeDocFile(dir, "chats.mjs", "js");
     return ((await import(pathToFileURL(path).href)) as { startChat: StartChat }).startChat;
   } finally {
     rmSync(dir, { recursive: true, force: true });
