@@ -255,13 +255,13 @@ export type NewRun = {
 };
 
 /** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */
-export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean; results?: BatchResult[] };
+export type AnswerBody = { callId: string; content?: Content; approved?: boolean; isError?: boolean; results?: BatchResult[]; messageId?: string };
 
 /**
  * POST /v1/runs/:id/messages after validation (images stored). On a finished run a continue
  * (`maxSteps` more model calls); on a running one a message the run takes in (`mode`, default queue).
  */
-export type ContinueBody = { content: Content; maxSteps?: number; mode?: MessageMode };
+export type ContinueBody = { content: Content; maxSteps?: number; mode?: MessageMode; messageId?: string };
 
 /**
  * POST /v1/runs/:id/messages answers the run's view; on a running run also the message as stored:
@@ -319,7 +319,7 @@ export type RunEvent =
   | { type: "step"; step: number; spentUsd: number }
   | ({ type: "waiting" } & Waiting)
   /** `results`: for a toolset batch, which of its actions the client answered and how (actions after a failed one are left out). */
-  | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[] }
+  | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[]; messageId?: string }
   /** An MCP server's tools were listed (once per run): what the model is offered, and the tools left out, each with why. */
   | { type: "mcp-tools"; server: string; tools: string[]; refused: { tool: string; reason: string }[]; incomplete?: true }
   | {

@@ -65,6 +65,8 @@ export type LoopState = {
   takes?: { step: number; count: number };
   /** What requests are built from, brought up to date as `messages` grows (request-view.ts). */
   view?: RequestView;
+  /** The text a model call had streamed when a cancel cut it (its attempt's, after any reset): the history keeps it as the model's answer. */
+  cutText?: string;
   signal: AbortSignal;
   emit: (event: LoopEvent) => void;
 };

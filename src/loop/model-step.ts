@@ -123,17 +123,26 @@ export function runModelStep(state: LoopState, step: number): Promise<ModelStepV
     const { request, last } = affordableRequest(state, step, wanted, spent);
     state.emit({ type: "step-start", key, step, last });
     let partialCostUsd = 0;
+    let streamed = "";
     const result = await options
       .generate(request, {
         signal,
-        onDelta: (delta) => state.emit({ type: "text", step, delta }),
-        onTextVoid: () => state.emit({ type: "text-reset", step }),
+        onDelta: (delta) => {
+          streamed += delta;
+          state.emit({ type: "text", step, delta });
+        },
+        onTextVoid: () => {
+          streamed = "";
+          state.emit({ type: "text-reset", step });
+        },
         onPartialCost: (costUsd) => (partialCostUsd = costUsd),
       })
       .catch((error: unknown) => {
         // A message interrupted this call (not a cancel): its answer is dropped, its reported cost kept.
         // Where the provider reported no usage yet, the prompt's input tokens are estimated: an interrupt is never free.
         if (signal.reason instanceof Interrupted && !state.signal.aborted) throw new Interrupted(partialCostUsd > 0 || options.prices === undefined ? partialCostUsd : promptCostEstimate(request, options.prices));
+        // A cancel: what the person saw of this answer stays (the loop ends with it, run-tool-loop.ts).
+        if (state.signal.aborted && streamed !== "") state.cutText = streamed;
         throw error;
       });
     const value: ModelStepValue = {

@@ -289,6 +289,9 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
     }
   }
   if (stop.stoppedBy !== "asked") closeOpenCalls(state, stop.closeReason ?? stop.stoppedBy);
+  // A cancel in the middle of a model call: the text it had streamed is the model's last answer
+  // (the person saw it; a continue goes on after it). Not a step: it was never stored or counted.
+  if (stop.stoppedBy === "cancel" && state.cutText !== undefined) append(state, { role: "assistant", content: state.cutText });
   const lastTurn = state.messages[lastTurnIndex(state.messages)] as AssistantMessage | undefined;
   const result: RunToolLoopResult = {
     stoppedBy: stop.stoppedBy,

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, readStoredLog, releaseHold } from "./support/api";
-import { bundleChatPage, serveChatPage, type ChatPageServer } from "./support/chat-page";
+import { bundleChatPage, openChatPage, serveChatPage, type ChatPageServer } from "./support/chat-page";
 import { freePort } from "./support/http-server";
 import { launchChromium, WAIT } from "./support/console-browser";
 import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
@@ -30,7 +30,7 @@ describe("useChat through a SIGKILL of wrangler dev", () => {
   const start = () => startDevServer({ port, persistTo: state, cwd: snapshot.dir, vars: { CORS_ORIGINS: pages!.origin, API_TOKEN: TOKEN } });
 
   beforeAll(async () => {
-    pages = await serveChatPage(await bundleChatPage());
+    pages = await serveChatPage(await bundleChatPage(), { ratchetUrl: () => dev!.url, deploymentToken: TOKEN, subject: "chat-crash-person" });
     // One port for both lives of the service: the page keeps the address it was opened with.
     port = await freePort();
     dev = await start();
@@ -59,10 +59,7 @@ describe("useChat through a SIGKILL of wrangler dev", () => {
       ],
     });
     await waitForEnd(dev!.url, run);
-    const page = await browser!.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(`${pages!.origin}/?${new URLSearchParams({ api: dev!.url, run: run.id, token: run.token })}`);
+    const { page, errors } = await openChatPage(browser!, pages!.origin, run.id, run.token);
     await page.locator("main[data-status=ready]").waitFor(WAIT);
 
     await page.getByLabel("Message").fill("Go");

@@ -45,6 +45,18 @@ describe("the docs' marked shell examples, run against wrangler dev", () => {
     expect(marked.filter((block) => block.file === file).length).toBeGreaterThanOrEqual(2);
   });
 
+  // docs/ai-sdk.md's blocks are whole files that the chat tests run as written: chats.mjs, main.tsx
+  // and chat.tsx in Chromium (chat-ui.test.ts, chat-crash.test.ts), chat-node.mjs in Node
+  // (chat-node.test.ts). No other block, so no fragment the tests do not run.
+  it("docs/ai-sdk.md: every code block is a file the chat tests run", () => {
+    expect(blocksOf("docs/ai-sdk.md").map((block) => [block.info, block.code.split("\n")[0]])).toEqual([
+      ["js", "// chats.mjs"],
+      ["tsx", "// main.tsx"],
+      ["tsx", "// chat.tsx"],
+      ["js", "// chat-node.mjs"],
+    ]);
+  });
+
   it("spell Idempotency-Key one way, the real one: <runId>/s<segment>/<step key>", () => {
     const spellings = FILES.flatMap((file) => [...readDoc(file).matchAll(/<runId>\/[^`\s]*/g)].map((match) => `${file}: ${match[0]}`));
     expect(spellings.length).toBeGreaterThanOrEqual(3);

@@ -2,10 +2,12 @@
 // ai 5, 6 and 7 side by side, for the chat routes' service tests. Each response's arrival is
 // announced, so a test drives the run's alarms only once the POST has acted on the run.
 import { SELF } from "cloudflare:test";
+import { expect } from "vitest";
 import * as ai5 from "ai-v5";
 import * as ai6 from "ai-v6";
 import * as ai7 from "ai";
-import { BASE } from "./service-client";
+import { api, BASE } from "./service-client";
+import { chatTransportInit } from "../../src/client/ai-sdk/chat-transport";
 
 export type ChatVersion = "v5" | "v6" | "v7";
 
@@ -21,6 +23,7 @@ export type ChatLike = {
   addToolApprovalResponse(response: { id: string; approved: boolean }): Promise<void>;
   regenerate(): Promise<void>;
   resumeStream(): Promise<void>;
+  stop(): Promise<void>;
 };
 
 type AiModule = {
@@ -32,10 +35,29 @@ type AiModule = {
 
 export const MODULES: Record<ChatVersion, AiModule> = { v5: ai5 as unknown as AiModule, v6: ai6 as unknown as AiModule, v7: ai7 as unknown as AiModule };
 
+/** The chat's state as the SDK's own ChatState: messages and status, with a note to `onChange` on every change (as React's would render). */
 class TestState {
-  status = "ready";
+  #status = "ready";
+  #messages: UIMessageLike[];
   error: Error | undefined = undefined;
-  constructor(public messages: UIMessageLike[]) {}
+  onChange: () => void = () => undefined;
+  constructor(messages: UIMessageLike[]) {
+    this.#messages = messages;
+  }
+  get status(): string {
+    return this.#status;
+  }
+  set status(status: string) {
+    this.#status = status;
+    this.onChange();
+  }
+  get messages(): UIMessageLike[] {
+    return this.#messages;
+  }
+  set messages(messages: UIMessageLike[]) {
+    this.#messages = messages;
+    this.onChange();
+  }
   pushMessage = (message: UIMessageLike) => {
     this.messages = [...this.messages, message];
   };
@@ -60,7 +82,15 @@ export type TestChat = {
   toolCalls: { toolName: string; toolCallId: string; input: unknown }[];
   /** Resolves when the chat next finishes a response (onFinish). */
   nextFinish(): Promise<void>;
+  /** What each onFinish said, in order. */
+  finishes: { isAbort: boolean; isDisconnect: boolean; isError: boolean }[];
+  /** Resolves once `check` holds, checked again on every change of the chat's messages or status (as a page renders them). */
+  until(check: () => boolean, what: string): Promise<void>;
 };
+
+type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+const selfFetch: Fetch = (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init);
 
 export function testChat(options: {
   version: ChatVersion;
@@ -69,6 +99,10 @@ export function testChat(options: {
   messages?: UIMessageLike[];
   automatic?: "tool-calls" | "approvals";
   onToolCall?: (call: { toolName: string; toolCallId: string; input: unknown }, chat: ChatLike) => void;
+  /** "ratchet": the transport of @ratchet/client/ai-sdk (chatTransportInit), on this version's DefaultChatTransport; default the stock one. */
+  transport?: "stock" | "ratchet";
+  /** What the transport fetches with (default SELF.fetch). */
+  fetch?: Fetch;
 }): TestChat {
   const mod = MODULES[options.version];
   const waiters: ((response: Response) => void)[] = [];
@@ -77,8 +111,10 @@ export function testChat(options: {
   const errors: Error[] = [];
   const toolCalls: TestChat["toolCalls"] = [];
   const finishWaiters: (() => void)[] = [];
+  const finishes: TestChat["finishes"] = [];
+  const send = options.fetch ?? selfFetch;
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const response = await SELF.fetch(input instanceof Request ? input : String(input), init);
+    const response = await send(input, init);
     statuses.push(response.status);
     const waiter = waiters.shift();
     if (waiter === undefined) arrived.push(response);
@@ -86,18 +122,29 @@ export function testChat(options: {
     return response;
   };
   const Transport = mod.DefaultChatTransport as new (init: object) => object;
-  const transport = new Transport({ api: `${BASE}/v1/ai-sdk/${options.version}/chat`, headers: { Authorization: `Bearer ${options.token}` }, fetch });
+  const transport =
+    options.transport === "ratchet"
+      ? new Transport(chatTransportInit({ baseUrl: BASE, token: options.token, version: options.version, fetch, reconnect: { minDelayMs: 0, maxDelayMs: 0 } }))
+      : new Transport({ api: `${BASE}/v1/ai-sdk/${options.version}/chat`, headers: { Authorization: `Bearer ${options.token}` }, fetch });
   const automatic =
     options.automatic === "tool-calls" ? mod.lastAssistantMessageIsCompleteWithToolCalls : options.automatic === "approvals" ? mod.lastAssistantMessageIsCompleteWithApprovalResponses : undefined;
   const Chat = mod.AbstractChat as new (init: object) => ChatLike;
   let chat: ChatLike;
+  const state = new TestState(options.messages ?? []);
+  const checks = new Set<() => void>();
+  state.onChange = () => {
+    for (const check of [...checks]) check();
+  };
   chat = new Chat({
     id: options.runId,
     transport,
-    state: new TestState(options.messages ?? []),
+    state,
     ...(automatic === undefined ? {} : { sendAutomaticallyWhen: automatic }),
     onError: (error: Error) => errors.push(error),
-    onFinish: () => finishWaiters.shift()?.(),
+    onFinish: ({ isAbort = false, isDisconnect = false, isError = false }: { isAbort?: boolean; isDisconnect?: boolean; isError?: boolean }) => {
+      finishes.push({ isAbort, isDisconnect, isError });
+      finishWaiters.shift()?.();
+    },
     onToolCall: ({ toolCall }: { toolCall: { toolName: string; toolCallId: string; input: unknown } }) => {
       toolCalls.push(toolCall);
       options.onToolCall?.(toolCall, chat);
@@ -108,7 +155,23 @@ export function testChat(options: {
     statuses,
     errors,
     toolCalls,
+    finishes,
     nextFinish: () => new Promise((resolve) => finishWaiters.push(resolve)),
+    until: (check, what) =>
+      new Promise((resolve, reject) => {
+        const deadline = setTimeout(() => {
+          checks.delete(test);
+          reject(new Error(`The chat never showed ${what}: ${JSON.stringify(chat.messages)}`));
+        }, 20_000);
+        const test = () => {
+          if (!check()) return;
+          checks.delete(test);
+          clearTimeout(deadline);
+          resolve();
+        };
+        checks.add(test);
+        test();
+      }),
     nextResponse: () => {
       const ready = arrived.shift();
       return ready !== undefined ? Promise.resolve(ready) : new Promise((resolve) => waiters.push(resolve));
@@ -141,4 +204,16 @@ export function transportFor(version: ChatVersion, token: string): {
     fetch: (input: RequestInfo | URL, init?: RequestInit) => SELF.fetch(input instanceof Request ? input : String(input), init),
   });
   return { reconnect: (chatId) => transport.reconnectToStream({ chatId }), parse: (body) => transport.processResponseStream(body), read: (stream) => mod.readUIMessageStream({ stream, terminateOnError: true }) };
+}
+
+/** GET /v1/ai-sdk/{v}/chat/{runId}/messages: what a page hydrates from after a reload. */
+export async function chatHistory(version: ChatVersion, runId: string, token: string): Promise<UIMessageLike[]> {
+  const response = await api(`/v1/ai-sdk/${version}/chat/${runId}/messages`, token);
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await response.json()) as UIMessageLike[];
+}
+
+/** A chat's messages as [role, text] pairs, to compare a page with its history. */
+export function shown(messages: readonly UIMessageLike[]): [string, string][] {
+  return messages.map((message) => [message.role, textOf(message)]);
 }

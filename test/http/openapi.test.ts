@@ -69,6 +69,7 @@ describe("GET /v1/openapi.json", () => {
         "POST /v1/ai-sdk/{v}/chat",
         "GET /v1/ai-sdk/{v}/chat/{runId}/stream",
         "GET /v1/ai-sdk/{v}/chat/{runId}/messages",
+        "POST /v1/ai-sdk/{v}/chat/{runId}/cancel",
       ].sort(),
     );
   });

@@ -85,6 +85,26 @@ describe("tool errors, generate errors and cancel", () => {
     expect(result.steps).toBe(0);
   });
 
+  it("a cancel in the middle of a model call keeps the text it had streamed (after a reset, the new attempt's) as the model's last answer, not as a step", async () => {
+    const controller = new AbortController();
+    const result = await runToolLoop({
+      generate: async (_request, context) => {
+        context.onDelta?.("Stale");
+        context.onTextVoid?.();
+        context.onDelta?.("Once ");
+        context.onDelta?.("upon");
+        controller.abort(new Error("cancelled"));
+        throw context.signal.reason;
+      },
+      model: "m",
+      messages: user,
+      step: memoryJournal(new Map(), controller.signal).step,
+      signal: controller.signal,
+    });
+    expect(result).toMatchObject({ stoppedBy: "cancel", finalText: "Once upon", steps: 0 });
+    expect(result.messages).toEqual([...user, { role: "assistant", content: "Once upon" }]);
+  });
+
   it("cancel during a tool answers every open call of the turn with 'Not run: cancel.'", async () => {
     const controller = new AbortController();
     const slow: ToolSpec<{ text: string }> = {

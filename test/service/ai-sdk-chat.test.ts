@@ -8,16 +8,10 @@ import { api, driveRun, getRun, releaseHold, startRun } from "../helpers/service
 import { expectError } from "../helpers/http";
 import { stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
-import { testChat, textOf, transportFor, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
+import { chatHistory as history, testChat, textOf, transportFor, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
 import { PNG } from "../helpers/bad-input/requests";
 
 const VERSIONS: ChatVersion[] = ["v5", "v6", "v7"];
-
-async function history(version: ChatVersion, runId: string, token: string): Promise<UIMessageLike[]> {
-  const response = await api(`/v1/ai-sdk/${version}/chat/${runId}/messages`, token);
-  expect(response.status, await response.clone().text()).toBe(200);
-  return (await response.json()) as UIMessageLike[];
-}
 
 describe.each(VERSIONS)("AI SDK chat, %s", (version) => {
   it("sends a message to a finished run (a continue) and streams the answer; the history has the same ids", async () => {
@@ -96,12 +90,12 @@ describe.each(VERSIONS)("AI SDK chat, %s", (version) => {
     expect(stored.at(-1)!.parts.find((part) => part.type === "tool-ask")).toMatchObject({ state: "output-available", output: "Blue" });
   });
 
-  it("a person's text while the run asks is the answer", async () => {
+  it("a person's text while the run asks is the answer: it shows where it was sent, the reply after it, and a reload gives the same, ids and all", async () => {
     const { run, token } = await startRun({
       messages: [{ role: "user", content: "Paint it." }],
       tools: ["ask"],
       minAnswerChars: 0,
-      script: [{ toolCalls: [{ id: "q1", name: "ask", input: { question: "Which color?" } }] }, { text: "Green it is." }],
+      script: [{ text: "One question.", toolCalls: [{ id: "q1", name: "ask", input: { question: "Which color?" } }] }, { text: "Green it is." }],
     });
     await driveRun(run.id);
     const { chat, nextResponse, errors } = testChat({ version, runId: run.id, token, messages: await history(version, run.id, token) });
@@ -110,11 +104,17 @@ describe.each(VERSIONS)("AI SDK chat, %s", (version) => {
     await driveRun(run.id);
     await sent;
     expect(errors).toEqual([]);
-    // The turn's message (before the person's answer in the list) is replaced by the whole turn: the ask, its answer, what followed.
-    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
-    const turn = chat.messages.find((m) => m.id === `${run.id}-1`)!;
-    expect(turn.parts.find((part) => part.type === "tool-ask")).toMatchObject({ state: "output-available", output: "Green" });
-    expect(textOf(turn)).toBe("Green it is.");
+    const typed = chat.messages[2]!;
+    expect(chat.messages.map((m) => [m.id, m.role, textOf(m)])).toEqual([
+      [`${run.id}-given-0`, "user", "Paint it."],
+      [`${run.id}-1`, "assistant", "One question."],
+      [typed.id, "user", "Green"],
+      [`${run.id}-1-1`, "assistant", "Green it is."],
+    ]);
+    const stored = await history(version, run.id, token);
+    expect(stored.map((m) => [m.id, m.role, textOf(m)])).toEqual(chat.messages.map((m) => [m.id, m.role, textOf(m)]));
+    // The ask's part shows its answer after the reload (the page's stream had ended at the ask).
+    expect(stored[1]!.parts.find((part) => part.type === "tool-ask")).toMatchObject({ state: "output-available", output: "Green" });
   });
 
   it("a client tool: the app answers with addToolOutput, the whole result reaches the run and comes back whole", async () => {
@@ -139,9 +139,10 @@ describe.each(VERSIONS)("AI SDK chat, %s", (version) => {
     expect(textOf(second.chat.messages.at(-1))).toBe("You are in Paris.");
     const { messages } = (await (await api(`/v1/runs/${run.id}/messages`, token)).json()) as { messages: { role: string; toolCallId?: string; content: unknown }[] };
     expect(messages.find((m) => m.role === "tool" && m.toolCallId === "l1")?.content).toBe(JSON.stringify({ city: "Paris", note: "x".repeat(300) }));
-    // The history gives the whole result back, not the event's 200-character summary.
+    // The history gives the whole result back as the object it was, not the event's 200-character summary.
     const stored = await history(version, run.id, token);
-    expect(stored.at(-1)!.parts.find((part) => part.type === "tool-locate")).toMatchObject({ state: "output-available", output: JSON.stringify({ city: "Paris", note: "x".repeat(300) }) });
+    expect(stored.at(-1)!.parts.find((part) => part.type === "tool-locate")).toMatchObject({ state: "output-available", output: { city: "Paris", note: "x".repeat(300) } });
+    expect(second.chat.messages.at(-1)!.parts.find((part) => part.type === "tool-locate")).toMatchObject({ state: "output-available", output: { city: "Paris", note: "x".repeat(300) } });
   });
 
   it("an approval (v5: a client tool whose output is { approved }): denied, the call ends denied and the run goes on", async () => {
@@ -171,25 +172,37 @@ describe.each(VERSIONS)("AI SDK chat, %s", (version) => {
     expect(last.parts.find((p) => p.type === "tool-deploy")).toMatchObject(version === "v5" ? { state: "output-error", errorText: "Denied by the person." } : { state: "output-denied" });
   });
 
-  it("a message while the run works is queued (mode queue) and the stream shows it going in", async () => {
-    const { run, token } = await startRun({ messages: [{ role: "user", content: "Start." }], minAnswerChars: 0, script: [{ hold: "first", text: "Working on it." }, { text: "Noted your message." }] });
+  it("a message while the run works is queued (mode queue): it shows where it went in, the reply after it, and a reload gives the same, ids and all", async () => {
+    const { run, token } = await startRun({ messages: [{ role: "user", content: "Start." }], minAnswerChars: 0, script: [{ hold: "first", streamBeforeHold: 8, chunk: 8, text: "Working on it." }, { text: "Noted your message." }] });
     const stub = stubFor(run.id);
     const watcher = await watch(stub);
     const alarm = runDurableObjectAlarm(stub);
-    await watcher.next((frame) => frame.type === "step-start");
-    const { chat, nextResponse, errors } = testChat({ version, runId: run.id, token, messages: [] });
+    await watcher.next((frame) => frame.type === "text");
+    const { chat, nextResponse, errors, until } = testChat({ version, runId: run.id, token, messages: await history(version, run.id, token) });
+    // The page shows the answer streaming, and the person sends meanwhile.
+    const resumed = chat.resumeStream();
+    await nextResponse();
+    await until(() => textOf(chat.messages.at(-1)) === "Working ", "the step's text so far");
     const sent = chat.sendMessage({ text: "Also mention cats." });
     await nextResponse();
     await releaseHold(run.id, "first");
     await alarm;
     await driveRun(run.id);
-    await sent;
+    await Promise.all([resumed, sent]);
     watcher.close();
     expect(errors).toEqual([]);
-    const last = chat.messages.at(-1)!;
-    expect(last.id).toBe(`${run.id}-1`);
-    expect(textOf(last)).toBe("Working on it.Noted your message.");
-    expect(last.parts.find((part) => part.type === "data-ratchet-user-message")).toMatchObject({ data: { mode: "queue", content: "Also mention cats." } });
+    const queued = chat.messages[2]!;
+    expect(chat.messages.map((m) => [m.id, m.role, textOf(m)])).toEqual([
+      [`${run.id}-given-0`, "user", "Start."],
+      [`${run.id}-1`, "assistant", "Working on it."],
+      [queued.id, "user", "Also mention cats."],
+      [`${run.id}-1-1`, "assistant", "Noted your message."],
+    ]);
+    // The reply begins with the message it answers, as a part (a tab that did not send it sees it there).
+    expect(chat.messages[3]!.parts[0]).toMatchObject({ type: "data-ratchet-user-message", id: queued.id, data: { mode: "queue", content: "Also mention cats." } });
+    const stored = await history(version, run.id, token);
+    expect(stored.map((m) => [m.id, m.role, textOf(m)])).toEqual(chat.messages.map((m) => [m.id, m.role, textOf(m)]));
+    expect(stored[3]!.parts[0]).toEqual(chat.messages[3]!.parts[0]);
   });
 
   it("a reconnect in the middle of a step gets the step's text so far, then the rest, under the same message id", async () => {

@@ -3,7 +3,8 @@
 // readUIMessageStream. Here the cases a scripted run seldom makes: a text reset mid-step (v7:
 // reset-step; v5/v6: the stale part closed and a data-ratchet-text-reset part), a provider tool.
 import { describe, expect, it } from "vitest";
-import { chunksFor, chunkState, type ChatEvent } from "../../src/api/ai-sdk/event-chunks";
+import { chunkState, openingChunks } from "../../src/api/ai-sdk/chunk-state";
+import { chunksFor, type ChatEvent } from "../../src/api/ai-sdk/event-chunks";
 import { chatCaps } from "../../src/api/ai-sdk/versions";
 import { textOf, transportFor, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
 
@@ -27,8 +28,8 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 
 describe.each(["v5", "v6", "v7"] as ChatVersion[])("the mapping, read by ai %s's own client", (version) => {
   it("a text reset mid-step leaves only the step's new text; every chunk passes the version's parser", async () => {
-    const state = chunkState("run_x-1", chatCaps(version)!);
-    const chunks = [{ type: "start", messageId: "run_x-1" }, ...events.flatMap((event) => chunksFor(state, event, () => undefined))];
+    const state = chunkState({ runId: "run_x", turn: 1, caps: chatCaps(version)! });
+    const chunks = [...openingChunks(state), ...events.flatMap((event) => chunksFor(state, event, () => undefined))];
     expect(state.done).toBe(true);
     expect(chunks.some((chunk) => chunk.type === "reset-step")).toBe(version === "v7");
     const body = new Blob([...chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`), "data: [DONE]\n\n"]).stream();

@@ -132,7 +132,7 @@ describe("POST /v1/runs/:id/fork", () => {
     const error = ((await past.json()) as { error: { code: string; message: string; issues: { path: string }[] } }).error;
     expect(error.message).toMatch(/last committed step is 1/);
     expect(error.issues[0]!.path).toBe("atStep");
-    expect((await fork(run.id, token, { atStep: 0 })).status).toBe(400);
+    expect((await fork(run.id, token, { atStep: -1 })).status).toBe(400);
     expect((await fork(run.id, token, { atStep: 1, nope: true })).status).toBe(400);
     expect((await fork(run.id, token, { atStep: 1, messages: [{ role: "assistant", content: "x" }] })).status).toBe(400);
     const once = await forked(run.id, TEST_API_TOKEN, { atStep: 1 });
@@ -143,6 +143,23 @@ describe("POST /v1/runs/:id/fork", () => {
     expect(a.run.id).not.toBe(once.run.id);
     expect((await api(`/v1/runs/${run.id}`, TEST_API_TOKEN, { method: "DELETE" })).status).toBe(204);
     expect((await fork(run.id, TEST_API_TOKEN, { atStep: 1 })).status).toBe(404);
+  });
+
+  it("a fork at step 0 begins before the source's first model call: its given messages, the fork's own after them, every model call its own", async () => {
+    const { run } = await startRun({ messages: [{ role: "user", content: "hi" }], minAnswerChars: 0, script: [{ text: "one" }, { text: "two" }] });
+    await driveRun(run.id);
+    const same = await forked(run.id, TEST_API_TOKEN, { atStep: 0 });
+    expect(same.run).toMatchObject({ forkedFrom: { runId: run.id, step: 0 }, inheritedUsd: 0, steps: 0 });
+    await driveRun(same.run.id);
+    expect(await getRun(same.run.id, same.token)).toMatchObject({ status: "finished", steps: 1, finalText: "one" });
+    const other = await forked(run.id, TEST_API_TOKEN, { atStep: 0, messages: [{ role: "user", content: "And more." }] });
+    await driveRun(other.run.id);
+    const { messages } = (await (await api(`/v1/runs/${other.run.id}/messages`, other.token)).json()) as { messages: unknown[] };
+    expect(messages).toEqual([
+      { role: "user", content: "hi" },
+      { role: "user", content: "And more." },
+      { role: "assistant", content: "one" },
+    ]);
   });
 
   it("the source's images are copied into the fork's own blobs", async () => {

@@ -1,21 +1,23 @@
 // What a chat POST asks of the run, from its last message, its trigger and the run's state
 // (docs/api.md "AI SDK chat"): a continue or a queued message (mode "queue"), an answer (an ask's
-// text, a tool part's output, an approval, a client toolset's batch), a retry, or nothing that fits
-// (409). The action is then done by the same calls as POST /v1/runs/{id}/messages, /answer and
-// /retry, whose own checks decide (a continue of a failed run, a retry of a finished one: their 409).
+// text, a tool part's output, an approval, a client toolset's batch), a regenerate (a retry of a
+// failed run, else a fork: the chat route decides), or nothing that fits (409). The action is then
+// done by the same calls as POST /v1/runs/{id}/messages, /answer, /retry and /fork, whose own
+// checks decide (a continue of a failed run: their 409).
 import type { RunView } from "../types";
 import type { ChatCaps } from "./versions";
 import { contentOfParts, type ContentPartInput } from "./ui-content";
 
 type Content = string | ContentPartInput[];
 
+/** `messageId`: the person's message's own id (the client's), kept by the run so the history gives it back. */
 export type ChatAction =
-  | { kind: "message"; content: Content }
-  | { kind: "answer"; body: { callId: string; content?: Content; approved?: boolean; isError?: boolean; results?: { callId: string; content: Content; isError?: boolean }[] } }
-  | { kind: "retry" }
+  | { kind: "message"; content: Content; messageId?: string }
+  | { kind: "answer"; body: { callId: string; content?: Content; approved?: boolean; isError?: boolean; results?: { callId: string; content: Content; isError?: boolean }[]; messageId?: string } }
+  | { kind: "regenerate" }
   | { kind: "refused"; status: 400 | 409; message: string; issues?: { path: string; message: string }[] };
 
-export type IncomingMessage = { role: string; parts: Record<string, unknown>[] };
+export type IncomingMessage = { id?: string; role: string; parts: Record<string, unknown>[] };
 
 /** A tool output as answer content: text as it is, anything else as its JSON. */
 function outputContent(output: unknown): string {
@@ -68,12 +70,13 @@ function answerOf(message: IncomingMessage, run: RunView, caps: ChatCaps): ChatA
 
 export function chatAction(input: { message: IncomingMessage; trigger: string; run: RunView; caps: ChatCaps }): ChatAction {
   const { message, trigger, run, caps } = input;
-  if (trigger === "regenerate-message") return { kind: "retry" };
+  if (trigger === "regenerate-message") return { kind: "regenerate" };
   if (message.role === "assistant") return answerOf(message, run, caps);
   if (message.role !== "user") return { kind: "refused", status: 400, message: "Invalid request body.", issues: [{ path: "messages.role", message: "The last message must be the user's or the assistant's." }] };
   const parsed = contentOfParts(message.parts);
   if ("issue" in parsed) return { kind: "refused", status: 400, message: "Invalid request body.", issues: [parsed.issue] };
+  const id = message.id === undefined || message.id === "" ? {} : { messageId: message.id };
   // A person's text while the run asks is the ask's answer; otherwise a message (a continue, or queued on a running run).
-  if (run.status === "waiting" && run.waiting?.kind === "ask") return { kind: "answer", body: { callId: run.waiting.callId, content: parsed.content } };
-  return { kind: "message", content: parsed.content };
+  if (run.status === "waiting" && run.waiting?.kind === "ask") return { kind: "answer", body: { callId: run.waiting.callId, content: parsed.content, ...id } };
+  return { kind: "message", content: parsed.content, ...id };
 }

@@ -13,6 +13,21 @@ export function toolOutput(content: Content): unknown {
   return content.every((part) => part.type === "text") ? contentText(content) : content.map(({ type, ...rest }) => ({ type, ...rest }));
 }
 
+/**
+ * What the person answered an ask or a client tool with, as its tool part's output: the chat sends
+ * an output that is not a string as its JSON text, which comes back as the value it was (a JSON
+ * object or array); any other text as it is.
+ */
+export function answerOutput(content: Content): unknown {
+  const output = toolOutput(content);
+  if (typeof output !== "string" || !/^\s*[[{]/.test(output)) return output;
+  try {
+    return JSON.parse(output) as unknown;
+  } catch {
+    return output;
+  }
+}
+
 /** The tool results of a history by call id. */
 export function toolResultsOf(messages: readonly { role: string }[]): Map<string, ToolMessage> {
   const results = new Map<string, ToolMessage>();

@@ -19,14 +19,23 @@ export const WATCHER_TOKEN_HEADER = "x-ratchet-watcher-token";
 export const STEP_TEXT_HEADER = "x-ratchet-step-text";
 
 /**
- * Where the chat stream starts (docs/api.md "AI SDK chat"): the newest seq, the current assistant
- * turn's number (1 from the run's start, one more after each continue of a finished run) and the
- * seqs after which the turn and the current segment (after an answer) begin.
+ * Where the chat stream starts (docs/api.md "AI SDK chat"): the newest seq, the current turn's
+ * number (1 from the run's start, one more after each end of a finished or cancelled run), the seq
+ * after which the turn begins, how many of the person's messages split it since (a message taken
+ * while the run worked, a typed answer: each begins a new assistant message) and the seq of the
+ * newest of those (the turn's start when none).
  */
-export type ChatMarks = { newest: number; turn: number; turnAfter: number; segmentAfter: number };
+export type ChatMarks = { newest: number; turn: number; turnAfter: number; splits: number; splitAt: number };
 
-/** What the chat's history is made of: every stored event, how many messages the run began with, and the whole history (tool results whole). */
-export type ChatHistory = { events: StoredEvent[]; initialCount: number; messages: ChatMessage[] };
+/**
+ * What the chat's history is made of: every stored event, how many messages the run began with,
+ * the whole history (tool results whole), the ids of the continues' own messages, in order, and
+ * whether the run is a fork (its history begins with its source's).
+ */
+export type ChatHistory = { events: StoredEvent[]; initialCount: number; messages: ChatMessage[]; continueIds: string[]; forked: boolean };
+
+/** A fork the AI SDK chat follows since a Regenerate made it, and the id of the chat's message the fork's answer follows. */
+export type ChatFork = { runId: string; after: string };
 
 export interface RunRpc {
   /**
@@ -58,6 +67,10 @@ export interface RunRpc {
   chatMarks(): Promise<Outcome<{ run: RunView; marks: ChatMarks }>>;
   /** The run's history for the chat's `UIMessage[]` (ChatHistory). */
   chatHistory(): Promise<Outcome<{ run: RunView; history: ChatHistory }>>;
+  /** The forks the chat of this run (its id the chat's) follows, oldest first: the newest is the run the chat goes on in. */
+  chatForks(): Promise<Outcome<ChatFork[]>>;
+  /** A Regenerate forked the chat of this run: it goes on in `fork`. */
+  addChatFork(fork: ChatFork): Promise<Outcome<null>>;
   /**
    * Checked first (409 for a call the run does not wait on, 400 for an answer that does not fit it);
    * then its images: a hash the run does not hold is a 400, past RUN_IMAGE_BYTES_LIMIT a 413; they
@@ -83,8 +96,10 @@ export interface RunRpc {
   redeemTicket(hash: string): Promise<TicketHolder | null>;
   /** Closes the watchers opened with user token `tokenId` (it was revoked). */
   closeWatchers(tokenId: string): Promise<null>;
-  /** Replaces the run token's hash; streams opened with the old token are closed. */
+  /** Replaces the run token's hash; streams opened with the old token are closed, on this run and on the forks its chat follows. */
   rotateToken(tokenHash: string): Promise<Outcome<null>>;
+  /** Closes the streams opened with a run token (a fork's, opened through its chat with the token of the chat's first run, when that token is replaced). */
+  closeRunTokenWatchers(reason: string): Promise<null>;
   /**
    * The result of the async tool call at `key` (its start's step key with the segment), sent by the
    * tool server and checked by the edge against the call's callback token. The first result wins;

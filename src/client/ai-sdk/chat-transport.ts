@@ -1,16 +1,18 @@
 // chatTransport: the AI SDK's own DefaultChatTransport, pointed at a run's chat endpoint
 // (`/v1/ai-sdk/{version}/chat`, chat id = run id), with the token in the Authorization header, only
 // the last message in each POST (./last-message-body.ts), reconnects that wait for a restarting
-// service (./reconnecting-fetch.ts), and `cancelChat(runId)`.
+// service (./reconnecting-fetch.ts), refusals read as their message and every cut stream counted as
+// a disconnect (./chat-responses.ts), and `cancelChat(chatId)`.
 //
 // cancelChat is a method of the transport rather than a function of its own: it needs the same
-// base URL, token and fetch, and the component that holds the transport for `useChat` is the one
+// endpoint, token and fetch, and the component that holds the transport for `useChat` is the one
 // that draws the Stop button. `useChat().stop()` only disconnects this page; the run goes on until
 // it is cancelled.
-import { DefaultChatTransport, type UIMessage } from "ai";
-import { createClient } from "../client.ts";
+import { DefaultChatTransport, type HttpChatTransportInitOptions, type UIMessage } from "ai";
+import { errorFromAnswer, networkError } from "../errors.ts";
 import type { ReconnectOptions } from "../reconnect/reconnecting.ts";
 import type { RunView } from "../types.ts";
+import { chatResponses } from "./chat-responses.ts";
 import { lastMessageBody } from "./last-message-body.ts";
 import { reconnectingFetch, type FetchFunction } from "./reconnecting-fetch.ts";
 
@@ -37,36 +39,57 @@ export function chatEndpoint(baseUrl: string, version: ChatVersion): string {
   return `${baseUrl.replace(/\/+$/, "")}/v1/ai-sdk/${version}/chat`;
 }
 
+/**
+ * What the transport is made of, as DefaultChatTransport's options: the same for the `ai` 5, 6 and 7
+ * an app may run (each version's DefaultChatTransport takes them; `resumeStreamIsReplay` is read by 7).
+ */
+export function chatTransportInit<UI_MESSAGE extends UIMessage>({ baseUrl, token, version, fetch, reconnect }: ChatTransportOptions): HttpChatTransportInitOptions<UI_MESSAGE> & { resumeStreamIsReplay: boolean } {
+  const tokenNow = async () => (typeof token === "function" ? token() : token);
+  const send = fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  return {
+    api: chatEndpoint(baseUrl, version),
+    headers: async () => ({ Authorization: `Bearer ${await tokenNow()}` }),
+    fetch: chatResponses(reconnectingFetch(send, reconnect)),
+    // The endpoint replays the current assistant message from its start under the same message id.
+    resumeStreamIsReplay: true,
+    prepareSendMessagesRequest: ({ id, messages, trigger, messageId, body, headers, credentials }) => ({
+      body: lastMessageBody({ id, messages, trigger, messageId, body }),
+      headers,
+      credentials,
+    }),
+  };
+}
+
 export class RatchetChatTransport<UI_MESSAGE extends UIMessage = UIMessage> extends DefaultChatTransport<UI_MESSAGE> {
-  readonly #baseUrl: string;
+  readonly #endpoint: string;
   readonly #token: () => Promise<string>;
   readonly #fetch: FetchFunction | undefined;
 
-  constructor({ baseUrl, token, version, fetch, reconnect }: ChatTransportOptions) {
-    const tokenNow = async () => (typeof token === "function" ? token() : token);
-    const send = fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
-    super({
-      api: chatEndpoint(baseUrl, version),
-      headers: async () => ({ Authorization: `Bearer ${await tokenNow()}` }),
-      fetch: reconnectingFetch(send, reconnect),
-      // The endpoint replays the current segment from its start under the same message id.
-      resumeStreamIsReplay: true,
-      prepareSendMessagesRequest: ({ id, messages, trigger, messageId, body, headers, credentials }) => ({
-        body: lastMessageBody({ id, messages, trigger, messageId, body }),
-        headers,
-        credentials,
-      }),
-    });
-    this.#baseUrl = baseUrl.replace(/\/+$/, "");
-    this.#token = tokenNow;
+  constructor(options: ChatTransportOptions) {
+    super(chatTransportInit<UI_MESSAGE>(options));
+    const { baseUrl, token, version, fetch } = options;
+    this.#endpoint = chatEndpoint(baseUrl, version);
+    this.#token = async () => (typeof token === "function" ? token() : token);
     this.#fetch = fetch;
   }
 
-  /** Cancels the run (`POST /v1/runs/:id/cancel`): it ends `cancelled`, and the chat's stream with an `abort` chunk. */
-  async cancelChat(runId: string): Promise<RunView> {
-    const fetch = this.#fetch;
-    const client = createClient({ baseUrl: this.#baseUrl, token: await this.#token(), ...(fetch === undefined ? {} : { fetch }) });
-    return client.cancel(runId);
+  /**
+   * Stop: cancels the run the chat follows (`POST /v1/ai-sdk/{v}/chat/{chatId}/cancel`: the chat's
+   * first run, or the fork a Regenerate made). It ends `cancelled`, the chat's stream with an
+   * `abort` chunk, and the chat takes the next message (the cancelled run continues with it).
+   */
+  async cancelChat(chatId: string): Promise<RunView> {
+    const url = `${this.#endpoint}/${encodeURIComponent(chatId)}/cancel`;
+    const send = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+    let response: Response;
+    try {
+      response = await send(url, { method: "POST", headers: { Authorization: `Bearer ${await this.#token()}` } });
+    } catch (error) {
+      throw networkError(url, error);
+    }
+    const text = await response.text();
+    if (!response.ok) throw errorFromAnswer(response.status, text);
+    return JSON.parse(text) as RunView;
   }
 }
 

@@ -8,4 +8,5 @@
 export { chatEndpoint, chatTransport, RatchetChatTransport } from "./chat-transport.ts";
 export type { ChatTransportOptions, ChatVersion } from "./chat-transport.ts";
 export { isDisconnect } from "./disconnect.ts";
+export { visibleParts } from "./visible-parts.ts";
 export type { ReconnectOptions } from "../reconnect/reconnecting.ts";

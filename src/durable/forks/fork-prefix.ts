@@ -1,5 +1,6 @@
 // The source's side of a fork: its run up to and including model step `atStep` and that turn's
-// tool results, read from what it has committed. Its journal entries for that prefix (copied as
+// tool results (step 0: before its first model call, its given messages), read from what it has
+// committed. Its journal entries for that prefix (copied as
 // they are), its segments up to the one holding the step, and the history after the step's turn:
 // taken from the segment's stored result where that is the source's state at the step
 // (fork-snapshot.ts, README.md), else by the loop replaying that segment from the prefix's entries
@@ -76,8 +77,9 @@ export async function forkPrefix(engine: EngineContext, atStep: number, replay =
     return fail(400, `Step ${atStep} is past what run ${run.id} has committed: ${last}.`, [{ path: "atStep", message: run.steps === 0 ? "The source has no committed step to fork at." : `At most ${run.steps}, the source's last committed step.` }]);
   }
   const all = readSegments(sql, run.segment);
-  // The segment holding model step atStep: the last one that began before it.
-  const holder = [...all].reverse().find((segment) => segment.stepsBefore < atStep)!;
+  // The segment holding model step atStep: the last one that began before it (step 0, before the
+  // first model call: the run's first segment, its given messages).
+  const holder = atStep === 0 ? all[0]! : [...all].reverse().find((segment) => segment.stepsBefore < atStep)!;
   const local = atStep - holder.stepsBefore;
   // Every key of the holder (the snapshot looks past the prefix: did the source go on?), and the prefix's keys, costs and sizes.
   const holderKeys = new Set<string>();
@@ -88,11 +90,11 @@ export async function forkPrefix(engine: EngineContext, atStep: number, replay =
     if (n === holder.n) holderKeys.add(match[2]!);
     return n < holder.n || (n === holder.n && inForkPrefix(match[2]!, local));
   });
-  const modelValue = journalValue(sql, `s${holder.n}/model/${local}`);
-  if (modelValue === undefined) return fail(409, `Run ${run.id} holds no committed model step ${atStep}.`);
+  const modelValue = atStep === 0 ? undefined : journalValue(sql, `s${holder.n}/model/${local}`);
+  if (atStep > 0 && modelValue === undefined) return fail(409, `Run ${run.id} holds no committed model step ${atStep}.`);
   const closed = holder.n < run.segment || run.status !== "running";
-  const snapshot = replay ? undefined : snapshotAt(holder, closed, local, holderKeys, modelValue as ModelStepValue);
-  const history = snapshot?.history ?? (await historyAt(engine, run, holder, storedOf(sql, holder, local)));
+  const snapshot = replay || atStep === 0 ? undefined : snapshotAt(holder, closed, local, holderKeys, modelValue as ModelStepValue);
+  const history = atStep === 0 ? holder.messages : (snapshot?.history ?? (await historyAt(engine, run, holder, storedOf(sql, holder, local))));
   const holderPrefix = `s${holder.n}/`;
   const value: ForkPrefix = {
     runId: run.id,

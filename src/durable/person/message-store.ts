@@ -1,8 +1,12 @@
 // The person's messages to a running run (POST /v1/runs/:id/messages with the run running): each is
 // stored here first, in order, then taken into the history once, by the loop's take step (whose
 // journal transaction marks it taken: engine/incoming/incoming.ts) or by the next segment's start
-// (transitions.ts). A message not yet taken waits here. This module alone reads and writes the table.
+// (transitions.ts). A message not yet taken waits here. A continue's own message is kept here too,
+// taken at its segment's start (mode `continue`), so every message of the person the run took has
+// its id here, once: the caller's own (a chat client's) or one the run made. This module alone
+// reads and writes the table.
 import type { Content, IncomingMessage, MessageMode } from "../../loop/types";
+import { RUN_MESSAGE_ID_PREFIX } from "../../api/rules/message-ids";
 
 export const USER_MESSAGE_TABLE = `CREATE TABLE IF NOT EXISTS user_message (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, mode TEXT NOT NULL, content TEXT NOT NULL, at TEXT NOT NULL, taken TEXT)`;
 
@@ -55,7 +59,25 @@ export function markTaken(sql: SqlStorage, ids: readonly string[], where: string
   for (const id of ids) sql.exec("UPDATE user_message SET taken = ? WHERE id = ? AND taken IS NULL", where, id);
 }
 
-/** A message's id, told in its `user-message` event. */
+/** A continue's own message: its id, stored taken at the start of the segment it began (`s<n>/start`); its content is that segment's, not kept twice. */
+export function storeContinueMessage(sql: SqlStorage, id: string, segment: number, at: string): void {
+  sql.exec("INSERT INTO user_message (id, mode, content, at, taken) VALUES (?, 'continue', 'null', ?, ?)", id, at, `s${segment}/start`);
+}
+
+/** The ids of the continues' own messages, oldest first. */
+export function continueMessageIds(sql: SqlStorage): string[] {
+  return sql
+    .exec<{ id: string }>("SELECT id FROM user_message WHERE mode = 'continue' ORDER BY seq")
+    .toArray()
+    .map((row) => String(row.id));
+}
+
+/** Whether the run was sent a message with this id before (ids are the caller's own, and must not repeat). */
+export function messageIdUsed(sql: SqlStorage, id: string): boolean {
+  return sql.exec("SELECT 1 FROM user_message WHERE id = ? LIMIT 1", id).toArray().length > 0;
+}
+
+/** A message's id when the caller gave none, told in its `user-message` event. */
 export function newMessageId(): string {
-  return `msg_${crypto.randomUUID().replace(/-/g, "")}`;
+  return `${RUN_MESSAGE_ID_PREFIX}${crypto.randomUUID().replace(/-/g, "")}`;
 }

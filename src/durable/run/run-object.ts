@@ -4,7 +4,7 @@
 // ends the run's retention: whichever is due first (src/durable/run/next-alarm.ts).
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../../api/images/images";
-import { CALLER_HEADER, STEP_TEXT_HEADER, type ChatHistory, type ChatMarks, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
+import { CALLER_HEADER, STEP_TEXT_HEADER, type ChatFork, type ChatHistory, type ChatMarks, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, StoredEvent, TicketHolder, TicketRecord } from "../../api/types";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
@@ -27,6 +27,8 @@ import { createRun } from "./create-run";
 import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
 import { exportRun } from "../forks/export-run";
+import { addChatFork, readChatForks } from "../forks/chat-fork-store";
+import { readFork } from "../forks/fork-store";
 import type { ForkCopy, ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import { eraseRun } from "./erase-run";
 import type { Outbox } from "../outbox/outbox";
@@ -36,11 +38,11 @@ import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
 import { sameDigest } from "./token-check";
-import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, queueMessage, retry, retryRefusal } from "./transitions";
+import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, messageIdRefusal, queueMessage, retry, retryRefusal } from "./transitions";
 import { ModelCalls } from "../engine/incoming/model-calls";
 import { releaseHold } from "../engine/provider/scripted-holds";
 import { Holds } from "../../providers";
-import { newMessageId } from "../person/message-store";
+import { continueMessageIds, newMessageId } from "../person/message-store";
 import { contentBytes, queueRefusal } from "../person/message-caps";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
 import { watcherTokenOf } from "../events/watcher-tokens";
@@ -214,8 +216,26 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     const run = readRun(sql);
     if (run === undefined) return notFound();
     const events = eventsAfter(sql, 0).map((event) => JSON.parse(event.text) as StoredEvent);
-    const history: ChatHistory = { events, initialCount: readSegment(sql, 1).messages.length, messages: await messagesSoFar(this.engine) };
+    const history: ChatHistory = {
+      events,
+      initialCount: readSegment(sql, 1).messages.length,
+      messages: await messagesSoFar(this.engine),
+      continueIds: continueMessageIds(sql),
+      forked: readFork(sql) !== undefined,
+    };
     return ok({ run: toRunView(run), history });
+  }
+
+  async chatForks(): Promise<Outcome<ChatFork[]>> {
+    const { sql } = this.ctx.storage;
+    return hasRun(sql) ? ok(readChatForks(sql)) : notFound();
+  }
+
+  async addChatFork(fork: ChatFork): Promise<Outcome<null>> {
+    const { sql } = this.ctx.storage;
+    if (!hasRun(sql)) return notFound();
+    addChatFork(sql, fork);
+    return ok(null);
   }
 
   /**
@@ -247,11 +267,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
    */
   async continueRun(body: ContinueBody, images: ImageUpload = NO_IMAGES, spend: SpendLimit = {}): Promise<Outcome<MessageAnswer>> {
     const { sql } = this.ctx.storage;
-    const message: IncomingMessage = { id: newMessageId(), mode: body.mode ?? "queue", content: body.content };
+    const message: IncomingMessage = { id: body.messageId ?? newMessageId(), mode: body.mode ?? "queue", content: body.content };
     if (readRunState(sql)?.status === "running") {
       const stopped = fail(409, "The run stopped while the message's images were stored.");
       const taking = this.takeImages<MessageAnswer>(images, {
-        instead: () => queueRefusal(sql, limitsOf(this.env), contentBytes(message.content)),
+        instead: () => messageIdRefusal(sql, body.messageId) ?? queueRefusal(sql, limitsOf(this.env), contentBytes(message.content)),
         // A run that stopped while the images were stored is continued instead (below): they are counted and stored already.
         change: () => (readRunState(sql)?.status === "running" ? queueMessage(this.engine, message) : stopped),
       });
@@ -263,7 +283,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       const outcome = await this.takeImages<MessageAnswer>(images, {
         instead: () => {
           const run = readRun(sql);
-          return run === undefined ? notFound() : continueRefusal(run);
+          return run === undefined ? notFound() : (continueRefusal(run) ?? messageIdRefusal(sql, body.messageId));
         },
         before: async () => {
           const run = readRun(sql)!;
@@ -405,7 +425,14 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       dropRunTokenTickets(sql);
     });
     this.engine.fanout.close("The run token was replaced.", "run");
+    // The forks this run's chat follows were read with this run's token, through the chat's routes.
+    for (const fork of readChatForks(sql)) await runOf(this.env, fork.runId).closeRunTokenWatchers("The token of the chat's first run was replaced.");
     return ok(null);
+  }
+
+  async closeRunTokenWatchers(reason: string): Promise<null> {
+    this.engine.fanout.close(reason, "run");
+    return null;
   }
 
   async deleteRun(): Promise<Outcome<null>> {

@@ -18,11 +18,12 @@ import { CHILD_RUN_TABLE } from "../children/child-store";
 import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
 import { FORK_TABLE } from "../forks/fork-store";
+import { CHAT_FORK_TABLE } from "../forks/chat-fork-store";
 import { SCRIPTED_HOLD_TABLE } from "../engine/provider/scripted-holds";
 import { STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
 import { materialiseSeeds } from "../telemetry/seed-rows";
 
-const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE, SCRIPTED_HOLD_TABLE];
+const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE, CHAT_FORK_TABLE, SCRIPTED_HOLD_TABLE];
 
 /** True when a run was here and was deleted: its id is never used again. */
 export function wasDeleted(sql: SqlStorage): boolean {

@@ -3,7 +3,7 @@
 import { canonicalJson } from "../../lib/canonical-json";
 import { closeOpenCalls } from "../../loop/history";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
-import { markTaken, storeMessage, waitingMessages } from "../person/message-store";
+import { markTaken, messageIdUsed, newMessageId, storeContinueMessage, storeMessage, waitingMessages } from "../person/message-store";
 import type { AnswerBody, ContinueBody, MessageAnswer, Outcome, RunView } from "../../api/types";
 import { limitsOf } from "../../config/settings";
 import { contentBytes, effectiveMode, interruptsOf, queueRefusal } from "../person/message-caps";
@@ -31,7 +31,8 @@ function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[
   insertSegment(sql, { n, messages, approvals, stepsBefore: run.steps, spentBefore: run.spentUsd, stepLimit, perQuestion: true });
   updateRun(
     sql,
-    { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, finalText: null, final: null, deleteAt: null },
+    // A cancelled run that takes a new message runs again: its cancel is history.
+    { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, finalText: null, final: null, deleteAt: null, cancelRequested: false },
     isoNow(),
   );
   if (answered !== undefined) reportChange(engine, "run-answered", { callId: answered });
@@ -95,13 +96,13 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
       if (body.isError === true) reply.isError = true;
       startSegment(engine, run, [...base, reply], segment.approvals, run.stepLimit, body.callId);
     }
-    emitEvent(engine, { type: "answered", callId: body.callId });
+    emitEvent(engine, { type: "answered", callId: body.callId, ...(body.messageId === undefined ? {} : { messageId: body.messageId }) });
   });
   return ok(view(engine));
 }
 
 /**
- * A new user message for a finished run. maxSteps counts the whole run, so a continue allows
+ * A new user message for a finished or a cancelled run (a chat's Stop, then a new message). maxSteps counts the whole run, so a continue allows
  * `maxSteps` more model calls from here (the run's own maxSteps unless the body names one); the
  * budget is never reset, so spend stays bounded by it.
  */
@@ -120,22 +121,27 @@ export function continueRun(engine: EngineContext, body: ContinueBody): Outcome<
     markTaken(sql, waiting.map((message) => message.id), `s${n}/start`);
     for (const message of waiting) emitEvent(engine, { type: "user-message", step: run.steps + 1, messageId: message.id, mode: message.mode, content: message.content });
     const messages: ChatMessage[] = [...(segment.result ?? segment.messages), ...waiting.map(userMessage), { role: "user", content: body.content }];
+    storeContinueMessage(sql, body.messageId ?? newMessageId(), n, isoNow());
     startSegment(engine, run, messages, segment.approvals, stepLimit);
   });
   return ok(view(engine));
+}
+
+/** A message id the caller gave that the run was sent before: 409 (ids name one message each). */
+export function messageIdRefusal(sql: SqlStorage, id: string | undefined): Outcome<never> | undefined {
+  return id !== undefined && messageIdUsed(sql, id) ? fail(409, `This run was sent a message with id ${id} already: a message's id names one message.`) : undefined;
 }
 
 const userMessage = (message: IncomingMessage): ChatMessage => ({ role: "user", content: message.content });
 
 /** Why the run cannot take a new message now, or undefined when it can (a running run queues it: queueMessage). */
 export function continueRefusal(run: RunRow): Outcome<RunView> | undefined {
-  if (run.status === "finished" || run.status === "running") return undefined;
+  if (run.status === "finished" || run.status === "cancelled" || run.status === "running") return undefined;
   if (run.status === "waiting") {
     const callId = run.waiting?.callId ?? "";
     return fail(409, `The run is waiting for an answer to call ${callId}: answer it (POST /v1/runs/${run.id}/answer with callId "${callId}"); a message is taken once it runs again.`);
   }
-  const hint = run.status === "failed" ? " Retry it first (POST /v1/runs/" + run.id + "/retry)." : "";
-  return fail(409, `Only a running or finished run can take a new message; this one is ${run.status}.${hint}`);
+  return fail(409, `Only a running, finished or cancelled run can take a new message; this one is failed. Retry it first (POST /v1/runs/${run.id}/retry).`);
 }
 
 /**
@@ -146,7 +152,7 @@ export function continueRefusal(run: RunRow): Outcome<RunView> | undefined {
 export function queueMessage(engine: EngineContext, message: IncomingMessage): Outcome<MessageAnswer> {
   const { sql } = engine.ctx.storage;
   const limits = limitsOf(engine.env);
-  const refused = queueRefusal(sql, limits, contentBytes(message.content));
+  const refused = messageIdRefusal(sql, message.id) ?? queueRefusal(sql, limits, contentBytes(message.content));
   if (refused !== undefined) return refused;
   // The caps (person/message-caps.ts): past MAX_INTERRUPTS_PER_STEP of the call in flight, an interrupt queues.
   const step = message.mode === "interrupt" ? engine.modelCalls?.interruptible() : undefined;

@@ -92,8 +92,8 @@ async function deliver(call: A2aCall, action: IncomingAction, messageId: string)
   const snapshot = await readSnapshot(open.source, open.view.lastSeq);
   const newest = snapshot.tasks[snapshot.tasks.length - 1]!;
   await sendMessageTo(c, open.run, { content: action.text });
-  // A finished run's continue is its next task; a running run's message joins the task at work.
-  const task = open.view.status === "finished" ? pendingTask(newest.n + 1, snapshot.lastSeq, now) : newest;
+  // A finished (or cancelled) run's continue is its next task; a running run's message joins the task at work.
+  const task = open.view.status === "finished" || open.view.status === "cancelled" ? pendingTask(newest.n + 1, snapshot.lastSeq, now) : newest;
   return { runId: action.runId, source: open.source, from: { task, cursor: { after: snapshot.lastSeq, skip: 0 }, caughtUpAt: 0 } };
 }
 

@@ -1,59 +1,37 @@
-// The React chat page of the chat tests (and nothing the Worker serves): docs/ai-sdk.md's example,
-// `chat.tsx`, as written, mounted by a few lines that read the API's address, the run's id and its
-// token from the page's query string, hydrate the chat from the run's messages and render it.
-// Bundled for the browser by the project's esbuild at test time, with `@ratchet/client/ai-sdk`
-// from its sources, and served from a port of its own, hence an origin of its own (the Worker
-// answers it as CORS_ORIGINS says, as it would an app's).
-import { build } from "esbuild";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// The React chat page of the chat tests (and nothing the Worker serves): docs/ai-sdk.md's example
+// as written, `main.tsx` and `chat.tsx`, bundled for the browser at test time (ai-sdk-doc.ts), and
+// the app's server around it: the page (its `<meta name="ratchet-url">` the Worker's address), its
+// script, and `POST /api/chats`, which calls the docs' `chats.mjs` as the app's route would, for a
+// subject of the test's. Served from a port of its own, hence an origin of its own (the Worker
+// answers it as CORS_ORIGINS says).
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { blockStartingWith } from "./doc-blocks";
-import { listen, shut } from "./http-server";
+import { pathToFileURL } from "node:url";
+import type { BrowserContext, Page } from "playwright-core";
+import { bundleDocModule, writeDocFile } from "./ai-sdk-doc";
+import { listen, readBody, shut } from "./http-server";
 
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-
-const ENTRY = `
-import { createElement } from "react";
-import { createRoot } from "react-dom/client";
-import { Chat, loadMessages } from "./chat.tsx";
-
-const params = new URLSearchParams(location.search);
-const baseUrl = params.get("api");
-const runId = params.get("run");
-const token = params.get("token");
-loadMessages(baseUrl, runId, token).then((initialMessages) => {
-  createRoot(document.getElementById("root")).render(createElement(Chat, { baseUrl, runId, token, initialMessages }));
-});
-`;
-
-const HTML = `<!doctype html><meta charset="utf-8"><title>Chat</title><link rel="icon" href="data:,"><div id="root"></div><script type="module" src="/chat.js"></script>`;
-
-/** The page's script: the docs' chat.tsx and its mount, one browser module. */
+/** The page's script: the docs' main.tsx and chat.tsx, one browser module. */
 export async function bundleChatPage(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "ratchet-chat-page-"));
   try {
-    const example = blockStartingWith("docs/ai-sdk.md", "// chat.tsx");
-    if (example.info !== "tsx") throw new Error(`docs/ai-sdk.md's chat.tsx block is fenced as ${example.info}, not tsx`);
-    writeFileSync(join(dir, "chat.tsx"), example.code);
-    writeFileSync(join(dir, "main.ts"), ENTRY);
-    const result = await build({
-      absWorkingDir: dir,
-      entryPoints: [join(dir, "main.ts")],
-      bundle: true,
-      format: "esm",
-      platform: "browser",
-      target: "es2022",
-      jsx: "automatic",
-      alias: { "@ratchet/client/ai-sdk": join(ROOT, "src/client/ai-sdk/index.ts") },
-      nodePaths: [join(ROOT, "node_modules")],
-      define: { "process.env.NODE_ENV": '"production"' },
-      write: false,
-      logLevel: "silent",
-    });
-    return result.outputFiles[0]!.text;
+    writeDocFile(dir, "chat.tsx", "tsx");
+    return await bundleDocModule(writeDocFile(dir, "main.tsx", "tsx"), "browser");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type StartChat = (options: { ratchetUrl: string; deploymentToken: string; subject: string; text: string }) => Promise<{ runId: string; token: string }>;
+
+/** The docs' chats.mjs, loaded as the app's server module. */
+async function loadStartChat(): Promise<StartChat> {
+  const dir = mkdtempSync(join(tmpdir(), "ratchet-chat-server-"));
+  try {
+    const path = writeDocFile(dir, "chats.mjs", "js");
+    return ((await import(pathToFileURL(path).href)) as { startChat: StartChat }).startChat;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -61,15 +39,43 @@ export async function bundleChatPage(): Promise<string> {
 
 export type ChatPageServer = { origin: string; close: () => Promise<void> };
 
-/** Serves the page (`/`) and its script (`/chat.js`) on a port the OS picks. */
-export async function serveChatPage(script: string): Promise<ChatPageServer> {
+/** Serves the page (`/`), its script (`/chat.js`) and `POST /api/chats`, on a port the OS picks. */
+export async function serveChatPage(script: string, app: { ratchetUrl: () => string; deploymentToken: string; subject: string }): Promise<ChatPageServer> {
+  const startChat = await loadStartChat();
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
-    if (path === "/") response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(HTML);
-    else if (path === "/chat.js") response.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8" }).end(script);
-    else response.writeHead(404).end();
+    if (path === "/") {
+      const html = `<!doctype html><meta charset="utf-8"><meta name="ratchet-url" content="${app.ratchetUrl()}"><title>Chat</title><link rel="icon" href="data:,"><div id="root"></div><script type="module" src="/chat.js"></script>`;
+      response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(html);
+    } else if (path === "/chat.js") response.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8" }).end(script);
+    else if (path === "/api/chats" && request.method === "POST") {
+      readBody(request)
+        .then(async (body) => {
+          const { text } = JSON.parse(body) as { text: string };
+          const chat = await startChat({ ratchetUrl: app.ratchetUrl(), deploymentToken: app.deploymentToken, subject: app.subject, text });
+          response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(chat));
+        })
+        .catch((error: unknown) => response.writeHead(500).end(String(error)));
+    } else response.writeHead(404).end();
   });
   const port = await listen(server);
   return { origin: `http://127.0.0.1:${port}`, close: () => shut(server) };
 }
 
+/**
+ * The chat page on chat `runId` as main.tsx reopens one after a reload: the chat's id in the
+ * address, its token in the tab's sessionStorage. Collects the script errors the page reports
+ * (`errors`) and what it logs as errors (`logged`: a request that found no service is one).
+ */
+export async function openChatPage(browser: BrowserContext, origin: string, runId: string, token: string): Promise<{ page: Page; errors: string[]; logged: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  const logged: string[] = [];
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") logged.push(`console: ${message.text()}`);
+  });
+  await page.addInitScript(([id, secret]) => sessionStorage.setItem(`ratchet-chat:${id}`, secret), [runId, token] as const);
+  await page.goto(`${origin}/?${new URLSearchParams({ chat: runId })}`);
+  return { page, errors, logged };
+}

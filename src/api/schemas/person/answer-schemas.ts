@@ -3,6 +3,14 @@
 import { z } from "@hono/zod-openapi";
 import { contentInputSchema } from "../runs/content-schemas";
 import { batchResultSchemaOf } from "../tools/toolset-schemas";
+import { isCallersMessageId, RUN_MESSAGE_ID_PREFIX } from "../../rules/message-ids";
+
+/** The caller's own id for a person's message (a chat client's message id): told back, never made up (src/api/rules/message-ids.ts). */
+export const personMessageIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:@-]{1,128}$/, { message: "1 to 128 of A-Z a-z 0-9 _ . : @ -." })
+  .refine(isCallersMessageId, { message: `Ids starting with ${RUN_MESSAGE_ID_PREFIX} are the run's own.` })
+  .openapi({ description: `Your own id for the person's message (a chat client's message id), 1 to 128 of A-Z a-z 0-9 _ . : @ -, not starting with ${RUN_MESSAGE_ID_PREFIX} (the run's own ids).`, example: "m-7f3a" });
 
 export const answerBodySchema = z
   .strictObject({
@@ -15,6 +23,9 @@ export const answerBodySchema = z
       .min(1)
       .optional()
       .openapi({ description: "For a client toolset's batch (callId is the batch's): every action's result, in any order; after a failed one (isError) leave the later ones out." }),
+    messageId: personMessageIdSchema
+      .optional()
+      .openapi({ description: "When the answer is a message the person typed (a chat's text answering an ask): its id, told back in the `answered` event; the chat's history shows the answer as that message." }),
   })
   .openapi("AnswerBody");
 
@@ -39,5 +50,8 @@ export const continueBodySchema = z
           "For a running run: queue (default) puts the message in the history before the next model call, after the current turn's tool results; " +
           "interrupt aborts the model call in flight (its partial answer is dropped, its reported cost counts) and makes it again with the message. A finished run's continue ignores it.",
       }),
+    messageId: personMessageIdSchema
+      .optional()
+      .openapi({ description: "The message's id (a chat client's own): the `user-message` event's messageId and the chat's history keep it. Default: one the run makes (msg_…). An id this run was sent before is 409." }),
   })
   .openapi("ContinueBody");

@@ -14,8 +14,8 @@ export const forkBodySchema = z
     atStep: z
       .number()
       .int()
-      .gte(1)
-      .openapi({ description: "The source's model step (counted over the whole run from 1) whose turn, with its tool results, ends the fork's prefix." }),
+      .gte(0)
+      .openapi({ description: "The source's model step (counted over the whole run from 1) whose turn, with its tool results, ends the fork's prefix; 0: before its first model call (the fork begins with the source's given messages)." }),
     messages: z
       .array(chatMessageInputSchema)
       .min(1, { message: "At least one message, or leave `messages` out." })

@@ -83,6 +83,7 @@ export const runEventSchema = z
       type: z.literal("answered"),
       callId: z.string(),
       results: z.array(z.object({ callId: z.string(), ok: z.boolean() })).optional().openapi({ description: "For a toolset batch: the actions the client answered, in batch order, and whether each succeeded." }),
+      messageId: z.string().optional().openapi({ description: "The answer was a message the person typed: its id (the answer's messageId)." }),
     }),
     z.object({
       type: z.literal("mcp-tools"),

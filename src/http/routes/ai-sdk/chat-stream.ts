@@ -1,8 +1,10 @@
 // The AI SDK chat's answer: the run's own event stream (Server-Sent Events from its object, read at
 // the reader's pace) translated chunk by chunk (src/api/ai-sdk/event-chunks.ts) into the UI message
 // stream protocol: `data: <chunk>` lines, `data: [DONE]` at the end. Nothing is kept here beyond
-// the one message's mapping state; the stream ends at the message's end (finish, error, abort).
-import { chunksFor, type ChatEvent, type ChunkState } from "../../../api/ai-sdk/event-chunks";
+// the one message's mapping state; the stream ends at the message's end (finish, error, abort, the
+// person's next message), or with no message when the run stopped before the one it waits for began.
+import { openingChunks, type ChunkState } from "../../../api/ai-sdk/chunk-state";
+import { chunksFor, type ChatEvent } from "../../../api/ai-sdk/event-chunks";
 import type { UIChunk } from "../../../api/ai-sdk/ui-chunks";
 import type { ToolMessage } from "../../../loop/types";
 
@@ -63,7 +65,7 @@ export function chatStream(source: ChatStreamSource): ReadableStream<Uint8Array>
       let text = "";
       if (!started) {
         started = true;
-        text += frame({ type: "start", messageId: state.messageId });
+        for (const chunk of openingChunks(state)) text += frame(chunk);
       }
       while (text === "" && !state.done) {
         const { value, done } = await reader.read();

@@ -135,13 +135,13 @@ export const cancelRoute = createRoute({
 export const continueRoute = createRoute({
   method: "post",
   path: "/{id}/messages",
-  summary: "A user message: taken in by a running run (queue or interrupt), or a continue of a finished one",
+  summary: "A user message: taken in by a running run (queue or interrupt), or a continue of a finished or cancelled one",
   description:
     "On a running run the message is stored at once and goes into the history before the next model call, after the current turn's tool results " +
     "(mode queue, the default); mode interrupt aborts the model call in flight (its partial answer dropped, its reported cost counted) and makes it again with the message. " +
     "A `user-message` event marks where it went. While a compaction or an async tool call is under way the message waits for it. " +
     "At most MAX_QUEUED_MESSAGES messages, and 256 KiB of them in all, wait at once (429 past either); past MAX_INTERRUPTS_PER_STEP interrupts of one model call, an interrupt is queued (the answer's message.mode says queue). " +
-    "On a finished run: a continue (allows `maxSteps` more model calls; the budget is not reset). A waiting run answers 409: answer it first. " +
+    "On a finished or cancelled run: a continue (allows `maxSteps` more model calls; the budget is not reset). A waiting run answers 409: answer it first; a failed one 409: retry it first. " +
     "A message whose images would take the run past RUN_IMAGE_BYTES_LIMIT is a 413; a refused message stores none of its images.",
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: true, content: { "application/json": { schema: continueBodySchema } } } },

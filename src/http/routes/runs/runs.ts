@@ -14,8 +14,7 @@ import { wantsEventStream } from "../../forward";
 import { newRunToken } from "../../ids/ids";
 import { startRun } from "../../intake/start-run";
 import { runBodyHook } from "../../agents/run-body-hook";
-import { prepareFork, type ForkCaller } from "../../intake/fork-run";
-import { answerRun, retryRun, sendMessage } from "./run-actions";
+import { answerRun, forkRun, retryRun, sendMessage } from "./run-actions";
 import { openRunEvents } from "./run-watch";
 import { unwrap } from "../../outcome";
 import {
@@ -36,18 +35,8 @@ import {
   rotateTokenRoute,
   ticketRoute,
 } from "../definitions/run-routes";
-import { runStub } from "../../run-stub";
 import { newTicket } from "../../auth/tickets";
 import { parseTraceparent } from "../../../lib/traceparent";
-import { limitSubjectCreation } from "../../auth/rate-limit";
-
-
-function forkCallerOf(c: Context<AppEnv>): ForkCaller {
-  if (c.var.caller !== "user") return { kind: c.var.caller };
-  const user: ForkCaller = { kind: "user", subject: c.var.user.subject };
-  if (c.var.user.budgetUsdPerDay !== undefined) user.budgetUsdPerDay = c.var.user.budgetUsdPerDay;
-  return user;
-}
 
 /**
  * A schedule's runs come from its own index (requireRunListing found the schedule); an agent's, for
@@ -83,26 +72,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     runBodyHook,
   );
 
-  app.openapi(forkRoute, async (c) => {
-    const body = c.req.valid("json");
-    const prefix = unwrap(await c.var.run.forkPrefix(body.atStep));
-    // A run token's fork is its run's subject's new run (requireRun counted the other tokens'); a run with no subject is refused by the intake.
-    if (c.var.caller === "run" && prefix.subject !== undefined) await limitSubjectCreation(c.env, prefix.subject);
-    const { newRun, token, spec, images } = await prepareFork({
-      body,
-      prefix,
-      env: c.env,
-      settings: c.var.settings,
-      idempotencyKey: c.req.valid("header")["idempotency-key"],
-      findEarlier: (candidate) => runStub(c.env, candidate.id).exists(),
-      caller: forkCallerOf(c),
-      origin: new URL(c.req.url).origin,
-    });
-    // The source's body went into newRun's: the fork's object is not sent it twice.
-    const { body: _sourceBody, ...carried } = prefix;
-    const run = unwrap(await runStub(c.env, newRun.id).createFork(newRun, carried, spec, images));
-    return c.json({ run, token }, 201);
-  });
+  app.openapi(forkRoute, async (c) => c.json(await forkRun(c, c.req.valid("json"), c.req.valid("header")["idempotency-key"]), 201));
 
   app.openapi(listRunsRoute, async (c) => {
     const { status, limit, cursor, scheduleId, agent } = c.req.valid("query");
