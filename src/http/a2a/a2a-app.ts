@@ -8,6 +8,7 @@ import { A2A_ERRORS, type A2aStreamEvent } from "../../api/a2a/a2a-types";
 import { agentCard } from "../../api/a2a/agent-card";
 import { A2aError, envelopeSchema, rpcError, rpcResult, type RequestId } from "../../api/a2a/json-rpc";
 import { callbackBase } from "../../config/public-url";
+import { withKeepAlive } from "../../lib/sse-keep-alive";
 import type { AppEnv } from "../app-env";
 import { identify, limitUser, type Caller } from "../auth/auth";
 import { limitAgentCard } from "../auth/rate-limit";
@@ -34,7 +35,7 @@ function streamError(error: unknown): { code: number; message: string; data?: Re
 }
 
 /** A stream's events as SSE: each a JSON-RPC response to the request, with the event's id; a failure mid-stream is its last event, an internal error. */
-function sseResponse(id: RequestId, stream: TaskStream): Response {
+function sseResponse(id: RequestId, stream: TaskStream, keepAliveSeconds: number): Response {
   const { frames } = stream;
   let first: A2aStreamEvent | undefined = stream.first;
   const body = new ReadableStream<Uint8Array>(
@@ -60,7 +61,7 @@ function sseResponse(id: RequestId, stream: TaskStream): Response {
     },
     { highWaterMark: 0 },
   );
-  return new Response(body, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } });
+  return withKeepAlive(new Response(body, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } }), keepAliveSeconds);
 }
 
 function asker(caller: Caller): AgentAsker {
@@ -74,7 +75,7 @@ async function dispatch(call: A2aCall, method: string, params: unknown, id: Requ
     case "SendMessage":
       return c.json(rpcResult(id, await sendMessage(call, params)));
     case "SendStreamingMessage":
-      return sseResponse(id, await sendStreamingMessage(call, params));
+      return sseResponse(id, await sendStreamingMessage(call, params), c.var.settings.limits.sseKeepAliveSeconds);
     case "GetTask":
       return c.json(rpcResult(id, await getTask(call, params)));
     case "ListTasks":
@@ -82,7 +83,7 @@ async function dispatch(call: A2aCall, method: string, params: unknown, id: Requ
     case "CancelTask":
       return c.json(rpcResult(id, await cancelTask(call, params)));
     case "SubscribeToTask":
-      return sseResponse(id, await subscribeToTask(call, params, c.req.header("last-event-id")));
+      return sseResponse(id, await subscribeToTask(call, params, c.req.header("last-event-id")), c.var.settings.limits.sseKeepAliveSeconds);
     case "CreateTaskPushNotificationConfig":
     case "GetTaskPushNotificationConfig":
     case "ListTaskPushNotificationConfigs":

@@ -9,6 +9,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiException } from "../errors";
 import { identify, limitUser } from "../auth/auth";
+import { withKeepAlive } from "../../lib/sse-keep-alive";
 import { mcpDeps } from "./mcp-agents";
 import { deliverAnswers, onlyResponses } from "./mcp-answers";
 import { connectServer, mcpServer } from "./mcp-server";
@@ -61,7 +62,8 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
   const session = initialize !== undefined ? newSession(declaresFormElicitation(initialize.params?.capabilities)) : sessionOf(c.req.header(SESSION_HEADER));
   const { server, transport } = mcpServer(mcpDeps(c, caller, session));
   await connectServer(server, transport);
-  const response = await transport.handleRequest(c.req.raw, parsedBody === undefined ? {} : { parsedBody });
+  // A call's answer is an SSE stream that may be quiet for MCP_CALL_SECONDS: it gets keep-alives as every stream does.
+  const response = withKeepAlive(await transport.handleRequest(c.req.raw, parsedBody === undefined ? {} : { parsedBody }), c.var.settings.limits.sseKeepAliveSeconds);
   return initialize !== undefined && session !== undefined ? withSession(response, session) : response;
 }
 

@@ -18,6 +18,7 @@ import { chatMessagesRoute, chatPostRoute, chatStreamRoute } from "../definition
 import { answerRun, retryRun, sendMessage } from "../runs/run-actions";
 import { openRunEvents } from "../runs/run-watch";
 import { CHAT_STREAM_HEADERS, chatStream } from "./chat-stream";
+import { withKeepAlive } from "../../../lib/sse-keep-alive";
 
 function capsOf(c: Context<AppEnv>): ChatCaps {
   // requireChatVersion let only known versions through.
@@ -41,7 +42,7 @@ async function answerStream(c: Context<AppEnv>, runId: string, marks: ChatMarks,
   const state = chunkState(messageIdOf(runId, marks.turn), capsOf(c), marks.newest);
   const run = c.var.run;
   const body = chatStream({ events: events.body, state, loadResults: async () => toolResultsOf(unwrap(await run.messages()).messages) });
-  return new Response(body, { status: 200, headers: CHAT_STREAM_HEADERS });
+  return withKeepAlive(new Response(body, { status: 200, headers: CHAT_STREAM_HEADERS }), c.var.settings.limits.sseKeepAliveSeconds);
 }
 
 export function chatApp(): OpenAPIHono<AppEnv> {

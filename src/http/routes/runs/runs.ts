@@ -40,6 +40,7 @@ import { runStub } from "../../run-stub";
 import { newTicket } from "../../auth/tickets";
 import { parseTraceparent } from "../../../lib/traceparent";
 import { limitSubjectCreation } from "../../auth/rate-limit";
+import { withKeepAlive } from "../../../lib/sse-keep-alive";
 
 
 function forkCallerOf(c: Context<AppEnv>): ForkCaller {
@@ -160,7 +161,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     if (!wantsEventStream(c.req.raw)) {
       throw invalidRequest("The events endpoint needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
     }
-    return openRunEvents(c, c.req.param("id"), c.req.raw);
+    return withKeepAlive(await openRunEvents(c, c.req.param("id"), c.req.raw), c.var.settings.limits.sseKeepAliveSeconds);
   });
 
   return app;
