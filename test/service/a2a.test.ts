@@ -45,7 +45,7 @@ describe("A2A: a stored agent through the official client", () => {
     const response = await SELF.fetch(`${BASE}/a2a/${name}/.well-known/agent-card.json`);
     expect(response.status).toBe(200);
     const card = (await response.json()) as Record<string, unknown>;
-    expect(Object.keys(card).sort()).toEqual(["capabilities", "description", "name", "securitySchemes", "skills", "supportedInterfaces", "version"]);
+    expect(Object.keys(card).sort()).toEqual(["capabilities", "defaultInputModes", "defaultOutputModes", "description", "name", "securityRequirements", "securitySchemes", "skills", "supportedInterfaces", "version"]);
     expect(card).toMatchObject({
       name,
       description: "Says hi.",
