@@ -83,6 +83,34 @@ describe("the MCP server", () => {
     expect((await call.result).structuredContent).toEqual({ n: 7 });
   });
 
+  it("declares a typed agent's output schema and every agent's annotations; the typed answer's text block is its JSON, and the client's own check of it passes", async () => {
+    const output = { schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false } };
+    const typed = await makeAgent({ name: agentName("mcp-schema"), run: scriptedTemplate("", { script: [{ toolCalls: [{ name: "final_answer", input: { n: 7 } }] }], output }) });
+    const plain = await makeAgent({ name: agentName("mcp-noschema") });
+    const client = await connect(API_TOKEN);
+    // Listed first, so the client checks each answer against the declared schema (its default).
+    const { tools } = await client.listTools();
+    const tool = tools.find((entry) => entry.name === typed.name)!;
+    expect(tool.outputSchema).toEqual({ type: "object", anyOf: [output.schema, { type: "object", properties: { runId: { type: "string" }, status: { type: "string", enum: ["waiting", "running"] } }, required: ["runId", "status"] }] });
+    expect(tool.annotations).toEqual({ title: typed.name, readOnlyHint: false, idempotentHint: false, openWorldHint: true });
+    expect(tools.find((entry) => entry.name === plain.name)).not.toHaveProperty("outputSchema");
+    const call = callWithProgress(client, typed.name, { task: "Seven." });
+    await driveRun(await call.runId);
+    const result = await call.result;
+    expect(result.structuredContent).toEqual({ n: 7 });
+    expect(result.content).toEqual([{ type: "text", text: '{"n":7}' }]);
+  });
+
+  it("a typed agent's call that waits on a question answers a status its output schema allows", async () => {
+    const output = { schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false } };
+    const agent = await makeAgent({ name: agentName("mcp-typed-ask"), run: scriptedTemplate("", { script: [ASK, { toolCalls: [{ name: "final_answer", input: { n: 1 } }] }], tools: ["ask"], output }) });
+    const client = await connect(API_TOKEN);
+    await client.listTools();
+    const call = callWithProgress(client, agent.name, { task: "Pick." });
+    await driveRun(await call.runId);
+    expect((await call.result).structuredContent).toMatchObject({ status: "waiting", waiting: { question: "Which colour?" } });
+  });
+
   it("puts an ask to a client that declared elicitation, and its answer goes to the run", async () => {
     const agent = await makeAgent({ name: agentName("mcp-ask"), run: scriptedTemplate("", { script: [ASK, { text: "Red it is." }], tools: ["ask"] }) });
     const asked: ElicitRequest["params"][] = [];

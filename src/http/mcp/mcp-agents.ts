@@ -13,6 +13,7 @@ import { limitDeploymentCreation, limitSubjectCreation } from "../auth/rate-limi
 import { startRun } from "../intake/start-run";
 import { runStub } from "../run-stub";
 import { taskOf, toolInputSchema } from "./agent-input";
+import { AGENT_TOOL_ANNOTATIONS, toolOutputSchema } from "./tool-output";
 import { runLinks } from "./call-results";
 import type { AgentTool, McpDeps } from "./mcp-server";
 import type { McpSession } from "./mcp-session";
@@ -28,7 +29,10 @@ export function callKey(session: McpSession, requestId: string | number): string
 }
 
 export function agentTool(agent: StoredAgent): AgentTool {
-  return { name: agent.name, description: agent.description, inputSchema: toolInputSchema(agent.inputSchema) };
+  const tool: AgentTool = { name: agent.name, description: agent.description, inputSchema: toolInputSchema(agent.inputSchema), annotations: { title: agent.name, ...AGENT_TOOL_ANNOTATIONS } };
+  const outputSchema = toolOutputSchema(agent.run.output);
+  if (outputSchema !== undefined) tool.outputSchema = outputSchema;
+  return tool;
 }
 
 function creatorOf(caller: Exclude<Caller, { kind: "run" }>): Creator {

@@ -14,8 +14,11 @@ import { callParamsError } from "./call-params";
 import { elicitationId, elicitParams, type Waiting } from "./elicitation";
 import type { EventReader } from "./run-events";
 
-/** An agent as a tool: its name, description and input schema (`{task: string}` unless it has its own). */
-export type AgentTool = { name: string; description: string; inputSchema: Tool["inputSchema"] };
+/**
+ * An agent as a tool: its name, description and input schema (`{task: string}` unless it has its
+ * own), its output schema when it has typed output (tool-output.ts), and its annotations.
+ */
+export type AgentTool = Pick<Tool, "name" | "description" | "inputSchema" | "outputSchema" | "annotations"> & { description: string };
 
 /** What the server needs of the rest of the service, for this request's caller. */
 export type McpDeps = {
@@ -48,7 +51,7 @@ export function mcpServer(deps: McpDeps): { server: Server; transport: WebStanda
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools: Tool[] = (await deps.agents()).map((agent) => ({ name: agent.name, description: agent.description, inputSchema: agent.inputSchema }));
+    const tools: Tool[] = await deps.agents();
     return { tools };
   });
 
