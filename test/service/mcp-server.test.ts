@@ -147,6 +147,29 @@ describe("the MCP server", () => {
     expect(answered.status).toBe(202);
   });
 
+  it("a call the client cancels (notifications/cancelled, sent by the SDK when its signal aborts) cancels its run", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-cancel"), run: scriptedTemplate("", { script: [ASK, { text: "Never." }], tools: ["ask"] }) });
+    const client = await connect(API_TOKEN, async () => new Promise(() => undefined));
+    const stop = new AbortController();
+    let named: (id: string) => void = () => undefined;
+    const runId = new Promise<string>((resolve) => (named = resolve));
+    const result = client.callTool({ name: agent.name, arguments: { task: "Wait." } }, undefined, {
+      signal: stop.signal,
+      onprogress: (update) => {
+        const id = /^Run (\S+) started\.$/.exec(update.message ?? "")?.[1];
+        if (id !== undefined) named(id);
+      },
+    });
+    const id = await runId;
+    const watcher = await watch(stubFor(id));
+    stop.abort("The user pressed stop.");
+    await expect(result).rejects.toThrow();
+    const end = await watcher.next((frame) => frame.type === "end");
+    watcher.close();
+    expect(end).toMatchObject({ type: "end", status: "cancelled" });
+    expect(((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).status).toBe("cancelled");
+  });
+
   it("answers the same request id in the same session with the same run", async () => {
     const agent = await makeAgent({ name: agentName("mcp-again"), run: scriptedTemplate("Once.") });
     const session = await rawSession();

@@ -35,7 +35,7 @@ export function agentTool(agent: StoredAgent): AgentTool {
   return tool;
 }
 
-function creatorOf(caller: Exclude<Caller, { kind: "run" }>): Creator {
+export function creatorOf(caller: Exclude<Caller, { kind: "run" }>): Creator {
   if (caller.kind === "deployment") return { kind: "deployment" };
   const creator: Creator = { kind: "user", subject: caller.subject };
   if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;

@@ -10,7 +10,8 @@ import type { AppEnv } from "../app-env";
 import { ApiException } from "../errors";
 import { identify, limitUser } from "../auth/auth";
 import { withKeepAlive } from "../../lib/sse-keep-alive";
-import { mcpDeps } from "./mcp-agents";
+import { creatorOf, mcpDeps } from "./mcp-agents";
+import { cancelCalls, cancelledRequests } from "./mcp-cancel";
 import { deliverAnswers, onlyResponses } from "./mcp-answers";
 import { connectServer, mcpServer } from "./mcp-server";
 import { declaresFormElicitation, newSession, sessionOf, type McpSession } from "./mcp-session";
@@ -60,6 +61,9 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
   }
   const initialize = initializeOf(messages);
   const session = initialize !== undefined ? newSession(declaresFormElicitation(initialize.params?.capabilities)) : sessionOf(c.req.header(SESSION_HEADER));
+  // A call given up: its run is cancelled (the server of this request never saw the call).
+  const cancelled = cancelledRequests(messages);
+  if (cancelled.length > 0 && session !== undefined) await cancelCalls(cancelled, { env: c.env, runIdKeys: c.var.settings.runIdKeys, creator: creatorOf(caller), session });
   const { server, transport } = mcpServer(mcpDeps(c, caller, session));
   await connectServer(server, transport);
   // A call's answer is an SSE stream that may be quiet for MCP_CALL_SECONDS: it gets keep-alives as every stream does.
