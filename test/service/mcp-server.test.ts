@@ -1,7 +1,8 @@
 // Ratchet as an MCP server (docs/mcp-server.md), through the official MCP client on SELF: each
 // stored agent a tool, a call a run with progress, a question an elicitation or the run id.
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { ErrorCode, McpError, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { elicitationId } from "../../src/http/mcp/elicitation";
 import { SELF } from "cloudflare:test";
@@ -130,6 +131,21 @@ describe("the MCP server", () => {
     expect(result.content).toEqual([{ type: "text", text: "Red it is." }]);
     const messages = JSON.stringify(await (await api(`/v1/runs/${id}/messages`, API_TOKEN)).json());
     expect(messages).toContain("red");
+  });
+
+  it("a client that declares elicitation without a handler (the SDK answers Method not found) gets the question at once: status waiting", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-nohandler"), run: scriptedTemplate("", { script: [ASK, { text: "Blue it is." }], tools: ["ask"] }) });
+    const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { requestInit: { headers: bearer() }, fetch: (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init) });
+    // As docs/mcp-server.md's snippet did: the capability, and no handler of elicitation/create.
+    const client = new Client({ name: "no-handler", version: "1.0.0" }, { capabilities: { elicitation: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    await client.connect(transport);
+    clients.push(client);
+    const call = callWithProgress(client, agent.name, { task: "Pick a colour." });
+    const id = await call.runId;
+    await driveRun(id);
+    const result = await call.result;
+    expect(result.structuredContent).toMatchObject({ runId: id, status: "waiting", waiting: { kind: "ask", question: "Which colour?" } });
+    expect(((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).status).toBe("waiting");
   });
 
   it("without elicitation ends the call with the question and the run id, answered over the HTTP API", async () => {
