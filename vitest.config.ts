@@ -103,7 +103,8 @@ export default defineConfig({
         // Two files at a time, after the workerd projects (a group of their own): they wait mostly on
         // `wrangler dev` starting and on Chromium, their ports come from the OS, and every wait is on
         // a state, not a timer (test/e2e/ports.test.ts, test/e2e/no-sleeps.test.ts).
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 300_000, hookTimeout: 120_000, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        // Its global setup picks the browser tests' Chromium once and says which (test/README.md).
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", globalSetup: ["./test/e2e/support/chromium-setup.ts"], testTimeout: 300_000, hookTimeout: 120_000, maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
     ],
   },
