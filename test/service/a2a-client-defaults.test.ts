@@ -5,7 +5,7 @@
 import { TaskState, type StreamResponse } from "@a2a-js/sdk";
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import { describe, expect, it } from "vitest";
-import { a2aClient, textPart, userMessage, workerFetch } from "../helpers/a2a";
+import { a2aClient, streamWhileDriving, textPart, userMessage, workerFetch } from "../helpers/a2a";
 import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
 import { BASE } from "../helpers/http";
 import { freshSubject, settle, userToken } from "../helpers/inbox";
@@ -24,17 +24,6 @@ const ASKS = {
   ],
 };
 
-/** Reads a stream to its end while the run is stepped. */
-async function streamWhileDriving(stream: AsyncGenerator<StreamResponse>): Promise<{ runId: string; taskId: string; events: StreamResponse[] }> {
-  const first = await stream.next();
-  if (first.done === true || first.value.payload?.$case !== "task") throw new Error("The stream did not start with the task.");
-  const task = first.value.payload.value;
-  const events: StreamResponse[] = [first.value];
-  const driving = driveRun(task.contextId);
-  for await (const event of stream) events.push(event);
-  await driving;
-  return { runId: task.contextId, taskId: task.id, events };
-}
 
 type Client = Awaited<ReturnType<typeof a2aClient>>;
 
