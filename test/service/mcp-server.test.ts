@@ -148,6 +148,30 @@ describe("the MCP server", () => {
     expect(((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).status).toBe("waiting");
   });
 
+  it("without elicitation the host answers with the tool answer_run, which follows the run to its next answer", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-answer-tool"), run: scriptedTemplate("", { script: [ASK, { text: "Blue it is." }], tools: ["ask"] }) });
+    const client = await connect(API_TOKEN);
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === "answer_run")?.inputSchema).toMatchObject({ required: ["runId", "callId"] });
+    const call = callWithProgress(client, agent.name, { task: "Pick a colour." });
+    const id = await call.runId;
+    await driveRun(id);
+    const waiting = (await call.result).structuredContent as { runId: string; waiting: { callId: string } };
+    expect((await call.result).content[0]).toMatchObject({ text: expect.stringContaining("answer_run") });
+    const answered = callWithProgress(client, "answer_run", { runId: waiting.runId, callId: waiting.waiting.callId, answer: "blue" });
+    const watcher = await watch(stubFor(id));
+    await watcher.next((frame) => frame.type === "answered");
+    watcher.close();
+    await driveRun(id);
+    const result = await answered.result;
+    expect(result.content).toEqual([{ type: "text", text: "Blue it is." }]);
+    expect(JSON.stringify(await (await api(`/v1/runs/${id}/messages`, API_TOKEN)).json())).toContain("blue");
+    // Another subject's user token does not reach the run: the same answer as for no run.
+    const stranger = await connect(await userToken(`mcp-stranger-${crypto.randomUUID()}`));
+    const refused = await stranger.callTool({ name: "answer_run", arguments: { runId: id, callId: "x", answer: "no" } });
+    expect(refused).toMatchObject({ isError: true, _meta: { "ratchet/error": { status: 404 } } });
+  });
+
   it("without elicitation ends the call with the question and the run id, answered over the HTTP API", async () => {
     const agent = await makeAgent({ name: agentName("mcp-noelicit"), run: scriptedTemplate("", { script: [ASK, { text: "Blue it is." }], tools: ["ask"] }) });
     const client = await connect(API_TOKEN);

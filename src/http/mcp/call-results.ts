@@ -46,7 +46,8 @@ export function waitingResult(runId: string, waiting: Waiting, links: RunLinks):
   const lines = [
     `Run ${runId} waits for an answer: ${questionOf(waiting)}`,
     ...(choices.length > 0 ? [`Choices: ${choices.join(", ")}`] : []),
-    `Answer it over the HTTP API: POST ${links.answers} with ${body}; the run goes on. Its events: GET ${links.events}.`,
+    `Answer it with the tool answer_run: {"runId": ${JSON.stringify(runId)}, "callId": ${JSON.stringify(waiting.callId)}, ${waiting.kind === "approval" ? '"approved": true' : '"answer": "<answer>"'}}; the run goes on, and answer_run follows it.`,
+    `Or over the HTTP API: POST ${links.answers} with ${body}. Its events: GET ${links.events}.`,
   ];
   const question: Record<string, unknown> = { kind: waiting.kind, callId: waiting.callId, name: waiting.name, question: questionOf(waiting) };
   if (choices.length > 0) question.choices = choices;
