@@ -95,8 +95,9 @@ export default defineConfig({
         OTEL_CAPTURE_CONTENT: "on",
       })),
       // MCP_CALL_SECONDS=1 and A2A_SEND_SECONDS=1: an MCP call and a blocking A2A SendMessage outlast
-      // them for certain (their run held), and answer with the run as it stands.
-      workerd("deadlines", ["test/deadlines/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000), () => ({ MCP_CALL_SECONDS: "1", A2A_SEND_SECONDS: "1" })),
+      // them for certain (their run held), and answer with the run as it stands. SSE_KEEPALIVE_SECONDS=1:
+      // a stream quiet for a second (its run held) sends a keep-alive.
+      workerd("deadlines", ["test/deadlines/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000), () => ({ MCP_CALL_SECONDS: "1", A2A_SEND_SECONDS: "1", SSE_KEEPALIVE_SECONDS: "1" })),
       {
         // Real processes: `wrangler dev` started, killed with SIGKILL and started again.
         // Two files at a time, after the workerd projects (a group of their own): they wait mostly on

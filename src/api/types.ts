@@ -300,6 +300,8 @@ export type RunEvent =
   | { type: "step-start"; step: number; last: boolean }
   | { type: "text"; step: number; delta: string }
   | { type: "text-reset"; step: number }
+  /** Live only: an MCP host could not show the run's question (its elicitation failed); the run still waits. */
+  | { type: "elicitation-failed"; callId: string; message: string }
   | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number; stopReason: StopReason; providerToolCalls?: ToolCall[] }
   | { type: "compaction"; step: number; mode: "native" | "summary"; reason: "threshold" | "overflow" | "request"; tokensBefore: number; tokensAfter: number }
   | { type: "tool-call"; step: number; callId: string; name: string; input: unknown; toolset?: string }

@@ -121,7 +121,7 @@ export type Ticket = { ticket: string; expiresAt: string };
 /** What creating a run answers: the run and its run token, shown this once. */
 export type CreatedRun<TFinal = unknown> = { run: RunView<TFinal>; token: string };
 
-type LiveOnly = Extract<ApiRunEvent, { type: "text" | "text-reset" }>;
+type LiveOnly = Extract<ApiRunEvent, { type: "text" | "text-reset" | "elicitation-failed" }>;
 
 /** A stored event: `seq` is gap-free from 1 per run. */
 export type StoredRunEvent<TFinal = unknown> = Exclude<RunEvent<TFinal>, LiveOnly> & { seq: number; at: string };

@@ -48,6 +48,8 @@ export type Limits = {
   mcpMessagesPerPost: number;
   /** A2A_SEND_SECONDS: how long a blocking A2A SendMessage follows its task before it answers the task as it stands (the run goes on). */
   a2aSendSeconds: number;
+  /** SSE_KEEPALIVE_SECONDS: the longest an open SSE stream goes without sending anything; past it, a comment line (a keep-alive). */
+  sseKeepAliveSeconds: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -74,6 +76,7 @@ export const DEFAULT_LIMITS: Limits = {
   mcpCallSeconds: 50,
   mcpMessagesPerPost: 10,
   a2aSendSeconds: 25,
+  sseKeepAliveSeconds: 15,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -101,6 +104,7 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   mcpCallSeconds: { setting: "MCP_CALL_SECONDS", whole: true },
   mcpMessagesPerPost: { setting: "MCP_MESSAGES_PER_POST", whole: true },
   a2aSendSeconds: { setting: "A2A_SEND_SECONDS", whole: true },
+  sseKeepAliveSeconds: { setting: "SSE_KEEPALIVE_SECONDS", whole: true },
 };
 
 type Problem = { setting: string; problem: string };

@@ -12,6 +12,7 @@ import { bodyLimit, MAX_BODY_BYTES } from "./body-limit";
 import { requireConfigured } from "./configured";
 import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
 import { a2aApp } from "./a2a/a2a-app";
+import { rootCardApp } from "./a2a/root-card";
 import { agentsApp } from "./routes/agents";
 import { healthApp } from "./routes/service/health";
 import { openApiApp } from "./routes/service/openapi";
@@ -45,6 +46,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/push", pushApp());
   app.route("/v1/runs/:id/scripted", scriptedApp());
   app.route("/a2a", a2aApp());
+  app.route("/.well-known", rootCardApp());
   app.route("/v1/agents", agentsApp());
   app.route("/mcp", mcpApp());
   app.route("/v1/ai-sdk", chatApp());

@@ -25,8 +25,8 @@ export type ClientTypeChecks = [
   Check<Assignable<z.infer<typeof createdRunSchema>, CreatedRun>>,
   Check<Assignable<z.infer<typeof messagesSchema>["messages"], ChatMessage[]>>,
   Check<Assignable<StoredRunEvent, z.infer<typeof storedEventSchema>>>,
-  Check<Assignable<Exclude<z.infer<typeof runEventSchema>, { type: "text" | "text-reset" }> & { seq: number; at: string }, StreamEvent>>,
-  Check<Assignable<Extract<z.infer<typeof runEventSchema>, { type: "text" | "text-reset" }>, StreamEvent>>,
+  Check<Assignable<Exclude<z.infer<typeof runEventSchema>, { type: "text" | "text-reset" | "elicitation-failed" }> & { seq: number; at: string }, StreamEvent>>,
+  Check<Assignable<Extract<z.infer<typeof runEventSchema>, { type: "text" | "text-reset" | "elicitation-failed" }>, StreamEvent>>,
 ];
 
 it("client types match the API schemas (compile-time)", () => {

@@ -1,10 +1,11 @@
 // The official A2A client (@a2a-js/sdk) inside workerd: its fetches go to the Worker (SELF) with a
 // bearer token, and messages built with the SDK's own types.
 import { SELF } from "cloudflare:test";
-import { Role, type Message, type Part } from "@a2a-js/sdk";
+import { Role, type Message, type Part, type StreamResponse } from "@a2a-js/sdk";
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { TEST_API_TOKEN } from "../test-env";
 import { BASE } from "./http";
+import { driveRun } from "./service-client";
 
 /** A fetch that sends every request to the Worker with `token` (none for the card's public read when token is undefined). */
 export function workerFetch(token: string | undefined): typeof fetch {
@@ -31,4 +32,16 @@ export const dataPart = (data: Record<string, unknown>): Part => ({ content: { $
 
 export function userMessage(parts: Part[], ids: { taskId?: string; contextId?: string } = {}): Message {
   return { messageId: crypto.randomUUID(), contextId: ids.contextId ?? "", taskId: ids.taskId ?? "", role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+}
+
+/** Reads a stream to its end while the run is stepped: its first event (the task) comes before any step. */
+export async function streamWhileDriving(stream: AsyncGenerator<StreamResponse>): Promise<{ runId: string; taskId: string; events: StreamResponse[] }> {
+  const first = await stream.next();
+  if (first.done === true || first.value.payload?.$case !== "task") throw new Error("The stream did not start with the task.");
+  const task = first.value.payload.value;
+  const events: StreamResponse[] = [first.value];
+  const driving = driveRun(task.contextId);
+  for await (const event of stream) events.push(event);
+  await driving;
+  return { runId: task.contextId, taskId: task.id, events };
 }

@@ -39,7 +39,10 @@ describe("callAgent", () => {
   it("reports each step and answers the final text, the typed output as structuredContent", async () => {
     const d = deps([{ type: "step", step: 1, spentUsd: 0 }, { type: "step", step: 2, spentUsd: 0 }, { type: "end", status: "finished", stoppedBy: "done", finalText: "done!", final: { n: 1 }, spentUsd: 0, steps: 2 }]);
     const result = await callAgent(d.value);
-    expect(result.content).toEqual([{ type: "text", text: "done!" }]);
+    expect(result.content).toEqual([
+      { type: "text", text: '{"n":1}' },
+      { type: "text", text: "done!" },
+    ]);
     expect(result.structuredContent).toEqual({ n: 1 });
     expect(d.progress.map(([n]) => n)).toEqual([0, 1, 2]);
     expect(d.events$.closed).toBe(true);

@@ -1,4 +1,5 @@
-// The public A2A card (GET /a2a/{name}/.well-known/agent-card.json) is limited per client address
+// The public A2A cards (GET /a2a/{name}/.well-known/agent-card.json, and the deployment's root card
+// GET /.well-known/agent-card.json) are limited per client address
 // (AGENT_CARD_RATE_LIMIT; this project's Worker allows 3 a minute, wrangler.toml 100): each read the
 // isolate's cache cannot answer is a read of the one agents object. Past it, 429 rate-limited with
 // Retry-After in the API's error shape, for known and unknown names alike, and for a run token
@@ -35,5 +36,17 @@ describe("429 rate-limited: agent cards read without credentials, per client add
     expect((await card(name, freshAddress())).status).toBe(200);
     expect((await card(name, address, bearer())).status).toBe(200);
     expect((await card(name, address, bearer(await userToken(freshSubject("card-reader"))))).status).toBe(200);
+  });
+
+  it("the root card counts against the same limit: the fourth read from one address is refused; the deployment token reads on", async () => {
+    const address = freshAddress();
+    const root = (headers: Record<string, string> = {}) => SELF.fetch("https://ratchet.test/.well-known/agent-card.json", { headers: { "CF-Connecting-IP": address, ...headers } });
+    expect((await root()).status).toBe(200);
+    expect((await card(agentName("no-such"), address)).status).toBe(404);
+    expect((await root()).status).toBe(200);
+    const refused = await root();
+    expect(refused.headers.get("retry-after")).toBe("60");
+    await expectError(refused, 429, "rate-limited");
+    expect((await root(bearer())).status).toBe(200);
   });
 });

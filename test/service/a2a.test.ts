@@ -7,7 +7,7 @@ import { SELF } from "cloudflare:test";
 import { TaskState, type StreamResponse } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { describe, expect, it } from "vitest";
-import { a2aClient, dataPart, textPart, userMessage } from "../helpers/a2a";
+import { a2aClient, dataPart, streamWhileDriving, textPart, userMessage } from "../helpers/a2a";
 import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
 import { BASE, bearer, expectError, postJson } from "../helpers/http";
 import { freshSubject, settle, userToken } from "../helpers/inbox";
@@ -24,17 +24,6 @@ const ASK_THEN_ANSWER = {
   ],
 };
 
-/** Reads a stream to its end while the run is stepped: its first event (the task) comes before any step. */
-async function streamWhileDriving(stream: AsyncGenerator<StreamResponse>): Promise<{ runId: string; taskId: string; events: StreamResponse[] }> {
-  const first = await stream.next();
-  if (first.done === true || first.value.payload?.$case !== "task") throw new Error("The stream did not start with the task.");
-  const task = first.value.payload.value;
-  const events: StreamResponse[] = [first.value];
-  const driving = driveRun(task.contextId);
-  for await (const event of stream) events.push(event);
-  await driving;
-  return { runId: task.contextId, taskId: task.id, events };
-}
 
 const statuses = (events: StreamResponse[]) => events.flatMap((event) => (event.payload?.$case === "statusUpdate" ? [event.payload.value.status!.state] : []));
 
@@ -45,7 +34,7 @@ describe("A2A: a stored agent through the official client", () => {
     const response = await SELF.fetch(`${BASE}/a2a/${name}/.well-known/agent-card.json`);
     expect(response.status).toBe(200);
     const card = (await response.json()) as Record<string, unknown>;
-    expect(Object.keys(card).sort()).toEqual(["capabilities", "description", "name", "securitySchemes", "skills", "supportedInterfaces", "version"]);
+    expect(Object.keys(card).sort()).toEqual(["capabilities", "defaultInputModes", "defaultOutputModes", "description", "name", "securityRequirements", "securitySchemes", "skills", "supportedInterfaces", "version"]);
     expect(card).toMatchObject({
       name,
       description: "Says hi.",

@@ -1,7 +1,8 @@
 // Ratchet as an MCP server (docs/mcp-server.md), through the official MCP client on SELF: each
 // stored agent a tool, a call a run with progress, a question an elicitation or the run id.
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { ErrorCode, McpError, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { elicitationId } from "../../src/http/mcp/elicitation";
 import { SELF } from "cloudflare:test";
@@ -83,6 +84,34 @@ describe("the MCP server", () => {
     expect((await call.result).structuredContent).toEqual({ n: 7 });
   });
 
+  it("declares a typed agent's output schema and every agent's annotations; the typed answer's text block is its JSON, and the client's own check of it passes", async () => {
+    const output = { schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false } };
+    const typed = await makeAgent({ name: agentName("mcp-schema"), run: scriptedTemplate("", { script: [{ toolCalls: [{ name: "final_answer", input: { n: 7 } }] }], output }) });
+    const plain = await makeAgent({ name: agentName("mcp-noschema") });
+    const client = await connect(API_TOKEN);
+    // Listed first, so the client checks each answer against the declared schema (its default).
+    const { tools } = await client.listTools();
+    const tool = tools.find((entry) => entry.name === typed.name)!;
+    expect(tool.outputSchema).toEqual({ type: "object", anyOf: [output.schema, { type: "object", properties: { runId: { type: "string" }, status: { type: "string", enum: ["waiting", "running"] } }, required: ["runId", "status"] }] });
+    expect(tool.annotations).toEqual({ title: typed.name, readOnlyHint: false, idempotentHint: false, openWorldHint: true });
+    expect(tools.find((entry) => entry.name === plain.name)).not.toHaveProperty("outputSchema");
+    const call = callWithProgress(client, typed.name, { task: "Seven." });
+    await driveRun(await call.runId);
+    const result = await call.result;
+    expect(result.structuredContent).toEqual({ n: 7 });
+    expect(result.content).toEqual([{ type: "text", text: '{"n":7}' }]);
+  });
+
+  it("a typed agent's call that waits on a question answers a status its output schema allows", async () => {
+    const output = { schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false } };
+    const agent = await makeAgent({ name: agentName("mcp-typed-ask"), run: scriptedTemplate("", { script: [ASK, { toolCalls: [{ name: "final_answer", input: { n: 1 } }] }], tools: ["ask"], output }) });
+    const client = await connect(API_TOKEN);
+    await client.listTools();
+    const call = callWithProgress(client, agent.name, { task: "Pick." });
+    await driveRun(await call.runId);
+    expect((await call.result).structuredContent).toMatchObject({ status: "waiting", waiting: { question: "Which colour?" } });
+  });
+
   it("puts an ask to a client that declared elicitation, and its answer goes to the run", async () => {
     const agent = await makeAgent({ name: agentName("mcp-ask"), run: scriptedTemplate("", { script: [ASK, { text: "Red it is." }], tools: ["ask"] }) });
     const asked: ElicitRequest["params"][] = [];
@@ -104,6 +133,45 @@ describe("the MCP server", () => {
     expect(messages).toContain("red");
   });
 
+  it("a client that declares elicitation without a handler (the SDK answers Method not found) gets the question at once: status waiting", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-nohandler"), run: scriptedTemplate("", { script: [ASK, { text: "Blue it is." }], tools: ["ask"] }) });
+    const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { requestInit: { headers: bearer() }, fetch: (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init) });
+    // As docs/mcp-server.md's snippet did: the capability, and no handler of elicitation/create.
+    const client = new Client({ name: "no-handler", version: "1.0.0" }, { capabilities: { elicitation: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    await client.connect(transport);
+    clients.push(client);
+    const call = callWithProgress(client, agent.name, { task: "Pick a colour." });
+    const id = await call.runId;
+    await driveRun(id);
+    const result = await call.result;
+    expect(result.structuredContent).toMatchObject({ runId: id, status: "waiting", waiting: { kind: "ask", question: "Which colour?" } });
+    expect(((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).status).toBe("waiting");
+  });
+
+  it("without elicitation the host answers with the tool answer_run, which follows the run to its next answer", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-answer-tool"), run: scriptedTemplate("", { script: [ASK, { text: "Blue it is." }], tools: ["ask"] }) });
+    const client = await connect(API_TOKEN);
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === "answer_run")?.inputSchema).toMatchObject({ required: ["runId", "callId"] });
+    const call = callWithProgress(client, agent.name, { task: "Pick a colour." });
+    const id = await call.runId;
+    await driveRun(id);
+    const waiting = (await call.result).structuredContent as { runId: string; waiting: { callId: string } };
+    expect((await call.result).content[0]).toMatchObject({ text: expect.stringContaining("answer_run") });
+    const answered = callWithProgress(client, "answer_run", { runId: waiting.runId, callId: waiting.waiting.callId, answer: "blue" });
+    const watcher = await watch(stubFor(id));
+    await watcher.next((frame) => frame.type === "answered");
+    watcher.close();
+    await driveRun(id);
+    const result = await answered.result;
+    expect(result.content).toEqual([{ type: "text", text: "Blue it is." }]);
+    expect(JSON.stringify(await (await api(`/v1/runs/${id}/messages`, API_TOKEN)).json())).toContain("blue");
+    // Another subject's user token does not reach the run: the same answer as for no run.
+    const stranger = await connect(await userToken(`mcp-stranger-${crypto.randomUUID()}`));
+    const refused = await stranger.callTool({ name: "answer_run", arguments: { runId: id, callId: "x", answer: "no" } });
+    expect(refused).toMatchObject({ isError: true, _meta: { "ratchet/error": { status: 404 } } });
+  });
+
   it("without elicitation ends the call with the question and the run id, answered over the HTTP API", async () => {
     const agent = await makeAgent({ name: agentName("mcp-noelicit"), run: scriptedTemplate("", { script: [ASK, { text: "Blue it is." }], tools: ["ask"] }) });
     const client = await connect(API_TOKEN);
@@ -117,6 +185,29 @@ describe("the MCP server", () => {
     expect((result.content[0] as { text: string }).text).toContain(`/v1/runs/${id}/answer`);
     const answered = await api(`/v1/runs/${id}/answer`, API_TOKEN, { method: "POST", body: JSON.stringify({ callId, content: "blue" }) });
     expect(answered.status).toBe(202);
+  });
+
+  it("a call the client cancels (notifications/cancelled, sent by the SDK when its signal aborts) cancels its run", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-cancel"), run: scriptedTemplate("", { script: [ASK, { text: "Never." }], tools: ["ask"] }) });
+    const client = await connect(API_TOKEN, async () => new Promise(() => undefined));
+    const stop = new AbortController();
+    let named: (id: string) => void = () => undefined;
+    const runId = new Promise<string>((resolve) => (named = resolve));
+    const result = client.callTool({ name: agent.name, arguments: { task: "Wait." } }, undefined, {
+      signal: stop.signal,
+      onprogress: (update) => {
+        const id = /^Run (\S+) started\.$/.exec(update.message ?? "")?.[1];
+        if (id !== undefined) named(id);
+      },
+    });
+    const id = await runId;
+    const watcher = await watch(stubFor(id));
+    stop.abort("The user pressed stop.");
+    await expect(result).rejects.toThrow();
+    const end = await watcher.next((frame) => frame.type === "end");
+    watcher.close();
+    expect(end).toMatchObject({ type: "end", status: "cancelled" });
+    expect(((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).status).toBe("cancelled");
   });
 
   it("answers the same request id in the same session with the same run", async () => {

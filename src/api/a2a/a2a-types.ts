@@ -10,6 +10,9 @@ export type TaskState = "TASK_STATE_WORKING" | "TASK_STATE_INPUT_REQUIRED" | "TA
 
 export const TASK_STATES = ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"] as const satisfies readonly TaskState[];
 
+/** Every state the protocol names: a client may filter by any (those Ratchet never uses match nothing). */
+export const PROTOCOL_TASK_STATES = [...TASK_STATES, "TASK_STATE_SUBMITTED", "TASK_STATE_REJECTED", "TASK_STATE_AUTH_REQUIRED"] as const;
+
 /** A task in one of these states takes no more work: it is over. */
 export function isTerminal(state: TaskState): boolean {
   return state === "TASK_STATE_COMPLETED" || state === "TASK_STATE_FAILED" || state === "TASK_STATE_CANCELED";
@@ -40,12 +43,14 @@ export type A2aTask = {
   contextId: string;
   status: A2aTaskStatus;
   artifacts?: A2aArtifact[];
+  /** The task's messages, oldest first (task-history.ts). */
+  history?: A2aMessage[];
   metadata?: Record<string, unknown>;
 };
 
-export type A2aStatusUpdate = { taskId: string; contextId: string; status: A2aTaskStatus };
+export type A2aStatusUpdate = { taskId: string; contextId: string; status: A2aTaskStatus; metadata?: Record<string, unknown> };
 
-export type A2aArtifactUpdate = { taskId: string; contextId: string; artifact: A2aArtifact; append?: boolean; lastChunk?: boolean };
+export type A2aArtifactUpdate = { taskId: string; contextId: string; artifact: A2aArtifact; append?: boolean; lastChunk?: boolean; metadata?: Record<string, unknown> };
 
 /** One event of SendStreamingMessage's or SubscribeToTask's stream (a StreamResponse). */
 export type A2aStreamEvent = { task: A2aTask } | { statusUpdate: A2aStatusUpdate } | { artifactUpdate: A2aArtifactUpdate };

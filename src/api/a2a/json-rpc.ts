@@ -2,7 +2,7 @@
 // parsed at the edge (unknown fields are let through: A2A clients send fields, such as `tenant` or
 // `configuration.acceptedOutputModes`, that change nothing here).
 import { z } from "zod";
-import { A2A_ERRORS, TASK_STATES, type A2aErrorCode } from "./a2a-types";
+import { A2A_ERRORS, PROTOCOL_TASK_STATES, type A2aErrorCode } from "./a2a-types";
 
 export const A2A_METHODS = ["SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask", "SubscribeToTask"] as const;
 export type A2aMethod = (typeof A2A_METHODS)[number];
@@ -37,24 +37,35 @@ export const messageSchema = z.object({
 });
 export type IncomingA2aMessage = z.infer<typeof messageSchema>;
 
+/** How many of a task's newest messages its `history` holds (A2A's historyLength; absent: all). */
+const historyLength = z.number().int().min(0).optional();
+
 export const sendParamsSchema = z.object({
   message: messageSchema,
-  configuration: z.object({ returnImmediately: z.boolean().optional() }).optional(),
+  configuration: z.object({ returnImmediately: z.boolean().optional(), historyLength }).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const taskParamsSchema = z.object({ id: z.string().min(1) });
+export const taskParamsSchema = z.object({ id: z.string().min(1), historyLength });
 
 export const LIST_PAGE_DEFAULT = 50;
 export const LIST_PAGE_MAX = 100;
 
 export const listParamsSchema = z.object({
   contextId: z.string().optional(),
-  /** TASK_STATE_UNSPECIFIED, which clients send for "any", filters nothing. */
-  status: z.enum(["TASK_STATE_UNSPECIFIED", ...TASK_STATES]).optional(),
+  /**
+   * TASK_STATE_UNSPECIFIED filters nothing, and so does UNRECOGNIZED, which the official client
+   * (@a2a-js/sdk) sends for a status its caller left out.
+   */
+  status: z.enum(["TASK_STATE_UNSPECIFIED", "UNRECOGNIZED", ...PROTOCOL_TASK_STATES]).optional(),
   pageSize: z.number().int().min(1).max(LIST_PAGE_MAX).optional(),
   pageToken: z.string().optional(),
+  historyLength,
+  /** Only tasks whose status changed after this time (RFC 3339). */
+  statusTimestampAfter: z.iso.datetime({ offset: true }).optional(),
 });
+
+export type ListParams = z.infer<typeof listParamsSchema>;
 
 export type RpcError = { code: A2aErrorCode; message: string; data?: unknown };
 

@@ -69,3 +69,23 @@ export function resumeCursor(lastEventId: string): ResumeCursor | undefined {
   const skip = Number(match[2]);
   return seq === 0 || skip === 0 ? undefined : { after: seq - 1, skip };
 }
+
+/** The id a stream gives for its place at `cursor`: a Last-Event-ID that resumes it there. */
+export function cursorId(cursor: ResumeCursor): string {
+  return cursor.skip === 0 ? String(cursor.after) : `${cursor.after + 1}.${cursor.skip}`;
+}
+
+/**
+ * Where a stream event's SSE id also travels: its object's `metadata`, which the official client
+ * (@a2a-js/sdk) hands to its caller while its SSE reader drops the `id:` lines. A client keeps the
+ * last one it saw and resubscribes with it as Last-Event-ID.
+ */
+export const EVENT_ID_KEY = "ratchet/eventId";
+
+/** `event` with its id in its object's metadata. */
+export function withEventId(event: A2aStreamEvent, id: string): A2aStreamEvent {
+  const tag = <T extends { metadata?: Record<string, unknown> }>(value: T): T => ({ ...value, metadata: { ...value.metadata, [EVENT_ID_KEY]: id } });
+  if ("task" in event) return { task: tag(event.task) };
+  if ("statusUpdate" in event) return { statusUpdate: tag(event.statusUpdate) };
+  return { artifactUpdate: tag(event.artifactUpdate) };
+}

@@ -8,7 +8,7 @@ import { taskIdOf } from "./task-ids";
 /** The one artifact of a task: its final answer (text, and typed output as a data part). */
 export const ANSWER_ARTIFACT = "answer";
 
-function questionOf(waiting: Waiting): string {
+export function questionOf(waiting: Waiting): string {
   const input = waiting.input as { question?: unknown } | null;
   if (waiting.kind === "ask" && typeof input?.question === "string") return input.question;
   if (waiting.kind === "approval") return `Approve the call of ${waiting.name}? Answer with a data part {"approved": true} or {"approved": false}.`;
@@ -47,9 +47,11 @@ export function answerArtifact(task: TaskRecord): A2aArtifact | undefined {
   return parts.length === 0 ? undefined : { artifactId: ANSWER_ARTIFACT, name: ANSWER_ARTIFACT, parts };
 }
 
-export function taskView(runId: string, task: TaskRecord): A2aTask {
+/** The task as A2A shows it; with `history`, its messages (task-history.ts). */
+export function taskView(runId: string, task: TaskRecord, history?: A2aMessage[]): A2aTask {
   const view: A2aTask = { id: taskIdOf(runId, task.n), contextId: runId, status: statusOf(runId, task) };
   const artifact = answerArtifact(task);
   if (artifact !== undefined) view.artifacts = [artifact];
+  if (history !== undefined) view.history = history;
   return view;
 }

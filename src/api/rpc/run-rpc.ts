@@ -77,6 +77,8 @@ export interface RunRpc {
    * are stored before the answer. A refusal stores nothing.
    */
   answer(body: AnswerBody, images?: ImageUpload): Promise<Outcome<RunView>>;
+  /** An MCP host could not show the question `callId` waits on: a live-only `elicitation-failed` to its watchers. */
+  elicitationFailed(callId: string, message: string): Promise<Outcome<null>>;
   cancel(): Promise<Outcome<RunView>>;
   /**
    * A run of a subject reserves the rest of its budget first: 402 spend-limit when it does not fit.

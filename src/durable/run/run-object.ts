@@ -367,6 +367,18 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return ok(null);
   }
 
+  /**
+   * A client that was to put the run's question to a person could not (an MCP host's elicitation
+   * failed): its watchers are told with a live-only `elicitation-failed`, so the MCP call waiting
+   * on that answer ends at once with the question. The run still waits; nothing is stored.
+   */
+  async elicitationFailed(callId: string, message: string): Promise<Outcome<null>> {
+    const run = readRun(this.ctx.storage.sql);
+    if (run === undefined) return notFound();
+    if (toRunView(run).waiting?.callId === callId) this.engine.fanout.sendLive({ type: "elicitation-failed", callId, message });
+    return ok(null);
+  }
+
   /** Durable first (the flag), then prompt: the call in flight is aborted and the run ends cancelled; then its live children are cancelled. */
   async cancel(): Promise<Outcome<RunView>> {
     const outcome = await this.cancelSelf();

@@ -7,12 +7,15 @@ import { Hono, type Context } from "hono";
 import { A2A_ERRORS, type A2aStreamEvent } from "../../api/a2a/a2a-types";
 import { agentCard } from "../../api/a2a/agent-card";
 import { A2aError, envelopeSchema, rpcError, rpcResult, type RequestId } from "../../api/a2a/json-rpc";
+import { withEventId } from "../../api/a2a/stream-events";
 import { callbackBase } from "../../config/public-url";
+import { withKeepAlive } from "../../lib/sse-keep-alive";
 import type { AppEnv } from "../app-env";
 import { identify, limitUser, type Caller } from "../auth/auth";
 import { limitAgentCard } from "../auth/rate-limit";
 import { ApiException } from "../errors";
-import { cancelTask, getTask, listTasks, rpcErrorOf, sendMessage, sendStreamingMessage, subscribeToTask, type A2aCall, type TaskStream } from "./a2a-methods";
+import { cancelTask, getTask, rpcErrorOf, sendMessage, sendStreamingMessage, subscribeToTask, type A2aCall, type TaskStream } from "./a2a-methods";
+import { listTasks } from "./task-list";
 import { AGENT_NOT_FOUND } from "../../api/resources/agent-types";
 import { findAgent, type AgentAsker } from "./agent-port";
 
@@ -33,22 +36,27 @@ function streamError(error: unknown): { code: number; message: string; data?: Re
   return { code: A2A_ERRORS.internalError, message: "The task's events could not be read; subscribe again (SubscribeToTask with Last-Event-ID)." };
 }
 
-/** A stream's events as SSE: each a JSON-RPC response to the request, with the event's id; a failure mid-stream is its last event, an internal error. */
-function sseResponse(id: RequestId, stream: TaskStream): Response {
+/**
+ * A stream's events as SSE: each a JSON-RPC response to the request, with the event's id (as SSE id
+ * and in its metadata, where the official client shows it); a failure mid-stream is its last
+ * event, an internal error.
+ */
+function sseResponse(id: RequestId, stream: TaskStream, keepAliveSeconds: number): Response {
   const { frames } = stream;
   let first: A2aStreamEvent | undefined = stream.first;
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         if (first !== undefined) {
-          controller.enqueue(sseData(id, { result: first }));
+          controller.enqueue(sseData(id, { result: withEventId(first, stream.firstId) }));
           first = undefined;
           return;
         }
         try {
           const next = await frames.next();
           if (next.done === true) controller.close();
-          else controller.enqueue(sseData(id, { result: next.value.event }, next.value.id));
+          else if (next.value.id === undefined) controller.enqueue(sseData(id, { result: next.value.event }));
+          else controller.enqueue(sseData(id, { result: withEventId(next.value.event, next.value.id) }, next.value.id));
         } catch (error) {
           controller.enqueue(sseData(id, { error: streamError(error) }));
           controller.close();
@@ -60,7 +68,7 @@ function sseResponse(id: RequestId, stream: TaskStream): Response {
     },
     { highWaterMark: 0 },
   );
-  return new Response(body, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } });
+  return withKeepAlive(new Response(body, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } }), keepAliveSeconds);
 }
 
 function asker(caller: Caller): AgentAsker {
@@ -74,7 +82,7 @@ async function dispatch(call: A2aCall, method: string, params: unknown, id: Requ
     case "SendMessage":
       return c.json(rpcResult(id, await sendMessage(call, params)));
     case "SendStreamingMessage":
-      return sseResponse(id, await sendStreamingMessage(call, params));
+      return sseResponse(id, await sendStreamingMessage(call, params), c.var.settings.limits.sseKeepAliveSeconds);
     case "GetTask":
       return c.json(rpcResult(id, await getTask(call, params)));
     case "ListTasks":
@@ -82,7 +90,7 @@ async function dispatch(call: A2aCall, method: string, params: unknown, id: Requ
     case "CancelTask":
       return c.json(rpcResult(id, await cancelTask(call, params)));
     case "SubscribeToTask":
-      return sseResponse(id, await subscribeToTask(call, params, c.req.header("last-event-id")));
+      return sseResponse(id, await subscribeToTask(call, params, c.req.header("last-event-id")), c.var.settings.limits.sseKeepAliveSeconds);
     case "CreateTaskPushNotificationConfig":
     case "GetTaskPushNotificationConfig":
     case "ListTaskPushNotificationConfigs":

@@ -5,9 +5,10 @@
 import type { Context } from "hono";
 import { A2A_ERRORS, endsStream, isTerminal, type A2aStreamEvent, type A2aTask } from "../../api/a2a/a2a-types";
 import { actionOf, type IncomingAction } from "../../api/a2a/incoming-message";
-import { A2aError, LIST_PAGE_DEFAULT, listParamsSchema, parseParams, sendParamsSchema, taskNotFound, taskParamsSchema } from "../../api/a2a/json-rpc";
-import { resumeCursor } from "../../api/a2a/stream-events";
+import { A2aError, parseParams, sendParamsSchema, taskNotFound, taskParamsSchema } from "../../api/a2a/json-rpc";
+import { cursorId, resumeCursor } from "../../api/a2a/stream-events";
 import type { TaskRecord } from "../../api/a2a/task-fold";
+import { lastMessages, taskHistory } from "../../api/a2a/task-history";
 import { parseTaskId, taskIdOf } from "../../api/a2a/task-ids";
 import { taskView } from "../../api/a2a/task-view";
 import type { AnswerInput } from "../../api/schemas/person/answer-schemas";
@@ -21,19 +22,22 @@ import { answerRun } from "../intake/answer-run";
 import { unwrap } from "../outcome";
 import { sendMessageTo } from "../routes/runs/run-actions";
 import { runStub, type RunStub } from "../run-stub";
-import { isRunOf, listAgentRuns, startAgentRun, type A2aAgent } from "./agent-port";
+import { isRunOf, startAgentRun, type A2aAgent } from "./agent-port";
 import { runWatch, type RunWatch } from "../routes/runs/run-watch";
-import { followTask, pendingTask, readSnapshot, type FollowFrame, type FollowFrom } from "./task-source";
+import { followTask, pendingTask, readSnapshot, type FollowFrame, type FollowFrom, type Snapshot } from "./task-source";
 
 export type A2aCall = { c: Context<AppEnv>; agent: A2aAgent; caller: Caller };
 
-/** What a streaming method answers: the first event, then the task's events as they come. */
-export type TaskStream = { first: A2aStreamEvent; frames: AsyncGenerator<FollowFrame, TaskRecord> };
+/**
+ * What a streaming method answers: the first event and the id of the place it stands for (a
+ * Last-Event-ID that resumes the stream right after it), then the task's events as they come.
+ */
+export type TaskStream = { first: A2aStreamEvent; firstId: string; frames: AsyncGenerator<FollowFrame, TaskRecord> };
 
-type OpenRun = { run: RunStub; view: RunView; source: RunWatch };
+export type OpenRun = { run: RunStub; view: RunView; source: RunWatch };
 
 /** Run `runId` of this agent, as the caller may reach it; anything else is the task not found (a miss tells nothing). */
-async function openRun(call: A2aCall, runId: string, taskId: string): Promise<OpenRun> {
+export async function openRun(call: A2aCall, runId: string, taskId: string): Promise<OpenRun> {
   const { c } = call;
   if (!(await isRunId(runId, c.var.settings.runIdKeys))) throw taskNotFound(taskId);
   const run = runStub(c.env, runId);
@@ -43,7 +47,9 @@ async function openRun(call: A2aCall, runId: string, taskId: string): Promise<Op
   return { run, view: outcome.value, source: runWatch(c, run, runId) };
 }
 
-async function taskOf(call: A2aCall, taskId: string, at?: string): Promise<{ open: OpenRun; task: TaskRecord; newest: boolean; atSeq?: TaskRecord; lastSeq: number }> {
+type FoundTask = { open: OpenRun; snapshot: Snapshot; task: TaskRecord; newest: boolean; atSeq?: TaskRecord; lastSeq: number };
+
+async function taskOf(call: A2aCall, taskId: string, at?: string): Promise<FoundTask> {
   const ref = parseTaskId(taskId);
   if (ref === undefined) throw taskNotFound(taskId);
   const open = await openRun(call, ref.runId, taskId);
@@ -51,9 +57,21 @@ async function taskOf(call: A2aCall, taskId: string, at?: string): Promise<{ ope
   const snapshot = await readSnapshot(open.source, open.view.lastSeq, cursor === undefined ? undefined : { n: ref.n, seq: cursor.after });
   const task = snapshot.tasks[ref.n - 1];
   if (task === undefined) throw taskNotFound(taskId);
-  const found: { open: OpenRun; task: TaskRecord; newest: boolean; atSeq?: TaskRecord; lastSeq: number } = { open, task, newest: ref.n === snapshot.tasks.length, lastSeq: snapshot.lastSeq };
+  const found: FoundTask = { open, snapshot, task, newest: ref.n === snapshot.tasks.length, lastSeq: snapshot.lastSeq };
   if (snapshot.atSeq !== undefined) found.atSeq = snapshot.atSeq;
   return found;
+}
+
+/**
+ * Tasks of `open`'s run as A2A shows them, with their history (the newest `historyLength`
+ * messages; none read when it is 0): the run's messages are read once for all of them.
+ */
+export async function taskViews(open: OpenRun, snapshot: Snapshot, tasks: readonly TaskRecord[], historyLength: number | undefined): Promise<A2aTask[]> {
+  const runId = open.view.id;
+  if (historyLength === 0 || tasks.length === 0) return tasks.map((task) => taskView(runId, task));
+  const { messages } = unwrap(await open.run.messages());
+  const input = { runId, messages, events: snapshot.history };
+  return tasks.map((task) => taskView(runId, task, lastMessages(taskHistory(input, task.n), historyLength)));
 }
 
 /** The answer for the call `task` waits on, from the message's parts. */
@@ -105,26 +123,29 @@ export async function sendMessage(call: A2aCall, params: unknown): Promise<{ tas
   // are up (the follow ends there, with the task as far as it got; the run goes on).
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), call.c.var.settings.limits.a2aSendSeconds * 1000);
+  let followed: TaskRecord;
   try {
     const frames = followTask(source, runId, from, AbortSignal.any([call.c.req.raw.signal, deadline.signal]));
     let next = await frames.next();
     while (next.done !== true) next = await frames.next();
-    return { task: taskView(runId, next.value) };
+    followed = next.value;
   } finally {
     clearTimeout(timer);
   }
+  // Read as GetTask reads it, with its history.
+  return { task: await getTask(call, { id: taskIdOf(runId, followed.n), historyLength: configuration?.historyLength }) };
 }
 
 export async function sendStreamingMessage(call: A2aCall, params: unknown): Promise<TaskStream> {
   const { message } = parseParams(sendParamsSchema, params);
   const { runId, source, from } = await deliver(call, actionOf(message), message.messageId);
-  return { first: { task: taskView(runId, from.task) }, frames: followTask(source, runId, from, call.c.req.raw.signal) };
+  return { first: { task: taskView(runId, from.task) }, firstId: cursorId(from.cursor), frames: followTask(source, runId, from, call.c.req.raw.signal) };
 }
 
 export async function getTask(call: A2aCall, params: unknown): Promise<A2aTask> {
-  const { id } = parseParams(taskParamsSchema, params);
-  const { open, task } = await taskOf(call, id);
-  return taskView(open.view.id, task);
+  const { id, historyLength } = parseParams(taskParamsSchema, params);
+  const { open, snapshot, task } = await taskOf(call, id);
+  return (await taskViews(open, snapshot, [task], historyLength))[0]!;
 }
 
 export async function cancelTask(call: A2aCall, params: unknown): Promise<A2aTask> {
@@ -163,43 +184,12 @@ export async function subscribeToTask(call: A2aCall, params: unknown, lastEventI
     throw new A2aError(A2A_ERRORS.unsupportedOperation, `Task ${id} is ${found.task.state}: there is nothing to subscribe to (GetTask reads it).`);
   }
   // Resuming at or after the task's newest event, with the task over or waiting: the snapshot is all there is.
-  if (endsStream(found.task.state) && (cursor === undefined || cursor.after >= found.task.lastSeq)) return { first, frames: nothing(found.task) };
+  if (endsStream(found.task.state) && (cursor === undefined || cursor.after >= found.task.lastSeq)) return { first, firstId: cursorId(cursor ?? { after: found.lastSeq, skip: 0 }), frames: nothing(found.task) };
   const from: FollowFrom =
     cursor === undefined
       ? { task: found.task, cursor: { after: found.lastSeq, skip: 0 }, caughtUpAt: found.task.lastSeq }
       : { task: found.atSeq ?? pendingTask(found.task.n, Math.max(cursor.after, found.task.firstSeq - 1), found.task.updatedAt), cursor, caughtUpAt: found.task.lastSeq };
-  return { first, frames: followTask(found.open.source, runId, from, call.c.req.raw.signal) };
-}
-
-/** ListTasks: the agent's runs the caller reaches, newest first, each with its tasks (or one run's, with `contextId`). */
-export async function listTasks(call: A2aCall, params: unknown): Promise<Record<string, unknown>> {
-  const query = parseParams(listParamsSchema, params);
-  const pageSize = query.pageSize ?? LIST_PAGE_DEFAULT;
-  let runIds: string[];
-  let next: string | undefined;
-  if (query.contextId !== undefined && query.contextId !== "") {
-    runIds = [query.contextId];
-  } else {
-    const page = await listAgentRuns(call.c, call.agent, pageSize, query.pageToken === "" ? undefined : query.pageToken);
-    runIds = page.runIds;
-    next = page.next;
-  }
-  const tasks: A2aTask[] = [];
-  for (const runId of runIds) {
-    let open: OpenRun;
-    try {
-      open = await openRun(call, runId, runId);
-    } catch (error) {
-      // A named context the caller does not reach lists nothing; a listed run deleted since is left out.
-      if (error instanceof A2aError) continue;
-      throw error;
-    }
-    const snapshot = await readSnapshot(open.source, open.view.lastSeq);
-    for (const task of [...snapshot.tasks].reverse()) {
-      if (query.status === undefined || query.status === "TASK_STATE_UNSPECIFIED" || task.state === query.status) tasks.push(taskView(runId, task));
-    }
-  }
-  return { tasks, nextPageToken: next ?? "", pageSize, totalSize: tasks.length };
+  return { first, firstId: cursorId(from.cursor), frames: followTask(found.open.source, runId, from, call.c.req.raw.signal) };
 }
 
 /** A refusal of the run object or the intake, as the JSON-RPC error a client of A2A understands; auth and rate limits stay HTTP answers. */

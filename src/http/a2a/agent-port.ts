@@ -12,7 +12,7 @@ import { startRun } from "../intake/start-run";
 import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { A2aError } from "../../api/a2a/json-rpc";
 import { A2A_ERRORS } from "../../api/a2a/a2a-types";
-import { decodeCursor, encodeCursor } from "../routes/runs/cursor";
+import type { ListPosition } from "../../api/rpc/inbox-rpc";
 
 export type A2aAgent = { name: string; description: string; version: number };
 
@@ -47,22 +47,21 @@ export async function startAgentRun(c: Context<AppEnv>, agent: A2aAgent, text: s
   return { runId: run.id };
 }
 
-export type AgentRunsPage = { runIds: string[]; next?: string };
+/** One page of a subject's runs of the agent: each run's place in the listing, and where the next page starts. */
+export type AgentRunsPage = { runs: ListPosition[]; next?: ListPosition };
 
 /**
  * One page of the agent's runs that a user token's subject holds, newest first, from the subject's
  * run listing (its inbox), as GET /v1/runs?agent= lists them. The deployment token has no listing of every subject's runs (as GET
  * /v1/runs): it names the run, `contextId`.
  */
-export async function listAgentRuns(c: Context<AppEnv>, agent: A2aAgent, limit: number, cursor: string | undefined): Promise<AgentRunsPage> {
+export async function listAgentRuns(c: Context<AppEnv>, agent: A2aAgent, limit: number, after: ListPosition | undefined): Promise<AgentRunsPage> {
   if (c.var.caller !== "user") {
     throw new A2aError(A2A_ERRORS.invalidParams, "The deployment token lists one context's tasks: name the run as contextId (a user token lists its subject's).", { issues: [{ path: "contextId", message: "Required with the deployment token." }] });
   }
-  const after = cursor === undefined ? undefined : decodeCursor(cursor);
-  if (cursor !== undefined && after === undefined) throw new A2aError(A2A_ERRORS.invalidParams, "Not a pageToken this agent gave.", { issues: [{ path: "pageToken", message: "Not a pageToken this agent gave." }] });
   const page = await inboxStub(c.env, c.var.user.subject).list(after === undefined ? { limit, agent: agent.name } : { limit, agent: agent.name, after });
-  const answer: AgentRunsPage = { runIds: page.runs.map((run) => run.id) };
-  if (page.next !== undefined) answer.next = encodeCursor(page.next);
+  const answer: AgentRunsPage = { runs: page.runs.map((run) => ({ createdAt: run.createdAt, id: run.id })) };
+  if (page.next !== undefined) answer.next = page.next;
   return answer;
 }
 

@@ -4,12 +4,15 @@
 import type { A2aStreamEvent } from "../../api/a2a/a2a-types";
 import { eventIds, liveEvents, storedEvents, type ResumeCursor } from "../../api/a2a/stream-events";
 import { applyEvent, type TaskRecord } from "../../api/a2a/task-fold";
+import { isHistoryEvent, type HistoryEvent } from "../../api/a2a/task-history";
 import type { RunWatch } from "../routes/runs/run-watch";
 import { runFrames } from "./run-frames";
 
 export type Snapshot = {
   /** Every task of the run, oldest first. */
   tasks: TaskRecord[];
+  /** The events each task's history is made of, index for index with `tasks`. */
+  history: HistoryEvent[][];
   /** The run's newest seq when it was read. */
   lastSeq: number;
   /** Task `at.n`'s record as it stood after seq `at.seq` (for a subscriber resuming there), when asked. */
@@ -24,20 +27,24 @@ export function pendingTask(n: number, afterSeq: number, at: string): TaskRecord
 /** The run's tasks from its events up to `lastSeq` (the run view's). With `at`, also task `at.n`'s record after seq `at.seq`. */
 export async function readSnapshot(source: RunWatch, lastSeq: number, at?: { n: number; seq: number }): Promise<Snapshot> {
   const tasks: TaskRecord[] = [];
+  const history: HistoryEvent[][] = [];
   let atSeq: TaskRecord | undefined;
   let seen = 0;
   if (lastSeq > 0) {
     for await (const frame of runFrames(source, 0)) {
       if (!("stored" in frame)) continue;
       const { task, opened } = applyEvent(tasks[tasks.length - 1], frame.stored);
-      if (opened) tasks.push(task);
-      else tasks[tasks.length - 1] = task;
+      if (opened) {
+        tasks.push(task);
+        history.push([]);
+      } else tasks[tasks.length - 1] = task;
+      if (isHistoryEvent(frame.stored)) history[history.length - 1]!.push(frame.stored);
       seen = frame.stored.seq;
       if (at !== undefined && seen <= at.seq && task.n === at.n) atSeq = task;
       if (seen >= lastSeq) break;
     }
   }
-  const snapshot: Snapshot = { tasks, lastSeq: Math.max(seen, lastSeq) };
+  const snapshot: Snapshot = { tasks, history, lastSeq: Math.max(seen, lastSeq) };
   if (atSeq !== undefined) snapshot.atSeq = atSeq;
   return snapshot;
 }

@@ -4,10 +4,10 @@
 // the end the call's result. Past the call's time it answers with the run id, and the run goes on.
 // Everything it does goes through `deps`, so the decisions are tested without a Worker.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { RunView, StoredEvent } from "../../api/types";
+import type { RunView } from "../../api/types";
 import { endResult, longCallResult, waitingResult, type RunLinks } from "./call-results";
 import { canElicit, type Waiting } from "./elicitation";
-import type { EventReader } from "./run-events";
+import type { CallEvent, EventReader } from "./run-events";
 
 export type AgentCallDeps = {
   /** Starts the agent's run (or finds the one this same request started before). */
@@ -40,13 +40,20 @@ export async function callAgent(deps: AgentCallDeps): Promise<CallToolResult> {
     for (;;) {
       if (waiting !== undefined && waiting.callId !== asked) {
         if (deps.elicit === undefined || !canElicit(waiting)) return waitingResult(view.id, waiting, links);
-        await deps.elicit(view.id, waiting);
+        // A send that fails (the call's stream is gone, the client refused it) leaves the question to the answer.
+        const sent = await deps.elicit(view.id, waiting).then(
+          () => true,
+          () => false,
+        );
+        if (!sent) return waitingResult(view.id, waiting, links);
         asked = waiting.callId;
       }
-      const event: StoredEvent | undefined | typeof TIMED_OUT = await Promise.race([reader.next(), deadline]);
+      const event: CallEvent | undefined | typeof TIMED_OUT = await Promise.race([reader.next(), deadline]);
       if (event === TIMED_OUT || event === undefined) return longCallResult(view.id, deps.seconds, links);
       if (event.type === "step") await deps.progress(event.step, view.maxSteps, `Step ${event.step} done.`);
       else if (event.type === "waiting") waiting = event;
+      // The client could not put the question to its person: the call ends with it, at once.
+      else if (event.type === "elicitation-failed" && waiting !== undefined && event.callId === waiting.callId) return waitingResult(view.id, waiting, links);
       else if (event.type === "answered" && event.callId === waiting?.callId) waiting = undefined;
       else if (event.type === "end") return endResult(view.id, event, links);
     }

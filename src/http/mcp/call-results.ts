@@ -28,8 +28,10 @@ function meta(runId: string, status: RunStatus, links: RunLinks): Record<string,
 
 export function endResult(runId: string, end: RunEnd, links: RunLinks): CallToolResult {
   if (end.status === "finished") {
-    const text = end.finalText ?? (end.final === undefined ? "" : JSON.stringify(end.final));
-    const result: CallToolResult = { content: [{ type: "text", text }], _meta: meta(runId, end.status, links) };
+    // Typed output is also the first text block, as JSON (a host that ignores structuredContent
+    // shows it); the model's own words, when it had any, follow.
+    const texts = end.final === undefined ? [end.finalText ?? ""] : [JSON.stringify(end.final), ...(end.finalText ? [end.finalText] : [])];
+    const result: CallToolResult = { content: texts.map((text) => ({ type: "text", text })), _meta: meta(runId, end.status, links) };
     // structuredContent is an object by the protocol: a typed output's schema is one (RunOutput).
     if (isObject(end.final)) result.structuredContent = end.final;
     return result;
@@ -44,7 +46,8 @@ export function waitingResult(runId: string, waiting: Waiting, links: RunLinks):
   const lines = [
     `Run ${runId} waits for an answer: ${questionOf(waiting)}`,
     ...(choices.length > 0 ? [`Choices: ${choices.join(", ")}`] : []),
-    `Answer it over the HTTP API: POST ${links.answers} with ${body}; the run goes on. Its events: GET ${links.events}.`,
+    `Answer it with the tool answer_run: {"runId": ${JSON.stringify(runId)}, "callId": ${JSON.stringify(waiting.callId)}, ${waiting.kind === "approval" ? '"approved": true' : '"answer": "<answer>"'}}; the run goes on, and answer_run follows it.`,
+    `Or over the HTTP API: POST ${links.answers} with ${body}. Its events: GET ${links.events}.`,
   ];
   const question: Record<string, unknown> = { kind: waiting.kind, callId: waiting.callId, name: waiting.name, question: questionOf(waiting) };
   if (choices.length > 0) question.choices = choices;

@@ -13,11 +13,16 @@ import { limitDeploymentCreation, limitSubjectCreation } from "../auth/rate-limi
 import { startRun } from "../intake/start-run";
 import { runStub } from "../run-stub";
 import { taskOf, toolInputSchema } from "./agent-input";
+import { AGENT_TOOL_ANNOTATIONS, toolOutputSchema } from "./tool-output";
 import { runLinks } from "./call-results";
 import type { AgentTool, McpDeps } from "./mcp-server";
 import type { McpSession } from "./mcp-session";
 import { readRunEvents } from "./run-events";
 import { runWatch } from "../routes/runs/run-watch";
+import { isRunId } from "../ids/ids";
+import { notFound } from "../errors";
+import { answerRun } from "../intake/answer-run";
+import { unwrap } from "../outcome";
 
 /** Agents read per page of the listing. */
 const PAGE = 100;
@@ -28,10 +33,13 @@ export function callKey(session: McpSession, requestId: string | number): string
 }
 
 export function agentTool(agent: StoredAgent): AgentTool {
-  return { name: agent.name, description: agent.description, inputSchema: toolInputSchema(agent.inputSchema) };
+  const tool: AgentTool = { name: agent.name, description: agent.description, inputSchema: toolInputSchema(agent.inputSchema), annotations: { title: agent.name, ...AGENT_TOOL_ANNOTATIONS } };
+  const outputSchema = toolOutputSchema(agent.run.output);
+  if (outputSchema !== undefined) tool.outputSchema = outputSchema;
+  return tool;
 }
 
-function creatorOf(caller: Exclude<Caller, { kind: "run" }>): Creator {
+export function creatorOf(caller: Exclude<Caller, { kind: "run" }>): Creator {
   if (caller.kind === "deployment") return { kind: "deployment" };
   const creator: Creator = { kind: "user", subject: caller.subject };
   if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
@@ -62,6 +70,13 @@ export function mcpDeps(c: Context<AppEnv>, caller: Exclude<Caller, { kind: "run
       else await limitSubjectCreation(c.env, caller.subject);
       const { run } = await startRun({ body: { agent: { name, version: found.agent.version }, messages: [{ role: "user", content }] }, env: c.env, settings: c.var.settings, creator, origin, idempotencyKey: key });
       return run;
+    },
+    answer: async (runId, body) => {
+      // Reached as on the run's HTTP routes: the deployment token, or a user token of the run's subject.
+      if (!(await isRunId(runId, c.var.settings.runIdKeys))) throw notFound();
+      const run = runStub(c.env, runId);
+      if (caller.kind === "user" && !(await run.authorizeSubject(caller.subject))) throw notFound();
+      return unwrap(await answerRun(run, body));
     },
     events: (runId, after) => readRunEvents(runWatch(c, runStub(c.env, runId), runId), after),
     links: (runId) => runLinks(origin, runId),

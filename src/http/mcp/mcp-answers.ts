@@ -19,13 +19,19 @@ export function onlyResponses(messages: readonly unknown[]): boolean {
 /** Hands each response that answers one of our elicitations to its run; responses to anything else are dropped. */
 export async function deliverAnswers(messages: readonly unknown[], answerer: Answerer): Promise<void> {
   for (const message of messages) {
-    const { id, result } = message as { id: unknown; result?: unknown };
+    const { id, result, error } = message as { id: unknown; result?: unknown; error?: { message?: unknown } };
     const target = targetOfId(id);
-    // An error response (the client could not show the form) leaves the run waiting: it is answered over the HTTP API.
-    if (target === undefined || result === undefined) continue;
+    if (target === undefined) continue;
     if (!(await isRunId(target.runId, answerer.runIdKeys))) throw notFound();
     const run = runStub(answerer.env, target.runId);
     if (answerer.subject !== undefined && !(await run.authorizeSubject(answerer.subject))) throw notFound();
+    // An error response (the client could not show the form: no handler, "Method not found"; or it
+    // failed): the run goes on waiting, and the call that asked ends at once with the question.
+    if (result === undefined) {
+      const why = typeof error?.message === "string" ? error.message : "The client could not show the question.";
+      unwrap(await run.elicitationFailed(target.callId, why.slice(0, 500)));
+      continue;
+    }
     const waiting = unwrap(await run.view()).waiting;
     // Answered already (another door, or this same response sent twice): nothing is left to answer.
     if (waiting === undefined || waiting.callId !== target.callId) continue;

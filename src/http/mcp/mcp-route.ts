@@ -9,7 +9,9 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiException } from "../errors";
 import { identify, limitUser } from "../auth/auth";
-import { mcpDeps } from "./mcp-agents";
+import { withKeepAlive } from "../../lib/sse-keep-alive";
+import { creatorOf, mcpDeps } from "./mcp-agents";
+import { cancelCalls, cancelledRequests } from "./mcp-cancel";
 import { deliverAnswers, onlyResponses } from "./mcp-answers";
 import { connectServer, mcpServer } from "./mcp-server";
 import { declaresFormElicitation, newSession, sessionOf, type McpSession } from "./mcp-session";
@@ -59,9 +61,13 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
   }
   const initialize = initializeOf(messages);
   const session = initialize !== undefined ? newSession(declaresFormElicitation(initialize.params?.capabilities)) : sessionOf(c.req.header(SESSION_HEADER));
+  // A call given up: its run is cancelled (the server of this request never saw the call).
+  const cancelled = cancelledRequests(messages);
+  if (cancelled.length > 0 && session !== undefined) await cancelCalls(cancelled, { env: c.env, runIdKeys: c.var.settings.runIdKeys, creator: creatorOf(caller), session });
   const { server, transport } = mcpServer(mcpDeps(c, caller, session));
   await connectServer(server, transport);
-  const response = await transport.handleRequest(c.req.raw, parsedBody === undefined ? {} : { parsedBody });
+  // A call's answer is an SSE stream that may be quiet for MCP_CALL_SECONDS: it gets keep-alives as every stream does.
+  const response = withKeepAlive(await transport.handleRequest(c.req.raw, parsedBody === undefined ? {} : { parsedBody }), c.var.settings.limits.sseKeepAliveSeconds);
   return initialize !== undefined && session !== undefined ? withSession(response, session) : response;
 }
 

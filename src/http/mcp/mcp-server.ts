@@ -11,11 +11,17 @@ import { ApiException } from "../errors";
 import { callAgent } from "./agent-call";
 import type { RunLinks } from "./call-results";
 import { callParamsError } from "./call-params";
+import { ANSWER_TOOL, answerArgs, answerTool } from "./answer-tool";
+import { invalidRequest } from "../errors";
+import type { ElicitedAnswer } from "./elicitation";
 import { elicitationId, elicitParams, type Waiting } from "./elicitation";
 import type { EventReader } from "./run-events";
 
-/** An agent as a tool: its name, description and input schema (`{task: string}` unless it has its own). */
-export type AgentTool = { name: string; description: string; inputSchema: Tool["inputSchema"] };
+/**
+ * An agent as a tool: its name, description and input schema (`{task: string}` unless it has its
+ * own), its output schema when it has typed output (tool-output.ts), and its annotations.
+ */
+export type AgentTool = Pick<Tool, "name" | "description" | "inputSchema" | "outputSchema" | "annotations"> & { description: string };
 
 /** What the server needs of the rest of the service, for this request's caller. */
 export type McpDeps = {
@@ -23,6 +29,8 @@ export type McpDeps = {
   /** Starts a run of the agent with the call's arguments; undefined when the caller has no such agent. `key` makes a repeated request find its run. */
   start(name: string, args: Record<string, unknown>, key: string | undefined): Promise<RunView | undefined>;
   events(runId: string, after: number): Promise<EventReader>;
+  /** Answers the run's question as POST /v1/runs/{id}/answer (a run the caller does not reach is 404); the run's view after it. */
+  answer(runId: string, body: ElicitedAnswer): Promise<RunView>;
   links(runId: string): RunLinks;
   /** The session's idempotency scope for a request id, or undefined without a session (each call a new run). */
   keyOf(requestId: string | number): string | undefined;
@@ -48,7 +56,7 @@ export function mcpServer(deps: McpDeps): { server: Server; transport: WebStanda
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools: Tool[] = (await deps.agents()).map((agent) => ({ name: agent.name, description: agent.description, inputSchema: agent.inputSchema }));
+    const tools: Tool[] = [...(await deps.agents()), answerTool];
     return { tools };
   });
 
@@ -63,6 +71,11 @@ export function mcpServer(deps: McpDeps): { server: Server; transport: WebStanda
     try {
       return await callAgent({
         start: async () => {
+          if (name === ANSWER_TOOL) {
+            const parsed = answerArgs(args);
+            if ("issue" in parsed) throw invalidRequest("The arguments of answer_run are not an answer.", [parsed.issue]);
+            return deps.answer(parsed.runId, parsed.body);
+          }
           const run = await deps.start(name, args, deps.keyOf(extra.requestId));
           if (run === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
           return run;

@@ -24,6 +24,9 @@ export const runEventSchema = z
     z.object({ type: z.literal("step-start"), step: z.number(), last: z.boolean() }),
     z.object({ type: z.literal("text"), step: z.number(), delta: z.string() }),
     z.object({ type: z.literal("text-reset"), step: z.number() }),
+    z
+      .object({ type: z.literal("elicitation-failed"), callId: z.string(), message: z.string() })
+      .openapi({ description: "Live only: an MCP host could not show the question the run waits on (its elicitation failed, message says how); the run still waits for an answer." }),
     z.object({
       type: z.literal("model"),
       step: z.number(),

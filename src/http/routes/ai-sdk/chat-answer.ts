@@ -10,6 +10,7 @@ import { unwrap } from "../../outcome";
 import type { RunStub } from "../../run-stub";
 import { openRunEvents } from "../runs/run-watch";
 import { CHAT_STREAM_HEADERS, chatStream } from "./chat-stream";
+import { withKeepAlive } from "../../../lib/sse-keep-alive";
 
 /** Where a stream reads the run's events from, and which message of which turn it sends. */
 export type StreamPlan = { after: number; turn: number; k: number; begin: Begin };
@@ -33,5 +34,5 @@ export async function answerStream(c: Context<AppEnv>, chat: { id: string; run: 
   const caps = chatCaps(c.req.param("v") ?? "")!;
   const state = chunkState({ runId: chat.id, turn: plan.turn, caps, pastThrough: marks.newest, k: plan.k, begin: plan.begin });
   const body = chatStream({ events: events.body, state, loadResults: async () => toolResultsOf(unwrap(await chat.run.messages()).messages) });
-  return new Response(body, { status: 200, headers: CHAT_STREAM_HEADERS });
+  return withKeepAlive(new Response(body, { status: 200, headers: CHAT_STREAM_HEADERS }), c.var.settings.limits.sseKeepAliveSeconds);
 }

@@ -37,6 +37,7 @@ import {
 } from "../definitions/run-routes";
 import { newTicket } from "../../auth/tickets";
 import { parseTraceparent } from "../../../lib/traceparent";
+import { withKeepAlive } from "../../../lib/sse-keep-alive";
 
 /**
  * A schedule's runs come from its own index (requireRunListing found the schedule); an agent's, for
@@ -141,7 +142,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     if (!wantsEventStream(c.req.raw)) {
       throw invalidRequest("The events endpoint needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
     }
-    return openRunEvents(c, c.req.param("id"), c.req.raw);
+    return withKeepAlive(await openRunEvents(c, c.req.param("id"), c.req.raw), c.var.settings.limits.sseKeepAliveSeconds);
   });
 
   return app;

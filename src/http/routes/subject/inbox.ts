@@ -7,6 +7,7 @@ import { invalidRequest, validationHook } from "../../errors";
 import { forwarded, wantsEventStream } from "../../forward";
 import { inboxEventsRoute, inboxTicketRoute } from "../definitions/inbox-routes";
 import { newInboxTicket } from "../../auth/inbox-tickets";
+import { withKeepAlive } from "../../../lib/sse-keep-alive";
 
 export function inboxApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -22,7 +23,8 @@ export function inboxApp(): OpenAPIHono<AppEnv> {
     if (!wantsEventStream(c.req.raw)) {
       throw invalidRequest("The inbox stream needs a WebSocket upgrade (Upgrade: websocket) or Accept: text/event-stream.");
     }
-    return c.var.inbox.fetch(forwarded(c.req.raw, c.var.caller, ["ticket", "subject"], c.var.caller === "user" ? c.var.watcherToken : undefined));
+    const events = await c.var.inbox.fetch(forwarded(c.req.raw, c.var.caller, ["ticket", "subject"], c.var.caller === "user" ? c.var.watcherToken : undefined));
+    return withKeepAlive(events, c.var.settings.limits.sseKeepAliveSeconds);
   });
 
   return app;
