@@ -17,7 +17,7 @@ import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
 import { FORK_TABLE } from "../forks/fork-store";
 import { SCRIPTED_HOLD_TABLE } from "../engine/provider/scripted-holds";
-import { STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
+import { dropOlderStepCommitView, STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
 import { materialiseSeeds } from "../telemetry/seed-rows";
 
 const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE, SCRIPTED_HOLD_TABLE];
@@ -33,6 +33,7 @@ export function migrate(sql: SqlStorage): void {
   addTicketColumns(sql);
   addOutboxColumns(sql);
   // After every table and column: the statement a step commits with (../engine/journal/step-commit.ts).
+  dropOlderStepCommitView(sql);
   for (const statement of STEP_COMMIT_STATEMENTS) sql.exec(statement);
 }
 
