@@ -7,8 +7,9 @@
 //   - flow:   a Cloudflare Workflow with two step.do per agent step (what a user would pick instead);
 //   - ratchet: a run of this checkout, timed from the client as a user sees it (POST /v1/runs →
 //             GET /v1/runs/:id says finished, asked every 5 ms);
-//   - before: the same run on a second checkout (`--before <path>`, with its own node_modules),
-//             so before and after run alternately in one sitting.
+//   - before: the same run on a second checkout (`--before <path>`, with its own node_modules and
+//             so its own wrangler), so before and after run alternately in one sitting; the flag
+//             may be given again (before2, before3, …), say for an older runtime beside both.
 // Each under its own `wrangler dev` (the peers under this checkout's wrangler: the ratios only hold
 // within one runtime), in alternating rounds, with the machine's load noted each round. It prints
 // the medians, the ratios (Ratchet / floor, Workflows / Ratchet, before / after), what one storage
@@ -41,7 +42,9 @@ const option = (name: string): string | undefined => {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? process.argv[at + 1] : undefined;
 };
-const before = option("before");
+/** Every value of a repeatable `--name value`. */
+const options = (name: string): string[] => process.argv.flatMap((value, i) => (process.argv[i - 1] === `--${name}` ? [value] : []));
+const befores = options("before");
 const observability = option("local-observability");
 if (observability === "off") process.env.X_LOCAL_OBSERVABILITY = "false";
 if (observability === "on") process.env.X_LOCAL_OBSERVABILITY = "true";
@@ -129,7 +132,8 @@ async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; load ${load()}`);
   log(`local observability: ${process.env.X_LOCAL_OBSERVABILITY === undefined ? "as wrangler starts it" : `X_LOCAL_OBSERVABILITY=${process.env.X_LOCAL_OBSERVABILITY}`}`);
   const ratchets: Ratchet[] = [{ name: "ratchet", checkout: ROOT, snapshot: snapshotProject(ROOT) }];
-  if (before !== undefined) ratchets.push({ name: "before", checkout: resolve(before), snapshot: snapshotProject(resolve(before)) });
+  // A second checkout is "before"; more are "before2", "before3", …
+  befores.forEach((path, i) => ratchets.push({ name: i === 0 ? "before" : `before${i + 1}`, checkout: resolve(path), snapshot: snapshotProject(resolve(path)) }));
   for (const r of ratchets) log(`${r.name}: ${r.checkout} (${runtimeOf(r.checkout)})`);
   log(`peers: bench/peers (${runtimeOf(ROOT)})`);
   const dirs: string[] = [];
@@ -166,8 +170,8 @@ async function main(): Promise<void> {
       figures.floor!.push((await peer(peers.url, `/bare?n=${steps}&sync=0`)) / steps);
       figures.flow!.push((await peer(peers.url, `/flow?n=${steps}`)) / steps);
       figures.call!.push(await calls());
-      // Before and after take turns going first.
-      const order = round % 2 === 0 ? ratchets : [...ratchets].reverse();
+      // The checkouts take turns going first.
+      const order = ratchets.map((_r, i) => ratchets[(i + round) % ratchets.length]!);
       for (const r of order) {
         const { ms, timeline } = await ratchetRun(r.server!.url, steps);
         figures[r.name]!.push(ms / steps);
@@ -185,7 +189,7 @@ async function main(): Promise<void> {
       const mine = median(figures[r.name]!);
       log(`${r.name}: ${(mine / floor).toFixed(2)}× the no-sync floor (target ≤ 1.5×), Workflows ${(flow / mine).toFixed(1)}× slower (target ≥ 20×), ${(mine / median(figures.bare!)).toFixed(2)}× the synced bare object`);
     }
-    if (before !== undefined) log(`before / ratchet: ${(median(figures.before!) / median(figures.ratchet!)).toFixed(2)}× per agent step`);
+    for (const r of ratchets.slice(1)) log(`${r.name} / ratchet: ${(median(figures[r.name]!) / median(figures.ratchet!)).toFixed(2)}× per agent step`);
     for (const r of ratchets) for (const line of timelineLines(r.name, timelines[r.name]!)) log(line);
     if (timelineSteps > 0) {
       log(`one run of ${timelineSteps} agent steps on each, for its slices (a slice runs at most 500 new journal steps):`);
