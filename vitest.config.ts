@@ -5,12 +5,13 @@ import { TEST_ALARM_DELAY_MS, TEST_BINDINGS } from "./test/test-env.ts";
 type RateLimits = Record<string, { namespace_id: string; simple: { limit: number; period: 60 } }>;
 
 /** The rate limits of wrangler.toml, at `limit` each. */
-export function rateLimits(create: number, runToken: number, subjectCreate: number, authFailures: number): RateLimits {
+export function rateLimits(create: number, runToken: number, subjectCreate: number, authFailures: number, agentCards: number): RateLimits {
   return {
     CREATE_RATE_LIMIT: { namespace_id: "1001", simple: { limit: create, period: 60 } },
     RUN_TOKEN_RATE_LIMIT: { namespace_id: "1002", simple: { limit: runToken, period: 60 } },
     SUBJECT_CREATE_RATE_LIMIT: { namespace_id: "1003", simple: { limit: subjectCreate, period: 60 } },
     AUTH_FAILURE_RATE_LIMIT: { namespace_id: "1004", simple: { limit: authFailures, period: 60 } },
+    AGENT_CARD_RATE_LIMIT: { namespace_id: "1005", simple: { limit: agentCards, period: 60 } },
   };
 }
 
@@ -75,32 +76,34 @@ export default defineConfig({
       // Everything inside workerd: the loop, the run object, the HTTP edge, providers, tools. The
       // rate limits are out of the way here (the fuzzers send thousands of requests)…
       // test/recordings/make-recordings.test.ts makes the recordings the others replay: `npm run recordings` (vitest.recordings.config.ts).
-      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**", "test/otel-capture/**", "test/mcp-calls/**", "test/recordings/make-recordings.test.ts"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000)),
+      workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**", "test/otel-capture/**", "test/deadlines/**", "test/recordings/make-recordings.test.ts"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000)),
       // …and small in a Worker of their own, where the 429s are tested.
-      workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3, 4)),
+      workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3, 4, 3)),
       // A deployment with WEBHOOK_URL: every run's events go to the local receiver.
-      workerd("webhooks", ["test/webhooks/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
+      workerd("webhooks", ["test/webhooks/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
         WEBHOOK_URL: `${inject("webhookReceiverUrl")}/hooks/deployment`,
       })),
       // A deployment that exports traces (OTEL_EXPORTER_OTLP_ENDPOINT) to the local OTLP receiver.
-      workerd("otel", ["test/otel/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
+      workerd("otel", ["test/otel/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
         OTEL_EXPORTER_OTLP_ENDPOINT: inject("otlpReceiverUrl"),
         OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=test%20key,x-team=ratchet",
         OTEL_SERVICE_NAME: "ratchet-tests",
       })),
       // The same with OTEL_CAPTURE_CONTENT=on: spans carry message and tool content.
-      workerd("otel-capture", ["test/otel-capture/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
+      workerd("otel-capture", ["test/otel-capture/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
         OTEL_EXPORTER_OTLP_ENDPOINT: inject("otlpReceiverUrl"),
         OTEL_CAPTURE_CONTENT: "on",
       })),
-      // MCP_CALL_SECONDS=1: an MCP call outlasts it for certain (its run held), and answers with the run id.
-      workerd("mcp-calls", ["test/mcp-calls/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000), () => ({ MCP_CALL_SECONDS: "1" })),
+      // MCP_CALL_SECONDS=1 and A2A_SEND_SECONDS=1: an MCP call and a blocking A2A SendMessage outlast
+      // them for certain (their run held), and answer with the run as it stands.
+      workerd("deadlines", ["test/deadlines/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000), () => ({ MCP_CALL_SECONDS: "1", A2A_SEND_SECONDS: "1" })),
       {
         // Real processes: `wrangler dev` started, killed with SIGKILL and started again.
         // Two files at a time, after the workerd projects (a group of their own): they wait mostly on
         // `wrangler dev` starting and on Chromium, their ports come from the OS, and every wait is on
         // a state, not a timer (test/e2e/ports.test.ts, test/e2e/no-sleeps.test.ts).
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 300_000, hookTimeout: 120_000, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        // Its global setup picks the browser tests' Chromium once and says which (test/README.md).
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", globalSetup: ["./test/e2e/support/chromium-setup.ts"], testTimeout: 300_000, hookTimeout: 120_000, maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
     ],
   },

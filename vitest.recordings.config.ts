@@ -10,6 +10,6 @@ const open = 1_000_000;
 export default defineConfig({
   test: {
     onConsoleLog: (log) => !log.includes('"msg":"ratchet.'),
-    projects: [workerd("recordings", ["test/recordings/make-recordings.test.ts"], [], rateLimits(open, open, open, open), () => ({}), ["./test/e2e/support/recordings-sink.ts"])],
+    projects: [workerd("recordings", ["test/recordings/make-recordings.test.ts"], [], rateLimits(open, open, open, open, open), () => ({}), ["./test/e2e/support/recordings-sink.ts"])],
   },
 });

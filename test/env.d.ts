@@ -28,6 +28,8 @@ declare module "vitest" {
     repoFiles: Record<string, string>;
     /** Where test/recordings/make-recordings.test.ts PUTs each recording it makes (test/e2e/support/recordings-sink.ts); only under `npm run recordings` */
     recordingsSinkUrl: string;
+    /** The Chromium the browser tests drive, picked once by the e2e project (test/e2e/support/chromium-setup.ts) */
+    chromium: import("./e2e/support/chromium").ChromiumChoice;
   }
 }
 

@@ -13,6 +13,10 @@ export const TEST_BINDINGS = {
   // The shortest time between two fires of a schedule (the default): the schedule tests drive
   // every-minute schedules by hand; the end-to-end test passes 1 to its `wrangler dev`.
   SCHEDULE_MIN_SECONDS: "60",
+  // The bytes of images a run may hold, 2 MiB (the default is 32 MiB): the cap's tests
+  // (test/service/run-images.test.ts) cross it with three images of 700 KB, one per request as
+  // the 1 MiB body allows; no other test gives a run more than a few small images.
+  RUN_IMAGE_BYTES_LIMIT: String(2 * 1024 * 1024),
   // Off, whatever a .dev.vars left by `npm start` says (the test pool reads it too): tests that
   // need local development set it themselves.
   LOCAL_DEV: "off",

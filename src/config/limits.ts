@@ -14,6 +14,8 @@ export type Limits = {
   runEvents: number;
   /** RUN_BYTES_LIMIT: bytes of storage per run; a run that reaches it fails with a `limit` error. */
   runBytes: number;
+  /** RUN_IMAGE_BYTES_LIMIT: bytes of images a run may hold (each image once, by content hash); one more image past it is a 413. */
+  runImageBytes: number;
   /** RUN_RETENTION_DAYS: a run deletes itself this long after it ends (or last waited). */
   retentionDays: number;
   /** SUBJECT_BUDGET_USD_PER_DAY: what all runs of one subject may reserve in a UTC day. */
@@ -42,6 +44,10 @@ export type Limits = {
   maxInterruptsPerStep: number;
   /** MCP_CALL_SECONDS: how long an MCP tools/call waits for its run before it answers with the run id (the run goes on). */
   mcpCallSeconds: number;
+  /** MCP_MESSAGES_PER_POST: JSON-RPC messages (requests, notifications, elicitation answers) one POST /mcp may carry. */
+  mcpMessagesPerPost: number;
+  /** A2A_SEND_SECONDS: how long a blocking A2A SendMessage follows its task before it answers the task as it stands (the run goes on). */
+  a2aSendSeconds: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -51,6 +57,7 @@ export const DEFAULT_LIMITS: Limits = {
   budgetUsd: 10,
   runEvents: 100_000,
   runBytes: 256 * 1024 * 1024,
+  runImageBytes: 32 * 1024 * 1024,
   retentionDays: 30,
   subjectBudgetUsdPerDay: 20,
   maxTools: 128,
@@ -65,6 +72,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxQueuedMessages: 20,
   maxInterruptsPerStep: 3,
   mcpCallSeconds: 50,
+  mcpMessagesPerPost: 10,
+  a2aSendSeconds: 25,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -75,6 +84,7 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   budgetUsd: { setting: "BUDGET_USD_LIMIT", whole: false },
   runEvents: { setting: "RUN_EVENTS_LIMIT", whole: true },
   runBytes: { setting: "RUN_BYTES_LIMIT", whole: true },
+  runImageBytes: { setting: "RUN_IMAGE_BYTES_LIMIT", whole: true },
   retentionDays: { setting: "RUN_RETENTION_DAYS", whole: false },
   subjectBudgetUsdPerDay: { setting: "SUBJECT_BUDGET_USD_PER_DAY", whole: false },
   maxTools: { setting: "MAX_TOOLS", whole: true },
@@ -89,6 +99,8 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   maxQueuedMessages: { setting: "MAX_QUEUED_MESSAGES", whole: true },
   maxInterruptsPerStep: { setting: "MAX_INTERRUPTS_PER_STEP", whole: true },
   mcpCallSeconds: { setting: "MCP_CALL_SECONDS", whole: true },
+  mcpMessagesPerPost: { setting: "MCP_MESSAGES_PER_POST", whole: true },
+  a2aSendSeconds: { setting: "A2A_SEND_SECONDS", whole: true },
 };
 
 type Problem = { setting: string; problem: string };

@@ -6,6 +6,7 @@ import type { CreateRunBody, RunTemplate, ToolRef } from "../../src/api/types";
 const SECRET = "s3cret-value";
 const server = (name: string) => ({ name, url: `https://${name}.example.com/mcp`, headers: { Authorization: `Bearer ${SECRET}-${name}` }, tools: ["search"], once: true as const });
 const agent = (name: string, run: RunTemplate): ToolRef => ({ type: "agent", name, description: `${name} agent`, run });
+type AgentTool = Extract<ToolRef, { type: "agent" }>;
 
 function stored(): CreateRunBody {
   const depth2: RunTemplate = { model: "m", mcpServers: [server("deep")] };
@@ -36,6 +37,30 @@ describe("redactBody", () => {
     const { mcpServers: _c, tools: _d, ...storedRest } = stored();
     expect(rest).toEqual(storedRest);
     expect(redacted.tools!.slice(0, 2)).toEqual(stored().tools!.slice(0, 2));
+  });
+
+  it("shows every URL (MCP servers', HTTP tools', the webhook's, at any depth) without its userinfo, query values or fragment", () => {
+    const url = (host: string) => `https://user:${SECRET}@${host}.example.com/path?api_key=${SECRET}&v=2#${SECRET}`;
+    const http = (name: string): Extract<ToolRef, { type: "http" }> => ({ type: "http", name, description: name, inputSchema: { type: "object" }, url: url(name) });
+    const depth2: RunTemplate = { mcpServers: [{ name: "deep", url: url("deep") }], tools: [http("deephttp")] };
+    const body: CreateRunBody = {
+      messages: [{ role: "user", content: "hi" }],
+      mcpServers: [{ name: "top", url: url("top") }],
+      tools: [http("tophttp"), agent("helper", { mcpServers: [{ name: "mid", url: url("mid") }], tools: [http("midhttp"), agent("deeper", depth2)] })],
+      webhook: { url: url("hooks") },
+    };
+    const redacted = redactBody(body);
+    expect(JSON.stringify(redacted)).not.toContain(SECRET);
+    expect(JSON.stringify(body)).toContain(SECRET);
+    const shown = (host: string) => `https://${host}.example.com/path?api_key=REDACTED&v=REDACTED`;
+    expect(redacted.mcpServers).toEqual([{ name: "top", url: shown("top") }]);
+    expect(redacted.webhook).toEqual({ url: shown("hooks") });
+    expect(redacted.tools![0]).toMatchObject({ type: "http", url: shown("tophttp") });
+    const helper = redacted.tools![1] as AgentTool;
+    expect(helper.run.mcpServers).toEqual([{ name: "mid", url: shown("mid") }]);
+    expect(helper.run.tools![0]).toMatchObject({ url: shown("midhttp") });
+    const deeper = helper.run.tools![1] as AgentTool;
+    expect(deeper.run).toEqual({ mcpServers: [{ name: "deep", url: shown("deep") }], tools: [{ ...http("deephttp"), url: shown("deephttp") }] });
   });
 
   it("keeps only a webhook's url: whatever else a webhook carries stays in", () => {

@@ -5,12 +5,15 @@
 // that notification shows the run's waiting form — in the console that is open, and in a new
 // window. "Notify me" subscribes (at the local push service: headless Chromium reaches no vendor's),
 // the Worker's real encrypted push reaches it, and its decrypted payload is what DevTools delivers.
+// The packaged Chromium (a headless shell) shows no notifications: there the two tests that need
+// them are skipped by name (support/chromium.ts); the first runs on every Chromium.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, CDPSession, Worker } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, request } from "./support/api";
+import { itShowingNotifications } from "./support/chromium";
 import { ARTIFACTS, buildConsole, consolePage, launchChromium, text, WAIT } from "./support/console-browser";
 import { startDevServer, type DevServer } from "./support/dev-server";
 import { LOCAL_TOKEN, localVars } from "./support/local-vars";
@@ -113,7 +116,7 @@ describe("the console as an installed app that rings", () => {
     await page.close();
   });
 
-  it("Notify me subscribes; a run that waits is pushed (checked at the push service), shown as a notification, and opening it shows the waiting form", async () => {
+  itShowingNotifications("Notify me subscribes; a run that waits is pushed (checked at the push service), shown as a notification, and opening it shows the waiting form", async () => {
     const subject = `phone-${Date.now()}`;
     const { token: userToken } = (await (await request(dev!.url, "/v1/tokens", LOCAL_TOKEN, { method: "POST", body: JSON.stringify({ subject }) })).json()) as { token: string };
     // Headless Chromium reaches no browser vendor's push service: this browser's pushManager hands
@@ -178,7 +181,7 @@ describe("the console as an installed app that rings", () => {
     await fresh.close();
   });
 
-  it("Stop notifications removes the subscription and forgets the token", async () => {
+  itShowingNotifications("Stop notifications removes the subscription and forgets the token", async () => {
     const { page } = await consolePage(browser!, dev!.url);
     const subject = `stop-${Date.now()}`;
     const { token: userToken } = (await (await request(dev!.url, "/v1/tokens", LOCAL_TOKEN, { method: "POST", body: JSON.stringify({ subject }) })).json()) as { token: string };

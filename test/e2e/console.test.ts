@@ -1,4 +1,4 @@
-// The run console in a real browser: headless Chromium (Debian's, driven by playwright-core)
+// The run console in a real browser: headless Chromium (driven by playwright-core)
 // against `wrangler dev`. A person starts the default scripted run, watches its steps arrive,
 // answers its question in place and sees it finish; starts a run on provider openai (against the
 // fake OpenAI server) and sees its model named; on a phone-sized screen, opens a run by id and

@@ -1,4 +1,4 @@
-// CORS in a real browser: headless Chromium (Debian's, driven by playwright-core) opens a page
+// CORS in a real browser: headless Chromium (the one support/chromium.ts picks, driven by playwright-core) opens a page
 // served from another origin than `wrangler dev`, and the page's own script calls the API. From
 // the origin listed in CORS_ORIGINS it creates a run (a preflighted POST), reads it with its run
 // token and reads an error answer; from an unlisted origin the browser refuses every read.
@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumLaunchOptions } from "./support/chromium";
 import { startDevServer, type DevServer } from "./support/dev-server";
 import { freePort } from "./support/http-server";
 
-const CHROMIUM = "/usr/bin/chromium";
 const PORT = await freePort();
 const TOKEN = "dev-token";
 
@@ -80,11 +80,7 @@ describe("CORS in Chromium", () => {
     unlisted = await servePage();
     // API_TOKEN given explicitly: the test must not depend on wrangler.toml's local default.
     dev = await startDevServer({ port: PORT, persistTo: state, vars: { CORS_ORIGINS: `https://elsewhere.test, ${listed.origin}`, API_TOKEN: TOKEN } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await chromium.launch(chromiumLaunchOptions());
   });
 
   afterAll(async () => {

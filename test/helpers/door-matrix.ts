@@ -146,3 +146,39 @@ export function skipReason(row: Row, door: Door): string | undefined {
   if (door.startsWith("template") && fields.some((field) => TEMPLATE_FIELDS_MISSING.has(field))) return `an agent template has no ${fields.join(", ")} field: a child gets its parent's`;
   return undefined;
 }
+
+// The door matrix's stream columns (test/http/door-matrix-streams.test.ts): the ways a run's events
+// go out, each a reader of the one watch the events route uses (src/http/routes/runs/run-watch.ts),
+// so each holds the watch's rules. A new reader is a column here, a new rule of the watch a row.
+
+export type WatchDoor =
+  | "events (SSE)"
+  | "events (WebSocket)"
+  | "AI SDK chat stream"
+  | "A2A SendStreamingMessage"
+  | "A2A SubscribeToTask"
+  | "A2A SendMessage (blocking)"
+  | "MCP tools/call";
+
+export const WATCH_DOORS: readonly WatchDoor[] = [
+  "events (SSE)",
+  "events (WebSocket)",
+  "AI SDK chat stream",
+  "A2A SendStreamingMessage",
+  "A2A SubscribeToTask",
+  "A2A SendMessage (blocking)",
+  "MCP tools/call",
+];
+
+export type WatchRow = "revoking the user token ends it" | "a cursor past the run's newest event is refused";
+
+export const WATCH_ROWS: readonly WatchRow[] = ["revoking the user token ends it", "a cursor past the run's newest event is refused"];
+
+/** Why `row` is not asked at `door`, or undefined when it is. */
+export function watchSkipReason(row: WatchRow, door: WatchDoor): string | undefined {
+  if (row !== "a cursor past the run's newest event is refused") return undefined;
+  if (door === "AI SDK chat stream") return "the chat's stream starts where the run's marks say (its turn's start), never at a cursor the client sends";
+  if (door === "A2A SendStreamingMessage" || door === "A2A SendMessage (blocking)") return "a message's task is followed from where the door finds it; the client sends no cursor";
+  if (door === "MCP tools/call") return "a call follows its run from the run's newest event when it starts; the client sends no cursor";
+  return undefined;
+}

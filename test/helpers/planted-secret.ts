@@ -1,9 +1,11 @@
 // A run body with a distinctive secret planted in every place a body can hold one (docs/api.md,
-// "What leaves the service"): MCP servers' header values at the top level and in agent templates
-// at depth 1 and 2. The tree it makes runs to its end on the scripted provider against the real
-// test MCP server (which takes any extra header), so every view, event, export, webhook and span
-// it produces can be searched for the secret.
-import { expect } from "vitest";
+// "What leaves the service"): MCP servers' header values, and the userinfo, a query value and the
+// fragment of every URL (MCP servers', HTTP tools', the run's webhook), at the top level and in
+// agent templates at depth 1 and 2. The tree it makes runs to its end on the scripted provider
+// against the real test MCP server (which takes any extra header, and is reached at the planted URL:
+// the userinfo, query and fragment change nothing of its route), so every view, event, export,
+// webhook and span it produces can be searched for the secret.
+import { expect, inject } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { mcpUrl } from "../mcp-server/client";
 import { agentTool, callAgents, driveTree } from "./children";
@@ -14,21 +16,37 @@ import { startRun } from "./service-client";
 /** Every planted value contains this; none may be found in what leaves the service. */
 export const PLANTED = "planted-credential-9c41e7";
 
-/** An MCP server (the test server) whose header value is the planted secret, tagged with where it sits. */
+/** `url` with the planted secret as its userinfo's password, a query value and its fragment, tagged with `tag`. */
+export function plantedUrl(url: string, tag: string): string {
+  const at = new URL(url);
+  return `${at.protocol}//user:${PLANTED}-${tag}-password@${at.host}${at.pathname}?api_key=${PLANTED}-${tag}-query#${PLANTED}-${tag}-fragment`;
+}
+
+/** An MCP server (the test server, at a planted URL) whose header value is the planted secret, tagged with where it sits. */
 export function plantedServer(name: string): { name: string; url: string; headers: Record<string, string> } {
-  return { name, url: mcpUrl(), headers: { "X-Api-Key": `${PLANTED}-${name}`, Authorization: `Bearer ${PLANTED}-${name}` } };
+  return { name, url: plantedUrl(mcpUrl(), name), headers: { "X-Api-Key": `${PLANTED}-${name}`, Authorization: `Bearer ${PLANTED}-${name}` } };
+}
+
+/** An HTTP tool at a planted URL (the scripts never call it). */
+export function plantedHttpTool(name: string): Record<string, unknown> {
+  return { type: "http", name, description: "Never called.", inputSchema: { type: "object" }, url: plantedUrl(`${inject("toolServerUrl")}/echo`, name) };
+}
+
+/** A run's own webhook at a planted URL of the local receiver (`name`: the receiver's list it lands in). */
+export function plantedWebhook(name = "planted"): { url: string } {
+  return { url: plantedUrl(`${inject("webhookReceiverUrl")}/hooks/${name}`, "webhook") };
 }
 
 /** A run template (for a schedule, or a POST /v1/runs body without messages) planted at every depth. */
 export function plantedTemplate(): Record<string, unknown> {
-  const deeper = agentTool("deeper", [{ text: "Deep work done." }], { mcpServers: [plantedServer("depth2")] });
-  const helper = agentTool("helper", [callAgents([["d1", "deeper", "Dig."]], 0), { text: "Helper done." }], { mcpServers: [plantedServer("depth1")], tools: [deeper] });
+  const deeper = agentTool("deeper", [{ text: "Deep work done." }], { mcpServers: [plantedServer("depth2")], tools: [plantedHttpTool("depth2_http")] });
+  const helper = agentTool("helper", [callAgents([["d1", "deeper", "Dig."]], 0), { text: "Helper done." }], { mcpServers: [plantedServer("depth1")], tools: [deeper, plantedHttpTool("depth1_http")] });
   return {
     provider: "scripted",
     minAnswerChars: 0,
     budget: { usd: 1 },
     mcpServers: [plantedServer("top")],
-    tools: [helper],
+    tools: [helper, plantedHttpTool("top_http")],
     script: [
       callAgents([["h1", "helper", "Help."]], 0),
       { text: "Echoing.", toolCalls: [{ id: "e1", name: "top__echo", input: { text: "hello" } }] },
@@ -37,9 +55,9 @@ export function plantedTemplate(): Record<string, unknown> {
   };
 }
 
-/** A POST /v1/runs body planted at every depth. */
+/** A POST /v1/runs body planted at every depth, with a planted webhook of its own. */
 export function plantedRun(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ...plantedTemplate(), messages: [{ role: "user", content: "Go." }], ...extra };
+  return { ...plantedTemplate(), messages: [{ role: "user", content: "Go." }], webhook: plantedWebhook(), ...extra };
 }
 
 /** Where in `text` the secret is (a window around its first occurrence), or undefined when it is nowhere. */

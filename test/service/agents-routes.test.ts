@@ -1,10 +1,13 @@
 // /v1/agents through the Worker: names, versions (each change the next integer, old ones readable
 // and never changed), the template checked by the one intake with the path a run would name (under
-// `run.`), deletion, and who may do what (the deployment token writes; a user token reads what it
-// sees: agents without a subject and its own subject's).
+// `run.`), deletion (the versions from before a delete gone), and who may do what (the deployment token writes; a user token reads what it
+// sees: agents without a subject and its own subject's, each version held to its own subject, and
+// of each what a caller needs, never its template).
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentView } from "../../src/api/resources/agent-types";
-import { agentName, agentsCall, issuePaths, makeAgent, patchAgent, postRun, scriptedTemplate } from "../helpers/agents";
+import { agentName, agentsCall, issuePaths, makeAgent, patchAgent, postRun, runAgent, scriptedTemplate } from "../helpers/agents";
+import { BASE, bearer } from "../helpers/http";
 import { freshSubject, userToken } from "../helpers/inbox";
 import { startRun } from "../helpers/service-client";
 
@@ -76,6 +79,19 @@ describe("/v1/agents: names and versions", () => {
     expect((await makeAgent({ name })).version).toBe(3);
   });
 
+  it("versions from before a delete are gone: the name made again shows and runs none of the old agent, for any token", async () => {
+    const name = agentName("recreated");
+    const owner = freshSubject("recreated-owner");
+    await makeAgent({ name, subject: owner, description: "The old private agent.", run: scriptedTemplate("old secret prompt") });
+    expect((await agentsCall(`/${name}`, { method: "DELETE" })).status).toBe(204);
+    expect((await makeAgent({ name, description: "The new shared agent." })).version).toBe(2);
+    const other = await userToken(freshSubject("recreated-other"));
+    for (const token of [undefined, other, await userToken(owner)]) {
+      expect((await viewAt(`/${name}/versions/1`, token)).status).toBe(404);
+      expect(await issuePaths(await postRun({ agent: { name, version: 1 }, messages: [{ role: "user", content: "hi" }] }, token))).toEqual(["agent.version"]);
+    }
+    expect((await viewAt(`/${name}/versions/2`, other)).agent).toMatchObject({ version: 2, description: "The new shared agent." });
+  });
   it("MCP header values never leave: the view shows the server without its headers", async () => {
     const name = agentName("mcp");
     const server = { name: "docs", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer secret-value" } };
@@ -105,6 +121,52 @@ describe("/v1/agents: who sees and changes what", () => {
     } while (cursor !== undefined);
     expect(names).toEqual(expect.arrayContaining([open.name, own.name]));
     expect(names).not.toContain(other.name);
+  });
+
+  it("each version is held to its own subject: a version made for one subject is not shown or run for another after the agent is shared", async () => {
+    const name = agentName("moved");
+    const owner = freshSubject("moved-owner");
+    await makeAgent({ name, subject: owner, description: "Private.", run: scriptedTemplate("private prompt") });
+    await patchAgent(name, { subject: null, description: "Shared.", run: scriptedTemplate("shared prompt") });
+    const other = await userToken(freshSubject("moved-other"));
+    expect((await viewAt(`/${name}`, other)).agent).toMatchObject({ version: 2, description: "Shared." });
+    expect((await viewAt(`/${name}/versions/1`, other)).status).toBe(404);
+    expect(await issuePaths(await postRun({ agent: { name, version: 1 }, messages: [{ role: "user", content: "hi" }] }, other))).toEqual(["agent.version"]);
+    const own = await userToken(owner);
+    expect((await viewAt(`/${name}/versions/1`, own)).agent).toMatchObject({ version: 1, description: "Private." });
+    expect(await runAgent({ agent: { name, version: 1 } }, own)).toMatchObject({ run: { agent: { name, version: 1 } } });
+  });
+
+  it("a user token sees of an agent what a caller needs, never its template; the deployment token sees the whole", async () => {
+    const name = agentName("shown");
+    const subject = freshSubject("shown");
+    const inputSchema = { type: "object", properties: { ticket: { type: "string" } } };
+    const template = scriptedTemplate("the script's text", { system: "The hidden system prompt.", tools: ["calculator"] });
+    await makeAgent({ name, subject, inputSchema, run: template });
+    const user = await userToken(subject);
+    const caller = ["createdAt", "description", "inputSchema", "name", "subject", "version", "versionCreatedAt"];
+    const shown: string[] = [];
+    for (const path of [`/${name}`, `/${name}/versions/1`]) {
+      const { agent } = await viewAt(path, user);
+      expect(Object.keys(agent!).sort(), path).toEqual(caller);
+      expect(agent).toMatchObject({ name, version: 1, description: "Answers.", inputSchema, subject });
+      shown.push(JSON.stringify(agent));
+      expect(Object.keys((await viewAt(path)).agent!).sort()).toEqual([...caller, "model", "provider", "run"].sort());
+    }
+    const listed = (await (await agentsCall(`?limit=1&cursor=${name.slice(0, -1)}`, {}, user)).json()) as { agents: AgentView[] };
+    expect(listed.agents.map((agent) => Object.keys(agent).sort())).toEqual([caller]);
+    shown.push(JSON.stringify(listed));
+    shown.push(await (await SELF.fetch(`${BASE}/a2a/${name}/.well-known/agent-card.json`, { headers: bearer(user) })).text());
+    const tools = await SELF.fetch(`${BASE}/mcp`, {
+      method: "POST",
+      headers: { ...bearer(user), "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    shown.push(await tools.text());
+    expect(shown.at(-1)).toContain(name);
+    for (const text of shown) {
+      for (const hidden of ["hidden system prompt", "the script's text", "calculator", "scripted-model", "provider"]) expect(text).not.toContain(hidden);
+    }
   });
 
   it("only the deployment token makes, changes and deletes agents: a user token 403; a run token 403 everywhere", async () => {

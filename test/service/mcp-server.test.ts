@@ -2,12 +2,13 @@
 // stored agent a tool, a call a run with progress, a question an elicitation or the run id.
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult, ElicitRequest, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
+import { elicitationId } from "../../src/http/mcp/elicitation";
 import { SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
 import { API_TOKEN, bearer, expectError, postJson } from "../helpers/http";
-import { mcpClient, type Elicit } from "../helpers/mcp-client";
+import { callWithProgress, mcpClient, type Elicit } from "../helpers/mcp-client";
 import { stubFor } from "../helpers/runs";
 import { api, BASE, driveRun, readSse, startRun } from "../helpers/service-client";
 import { watch } from "../helpers/watch";
@@ -27,21 +28,6 @@ async function userToken(subject: string): Promise<string> {
   const response = await api("/v1/tokens", API_TOKEN, { method: "POST", body: JSON.stringify({ subject }) });
   expect(response.status).toBe(201);
   return ((await response.json()) as { token: string }).token;
-}
-
-/** Calls a tool; the run's id comes with the first progress notification, which names it. */
-function callWithProgress(client: Client, name: string, args: Record<string, unknown>) {
-  const progress: Progress[] = [];
-  let named: (id: string) => void = () => undefined;
-  const runId = new Promise<string>((resolve) => (named = resolve));
-  const result = client.callTool({ name, arguments: args }, undefined, {
-    onprogress: (update) => {
-      progress.push(update);
-      const id = /^Run (\S+) started\.$/.exec(update.message ?? "")?.[1];
-      if (id !== undefined) named(id);
-    },
-  }) as Promise<CallToolResult>;
-  return { progress, runId, result };
 }
 
 const STREAMS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...bearer() };
@@ -175,6 +161,58 @@ describe("the MCP server", () => {
     const result = (await client.callTool({ name: agent.name, arguments: { nothing: 1 } })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(result._meta?.["ratchet/error"]).toMatchObject({ status: 400, issues: [expect.objectContaining({ path: "arguments" })] });
+  });
+
+  it("answers tools/call params that are not the protocol's with -32602 naming the field, never the validator's text", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-params") });
+    const client = await connect(API_TOKEN);
+    const refused = await client.callTool({ name: agent.name, arguments: "Go." as never }).then(
+      () => undefined,
+      (error: McpError) => error,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused).toMatchObject({ code: ErrorCode.InvalidParams, data: { issues: [{ path: "arguments", message: expect.stringContaining("expected record") }] } });
+    expect(refused!.message).toContain("Invalid params of tools/call: arguments: ");
+    expect(refused!.message).not.toMatch(/invalid_type|"path"|\[\s*\{/);
+    await expect(client.callTool({ name: 7 as never, arguments: {} })).rejects.toMatchObject({ code: ErrorCode.InvalidParams, data: { issues: [{ path: "name" }] } });
+  });
+
+  it("answers GET /mcp with 405, as a stateless server does; the SDK's client takes it as no stream and goes on", async () => {
+    const response = await SELF.fetch(`${BASE}/mcp`, { headers: { ...bearer(), Accept: "text/event-stream" } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST, DELETE");
+    expect(await response.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000, message: expect.stringContaining("Method not allowed") } });
+    // The client asks for the stream once initialized; it is told 405 and reports nothing.
+    const errors: Error[] = [];
+    let answered: (status: number) => void = () => undefined;
+    const get = new Promise<number>((resolve) => (answered = resolve));
+    const client = await mcpClient(API_TOKEN, undefined, { exchange: (method, status) => (method === "GET" ? answered(status) : undefined), error: (error) => errors.push(error) });
+    clients.push(client);
+    expect(await get).toBe(405);
+    const agent = await makeAgent({ name: agentName("mcp-noget"), run: scriptedTemplate("Still fine.") });
+    const call = callWithProgress(client, agent.name, { task: "Hi." });
+    await driveRun(await call.runId);
+    expect((await call.result).content).toEqual([{ type: "text", text: "Still fine." }]);
+    expect(errors).toEqual([]);
+  });
+
+  it("refuses a POST of more than MCP_MESSAGES_PER_POST (10) messages with -32600, answering none of them", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-many"), run: scriptedTemplate("", { script: [ASK, { text: "Red it is." }], tools: ["ask"] }) });
+    const client = await connect(API_TOKEN);
+    const call = callWithProgress(client, agent.name, { task: "Pick a colour." });
+    const id = await call.runId;
+    await driveRun(id);
+    const { waiting } = (await call.result).structuredContent as { waiting: { callId: string } };
+    const answer = { jsonrpc: "2.0", id: elicitationId({ runId: id, callId: waiting.callId }), result: { action: "accept", content: { answer: "red" } } };
+    const others = (count: number) => Array.from({ length: count }, (_v, i) => ({ jsonrpc: "2.0", id: `other-${i}`, result: {} }));
+    const post = (messages: unknown[]) => SELF.fetch(`${BASE}/mcp`, { method: "POST", headers: STREAMS, body: JSON.stringify(messages) });
+    const refused = await post([...others(10), answer]);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("at most 10 JSON-RPC messages in one POST (MCP_MESSAGES_PER_POST)") } });
+    expect((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).toMatchObject({ status: "waiting" });
+    // Ten is allowed: the answer among them reaches its run.
+    expect((await post([...others(9), answer])).status).toBe(202);
+    expect((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).toMatchObject({ status: "running" });
   });
 
   it("refuses a bad token with 401", async () => {

@@ -1,7 +1,7 @@
 // MCP servers through the service: POST /v1/runs with `mcpServers`, the run object as the MCP
 // client (official SDK) of the real test MCP servers (test/mcp-server), and the anthropic provider
 // against the fake Anthropic server as the model.
-import { runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../../src/loop/types";
 import { OUTCOME_UNKNOWN } from "../../src/tools";
@@ -62,6 +62,11 @@ describe("MCP servers through the service", () => {
     const result = second.at(-1)!.content.find((block) => block.type === "tool_result" && block.tool_use_id === "toolu_p")!;
     expect(result.content!.map((part) => part.type)).toEqual(["text", "image", "text", "text"]);
     expect(result.content![1]!.source).toMatchObject({ type: "base64", media_type: "image/png" });
+    // The tool's image counts among the run's images (RUN_IMAGE_BYTES_LIMIT), as its blob holds it.
+    const prefix = `runs/${run.id}/images/`;
+    const stored = (await env.BLOBS.list({ prefix })).objects.map((object) => ({ hash: object.key.slice(prefix.length), bytes: object.size }));
+    expect(stored).toHaveLength(1);
+    expect(await runInDurableObject(stubFor(run.id), (_instance, state) => state.storage.sql.exec("SELECT hash, bytes FROM run_image").toArray())).toEqual(stored);
 
     const events = await storedEvents(stubFor(run.id));
     const listed = events.filter((event) => event.type === "mcp-tools");

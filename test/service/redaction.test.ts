@@ -1,6 +1,7 @@
 // One redaction (docs/api.md, "What leaves the service"): a secret planted in every place a body can
-// hold one (MCP servers' headers at the top level and in agent templates at depth 1 and 2, and a
-// schedule's run template the same) is found in no answer of any route that returns a body's
+// hold one (MCP servers' headers, and the userinfo, a query value and the fragment of every URL: MCP
+// servers', HTTP tools', the run's webhook; at the top level and in agent templates at depth 1 and
+// 2, and a schedule's run template the same) is found in no answer of any route that returns a body's
 // fields: the run view, messages, export, listing, events over SSE, the inbox's events, the child
 // runs' views and exports, a fork's answer, view, messages and export (its body and copied journal
 // rows are the source's), the schedule views, and a stored agent's every way out (its create answer,
@@ -10,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import { replayRecording } from "../../src/replay/replay";
 import type { Recording } from "../../src/replay/recording";
 import { freshSubject, userToken } from "../helpers/inbox";
-import { finishedPlantedTree, plantedIn, plantedTemplate } from "../helpers/planted-secret";
+import { mcpUrl } from "../mcp-server/client";
+import { finishedPlantedTree, plantedIn, plantedTemplate, plantedWebhook } from "../helpers/planted-secret";
 import { createSchedule, patchSchedule, scheduleCall } from "../helpers/schedules";
 import { api, readSse } from "../helpers/service-client";
 import { TEST_API_TOKEN } from "../test-env";
@@ -23,6 +25,9 @@ async function read(path: string, token: string, init: RequestInit = {}): Promis
   return text;
 }
 
+/** Where the planted test MCP server's URL is shown: its host and path, its query's name. */
+const shownMcpUrl = () => `${mcpUrl()}?api_key=REDACTED`;
+
 async function sseText(path: string, token: string, stop: (data: Record<string, unknown>) => boolean): Promise<string> {
   const response = await api(path, token, { headers: { Accept: "text/event-stream" } });
   expect(response.status, path).toBe(200);
@@ -30,7 +35,7 @@ async function sseText(path: string, token: string, stop: (data: Record<string, 
 }
 
 describe("what leaves the service", () => {
-  it("no route that shows a run or its body shows a planted MCP header value, at any depth", async () => {
+  it("no route that shows a run or its body shows a planted MCP header value or URL credential, at any depth", async () => {
     const subject = freshSubject("redaction");
     const userToken_ = await userToken(subject);
     const { root: run, token, tree } = await finishedPlantedTree({ subject });
@@ -48,9 +53,11 @@ describe("what leaves the service", () => {
     shown.push(["listing", await read("/v1/runs", userToken_)]);
     shown.push(["inbox events", await sseText("/v1/inbox/events", userToken_, (data) => data.type === "run-ended" && (data.run as { id: string }).id === run.id)]);
 
-    // The test saw the recordings it searched: the MCP servers are there, by name and url.
+    // The test saw the recordings it searched: the MCP servers, the HTTP tool and the webhook are there, by name and shown url.
     const recording = JSON.parse(shown.find(([what]) => what === `export ${run.id}`)![1]) as Recording;
-    expect(recording.options.body.mcpServers).toEqual([{ name: "top", url: expect.any(String) }]);
+    expect(recording.options.body.mcpServers).toEqual([{ name: "top", url: shownMcpUrl() }]);
+    expect(recording.options.body.tools).toContainEqual(expect.objectContaining({ type: "http", name: "top_http", url: expect.stringMatching(/\/echo\?api_key=REDACTED$/) }));
+    expect(recording.options.body.webhook).toEqual({ url: expect.stringMatching(/\/hooks\/planted\?api_key=REDACTED$/) });
     for (const [what, text] of shown) expect(plantedIn(text), what).toBeUndefined();
   });
 
@@ -62,7 +69,7 @@ describe("what leaves the service", () => {
     expect(await replayRecording(recording)).toEqual({ ok: true, steps: recording.run.steps, entries: recording.segments.flatMap((segment) => segment.steps).length });
   });
 
-  it("a fork of a planted run shows no header value: its answer, view, messages and export, by the deployment token and the source's run token", async () => {
+  it("a fork of a planted run shows no header value or URL credential: its answer, view, messages and export, by the deployment token and the source's run token", async () => {
     const { root: run, token } = await finishedPlantedTree({ subject: freshSubject("redaction-fork") });
     const shown: [string, string][] = [];
     for (const [who, forker] of [["deployment", TEST_API_TOKEN], ["run token", token]] as const) {
@@ -80,12 +87,12 @@ describe("what leaves the service", () => {
     }
     // The texts searched hold the fork's body and its copied journal rows: the MCP server by name and url, and its listing.
     const recording = JSON.parse(shown.find(([what]) => what === "fork export (deployment)")![1]) as Recording;
-    expect(recording.options.body.mcpServers).toEqual([{ name: "top", url: expect.any(String) }]);
+    expect(recording.options.body.mcpServers).toEqual([{ name: "top", url: shownMcpUrl() }]);
     expect(recording.journal.map((entry) => entry.key)).toContain("s1/mcp-list/top");
     for (const [what, text] of shown) expect(plantedIn(text), what).toBeUndefined();
   });
 
-  it("a stored agent with a planted template shows no header value: its answer, view, version, listing, A2A card, MCP tools/list, and a run of it", async () => {
+  it("a stored agent with a planted template shows no header value or URL credential: its answer, view, version, listing, A2A card, MCP tools/list, and a run of it", async () => {
     const name = `redaction-${crypto.randomUUID().slice(0, 8)}`;
     const user = await userToken(freshSubject("redaction-agent"));
     const made = await api("/v1/agents", TEST_API_TOKEN, { method: "POST", body: JSON.stringify({ name, description: "A planted agent.", run: plantedTemplate() }) });
@@ -105,7 +112,9 @@ describe("what leaves the service", () => {
       expect(listed.status, tools).toBe(200);
       expect(tools).toContain(name);
       shown.push(["MCP tools/list", tools]);
-      const started = await api("/v1/runs", who, { method: "POST", body: JSON.stringify({ agent: name, messages: [{ role: "user", content: "Go." }] }) });
+      // The deployment token may give the run a webhook of its own: planted too.
+      const extra = who === TEST_API_TOKEN ? { webhook: plantedWebhook() } : {};
+      const started = await api("/v1/runs", who, { method: "POST", body: JSON.stringify({ agent: name, messages: [{ role: "user", content: "Go." }], ...extra }) });
       const answer = await started.text();
       expect(started.status, answer).toBe(201);
       shown.push(["agent run create", answer]);
@@ -114,18 +123,18 @@ describe("what leaves the service", () => {
       shown.push(["agent run export", await read(`/v1/runs/${run.id}/export`, token)]);
     }
     // The texts searched hold the template: the agent's view shows its MCP server by name and url.
-    expect((JSON.parse(shown[1]![1]) as { agent: { run: { mcpServers: unknown[] } } }).agent.run.mcpServers).toEqual([{ name: "top", url: expect.any(String) }]);
+    expect((JSON.parse(shown[1]![1]) as { agent: { run: { mcpServers: unknown[] } } }).agent.run.mcpServers).toEqual([{ name: "top", url: shownMcpUrl() }]);
     for (const [what, text] of shown) expect(plantedIn(text), what).toBeUndefined();
   });
 
-  it("a schedule's views show its run's MCP servers without their headers, at any depth", async () => {
-    const body = { cron: "0 9 * * *", run: { ...plantedTemplate(), messages: [{ role: "user", content: "Go." }] } };
+  it("a schedule's views show its run's MCP servers without their headers, and its URLs without credentials, at any depth", async () => {
+    const body = { cron: "0 9 * * *", run: { ...plantedTemplate(), messages: [{ role: "user", content: "Go." }], webhook: plantedWebhook() } };
     const created = await createSchedule(body);
     const shown: [string, string][] = [["create", JSON.stringify(created)]];
     shown.push(["view", await (await scheduleCall(`/v1/schedules/${created.id}`)).text()]);
     shown.push(["listing", await (await scheduleCall("/v1/schedules")).text()]);
     shown.push(["patch", JSON.stringify(await patchSchedule(created.id, { paused: true }))]);
-    expect(created.run).toMatchObject({ mcpServers: [{ name: "top" }] });
+    expect(created.run).toMatchObject({ mcpServers: [{ name: "top", url: shownMcpUrl() }], webhook: { url: expect.stringContaining("api_key=REDACTED") } });
     for (const [what, text] of shown) expect(plantedIn(text), what).toBeUndefined();
   });
 });

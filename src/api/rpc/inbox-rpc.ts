@@ -37,8 +37,11 @@ export interface InboxRpc {
   storeTicket(ticket: TicketRecord): Promise<null>;
   /** Redeems a ticket once: who asked for it, or null when it is unknown, used or expired. */
   redeemTicket(hash: string): Promise<TicketHolder | null>;
-  /** Notes that user token `tokenId` watches run `runId` until `until`, so that a revocation closes that run's watchers too. */
-  noteWatch(tokenId: string, runId: string, until: number): Promise<null>;
+  /**
+   * Notes that user token `tokenId` watches run `runId` until `until`, so that a revocation closes
+   * that run's watchers too; true when the token is revoked already (its watcher must close now).
+   */
+  noteWatch(tokenId: string, runId: string, until: number): Promise<boolean>;
   /** Adds a push subscription (or renews the one at its endpoint); 409 past the subject's limit or for another subject's inbox. */
   subscribePush(subject: string, record: PushSubscriptionRecord): Promise<Outcome<{ subscription: PushSubscriptionView; created: boolean }>>;
   /** Removes the push subscription at `endpoint`; false when there was none. */

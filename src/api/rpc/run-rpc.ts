@@ -58,10 +58,17 @@ export interface RunRpc {
   chatMarks(): Promise<Outcome<{ run: RunView; marks: ChatMarks }>>;
   /** The run's history for the chat's `UIMessage[]` (ChatHistory). */
   chatHistory(): Promise<Outcome<{ run: RunView; history: ChatHistory }>>;
-  /** The images of `body` (by hash) are stored first: a hash the run does not hold is a 400. */
+  /**
+   * Checked first (409 for a call the run does not wait on, 400 for an answer that does not fit it);
+   * then its images: a hash the run does not hold is a 400, past RUN_IMAGE_BYTES_LIMIT a 413; they
+   * are stored before the answer. A refusal stores nothing.
+   */
   answer(body: AnswerBody, images?: ImageUpload): Promise<Outcome<RunView>>;
   cancel(): Promise<Outcome<RunView>>;
-  /** A run of a subject reserves the rest of its budget first: 402 spend-limit when it does not fit. */
+  /**
+   * A run of a subject reserves the rest of its budget first: 402 spend-limit when it does not fit.
+   * Its images as an answer's: the run's refusal, a missing hash or RUN_IMAGE_BYTES_LIMIT (413) store nothing.
+   */
   continueRun(body: ContinueBody, images?: ImageUpload, spend?: SpendLimit): Promise<Outcome<MessageAnswer>>;
   /** As continueRun, for a failed run. */
   retry(spend?: SpendLimit): Promise<Outcome<RunView>>;

@@ -11,13 +11,19 @@ import { hasAgents, listAgents, markDeleted, migrateAgents, readAgent, readVersi
 
 /** What of a version a change compares: the record as stored. */
 const sameRecord = (agent: StoredAgent, record: AgentVersionRecord): boolean => {
-  const { name: _name, version: _version, createdAt: _createdAt, agentCreatedAt: _agentCreatedAt, ...held } = agent;
+  const { name: _name, version: _version, createdAt: _createdAt, agentCreatedAt: _agentCreatedAt, firstVersion: _firstVersion, ...held } = agent;
   return canonicalJson(held) === canonicalJson(record);
 };
 
 export class AgentsObject extends DurableObject<Env> implements AgentsRpc {
   /** The clock versions are stamped by (tests may move it). */
   now: () => number = () => Date.now();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // Agents stored by an older release get what it lacked (agents-store.ts); an object that holds none stays empty.
+    if (hasAgents(ctx.storage.sql)) ctx.storage.transactionSync(() => migrateAgents(ctx.storage.sql));
+  }
 
   private get sql(): SqlStorage {
     return this.ctx.storage.sql;

@@ -1,7 +1,10 @@
-// The agents in SQLite: `agent` (one row per name: its latest version, whether it was deleted, the
-// subject that sees it) and `agent_version` (every version ever made, never changed). A create or
-// a change is one transaction of two statements (the caller's transactionSync), so a crash leaves
-// either the old agent or the new version with its pointer, never one without the other.
+// The agents in SQLite: `agent` (one row per name: its latest version, the first version of the
+// agent as it is now, whether it was deleted, the subject that sees it) and `agent_version` (every
+// version of the agent as it is now, never changed). A create or a change is one transaction of two
+// statements (the caller's transactionSync), so a crash leaves either the old agent or the new
+// version with its pointer, never one without the other; a delete is one transaction too (the mark
+// and its versions gone). A deleted name keeps its row, so a name made again goes on from the last
+// number and {name, version} never names two templates.
 import type { AgentReader, AgentVersion, AgentVersionRecord, StoredAgent } from "../../api/resources/agent-types";
 import { tableExists } from "../storage/sqlite-tables";
 
@@ -11,7 +14,8 @@ const STATEMENTS = [
      version INTEGER NOT NULL,
      subject TEXT,
      deleted INTEGER NOT NULL DEFAULT 0,
-     created_at TEXT NOT NULL
+     created_at TEXT NOT NULL,
+     first_version INTEGER NOT NULL DEFAULT 1
    )`,
   `CREATE TABLE IF NOT EXISTS agent_version (
      name TEXT NOT NULL,
@@ -22,8 +26,31 @@ const STATEMENTS = [
    )`,
 ];
 
+/**
+ * Inside a transaction. A table made before `first_version` kept a deleted agent's versions, and a
+ * name made again read them as its own (GET …/versions/1 answered the old agent): the first version
+ * of each agent as it is now is the first made since its name was (its `created_at`, stamped by
+ * the same clock as that version), and every version before it, and every version of a deleted
+ * agent, goes. Once: the column is the mark that it was done.
+ */
+function dropVersionsBeforeDeletes(sql: SqlStorage): void {
+  if (sql.exec("SELECT * FROM agent LIMIT 0").columnNames.includes("first_version")) return;
+  sql.exec("ALTER TABLE agent ADD COLUMN first_version INTEGER NOT NULL DEFAULT 1");
+  sql.exec(
+    `UPDATE agent SET first_version = COALESCE(
+       (SELECT MIN(v.version) FROM agent_version v WHERE v.name = agent.name AND v.created_at >= agent.created_at),
+       version + 1)`,
+  );
+  sql.exec(
+    `DELETE FROM agent_version WHERE EXISTS (
+       SELECT 1 FROM agent a WHERE a.name = agent_version.name AND (a.deleted = 1 OR agent_version.version < a.first_version))`,
+  );
+}
+
+/** Inside a transaction: the tables, and what a table made by an older release lacks. */
 export function migrateAgents(sql: SqlStorage): void {
   for (const statement of STATEMENTS) sql.exec(statement);
+  dropVersionsBeforeDeletes(sql);
 }
 
 /** True once an agent was stored; reading an object that never held one leaves no storage behind. */
@@ -31,13 +58,13 @@ export function hasAgents(sql: SqlStorage): boolean {
   return tableExists(sql, "agent");
 }
 
-type AgentRow = { name: string; version: number; subject: string | null; deleted: number; created_at: string };
+type AgentRow = { name: string; version: number; subject: string | null; deleted: number; created_at: string; first_version: number };
 
 function agentRow(sql: SqlStorage, name: string): AgentRow | undefined {
-  return sql.exec<AgentRow>("SELECT name, version, subject, deleted, created_at FROM agent WHERE name = ?", name).toArray()[0];
+  return sql.exec<AgentRow>("SELECT name, version, subject, deleted, created_at, first_version FROM agent WHERE name = ?", name).toArray()[0];
 }
 
-/** One version, or undefined. */
+/** One version of the agent as it is now (a deleted agent's versions are gone), or undefined. */
 export function readVersion(sql: SqlStorage, name: string, version: number): AgentVersion | undefined {
   const row = sql.exec<{ record: string; created_at: string }>("SELECT record, created_at FROM agent_version WHERE name = ? AND version = ?", name, version).toArray()[0];
   if (row === undefined) return undefined;
@@ -50,7 +77,7 @@ export function readAgent(sql: SqlStorage, name: string): StoredAgent | undefine
   const row = agentRow(sql, name);
   if (row === undefined || Number(row.deleted) === 1) return undefined;
   const latest = readVersion(sql, name, Number(row.version));
-  return latest === undefined ? undefined : { ...latest, agentCreatedAt: row.created_at };
+  return latest === undefined ? undefined : { ...latest, agentCreatedAt: row.created_at, firstVersion: Number(row.first_version) };
 }
 
 /** Whether the name is taken by an agent not deleted. */
@@ -66,20 +93,24 @@ export function writeVersion(sql: SqlStorage, name: string, record: AgentVersion
   const row = agentRow(sql, name);
   const version = row === undefined ? 1 : Number(row.version) + 1;
   sql.exec("INSERT INTO agent_version (name, version, record, created_at) VALUES (?, ?, ?, ?)", name, version, JSON.stringify(record), now);
-  // A deleted name made again is a new agent: its creation time is now.
-  const createdAt = row === undefined || Number(row.deleted) === 1 ? now : row.created_at;
+  // A deleted name made again is a new agent: its creation time is now, its first version this one.
+  const fresh = row === undefined || Number(row.deleted) === 1;
   sql.exec(
-    `INSERT INTO agent (name, version, subject, deleted, created_at) VALUES (?, ?, ?, 0, ?)
-     ON CONFLICT (name) DO UPDATE SET version = excluded.version, subject = excluded.subject, deleted = 0, created_at = excluded.created_at`,
-    name, version, record.subject ?? null, createdAt,
+    `INSERT INTO agent (name, version, subject, deleted, created_at, first_version) VALUES (?, ?, ?, 0, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, subject = excluded.subject, deleted = 0, created_at = excluded.created_at, first_version = excluded.first_version`,
+    name, version, record.subject ?? null, fresh ? now : row.created_at, fresh ? version : Number(row.first_version),
   );
   return version;
 }
 
-/** Marks the agent deleted (its versions stay, for the numbering); false when there was none. */
+/**
+ * Inside a transaction: marks the agent deleted and deletes its versions (its row stays, with its
+ * last number, so a name made again goes on after it); false when there was none.
+ */
 export function markDeleted(sql: SqlStorage, name: string): boolean {
   if (!agentExists(sql, name)) return false;
   sql.exec("UPDATE agent SET deleted = 1 WHERE name = ?", name);
+  sql.exec("DELETE FROM agent_version WHERE name = ?", name);
   return true;
 }
 

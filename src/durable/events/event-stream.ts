@@ -1,7 +1,8 @@
 // GET /v1/runs/:id/events inside the run object (and GET /v1/inbox/events inside an inbox, whose log
 // is an `event` table of the same shape): every stored event after `after` (or Last-Event-ID), then
 // live events, over a hibernatable WebSocket or as Server-Sent Events read at the reader's pace.
-// At most WATCHERS_LIMIT watchers at once: one more is a 429.
+// At most WATCHERS_LIMIT watchers at once: one more is a 429. A run's stream refuses a cursor past
+// its newest seq (400), which would hold a watcher waiting for events that are not coming.
 import { AFTER_MESSAGE, AFTER_PATTERN } from "../../api/rules/event-cursor";
 import type { CallerKind, WatcherToken } from "../../api/types";
 import { eventsAfter, newestSeq } from "./event-log";
@@ -18,6 +19,8 @@ export type StreamOptions = {
   token?: WatcherToken;
   watchersLimit: number;
   now: () => number;
+  /** A cursor past the newest seq is refused (400): a run's log only grows, so such a cursor is none of its own and would wait for ever. */
+  refusePastNewest?: boolean;
   /** For a log that is trimmed (an inbox's): its oldest kept seq, or undefined when it holds none. */
   oldestKept?: () => number | undefined;
   /** A live event the watcher gets right after the stored ones up to now (the step's text so far, when the request asks for it). */
@@ -32,6 +35,11 @@ export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request
   const websocket = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
   const sse = (request.headers.get("Accept") ?? "").toLowerCase().includes("text/event-stream");
   if (!websocket && !sse) return errorResponse(400, "invalid-request", "Ask for events with a WebSocket upgrade or `Accept: text/event-stream`.");
+  const { sql } = ctx.storage;
+  const newest = options.refusePastNewest === true ? newestSeq(sql) : undefined;
+  if (newest !== undefined && Number(after) > newest) {
+    return errorResponse(400, "invalid-request", `\`after\` (or Last-Event-ID): past the run's newest event (seq ${newest}). Resume from a seq this run sent.`);
+  }
   const oldest = options.oldestKept?.();
   if (oldest !== undefined && Number(after) + 1 < oldest) {
     return errorResponse(
@@ -43,7 +51,6 @@ export function openEventStream(ctx: DurableObjectState, fanout: Fanout, request
   if (fanout.watchers >= options.watchersLimit) {
     return errorResponse(429, "rate-limited", `Too many watchers: at most ${options.watchersLimit} sockets and streams at once here (WATCHERS_LIMIT). Close one, or try again later.`);
   }
-  const { sql } = ctx.storage;
   if (websocket) {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     fanout.acceptSocket(server, options.caller, options.token);

@@ -1,14 +1,19 @@
 // A fork's creation, in the fork's own object. Like a run's creation (create-run.ts): an
 // Idempotency-Key sent again finds the fork it made; a fork of a subject reserves its budget first.
-// Then its source's images are copied into its own blobs (a run reads only its own), the added
-// messages' images stored, and in one transaction its row, the prefix's segments and journal rows
-// (as the source packed them: journal-copy.ts), its fork row and its first change: a crash before
-// that transaction leaves only blobs that the same request, sent again, writes again; a crash
-// after it leaves a run whose alarm a read re-arms.
+// Its source's images and the added messages' are counted first (RUN_IMAGE_BYTES_LIMIT: 413, and
+// nothing is reserved or stored). Then its source's images are copied into its own blobs (a run
+// reads only its own), the added messages' images stored, and in one transaction its row, its
+// images' count, the prefix's segments and journal rows (as the source packed them:
+// journal-copy.ts), its fork row and its first change: a crash before that transaction leaves only
+// blobs that the same request, sent again, writes again; a crash after it leaves a run whose alarm
+// a read re-arms.
 import type { ForkCopy, ForkSpec } from "../../api/rpc/fork-rpc";
 import type { ImageUpload } from "../../api/images/images";
 import type { NewRun, Outcome, RunView } from "../../api/types";
 import { acceptImages } from "../blobs/blob-store";
+import { newRunImagesRefusal } from "../blobs/image-cap";
+import { heldImagesOf, recordImages } from "../blobs/image-index";
+import { limitsOf } from "../../config/settings";
 import { insertCompactionRequests } from "../engine/incoming/compaction-request-store";
 import { insertPackedJournal } from "../engine/journal/journal-copy";
 import { reportChange } from "../outbox/report-change";
@@ -30,15 +35,20 @@ export async function createFork(creator: Creator, run: NewRun, prefix: ForkCopy
   const { sql } = engine.ctx.storage;
   const earlier = earlierCreate(sql, run);
   if (earlier !== undefined) return earlier;
+  const copied = await blobs.listImages(prefix.runId);
+  const added = heldImagesOf(images.images);
+  const tooLarge = newRunImagesRefusal(added, limitsOf(engine.env).runImageBytes, copied);
+  if (tooLarge !== undefined) return tooLarge;
   const spend = run.subject === undefined ? undefined : spendAskOf(engine.env, run, run.subject, 1, run.dayLimitUsd);
   return createReserved(creator, spend, async () => {
-    await blobs.copyRun(prefix.runId, run.id);
+    await blobs.copyImages(prefix.runId, run.id, copied);
     const issues = await acceptImages(blobs, run.id, images);
     if (issues.length > 0) return invalidImages(issues);
     crashAt?.("blobs");
     const plan = forkPlan(prefix, spec, run.body.budget?.spentUsd ?? 0);
     makeRun(engine.ctx.storage, () => {
       insertRun(sql, run, isoNow(), plan.start);
+      recordImages(sql, [...copied, ...added]);
       for (const segment of plan.segments) {
         insertSegment(sql, segment);
         if (segment.result !== undefined) saveSegmentResult(sql, segment.n, segment.result);

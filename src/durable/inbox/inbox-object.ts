@@ -112,13 +112,13 @@ export class InboxObject extends DurableObject<Env> implements InboxRpc {
     return watchedRuns(sql, tokenId);
   }
 
-  async noteWatch(tokenId: string, runId: string, until: number): Promise<null> {
+  async noteWatch(tokenId: string, runId: string, until: number): Promise<boolean> {
     const { sql } = this.ctx.storage;
-    this.ctx.storage.transactionSync(() => {
+    return this.ctx.storage.transactionSync(() => {
       migrateInbox(sql);
       noteWatch(sql, tokenId, runId, until, Date.now());
+      return isRevoked(sql, tokenId, Date.now());
     });
-    return null;
   }
 
   /** Watchers whose user token expired, or whose key is no longer accepted, close; due pushes go; the next alarm is set. */

@@ -1,10 +1,14 @@
 // A run's creation. The Idempotency-Key names the object, so a request sent again finds the run it
 // made (or a 409 when the body or the token differs, or the run was deleted). A run of a subject
 // reserves its budget under the subject's spend limit first, so a run that does not fit leaves
-// nothing behind; its images are stored next, then its row and first change in one transaction.
+// nothing behind (nor one whose images are past RUN_IMAGE_BYTES_LIMIT, refused before that); its
+// images are stored next, then its row, its images' count and first change in one transaction.
 import type { ImageUpload } from "../../api/images/images";
 import type { NewRun, Outcome, RunView } from "../../api/types";
 import { acceptImages, type BlobStore } from "../blobs/blob-store";
+import { newRunImagesRefusal } from "../blobs/image-cap";
+import { heldImagesOf, recordImages } from "../blobs/image-index";
+import { limitsOf } from "../../config/settings";
 import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/emit-event";
 import { reportChange } from "../outbox/report-change";
@@ -38,12 +42,16 @@ export async function createRun(creator: Creator, run: NewRun, images: ImageUplo
   const earlier = earlierCreate(sql, run);
   if (earlier !== undefined) return earlier;
   // A child run's budget comes out of its parent's, reserved when the parent was made: it reserves nothing more.
+  const held = heldImagesOf(images.images);
+  const tooLarge = newRunImagesRefusal(held, limitsOf(engine.env).runImageBytes);
+  if (tooLarge !== undefined) return tooLarge;
   const spend = run.subject === undefined || run.parentId !== undefined ? undefined : spendAskOf(engine.env, run, run.subject, 1, run.dayLimitUsd);
   return createReserved(creator, spend, async () => {
     const issues = await acceptImages(blobs, run.id, images);
     if (issues.length > 0) return invalidImages(issues);
     makeRun(engine.ctx.storage, () => {
       insertRun(sql, run, isoNow());
+      recordImages(sql, held);
       insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
       reportChange(engine, "run-started");
     });

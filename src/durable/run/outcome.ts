@@ -4,11 +4,11 @@ import { ERROR_CODES, RUN_NOT_FOUND } from "../../api/rules/error-codes";
 import type { Issue } from "../../api/schemas/error-schemas";
 import type { ApiError, Outcome } from "../../api/types";
 
-type Failure = { ok: false; status: 400 | 402 | 404 | 409; error: ApiError };
+export type Failure = { ok: false; status: 400 | 402 | 404 | 409 | 413; error: ApiError };
 
 export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
 
-export function fail(status: 400 | 402 | 404 | 409, message: string, issues?: Issue[]): Failure {
+export function fail(status: Failure["status"], message: string, issues?: Issue[]): Failure {
   const error: ApiError = { code: ERROR_CODES[status], message };
   if (issues !== undefined && issues.length > 0) error.issues = issues;
   return { ok: false, status, error };

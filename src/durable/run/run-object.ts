@@ -9,7 +9,8 @@ import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, Compac
 import { canonicalJson } from "../../lib/canonical-json";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
 import { deliverResult } from "../tools/async-call-store";
-import { acceptImages, r2BlobStore, type BlobStore } from "../blobs/blob-store";
+import { r2BlobStore, type BlobStore } from "../blobs/blob-store";
+import { takeImages, type TakeSteps } from "../blobs/take-images";
 import { isoNow } from "../storage/clock";
 import { McpConnections } from "../../tools/mcp/mcp-connections";
 import { parseAllowList } from "../../tools/http/allow-list";
@@ -19,7 +20,7 @@ import { openEventStream } from "../events/event-stream";
 import { Fanout } from "../events/fanout";
 import { messagesSoFar } from "../engine/messages-so-far";
 import { compactRun } from "../person/compact-run";
-import { fail, invalidImages, notFound, ok } from "./outcome";
+import { fail, notFound, ok } from "./outcome";
 import { stepDue } from "./next-alarm";
 import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
 import { createRun } from "./create-run";
@@ -30,12 +31,12 @@ import type { ForkCopy, ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
 import { eraseRun } from "./erase-run";
 import type { Outbox } from "../outbox/outbox";
 import { runOutbox } from "../outbox/run-outbox";
-import { hasRun, readRun, readRunState, readSubject, readTokenHash, setSuspendedOn, setTokenHash, toRunView, updateRun, type RunRow } from "./run-store";
+import { hasRun, readRun, readRunId, readRunState, readSubject, readTokenHash, setSuspendedOn, setTokenHash, toRunView, updateRun } from "./run-store";
 import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/socket-frames";
 import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
 import { sameDigest } from "./token-check";
-import { answer, cancelWaiting, continueRefusal, continueRun, queueMessage, retry, retryRefusal } from "./transitions";
+import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, queueMessage, retry, retryRefusal } from "./transitions";
 import { ModelCalls } from "../engine/incoming/model-calls";
 import { releaseHold } from "../engine/provider/scripted-holds";
 import { Holds } from "../../providers";
@@ -61,6 +62,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   private active: AbortController | undefined;
   /** Slices, cancels, uploads and deletion run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Uploads outside the queue (a running run's message with images), which a deletion waits for. */
+  private readonly uploads = new Set<Promise<unknown>>();
   /** The scripted turns held in this instance (engine/provider/scripted-holds.ts). */
   private readonly holds = new Holds();
   /** The keys user tokens are accepted under now (their fingerprints), read once before any event. */
@@ -225,25 +228,25 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   /**
-   * Stores the upload's images for this run, then makes the change; a run that is not here stores
-   * nothing, nor one that `before` refuses (it may reserve spend).
+   * Takes a request that may bring images into this run (../blobs/take-images.ts): the run's
+   * refusal first, then the images counted and uploaded, then the change. Nothing is stored for a
+   * run that is not here, nor for a request it refuses.
    */
-  private withImages(images: ImageUpload, change: () => Outcome<RunView>, before?: (run: RunRow) => Promise<Outcome<unknown> | undefined>): Promise<Outcome<RunView>> {
+  private takeImages<T>(images: ImageUpload, steps: TakeSteps<T>): Promise<Outcome<T>> {
+    const { storage } = this.ctx;
+    const runId = readRunId(storage.sql);
+    if (runId === undefined) return Promise.resolve(notFound());
+    return takeImages({ storage, blobs: this.blobs, runId, limitBytes: limitsOf(this.env).runImageBytes }, images, steps);
+  }
+
+  /** First answer wins: an answer is checked before its images are stored, and stored after them, queued behind the slice in progress. */
+  async answer(body: AnswerBody, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
+    const { sql } = this.ctx.storage;
     return this.exclusive(async () => {
-      const run = readRun(this.ctx.storage.sql);
-      if (run === undefined) return notFound();
-      const refused = await before?.(run);
-      if (refused !== undefined && !refused.ok) return refused;
-      const issues = await acceptImages(this.blobs, run.id, images);
-      if (issues.length > 0) return invalidImages(issues);
-      const outcome = change();
+      const outcome = await this.takeImages(images, { instead: () => answerInstead(sql, readRun(sql), body), change: () => answer(this.engine, body) });
       if (outcome.ok) await this.schedule();
       return outcome;
     });
-  }
-
-  async answer(body: AnswerBody, images: ImageUpload = NO_IMAGES): Promise<Outcome<RunView>> {
-    return this.withImages(images, () => answer(this.engine, body));
   }
 
   /**
@@ -255,29 +258,46 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     const { sql } = this.ctx.storage;
     const message: IncomingMessage = { id: newMessageId(), mode: body.mode ?? "queue", content: body.content };
     if (readRunState(sql)?.status === "running") {
-      // Refused before its images are stored; checked again when it is stored (transitions.ts).
-      const refused = queueRefusal(sql, limitsOf(this.env), contentBytes(message.content));
-      if (refused !== undefined) return refused;
-      const run = readRun(sql)!;
-      const issues = await acceptImages(this.blobs, run.id, images);
-      if (issues.length > 0) return invalidImages(issues);
-      // Still running after the images were stored: queued (else a continue, below).
-      if (readRunState(sql)?.status === "running") return this.queueMessage(message);
+      const stopped = fail(409, "The run stopped while the message's images were stored.");
+      const taking = this.takeImages<MessageAnswer>(images, {
+        instead: () => queueRefusal(sql, limitsOf(this.env), contentBytes(message.content)),
+        // A run that stopped while the images were stored is continued instead (below): they are counted and stored already.
+        change: () => (readRunState(sql)?.status === "running" ? queueMessage(this.engine, message) : stopped),
+      });
+      // A deletion waits for it: an upload that began before the run's blobs were deleted is deleted with them.
+      const outcome = await this.uploading(taking);
+      if (outcome !== stopped) return this.queued(outcome);
     }
-    return this.withImages(
-      images,
-      () => (readRunState(sql)?.status === "running" ? queueMessage(this.engine, message) : continueRun(this.engine, body)),
-      async (run) => continueRefusal(run) ?? (run.status === "running" ? undefined : await reserveAgainToday(this.engine, run, spend.limitUsd)),
-    );
+    return this.exclusive(async () => {
+      const outcome = await this.takeImages<MessageAnswer>(images, {
+        instead: () => {
+          const run = readRun(sql);
+          return run === undefined ? notFound() : continueRefusal(run);
+        },
+        before: async () => {
+          const run = readRun(sql)!;
+          return run.status === "running" ? undefined : await reserveAgainToday(this.engine, run, spend.limitUsd);
+        },
+        change: () => (readRunState(sql)?.status === "running" ? queueMessage(this.engine, message) : continueRun(this.engine, body)),
+      });
+      if (outcome.ok) await this.schedule();
+      return outcome;
+    });
   }
 
-  private async queueMessage(message: IncomingMessage): Promise<Outcome<MessageAnswer>> {
-    const outcome = queueMessage(this.engine, message);
+  /** A running run's message as queueMessage stored it: an interrupt aborts the model call in flight. */
+  private async queued(outcome: Outcome<MessageAnswer>): Promise<Outcome<MessageAnswer>> {
     if (!outcome.ok) return outcome;
     if (outcome.value.message?.mode === "interrupt") this.engine.modelCalls?.interrupt();
     // A run between slices steps now; one suspended on an async call keeps the message until it wakes.
     if (this.active === undefined) await this.schedule();
     return outcome;
+  }
+
+  /** Work that may upload blobs outside the queue (a running run's message): the run's deletion waits for it. */
+  private uploading<T>(work: Promise<T>): Promise<T> {
+    this.uploads.add(work);
+    return work.finally(() => this.uploads.delete(work));
   }
 
   /** After the slice in progress, if any: the run's next model call has not begun then. */
@@ -416,6 +436,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   /** Deletes the run (erase-run.ts), then delivers its last change and sets what alarm is left. */
   private async erase(runId: string, reason: "request" | "retention"): Promise<void> {
+    await Promise.allSettled(this.uploads);
     await eraseRun(this.engine, this.blobs, runId, reason);
     this.outbox.deliverDue();
     await this.schedule();
@@ -432,6 +453,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       caller,
       watchersLimit: limitsOf(this.env).watchers,
       now: this.engine.now,
+      refusePastNewest: true,
       ...(token === undefined ? {} : { token }),
       ...(firstLive === undefined ? {} : { firstLive }),
     });

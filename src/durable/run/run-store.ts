@@ -231,6 +231,12 @@ export function readOwnSpent(sql: SqlStorage): number {
   return Number(sql.exec<{ spent: number }>("SELECT spent_usd AS spent FROM run LIMIT 1").one().spent);
 }
 
+/** The run's id alone. */
+export function readRunId(sql: SqlStorage): string | undefined {
+  if (!hasRun(sql)) return undefined;
+  return sql.exec<{ id: string }>("SELECT id FROM run LIMIT 1").toArray()[0]?.id;
+}
+
 /** The run token's hash alone (for a run token's access): no other column, and never the body. */
 export function readTokenHash(sql: SqlStorage): string | undefined {
   if (!hasRun(sql)) return undefined;

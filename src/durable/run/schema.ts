@@ -1,6 +1,8 @@
 // The run object's SQLite database as a whole: every table made (each by the module that owns its
 // SQL), columns added to older ones, and the run's deletion, which drops them all and leaves a
 // tombstone (the `deleted` table, this module's own). One run per object, so the run table holds one row.
+// Not made here: `run_image` (../blobs/image-index.ts), whose presence says the count is complete:
+// made at creation, or for an older run from its blobs when it first takes an image.
 import { ANSWER_TABLE } from "../person/answer-store";
 import { ASYNC_CALL_TABLE } from "../tools/async-call-store";
 import { EVENT_TABLE, forgetSeq } from "../events/event-log";

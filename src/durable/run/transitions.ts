@@ -42,14 +42,16 @@ function view(engine: EngineContext): RunView {
   return toRunView(readRun(engine.ctx.storage.sql)!);
 }
 
-export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView> {
-  const { sql } = engine.ctx.storage;
-  const run = readRun(sql);
+/**
+ * What `run` answers `body` without taking it, or undefined when it takes it: a refusal (a call it
+ * does not wait on, an answer that does not fit the call), or the same answer sent again, which
+ * changes nothing. Asked before an answer's images are stored, and again when it is stored.
+ */
+export function answerInstead(sql: SqlStorage, run: RunRow | undefined, body: AnswerBody): Outcome<RunView> | undefined {
   if (run === undefined) return notFound();
-  const given = canonicalJson(body);
   const previous = storedAnswer(sql, body.callId);
   if (previous !== undefined) {
-    if (previous === given) return ok(toRunView(run));
+    if (previous === canonicalJson(body)) return ok(toRunView(run));
     return fail(409, `Call ${body.callId} was already answered.`);
   }
   const waiting = run.waiting;
@@ -65,6 +67,16 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
     const kind = waiting.kind === "ask" ? "an ask" : "a client tool";
     return fail(400, `An answer to ${kind} needs \`content\`.`, [{ path: "content", message: `Required: call ${body.callId} waits for the answer to ${kind} (text or content parts).` }]);
   }
+  return undefined;
+}
+
+export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView> {
+  const { sql } = engine.ctx.storage;
+  const run = readRun(sql);
+  const instead = answerInstead(sql, run, body);
+  if (instead !== undefined || run === undefined) return instead ?? notFound();
+  const waiting = run.waiting!;
+  const given = canonicalJson(body);
   const segment = readSegment(sql, run.segment);
   const base = segment.result ?? segment.messages;
   engine.ctx.storage.transactionSync(() => {

@@ -9,6 +9,7 @@ import { McpConnections } from "../../tools/mcp/mcp-connections";
 import { listMcpServers, mcpListKey, offeredNames, type McpListing } from "../../tools/mcp/mcp-listing";
 import { createMcpTools } from "../../tools/mcp/mcp-tool";
 import { r2BlobStore } from "../blobs/blob-store";
+import { storeToolImages } from "../blobs/take-images";
 import type { EngineContext } from "../engine/engine-context";
 import { createJournal, loadJournal } from "../engine/journal/journal";
 import { limitsOf } from "../../config/settings";
@@ -78,7 +79,7 @@ export async function mcpToolsOf(engine: EngineContext, run: RunRow, segment: Se
     beginOnce: (stepKey) => beginOnce(engine.ctx.storage, prefix + stepKey),
     // The call's execute_tool span (docs/traces.md), whether or not spans are exported.
     traceparent: toolTraceparent(engine.ctx.storage.sql, run.id, prefix),
-    storeImages: (images) => blobs.putImages(run.id, images),
+    storeImages: (images) => storeToolImages({ storage: engine.ctx.storage, blobs, runId: run.id }, images),
     ...(engine.toolTimeoutMs === undefined ? {} : { timeoutMs: engine.toolTimeoutMs }),
   });
 }

@@ -10,6 +10,7 @@ import { A2aError, envelopeSchema, rpcError, rpcResult, type RequestId } from ".
 import { callbackBase } from "../../config/public-url";
 import type { AppEnv } from "../app-env";
 import { identify, limitUser, type Caller } from "../auth/auth";
+import { limitAgentCard } from "../auth/rate-limit";
 import { ApiException } from "../errors";
 import { cancelTask, getTask, listTasks, rpcErrorOf, sendMessage, sendStreamingMessage, subscribeToTask, type A2aCall, type TaskStream } from "./a2a-methods";
 import { AGENT_NOT_FOUND } from "../../api/resources/agent-types";
@@ -19,6 +20,17 @@ const encoder = new TextEncoder();
 
 function sseData(id: RequestId, body: Record<string, unknown>, eventId?: string): Uint8Array {
   return encoder.encode(`${eventId === undefined ? "" : `id: ${eventId}\n`}data: ${JSON.stringify({ jsonrpc: "2.0", id, ...body })}\n\n`);
+}
+
+/**
+ * A failure mid-stream as the stream's last event: the protocol's own error, the run's refusal
+ * (ending the watch: a revoked or expired user token, with its API code and status), or any other
+ * failure, which a resubscribe may get past.
+ */
+function streamError(error: unknown): { code: number; message: string; data?: Record<string, unknown> } {
+  if (error instanceof A2aError) return { code: error.code, message: error.message };
+  if (error instanceof ApiException) return { code: rpcErrorOf(error)?.code ?? A2A_ERRORS.internalError, message: error.message, data: { code: error.code, status: error.status } };
+  return { code: A2A_ERRORS.internalError, message: "The task's events could not be read; subscribe again (SubscribeToTask with Last-Event-ID)." };
 }
 
 /** A stream's events as SSE: each a JSON-RPC response to the request, with the event's id; a failure mid-stream is its last event, an internal error. */
@@ -38,8 +50,7 @@ function sseResponse(id: RequestId, stream: TaskStream): Response {
           if (next.done === true) controller.close();
           else controller.enqueue(sseData(id, { result: next.value.event }, next.value.id));
         } catch (error) {
-          const message = error instanceof A2aError ? error.message : "The task's events could not be read; subscribe again (SubscribeToTask with Last-Event-ID).";
-          controller.enqueue(sseData(id, { error: { code: error instanceof A2aError ? error.code : A2A_ERRORS.internalError, message } }));
+          controller.enqueue(sseData(id, { error: streamError(error) }));
           controller.close();
         }
       },
@@ -88,8 +99,14 @@ export function a2aApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/:name/.well-known/agent-card.json", async (c) => {
-    // Public, for the agents every caller sees; a bearer token shows its caller's own agents too.
-    const reader = c.req.header("authorization") === undefined ? undefined : asker(await identify(c));
+    // Public, for the agents every caller sees; a bearer token shows its caller's own agents too. A
+    // read without a deployment or user token (a run token reads as none) counts per client address,
+    // a user token's per subject; a name that is no agent's costs no read of the agents object
+    // (its pattern is checked first, a miss is kept briefly: src/http/agents/agent-cache.ts).
+    const caller = c.req.header("authorization") === undefined ? undefined : await identify(c);
+    const reader = caller === undefined ? undefined : asker(caller);
+    if (reader === undefined) await limitAgentCard(c.env, c.req.header("cf-connecting-ip"));
+    else if (caller?.kind === "user") await limitUser(c, caller.subject);
     const agent = await findAgent(c, c.req.param("name"), reader);
     if (agent === undefined) throw new ApiException(404, AGENT_NOT_FOUND);
     const base = callbackBase(c.env, new URL(c.req.url).origin) ?? new URL(c.req.url).origin;

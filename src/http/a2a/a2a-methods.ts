@@ -22,7 +22,7 @@ import { unwrap } from "../outcome";
 import { sendMessageTo } from "../routes/runs/run-actions";
 import { runStub, type RunStub } from "../run-stub";
 import { isRunOf, listAgentRuns, startAgentRun, type A2aAgent } from "./agent-port";
-import type { RunFramesSource } from "./run-frames";
+import { runWatch, type RunWatch } from "../routes/runs/run-watch";
 import { followTask, pendingTask, readSnapshot, type FollowFrame, type FollowFrom } from "./task-source";
 
 export type A2aCall = { c: Context<AppEnv>; agent: A2aAgent; caller: Caller };
@@ -30,7 +30,7 @@ export type A2aCall = { c: Context<AppEnv>; agent: A2aAgent; caller: Caller };
 /** What a streaming method answers: the first event, then the task's events as they come. */
 export type TaskStream = { first: A2aStreamEvent; frames: AsyncGenerator<FollowFrame, TaskRecord> };
 
-type OpenRun = { run: RunStub; view: RunView; source: RunFramesSource };
+type OpenRun = { run: RunStub; view: RunView; source: RunWatch };
 
 /** Run `runId` of this agent, as the caller may reach it; anything else is the task not found (a miss tells nothing). */
 async function openRun(call: A2aCall, runId: string, taskId: string): Promise<OpenRun> {
@@ -40,9 +40,7 @@ async function openRun(call: A2aCall, runId: string, taskId: string): Promise<Op
   if (call.caller.kind === "user" && !(await run.authorizeSubject(call.caller.subject))) throw taskNotFound(taskId);
   const outcome = await run.view();
   if (!outcome.ok || !isRunOf(outcome.value, call.agent)) throw taskNotFound(taskId);
-  const source: RunFramesSource = { run, url: c.req.url, caller: call.caller.kind };
-  if (call.caller.kind === "user") source.token = c.var.watcherToken;
-  return { run, view: outcome.value, source };
+  return { run, view: outcome.value, source: runWatch(c, run, runId) };
 }
 
 async function taskOf(call: A2aCall, taskId: string, at?: string): Promise<{ open: OpenRun; task: TaskRecord; newest: boolean; atSeq?: TaskRecord; lastSeq: number }> {
@@ -71,7 +69,7 @@ function answerBody(task: TaskRecord, action: Extract<IncomingAction, { kind: "a
 }
 
 /** Where a message leaves its task: the task to follow and from where. */
-async function deliver(call: A2aCall, action: IncomingAction, messageId: string): Promise<{ runId: string; source: RunFramesSource; from: FollowFrom }> {
+async function deliver(call: A2aCall, action: IncomingAction, messageId: string): Promise<{ runId: string; source: RunWatch; from: FollowFrom }> {
   const { c } = call;
   const now = new Date().toISOString();
   if (action.kind === "new") {
@@ -103,11 +101,18 @@ export async function sendMessage(call: A2aCall, params: unknown): Promise<{ tas
   const { message, configuration } = parseParams(sendParamsSchema, params);
   const { runId, source, from } = await deliver(call, actionOf(message), message.messageId);
   if (configuration?.returnImmediately === true) return { task: taskView(runId, from.task) };
-  // Blocking: the task as it stands once it is over or waits for the caller.
-  const frames = followTask(source, runId, from, call.c.req.raw.signal);
-  let next = await frames.next();
-  while (next.done !== true) next = await frames.next();
-  return { task: taskView(runId, next.value) };
+  // Blocking: the task as it stands once it is over or waits for the caller, or once A2A_SEND_SECONDS
+  // are up (the follow ends there, with the task as far as it got; the run goes on).
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), call.c.var.settings.limits.a2aSendSeconds * 1000);
+  try {
+    const frames = followTask(source, runId, from, AbortSignal.any([call.c.req.raw.signal, deadline.signal]));
+    let next = await frames.next();
+    while (next.done !== true) next = await frames.next();
+    return { task: taskView(runId, next.value) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function sendStreamingMessage(call: A2aCall, params: unknown): Promise<TaskStream> {
@@ -148,6 +153,10 @@ export async function subscribeToTask(call: A2aCall, params: unknown, lastEventI
   const cursor = lastEventId === undefined ? undefined : resumeCursor(lastEventId);
   if (lastEventId !== undefined && cursor === undefined) throw new A2aError(A2A_ERRORS.invalidParams, "Last-Event-ID: not an id of this stream (a seq, or <seq>.<n>).");
   const found = await taskOf(call, id, lastEventId);
+  if (cursor !== undefined && cursor.after > found.lastSeq) {
+    const message = `Past the run's newest event (seq ${found.lastSeq}): resume from an id this task's stream sent.`;
+    throw new A2aError(A2A_ERRORS.invalidParams, `Last-Event-ID: ${message}`, { issues: [{ path: "Last-Event-ID", message }] });
+  }
   const runId = found.open.view.id;
   const first: A2aStreamEvent = { task: taskView(runId, found.task) };
   if (cursor === undefined && isTerminal(found.task.state)) {

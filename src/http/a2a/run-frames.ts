@@ -1,14 +1,11 @@
-// A run's events as the edge reads them: the run object's own SSE stream (GET /v1/runs/:id/events,
-// opened through its stub as the events route does), parsed into stored events (with their seq)
-// and live ones (text deltas, no seq). The A2A facade keeps no copy of a run's events: a snapshot
-// is a read of this stream up to the run's newest seq, a subscription a read that goes on.
+// A run's events as the A2A door reads them: the run object's own SSE stream, opened through the
+// one watch the events route uses (../routes/runs/run-watch.ts), parsed into stored events (with
+// their seq) and live ones (text deltas, no seq). The A2A facade keeps no copy of a run's events:
+// a snapshot is a read of this stream up to the run's newest seq, a subscription a read that goes on.
 import type { StoredEvent } from "../../api/types";
 import type { LiveEvent } from "../../api/a2a/stream-events";
-import type { WatcherToken } from "../../api/types";
-import type { CallerKind } from "../../api/types";
 import { sseBlocks } from "../../lib/sse-blocks";
-import { forwarded } from "../forward";
-import type { RunStub } from "../run-stub";
+import type { RunWatch } from "../routes/runs/run-watch";
 
 export type RunFrame = { stored: StoredEvent } | { live: LiveEvent };
 
@@ -24,17 +21,14 @@ function frameOf(block: string): RunFrame | undefined {
   return undefined;
 }
 
-export type RunFramesSource = { run: RunStub; url: string; caller: CallerKind; token?: WatcherToken };
-
 /**
- * The run's events after seq `after`, in order, as long as the reader reads (break out of the loop
- * to close the stream). Throws when the object refuses the stream (its answer's error message).
+ * The run's events after seq `after`, in order, as long as the reader reads (break out of the loop,
+ * or abort `signal`, to close the stream). Throws when the object refuses the stream (its answer's
+ * error message), and when the run closes it while it is read (the watch's reason: a revoked or
+ * expired user token is its 401).
  */
-export async function* runFrames(source: RunFramesSource, after: number, signal?: AbortSignal): AsyncGenerator<RunFrame> {
-  const url = new URL(source.url);
-  url.search = `?after=${after}`;
-  const request = forwarded(new Request(url, { headers: { Accept: "text/event-stream" } }), source.caller, [], source.token);
-  const response = await source.run.fetch(request);
+export async function* runFrames(watch: RunWatch, after: number, signal?: AbortSignal): AsyncGenerator<RunFrame> {
+  const response = await watch.open(after);
   if (!response.ok || response.body === null) {
     const text = await response.text();
     throw new Error(`The run's events could not be read (${response.status}): ${text}`);
@@ -43,4 +37,5 @@ export async function* runFrames(source: RunFramesSource, after: number, signal?
     const frame = frameOf(block);
     if (frame !== undefined) yield frame;
   }
+  if (signal?.aborted !== true) throw await watch.ended();
 }

@@ -4,7 +4,8 @@
 import type { A2aStreamEvent } from "../../api/a2a/a2a-types";
 import { eventIds, liveEvents, storedEvents, type ResumeCursor } from "../../api/a2a/stream-events";
 import { applyEvent, type TaskRecord } from "../../api/a2a/task-fold";
-import { runFrames, type RunFramesSource } from "./run-frames";
+import type { RunWatch } from "../routes/runs/run-watch";
+import { runFrames } from "./run-frames";
 
 export type Snapshot = {
   /** Every task of the run, oldest first. */
@@ -21,7 +22,7 @@ export function pendingTask(n: number, afterSeq: number, at: string): TaskRecord
 }
 
 /** The run's tasks from its events up to `lastSeq` (the run view's). With `at`, also task `at.n`'s record after seq `at.seq`. */
-export async function readSnapshot(source: RunFramesSource, lastSeq: number, at?: { n: number; seq: number }): Promise<Snapshot> {
+export async function readSnapshot(source: RunWatch, lastSeq: number, at?: { n: number; seq: number }): Promise<Snapshot> {
   const tasks: TaskRecord[] = [];
   let atSeq: TaskRecord | undefined;
   let seen = 0;
@@ -53,7 +54,7 @@ export type FollowFrom = {
 };
 
 /** The followed task's A2A events, with their SSE ids (live text chunks have none), until it is over or waits for the caller. */
-export async function* followTask(source: RunFramesSource, runId: string, from: FollowFrom, signal?: AbortSignal): AsyncGenerator<FollowFrame, TaskRecord> {
+export async function* followTask(source: RunWatch, runId: string, from: FollowFrom, signal?: AbortSignal): AsyncGenerator<FollowFrame, TaskRecord> {
   let task = from.task;
   for await (const frame of runFrames(source, from.cursor.after, signal)) {
     if ("live" in frame) {

@@ -2,7 +2,7 @@
 // caller sees, one agent by name, and a run of one (docs/agents.md). Reads go through the Worker's
 // cache (agent-cache.ts). A run of an agent is made by startRun (../intake/start-run.ts), the same
 // function POST /v1/runs calls, so no door copies the create path.
-import { AGENT_NOT_FOUND, visibleTo, type AgentReader, type AgentRef, type StoredAgent } from "../../api/resources/agent-types";
+import { AGENT_NOT_FOUND, versionVisibleTo, type AgentReader, type AgentRef, type StoredAgent } from "../../api/resources/agent-types";
 import type { AgentLookup } from "../../api/rpc/agents-rpc";
 import type { Settings } from "../../config/settings";
 import { agentsStub } from "../../durable/agents/agents-stub";
@@ -17,10 +17,13 @@ export async function listAgents(env: Env, reader: AgentReader, page: { limit: n
   return agentsStub(env).list({ reader, limit: page.limit, ...(page.after === undefined ? {} : { after: page.after }) });
 }
 
-/** Agent `name` (and `version` of it, else its latest) if `reader` sees it, else undefined (unknown, deleted, another subject's, a version it never had). */
+/**
+ * Agent `name` (and `version` of it, else its latest) if `reader` sees both, else undefined (unknown,
+ * deleted, another subject's, a version it never had or had before a delete, a version of another subject's).
+ */
 export async function findAgent(env: Env, reader: AgentReader, name: string, version?: number): Promise<AgentLookup | undefined> {
   const answer = await lookupAgent(env, name, version);
-  if (!answer.ok || !visibleTo(reader, answer.value.agent.subject)) return undefined;
+  if (!answer.ok || !versionVisibleTo(reader, answer.value.agent, answer.value.version)) return undefined;
   return answer.value;
 }
 

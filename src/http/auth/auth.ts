@@ -30,6 +30,9 @@ export type Caller = { kind: "deployment"; token: string } | { kind: "run"; toke
 /** RFC 6750 b64token: what a bearer token may look like. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
+/** What a revoked user token is told, wherever it comes. */
+export const TOKEN_REVOKED = "This user token was revoked.";
+
 function unauthorized(message: string): ApiException {
   return new ApiException(401, message);
 }
@@ -56,7 +59,7 @@ export async function identify(c: Context<AppEnv>): Promise<Caller> {
     const claims = await verifyUserToken(token, c.var.settings.runIdKeys, Date.now());
     if (claims === undefined) throw unauthorized("Invalid or expired user token.");
     // A revocation lives in the subject's inbox until the token would have expired anyway.
-    if (claims.tokenId !== undefined && (await inboxStub(c.env, claims.subject).isRevoked(claims.tokenId))) throw unauthorized("This user token was revoked.");
+    if (claims.tokenId !== undefined && (await inboxStub(c.env, claims.subject).isRevoked(claims.tokenId))) throw unauthorized(TOKEN_REVOKED);
     c.set("user", claims);
     c.set("watcherToken", await watcherTokenFor(claims, c.var.settings.runIdKeys));
     return { kind: "user", subject: claims.subject, claims };

@@ -1,5 +1,6 @@
 // Rate limits with the Workers rate-limiting binding (wrangler.toml [[ratelimits]]): run creation
-// per deployment token and per subject (user tokens), requests per run token and per subject. Past a limit the API answers 429 rate-limited with
+// per deployment token and per subject (user tokens), requests per run token and per subject, and
+// agent cards read without credentials per client address. Past a limit the API answers 429 rate-limited with
 // Retry-After (the binding does not say when its window ends, so the answer names the whole period).
 import { ApiException } from "../errors";
 import { sha256Hex } from "../../lib/encoding";
@@ -39,4 +40,14 @@ export async function limitForkCreation(env: Env, sourceRunId: string): Promise<
 /** A run made for a subject by a user token, or by a run token of one of its runs: SUBJECT_CREATE_RATE_LIMIT, per subject. */
 export async function limitSubjectCreation(env: Env, subject: string): Promise<void> {
   await enforceRateLimit(env.SUBJECT_CREATE_RATE_LIMIT, await subjectKey(subject), "runs created for this subject");
+}
+
+/** The key of a client address (CF-Connecting-IP; one key for requests that carry none): a hash, so no address is handed to the binding. */
+export async function clientKey(address: string | undefined): Promise<string> {
+  return `client:${(await sha256Hex(address ?? "unknown")).slice(0, 32)}`;
+}
+
+/** An agent card read without credentials (a deployment or user token): AGENT_CARD_RATE_LIMIT, per client address. */
+export async function limitAgentCard(env: Env, address: string | undefined): Promise<void> {
+  await enforceRateLimit(env.AGENT_CARD_RATE_LIMIT, await clientKey(address), "agent cards read without credentials from this address");
 }

@@ -1,6 +1,8 @@
 // The edge's side of inline images: every content of a request is checked and decoded first (400
 // with the path of each bad image). The bytes then travel with the request to the run object,
-// which stores them with the run (so a run being deleted and an upload never cross).
+// which decides whether it takes the request, counts them (RUN_IMAGE_BYTES_LIMIT) and only then
+// stores them with the run (src/durable/blobs/take-images.ts), so a request it refuses stores
+// nothing, and a run being deleted and an upload never cross.
 import type { z } from "@hono/zod-openapi";
 import { prepareImages, type ImageUpload, type InputContent, type PreparedImages } from "../../api/images/images";
 import type { chatMessageInputSchema } from "../../api/schemas/runs/content-schemas";

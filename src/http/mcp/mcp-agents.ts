@@ -1,7 +1,8 @@
 // What the MCP server of one request may reach, for its caller: the agents it sees as tools
 // (src/http/agents), a run of one started by startRun (the one create path: the agent resolved, the
-// one intake, the creation rate limits as POST /v1/runs counts them), the run's events and links,
-// and the session's idempotency key for a request id.
+// one intake, the creation rate limits as POST /v1/runs counts them), the run's events (through the
+// one watch, as the caller: a revocation ends the call's wait) and links, and the session's
+// idempotency key for a request id.
 import type { Context } from "hono";
 import type { StoredAgent } from "../../api/resources/agent-types";
 import type { AppEnv, Creator } from "../app-env";
@@ -16,6 +17,7 @@ import { runLinks } from "./call-results";
 import type { AgentTool, McpDeps } from "./mcp-server";
 import type { McpSession } from "./mcp-session";
 import { readRunEvents } from "./run-events";
+import { runWatch } from "../routes/runs/run-watch";
 
 /** Agents read per page of the listing. */
 const PAGE = 100;
@@ -38,7 +40,6 @@ function creatorOf(caller: Exclude<Caller, { kind: "run" }>): Creator {
 
 export function mcpDeps(c: Context<AppEnv>, caller: Exclude<Caller, { kind: "run" }>, session: McpSession | undefined): McpDeps {
   const origin = new URL(c.req.url).origin;
-  const token = caller.kind === "user" ? c.var.watcherToken : undefined;
   const creator = creatorOf(caller);
   const reader = readerOf(creator);
   return {
@@ -62,7 +63,7 @@ export function mcpDeps(c: Context<AppEnv>, caller: Exclude<Caller, { kind: "run
       const { run } = await startRun({ body: { agent: { name, version: found.agent.version }, messages: [{ role: "user", content }] }, env: c.env, settings: c.var.settings, creator, origin, idempotencyKey: key });
       return run;
     },
-    events: (runId, after) => readRunEvents(runStub(c.env, runId), runId, after, caller.kind, token),
+    events: (runId, after) => readRunEvents(runWatch(c, runStub(c.env, runId), runId), after),
     links: (runId) => runLinks(origin, runId),
     keyOf: (requestId) => (session === undefined ? undefined : callKey(session, requestId)),
     elicitation: session?.elicitation ?? false,

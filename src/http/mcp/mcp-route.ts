@@ -1,16 +1,17 @@
 // /mcp: Ratchet's agents as an MCP server (Streamable HTTP, protocol 2025-11-25). POST carries
-// JSON-RPC (a tools/call answers over its own SSE response: progress, elicitations, the result);
-// GET opens the stream the transport offers for server messages (nothing is sent on it: every
-// message here belongs to a call's POST); DELETE ends a session, which holds nothing to end.
-// Each request builds its own server and transport: no state lives between requests
-// (mcp-session.ts says where the session is; elicitation.ts where an answer goes).
+// JSON-RPC (a tools/call answers over its own SSE response: progress, elicitations, the result),
+// at most MCP_MESSAGES_PER_POST messages; GET is 405, as for any stateless server: there is no
+// stream for messages outside a call, since every message here belongs to a call's POST (the SDK's
+// client takes the 405 as "no such stream" and goes on); DELETE ends a session, which holds
+// nothing to end. Each request builds its own server and transport: no state lives between
+// requests (mcp-session.ts says where the session is; elicitation.ts where an answer goes).
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiException } from "../errors";
 import { identify, limitUser } from "../auth/auth";
 import { mcpDeps } from "./mcp-agents";
 import { deliverAnswers, onlyResponses } from "./mcp-answers";
-import { mcpServer } from "./mcp-server";
+import { connectServer, mcpServer } from "./mcp-server";
 import { declaresFormElicitation, newSession, sessionOf, type McpSession } from "./mcp-session";
 
 export const SESSION_HEADER = "mcp-session-id";
@@ -20,8 +21,9 @@ function initializeOf(messages: readonly unknown[]): { params?: { capabilities?:
   return messages.find((message): message is { method: string; params?: { capabilities?: unknown } } => typeof message === "object" && message !== null && (message as { method?: unknown }).method === "initialize");
 }
 
-function parseError(): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON." }, id: null }, { status: 400 });
+/** A refusal of the whole request in the transport's own shape: a JSON-RPC error with no id. */
+function transportError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
 }
 
 /** The response with the session's id added (the transport, stateless, gives none). */
@@ -35,15 +37,21 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
   const caller = await identify(c);
   if (caller.kind === "run") throw new ApiException(403, "A run token cannot use the MCP server; use the deployment token or a user token.");
   if (caller.kind === "user") await limitUser(c, caller.subject);
+  // Who reads a call's run: the one watch opens the run's events as this caller.
+  c.set("caller", caller.kind);
+  if (c.req.method === "GET") return transportError(405, -32000, "Method not allowed: this server offers no stream outside a call (each call answers on its own POST).", { Allow: "POST, DELETE" });
   let messages: unknown[] = [];
   let parsedBody: unknown;
   if (c.req.method === "POST") {
     try {
       parsedBody = JSON.parse(await c.req.text());
     } catch {
-      return parseError();
+      return transportError(400, -32700, "Parse error: the body is not JSON.");
     }
     messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
+    // Each message may cost the run objects several calls, and the POST counts once against the rate limits.
+    const most = c.var.settings.limits.mcpMessagesPerPost;
+    if (messages.length > most) return transportError(400, -32600, `Invalid Request: at most ${most} JSON-RPC messages in one POST (MCP_MESSAGES_PER_POST); this one holds ${messages.length}. Send the rest in another.`);
     if (onlyResponses(messages)) {
       await deliverAnswers(messages, { env: c.env, runIdKeys: c.var.settings.runIdKeys, subject: caller.kind === "user" ? caller.subject : undefined });
       return c.body(null, 202);
@@ -52,7 +60,7 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
   const initialize = initializeOf(messages);
   const session = initialize !== undefined ? newSession(declaresFormElicitation(initialize.params?.capabilities)) : sessionOf(c.req.header(SESSION_HEADER));
   const { server, transport } = mcpServer(mcpDeps(c, caller, session));
-  await server.connect(transport);
+  await connectServer(server, transport);
   const response = await transport.handleRequest(c.req.raw, parsedBody === undefined ? {} : { parsedBody });
   return initialize !== undefined && session !== undefined ? withSession(response, session) : response;
 }

@@ -10,6 +10,7 @@ import { VERSION } from "../../version";
 import { ApiException } from "../errors";
 import { callAgent } from "./agent-call";
 import type { RunLinks } from "./call-results";
+import { callParamsError } from "./call-params";
 import { elicitationId, elicitParams, type Waiting } from "./elicitation";
 import type { EventReader } from "./run-events";
 
@@ -94,4 +95,20 @@ export function mcpServer(deps: McpDeps): { server: Server; transport: WebStanda
   });
 
   return { server, transport };
+}
+
+/**
+ * Connects the server to its transport, with one check in between: a tools/call whose params are
+ * not the protocol's is answered -32602 with the paths at fault (call-params.ts) and never reaches
+ * the server, which would answer -32603 with its validation error's text.
+ */
+export async function connectServer(server: Server, transport: WebStandardStreamableHTTPServerTransport): Promise<void> {
+  await server.connect(transport);
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const refusal = callParamsError(message);
+    if (refusal === undefined) deliver?.(message, extra);
+    // A send fails only when the request's stream is gone (its client left): nothing is left to tell.
+    else transport.send(refusal).catch(() => undefined);
+  };
 }

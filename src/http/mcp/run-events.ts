@@ -1,9 +1,9 @@
-// A run's stored events as the edge reads them: the run object's own SSE stream (the one GET
-// /v1/runs/{id}/events forwards to), from a seq on, parsed. Live-only frames (text deltas, which
-// carry no id) are skipped: a step's stored events hold its whole text.
-import { CALLER_HEADER, WATCHER_TOKEN_HEADER } from "../../api/rpc/run-rpc";
-import type { CallerKind, StoredEvent, WatcherToken } from "../../api/types";
-import type { RunStub } from "../run-stub";
+// A run's stored events as an MCP call reads them: the run object's own SSE stream, opened through
+// the one watch the events route uses (../routes/runs/run-watch.ts), from a seq on, parsed.
+// Live-only frames (text deltas, which carry no id) are skipped: a step's stored events hold its
+// whole text.
+import type { StoredEvent } from "../../api/types";
+import type { RunWatch } from "../routes/runs/run-watch";
 
 export type EventReader = { next(): Promise<StoredEvent | undefined>; close(): void };
 
@@ -21,11 +21,12 @@ export function takeStoredFrames(buffer: string): { frames: string[]; rest: stri
   return { frames, rest };
 }
 
-/** Opens the run's stream after `after`, as `caller` (a user token's stream ends with the token). */
-export async function readRunEvents(run: RunStub, runId: string, after: number, caller: CallerKind, token?: WatcherToken): Promise<EventReader> {
-  const headers = new Headers({ Accept: "text/event-stream", [CALLER_HEADER]: caller });
-  if (token !== undefined) headers.set(WATCHER_TOKEN_HEADER, JSON.stringify(token));
-  const response = await run.fetch(new Request(`https://run.internal/v1/runs/${encodeURIComponent(runId)}/events?after=${after}`, { headers }));
+/**
+ * Opens the run's stream after `after`. `next` answers undefined once the reader closed it; when
+ * the run closes it first, `next` throws the watch's reason (a revoked or expired user token: 401).
+ */
+export async function readRunEvents(watch: RunWatch, after: number): Promise<EventReader> {
+  const response = await watch.open(after);
   if (!response.ok || response.body === null) {
     await response.body?.cancel();
     throw new Error(`The run's events could not be read (${response.status}).`);
@@ -40,7 +41,10 @@ export async function readRunEvents(run: RunStub, runId: string, after: number, 
       while (queue.length === 0) {
         if (closed) return undefined;
         const { value, done } = await reader.read();
-        if (done) return undefined;
+        if (done) {
+          if (closed) return undefined;
+          throw await watch.ended();
+        }
         buffer += decoder.decode(value, { stream: true });
         const taken = takeStoredFrames(buffer);
         buffer = taken.rest;

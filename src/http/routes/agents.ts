@@ -30,24 +30,27 @@ export function agentsApp(): OpenAPIHono<AppEnv> {
     if (subject !== undefined) record.subject = subject;
     const agent = unwrap(await agentsStub(c.env).createAgent(name, record));
     forgetAgent(name);
-    return c.json({ agent: agentViewOf(agent) }, 201);
+    return c.json({ agent: agentViewOf(readerOf(c.var.creator), agent) }, 201);
   });
 
   app.openapi(listAgentsRoute, async (c) => {
     const { limit, cursor } = c.req.valid("query");
-    const page = await listAgents(c.env, readerOf(c.var.creator), { limit: limit === undefined ? LIST_LIMIT_DEFAULT : Number(limit), ...(cursor === undefined ? {} : { after: cursor }) });
-    return c.json({ agents: page.agents.map((agent) => agentViewOf(agent)), ...(page.next === undefined ? {} : { nextCursor: page.next }) }, 200);
+    const reader = readerOf(c.var.creator);
+    const page = await listAgents(c.env, reader, { limit: limit === undefined ? LIST_LIMIT_DEFAULT : Number(limit), ...(cursor === undefined ? {} : { after: cursor }) });
+    return c.json({ agents: page.agents.map((agent) => agentViewOf(reader, agent)), ...(page.next === undefined ? {} : { nextCursor: page.next }) }, 200);
   });
 
   app.openapi(getAgentRoute, async (c) => {
-    const { agent } = await requireAgent(c.env, readerOf(c.var.creator), c.req.valid("param").name);
-    return c.json({ agent: agentViewOf(agent) }, 200);
+    const reader = readerOf(c.var.creator);
+    const { agent } = await requireAgent(c.env, reader, c.req.valid("param").name);
+    return c.json({ agent: agentViewOf(reader, agent) }, 200);
   });
 
   app.openapi(getAgentVersionRoute, async (c) => {
     const { name, version } = c.req.valid("param");
-    const found = await requireAgent(c.env, readerOf(c.var.creator), name, Number(version));
-    return c.json({ agent: agentViewOf(found.agent, found.version) }, 200);
+    const reader = readerOf(c.var.creator);
+    const found = await requireAgent(c.env, reader, name, Number(version));
+    return c.json({ agent: agentViewOf(reader, found.agent, found.version) }, 200);
   });
 
   app.openapi(updateAgentRoute, async (c) => {
@@ -64,7 +67,7 @@ export function agentsApp(): OpenAPIHono<AppEnv> {
     if (subject !== undefined) record.subject = subject;
     const agent = unwrap(await agentsStub(c.env).updateAgent(name, record));
     forgetAgent(name);
-    return c.json({ agent: agentViewOf(agent) }, 200);
+    return c.json({ agent: agentViewOf(readerOf(c.var.creator), agent) }, 200);
   });
 
   app.openapi(deleteAgentRoute, async (c) => {

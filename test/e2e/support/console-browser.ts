@@ -1,30 +1,24 @@
-// The console in headless Chromium (Debian's, driven by playwright-core) for the console's tests:
+// The console in headless Chromium (the one ./chromium.ts picks, driven by playwright-core) for the console's tests:
 // the console built, the browser launched, a page that records script errors, a run opened by id
 // and token. Screenshots go to test/e2e/.artifacts/ (gitignored).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { chromiumLaunchOptions } from "./chromium";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const ARTIFACTS = fileURLToPath(new URL("../.artifacts/", import.meta.url));
 export const WAIT = { timeout: 20_000 };
 
-/** Builds the console's assets (before `wrangler dev` serves them); fails at once when Chromium is missing. */
+/** Builds the console's assets (before `wrangler dev` serves them). */
 export function buildConsole(): void {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does).`);
   mkdirSync(ARTIFACTS, { recursive: true });
   execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: ROOT, stdio: "inherit" });
 }
 
 export function launchChromium(profile: string): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 1280, height: 900 },
-  });
+  return chromium.launchPersistentContext(profile, { ...chromiumLaunchOptions(), viewport: { width: 1280, height: 900 } });
 }
 
 export async function text(locator: Locator): Promise<string> {

@@ -15,7 +15,8 @@ import type { AppEnv } from "../../app-env";
 import { ApiException, invalidRequest, validationHook } from "../../errors";
 import { unwrap } from "../../outcome";
 import { chatMessagesRoute, chatPostRoute, chatStreamRoute } from "../definitions/chat-routes";
-import { answerRun, openRunEvents, retryRun, sendMessage } from "../runs/run-actions";
+import { answerRun, retryRun, sendMessage } from "../runs/run-actions";
+import { openRunEvents } from "../runs/run-watch";
 import { CHAT_STREAM_HEADERS, chatStream } from "./chat-stream";
 
 function capsOf(c: Context<AppEnv>): ChatCaps {

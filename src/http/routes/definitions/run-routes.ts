@@ -28,7 +28,7 @@ export function errors(...asked: (400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 
     404: "Unknown run, or a run or user token of another run.",
     409: "The run is not in a state that allows this.",
     410: "cursor-expired: the inbox no longer keeps events that old (INBOX_EVENTS_DAYS); the message names the oldest seq. List the runs again, then follow from the listing's lastSeq.",
-    413: "The body is larger than 1 MiB.",
+    413: "The body is larger than 1 MiB; or, on a route that takes images, they would take the run past RUN_IMAGE_BYTES_LIMIT bytes of images (nothing of the request is stored).",
     429: "Rate limited: wait for Retry-After seconds.",
     500: "Internal error (never with details).",
     503: "The deployment is not configured: the message names each setting to fix.",
@@ -115,6 +115,9 @@ export const answerRoute = createRoute({
   method: "post",
   path: "/{id}/answer",
   summary: "Answer a waiting ask, approval or client tool",
+  description:
+    "First answer wins. The answer is checked before its images are stored: one the run does not take (400, 409, or 413 past RUN_IMAGE_BYTES_LIMIT) stores none of them, " +
+    "and one it takes is stored only once its images are.",
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: true, content: { "application/json": { schema: answerBodySchema } } } },
   responses: { 202: json(runViewSchema, "Accepted (a repeat of the same answer changes nothing)."), ...errors(400, 401, 404, 409, 413, 429) },
@@ -138,7 +141,8 @@ export const continueRoute = createRoute({
     "(mode queue, the default); mode interrupt aborts the model call in flight (its partial answer dropped, its reported cost counted) and makes it again with the message. " +
     "A `user-message` event marks where it went. While a compaction or an async tool call is under way the message waits for it. " +
     "At most MAX_QUEUED_MESSAGES messages, and 256 KiB of them in all, wait at once (429 past either); past MAX_INTERRUPTS_PER_STEP interrupts of one model call, an interrupt is queued (the answer's message.mode says queue). " +
-    "On a finished run: a continue (allows `maxSteps` more model calls; the budget is not reset). A waiting run answers 409: answer it first.",
+    "On a finished run: a continue (allows `maxSteps` more model calls; the budget is not reset). A waiting run answers 409: answer it first. " +
+    "A message whose images would take the run past RUN_IMAGE_BYTES_LIMIT is a 413; a refused message stores none of its images.",
   middleware: [requireRun()] as const,
   request: { params: runParams, body: { required: true, content: { "application/json": { schema: continueBodySchema } } } },
   responses: { 202: json(messageAnswerSchema, "Taken (a running run: `message` says how), or running again (a continue)."), ...errors(400, 401, 402, 404, 409, 413, 429) },

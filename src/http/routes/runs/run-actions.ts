@@ -14,8 +14,6 @@ import { ImageIntake } from "../../intake/images";
 import { answerRun as answerOnRun } from "../../intake/answer-run";
 import { spendLimitOf } from "./spend-limit";
 import { unwrap } from "../../outcome";
-import { forwarded } from "../../forward";
-import { inboxStub } from "../../../durable/inbox/inbox-stub";
 
 /** POST /v1/runs/{id}/messages: a continue of a finished run, or a message a running run takes. */
 export async function sendMessage(c: Context<AppEnv>, input: z.infer<typeof continueBodySchema>): Promise<MessageAnswer> {
@@ -45,11 +43,4 @@ export async function answerRun(c: Context<AppEnv>, input: AnswerInput): Promise
 /** POST /v1/runs/{id}/retry: a failed run goes on from its last finished step. */
 export async function retryRun(c: Context<AppEnv>): Promise<RunView> {
   return unwrap(await c.var.run.retry(spendLimitOf(c)));
-}
-
-/** GET /v1/runs/{id}/events: `request` (an events request) handed to the run object, a user token's stream noted with its subject's inbox so that a revocation closes it. */
-export async function openRunEvents(c: Context<AppEnv>, runId: string, request: Request): Promise<Response> {
-  const token = c.var.caller === "user" ? c.var.watcherToken : undefined;
-  if (token?.id !== undefined && token.subject !== undefined) await inboxStub(c.env, token.subject).noteWatch(token.id, runId, token.expiresAt);
-  return c.var.run.fetch(forwarded(request, c.var.caller, ["ticket"], token));
 }

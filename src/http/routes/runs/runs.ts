@@ -15,7 +15,8 @@ import { newRunToken } from "../../ids/ids";
 import { startRun } from "../../intake/start-run";
 import { runBodyHook } from "../../agents/run-body-hook";
 import { prepareFork, type ForkCaller } from "../../intake/fork-run";
-import { answerRun, openRunEvents, retryRun, sendMessage } from "./run-actions";
+import { answerRun, retryRun, sendMessage } from "./run-actions";
+import { openRunEvents } from "./run-watch";
 import { unwrap } from "../../outcome";
 import {
   answerRoute,
