@@ -186,7 +186,7 @@ function endSlice(engine: EngineContext, run: RunRow, segment: number, end: Slic
   const held = engine.held;
   engine.held = undefined;
   try {
-    held?.flush();
+    held?.close();
   } catch (error) {
     // A run that stopped has recorded how (its failure included); one that was to go on fails now.
     if (end !== "stopped") recordFailure(engine, run, segment, undefined, error);

@@ -43,7 +43,8 @@ export class HeldEvents {
     if (this.logged.has(dedupe)) return false;
     this.logged.add(dedupe);
     this.held.events.push({ event, dedupe });
-    // A work that answers at once commits before this fires; one that waits gets its events written.
+    // Fires once the slice yields (a work that waits): what is held then is written. While the
+    // steps answer at once it never fires, and one timer serves the whole slice (close stops it).
     this.timer ??= setTimeout(() => this.flushSoon(), 0);
     return true;
   }
@@ -58,7 +59,6 @@ export class HeldEvents {
   take(): HeldEvent[] {
     this.taken = this.held;
     this.held = { events: [], live: [] };
-    this.stopTimer();
     return this.taken.events;
   }
 
@@ -93,6 +93,12 @@ export class HeldEvents {
       throw error;
     }
     this.sendCommitted(logged);
+  }
+
+  /** The slice ends: what is held is written (as flush), and the timer stops. */
+  close(): void {
+    this.stopTimer();
+    this.flush();
   }
 
   /** Forgets what is held: events that cannot be written (their write failed) give way to the one that must be. */
