@@ -10,28 +10,16 @@ import { runSlice } from "../../src/durable/engine/engine";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { engineFor } from "../helpers/engine";
 import { createRun, drive, journalKeys, viewOf, type RunStub } from "../helpers/runs";
+import { stepLog, type LoggedRow } from "../helpers/step-log";
+import { watchedState } from "../helpers/watched-sql";
 
 const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
 const turn = (i: number) => ({ text: `Step ${i}.`, toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} + 1` } }] });
 const body = { tools: ["calculator"], minAnswerChars: 0, script: [turn(1), turn(2), { text: "Done." }] };
 const keys = ["s1/model/1", "s1/tool/1/c1", "s1/model/2", "s1/tool/2/c2", "s1/model/3"];
 
-type Row = { type: string; dedupe: string | null };
 /** The log a run of `body` writes, crashed or not. */
-const expectedLog: Row[] = [
-  { type: "run-started", dedupe: null },
-  ...[1, 2].flatMap((i) => [
-    { type: "step-start", dedupe: `s1/step-start/model/${i}` },
-    { type: "model", dedupe: null },
-    { type: "tool-call", dedupe: `s1/tool-call/tool/${i}/c${i}` },
-    { type: "tool-result", dedupe: null },
-    { type: "step", dedupe: `s1/step/model/${i}` },
-  ]),
-  { type: "step-start", dedupe: "s1/step-start/model/3" },
-  { type: "model", dedupe: null },
-  { type: "step", dedupe: "s1/step/model/3" },
-  { type: "end", dedupe: null },
-];
+const expectedLog = stepLog(2);
 
 class Killed extends Error {}
 
@@ -42,35 +30,19 @@ class Killed extends Error {}
  */
 function killedAt(state: DurableObjectState, at: number): { state: DurableObjectState; calls: () => number } {
   let calls = 0;
-  const bind = (target: object, prop: string | symbol) => {
-    const value = Reflect.get(target, prop, target) as unknown;
-    return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-  };
-  const sql = new Proxy(state.storage.sql, {
-    get(target, prop) {
-      if (prop !== "exec") return bind(target, prop);
-      return (query: string, ...bindings: SqlStorageValue[]) => {
-        if (++calls >= at) throw new Killed(`killed at call ${at}`);
-        return target.exec(query, ...bindings);
-      };
+  const killed = () => new Killed(`killed at call ${at}`);
+  const watched = watchedState(state, {
+    exec: () => {
+      if (++calls >= at) throw killed();
+    },
+    transaction: () => {
+      if (calls >= at) throw killed();
     },
   });
-  const storage = new Proxy(state.storage, {
-    get(target, prop) {
-      if (prop === "sql") return sql;
-      if (prop === "transactionSync") {
-        return <T>(work: () => T): T => {
-          if (calls >= at) throw new Killed(`killed at call ${at}`);
-          return target.transactionSync(work);
-        };
-      }
-      return bind(target, prop);
-    },
-  });
-  return { state: new Proxy(state, { get: (target, prop) => (prop === "storage" ? storage : bind(target, prop)) }), calls: () => calls };
+  return { state: watched, calls: () => calls };
 }
 
-async function eventRows(stub: RunStub): Promise<Row[]> {
+async function eventRows(stub: RunStub): Promise<LoggedRow[]> {
   return runInDurableObject(typed(stub), (_instance, state) =>
     state.storage.sql
       .exec<{ seq: number; dedupe: string | null; body: string }>("SELECT seq, dedupe, body FROM event ORDER BY seq")

@@ -12,6 +12,8 @@ import type { RunObject } from "../../src/durable/run/run-object";
 import { engineFor } from "../helpers/engine";
 import { createRun, drive, storedEvents, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
 import { watch } from "../helpers/watch";
+import { stepLog } from "../helpers/step-log";
+import { watchedState } from "../helpers/watched-sql";
 
 const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
 const turn = (i: number) => ({ text: `Step ${i}.`, toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} + 1` } }] });
@@ -22,24 +24,11 @@ const body = { tools: ["calculator"], minAnswerChars: 0, script };
 function counted(state: DurableObjectState): { state: DurableObjectState; calls: Map<string, number> } {
   const calls = new Map<string, number>();
   const count = (label: string) => calls.set(label, (calls.get(label) ?? 0) + 1);
-  const bind = (target: object, prop: string | symbol) => {
-    const value = Reflect.get(target, prop, target) as unknown;
-    return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-  };
-  const sql = new Proxy(state.storage.sql, {
-    get(target, prop) {
-      if (prop === "exec") {
-        return (query: string, ...bindings: SqlStorageValue[]) => {
-          count(query.replace(/\s+/g, " ").trim().split(" (")[0]!.split(" WHERE")[0]!);
-          return target.exec(query, ...bindings);
-        };
-      }
-      if (prop === "databaseSize") count("databaseSize");
-      return bind(target, prop);
-    },
+  const watched = watchedState(state, {
+    exec: (query) => count(query.replace(/\s+/g, " ").trim().split(" (")[0]!.split(" WHERE")[0]!),
+    databaseSize: () => count("databaseSize"),
   });
-  const storage = new Proxy(state.storage, { get: (target, prop) => (prop === "sql" ? sql : bind(target, prop)) });
-  return { state: new Proxy(state, { get: (target, prop) => (prop === "storage" ? storage : bind(target, prop)) }), calls };
+  return { state: watched, calls };
 }
 
 type Row = { seq: number; dedupe: string | null; type: string };
@@ -53,20 +42,7 @@ async function eventRows(stub: RunStub): Promise<Row[]> {
 }
 
 /** The log a run of `script` has always written: each event with its dedupe key. */
-const expectedLog: Omit<Row, "seq">[] = [
-  { type: "run-started", dedupe: null },
-  ...[1, 2, 3].flatMap((i) => [
-    { type: "step-start", dedupe: `s1/step-start/model/${i}` },
-    { type: "model", dedupe: null },
-    { type: "tool-call", dedupe: `s1/tool-call/tool/${i}/c${i}` },
-    { type: "tool-result", dedupe: null },
-    { type: "step", dedupe: `s1/step/model/${i}` },
-  ]),
-  { type: "step-start", dedupe: "s1/step-start/model/4" },
-  { type: "model", dedupe: null },
-  { type: "step", dedupe: "s1/step/model/4" },
-  { type: "end", dedupe: null },
-];
+const expectedLog = stepLog(3);
 
 describe("events held for the next commit", () => {
   it("a step whose work answers at once is one statement, the events held for it inside, with their dedupe keys", async () => {
