@@ -14,7 +14,8 @@ import { describe, expect, it } from "vitest";
 import { runSlice } from "../src/durable/engine/engine";
 import { createJournal } from "../src/durable/engine/journal/journal";
 import { actionFor, storedRunEvent } from "../src/durable/events/run-events";
-import { emitLoopEvent } from "../src/durable/events/emit-event";
+import { writeHeldEvents } from "../src/durable/events/emit-event";
+import { HeldEvents } from "../src/durable/events/held-events";
 import { loopOptions } from "../src/durable/engine/loop-options";
 import { readRun, readSegment } from "../src/durable/run/run-store";
 import { runToolLoop } from "../src/loop";
@@ -184,9 +185,10 @@ describe("run engine figures", () => {
         const prefix = `s${segment.n}/`;
         const engine = { ctx: timedCtx, env, fanout: new Fanout(timedCtx), fetch, now: () => Date.now() };
         const signal = new AbortController().signal;
+        const held = new HeldEvents(new Set(), (events, outside) => writeHeldEvents(engine, events, outside), (events) => engine.fanout.sendLogged(events));
         const journal = createJournal({
-          sql, storage: timedCtx.storage, prefix, stored: new Map(), signal, beforeNewStep: () => {},
-          toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events) => engine.fanout.sendLogged(events),
+          sql, storage: timedCtx.storage, prefix, stored: new Map(), signal, beforeNewStep: () => {}, held,
+          toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events) => held.sendCommitted(events),
         });
         let steps = 0;
         let inSteps = 0;
@@ -212,7 +214,7 @@ describe("run engine figures", () => {
         await runToolLoop(
           loopOptions(engine, run, segment, step, signal, (event) => {
             const action = actionFor(event, segment.stepsBefore, prefix);
-            if (action.kind === "log") emitLoopEvent(engine, action.event, action.dedupe);
+            if (action.kind === "log") held.hold(action.event, action.dedupe);
           }),
         );
         const whole = performance.now() - started;

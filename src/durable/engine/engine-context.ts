@@ -1,8 +1,10 @@
 // What the run engine's functions share: the object's state and bindings, the watchers, the fetch
-// that tools use, the MCP connections, the clock, and (for tests) how many new steps one slice may run.
+// that tools use, the MCP connections, the clock, the events the slice in progress holds, and (for
+// tests) how many new steps one slice may run.
 import type { McpConnections } from "../../tools/mcp/mcp-connections";
 import type { Holds } from "../../providers";
 import type { Fanout } from "../events/fanout";
+import type { HeldEvents } from "../events/held-events";
 import type { ModelCalls } from "./incoming/model-calls";
 
 export type EngineContext = {
@@ -22,6 +24,8 @@ export type EngineContext = {
   modelCalls?: ModelCalls;
   /** The scripted turns held in this instance, which a release wakes (provider/scripted-holds.ts; the run object's). */
   holds?: Holds;
+  /** The events the slice in progress holds for its next commit (events/held-events.ts); set by the slice while it runs. */
+  held?: HeldEvents;
   /** How the provider waits between retries (tests record the waits instead of sleeping). */
   retrySleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 };

@@ -3,20 +3,21 @@
 // events and tools to it. Whatever goes wrong while recording (a storage error included) ends the
 // run `failed` with a clear error: a slice never throws, so no alarm retries the same failure.
 import type { StoppedBy } from "../../api/types";
-import { limitsOf } from "../../config/settings";
 import { runToolLoop, ToolPending } from "../../loop";
 import type { ChatMessage, RunToolLoopResult } from "../../loop/types";
 import { closeOpenCalls } from "../tools/async-call-store";
 import type { EngineContext } from "./engine-context";
-import { newestSeq } from "../events/event-log";
+import { loggedKeys } from "../events/event-log";
 import { createJournal, loadJournal } from "./journal/journal";
 import { incomingOf, takenOnStore } from "./incoming/incoming";
 import { loopOptions } from "./loop-options";
 import { mcpToolsOf } from "../tools/mcp-tools";
-import { apiErrorOf, RunLimitReached } from "./run-errors";
+import { apiErrorOf } from "./run-errors";
 import { actionFor, storedRunEvent } from "../events/run-events";
 import { reportChange } from "../outbox/report-change";
-import { emitLoopEvent } from "../events/emit-event";
+import { writeHeldEvents } from "../events/emit-event";
+import { HeldEvents } from "../events/held-events";
+import { SliceLimits } from "./storage-limits";
 import { logFailure, logReplay } from "../run/operator-log";
 import { recordStop } from "../run/run-stop";
 import { stepSpanHook } from "../telemetry/step-hook";
@@ -47,18 +48,6 @@ function finishedChange(result: RunToolLoopResult): RunChange {
   };
   if ("final" in result) change.final = { value: result.final };
   return change;
-}
-
-/** Throws RunLimitReached when the run holds as many events or bytes as this deployment allows. */
-export function checkStorageLimits(engine: EngineContext): void {
-  const { sql } = engine.ctx.storage;
-  const limits = limitsOf(engine.env);
-  if (newestSeq(sql) >= limits.runEvents) {
-    throw new RunLimitReached("RUN_EVENTS_LIMIT", `The run reached ${limits.runEvents} stored events, this deployment's limit (RUN_EVENTS_LIMIT).`);
-  }
-  if (sql.databaseSize >= limits.runBytes) {
-    throw new RunLimitReached("RUN_BYTES_LIMIT", `The run reached ${limits.runBytes} bytes of storage, this deployment's limit (RUN_BYTES_LIMIT).`);
-  }
 }
 
 function recordResult(engine: EngineContext, segment: number, result: RunToolLoopResult): void {
@@ -115,18 +104,31 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
   if (run.cancelRequested) controller.abort(new Error("cancelled"));
   let stopMessages: ChatMessage[] | undefined;
   let segmentN = run.segment;
+  let end: SliceEnd = "stopped";
   try {
     const segment = readSegment(sql, run.segment);
     segmentN = segment.n;
     const prefix = `s${segment.n}/`;
     const loading = Date.now();
     const stored = loadJournal(sql, prefix);
+    const limits = new SliceLimits(engine);
+    // Events between steps wait for the next commit (events/held-events.ts); everything that logs one meanwhile writes them first.
+    const held = new HeldEvents(
+      loggedKeys(sql, prefix),
+      (events, outside) => {
+        const logged = writeHeldEvents(engine, events, outside);
+        limits.wrote(logged.reduce((chars, event) => chars + event.text.length, 0));
+        return logged;
+      },
+      (events) => engine.fanout.sendLogged(events),
+    );
+    engine.held = held;
     const started = Date.now();
     let fresh = 0;
     const beforeNewStep = () => {
       if (fresh === 0 && stored.size > 0) logReplay(run.id, stored.size, Date.now() - loading);
       if (fresh >= (engine.sliceSteps ?? MAX_NEW_STEPS_PER_SLICE) || Date.now() - started > SLICE_MS) throw new SliceUsedUp();
-      checkStorageLimits(engine);
+      limits.check();
       fresh++;
     };
     const spans = stepSpanHook(engine, run, segment.n, prefix);
@@ -139,7 +141,11 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       beforeNewStep,
       toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
       ...(spans.spanOf === undefined ? {} : { spanOf: spans.spanOf }),
-      onCommit: (events) => engine.fanout.sendLogged(events),
+      held,
+      onCommit: (events, chars) => {
+        limits.wrote(chars);
+        held.sendCommitted(events);
+      },
       onStore: takenOnStore(sql, prefix),
       ...(engine.modelCalls === undefined ? {} : { stepSignal: (key: string) => engine.modelCalls!.signalFor(key, controller.signal) }),
     });
@@ -153,19 +159,38 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       spans.onLoopEvent(event);
       const action = actionFor(event, segment.stepsBefore, prefix, () => childrenSpent(sql));
       if (action.kind === "log") {
-        // The loop reports these from a step's work or after its steps: never inside a transaction.
-        const logged = emitLoopEvent(engine, action.event, action.dedupe);
+        // Told from a step's work or after its steps: held for the next commit.
+        const logged = held.hold(action.event, action.dedupe);
         // A model step begun before a crash or an eviction starts again: text its first try streamed is void.
-        if (!logged && action.event.type === "step-start") engine.fanout.sendLive({ type: "text-reset", step: action.event.step });
-      } else if (action.kind === "live") engine.fanout.sendLive(action.event);
+        const { event: told } = action;
+        if (!logged && told.type === "step-start") held.sendLive((after) => engine.fanout.sendLive({ type: "text-reset", step: told.step }, after));
+      } else if (action.kind === "live") {
+        // After the step's start, which may still be held.
+        const { event: live } = action;
+        held.sendLive((after) => engine.fanout.sendLive(live, after));
+      }
     }, mcpTools);
     options.incoming = incomingOf(sql, stored);
     const result = await runToolLoop(options);
     recordResult(engine, segment.n, result);
   } catch (error) {
-    if (error instanceof SliceUsedUp) return "more";
-    if (error instanceof ToolPending) return { suspendedOn: `s${segmentN}/${error.key}` };
-    recordFailure(engine, run, segmentN, stopMessages, error);
+    if (error instanceof SliceUsedUp) end = "more";
+    else if (error instanceof ToolPending) end = { suspendedOn: `s${segmentN}/${error.key}` };
+    else recordFailure(engine, run, segmentN, stopMessages, error);
   }
-  return "stopped";
+  return endSlice(engine, run, segmentN, end);
+}
+
+/** What the slice still holds is written before it ends (a turn's end before the next slice's replay, say). */
+function endSlice(engine: EngineContext, run: RunRow, segment: number, end: SliceEnd): SliceEnd {
+  const held = engine.held;
+  engine.held = undefined;
+  try {
+    held?.close();
+  } catch (error) {
+    // A run that stopped has recorded how (its failure included); one that was to go on fails now.
+    if (end !== "stopped") recordFailure(engine, run, segment, undefined, error);
+    return "stopped";
+  }
+  return end;
 }

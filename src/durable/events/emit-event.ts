@@ -1,21 +1,36 @@
-// A run event outside a step (run-started, step-start, tool-call, waiting, answered, end, …):
-// appended to the run's event log (event-log.ts) and sent to every watcher (fanout.ts). A step's
-// own events commit with the step instead (../engine/journal/journal.ts).
+// A run event outside a step (run-started, waiting, answered, end, …): appended to the run's event
+// log (event-log.ts) and sent to every watcher (fanout.ts). A step's own events commit with the
+// step instead (../engine/journal/journal.ts), after the events the slice held for it
+// (held-events.ts), which anything else that logs an event writes first.
 import type { RunEvent } from "../../api/types";
 import { isoNow } from "../storage/clock";
 import type { EngineContext } from "../engine/engine-context";
-import { appendEvent, appendEventOutsideTransaction } from "./event-log";
+import { appendEvent, appendEventOutsideTransaction, forgetSeqOnFailure, type LoggedEvent } from "./event-log";
+import type { HeldEvent } from "./held-events";
 
 /** Logs and sends one event; false when its dedupe key was logged before (the event is not sent again). */
 export function emitEvent(engine: EngineContext, event: RunEvent, dedupe?: string): boolean {
+  // What the slice in progress holds happened first (a tool's call before the child it starts).
+  try {
+    engine.held?.flush(false);
+  } catch {
+    // They cannot be written (a key past SQLite's limit, say): this event — a run's failure, often — still is.
+    engine.held?.drop();
+  }
   const logged = appendEvent(engine.ctx.storage.sql, event, isoNow(), dedupe);
   if (logged !== undefined) engine.fanout.sendLogged([logged]);
   return logged !== undefined;
 }
 
-/** emitEvent for the engine's events between steps, which are written outside any transaction (event-log.ts says why that matters). */
-export function emitLoopEvent(engine: EngineContext, event: RunEvent, dedupe: string): boolean {
-  const logged = appendEventOutsideTransaction(engine.ctx.storage.sql, event, isoNow(), dedupe);
-  if (logged !== undefined) engine.fanout.sendLogged([logged]);
-  return logged !== undefined;
+/**
+ * Logs the events a slice held (held-events.ts), with their dedupe keys; the slice sends them.
+ * `outside`: the caller is outside any transaction, so they are written in one of their own and
+ * their seq is remembered; else they join the caller's.
+ */
+export function writeHeldEvents(engine: EngineContext, events: readonly HeldEvent[], outside: boolean): LoggedEvent[] {
+  const { storage } = engine.ctx;
+  const at = isoNow();
+  const append = outside ? appendEventOutsideTransaction : appendEvent;
+  const write = () => events.map(({ event, dedupe }) => append(storage.sql, event, at, dedupe)).filter((logged): logged is LoggedEvent => logged !== undefined);
+  return outside ? forgetSeqOnFailure(storage.sql, () => storage.transactionSync(write)) : write();
 }

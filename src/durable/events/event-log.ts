@@ -9,6 +9,7 @@
 // journal's, see forgetSeqOnFailure), remember theirs.
 import type { InboxEvent, RunEvent } from "../../api/types";
 import { spills, spillText, unspillText } from "../storage/spill";
+import { prefixEnd } from "../storage/key-range";
 
 // seq is the gap-free event counter; dedupe makes an event written before a step idempotent.
 export const EVENT_TABLE = `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL)`;
@@ -71,9 +72,17 @@ export function stepEventBody(sql: SqlStorage, event: LoggedEvent): string {
   return spillText(sql, `event/${event.seq}`, event.text);
 }
 
-/** A step's event past those its statement carries, in the step's transaction. */
-export function insertStepEvent(sql: SqlStorage, event: LoggedEvent, at: string): void {
-  insert(sql, event.seq, at, event.text, null);
+/** A step's event past those its statement carries, in the step's transaction (with its dedupe key, if it has one). */
+export function insertStepEvent(sql: SqlStorage, event: LoggedEvent, at: string, dedupe: string | null = null): void {
+  insert(sql, event.seq, at, event.text, dedupe);
+}
+
+/**
+ * The dedupe keys logged under `prefix` (one segment's events written before or between its
+ * steps), read at once: what a slice may be told again and must not log twice.
+ */
+export function loggedKeys(sql: SqlStorage, prefix: string): Set<string> {
+  return new Set(sql.exec<{ dedupe: string }>("SELECT dedupe FROM event WHERE dedupe >= ? AND dedupe < ?", prefix, prefixEnd(prefix)).toArray().map((row) => row.dedupe));
 }
 
 /** After a step's events were committed: the newest seq is known for sure. */

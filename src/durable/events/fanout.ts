@@ -114,15 +114,18 @@ export class Fanout {
     this.closeStalled();
   }
 
-  /** A live-only event (text deltas): no seq, never stored; made into text only when someone watches. */
-  sendLive(event: object): void {
+  /**
+   * A live-only event (text deltas): no seq, never stored; made into text only when someone watches.
+   * `after`: the seq it follows, when events stored after it happened are in the log already (held-events.ts).
+   */
+  sendLive(event: object, after?: number): void {
     // Kept whether or not anyone watches now: the next watcher may ask for it.
     this.stepText.noteLive(event);
     const sockets = this.ctx.getWebSockets();
     if (sockets.length === 0 && this.streams.size === 0) return;
     const text = JSON.stringify(event);
     for (const socket of sockets) this.trySend(socket, text);
-    for (const stream of this.streams.keys()) stream.pushLive(text);
+    for (const stream of this.streams.keys()) stream.pushLive(text, after);
     this.closeStalled();
   }
 

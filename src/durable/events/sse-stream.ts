@@ -83,11 +83,11 @@ export class SseStream {
     wake?.();
   }
 
-  /** A live-only event, after the stored events up to now. */
-  pushLive(text: string): void {
+  /** A live-only event, after the stored events up to now (or up to seq `after`, when it happened before the newest were stored). */
+  pushLive(text: string, after = this.source.newest()): void {
     if (this.ended) return;
     if (this.live.length >= LIVE_FRAMES_KEPT) this.live.shift();
-    this.live.push({ after: this.source.newest(), text: `data: ${text}\n\n` });
+    this.live.push({ after, text: `data: ${text}\n\n` });
     this.notify();
   }
 

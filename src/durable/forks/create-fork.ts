@@ -24,7 +24,7 @@ import { forkPlan } from "./fork-plan";
 import { insertFork } from "./fork-store";
 import { invalidImages } from "../run/outcome";
 import { insertRun, insertSegment, saveSegmentResult } from "../run/run-store";
-import { migrate } from "../run/schema";
+import { makeRun } from "../run/schema";
 import { spendAskOf } from "../inbox/spend-reservation";
 
 /** For crash tests: called between the fork's steps ("blobs": its images are stored, its transaction not yet run). */
@@ -46,8 +46,7 @@ export async function createFork(creator: Creator, run: NewRun, prefix: ForkCopy
     if (issues.length > 0) return invalidImages(issues);
     crashAt?.("blobs");
     const plan = forkPlan(prefix, spec, run.body.budget?.spentUsd ?? 0);
-    engine.ctx.storage.transactionSync(() => {
-      migrate(sql);
+    makeRun(engine.ctx.storage, () => {
       insertRun(sql, run, isoNow(), plan.start);
       recordImages(sql, [...copied, ...added]);
       for (const segment of plan.segments) {

@@ -34,13 +34,14 @@ export function writeSpendDay(sql: SqlStorage, day: string): void {
 }
 
 /**
- * Whether the run must reserve again before it steps on `today` (pure): a run of a subject (not a
- * child: its budget is its parent's) whose reservation is of an earlier day. A run that wrote no
- * day (reserved before runs kept one) counts from the day it was made.
+ * Whether the run must reserve again before it steps on `today`: a run of a subject (not a child:
+ * its budget is its parent's) whose reservation is of an earlier day. A run that wrote no day
+ * (reserved before runs kept one) counts from the day it was made. `spendDay` (a read) is asked only
+ * for a run of a subject.
  */
-export function mustReserveToday(run: Pick<RunRow, "subject" | "parentId" | "createdAt" | "cancelRequested">, spendDay: string | undefined, today: string): boolean {
+export function mustReserveToday(run: Pick<RunRow, "subject" | "parentId" | "createdAt" | "cancelRequested">, spendDay: () => string | undefined, today: string): boolean {
   if (run.subject === undefined || run.parentId !== undefined || run.cancelRequested) return false;
-  return (spendDay ?? run.createdAt.slice(0, 10)) < today;
+  return (spendDay() ?? run.createdAt.slice(0, 10)) < today;
 }
 
 /**
@@ -50,7 +51,8 @@ export function mustReserveToday(run: Pick<RunRow, "subject" | "parentId" | "cre
  */
 export async function reserveToday(engine: EngineContext, run: RunRow): Promise<ApiError | undefined> {
   const { sql } = engine.ctx.storage;
-  if (!mustReserveToday(run, readSpendDay(sql), utcDay(engine.now()))) return undefined;
+  // The spend day is read only for a run that has one (a subject's, not a child).
+  if (!mustReserveToday(run, () => readSpendDay(sql), utcDay(engine.now()))) return undefined;
   const ask = spendAskOf(engine.env, run, run.subject!, run.version + 1, run.dayLimitUsd);
   const reserved = await reserveSpend(engine.env, { ...ask, reservation: { ...ask.reservation, rollsOver: true } });
   if (!reserved.ok) return { code: "spend-limit", message: reserved.error.message, retryable: true };

@@ -10,7 +10,7 @@
 // (its span id in `event_id`), sent in batches to the OTLP endpoint and deleted once it took them.
 // A webhook row keeps the `traceparent` its request carries (the span of the stop it tells).
 import type { WebhookDelivery, WebhookEventType } from "../../api/types";
-import { tableExists } from "../storage/sqlite-tables";
+import { dropTable, tableExists } from "../storage/sqlite-tables";
 
 export const OUTBOX_TABLE = `CREATE TABLE IF NOT EXISTS outbox (
   id INTEGER PRIMARY KEY,
@@ -124,7 +124,7 @@ export function keepPendingRows(sql: SqlStorage): void {
 
 /** A deleted run keeps its outbox only while something in it is still to deliver (nobody can view the rest): then it goes. */
 export function dropDeliveredOutbox(sql: SqlStorage): void {
-  if (hasOutbox(sql) && nextDueAt(sql) === undefined) sql.exec("DROP TABLE outbox");
+  if (hasOutbox(sql) && nextDueAt(sql) === undefined) dropTable(sql, "outbox");
 }
 
 /** Pending rows of `channel`, oldest first: all of them, or the first `limit`. */

@@ -18,7 +18,7 @@ import type { InboxChange } from "../../api/rpc/inbox-rpc";
 import type { InboxEvent } from "../../api/types";
 import type { ChildReport } from "../../api/child-runs";
 import { inboxRetryDelay, leaseUntil, mayAttemptWebhook, webhookRetryDelay } from "./outbox-schedule";
-import { deleteRows, dueRows, giveUp, leaseRow, pendingRows, recordAttempt, recordInboxFailure, type BatchChannel, type OutboxRow } from "./outbox-store";
+import { deleteRows, dueRows, giveUp, leaseRow, nextDueAt, pendingRows, recordAttempt, recordInboxFailure, type BatchChannel, type OutboxRow } from "./outbox-store";
 
 /** The most rows one call hands the subject's inbox (or the run's schedule); the rest go in the next call, right after. */
 export const INBOX_BATCH_ROWS = 50;
@@ -79,6 +79,9 @@ export class Outbox {
    */
   deliverDue(): void {
     const now = this.deps.now();
+    // Nothing pending is due (none, or all in flight): one read, not one per channel.
+    const due = nextDueAt(this.deps.sql);
+    if (due === undefined || due > now) return;
     this.startBatch("inbox", now);
     this.startBatch("schedule", now);
     this.startSpans();

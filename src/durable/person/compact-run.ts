@@ -9,7 +9,7 @@
 // ended), and the summary's step tells the inbox what it cost, which releases that reservation.
 import type { CompactRequestBody, Outcome, RunView } from "../../api/types";
 import { BudgetExhausted, compactNow } from "../../loop";
-import { checkStorageLimits } from "../engine/engine";
+import { checkStorageLimits } from "../engine/storage-limits";
 import type { EngineContext } from "../engine/engine-context";
 import { requestCompaction } from "../engine/incoming/compaction-request-store";
 import { createJournal, loadJournal } from "../engine/journal/journal";

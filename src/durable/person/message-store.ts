@@ -36,6 +36,8 @@ export function waitingMessages(sql: SqlStorage): IncomingMessage[] {
 
 /** How many messages wait to be taken (the run view's queuedMessages). */
 export function countWaitingMessages(sql: SqlStorage): number {
+  // Known empty (by hasWaitingMessages, outside any transaction): no need to ask. This count may run inside one, so it marks nothing.
+  if (knownEmpty.has(sql)) return 0;
   return Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM user_message WHERE taken IS NULL").one().n);
 }
 

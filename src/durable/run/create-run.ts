@@ -15,7 +15,7 @@ import { reportChange } from "../outbox/report-change";
 import { isoNow } from "../storage/clock";
 import { fail, invalidImages, ok } from "./outcome";
 import { insertRun, readRun, toRunView } from "./run-store";
-import { migrate, wasDeleted } from "./schema";
+import { makeRun, wasDeleted } from "./schema";
 import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../inbox/spend-reservation";
 import { view } from "./transitions";
 import { insertTrace } from "../telemetry/trace-store";
@@ -49,8 +49,7 @@ export async function createRun(creator: Creator, run: NewRun, images: ImageUplo
   return createReserved(creator, spend, async () => {
     const issues = await acceptImages(blobs, run.id, images);
     if (issues.length > 0) return invalidImages(issues);
-    engine.ctx.storage.transactionSync(() => {
-      migrate(sql);
+    makeRun(engine.ctx.storage, () => {
       insertRun(sql, run, isoNow());
       recordImages(sql, held);
       insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
@@ -85,7 +84,9 @@ export async function createReserved({ engine, schedule }: Creator, spend: Spend
   }
   // The day the run spends on until it goes on on a later one (spend-day.ts).
   if (day !== undefined) writeSpendDay(engine.ctx.storage.sql, day);
-  emitEvent(engine, { type: "run-started", run: { ...view(engine), lastSeq: 1 } });
+  // The view after its first event (which it names): what the creation answers too.
+  const started = { ...view(engine), lastSeq: 1 };
+  emitEvent(engine, { type: "run-started", run: started });
   await schedule();
-  return ok(view(engine));
+  return ok(started);
 }

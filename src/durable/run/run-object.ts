@@ -70,6 +70,12 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   private readonly holds = new Holds();
   /** The keys user tokens are accepted under now (their fingerprints), read once before any event. */
   private keys: AcceptedKeys = { current: "", accepted: [] };
+  /**
+   * The alarm is as this instance last set it (schedule() finished, and no alarm has fired since):
+   * a view need not ask the platform for it (each ask costs a call into storage). A new instance
+   * does not know, and asks once.
+   */
+  private alarmKnown = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -88,8 +94,9 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   /** Sets the alarm for what comes next (run-alarm.ts). */
-  private schedule(): Promise<void> {
-    return scheduleAlarm(this.engine, this.keys.current);
+  private async schedule(): Promise<void> {
+    await scheduleAlarm(this.engine, this.keys.current);
+    this.alarmKnown = true;
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -103,7 +110,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
    * suspended on an async call always has its alarm (the deadline), so a read never wakes it.
    */
   private async ensureAlarm(): Promise<void> {
-    if (!hasRun(this.ctx.storage.sql) || this.active !== undefined || (await this.ctx.storage.getAlarm()) !== null) return;
+    if (this.alarmKnown || !hasRun(this.ctx.storage.sql) || this.active !== undefined || (await this.ctx.storage.getAlarm()) !== null) return;
     await this.schedule();
   }
 
@@ -125,6 +132,8 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
    * not needed. A deleted run's tombstone still wakes up while its outbox holds changes.
    */
   override async alarm(_info?: AlarmInvocationInfo): Promise<void> {
+    // The alarm that fired is gone: until this one sets the next, a view asks.
+    this.alarmKnown = false;
     await this.exclusive(async () => {
       const run = readRun(this.ctx.storage.sql);
       // Deliveries are started, not awaited: changes already written go out while the run steps.

@@ -29,14 +29,14 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
   const ended = engine.ctx.storage.transactionSync(() => {
     const before = readRun(sql);
     updateRun(sql, { ...change, deleteAt: deleteAtFrom(engine, now) }, new Date(now).toISOString());
+    const run = readRun(sql)!;
     // The segment's invoke_agent span (or, for a cancel while waiting, the end of the wait): the span its webhooks carry.
-    const span = before === undefined ? {} : { spanKey: writeStopSpans(engine, before, readRun(sql)!) };
+    const span = before === undefined ? {} : { spanKey: writeStopSpans(engine, before, run) };
     if (event !== "end") {
       emitEvent(engine, event);
       reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended", span);
       return undefined;
     }
-    const run = readRun(sql)!;
     const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: addUsd(run.spentUsd, run.childrenUsd), steps: run.steps };
     if (run.finalText !== undefined) end.finalText = run.finalText;
     if (run.hasFinal) end.final = run.final;

@@ -10,10 +10,10 @@ import type { ChatMessage } from "../../loop/types";
 import { pendingCalls } from "../tools/async-call-store";
 import { childViews } from "../children/child-store";
 import { countWaitingMessages } from "../person/message-store";
-import { lastSeq } from "../events/event-log";
+import { newestSeq } from "../events/event-log";
 import { webhookDeliveries } from "../outbox/outbox-store";
 import { spillText, unspillText } from "../storage/spill";
-import { tableExists } from "../storage/sqlite-tables";
+import { addMissingColumns, tableExists } from "../storage/sqlite-tables";
 import { usd } from "../../lib/money";
 import { readFork } from "../forks/fork-store";
 import { addUsd } from "../../lib/money";
@@ -94,9 +94,7 @@ const ADDED_COLUMNS: readonly { table: string; column: string; definition: strin
 
 /** After RUN_TABLES were made: the columns an older object's tables lack. */
 export function addRunColumns(sql: SqlStorage): void {
-  for (const { table, column, definition } of ADDED_COLUMNS) {
-    if (!sql.exec(`SELECT * FROM ${table} LIMIT 0`).columnNames.includes(column)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
-  }
+  addMissingColumns(sql, ADDED_COLUMNS);
 }
 
 /** True once a run was created here. Probing an unknown id must leave no storage behind, so tables are made only by create. */
@@ -181,7 +179,7 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
     pending: pendingCalls(sql),
     ...childViews(sql),
     queuedMessages: countWaitingMessages(sql),
-    lastSeq: lastSeq(sql),
+    lastSeq: newestSeq(sql),
     version: Number(row.change_version),
     webhooks: webhookDeliveries(sql),
     createdAt: String(row.created_at),

@@ -13,14 +13,14 @@ import { COMPACTION_REQUEST_TABLE } from "../engine/incoming/compaction-request-
 import { USER_MESSAGE_TABLE } from "../person/message-store";
 import { addRunColumns, RUN_TABLES } from "./run-store";
 import { SPILL_TABLE } from "../storage/spill";
-import { tableExists } from "../storage/sqlite-tables";
+import { dropTable, forgetTables, tableExists } from "../storage/sqlite-tables";
 import { CHILD_RUN_TABLE } from "../children/child-store";
 import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
 import { FORK_TABLE } from "../forks/fork-store";
 import { CHAT_FORK_TABLE } from "../forks/chat-fork-store";
 import { SCRIPTED_HOLD_TABLE } from "../engine/provider/scripted-holds";
-import { STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
+import { dropOlderStepCommitView, STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
 import { materialiseSeeds } from "../telemetry/seed-rows";
 
 const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE, CHAT_FORK_TABLE, SCRIPTED_HOLD_TABLE];
@@ -30,13 +30,31 @@ export function wasDeleted(sql: SqlStorage): boolean {
   return tableExists(sql, "deleted");
 }
 
+/** Every table and column, and the step's view; the statements go to SQLite together (each call into it costs: sqlite-tables.ts). */
 export function migrate(sql: SqlStorage): void {
-  for (const statement of STATEMENTS) sql.exec(statement);
+  sql.exec(STATEMENTS.join(";\n"));
   addRunColumns(sql);
   addTicketColumns(sql);
   addOutboxColumns(sql);
   // After every table and column: the statement a step commits with (../engine/journal/step-commit.ts).
-  for (const statement of STEP_COMMIT_STATEMENTS) sql.exec(statement);
+  dropOlderStepCommitView(sql);
+  sql.exec(STEP_COMMIT_STATEMENTS.join(";\n"));
+}
+
+/**
+ * Makes the run's tables and stores what `store` writes, in one transaction (a creation's): one that
+ * fails leaves no table, and none remembered as there (../storage/sqlite-tables.ts).
+ */
+export function makeRun(storage: DurableObjectStorage, store: () => void): void {
+  try {
+    storage.transactionSync(() => {
+      migrate(storage.sql);
+      store();
+    });
+  } catch (error) {
+    forgetTables(storage.sql);
+    throw error;
+  }
 }
 
 /**
@@ -54,7 +72,7 @@ export function dropRun(sql: SqlStorage, now: string): void {
     .toArray()
     .map((row) => row.name)
     .filter((name) => name !== "outbox");
-  for (const table of tables) sql.exec(`DROP TABLE "${table}"`);
+  for (const table of tables) dropTable(sql, table);
   forgetSeq(sql);
   keepPendingRows(sql);
   sql.exec("CREATE TABLE deleted (at TEXT NOT NULL)");

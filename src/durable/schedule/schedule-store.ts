@@ -5,7 +5,7 @@
 import type { RunTemplate } from "../../api/rpc/schedule-rpc";
 import type { CatchUp, Overlap, PausedReason, ScheduleSettings, ScheduleToken } from "../../api/resources/schedule-types";
 import { SPILL_TABLE, spillText, unspillText } from "../storage/spill";
-import { addMissingColumns, tableExists } from "../storage/sqlite-tables";
+import { addMissingColumns, dropTable, tableExists } from "../storage/sqlite-tables";
 import { FIRE_ADDED_COLUMNS, FIRE_TABLE } from "./fire-store";
 import { RUN_INDEX_ADDED_COLUMNS, RUN_INDEX_TABLES, stampUnchanged } from "./run-index-store";
 
@@ -154,7 +154,7 @@ export function dropSchedule(sql: SqlStorage, now: string): void {
     .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
     .toArray()
     .map((row) => row.name);
-  for (const table of tables) sql.exec(`DROP TABLE "${table}"`);
+  for (const table of tables) dropTable(sql, table);
   sql.exec("CREATE TABLE deleted (at TEXT NOT NULL)");
   sql.exec("INSERT INTO deleted (at) VALUES (?)", now);
 }

@@ -1,13 +1,42 @@
 // Which tables a Durable Object's SQLite database holds, read from SQLite's own catalog. Objects
 // make their tables only when they first store something, so an absent table means "nothing here".
+// A table seen to exist is remembered per database: each look is a call into SQLite, which a step
+// and a view pay for (BENCHMARKS.md "The step under local tracing"), and a table stays until it is
+// dropped — by dropTable, which forgets it. A transaction that made tables and failed forgets them
+// all (forgetTables: the creations that make a database's tables call it).
+
+const seen = new WeakMap<SqlStorage, Set<string>>();
 
 export function tableExists(sql: SqlStorage, name: string): boolean {
-  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
+  if (seen.get(sql)?.has(name) === true) return true;
+  const found = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
+  if (found) {
+    const tables = seen.get(sql) ?? new Set<string>();
+    tables.add(name);
+    seen.set(sql, tables);
+  }
+  return found;
 }
 
-/** Adds each column a table made by an older release lacks (ALTER TABLE … ADD COLUMN). */
+/** Drops a table (it is not remembered any more). */
+export function dropTable(sql: SqlStorage, name: string): void {
+  sql.exec(`DROP TABLE "${name}"`);
+  seen.get(sql)?.delete(name);
+}
+
+/** Forgets every table seen in this database: a transaction that made some failed. */
+export function forgetTables(sql: SqlStorage): void {
+  seen.delete(sql);
+}
+
+/** Adds each column a table made by an older release lacks (ALTER TABLE … ADD COLUMN); each table's columns are read once. */
 export function addMissingColumns(sql: SqlStorage, columns: readonly { table: string; column: string; definition: string }[]): void {
+  const known = new Map<string, string[]>();
   for (const { table, column, definition } of columns) {
-    if (!sql.exec(`SELECT * FROM ${table} LIMIT 0`).columnNames.includes(column)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+    let names = known.get(table);
+    if (names === undefined) known.set(table, (names = [...sql.exec(`SELECT * FROM ${table} LIMIT 0`).columnNames]));
+    if (names.includes(column)) continue;
+    sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+    names.push(column);
   }
 }

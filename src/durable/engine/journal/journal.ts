@@ -1,5 +1,6 @@
 // The run's journal in SQLite: step(key, work) returns a stored value, or runs work and writes its
-// value, its cost, its events, the run's counters and its span in one statement (step-commit.ts).
+// value, its cost, its events (after those held for it: events/held-events.ts), the run's counters
+// and its span in one statement (step-commit.ts).
 // One row per step: a write is O(size of that step), never a rewrite of the history. A value too
 // large for its row is spilled (spill.ts).
 import type { RunEvent } from "../../../api/types";
@@ -7,16 +8,17 @@ import type { Step, StepOutput, StoredLoopEvent } from "../../../loop/types";
 import { isoNow } from "../../storage/clock";
 import { forgetSeqOnFailure, insertStepEvent, rememberSeq, stepEventBody, stepEventTexts } from "../../events/event-log";
 import { spills, spillText, unspillText } from "../../storage/spill";
+import { prefixEnd } from "../../storage/key-range";
 import { usd } from "../../../lib/money";
 import { EVENTS_PER_STATEMENT, insertStepRow } from "./step-commit";
 import type { LoggedEvent } from "../../events/event-log";
+import type { HeldEvents } from "../../events/held-events";
 
 export const JOURNAL_TABLE = `CREATE TABLE IF NOT EXISTS journal (key TEXT PRIMARY KEY, value TEXT NOT NULL, cost REAL NOT NULL)`;
 
 /** Reads every stored step of one key prefix (one segment) at once, so a replay does no per-step query. */
 export function loadJournal(sql: SqlStorage, prefix: string): Map<string, unknown> {
-  const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-  const rows = sql.exec<{ key: string; value: string }>("SELECT key, value FROM journal WHERE key >= ? AND key < ?", prefix, upper).toArray();
+  const rows = sql.exec<{ key: string; value: string }>("SELECT key, value FROM journal WHERE key >= ? AND key < ?", prefix, prefixEnd(prefix)).toArray();
   const stored = new Map<string, unknown>();
   for (const row of rows) stored.set(row.key.slice(prefix.length), JSON.parse(unspillText(sql, row.value)));
   return stored;
@@ -24,9 +26,8 @@ export function loadJournal(sql: SqlStorage, prefix: string): Map<string, unknow
 
 /** The stored values whose keys start with `keyPrefix` (e.g. one model call's takes, "s1/messages/3/"), read back from their spill. */
 export function journalValuesUnder(sql: SqlStorage, keyPrefix: string): unknown[] {
-  const upper = keyPrefix.slice(0, -1) + String.fromCharCode(keyPrefix.charCodeAt(keyPrefix.length - 1) + 1);
   return sql
-    .exec<{ value: string }>("SELECT value FROM journal WHERE key >= ? AND key < ?", keyPrefix, upper)
+    .exec<{ value: string }>("SELECT value FROM journal WHERE key >= ? AND key < ?", keyPrefix, prefixEnd(keyPrefix))
     .toArray()
     .map((row) => JSON.parse(unspillText(sql, row.value)) as unknown);
 }
@@ -63,8 +64,10 @@ export type JournalOptions = {
   onStepCommit?: (key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => void;
   /** The step's span as its row in the outbox keeps it (span-writer.ts), written by the step's own statement; undefined while the export is off. */
   spanOf?: (key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => { key: string; seed: string; nowMs: number } | undefined;
-  /** Committed events, in seq order, to send to clients. */
-  onCommit: (events: LoggedEvent[]) => void;
+  /** Committed events, in seq order, to send to clients; `chars`: the characters the commit wrote (its value, events and span). */
+  onCommit: (events: LoggedEvent[], chars: number) => void;
+  /** Events logged since the last commit and held for the next (events/held-events.ts): written first, in the step's statement. */
+  held?: Pick<HeldEvents, "take" | "giveBack">;
   /** The signal of the step at `key` (the slice's, or one a message may abort: model-calls.ts); `settled` when its work ends. */
   stepSignal?: (key: string) => { signal: AbortSignal; settled: () => void };
   /** Writes of a step's own, in the transaction that stores its value: the writer for the step at `key`, or undefined when it writes nothing. */
@@ -87,7 +90,9 @@ export function createJournal(options: JournalOptions): Step {
     const endedAt = Date.now();
     const text = JSON.stringify(output.value);
     const at = isoNow();
-    const logged = stepEventTexts(sql, output.events.map(options.toRunEvent), at);
+    const held = options.held?.take() ?? [];
+    const logged = stepEventTexts(sql, [...held.map((event) => event.event), ...output.events.map(options.toRunEvent)], at);
+    const dedupeOf = (i: number) => held[i]?.dedupe ?? null;
     const model = output.events.find((event) => event.type === "model");
     const store = options.onStore?.(key);
     const span = options.spanOf?.(key, output, startedAt, endedAt);
@@ -101,23 +106,29 @@ export function createJournal(options: JournalOptions): Step {
         steps: model === undefined ? 0 : 1,
         at,
         seq: (logged[0]?.seq ?? 0),
-        events: logged.slice(0, EVENTS_PER_STATEMENT).map((event) => stepEventBody(sql, event)),
+        events: logged.slice(0, EVENTS_PER_STATEMENT).map((event, i) => ({ body: stepEventBody(sql, event), dedupe: dedupeOf(i) })),
         ...(model === undefined ? {} : { stopReason: model.stopReason }),
         ...(span === undefined ? {} : { span }),
       };
       insertStepRow(sql, row);
-      for (const event of logged.slice(EVENTS_PER_STATEMENT)) insertStepEvent(sql, event, at);
+      logged.slice(EVENTS_PER_STATEMENT).forEach((event, i) => insertStepEvent(sql, event, at, dedupeOf(EVENTS_PER_STATEMENT + i)));
       store?.(output.value);
       options.onStepCommit?.(key, output, startedAt, endedAt);
     };
     // One statement is atomic by itself; anything more is one transaction (step-commit.ts).
     const alone = store === undefined && options.onStepCommit === undefined && logged.length <= EVENTS_PER_STATEMENT && !spills(text) && !logged.some((event) => spills(event.text));
-    forgetSeqOnFailure(sql, () => (alone ? write() : storage.transactionSync(write)));
+    try {
+      forgetSeqOnFailure(sql, () => (alone ? write() : storage.transactionSync(write)));
+    } catch (error) {
+      // Not written: the held events wait for whatever writes next (the run's failure, at the latest).
+      options.held?.giveBack();
+      throw error;
+    }
     if (logged.length > 0) rememberSeq(sql, logged[logged.length - 1]!.seq);
     // The value a replay would read: JSON round-tripped, so first runs and replays see the same data.
     const value = JSON.parse(text) as T;
     stored.set(key, value);
-    options.onCommit(logged);
+    options.onCommit(logged, text.length + logged.reduce((sum, event) => sum + event.text.length, 0) + (span?.seed.length ?? 0));
     return value;
   };
 }

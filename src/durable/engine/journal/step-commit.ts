@@ -1,11 +1,14 @@
-// A step's commit in one SQL statement: its journal row, its own events (up to three), the run's
-// counters and its span (the outbox's `otel` row) are one INSERT into the view `step_commit_v1`,
-// whose INSTEAD OF trigger writes each row where it has always been. One statement is atomic by
-// itself, so a step needs no explicit transaction, and the step pays one call into SQLite instead of
-// four or five (each call costs about a bare insert in this runtime; BENCHMARKS.md "The step").
+// A step's commit in one SQL statement: its journal row, its events (up to three: its own, and the
+// events held for it since the last commit — events/held-events.ts — each with its dedupe key), the
+// run's counters and its span (the outbox's `otel` row) are one INSERT into the view
+// `step_commit_v1`, whose INSTEAD OF trigger writes each row where it has always been. One statement
+// is atomic by itself, so a step needs no explicit transaction, and the step pays one call into
+// SQLite instead of four or five (each call costs about a bare insert in this runtime, and far more
+// under `wrangler dev`'s local tracing; BENCHMARKS.md "The step").
 // Nothing stored changes shape: the tables, rows and event texts are the ones older code wrote, so
 // a database written before this view existed is read as it is; the view and its trigger are made
-// when the run's object wakes (schema.ts) and dropped with the run.
+// when the run's object wakes (schema.ts) and dropped with the run. A view made before its events
+// carried dedupe keys (no d1 column) is made again: a view holds no rows.
 //
 // A step that writes anything else in its transaction (a take marking its messages taken, a spend
 // change), has more than three events, or a value or event too large for its row (spill.ts) is
@@ -17,16 +20,25 @@ export const STEP_COMMIT_VIEW = "step_commit_v1";
 export const STEP_COMMIT_STATEMENTS = [
   `CREATE VIEW IF NOT EXISTS ${STEP_COMMIT_VIEW} AS SELECT
      NULL AS key, NULL AS value, NULL AS cost, NULL AS usd, NULL AS steps, NULL AS stop_reason, NULL AS at,
-     NULL AS seq, NULL AS e1, NULL AS e2, NULL AS e3, NULL AS span_key, NULL AS span, NULL AS now_ms`,
+     NULL AS seq, NULL AS e1, NULL AS e2, NULL AS e3, NULL AS d1, NULL AS d2, NULL AS d3, NULL AS span_key, NULL AS span, NULL AS now_ms`,
   `CREATE TRIGGER IF NOT EXISTS ${STEP_COMMIT_VIEW}_insert INSTEAD OF INSERT ON ${STEP_COMMIT_VIEW} BEGIN
      INSERT INTO journal (key, value, cost) VALUES (NEW.key, NEW.value, NEW.cost);
-     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq, NULL, NEW.at, NEW.e1 WHERE NEW.e1 IS NOT NULL;
-     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 1, NULL, NEW.at, NEW.e2 WHERE NEW.e2 IS NOT NULL;
-     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 2, NULL, NEW.at, NEW.e3 WHERE NEW.e3 IS NOT NULL;
+     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq, NEW.d1, NEW.at, NEW.e1 WHERE NEW.e1 IS NOT NULL;
+     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 1, NEW.d2, NEW.at, NEW.e2 WHERE NEW.e2 IS NOT NULL;
+     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 2, NEW.d3, NEW.at, NEW.e3 WHERE NEW.e3 IS NOT NULL;
      UPDATE run SET steps = steps + NEW.steps, spent_usd = ROUND(spent_usd + NEW.usd, 6), updated_at = NEW.at, stop_reason = COALESCE(NEW.stop_reason, stop_reason);
      INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', NEW.span_key, 'step', 0, NEW.span, NEW.now_ms, NEW.now_ms WHERE NEW.span IS NOT NULL;
    END`,
 ];
+
+/**
+ * The view as an older release made it, before its events carried dedupe keys: dropped (with its
+ * trigger) so that STEP_COMMIT_STATEMENTS make it anew. Run when the object wakes (schema.ts).
+ */
+export function dropOlderStepCommitView(sql: SqlStorage): void {
+  const view = sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", STEP_COMMIT_VIEW).toArray()[0];
+  if (view !== undefined && !view.sql.includes("NULL AS d1")) sql.exec(`DROP VIEW ${STEP_COMMIT_VIEW}`);
+}
 
 /** How many of a step's events the statement carries; more are inserted one by one in its transaction. */
 export const EVENTS_PER_STATEMENT = 3;
@@ -44,8 +56,8 @@ export type StepRow = {
   at: string;
   /** The first event's seq; the others follow. */
   seq: number;
-  /** The first EVENTS_PER_STATEMENT events' stored texts (or spill references). */
-  events: readonly string[];
+  /** The first EVENTS_PER_STATEMENT events: each one's stored text (or spill reference) and dedupe key (null for a step's own). */
+  events: readonly { body: string; dedupe: string | null }[];
   /** The step's span, as the outbox keeps it until a batch is sent (span-writer.ts). */
   span?: { key: string; seed: string; nowMs: number };
 };
@@ -53,9 +65,10 @@ export type StepRow = {
 /** The one statement. */
 export function insertStepRow(sql: SqlStorage, row: StepRow): void {
   sql.exec(
-    `INSERT INTO ${STEP_COMMIT_VIEW} (key, value, cost, usd, steps, stop_reason, at, seq, e1, e2, e3, span_key, span, now_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO ${STEP_COMMIT_VIEW} (key, value, cost, usd, steps, stop_reason, at, seq, e1, e2, e3, d1, d2, d3, span_key, span, now_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     row.key, row.value, row.cost, row.usd, row.steps, row.stopReason ?? null, row.at, row.seq,
-    row.events[0] ?? null, row.events[1] ?? null, row.events[2] ?? null,
+    row.events[0]?.body ?? null, row.events[1]?.body ?? null, row.events[2]?.body ?? null,
+    row.events[0]?.dedupe ?? null, row.events[1]?.dedupe ?? null, row.events[2]?.dedupe ?? null,
     row.span?.key ?? null, row.span?.seed ?? null, row.span?.nowMs ?? null,
   );
 }

@@ -1,0 +1,84 @@
+// Calls into storage a run makes (`npm run bench:calls`): its creation (POST /v1/runs), a view
+// (GET /v1/runs/:id), and its alarm's slice, per agent step and beside its steps. Printed, never
+// asserted. Each call (`sql.exec`, `sql.databaseSize`, the alarm's get, set and delete) costs about
+// a bare insert in the runtime, and under `wrangler dev`'s local tracing (on by default since
+// wrangler's miniflare 5) one span each, which is most of what a step costs there
+// (BENCHMARKS.md "The step under local tracing"). Counted by wrapping the storage classes' own
+// methods in this isolate while each part runs.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, it } from "vitest";
+import { bearer, call, postJson } from "../test/helpers/http";
+import { stubFor } from "../test/helpers/runs";
+
+const log = (line: string) => console.log(`[bench:calls] ${line}`);
+const TURNS = 90;
+
+type Counts = Map<string, number>;
+
+/** Counts every call into SQLite and the alarm while `work` runs, by the statement's first words. */
+async function counted(work: () => Promise<unknown>): Promise<Counts> {
+  const counts: Counts = new Map();
+  const note = (label: string) => counts.set(label, (counts.get(label) ?? 0) + 1);
+  // The storage classes' prototypes, found on an object's state (one that holds no run).
+  const probe = await runInDurableObject(stubFor(`run_calls_probe_${crypto.randomUUID()}`) as unknown as DurableObjectStub, (_instance, state) => ({
+    sql: Object.getPrototypeOf(state.storage.sql) as Record<string, unknown>,
+    storage: Object.getPrototypeOf(state.storage) as Record<string, unknown>,
+  }));
+  const restore: (() => void)[] = [];
+  const wrap = (target: Record<string, unknown>, name: string, label: (args: unknown[]) => string) => {
+    const original = target[name] as (...args: unknown[]) => unknown;
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      note(label(args));
+      return original.apply(this, args);
+    };
+    restore.push(() => (target[name] = original));
+  };
+  wrap(probe.sql, "exec", ([query]) => `exec ${String(query).replace(/\s+/g, " ").trim().split(/ \(| WHERE| VALUES/)[0]!.slice(0, 60)}`);
+  for (const name of ["getAlarm", "setAlarm", "deleteAlarm"]) wrap(probe.storage, name, () => name);
+  const size = Object.getOwnPropertyDescriptor(probe.sql, "databaseSize")!;
+  Object.defineProperty(probe.sql, "databaseSize", {
+    configurable: true,
+    get(this: unknown) {
+      note("databaseSize");
+      return size.get!.call(this);
+    },
+  });
+  restore.push(() => Object.defineProperty(probe.sql, "databaseSize", size));
+  try {
+    await work();
+  } finally {
+    for (const undo of restore) undo();
+  }
+  return counts;
+}
+
+const total = (counts: Counts) => [...counts.values()].reduce((sum, n) => sum + n, 0);
+const listing = (counts: Counts) =>
+  [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([label, n]) => `${n} ${label}`)
+    .join("; ");
+
+describe("calls into storage", () => {
+  it("a run's creation, its views and its alarm", async () => {
+    const script = [...Array.from({ length: TURNS }, (_v, i) => ({ toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} * 2` } }] })), { text: "done" }];
+    let created: { run: { id: string }; token: string } | undefined;
+    const create = await counted(async () => {
+      const response = await postJson("/v1/runs", { provider: "scripted", messages: [{ role: "user", content: "go" }], tools: ["calculator"], maxSteps: TURNS + 1, script });
+      created = (await response.json()) as { run: { id: string }; token: string };
+      if (response.status !== 201) throw new Error(JSON.stringify(created));
+    });
+    const { run, token } = created!;
+    const view = () => call(`/v1/runs/${run.id}`, { headers: bearer(token) }).then((response) => response.json());
+    const running = await counted(view);
+    const alarm = await counted(() => runDurableObjectAlarm(stubFor(run.id)));
+    const finished = await counted(view);
+    const commits = alarm.get("exec INSERT INTO step_commit_v1") ?? 0;
+    log(`a run of ${TURNS} agent steps (a scripted model call and a calculator call each; ${commits} journal steps):`);
+    log(`  creation (POST /v1/runs): ${total(create)} calls: ${listing(create)}`);
+    log(`  a view while it runs (GET /v1/runs/:id): ${total(running)} calls: ${listing(running)}`);
+    log(`  its alarm: ${total(alarm)} calls, ${(total(alarm) / TURNS).toFixed(2)} per agent step: ${commits} step commits, ${total(alarm) - commits} beside them: ${listing(new Map([...alarm].filter(([label]) => label !== "exec INSERT INTO step_commit_v1")))}`);
+    log(`  a view once it finished: ${total(finished)} calls`);
+    log(`  in all, a run seen finished by two views: ${total(create) + total(running) + total(alarm) + total(finished)} calls, ${((total(create) + total(running) + total(alarm) + total(finished)) / TURNS).toFixed(2)} per agent step`);
+  });
+});
