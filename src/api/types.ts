@@ -152,6 +152,8 @@ export type RunView = {
   createdAt: string;
   updatedAt: string;
   metadata?: Record<string, unknown>;
+  /** The run's tags, as given when it was made. */
+  tags?: string[];
   /** The subject (an app's user id) whose inbox lists the run. */
   subject?: string;
   /** The run's newest webhook deliveries, newest first (only when the run has any). */
@@ -208,6 +210,8 @@ export type CreateRunBody = {
   subject?: string;
   /** A webhook of this run only (its host on HTTP_TOOL_ALLOW), besides the deployment's WEBHOOK_URL. */
   webhook?: { url: string };
+  /** Labels given when the run was made: listed with it, chosen by GET /v1/runs?tag= and a dataset's selection. */
+  tags?: string[];
 };
 
 /** A run's typed final output: `schema` is a JSON Schema of an object. */
@@ -360,6 +364,7 @@ export type RunSummary = {
   createdAt: string;
   updatedAt: string;
   metadata?: Record<string, unknown>;
+  tags?: string[];
   waiting?: SummaryWaiting;
   subject?: string;
   scheduleId?: string;

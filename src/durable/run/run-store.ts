@@ -402,6 +402,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.queuedMessages > 0) view.queuedMessages = run.queuedMessages;
   if (run.error !== undefined) view.error = run.error;
   if (body.metadata !== undefined) view.metadata = body.metadata;
+  if (body.tags !== undefined) view.tags = body.tags;
   if (run.subject !== undefined) view.subject = run.subject;
   if (run.webhooks.length > 0) view.webhooks = run.webhooks;
   if (run.scheduleId !== undefined) view.scheduleId = run.scheduleId;

@@ -74,6 +74,7 @@ export const runViewSchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
     metadata: jsonObjectSchema.optional(),
+    tags: z.array(z.string()).optional().openapi({ description: "The run's tags, as given when it was made." }),
     subject: z.string().optional().openapi({ description: "The subject whose inbox lists the run." }),
     webhooks: z.array(webhookDeliverySchema).optional().openapi({ description: "The newest webhook deliveries (at most 20), newest first." }),
     scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),
