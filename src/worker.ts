@@ -5,5 +5,7 @@ export { InboxObject } from "./durable/inbox/inbox-object";
 export { ScheduleObject } from "./durable/schedule/schedule-object";
 export { ScheduleDirectory } from "./durable/schedule/schedule-directory";
 export { AgentsObject } from "./durable/agents/agents-object";
+export { DatasetsObject } from "./durable/evals/datasets-object";
+export { ExperimentObject } from "./durable/evals/experiment-object";
 
 export default createApp();

@@ -48,6 +48,12 @@ export type Limits = {
   mcpMessagesPerPost: number;
   /** A2A_SEND_SECONDS: how long a blocking A2A SendMessage follows its task before it answers the task as it stands (the run goes on). */
   a2aSendSeconds: number;
+  /** DATASET_CASES_LIMIT: cases one dataset version (and so one experiment) may hold. */
+  datasetCases: number;
+  /** EXPERIMENT_CONCURRENCY_LIMIT: the largest `concurrency` of an experiment (case runs at once). */
+  experimentConcurrency: number;
+  /** EXPERIMENT_BUDGET_USD_LIMIT: the largest `budget.usd` of an experiment. */
+  experimentBudgetUsd: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -74,6 +80,9 @@ export const DEFAULT_LIMITS: Limits = {
   mcpCallSeconds: 50,
   mcpMessagesPerPost: 10,
   a2aSendSeconds: 25,
+  datasetCases: 1_000,
+  experimentConcurrency: 16,
+  experimentBudgetUsd: 100,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -101,6 +110,9 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   mcpCallSeconds: { setting: "MCP_CALL_SECONDS", whole: true },
   mcpMessagesPerPost: { setting: "MCP_MESSAGES_PER_POST", whole: true },
   a2aSendSeconds: { setting: "A2A_SEND_SECONDS", whole: true },
+  datasetCases: { setting: "DATASET_CASES_LIMIT", whole: true },
+  experimentConcurrency: { setting: "EXPERIMENT_CONCURRENCY_LIMIT", whole: true },
+  experimentBudgetUsd: { setting: "EXPERIMENT_BUDGET_USD_LIMIT", whole: false },
 };
 
 type Problem = { setting: string; problem: string };

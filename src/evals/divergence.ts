@@ -3,18 +3,13 @@
 // the case never made, each call with no recording beside the first unused recorded call of the
 // same tool (where their inputs first differ, and both values there), and the first model step
 // whose request differs from the recording's.
-import type { ArgumentMismatch, CallFact, Divergence, UnrecordedCall } from "../api/resources/eval-types";
+import type { ArgumentMismatch, CallFact, Divergence, ReplayUse, UnrecordedCall } from "../api/resources/eval-types";
 import type { Recording } from "../replay/recording";
 import { firstDifference } from "../replay/first-difference";
 import { modelRequests } from "./model-requests";
 import type { RecordedCall } from "./recorded-calls";
-import type { ReplayAnswer } from "./replay-answer";
 
-/**
- * How the case's run answered one of its calls (src/durable/evals keeps them): `index` is the
- * recorded call that matches it (taken from the recording, or, in mode live, run live beside it).
- */
-export type ReplayUse = { step: number; name: string; input: unknown; answered: ReplayAnswer; index?: number };
+export type { ReplayUse };
 
 const WHOLE = "(the whole value)";
 

@@ -2,18 +2,13 @@
 // input (as the model wrote them in its turn) and the value its journal holds for it (a tool step's,
 // or an async call's wait). Calls the loop answered itself (`reply/`: an unknown tool, an invalid
 // input, a repeat) are not recorded answers. Pure: read from a run's recording (src/replay).
+import type { RecordedCall } from "../api/resources/eval-types";
 import type { ToolStepValue } from "../loop/tool-calls/tool-step";
 import type { ModelStepValue } from "../loop/model-step";
 import type { ChatMessage, ToolCall } from "../loop/types";
 import type { Recording } from "../replay/recording";
 
-export type RecordedCall = {
-  /** The model step (over the whole run, from 1) whose turn made the call; 0 for a call the run's given history left open. */
-  step: number;
-  name: string;
-  input: unknown;
-  value: ToolStepValue;
-};
+export type { RecordedCall };
 
 const ANSWER = /^(tool|wait)\/(\d+)\/(.+)$/;
 const MODEL = /^model\/(\d+)$/;

@@ -2,11 +2,11 @@
 // the recording where the call matches one (same tool, same canonical input; the n-th such call of
 // the case takes the n-th such call of the recording), live where the experiment's mode allows, else
 // refused with a result the model reads. Pure: the run object keeps the decisions (src/durable/evals).
-import type { ReplayMode } from "../api/resources/eval-types";
+import type { ReplayAnswer, ReplayMode } from "../api/resources/eval-types";
 import type { ToolOutput } from "../loop/types";
 import type { ToolStepValue } from "../loop/tool-calls/tool-step";
 
-export type ReplayAnswer = "recording" | "live" | "refused";
+export type { ReplayAnswer };
 
 /** What answers a call: the recorded call at `candidate` (its index in the recording), or none. */
 export function replayAnswer(mode: ReplayMode, candidate: number | undefined): ReplayAnswer {

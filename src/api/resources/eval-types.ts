@@ -2,12 +2,11 @@
 // variant, the scorers that judge each case, how a case's run diverged from its recording, and the
 // comparison of two experiments. Shared by the edge, the objects and clients;
 // ../schemas/evals/ validates these shapes.
-import type { AgentOfRun } from "./agent-types";
-import type { ChatMessage } from "../../loop/types";
-import type { RunStatus, StoppedBy, ToolRef } from "../types";
+import type { ChatMessage } from "../../loop/message-types.ts";
+import type { AgentOfRun, CaseReplay, ExperimentOfRun, RecordedCall, RecordedValue, ReplayMode, RunStatus, StoppedBy, ToolRef } from "../types.ts";
 
-/** How a case run's tool calls are answered: from the recording only, live only, or from the recording where it has the call and live elsewhere. */
-export type ReplayMode = "replay" | "live" | "replay-then-live";
+export type { CaseReplay, ExperimentOfRun, RecordedCall, RecordedValue, ReplayMode };
+
 
 /** What a case is expected to end with: the final text, or the typed output (`final`). */
 export type CaseReference = { finalText?: string; output?: unknown };
@@ -42,6 +41,15 @@ export type Scorer =
 
 /** One scorer's verdict on one run: 0..1, or null where it could not judge (no reference to compare with), with why. */
 export type Score = { scorer: string; score: number | null; reason: string };
+
+/** How a case run answered one call: from its recording, live, or refused. */
+export type ReplayAnswer = "recording" | "live" | "refused";
+
+/**
+ * How a case's run answered one of its calls (its run keeps them): `index` is the recorded call
+ * that matches it (taken from the recording, or, in mode live, run live beside it).
+ */
+export type ReplayUse = { step: number; name: string; input: unknown; answered: ReplayAnswer; index?: number };
 
 /** A call as the model made it: its tool and input, and the model step whose turn made it. */
 export type CallFact = { step: number; name: string; input: unknown };
@@ -79,9 +87,10 @@ export type Divergence = {
 };
 
 /** A variant: a stored agent's version, or changes to each recording's own request. */
-export type Variant =
-  | { agent: AgentOfRun }
-  | { system?: string; provider?: "anthropic" | "openai" | "scripted"; model?: string; tools?: ToolRef[]; maxSteps?: number; maxTokens?: number; budget?: { usd: number; finishAt?: number }; script?: unknown };
+export type Variant = { agent: AgentOfRun } | VariantChanges;
+
+/** Changes to each recording's own request ({} re-runs the recordings as they were). */
+export type VariantChanges = { system?: string; provider?: "anthropic" | "openai" | "scripted"; model?: string; tools?: ToolRef[]; maxSteps?: number; maxTokens?: number; budget?: { usd: number; finishAt?: number }; script?: unknown[] };
 
 export type ExperimentStatus = "running" | "finished" | "cancelled";
 
@@ -164,3 +173,10 @@ export type Comparison = {
     steps: { baseline: number; new: number; delta: number };
   };
 };
+
+/** An experiment's events (GET /v1/experiments/{id}/events), each stored with a gap-free seq. */
+export type ExperimentEvent =
+  | { type: "experiment-started"; progress: ExperimentProgress }
+  | { type: "case-started"; n: number; runId: string; progress: ExperimentProgress }
+  | { type: "case-ended"; case: ExperimentCase; spentUsd: number; progress: ExperimentProgress }
+  | { type: "experiment-ended"; status: "finished" | "cancelled"; spentUsd: number; progress: ExperimentProgress };

@@ -9,6 +9,7 @@
 //   schedule the same, to the schedule whose fire made the run (its index of runs, and its overlap).
 //   parent   the same, to the run whose agent tool call made this child run (its record of the
 //            child, and the call's result once the child ended: docs/children.md).
+//   experiment the same, to the experiment whose case the run is (docs/evals.md): its case ends.
 //   webhook  one row per receiver; a 2xx delivers it, anything else is retried on the schedule of
 //            ./outbox-schedule.ts, and after the last attempt it is failed (the run's view shows it).
 //   otel     the run's spans, in batches to the OTLP endpoint (./span-delivery.ts).
@@ -38,6 +39,8 @@ export type OutboxDeps = {
   sendSchedule: (scheduleId: string, changes: InboxChange[]) => Promise<void>;
   /** Hands a child run's reports to its parent run; throws when they were not taken. */
   sendParent: (parentId: string, reports: ChildReport[]) => Promise<void>;
+  /** Hands a case run's changes to its experiment; throws when they were not taken. */
+  sendExperiment: (experimentId: string, changes: InboxChange[]) => Promise<void>;
   sendWebhook: WebhookSend;
   /** Exports spans to the OTLP endpoint. */
   sendSpans: SpanSend;
@@ -79,6 +82,7 @@ export class Outbox {
     this.startBatch("schedule", now);
     this.startSpans();
     this.startBatch("parent", now);
+    this.startBatch("experiment", now);
     let started = 0;
     for (const row of dueRows(this.deps.sql, "webhook", now, WEBHOOK_SENDS_PER_CALL + this.webhooksInFlight.size)) {
       if (started >= WEBHOOK_SENDS_PER_CALL) break;
@@ -101,6 +105,7 @@ export class Outbox {
   /** The object a batch channel's row goes to: the subject's inbox, or the run's schedule. */
   private static recipientOf(row: OutboxRow): string {
     if (row.channel === "parent") return row.parentId!;
+    if (row.channel === "experiment") return row.experimentId!;
     return row.channel === "schedule" ? row.scheduleId! : row.subject!;
   }
 
@@ -118,6 +123,7 @@ export class Outbox {
     const send = (to: string): Promise<void> => {
       if (channel === "parent") return this.deps.sendParent(to, batch.map((row) => JSON.parse(row.body) as ChildReport));
       const changes: InboxChange[] = batch.map((row) => ({ version: row.version, event: JSON.parse(row.body) as InboxEvent }));
+      if (channel === "experiment") return this.deps.sendExperiment(to, changes);
       return channel === "inbox" ? this.deps.sendInbox(to, changes) : this.deps.sendSchedule(to, changes);
     };
     this.batchesInFlight.add(channel);

@@ -1,5 +1,5 @@
 // The run object's outbox (outbox.ts) wired to where each of its deliveries goes: the subject's
-// inbox, the run's schedule, a child's parent, webhook receivers and the OTLP endpoint. The engine's
+// inbox, the run's schedule, a case run's experiment, a child's parent, webhook receivers and the OTLP endpoint. The engine's
 // fetch and clock are read at each call, so what a test puts in their place is what the outbox uses.
 import type { EngineContext } from "../engine/engine-context";
 import { seedRunOf } from "../telemetry/span-writer";
@@ -7,6 +7,7 @@ import { deliverToParent } from "../children/child-report";
 import { deliverToInbox } from "./inbox-delivery";
 import { Outbox } from "./outbox";
 import { deliverToSchedule } from "./schedule-delivery";
+import { deliverToExperiment } from "./experiment-delivery";
 import { spanSender } from "./span-sender";
 import { webhookSender } from "./webhook-sender";
 
@@ -20,6 +21,7 @@ export function runOutbox(engine: EngineContext, onSettled: () => void): Outbox 
     sendInbox: (subject, changes) => deliverToInbox(env, subject, changes),
     sendSchedule: (scheduleId, changes) => deliverToSchedule(env, scheduleId, changes),
     sendParent: (parentId, reports) => deliverToParent(env, parentId, reports),
+    sendExperiment: (experimentId, changes) => deliverToExperiment(env, experimentId, changes),
     sendWebhook: webhookSender(env, (input, init) => engine.fetch(input, init), () => engine.now()),
     sendSpans: spanSender(env, (input, init) => engine.fetch(input, init)),
     seedRun: () => seedRunOf(ctx.storage.sql),
