@@ -1,7 +1,7 @@
 // shownUrl (src/api/redaction/shown-url.ts): a URL as it may leave the service keeps where it points
 // and its query's names, never its userinfo, query values or fragment.
 import { describe, expect, it } from "vitest";
-import { shownUrl, URL_REDACTED } from "../../src/api/redaction/shown-url";
+import { shownUrl, shownUrlsIn, URL_REDACTED } from "../../src/api/redaction/shown-url";
 
 describe("shownUrl", () => {
   it("keeps scheme, host, port and path; drops userinfo and fragment; keeps each query name with its value replaced", () => {
@@ -19,5 +19,13 @@ describe("shownUrl", () => {
 
   it("shows nothing of a text that is not an http(s) URL", () => {
     for (const text of ["not a url PASSWORD", "", "ftp://user:PASSWORD@host/file", "mailto:PASSWORD@example.com"]) expect(shownUrl(text)).toBe(URL_REDACTED);
+  });
+});
+
+describe("shownUrlsIn", () => {
+  it("shows every URL inside an error text as shownUrl does, keeping the words and the punctuation around it", () => {
+    expect(shownUrlsIn("fetch to https://user:PASSWORD@hooks.example.com/in?token=SECRET#frag failed.")).toBe("fetch to https://hooks.example.com/in?token=REDACTED failed.");
+    expect(shownUrlsIn('"http://a:b@x.example/mcp", then (https://y.example/p?k=V)')).toBe('"http://x.example/mcp", then (https://y.example/p?k=REDACTED)');
+    expect(shownUrlsIn("Network connection lost.")).toBe("Network connection lost.");
   });
 });

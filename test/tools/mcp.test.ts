@@ -123,4 +123,8 @@ describe("errors never repeat a credential", () => {
     expect(describeMcpError(server, new McpConnectionLost("gone"))).toBe("MCP server s closed the connection before answering.");
     expect(describeMcpError(server, new TypeError("Network connection lost."))).toBe("MCP server s could not be reached: Network connection lost.");
   });
+
+  it("a URL in an error keeps its host and path, never its userinfo, query values or fragment", () => {
+    expect(describeMcpError(server, new TypeError("fetch https://u:PASSWORD@mcp.example.com/mcp?api_key=SECRET#t failed"))).toBe("MCP server s could not be reached: fetch https://mcp.example.com/mcp?api_key=REDACTED failed");
+  });
 });

@@ -20,3 +20,14 @@ export function shownUrl(text: string): string {
   const names = [...url.searchParams.keys()].map((name) => `${encodeURIComponent(name)}=${URL_REDACTED}`);
   return `${url.protocol}//${url.host}${url.pathname}${names.length === 0 ? "" : `?${names.join("&")}`}`;
 }
+
+/** A URL inside free text (an error message): up to the first space, quote or angle bracket. */
+const URL_IN_TEXT = /https?:\/\/[^\s"'<>]+/gi;
+
+/** `text` (an error a server or the runtime wrote) with every http(s) URL in it shown as shownUrl shows it; trailing punctuation stays outside the URL. */
+export function shownUrlsIn(text: string): string {
+  return text.replace(URL_IN_TEXT, (found) => {
+    const trail = /[.,;:!?)\]]+$/.exec(found)?.[0] ?? "";
+    return shownUrl(found.slice(0, found.length - trail.length)) + trail;
+  });
+}

@@ -13,6 +13,7 @@
 //   webhook  one row per receiver; a 2xx delivers it, anything else is retried on the schedule of
 //            ./outbox-schedule.ts, and after the last attempt it is failed (the run's view shows it).
 //   otel     the run's spans, in batches to the OTLP endpoint (./span-delivery.ts).
+import { shownUrlsIn } from "../../api/redaction/shown-url";
 import type { InboxChange } from "../../api/rpc/inbox-rpc";
 import type { InboxEvent } from "../../api/types";
 import type { ChildReport } from "../../api/child-runs";
@@ -51,7 +52,7 @@ export type OutboxDeps = {
 };
 
 function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return shownUrlsIn(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
 
 /** The row's storage may be gone when an attempt reports back (the run was deleted meanwhile): nothing is left to record then. */

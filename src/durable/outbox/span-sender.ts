@@ -2,6 +2,7 @@
 // with OTEL_EXPORTER_OTLP_HEADERS. As the OTLP spec asks: a 2xx took them (a partial success's
 // rejected spans are not sent again); 429, 502, 503, 504, 408 and no answer at all are tried again;
 // any other answer refuses them for good. Never a throw: the outbox decides what next.
+import { shownUrlsIn } from "../../api/redaction/shown-url";
 import { otelOf } from "../../config/otel-settings";
 import { VERSION } from "../../version";
 import { exportRequestText } from "../telemetry/otlp";
@@ -40,7 +41,7 @@ export function spanSender(env: Env, fetcher: typeof fetch): SpanSend {
       if (response.status >= 200 && response.status < 300) return { ok: true, rejected: rejectedOf(text) };
       return { ok: false, retry: RETRYABLE.has(response.status), error: `The collector answered ${response.status}.` };
     } catch (error) {
-      return { ok: false, retry: true, error: `No answer: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, retry: true, error: `No answer: ${shownUrlsIn(error instanceof Error ? error.message : String(error))}` };
     }
   };
 }

@@ -3,6 +3,7 @@
 // time, so a receiver's replay window holds for a late retry too). Everything that stops an
 // attempt — no URL, a host taken off the allow list, no usable secret, a timeout, a refusal — is
 // an answer with status 0 or the receiver's status, never a throw: the outbox decides what next.
+import { shownUrlsIn } from "../../api/redaction/shown-url";
 import { webhookKeysOf } from "../../config/webhook-settings";
 import { hostOf, isUrlAllowed, parseAllowList } from "../../tools/http/allow-list";
 import { signRequest } from "../../tools/http/sign-request";
@@ -46,7 +47,7 @@ export function webhookSender(env: Env, fetcher: typeof fetch, now: () => number
       return ok ? { status: response.status } : { status: response.status, error: `The receiver answered ${response.status}.` };
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-      return { status: 0, error: timedOut ? `No answer within ${WEBHOOK_TIMEOUT_MS / 1000} s.` : `No answer: ${error instanceof Error ? error.message : String(error)}` };
+      return { status: 0, error: timedOut ? `No answer within ${WEBHOOK_TIMEOUT_MS / 1000} s.` : `No answer: ${shownUrlsIn(error instanceof Error ? error.message : String(error))}` };
     }
   };
 }

@@ -1,6 +1,7 @@
 // What the model, the run's error and the logs are told when an MCP server fails: one line that
 // says which server and what happened, never a header value the run sent it (a server may echo
-// its credentials back in an error page).
+// its credentials back in an error page), nor a URL's userinfo, query values or fragment.
+import { shownUrlsIn } from "../../api/redaction/shown-url";
 import { snippet } from "../http/http-answer";
 import { McpAnswerTooLarge, McpConnectionLost, McpError, McpHostRefused, StreamableHTTPError } from "./mcp-connections";
 
@@ -37,5 +38,5 @@ export function describeMcpError(server: { name: string; headers?: Record<string
   else if (error instanceof McpHostRefused) text = `${name} may not be reached: ${error.message}.`;
   else if (error instanceof McpAnswerTooLarge) text = `${name} answered more than this run takes: ${error.message}.`;
   else text = `${name} could not be reached: ${error instanceof Error ? error.message : String(error)}`;
-  return snippet(redact(text, server.headers));
+  return snippet(shownUrlsIn(redact(text, server.headers)));
 }
