@@ -58,6 +58,21 @@ describe("an experiment on recorded runs", () => {
     expect(csv.trim().split("\n")).toHaveLength(3);
   });
 
+  it("in mode replay-then-live runs a call the recording lacks by the tool itself", async () => {
+    const name = await dataset([await recordedRun("3*3", "Nine.")]);
+    const { experiment } = await post<{ experiment: ExperimentView }>("/v1/experiments", {
+      dataset: name,
+      mode: "replay-then-live",
+      variant: { script: [{ toolCalls: [{ id: "x1", name: "calculator", input: { expression: "2+2" } }] }, { text: "Four." }] },
+      scorers: SCORERS,
+      budget: { usd: 10 },
+    });
+    const ended = await driveExperiment(experiment.id);
+    expect(ended.cases[0]!.divergence).toMatchObject({ fromRecording: 0, unrecorded: [{ name: "calculator", answered: "live" }] });
+    const messages = (await (await api(`/v1/runs/${ended.cases[0]!.runId}/messages`, TEST_API_TOKEN)).json()) as { messages: { role: string; content: unknown }[] };
+    expect(JSON.stringify(messages.messages.filter((message) => message.role === "tool"))).toContain("4");
+  });
+
   it("never spends past its budget: a case that could not fit beside what was spent is skipped", async () => {
     const first = await recordedRun("1+1", "Two.");
     const second = await recordedRun("1+2", "Three.");
