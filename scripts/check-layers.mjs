@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const CORE = ["src/loop", "src/providers", "src/tools", "src/api", "src/lib", "src/push"];
+export const CORE = ["src/loop", "src/providers", "src/tools", "src/api", "src/lib", "src/push", "src/evals"];
 const FORBIDDEN = ["src/http", "src/durable", "src/config", "src/worker.ts", "src/worker"];
 
 /**

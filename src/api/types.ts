@@ -152,6 +152,8 @@ export type RunView = {
   createdAt: string;
   updatedAt: string;
   metadata?: Record<string, unknown>;
+  /** The run's tags, as given when it was made. */
+  tags?: string[];
   /** The subject (an app's user id) whose inbox lists the run. */
   subject?: string;
   /** The run's newest webhook deliveries, newest first (only when the run has any). */
@@ -169,11 +171,29 @@ export type RunView = {
   forkedFrom?: ForkedFrom;
   /** A fork's prefix's cost, spent by its source: not charged to the fork's budget. */
   inheritedUsd?: number;
+  /** A case run of an experiment: the experiment, the case, and how its tool calls are answered (docs/evals.md). */
+  experiment?: ExperimentOfRun;
   /** Messages sent while the run works (POST /v1/runs/:id/messages) that wait to go into its history (only when some do). */
   queuedMessages?: number;
 };
 
 export type ForkedFrom = { runId: string; step: number };
+
+/** How a case run's tool calls are answered (docs/evals.md): from the recording only, live only, or from the recording where it has the call and live elsewhere. */
+export type ReplayMode = "replay" | "live" | "replay-then-live";
+
+/** A call a recording's journal answered: the model step whose turn made it (0: the given history's), its tool, its input as the model wrote it, and the value the journal holds. */
+export type RecordedCall = { step: number; name: string; input: unknown; value: RecordedValue };
+
+/** What a journal holds for a tool call (src/loop/tool-calls/tool-step.ts's ToolStepValue). */
+export type RecordedValue = { content: Content; isError: boolean; costUsd: number; value?: unknown };
+
+/** A case run's experiment, its case and the mode its tool calls are answered in (the run's view: `experiment`). */
+export type ExperimentOfRun = { id: string; case: number; mode: ReplayMode };
+
+/** What a case run is made with besides its body: its experiment and case, the mode, and the recorded calls of the run it replays (none for an inline input). */
+export type CaseReplay = { experimentId: string; case: number; mode: ReplayMode; calls: RecordedCall[] };
+
 
 /** The model providers a run may name: two real ones (anthropic, openai) and the offline scripted one. */
 export type ProviderName = "anthropic" | "openai" | "scripted";
@@ -208,6 +228,8 @@ export type CreateRunBody = {
   subject?: string;
   /** A webhook of this run only (its host on HTTP_TOOL_ALLOW), besides the deployment's WEBHOOK_URL. */
   webhook?: { url: string };
+  /** Labels given when the run was made: listed with it, chosen by GET /v1/runs?tag= and a dataset's selection. */
+  tags?: string[];
 };
 
 /** A run's typed final output: `schema` is a JSON Schema of an object. */
@@ -252,6 +274,8 @@ export type NewRun = {
   depth?: number;
   /** A child run: the top-level run of its tree, which counts the tree's runs (MAX_TREE_RUNS). */
   rootId?: string;
+  /** A case run of an experiment (docs/evals.md): its experiment and case, and the recording its tool calls are answered from. */
+  replay?: CaseReplay;
 };
 
 /** `results`: the answer to a toolset batch (callId is then the batch's, waiting.callId). */
@@ -362,6 +386,7 @@ export type RunSummary = {
   createdAt: string;
   updatedAt: string;
   metadata?: Record<string, unknown>;
+  tags?: string[];
   waiting?: SummaryWaiting;
   subject?: string;
   scheduleId?: string;

@@ -50,6 +50,12 @@ export type Limits = {
   a2aSendSeconds: number;
   /** SSE_KEEPALIVE_SECONDS: the longest an open SSE stream goes without sending anything; past it, a comment line (a keep-alive). */
   sseKeepAliveSeconds: number;
+  /** DATASET_CASES_LIMIT: cases one dataset version (and so one experiment) may hold. */
+  datasetCases: number;
+  /** EXPERIMENT_CONCURRENCY_LIMIT: the largest `concurrency` of an experiment (case runs at once). */
+  experimentConcurrency: number;
+  /** EXPERIMENT_BUDGET_USD_LIMIT: the largest `budget.usd` of an experiment. */
+  experimentBudgetUsd: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -77,6 +83,9 @@ export const DEFAULT_LIMITS: Limits = {
   mcpMessagesPerPost: 10,
   a2aSendSeconds: 25,
   sseKeepAliveSeconds: 15,
+  datasetCases: 1_000,
+  experimentConcurrency: 16,
+  experimentBudgetUsd: 100,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -105,6 +114,9 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   mcpMessagesPerPost: { setting: "MCP_MESSAGES_PER_POST", whole: true },
   a2aSendSeconds: { setting: "A2A_SEND_SECONDS", whole: true },
   sseKeepAliveSeconds: { setting: "SSE_KEEPALIVE_SECONDS", whole: true },
+  datasetCases: { setting: "DATASET_CASES_LIMIT", whole: true },
+  experimentConcurrency: { setting: "EXPERIMENT_CONCURRENCY_LIMIT", whole: true },
+  experimentBudgetUsd: { setting: "EXPERIMENT_BUDGET_USD_LIMIT", whole: false },
 };
 
 type Problem = { setting: string; problem: string };

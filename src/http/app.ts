@@ -25,6 +25,9 @@ import { tokensApp } from "./routes/subject/tokens";
 import { usageApp } from "./routes/subject/usage";
 import { mcpApp } from "./mcp/mcp-route";
 import { chatApp } from "./routes/ai-sdk/chat";
+import { datasetsApp } from "./routes/evals/datasets";
+import { experimentsApp } from "./routes/evals/experiments";
+import { experimentEventSchema } from "../api/schemas/evals/experiment-schemas";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -50,6 +53,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/agents", agentsApp());
   app.route("/mcp", mcpApp());
   app.route("/v1/ai-sdk", chatApp());
+  app.route("/v1/datasets", datasetsApp());
+  app.route("/v1/experiments", experimentsApp());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {
@@ -61,6 +66,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registry.register("StoredEvent", storedEventSchema);
   registry.register("ClientFrame", clientFrameSchema);
   registry.register("InboxEvent", storedInboxEventSchema);
+  registry.register("ExperimentEvent", experimentEventSchema);
   // Named by the request's agent tool (its two forms: src/api/schemas/tools/tool-schemas.ts).
   registry.register("AgentToolByNameRef", agentToolByNameSchema);
 

@@ -160,3 +160,13 @@ export function admitRun(input: IntakeInput): AdmittedRun {
 export function admitContinue(body: { maxSteps?: number | undefined }, settings: IntakeSettings): void {
   refuse(capIssues({ maxSteps: body.maxSteps }, settings.limits));
 }
+
+/**
+ * What of a stored agent's version the intake keeps rather than choosing again: its provider and
+ * model, unless its provider is "default" (its template named none): then both are the
+ * deployment's when the run is made, as for a body that names none (a model the template names
+ * is in the body).
+ */
+export function resolvedOf(source: IntakeSource): { resolved?: { provider: ProviderName; model: string } } {
+  return source.provider === DEFAULT_PROVIDER ? {} : { resolved: { provider: source.provider, model: source.model } };
+}

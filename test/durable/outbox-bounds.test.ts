@@ -27,6 +27,7 @@ describe("outbox bounds", () => {
         sendAgentRuns: async () => undefined,
         sendSpans: async () => ({ ok: true, rejected: 0 }),
         sendParent: async () => undefined,
+        sendExperiment: async () => undefined,
         sendWebhook: async (row) => {
           webhookSends.push(row.eventId);
           return { status: 200 };

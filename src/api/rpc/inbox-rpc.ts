@@ -10,8 +10,11 @@ export type InboxChange = { version: number; event: InboxEvent };
 /** Where a page starts: after this run in newest-first order (creation time, then id). */
 export type ListPosition = { createdAt: string; id: string };
 
-/** `agent`: only the runs made from the stored agent of this name (any version). */
-export type ListQuery = { status?: RunStatus; agent?: string; limit: number; after?: ListPosition };
+/**
+ * `agent`: only the runs made from the stored agent of this name (any version); `tag`: only those
+ * tagged so; `from` and `to`: only those created at or after `from` and before `to` (ISO times).
+ */
+export type ListQuery = { status?: RunStatus; agent?: string; tag?: string; from?: string; to?: string; limit: number; after?: ListPosition };
 
 /** A page, where the next one starts when there is one, and the inbox's newest event seq when it was read. */
 export type ListAnswer = { runs: RunSummary[]; next?: ListPosition; lastSeq?: number };

@@ -3,6 +3,7 @@
 import type { ChatMessage } from "../../loop/types";
 import type { ChildReport } from "../child-runs";
 import type { ForkCopy, ForkPrefix, ForkSpec } from "./fork-rpc";
+import type { ReplayUse } from "../../api/resources/eval-types";
 import type { ImageUpload } from "../images/images";
 import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, StoredEvent, TicketHolder, TicketRecord } from "../types";
 
@@ -45,10 +46,13 @@ export interface RunRpc {
    */
   create(run: NewRun, images?: ImageUpload): Promise<Outcome<RunView>>;
   /**
-   * The run up to and including model step `atStep` and that turn's tool results (a fork's prefix).
+   * The run up to and including model step `atStep` and that turn's tool results (a fork's prefix);
+   * at step 0, its first segment as it began (an experiment's case, docs/evals.md).
    * 400 naming the last committed step when `atStep` is past it; 404 for a deleted run.
    */
   forkPrefix(atStep: number): Promise<Outcome<ForkPrefix>>;
+  /** A case run's calls, each with how it was answered (from its recording, live, refused), in the order they were asked; none for another run. */
+  replayUses(): Promise<Outcome<ReplayUse[]>>;
   /** Creates the run as a fork of `prefix` (an idempotent retry answers the fork it made, as create does). */
   createFork(run: NewRun, prefix: ForkCopy, spec: ForkSpec, images?: ImageUpload): Promise<Outcome<RunView>>;
   /** The run as one recording (GET /v1/runs/:id/export): its JSON text, streamed as it is made. */

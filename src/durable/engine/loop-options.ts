@@ -18,6 +18,7 @@ import { heldUntilReleased } from "./provider/scripted-holds";
 import { Holds } from "../../providers";
 import type { RunRow, Segment } from "../run/run-store";
 import { toolTraceparent } from "../telemetry/propagation";
+import { withRecording } from "../evals/replay-tools";
 
 /** A share of the model's context window: compaction keeps each prompt below it, with room for an answer and tool results. */
 export const COMPACTION_SHARE = 0.75;
@@ -64,7 +65,8 @@ export function loopOptions(
     model: run.model,
     segment,
     generate: provider.generate,
-    tools: [
+    // A case run of an experiment answers its calls from its recording (../evals/replay-tools.ts).
+    tools: withRecording(ctx.storage.sql, [
       ...buildTools(body.tools ?? [], {
         runId: run.id,
         idempotencyKey: (stepKey) => `${run.id}/${prefix}${stepKey}`,
@@ -80,7 +82,7 @@ export function loopOptions(
         children: childRunDeps(engine, run, segment),
       }),
       ...mcpTools,
-    ],
+    ], { prefix, stepsBefore: segment.stepsBefore }),
     step,
     // Children's spend (as they last reported, docs/children.md) counts in the budget; segments hold the run's own.
     childrenSpent: async () => childrenSpent(ctx.storage.sql),

@@ -1,5 +1,5 @@
 // An event log: gap-free seq from 1, each event stored as the exact JSON text clients get (spilled
-// when it is too large for its row). A run's events, and a subject's inbox events.
+// when it is too large for its row). A run's events, a subject's inbox events and an experiment's.
 //
 // The newest seq is remembered per database while it is known for sure, so the run engine, which
 // appends before and with every step, does not ask SQLite for it each time. The object is
@@ -8,6 +8,10 @@
 // appends that are outside any transaction, or whose transaction forgets it when it fails (the
 // journal's, see forgetSeqOnFailure), remember theirs.
 import type { InboxEvent, RunEvent } from "../../api/types";
+import type { ExperimentEvent } from "../../api/resources/eval-types";
+
+/** What an event log holds: a run's events, an inbox's, an experiment's. */
+type LogEvent = RunEvent | InboxEvent | ExperimentEvent;
 import { spills, spillText, unspillText } from "../storage/spill";
 import { prefixEnd } from "../storage/key-range";
 
@@ -28,7 +32,7 @@ function insert(sql: SqlStorage, seq: number, at: string, text: string, dedupe: 
   return cursor.rowsWritten > 0;
 }
 
-function append(sql: SqlStorage, event: RunEvent | InboxEvent, at: string, dedupe: string | undefined): LoggedEvent | undefined {
+function append(sql: SqlStorage, event: LogEvent, at: string, dedupe: string | undefined): LoggedEvent | undefined {
   const seq = newestSeq(sql) + 1;
   const text = JSON.stringify({ seq, at, ...event });
   return insert(sql, seq, at, text, dedupe ?? null) ? { seq, text } : undefined;
@@ -39,7 +43,7 @@ function append(sql: SqlStorage, event: RunEvent | InboxEvent, at: string, dedup
  * is not logged again (events written before a step may be written again when the step reruns).
  * Safe inside any transaction.
  */
-export function appendEvent(sql: SqlStorage, event: RunEvent | InboxEvent, at: string, dedupe?: string): LoggedEvent | undefined {
+export function appendEvent(sql: SqlStorage, event: LogEvent, at: string, dedupe?: string): LoggedEvent | undefined {
   const logged = append(sql, event, at, dedupe);
   // The transaction this may be part of could still roll back.
   if (logged !== undefined) remembered.delete(sql);

@@ -18,6 +18,7 @@ import { insertCompactionRequests } from "../engine/incoming/compaction-request-
 import { insertPackedJournal } from "../engine/journal/journal-copy";
 import { reportChange } from "../outbox/report-change";
 import { isoNow } from "../storage/clock";
+import { insertReplay } from "../evals/replay-store";
 import { insertTrace } from "../telemetry/trace-store";
 import { createReserved, earlierCreate, type Creator } from "../run/create-run";
 import { forkPlan } from "./fork-plan";
@@ -48,6 +49,7 @@ export async function createFork(creator: Creator, run: NewRun, prefix: ForkCopy
     const plan = forkPlan(prefix, spec, run.body.budget?.spentUsd ?? 0);
     makeRun(engine.ctx.storage, () => {
       insertRun(sql, run, isoNow(), plan.start);
+      if (run.replay !== undefined) insertReplay(sql, run.replay);
       recordImages(sql, [...copied, ...added]);
       for (const segment of plan.segments) {
         insertSegment(sql, segment);

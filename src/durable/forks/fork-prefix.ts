@@ -67,11 +67,42 @@ function sumUsd(entries: readonly { cost: number }[]): number {
   return entries.reduce((sum, entry) => addUsd(sum, entry.cost), 0);
 }
 
+/**
+ * The prefix at step 0: the run's first segment as it began (its given history), with no model
+ * step of its own. An experiment's case forks its recording here (docs/evals.md): the MCP listings
+ * and the calls the given history left open come along, nothing else.
+ */
+function prefixAtStart(sql: SqlStorage, run: RunRow): ForkPrefix {
+  const first = readSegments(sql, run.segment)[0]!;
+  const entries = sql.exec<{ key: string; cost: number; bytes: number }>("SELECT key, cost, length(CAST(value AS BLOB)) AS bytes FROM journal").toArray().filter((entry) => {
+    const match = SEGMENT_KEY.exec(entry.key);
+    return match !== null && Number(match[1]) === first.n && inForkPrefix(match[2]!, 0);
+  });
+  const value: ForkPrefix = {
+    runId: run.id,
+    atStep: 0,
+    body: run.body,
+    model: run.model,
+    provider: run.provider,
+    segments: [forkSegment(first, false)],
+    journal: packJournalRows(sql, entries),
+    holderUsd: sumUsd(entries),
+    compactionRequests: compactionRequestsUpTo(sql, 0),
+    history: JSON.stringify(first.messages),
+    openCalls: openCalls(first.messages).map((call) => call.id),
+    inheritedUsd: sumUsd(entries),
+  };
+  if (run.subject !== undefined) value.subject = run.subject;
+  if (run.dayLimitUsd !== undefined) value.dayLimitUsd = run.dayLimitUsd;
+  return value;
+}
+
 /** `replay`: the history by the loop's replay even where the snapshot has it (for tests that compare the two). */
 export async function forkPrefix(engine: EngineContext, atStep: number, replay = false): Promise<Outcome<ForkPrefix>> {
   const { sql } = engine.ctx.storage;
   const run = readRun(sql);
   if (run === undefined) return notFound();
+  if (atStep === 0) return ok(prefixAtStart(sql, run));
   if (atStep > run.steps) {
     const last = run.steps === 0 ? "it has committed no model step yet" : `its last committed step is ${run.steps}`;
     return fail(400, `Step ${atStep} is past what run ${run.id} has committed: ${last}.`, [{ path: "atStep", message: run.steps === 0 ? "The source has no committed step to fork at." : `At most ${run.steps}, the source's last committed step.` }]);

@@ -2,7 +2,7 @@
 // INBOX_EVENTS_DAYS are trimmed (the newest is always kept, so seq never starts again); a client
 // whose cursor is older than the oldest kept event gets 410 cursor-expired and lists again. A run's
 // deletion redacts its events: their summaries keep only the run's id, status, counters and times,
-// never a question, an input or metadata.
+// never a question, an input, metadata or tags.
 import type { InboxEvent } from "../../api/types";
 
 /** SQL over the inbox's `event` table: an index to find a run's events without reading every one. */
@@ -30,9 +30,9 @@ export function oldestSeq(sql: SqlStorage): number | undefined {
 }
 
 /** What a summary keeps once its run was deleted. */
-const REDACTED_FIELDS = ["$.run.waiting", "$.run.metadata", "$.run.stoppedBy"];
+const REDACTED_FIELDS = ["$.run.waiting", "$.run.metadata", "$.run.tags", "$.run.stoppedBy"];
 
-/** Strips the run's question, input and metadata from every event of `runId` (its deletion's included). */
+/** Strips the run's question, input, metadata and tags from every event of `runId` (its deletion's included). */
 export function redactRun(sql: SqlStorage, runId: string): void {
   sql.exec(
     `UPDATE event SET body = json_set(json_remove(body, ${REDACTED_FIELDS.map(() => "?").join(", ")}), '$.redacted', json('true'))
@@ -44,6 +44,6 @@ export function redactRun(sql: SqlStorage, runId: string): void {
 
 /** A deleted run's own deletion event, as it is logged and sent: redacted like its earlier ones. */
 export function redactedEvent(event: InboxEvent): InboxEvent {
-  const { waiting: _waiting, metadata: _metadata, stoppedBy: _stoppedBy, ...run } = event.run;
+  const { waiting: _waiting, metadata: _metadata, tags: _tags, stoppedBy: _stoppedBy, ...run } = event.run;
   return { ...event, run, redacted: true };
 }

@@ -1,5 +1,5 @@
 // A batch channel's delivery to its object (the subject's inbox, the run's schedule, a child's
-// parent, a stored agent's index of runs): the object's answer within a time limit, so a busy or
+// parent, a stored agent's index of runs, an experiment): the object's answer within a time limit, so a busy or
 // unreachable object is tried again later (the outbox's retry schedule), never waited for.
 import type { Outcome } from "../../api/types";
 import { INBOX_TIMEOUT_MS } from "./outbox-schedule";

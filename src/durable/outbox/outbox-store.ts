@@ -5,8 +5,9 @@
 // rows of the `webhook` channel go to one receiver each and stay (delivered or failed) so the run's
 // view can show them, the newest WEBHOOKS_KEPT at most. Rows of the `schedule` channel go to the
 // schedule whose fire made the run (its id in `target`) and are deleted once it took them, as the
-// inbox's are; rows of the `agent` channel likewise go to the index of the runs of the stored agent
-// the run was made from (its name in `target`). Rows of the `otel` channel are the run's spans (src/durable/telemetry/), one a row
+// inbox's are; so are rows of the `agent` channel (to the index of the runs of the stored agent the
+// run was made from, its name in `target`), of the `parent` channel (to a child run's parent) and of
+// the `experiment` channel (to the experiment whose case the run is, docs/evals.md). Rows of the `otel` channel are the run's spans (src/durable/telemetry/), one a row
 // (its span id in `event_id`), sent in batches to the OTLP endpoint and deleted once it took them.
 // A webhook row keeps the `traceparent` its request carries (the span of the stop it tells).
 import type { WebhookDelivery, WebhookEventType } from "../../api/types";
@@ -45,10 +46,11 @@ export type NewOutboxRow =
   | { channel: "schedule"; scheduleId: string; eventId: string; type: string; version: number; body: string }
   | { channel: "agent"; agentName: string; eventId: string; type: string; version: number; body: string }
   | { channel: "otel"; eventId: string; type: "span"; version: 0; body: string }
-  | { channel: "parent"; parentId: string; eventId: string; type: string; version: number; body: string };
+  | { channel: "parent"; parentId: string; eventId: string; type: string; version: number; body: string }
+  | { channel: "experiment"; experimentId: string; eventId: string; type: string; version: number; body: string };
 
-/** The channels whose pending rows go as one batch to one object (the subject's inbox, the run's schedule, its parent, its agent's index of runs). */
-export type BatchChannel = "inbox" | "schedule" | "parent" | "agent";
+/** The channels whose pending rows go as one batch to one object (the subject's inbox, the run's schedule, its parent, its agent's index of runs, its experiment). */
+export type BatchChannel = "inbox" | "schedule" | "parent" | "agent" | "experiment";
 
 /** Every channel. */
 export type Channel = BatchChannel | "webhook" | "otel";
@@ -63,6 +65,8 @@ export type OutboxRow = {
   parentId?: string;
   /** An `agent` row's stored agent (the name whose index of runs it goes to). */
   agentName?: string;
+  /** An `experiment` row's experiment (a case run's changes, docs/evals.md). */
+  experimentId?: string;
   target?: "deployment" | "run";
   url?: string;
   /** A webhook row's `traceparent` header. */
@@ -81,7 +85,7 @@ type Raw = Record<string, SqlStorageValue>;
 function rowOf(raw: Raw): OutboxRow {
   const row: OutboxRow = {
     id: Number(raw.id),
-    channel: raw.channel === "inbox" || raw.channel === "schedule" || raw.channel === "otel" || raw.channel === "parent" || raw.channel === "agent" ? raw.channel : "webhook",
+    channel: raw.channel === "inbox" || raw.channel === "schedule" || raw.channel === "otel" || raw.channel === "parent" || raw.channel === "agent" || raw.channel === "experiment" ? raw.channel : "webhook",
     eventId: String(raw.event_id),
     type: String(raw.type),
     version: Number(raw.version),
@@ -94,6 +98,7 @@ function rowOf(raw: Raw): OutboxRow {
   if (row.channel === "schedule") row.scheduleId = String(raw.target);
   else if (row.channel === "parent") row.parentId = String(raw.target);
   else if (row.channel === "agent") row.agentName = String(raw.target);
+  else if (row.channel === "experiment") row.experimentId = String(raw.target);
   else if (raw.target === "deployment" || raw.target === "run") row.target = raw.target;
   if (raw.url !== null) row.url = String(raw.url);
   if (raw.traceparent !== null && raw.traceparent !== undefined) row.traceparent = String(raw.traceparent);
@@ -103,7 +108,7 @@ function rowOf(raw: Raw): OutboxRow {
 /** Inside the change's transaction: the row is due at once. */
 export function insertOutbox(sql: SqlStorage, row: NewOutboxRow, now: number): void {
   const subject = row.channel === "inbox" ? row.subject : null;
-  const target = row.channel === "webhook" ? row.target : row.channel === "schedule" ? row.scheduleId : row.channel === "parent" ? row.parentId : row.channel === "agent" ? row.agentName : null;
+  const target = row.channel === "webhook" ? row.target : row.channel === "schedule" ? row.scheduleId : row.channel === "parent" ? row.parentId : row.channel === "agent" ? row.agentName : row.channel === "experiment" ? row.experimentId : null;
   const url = row.channel === "webhook" ? (row.url ?? null) : null;
   const traceparent = row.channel === "webhook" ? (row.traceparent ?? null) : null;
   sql.exec(

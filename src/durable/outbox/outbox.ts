@@ -10,6 +10,7 @@
 //   parent   the same, to the run whose agent tool call made this child run (its record of the
 //            child, and the call's result once the child ended: docs/children.md).
 //   agent    the same, to the index of the runs of the stored agent the run was made from.
+//   experiment the same, to the experiment whose case the run is (docs/evals.md): its case ends.
 //   webhook  one row per receiver; a 2xx delivers it, anything else is retried on the schedule of
 //            ./outbox-schedule.ts, and after the last attempt it is failed (the run's view shows it).
 //   otel     the run's spans, in batches to the OTLP endpoint (./span-delivery.ts).
@@ -42,6 +43,8 @@ export type OutboxDeps = {
   sendAgentRuns: (agentName: string, changes: InboxChange[]) => Promise<void>;
   /** Hands a child run's reports to its parent run; throws when they were not taken. */
   sendParent: (parentId: string, reports: ChildReport[]) => Promise<void>;
+  /** Hands a case run's changes to its experiment; throws when they were not taken. */
+  sendExperiment: (experimentId: string, changes: InboxChange[]) => Promise<void>;
   sendWebhook: WebhookSend;
   /** Exports spans to the OTLP endpoint. */
   sendSpans: SpanSend;
@@ -87,6 +90,7 @@ export class Outbox {
     this.startSpans();
     this.startBatch("parent", now);
     this.startBatch("agent", now);
+    this.startBatch("experiment", now);
     let started = 0;
     for (const row of dueRows(this.deps.sql, "webhook", now, WEBHOOK_SENDS_PER_CALL + this.webhooksInFlight.size)) {
       if (started >= WEBHOOK_SENDS_PER_CALL) break;
@@ -110,6 +114,7 @@ export class Outbox {
   private static recipientOf(row: OutboxRow): string {
     if (row.channel === "parent") return row.parentId!;
     if (row.channel === "agent") return row.agentName!;
+    if (row.channel === "experiment") return row.experimentId!;
     return row.channel === "schedule" ? row.scheduleId! : row.subject!;
   }
 
@@ -128,6 +133,7 @@ export class Outbox {
       if (channel === "parent") return this.deps.sendParent(to, batch.map((row) => JSON.parse(row.body) as ChildReport));
       const changes: InboxChange[] = batch.map((row) => ({ version: row.version, event: JSON.parse(row.body) as InboxEvent }));
       if (channel === "agent") return this.deps.sendAgentRuns(to, changes);
+      if (channel === "experiment") return this.deps.sendExperiment(to, changes);
       return channel === "inbox" ? this.deps.sendInbox(to, changes) : this.deps.sendSchedule(to, changes);
     };
     this.batchesInFlight.add(channel);

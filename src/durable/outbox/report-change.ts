@@ -1,6 +1,6 @@
 // A status change, told to whoever listens: the subject's inbox (every change of a run that has a
 // subject), the schedule whose fire made the run (every change: its index of runs, and when the run
-// ends, its overlap), the index of the runs of the stored agent it was made from (every change), a child run's parent (every change: its record of the child, and the end) and the webhook receivers (waiting and the three ends), as outbox rows. Called inside
+// ends, its overlap), the index of the runs of the stored agent it was made from (every change), the experiment whose case the run is (every change: the case ends with it), a child run's parent (every change: its record of the child, and the end) and the webhook receivers (waiting and the three ends), as outbox rows. Called inside
 // the change's own transaction, right after the run row was updated: the rows commit with the
 // change or not at all, and the alarm delivers them (src/durable/outbox/outbox.ts).
 import type { InboxEvent, InboxEventType, WebhookEventType, WebhookPayload } from "../../api/types";
@@ -51,6 +51,10 @@ export function reportChange(engine: EngineContext, type: InboxEventType, detail
   if (run.agent !== undefined) {
     const event: InboxEvent = { type, run: summary };
     insertOutbox(sql, { channel: "agent", agentName: run.agent.name, eventId, type, version, body: JSON.stringify(event) }, now);
+  }
+  if (run.experiment !== undefined) {
+    const event: InboxEvent = { type, run: summary };
+    insertOutbox(sql, { channel: "experiment", experimentId: run.experiment.id, eventId, type, version, body: JSON.stringify(event) }, now);
   }
   if (run.parentId !== undefined) {
     insertOutbox(sql, { channel: "parent", parentId: run.parentId, eventId, type, version, body: JSON.stringify(childReportOf(run, type, version)) }, now);

@@ -1,6 +1,6 @@
 // The run object's outbox (outbox.ts) wired to where each of its deliveries goes: the subject's
-// inbox, the run's schedule, a child's parent, its stored agent's index of runs, webhook receivers
-// and the OTLP endpoint. The engine's
+// inbox, the run's schedule, a case run's experiment, a child's parent, its stored agent's index of
+// runs, webhook receivers and the OTLP endpoint. The engine's
 // fetch and clock are read at each call, so what a test puts in their place is what the outbox uses.
 import type { EngineContext } from "../engine/engine-context";
 import { seedRunOf } from "../telemetry/span-writer";
@@ -9,6 +9,7 @@ import { deliverToInbox } from "./inbox-delivery";
 import { Outbox } from "./outbox";
 import { deliverToSchedule } from "./schedule-delivery";
 import { deliverToAgentRuns } from "./agent-runs-delivery";
+import { deliverToExperiment } from "./experiment-delivery";
 import { spanSender } from "./span-sender";
 import { webhookSender } from "./webhook-sender";
 
@@ -23,6 +24,7 @@ export function runOutbox(engine: EngineContext, onSettled: () => void): Outbox 
     sendSchedule: (scheduleId, changes) => deliverToSchedule(env, scheduleId, changes),
     sendAgentRuns: (agentName, changes) => deliverToAgentRuns(env, agentName, changes),
     sendParent: (parentId, reports) => deliverToParent(env, parentId, reports),
+    sendExperiment: (experimentId, changes) => deliverToExperiment(env, experimentId, changes),
     sendWebhook: webhookSender(env, (input, init) => engine.fetch(input, init), () => engine.now()),
     sendSpans: spanSender(env, (input, init) => engine.fetch(input, init)),
     seedRun: () => seedRunOf(ctx.storage.sql),

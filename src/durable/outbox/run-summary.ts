@@ -26,6 +26,7 @@ export function summaryOf(view: RunView, version: number): RunSummary {
   };
   if (view.stoppedBy !== undefined) summary.stoppedBy = view.stoppedBy;
   if (view.metadata !== undefined) summary.metadata = view.metadata;
+  if (view.tags !== undefined) summary.tags = view.tags;
   if (view.waiting !== undefined) summary.waiting = listedWaiting(view.waiting);
   if (view.subject !== undefined) summary.subject = view.subject;
   if (view.scheduleId !== undefined) summary.scheduleId = view.scheduleId;

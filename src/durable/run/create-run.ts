@@ -13,6 +13,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/emit-event";
 import { reportChange } from "../outbox/report-change";
 import { isoNow } from "../storage/clock";
+import { insertReplay } from "../evals/replay-store";
 import { fail, invalidImages, ok } from "./outcome";
 import { insertRun, readRun, toRunView } from "./run-store";
 import { makeRun, wasDeleted } from "./schema";
@@ -51,6 +52,7 @@ export async function createRun(creator: Creator, run: NewRun, images: ImageUplo
     if (issues.length > 0) return invalidImages(issues);
     makeRun(engine.ctx.storage, () => {
       insertRun(sql, run, isoNow());
+      if (run.replay !== undefined) insertReplay(sql, run.replay);
       recordImages(sql, held);
       insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
       reportChange(engine, "run-started");

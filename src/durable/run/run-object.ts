@@ -26,6 +26,8 @@ import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
 import { createRun } from "./create-run";
 import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
+import { readUses } from "../evals/replay-store";
+import type { ReplayUse } from "../../api/resources/eval-types";
 import { exportRun } from "../forks/export-run";
 import { addChatFork, readChatForks } from "../forks/chat-fork-store";
 import { readFork } from "../forks/fork-store";
@@ -162,6 +164,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   /** A fork of this run at model step `atStep`: its prefix, read from what it has committed (fork-prefix.ts). */
   async forkPrefix(atStep: number): Promise<Outcome<ForkPrefix>> {
     return forkPrefix(this.engine, atStep);
+  }
+
+  async replayUses(): Promise<Outcome<ReplayUse[]>> {
+    if (!hasRun(this.ctx.storage.sql)) return notFound();
+    return ok(readUses(this.ctx.storage.sql));
   }
 
   /** Creates this object's run as a fork of `prefix`'s source (create-fork.ts). */

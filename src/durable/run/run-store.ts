@@ -16,6 +16,8 @@ import { spillText, unspillText } from "../storage/spill";
 import { addMissingColumns, tableExists } from "../storage/sqlite-tables";
 import { usd } from "../../lib/money";
 import { readFork } from "../forks/fork-store";
+import { readReplay } from "../evals/replay-store";
+import type { ExperimentOfRun } from "../../api/types";
 import { addUsd } from "../../lib/money";
 
 /** The run's own tables: its one row, the request that made it, and its segments. */
@@ -141,6 +143,8 @@ export type RunRow = Omit<NewRun, "body"> & {
   /** A fork's source and step, and its prefix's cost (fork-store.ts). */
   forkedFrom?: ForkedFrom;
   inheritedUsd?: number;
+  /** A case run's experiment, case and mode (../evals/replay-store.ts). */
+  experiment?: ExperimentOfRun;
 };
 
 /**
@@ -201,6 +205,8 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (row.agent !== null && row.agent !== undefined) run.agent = JSON.parse(String(row.agent)) as AgentOfRun;
   const fork = readFork(sql);
   if (fork !== undefined) Object.assign(run, fork);
+  const experiment = readReplay(sql);
+  if (experiment !== undefined) run.experiment = experiment;
   const waiting = parseColumn<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
@@ -400,6 +406,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.queuedMessages > 0) view.queuedMessages = run.queuedMessages;
   if (run.error !== undefined) view.error = run.error;
   if (body.metadata !== undefined) view.metadata = body.metadata;
+  if (body.tags !== undefined) view.tags = body.tags;
   if (run.subject !== undefined) view.subject = run.subject;
   if (run.webhooks.length > 0) view.webhooks = run.webhooks;
   if (run.scheduleId !== undefined) view.scheduleId = run.scheduleId;
@@ -409,5 +416,6 @@ export function toRunView(run: RunRow): RunView {
   if (run.children.length > 0) view.children = run.children;
   if (run.forkedFrom !== undefined) view.forkedFrom = run.forkedFrom;
   if (run.inheritedUsd !== undefined) view.inheritedUsd = run.inheritedUsd;
+  if (run.experiment !== undefined) view.experiment = run.experiment;
   return view;
 }

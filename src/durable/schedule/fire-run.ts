@@ -34,13 +34,22 @@ export const scheduleScope = (scheduleId: string): string => `schedule:${schedul
  * The fire's run id and token. During a RUN_ID_KEY rotation a fire retried after a crash may have
  * made its run under the previous key: that run is the one.
  */
-export async function fireCredentials(env: Env, scheduleId: string, key: string): Promise<RunCredentials> {
+export function fireCredentials(env: Env, scheduleId: string, key: string): Promise<RunCredentials> {
+  return derivedCredentials(env, scheduleScope(scheduleId), key);
+}
+
+/**
+ * The id and token of the run an object derives from its own id and a key of its own (a schedule's
+ * fire, an experiment's case), as an Idempotency-Key's are. During a RUN_ID_KEY rotation a run made
+ * under the previous key before a crash is that run.
+ */
+export async function derivedCredentials(env: Env, scope: string, key: string): Promise<RunCredentials> {
   const previous = typeof env.RUN_ID_KEY_PREVIOUS === "string" && env.RUN_ID_KEY_PREVIOUS !== "" ? env.RUN_ID_KEY_PREVIOUS : undefined;
   if (previous !== undefined) {
-    const earlier = await idempotentRunCredentials(previous, scheduleScope(scheduleId), key);
+    const earlier = await idempotentRunCredentials(previous, scope, key);
     if (await runOf(env, earlier.id).exists()) return earlier;
   }
-  return idempotentRunCredentials(currentRunIdKey(env), scheduleScope(scheduleId), key);
+  return idempotentRunCredentials(currentRunIdKey(env), scope, key);
 }
 
 export type FireRunAnswer = { runId: string; outcome: Outcome<RunView> };

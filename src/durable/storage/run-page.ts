@@ -15,11 +15,24 @@ export function runIndexPage(sql: SqlStorage, table: RunIndexTable, query: ListQ
     where.push("status = ?");
     values.push(query.status);
   }
-  // The runs of one stored agent in a subject's (or schedule's) index: a filter over its summaries;
-  // a page reads on until it holds its runs or the index ends (the agent's own index holds no others).
+  // The runs of one stored agent, or of one tag: filters over the summaries of the subject's (or schedule's) own
+  // index, not an index of its own; a page reads on until it holds its runs or the index ends.
   if (query.agent !== undefined) {
     where.push("json_extract(summary, '$.agent.name') = ?");
     values.push(query.agent);
+  }
+  if (query.tag !== undefined) {
+    where.push("EXISTS (SELECT 1 FROM json_each(summary, '$.tags') WHERE value = ?)");
+    values.push(query.tag);
+  }
+  // ISO times of one format (toISOString) compare as text.
+  if (query.from !== undefined) {
+    where.push("created_at >= ?");
+    values.push(query.from);
+  }
+  if (query.to !== undefined) {
+    where.push("created_at < ?");
+    values.push(query.to);
   }
   if (query.after !== undefined) {
     where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");

@@ -1,5 +1,5 @@
 // A run of a stored agent (POST /v1/runs {agent}): the agent's template with what the caller may
-// still set, pure. The caller sets the messages, the subject, the run's own webhook and metadata
+// still set, pure. The caller sets the messages, the subject, the run's own webhook, its tags and metadata
 // (merged over the agent's, the run's keys winning), and a budget of at most the agent's (its
 // template's, else BUDGET_USD_DEFAULT, which a run without a budget gets). Everything else is the
 // agent's: the body's schema refuses any other field (agent-run-fields.ts names them). What the body
@@ -43,5 +43,6 @@ export function agentRunBody(agent: AgentVersion, fields: AgentRunFields, budget
   if (fields.budget !== undefined) body.budget = fields.budget;
   if (fields.subject !== undefined) body.subject = fields.subject;
   if (fields.webhook !== undefined) body.webhook = fields.webhook;
+  if (fields.tags !== undefined) body.tags = fields.tags;
   return { body, agent: { name: agent.name, version: agent.version }, source: { body: agent.run, provider: agent.provider, model: agent.model } };
 }

@@ -10,7 +10,7 @@ import { issuesOf, type Issue } from "../../api/schemas/error-schemas";
 import { prefixed } from "../../intake/refusal";
 import { invalidRequest, validationError } from "../errors";
 
-const SET_BY_AGENT = "Set by the agent: a run of an agent sets only messages, subject, metadata, webhook and budget (at most the agent's).";
+const SET_BY_AGENT = "Set by the agent: a run of an agent sets only messages, subject, metadata, tags, webhook and budget (at most the agent's).";
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 

@@ -18,11 +18,10 @@ import { ApiException } from "../errors";
 import { admitAtEdge } from "./admit";
 import { ImageIntake } from "./images";
 import { credentialsFor, type FindEarlier } from "./new-run";
-
-const REPLACED = ["system", "provider", "model", "tools", "budget", "maxSteps"] as const;
+import { FORK_REPLACED, forkBodyOf } from "../../intake/fork-body";
 
 /** What makes a fork go its own way after atStep: a replaced field, added messages, or a script of its own. */
-const DIVERGING = [...REPLACED, "messages", "script"] as const;
+const DIVERGING = [...FORK_REPLACED, "messages", "script"] as const;
 
 export type ForkCaller = { kind: "deployment" } | { kind: "run" } | { kind: "user"; subject: string; budgetUsdPerDay?: number };
 
@@ -39,25 +38,6 @@ export type PrepareForkInput = {
 
 export type PreparedFork = { newRun: NewRun; token: string; spec: ForkSpec; images: ImageUpload };
 
-/**
- * The source's request with the fork's fields in place of its own; a new provider without a model
- * gets that provider's default. A fork's own script plays from its first live model call: the
- * scripted provider picks a turn by the model call's number over the whole run, so the script is
- * stored after atStep turns that stand for the prefix (the source's own turns where it had them;
- * the prefix is replayed from the journal, so they are never played).
- */
-function forkBodyOf(source: CreateRunBody, body: ForkInput): CreateRunBody {
-  const merged: CreateRunBody = { ...source };
-  if (body.provider !== undefined && body.provider !== source.provider && body.model === undefined) delete merged.model;
-  for (const field of REPLACED) if (body[field] !== undefined) Object.assign(merged, { [field]: body[field] });
-  if (body.script !== undefined) {
-    const inherited = Array.isArray(source.script) ? (source.script as unknown[]).slice(0, body.atStep) : [];
-    const standIns = Array.from({ length: body.atStep - inherited.length }, () => ({ text: "(a step of the source, replayed)" }));
-    merged.script = [...inherited, ...standIns, ...body.script] as CreateRunBody["script"];
-  }
-  return merged;
-}
-
 /** The fork's caller as the intake sees it: a run token acts for its run's subject (none: only the deployment may fork). */
 function intakeCallerOf(caller: ForkCaller, prefix: ForkPrefix): IntakeCaller {
   if (caller.kind !== "run") return caller;
@@ -67,7 +47,7 @@ function intakeCallerOf(caller: ForkCaller, prefix: ForkPrefix): IntakeCaller {
 export async function prepareFork({ body, prefix, env, settings, idempotencyKey, findEarlier, caller, origin }: PrepareForkInput): Promise<PreparedFork> {
   // The full body the fork stores, checked as a whole by the one intake: what it keeps of its
   // source is held to today's settings, what it changes to the caller's rights as well.
-  const { messages, ...merged } = forkBodyOf(prefix.body, body);
+  const { messages, ...merged } = forkBodyOf(prefix.body, body, body.atStep);
   if (prefix.subject !== undefined) merged.subject = prefix.subject;
   const { messages: _sourceMessages, ...sourceFields } = prefix.body;
   const provider = body.provider ?? prefix.provider;

@@ -6,9 +6,8 @@
 // stored, so a 400 leaves nothing behind.
 import { MISSING_IMAGE, outsideReferences, type ImageUpload } from "../../api/images/images";
 import type { CreateRunInput } from "../../api/schemas/runs/create-run-schemas";
-import type { CreateRunBody, NewRun, ProviderName } from "../../api/types";
-import { DEFAULT_PROVIDER } from "../../api/resources/agent-types";
-import type { IntakeSource } from "../../intake/admit-run";
+import type { CreateRunBody, NewRun } from "../../api/types";
+import { resolvedOf } from "../../intake/admit-run";
 import type { Settings } from "../../config/settings";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { Creator } from "../app-env";
@@ -22,16 +21,6 @@ import { withAgentTools } from "../agents/agent-tools";
 import { readerOf } from "../auth/agent-auth";
 
 export type PreparedRun = { newRun: NewRun; token: string; images: ImageUpload };
-
-/**
- * What of a stored agent's version the intake keeps rather than choosing again: its provider and
- * model, unless its provider is "default" (its template named none): then both are the
- * deployment's when the run is made, as for a body that names none (a model the template names
- * is in the body).
- */
-export function resolvedOf(source: IntakeSource): { resolved?: { provider: ProviderName; model: string } } {
-  return source.provider === DEFAULT_PROVIDER ? {} : { resolved: { provider: source.provider, model: source.model } };
-}
 
 /**
  * Whether a run exists at the candidate's id: during a RUN_ID_KEY rotation a retried create may

@@ -6,6 +6,7 @@ import { jsonObjectSchema } from "../../rules/json-object";
 import { subjectSchema } from "../../rules/subject";
 import { chatMessageInputSchema } from "../runs/content-schemas";
 import { budgetSchema, createRunBodySchema, metadataSchema, runTemplateSchema, webhookSchema } from "../runs/create-run-schemas";
+import { tagsSchema } from "../../rules/tags";
 
 import { agentNameSchema, agentRefSchema } from "./agent-ref-schemas";
 
@@ -83,6 +84,7 @@ export const agentRunBodySchema = z
     metadata: metadataSchema.optional().openapi({ description: "Merged over the agent's metadata (the run's keys win); at most 16 KiB in all." }),
     webhook: webhookSchema.optional().openapi({ description: "Deployment token only: this run's own webhook receiver." }),
     budget: budgetSchema.optional().openapi({ description: "At most the agent's budget (its template's, else BUDGET_USD_DEFAULT)." }),
+    tags: tagsSchema.optional(),
   })
   .openapi("AgentRunBody");
 

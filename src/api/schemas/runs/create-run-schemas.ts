@@ -14,6 +14,7 @@ import { jsonObjectSchema } from "../../rules/json-object";
 import { mcpServersSchema } from "../tools/mcp-schemas";
 import { outputSchema } from "./output-schemas";
 import { subjectSchema } from "../../rules/subject";
+import { tagsSchema } from "../../rules/tags";
 import { toolNameOf, toolRefInputSchema } from "../tools/tool-schemas";
 import type * as Api from "../../types";
 
@@ -164,6 +165,7 @@ export const createRunBodySchema = z
     webhook: webhookSchema
       .optional()
       .openapi({ description: "Deployment token only: this run's own webhook receiver, besides the deployment's WEBHOOK_URL." }),
+    tags: tagsSchema.optional(),
   })
   .superRefine((body, context) => {
     checkTools(body, context);

@@ -74,6 +74,7 @@ export const runViewSchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
     metadata: jsonObjectSchema.optional(),
+    tags: z.array(z.string()).optional().openapi({ description: "The run's tags, as given when it was made." }),
     subject: z.string().optional().openapi({ description: "The subject whose inbox lists the run." }),
     webhooks: z.array(webhookDeliverySchema).optional().openapi({ description: "The newest webhook deliveries (at most 20), newest first." }),
     scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),
@@ -84,6 +85,10 @@ export const runViewSchema = z
     forkedFrom: forkedFromSchema.optional().openapi({ description: "A fork's source run and the model step its prefix ends with." }),
     queuedMessages: z.number().int().positive().optional().openapi({ description: "Messages sent while the run works (POST …/messages) that wait to go into its history, before its next model call; absent when none wait." }),
     inheritedUsd: z.number().optional().openapi({ description: "A fork's prefix's cost, spent by its source: not charged to the fork's budget." }),
+    experiment: z
+      .object({ id: z.string(), case: z.number().int(), mode: z.enum(["replay", "live", "replay-then-live"]) })
+      .optional()
+      .openapi({ description: "A case run of an experiment (docs/evals.md): the experiment, the case, and how its tool calls are answered." }),
   })
   .openapi("RunView");
 

@@ -72,6 +72,7 @@ export const runSummarySchema = z
     createdAt: z.string(),
     updatedAt: z.string().openapi({ description: "When the last status change happened." }),
     metadata: jsonObjectSchema.optional(),
+    tags: z.array(z.string()).optional().openapi({ description: "The run's tags, as given when it was made." }),
     waiting: summaryWaitingSchema.optional(),
     subject: z.string().optional(),
     scheduleId: z.string().optional().openapi({ description: "The schedule whose fire made the run." }),

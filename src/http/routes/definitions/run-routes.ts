@@ -8,6 +8,8 @@ import { agentNameSchema, runRequestBodySchema } from "../../../api/schemas/agen
 import { errorBodySchema } from "../../../api/schemas/error-schemas";
 import { runTokenSchema, ticketSchema, createdRunSchema, messagesSchema, runViewSchema, runStatusSchema } from "../../../api/schemas/runs/run-view-schemas";
 import { subjectSchema } from "../../../api/rules/subject";
+import { tagSchema } from "../../../api/rules/tags";
+import { isoTimeSchema } from "../../../api/rules/iso-time";
 import { CURSOR_PATTERN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, runsPageSchema } from "../../../api/schemas/subject/inbox-schemas";
 import { requireCallback, requireCreator, requireRun } from "../../auth/auth";
 import { requireRunListing } from "../../auth/schedule-auth";
@@ -88,6 +90,9 @@ export const listRunsRoute = createRoute({
       subject: subjectSchema.optional().openapi({ description: "Deployment token: whose runs (required, unless scheduleId or agent is given). User token: its own, if given." }),
       scheduleId: z.string().optional().openapi({ description: "The runs of this schedule (with or without a subject), from the schedule's own index." }),
       agent: agentNameSchema.optional().openapi({ description: "Only the runs made from the stored agent of this name (any version): of the subject, or of the schedule; for the deployment token without subject, every run of the agent (any subject, or none), from the agent's own index." }),
+      tag: tagSchema.optional().openapi({ description: "Only the runs tagged so when they were made (`tags`)." }),
+      from: isoTimeSchema.optional().openapi({ description: "Only the runs created at or after this time (a date, or an RFC 3339 date-time)." }),
+      to: isoTimeSchema.optional().openapi({ description: "Only the runs created before this time." }),
     }),
   },
   responses: { 200: json(runsPageSchema, "A page of runs."), ...errors(400, 401, 403, 404, 429) },

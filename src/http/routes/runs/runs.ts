@@ -8,6 +8,7 @@ import type { AppEnv } from "../../app-env";
 import { LIST_LIMIT_DEFAULT } from "../../../api/schemas/subject/inbox-schemas";
 import type { ListAnswer, ListQuery } from "../../../api/rpc/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
+import { isoTime } from "../../../api/rules/iso-time";
 import { sha256Hex } from "../../../lib/encoding";
 import { invalidRequest, validationHook } from "../../errors";
 import { wantsEventStream } from "../../forward";
@@ -76,10 +77,13 @@ export function runsApp(): OpenAPIHono<AppEnv> {
   app.openapi(forkRoute, async (c) => c.json(await forkRun(c, c.req.valid("json"), c.req.valid("header")["idempotency-key"]), 201));
 
   app.openapi(listRunsRoute, async (c) => {
-    const { status, limit, cursor, scheduleId, agent } = c.req.valid("query");
+    const { status, limit, cursor, scheduleId, agent, tag, from, to } = c.req.valid("query");
     const query: ListQuery = { limit: limit === undefined ? LIST_LIMIT_DEFAULT : Number(limit) };
     if (status !== undefined) query.status = status;
     if (agent !== undefined) query.agent = agent;
+    if (tag !== undefined) query.tag = tag;
+    if (from !== undefined) query.from = isoTime(from);
+    if (to !== undefined) query.to = isoTime(to);
     if (cursor !== undefined) {
       const after = decodeCursor(cursor);
       if (after === undefined) throw invalidRequest("Invalid request query.", [{ path: "cursor", message: "Not a cursor this API gave." }]);

@@ -1,0 +1,202 @@
+// One step of an experiment (its object's alarm, docs/evals.md "Experiments"): the cases whose runs
+// ended are scored, the cases that may start do (as many as `concurrency` at once, each only when
+// what it could spend fits in the budget: src/evals/case-budget.ts), and an experiment with no case
+// left to run ends. Each move of a case is committed before the next thing happens:
+// - a case is marked running (its run's id and its hold) before its run is made; a crash between
+//   the two leaves a running case not known to be made, which the next step makes again with the
+//   same derived id and body hash, so the run object answers the run it made (never a second one);
+// - a scored case is finished, its spend counted and its event logged in one transaction; a crash
+//   before it scores it again (its judge calls are journaled: judge-store.ts), never twice.
+// A run object that cannot be reached is tried again CASE_ATTEMPTS times, then the case fails.
+import type { ExperimentEvent } from "../../api/resources/eval-types";
+import { caseReserve, startDecision } from "../../evals/case-budget";
+import { appendEvent, type LoggedEvent } from "../events/event-log";
+import { runOf } from "../schedule/fire-run";
+import { isoNow } from "../storage/clock";
+import { createCaseRun, prepareCase, type PreparedCase } from "./case-start";
+import { scoreCase, type JudgeJournal } from "./case-scoring";
+import { addSpent, countAttempt, countStates, finishCase, markCreated, markStarting, readCase, readCases, readExperiment, reservedUsd, setStatus, settleCase, type CaseRow, type ExperimentSpec } from "./experiment-store";
+import { caseView, progressOf } from "./experiment-view";
+import { JUDGE_MAX_USD_DEFAULT } from "./judge-call";
+import { judged, recordJudged } from "./judge-store";
+
+/** Attempts to reach a case's run object before the case fails. */
+export const CASE_ATTEMPTS = 5;
+/** A case whose run object could not be reached is tried again this long after. */
+export const CASE_RETRY_MS = 10_000;
+
+/** Where a test may stop a step, as a crash would. */
+export type CrashPoint = "case-marked" | "case-made" | "case-scored";
+
+export type StepDeps = {
+  env: Env;
+  sql: SqlStorage;
+  transaction: <T>(work: () => T) => T;
+  /** Logged events, sent to the experiment's watchers. */
+  send: (events: LoggedEvent[]) => void;
+  crash?: (point: CrashPoint) => void;
+};
+
+/** What the object does next: step again now, in a while, or wait for a case run's change. */
+export type NextStep = "now" | "retry" | "idle";
+
+/** Inside a transaction: the event, kept in `logged` to be sent once it committed. */
+export function logEvent(sql: SqlStorage, event: ExperimentEvent, logged: LoggedEvent[]): void {
+  const made = appendEvent(sql, event, isoNow());
+  if (made !== undefined) logged.push(made);
+}
+
+/** Runs `work` in one transaction, then sends the events it logged. */
+export function committed(deps: Pick<StepDeps, "transaction" | "send">, work: (logged: LoggedEvent[]) => void): void {
+  const logged: LoggedEvent[] = [];
+  deps.transaction(() => work(logged));
+  deps.send(logged);
+}
+
+function spentOf(deps: StepDeps): number {
+  return readExperiment(deps.sql)?.spentUsd ?? 0;
+}
+
+function logCaseEnded(deps: StepDeps, n: number, logged: LoggedEvent[]): void {
+  logEvent(deps.sql, { type: "case-ended", case: caseView(readCase(deps.sql, n)!), spentUsd: spentOf(deps), progress: progressOf(deps.sql) }, logged);
+}
+
+function settle(deps: StepDeps, n: number, state: "failed" | "skipped" | "cancelled", reason: string, spentUsd = 0): void {
+  committed(deps, (logged) => {
+    settleCase(deps.sql, n, state, reason);
+    if (spentUsd > 0) addSpent(deps.sql, spentUsd, isoNow());
+    logCaseEnded(deps, n, logged);
+  });
+}
+
+/** What a case's judge calls may cost at most: each rubric's maxUsd, for the case's run and (when the baseline is "recordings") its recording. */
+function judgeHolds(spec: ExperimentSpec, row: CaseRow): number[] {
+  const sides = row.sourceRunId !== undefined && spec.baseline === "recordings" ? 2 : 1;
+  return spec.scorers.flatMap((scorer) => (scorer.type === "rubric" ? Array.from({ length: sides }, () => scorer.maxUsd ?? JUDGE_MAX_USD_DEFAULT) : []));
+}
+
+/** Makes a case's run (or finds the one made before a crash). "retry": its object could not be reached. */
+async function makeRun(deps: StepDeps, n: number, prepared: PreparedCase): Promise<"made" | "retry" | "ended"> {
+  let made: Awaited<ReturnType<typeof createCaseRun>>;
+  try {
+    made = await createCaseRun(prepared, deps.env);
+  } catch (error) {
+    const attempts = deps.transaction(() => countAttempt(deps.sql, n));
+    if (attempts < CASE_ATTEMPTS) return "retry";
+    settle(deps, n, "failed", `The case's run could not be made after ${attempts} attempts: ${error instanceof Error ? error.message : String(error)}`);
+    return "ended";
+  }
+  deps.crash?.("case-made");
+  if (!made.outcome.ok) {
+    settle(deps, n, "failed", made.outcome.error.message);
+    return "ended";
+  }
+  committed(deps, (logged) => {
+    markCreated(deps.sql, n);
+    logEvent(deps.sql, { type: "case-started", n, runId: made.runId, progress: progressOf(deps.sql) }, logged);
+  });
+  return "made";
+}
+
+/** Starts what may start; "retry" when a run object could not be reached. */
+async function startCases(deps: StepDeps, spec: ExperimentSpec): Promise<NextStep> {
+  let next: NextStep = "idle";
+  // Cases marked running whose run is not known to be made (a crash, an unreachable object): made again.
+  for (const row of readCases(deps.sql, "running").filter((one) => !one.created)) {
+    if ((await makeRun(deps, row.n, await prepareCase(deps.env, spec, row))) === "retry") next = "retry";
+  }
+  for (const row of readCases(deps.sql, "pending")) {
+    if ((countStates(deps.sql).get("running") ?? 0) >= spec.concurrency) break;
+    const prepared = await prepareCase(deps.env, spec, row);
+    if (prepared.kind === "refused") {
+      settle(deps, row.n, "failed", prepared.outcome.ok ? "Refused." : prepared.outcome.error.message);
+      continue;
+    }
+    const hold = caseReserve(prepared.budgetUsd, judgeHolds(spec, row));
+    const decision = startDecision({ budgetUsd: spec.budgetUsd, spentUsd: spentOf(deps), reservedUsd: reservedUsd(deps.sql) }, hold);
+    if (decision === "wait") break;
+    if (decision === "skip") {
+      const left = Math.max(0, spec.budgetUsd - spentOf(deps));
+      settle(deps, row.n, "skipped", `Skipped: the case could spend $${hold} (its run's budget and its judge calls) and the experiment has $${left} of its budget left.`);
+      continue;
+    }
+    deps.transaction(() => markStarting(deps.sql, row.n, prepared.run.id, hold));
+    deps.crash?.("case-marked");
+    if ((await makeRun(deps, row.n, prepared)) === "retry") next = "retry";
+  }
+  return next;
+}
+
+function journalOf(deps: StepDeps, n: number): JudgeJournal {
+  return {
+    judged: (side, scorer) => judged(deps.sql, n, side, scorer),
+    record: (side, scorer, answer) => deps.transaction(() => recordJudged(deps.sql, n, side, scorer, answer.verdict, answer.costUsd, isoNow())),
+  };
+}
+
+/** What a case's run spent, read from its object (0 when it cannot be read). */
+async function runSpent(env: Env, runId: string | undefined): Promise<number> {
+  if (runId === undefined) return 0;
+  const view = await runOf(env, runId).view().catch(() => undefined);
+  return view?.ok === true ? view.value.spentUsd : 0;
+}
+
+/** Scores the cases whose runs ended; "retry" when one's run had not ended after all. */
+async function scoreCases(deps: StepDeps, spec: ExperimentSpec): Promise<NextStep> {
+  let next: NextStep = "idle";
+  for (const row of readCases(deps.sql, "scoring")) {
+    const scored = await scoreCase(deps.env, spec, row, journalOf(deps, row.n));
+    if (scored.kind === "running") {
+      next = "retry";
+      continue;
+    }
+    if (scored.kind === "failed") {
+      settle(deps, row.n, "failed", scored.reason, await runSpent(deps.env, row.runId));
+      continue;
+    }
+    committed(deps, (logged) => {
+      finishCase(deps.sql, row.n, scored.result, scored.reason);
+      addSpent(deps.sql, scored.runSpentUsd, isoNow());
+      logCaseEnded(deps, row.n, logged);
+    });
+    deps.crash?.("case-scored");
+  }
+  return next;
+}
+
+/** Ends the experiment when no case is left to run or score. */
+function endIfDone(deps: StepDeps): boolean {
+  const counts = countStates(deps.sql);
+  if ((counts.get("pending") ?? 0) + (counts.get("running") ?? 0) + (counts.get("scoring") ?? 0) > 0) return false;
+  committed(deps, (logged) => {
+    setStatus(deps.sql, "finished", isoNow());
+    logEvent(deps.sql, { type: "experiment-ended", status: "finished", spentUsd: spentOf(deps), progress: progressOf(deps.sql) }, logged);
+  });
+  return true;
+}
+
+export async function stepExperiment(deps: StepDeps): Promise<NextStep> {
+  const experiment = readExperiment(deps.sql);
+  if (experiment === undefined || experiment.status !== "running") return "idle";
+  const scoring = await scoreCases(deps, experiment.spec);
+  const starting = await startCases(deps, experiment.spec);
+  if (endIfDone(deps)) return "idle";
+  if ((countStates(deps.sql).get("scoring") ?? 0) > 0) return "now";
+  return scoring === "retry" || starting === "retry" ? "retry" : "idle";
+}
+
+/** Cancels what has not ended: pending and scoring cases at once, running ones with their runs (what those spent is counted). */
+export async function cancelExperiment(deps: StepDeps): Promise<void> {
+  const experiment = readExperiment(deps.sql);
+  if (experiment === undefined || experiment.status !== "running") return;
+  deps.transaction(() => setStatus(deps.sql, "cancelled", isoNow()));
+  for (const row of readCases(deps.sql).filter((one) => one.state === "pending" || one.state === "running" || one.state === "scoring")) {
+    let spent = 0;
+    if (row.runId !== undefined && row.state !== "pending") {
+      const cancelled = await runOf(deps.env, row.runId).cancel().catch(() => undefined);
+      spent = cancelled?.ok === true ? cancelled.value.spentUsd : await runSpent(deps.env, row.runId);
+    }
+    settle(deps, row.n, "cancelled", "The experiment was cancelled.", spent);
+  }
+  committed(deps, (logged) => logEvent(deps.sql, { type: "experiment-ended", status: "cancelled", spentUsd: spentOf(deps), progress: progressOf(deps.sql) }, logged));
+}
