@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, readStoredLog, releaseHold } from "./support/api";
-import { bundleDocModule, writeDocFile } from "./support/ai-sdk-doc";
+import { bundleDocModule, writeDocFile } from "./support/doc-files";
 import { freePort } from "./support/http-server";
 import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
 import { waitForEnd, waitForEvent } from "./support/run-events";

@@ -1,5 +1,5 @@
 // The React chat page of the chat tests (and nothing the Worker serves): docs/ai-sdk.md's example
-// as written, `main.tsx` and `chat.tsx`, bundled for the browser at test time (ai-sdk-doc.ts), and
+// as written, `main.tsx` and `chat.tsx`, bundled for the browser at test time (doc-files.ts), and
 // the app's server around it: the page (its `<meta name="ratchet-url">` the Worker's address), its
 // script, and `POST /api/chats`, which calls the docs' `chats.mjs` as the app's route would, for a
 // subject of the test's. Served from a port of its own, hence an origin of its own (the Worker
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
-import { bundleDocModule, writeDocFile } from "./ai-sdk-doc";
+import { bundleDocModule, writeDocFile } from "./doc-files";
 import { listen, readBody, shut } from "./http-server";
 
 /** The page's script: the docs' main.tsx and chat.tsx, one browser module. */
