@@ -91,8 +91,19 @@ describe("docs/api.md against the OpenAPI document", () => {
   });
 
   it("writes each type with exactly the fields of its schema", () => {
-    for (const name of ["RunView", "PendingCall", "WebhookDelivery", "RunSummary", "InboxEvent", "ScheduleView", "ScheduleFire"]) {
+    for (const name of ["RunView", "PendingCall", "WebhookDelivery", "RunSummary", "InboxEvent", "ScheduleView", "ScheduleFire", "Dataset", "DatasetCase", "Experiment", "ExperimentProgress", "ExperimentCase", "Divergence"]) {
       expect(sorted(typeFields(api, name)), name).toEqual(propertiesOf(name));
+    }
+  });
+
+  it("has a row in the experiment events table for every type of ExperimentEvent, naming each of its fields", () => {
+    const events = resolve(schema("ExperimentEvent")).oneOf!.map(resolve);
+    const table = tableOf(section(api, "Experiment events"), "`type`");
+    const rows = new Map(table.rows.map((row) => [codeSpans(row[0]!)[0]!, codeSpans(row[1]!)]));
+    expect(sorted(rows.keys())).toEqual(sorted(events.map((event) => event.properties!.type!.enum![0]!)));
+    for (const event of events) {
+      const type = event.properties!.type!.enum![0]!;
+      expect(sorted(rows.get(type)!), `the fields of ${type}`).toEqual(sorted(Object.keys(event.properties!).filter((field) => field !== "type")));
     }
   });
 

@@ -46,7 +46,7 @@ describe("the docs' marked shell examples, run against wrangler dev", () => {
 
   // Each feature's page has an example a newcomer can run offline that reaches the feature: the
   // agent called, the fork gone its own way, the schedule fired, the inbox rung.
-  it.each(["docs/children.md", "docs/forks.md", "docs/schedules.md", "docs/inbox.md"])("%s has a runnable offline example", (file) => {
+  it.each(["docs/children.md", "docs/forks.md", "docs/schedules.md", "docs/inbox.md", "docs/evals.md"])("%s has a runnable offline example", (file) => {
     expect(marked.filter((block) => block.file === file).length).toBeGreaterThanOrEqual(2);
   });
 
@@ -174,10 +174,13 @@ describe("the docs' marked shell examples, run against wrangler dev", () => {
         const expectation = expectationAfter(text, block);
         expect(expectation.answers.length, `${where}: one status per curl command`).toBe(curlCount(block.code));
         for (const wait of expectation.waits) {
-          const [type, count = "1"] = wait.split("=") as [string, string?];
-          const watch = watchRun({ base: dev!.url, id: vars.RUN!, token: vars.TOKEN!, deadlineMs: 60_000, stayAfterEnd: true });
+          const [what, target] = wait.split("@") as [string, string?];
+          const [type, count = "1"] = what.split("=") as [string, string?];
+          const id = target === undefined ? vars.RUN! : vars[target]!;
+          const token = target === undefined ? vars.TOKEN! : vars.DEPLOY_TOKEN!;
+          const watch = watchRun({ base: dev!.url, id, token, deadlineMs: 60_000, stayAfterEnd: true, of: id.startsWith("exp_") ? "experiments" : "runs" });
           const seen = () => watch.events.filter((event) => event.type === type).length >= Number(count);
-          await watch.until(seen, 60_000, () => `${where}: ${vars.RUN} sent no ${count} ${type} event(s)`);
+          await watch.until(seen, 60_000, () => `${where}: ${id} sent no ${count} ${type} event(s)`);
           watch.close();
         }
         const answers = await runBlock(block.code, vars);

@@ -40,7 +40,8 @@ export type Door =
   | "stored agent run"
   | "A2A SendMessage"
   | "MCP tools/call"
-  | "AI SDK chat POST";
+  | "AI SDK chat POST"
+  | "experiment case";
 
 export const DOORS: readonly Door[] = [
   "create",
@@ -61,6 +62,7 @@ export const DOORS: readonly Door[] = [
   "A2A SendMessage",
   "MCP tools/call",
   "AI SDK chat POST",
+  "experiment case",
 ];
 
 /** Where each door puts the body: the prefix of the issue path it answers with. */
@@ -85,6 +87,8 @@ export const PATH_PREFIX: Record<Door, string> = {
   "A2A SendMessage": "",
   "MCP tools/call": "",
   "AI SDK chat POST": "",
+  // A case run is the recording's body with the variant's changes over it, admitted when the case starts.
+  "experiment case": "",
 };
 
 /** The doors that run a stored agent whose template carries the row's fields (planted, as one stored before a cap was lowered). */
@@ -115,6 +119,8 @@ export const ROWS: readonly Row[] = [
 
 const FORK_FIELDS = new Set(["system", "provider", "model", "tools", "budget", "maxSteps"]);
 const TEMPLATE_FIELDS_MISSING = new Set(["subject", "webhook"]);
+/** What an experiment's variant may change in each recording's body (docs/evals.md, Experiments). */
+const VARIANT_FIELDS = new Set(["system", "provider", "model", "tools", "maxSteps", "maxTokens", "budget", "script"]);
 /** What a run of a stored agent (POST /v1/runs {agent}) may set beside its messages; the rest is the agent's. */
 const AGENT_RUN_FIELDS = new Set(["subject", "webhook", "budget", "metadata"]);
 
@@ -133,6 +139,10 @@ export function skipReason(row: Row, door: Door): string | undefined {
   if (door === "AI SDK chat POST") {
     return "a chat POST carries a message only: it is sent by POST …/messages' own code (sendMessage → admitContinue), whose one field, maxSteps, the continue column asks";
   }
+  if (door === "experiment case" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {
+    return "only the deployment token makes experiments (a user or run token: 403 at /v1/experiments, door-matrix-evals.test.ts); a case run is the deployment's";
+  }
+  if (door === "experiment case" && fields.some((field) => !VARIANT_FIELDS.has(field))) return `a variant has no ${fields.join(", ")} field: a case run keeps its recording's`;
   if (door === "continue") return row.path === "maxSteps" ? undefined : "a continue carries content, mode and maxSteps only";
   if (door === "child start" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {
     return "a child's start is held to today's settings only: its template's rights were its parent's caller's, checked when the parent was made";
@@ -182,3 +192,33 @@ export function watchSkipReason(row: WatchRow, door: WatchDoor): string | undefi
   if (door === "MCP tools/call") return "a call follows its run from the run's newest event when it starts; the client sends no cursor";
   return undefined;
 }
+
+// The door matrix's deployment columns (test/http/door-matrix-evals.test.ts): the routes only the
+// deployment token may use (evals read any subject's runs and spend the deployment's money). Each
+// row is a token that is not the deployment's, asked at every such route: none gets in. A route
+// opened to another token fails here; a new deployment-only route is a column.
+
+/** A deployment-only route: its method and its path, `{name}` and `{id}` filled in by the test. */
+export type DeploymentDoor = { method: "GET" | "POST"; path: string; body?: unknown };
+
+export const DEPLOYMENT_DOORS: readonly DeploymentDoor[] = [
+  { method: "POST", path: "/v1/datasets", body: { name: "door", cases: [{ messages: [{ role: "user", content: "hi" }] }] } },
+  { method: "GET", path: "/v1/datasets" },
+  { method: "GET", path: "/v1/datasets/{name}" },
+  { method: "POST", path: "/v1/datasets/{name}/cases", body: { cases: [{ messages: [{ role: "user", content: "hi" }] }] } },
+  { method: "POST", path: "/v1/experiments", body: { dataset: "{name}", variant: {}, scorers: [{ type: "exact" }] } },
+  { method: "GET", path: "/v1/experiments" },
+  { method: "GET", path: "/v1/experiments/{id}" },
+  { method: "POST", path: "/v1/experiments/{id}/cancel" },
+  { method: "GET", path: "/v1/experiments/{id}/events" },
+  { method: "GET", path: "/v1/experiments/{id}/comparison" },
+  { method: "GET", path: "/v1/experiments/{id}/export" },
+];
+
+export type TokenRow = { name: "no token" | "a user token" | "a run token"; status: 401 | 403; code: "unauthorized" | "forbidden" };
+
+export const TOKEN_ROWS: readonly TokenRow[] = [
+  { name: "no token", status: 401, code: "unauthorized" },
+  { name: "a user token", status: 403, code: "forbidden" },
+  { name: "a run token", status: 403, code: "forbidden" },
+];

@@ -10,7 +10,8 @@
 // today's settings refuse (planted in the agents object, as the trigger's run is in its schedule's):
 // by name (POST /v1/runs {agent}), A2A's SendMessage and MCP's tools/call, whose refusals (a
 // JSON-RPC error, a tool error) carry the intake's status and issues; the AI SDK chat's POST is a
-// column of named skips (it carries a message only, sent by POST …/messages' code). Cells a door cannot be asked
+// column of named skips (it carries a message only, sent by POST …/messages' code), and an experiment's
+// case (its variant over its recording, admitted when the case starts). Cells a door cannot be asked
 // are skipped by the table, by name, with their reason.
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +27,7 @@ import { freshSubject, userToken } from "../helpers/inbox";
 import { createSchedule, scheduleCall, scheduleStubFor } from "../helpers/schedules";
 import { api, driveRun, startRun } from "../helpers/service-client";
 import { agentTool, callAgents } from "../helpers/children";
+import { driveExperiment } from "../helpers/experiments";
 import { createRun, drive, storedEvents, stubFor, valueOf } from "../helpers/runs";
 import { TEST_API_TOKEN } from "../test-env";
 
@@ -124,6 +126,8 @@ async function knock(door: Door, row: Row): Promise<Response> {
       return a2aSend(await plantAgent(fields), tokenOf(row));
     case "MCP tools/call":
       return mcpCall(await plantAgent(fields), tokenOf(row));
+    case "experiment case":
+      return experimentCase(fields);
     case "AI SDK chat POST":
       // Every cell of this column is a named skip (skipReason): a chat POST has no run field to ask.
       throw new Error(`${door} is not asked: ${skipReason(row, door)}`);
@@ -199,6 +203,26 @@ async function childStart(fields: Record<string, unknown>): Promise<Response> {
   const text = JSON.stringify(result.content);
   const paths = [...text.matchAll(/([a-zA-Z0-9_.]+): /g)].map((match) => ({ path: match[1] }));
   return Response.json({ error: { code: "refused-at-start", message: text, issues: paths } }, { status: text.includes("may not be made") ? 400 : 500 });
+}
+
+/**
+ * The experiment case door: an experiment on a dataset of the finished source run, its variant the
+ * row's fields. The variant is checked when the case starts, by the one intake, for the deployment:
+ * a refusal fails the case with its reason (each issue's path and message), answered here in the
+ * API's error shape, so the one check below reads every door.
+ */
+async function experimentCase(fields: Record<string, unknown>): Promise<Response> {
+  const name = `door-${crypto.randomUUID().slice(0, 8)}`;
+  const made = await post("/v1/datasets", TEST_API_TOKEN, { name, cases: [{ runId: world.source.id }] });
+  expect(made.status, await made.clone().text()).toBe(201);
+  const response = await post("/v1/experiments", TEST_API_TOKEN, { dataset: name, variant: fields, scorers: [{ type: "exact" }] });
+  if (response.status !== 201) return response;
+  const { experiment } = (await response.json()) as { experiment: { id: string } };
+  const [one] = (await driveExperiment(experiment.id)).cases;
+  if (one?.state !== "failed") return Response.json({ case: one }, { status: 201 });
+  const text = one.reason ?? "";
+  const paths = [...text.matchAll(/([a-zA-Z0-9_.]+): /g)].map((match) => ({ path: match[1] }));
+  return Response.json({ error: { code: "refused-at-start", message: text, issues: paths } }, { status: 400 });
 }
 
 describe("the door matrix: one intake, the same answer at every door", () => {

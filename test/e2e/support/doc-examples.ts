@@ -4,7 +4,9 @@
 //   <!-- expect: wait waiting; 201 run.id run.status=running token; then RUN=run.id TOKEN=token -->
 //
 // Clauses, separated by `;`, in the order of the block's curl commands:
-//   wait <type>[=<n>]   before the block runs, wait until $RUN has stored n events (default 1) of this type
+//   wait <type>[=<n>][@<VAR>]  before the block runs, wait until $RUN (or the run or experiment
+//                       whose id is in $VAR, watched with the deployment token) has stored n events
+//                       (default 1) of this type
 //   <status> <check>…   the next curl command's HTTP status, then checks of its answer:
 //                       `path` (a JSON field that is there), `path=value` (equal; value is JSON, or
 //                       a plain string), `~text` (the answer's text contains it)

@@ -51,6 +51,8 @@ export type WatchOptions = {
   deadlineMs?: number;
   /** Keep watching after `end` (live events of a continued run). */
   stayAfterEnd?: boolean;
+  /** Whose events: a run's (the default) or an experiment's, which streams as a run's does. */
+  of?: "runs" | "experiments";
 };
 
 export function watchRun(options: WatchOptions): RunWatch {
@@ -93,7 +95,7 @@ export function watchRun(options: WatchOptions): RunWatch {
 
   const connect = () => {
     if (stopped) return;
-    const url = `${base.replace(/^http/, "ws")}/v1/runs/${id}/events?after=${last}`;
+    const url = `${base.replace(/^http/, "ws")}/v1/${options.of ?? "runs"}/${id}/events?after=${last}`;
     const requestedAt = Date.now();
     const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${token}` }, perMessageDeflate: false });
     socket = ws;
