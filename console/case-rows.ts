@@ -41,6 +41,11 @@ export function deltaText(delta: number, format: (size: number) => string = scor
   return `${delta > 0 ? "+" : "−"}${format(Math.abs(delta))}`;
 }
 
+/** A cost change's size in dollars, with the digits a small one needs: "$0.0010", "$0.000009". */
+export function usdSize(size: number): string {
+  return size !== 0 && size < 0.0001 ? `$${size.toFixed(6)}` : `$${size.toFixed(size < 1 ? 4 : 2)}`;
+}
+
 /** The divergence in short phrases: "1 from the recording", "1 with no recording (refused)", … */
 export function divergencePhrases(divergence: Divergence): string[] {
   const phrases = [`${divergence.fromRecording} from the recording`];

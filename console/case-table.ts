@@ -2,13 +2,10 @@
 // which order), with each score and its reason a click away (and on hover), the delta against the
 // baseline, cost and steps, the divergence from the recording, and two links: the case's run and
 // the recording it replayed, each opened in the run panel.
-import { deltaText, scoreText, type CaseRow, type ScoreCell } from "./case-rows";
+import { deltaText, scoreText, usdSize, type CaseRow, type ScoreCell } from "./case-rows";
 import { el, money } from "./dom";
 
 const ENDED_BADLY = new Set(["failed", "skipped", "cancelled"]);
-
-/** "+0.0001" for money: a delta's size in dollars. */
-const usdSize = (size: number) => money(size).slice(1);
 
 function scoreItem(score: ScoreCell): HTMLLIElement {
   const delta = score.delta === undefined || score.delta === null ? "" : ` ${deltaText(score.delta)} vs ${scoreText(score.baseline)}`;

@@ -3,7 +3,7 @@
 // the totals against the baseline, and the case table. It draws what it is given; the experiment's
 // events and comparison come from experiment-follow.ts.
 import type { Comparison, ExperimentView } from "../src/api/resources/eval-types";
-import { caseRows, deltaText, progressText, scoreText, variantText } from "./case-rows";
+import { caseRows, deltaText, progressText, scoreText, usdSize, variantText } from "./case-rows";
 import { caseTableRow } from "./case-table";
 import { describe } from "./describe-error";
 import { byId, money, show } from "./dom";
@@ -25,7 +25,7 @@ export function totalsText(comparison: Comparison, skipped: number): string {
   const scores = totals.scores.map((score) => `${score.scorer} ${scoreText(score.score)}${score.delta === null ? "" : ` (${deltaText(score.delta)} vs ${scoreText(score.baseline)})`}`);
   const counts = [`${totals.cases} cases`, `${totals.regressions} ${totals.regressions === 1 ? "regression" : "regressions"}`, `${totals.improvements} ${totals.improvements === 1 ? "improvement" : "improvements"}`];
   if (skipped > 0) counts.push(`${skipped} skipped`);
-  const cost = `cost ${money(totals.costUsd.new)} (${deltaText(totals.costUsd.delta, (size) => money(size).slice(1))})`;
+  const cost = `cost ${money(totals.costUsd.new)} (${deltaText(totals.costUsd.delta, usdSize)})`;
   const steps = `steps ${totals.steps.new} (${deltaText(totals.steps.delta, String)})`;
   return `Against ${baseline}: ${[...counts, ...scores, cost, steps].join(" · ")}`;
 }
