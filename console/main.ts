@@ -11,10 +11,10 @@ import { PushControl, registerServiceWorker, rememberedUserToken } from "./push-
 import { RunPanel } from "./run-panel";
 import { SchedulesPanel } from "./schedules-panel";
 import { AgentsPanel, listAgents, startAgentRun } from "./agents-panel";
-import { experimentsApi } from "./experiment-api";
-import { followExperiment } from "./experiment-follow";
-import { ExperimentPage } from "./experiment-view";
-import { ExperimentsPanel } from "./experiments-panel";
+import { experimentsApi } from "./experiments/experiment-api";
+import { followExperiment } from "./experiments/experiment-follow";
+import { ExperimentPage } from "./experiments/experiment-view";
+import { ExperimentsPanel } from "./experiments/experiments-panel";
 import { readStartForm, setUpStartForm } from "./start-form";
 
 const baseUrl = location.origin;

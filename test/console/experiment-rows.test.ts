@@ -4,9 +4,9 @@
 // (console/experiment-state.ts), an event it already holds changing nothing.
 import { describe, expect, it } from "vitest";
 import type { Comparison, ExperimentCase, ExperimentView } from "../../src/api/resources/eval-types";
-import { caseRows, deltaText, divergencePhrases, progressText, scoreText, usdSize, variantText } from "../../console/case-rows";
-import type { StoredExperimentEvent } from "../../console/experiment-api";
-import { applyExperimentEvent } from "../../console/experiment-state";
+import { caseRows, deltaText, divergencePhrases, progressText, scoreText, usdSize, variantText } from "../../console/experiments/case-rows";
+import type { StoredExperimentEvent } from "../../console/experiments/experiment-api";
+import { applyExperimentEvent } from "../../console/experiments/experiment-state";
 
 const progress = (fields: Partial<ExperimentView["progress"]>) => ({ total: 3, pending: 0, running: 0, scoring: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, ...fields });
 

@@ -2,11 +2,11 @@
 // baseline), its progress (live while it runs), Cancel while it runs, its report as CSV and JSON,
 // the totals against the baseline, and the case table. It draws what it is given; the experiment's
 // events and comparison come from experiment-follow.ts.
-import type { Comparison, ExperimentView } from "../src/api/resources/eval-types";
+import type { Comparison, ExperimentView } from "../../src/api/resources/eval-types";
 import { caseRows, deltaText, progressText, scoreText, usdSize, variantText } from "./case-rows";
 import { caseTableRow } from "./case-table";
-import { describe } from "./describe-error";
-import { byId, money, show } from "./dom";
+import { describe } from "../describe-error";
+import { byId, money, show } from "../dom";
 import { reportPath } from "./experiment-api";
 import { isRunning } from "./experiment-state";
 import { experimentTitle } from "./experiments-panel";

@@ -3,7 +3,7 @@
 // baseline, cost and steps, the divergence from the recording, and two links: the case's run and
 // the recording it replayed, each opened in the run panel.
 import { deltaText, scoreText, usdSize, type CaseRow, type ScoreCell } from "./case-rows";
-import { el, money } from "./dom";
+import { el, money } from "../dom";
 
 const ENDED_BADLY = new Set(["failed", "skipped", "cancelled"]);
 

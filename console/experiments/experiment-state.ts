@@ -3,7 +3,7 @@
 // carries, and the experiment's end gives its status and spend. An event the view already holds
 // (its seq at or below the view's lastSeq) changes nothing, so a stream reopened after a listing
 // can overlap it.
-import type { ExperimentView } from "../src/api/resources/eval-types";
+import type { ExperimentView } from "../../src/api/resources/eval-types";
 import type { StoredExperimentEvent } from "./experiment-api";
 
 export function applyExperimentEvent(view: ExperimentView, event: StoredExperimentEvent): ExperimentView {

@@ -2,9 +2,9 @@
 // its comparison with its baseline, its cancel, its report, and its progress as Server-Sent Events
 // read from a streamed fetch (the deployment token goes in the Authorization header, never in a
 // URL). A refusal becomes a RatchetError in the API's error shape, as the typed client's are.
-import type { Comparison, ExperimentEvent, ExperimentSummary, ExperimentView } from "../src/api/resources/eval-types";
-import { errorFromAnswer, networkError } from "../src/client/errors";
-import { takeSseData } from "../src/client/sse-connection";
+import type { Comparison, ExperimentEvent, ExperimentSummary, ExperimentView } from "../../src/api/resources/eval-types";
+import { errorFromAnswer, networkError } from "../../src/client/errors";
+import { takeSseData } from "../../src/client/sse-connection";
 
 export type StoredExperimentEvent = ExperimentEvent & { seq: number; at: string };
 

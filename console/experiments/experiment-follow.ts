@@ -3,8 +3,8 @@
 // experiment is opened; its comparison with its baseline read again after each case ends (one
 // request at a time: a case that ends while one is out asks for one more when it answers).
 import { RatchetError } from "@ratchet/client";
-import type { ExperimentView } from "../src/api/resources/eval-types";
-import { describe } from "./describe-error";
+import type { ExperimentView } from "../../src/api/resources/eval-types";
+import { describe } from "../describe-error";
 import type { ExperimentsApi } from "./experiment-api";
 import { applyExperimentEvent, isRunning } from "./experiment-state";
 import type { ExperimentPage } from "./experiment-view";

@@ -2,9 +2,9 @@
 // first, each with its name or id, dataset and version, mode, status, progress, spend against its
 // budget and when it was made, and an Open button that shows its case table. The list is what the
 // API last answered; the experiment open on the page updates its own item as its events come.
-import type { ExperimentSummary } from "../src/api/resources/eval-types";
+import type { ExperimentSummary } from "../../src/api/resources/eval-types";
 import { progressText } from "./case-rows";
-import { byId, el, money, show } from "./dom";
+import { byId, el, money, show } from "../dom";
 
 export function experimentTitle(experiment: Pick<ExperimentSummary, "id" | "name">): string {
   return experiment.name ?? experiment.id;
