@@ -15,6 +15,7 @@ import { experimentsApi } from "./experiments/experiment-api";
 import { followExperiment } from "./experiments/experiment-follow";
 import { ExperimentPage } from "./experiments/experiment-view";
 import { ExperimentsPanel } from "./experiments/experiments-panel";
+import { ExperimentForm } from "./experiments/experiment-form";
 import { readStartForm, setUpStartForm } from "./start-form";
 
 const baseUrl = location.origin;
@@ -36,6 +37,7 @@ const experimentsForm = byId("experiments-form", HTMLFormElement);
 const experimentsFormError = byId("experiments-form-error", HTMLParagraphElement);
 const experiments = new ExperimentsPanel();
 const experimentPage = new ExperimentPage();
+const experimentForm = new ExperimentForm();
 const push = new PushControl();
 let watching: AbortController | undefined;
 let watchingExperiment: AbortController | undefined;
@@ -263,6 +265,20 @@ function openExperiment(token: string, id: string): void {
   }).catch((error: unknown) => experiments.showError(describe(error)));
 }
 
+/** The deployment's experiments, and the form that starts one of a dataset (a new one opens at once). */
+async function showExperiments(token: string): Promise<void> {
+  const api = experimentsApi(baseUrl, token);
+  const open = (id: string) => openExperiment(token, id);
+  // The list first: a token that may not read it asks nothing more.
+  experiments.open(await api.list(), open);
+  const [datasets, agentItems] = await Promise.all([api.datasets(), listAgents(baseUrl, token)]);
+  experimentForm.open(datasets, agentItems, async (body) => {
+    const made = await api.create(body);
+    experiments.open(await api.list(), open);
+    open(made.id);
+  });
+}
+
 experimentsForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const token = String(new FormData(experimentsForm).get("experimentsToken") ?? "").trim();
@@ -270,7 +286,7 @@ experimentsForm.addEventListener("submit", (event) => {
   fail(experimentsFormError, undefined);
   void busy(experimentsForm, async () => {
     try {
-      experiments.open(await experimentsApi(baseUrl, token).list(), (id) => openExperiment(token, id));
+      await showExperiments(token);
     } catch (error) {
       fail(experimentsFormError, describe(error));
     }

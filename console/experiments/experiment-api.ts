@@ -1,8 +1,9 @@
-// The experiments routes the console reads (docs/evals.md, docs/api.md): the list, one experiment,
-// its comparison with its baseline, its cancel, its report, and its progress as Server-Sent Events
-// read from a streamed fetch (the deployment token goes in the Authorization header, never in a
-// URL). A refusal becomes a RatchetError in the API's error shape, as the typed client's are.
-import type { Comparison, ExperimentEvent, ExperimentSummary, ExperimentView } from "../../src/api/resources/eval-types";
+// The experiments routes the console reads (docs/evals.md, docs/api.md): the list, the datasets
+// and a new experiment of one, one experiment, its comparison with its baseline, its cancel, its
+// report, and its progress as Server-Sent Events read from a streamed fetch (the deployment token
+// goes in the Authorization header, never in a URL). A refusal becomes a RatchetError in the API's
+// error shape, as the typed client's are.
+import type { Comparison, DatasetSummary, ExperimentEvent, ExperimentSummary, ExperimentView } from "../../src/api/resources/eval-types";
 import { errorFromAnswer, networkError } from "../../src/client/errors";
 import { takeSseData } from "../../src/client/sse-connection";
 
@@ -10,6 +11,9 @@ export type StoredExperimentEvent = ExperimentEvent & { seq: number; at: string 
 
 export type ExperimentsApi = {
   list(): Promise<ExperimentSummary[]>;
+  /** The datasets an experiment may run (first page, by name). */
+  datasets(): Promise<DatasetSummary[]>;
+  create(body: Record<string, unknown>): Promise<ExperimentView>;
   get(id: string): Promise<ExperimentView>;
   cancel(id: string): Promise<ExperimentView>;
   comparison(id: string): Promise<Comparison>;
@@ -40,6 +44,8 @@ export function experimentsApi(baseUrl: string, token: string): ExperimentsApi {
   const one = (id: string) => `/v1/experiments/${encodeURIComponent(id)}`;
   return {
     list: async () => (await json<{ experiments: ExperimentSummary[] }>("/v1/experiments?limit=100")).experiments,
+    datasets: async () => (await json<{ datasets: DatasetSummary[] }>("/v1/datasets?limit=100")).datasets,
+    create: async (body) => (await json<{ experiment: ExperimentView }>("/v1/experiments", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })).experiment,
     get: async (id) => (await json<{ experiment: ExperimentView }>(one(id))).experiment,
     cancel: async (id) => (await json<{ experiment: ExperimentView }>(`${one(id)}/cancel`, { method: "POST" })).experiment,
     comparison: async (id) => (await json<{ comparison: Comparison }>(`${one(id)}/comparison`)).comparison,

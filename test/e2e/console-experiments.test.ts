@@ -4,8 +4,9 @@
 // lists the experiment, its page shows the cases running and then, live from its events, ended:
 // the case table with each score and its reason, the one regression first with its delta against
 // the recordings and its divergence; a case's run opens in the run panel beside its recording,
-// which opens too; the CSV report downloads. A running experiment's Cancel cancels it; a wrong
-// token is refused in the API's words; on a phone the table scrolls in its own region.
+// which opens too; the CSV report downloads. The form starts one of a dataset and an agent's
+// version. A running experiment's Cancel cancels it; a wrong token or a body the API refuses is
+// refused in the API's words; on a phone the table scrolls in its own region.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { createRun, releaseHold, request } from "./support/api";
@@ -161,6 +162,42 @@ describe("experiments in the console", () => {
     expect(csv.slice(1).map((line) => [line.split(",")[0], line.includes(",true,")])).toEqual([["1", false], ["2", false], ["3", true]]);
     // Chromium logs the refused token's answer; nothing else went wrong.
     expect(errors).toEqual(["console: Failed to load resource: the server responded with a status of 401 (Unauthorized)"]);
+  }, 180_000);
+
+  it("starts an experiment of a dataset and an agent's version from the form: a refusal in the API's words, then the experiment opens and ends", async () => {
+    const base = fixture.dev.url;
+    const { name: dataset } = await arithmetic(base);
+    const agent = `adder-${crypto.randomUUID().slice(0, 8)}`;
+    const run = { provider: "scripted", tools: ["calculator"], minAnswerChars: 0, budget: { usd: 0.05 }, script: [{ toolCalls: [{ name: "calculator", input: { expression: "2+2" } }] }, { text: "Four." }] };
+    const stored = await request(base, "/v1/agents", LOCAL_TOKEN, { method: "POST", body: JSON.stringify({ name: agent, description: "Adds two and two.", run }) });
+    expect(stored.status, await stored.clone().text()).toBe(201);
+    const { page, errors } = await consolePage(fixture.browser, base);
+    await showExperiments(page, LOCAL_TOKEN);
+    await page.getByText("Start an experiment").click();
+    await page.getByLabel("Dataset", { exact: true }).selectOption(dataset);
+    await page.getByLabel("Variant", { exact: true }).selectOption({ label: `Agent ${agent} · v1` });
+    expect(await page.locator("#experiment-changes").isVisible()).toBe(false);
+    const title = `agent ${crypto.randomUUID().slice(0, 6)}`;
+    await page.getByLabel(/^Name/).fill(title);
+    await page.getByLabel(/^Baseline/).fill("recordings");
+    // No scorer: the API refuses, and the form says where, in the API's words.
+    await page.getByLabel(/^Scorers/).fill("[]");
+    await page.getByRole("button", { name: "Start experiment" }).click();
+    const refusal = page.locator("#experiment-form-error");
+    await refusal.waitFor({ state: "visible", ...WAIT });
+    expect(await text(refusal)).toContain("(invalid-request)");
+    expect(await text(refusal)).toContain("• scorers: At least one scorer.");
+
+    await page.getByLabel(/^Scorers/).fill('[{ "type": "exact" }]');
+    await page.getByRole("button", { name: "Start experiment" }).click();
+    await page.locator("#experiment-id", { hasText: title }).waitFor(WAIT);
+    expect(await text(page.locator("#experiment-variant"))).toBe(`agent ${agent} · v1`);
+    await page.locator("#experiment-status[data-status=finished]").waitFor(WAIT);
+    await expect.poll(() => text(page.locator("#experiment-totals")), WAIT).toMatch(/^Against the recordings: 3 cases · 1 regression · /);
+    expect(await page.locator("#case-rows tr").first().getAttribute("data-case")).toBe("3");
+    // The new experiment heads the list.
+    expect(await text(page.locator("#experiment-list li h3").first())).toBe(title);
+    expect(errors).toEqual(["console: Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
   }, 180_000);
 
   it("cancels a running experiment: its status and its cases say so, and Cancel goes", async () => {
