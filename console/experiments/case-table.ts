@@ -18,7 +18,7 @@ function scoreItem(score: ScoreCell): HTMLLIElement {
     el("strong", { className: "score-value", text: scoreText(score.score) }),
     ...(delta === "" ? [] : [el("span", { className: "delta", text: delta, attrs: { "data-direction": direction } })]),
   );
-  return el("li", { attrs: { "data-scorer": score.scorer } }, el("details", { className: "score" }, summary, el("p", { className: "reason", text: score.reason })));
+  return el("li", { attrs: { "data-scorer": score.scorer } }, el("details", { className: "score", attrs: { "data-detail": `score:${score.scorer}` } }, summary, el("p", { className: "reason", text: score.reason })));
 }
 
 function withDelta(text: string, delta: number | null | undefined, format?: (size: number) => string): Node[] {
@@ -46,7 +46,7 @@ export function caseTableRow(row: CaseRow, openRun: (runId: string) => void): HT
           { className: "case-divergence" },
           row.divergenceDetails.length === 0
             ? el("span", { text: row.divergence.join(" · ") })
-            : el("details", {}, el("summary", { text: row.divergence.join(" · ") }), el("ul", { className: "divergence-details" }, ...row.divergenceDetails.map((text) => el("li", { text })))),
+            : el("details", { attrs: { "data-detail": "divergence" } }, el("summary", { text: row.divergence.join(" · ") }), el("ul", { className: "divergence-details" }, ...row.divergenceDetails.map((text) => el("li", { text })))),
         );
   const links: Node[] = [];
   if (row.runId !== undefined) links.push(runLink("Run", row.runId, `Case ${row.n}'s run`, openRun));

@@ -67,6 +67,7 @@ export class ExperimentPage {
   open(view: ExperimentView, actions: ExperimentActions): void {
     this.actions = actions;
     this.comparison = undefined;
+    this.rows.replaceChildren();
     show(this.error, false);
     show(this.section, true);
     this.csv.href = reportPath(view.id, "csv");
@@ -109,7 +110,10 @@ export class ExperimentPage {
     const view = this.view;
     if (view === undefined) return;
     const comparison = this.comparison?.experimentId === view.id ? this.comparison : undefined;
+    // A reason or a divergence opened stays open while the table is drawn again (each event redraws it).
+    const opened = new Set(Array.from(this.rows.querySelectorAll<HTMLDetailsElement>("details[open]"), (details) => `${details.closest("tr")?.dataset.case}/${details.dataset.detail}`));
     this.rows.replaceChildren(...caseRows(view, comparison).map((row) => caseTableRow(row, (runId) => this.actions?.openRun(runId))));
+    for (const details of this.rows.querySelectorAll<HTMLDetailsElement>("details")) details.open = opened.has(`${details.closest("tr")?.dataset.case}/${details.dataset.detail}`);
     this.totals.textContent = comparison === undefined ? "" : totalsText(comparison, view.progress.skipped);
     show(this.totals, comparison !== undefined);
   }
