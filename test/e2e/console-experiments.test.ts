@@ -5,7 +5,8 @@
 // the case table with each score and its reason, the one regression first with its delta against
 // the recordings and its divergence; a case's run opens in the run panel beside its recording,
 // which opens too; the CSV report downloads. The form starts one of a dataset and an agent's
-// version. A running experiment's Cancel cancels it; a wrong token or a body the API refuses is
+// version. A case that cannot fit in the budget shows skipped, with why. A running experiment's
+// Cancel cancels it; a wrong token or a body the API refuses is
 // refused in the API's words; on a phone the table scrolls in its own region.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -41,10 +42,11 @@ async function arithmetic(base: string): Promise<{ name: string; runs: string[] 
 }
 
 /** An experiment of `dataset` whose every case asks 2+2 and answers "Four.", its first model call held on `hold`. */
-async function experiment(base: string, dataset: string, hold: string, name: string): Promise<Experiment> {
+async function experiment(base: string, dataset: string, hold: string, name: string, fields: Record<string, unknown> = {}): Promise<Experiment> {
   const made = await request(base, "/v1/experiments", LOCAL_TOKEN, {
     method: "POST",
     body: JSON.stringify({
+      ...fields,
       name,
       dataset,
       variant: { system: "Answer with the number in words, nothing else.", script: [{ hold, toolCalls: [{ name: "calculator", input: { expression: "2+2" } }] }, { text: "Four." }], budget: { usd: 0.05 } },
@@ -198,6 +200,26 @@ describe("experiments in the console", () => {
     // The new experiment heads the list.
     expect(await text(page.locator("#experiment-list li h3").first())).toBe(title);
     expect(errors).toEqual(["console: Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
+  }, 180_000);
+
+  it("shows a case that could not fit in the budget as skipped, with its reason", async () => {
+    const base = fixture.dev.url;
+    const { name: dataset } = await arithmetic(base);
+    // Each case run's budget ($0.05) is more than the whole experiment's: no case can ever start.
+    const made = await experiment(base, dataset, "unused", `skipped ${crypto.randomUUID().slice(0, 6)}`, { budget: { usd: 0.01 } });
+    const { page, errors } = await consolePage(fixture.browser, base);
+    await showExperiments(page, LOCAL_TOKEN);
+    await page.locator(`[data-experiment="${made.id}"]`).getByRole("button", { name: /^Open experiment / }).click();
+    await page.locator("#experiment-status[data-status=finished]").waitFor(WAIT);
+    expect(await text(page.locator("#experiment-progress-text"))).toBe("3 of 3 ended (3 skipped)");
+    const rows = page.locator("#case-rows tr");
+    expect(await rows.locator(".case-state .status").allTextContents()).toEqual(["skipped", "skipped", "skipped"]);
+    const view = ((await (await request(base, `/v1/experiments/${made.id}`, LOCAL_TOKEN)).json()) as { experiment: { cases: { reason?: string }[] } }).experiment;
+    expect(view.cases[0]!.reason).toBeTruthy();
+    expect(await text(rows.first().locator(".reason"))).toBe(view.cases[0]!.reason);
+    expect(await rows.getByRole("button", { name: /^Case \d+'s run$/ }).count()).toBe(0);
+    expect(await rows.first().getByRole("button", { name: "Case 1's recording" }).isVisible()).toBe(true);
+    expect(errors).toEqual([]);
   }, 180_000);
 
   it("cancels a running experiment: its status and its cases say so, and Cancel goes", async () => {
