@@ -1,8 +1,10 @@
 // The run console: start a run, or open one by id and token, and watch it live through the
 // typed client (WebSocket events that reconnect by themselves); or open a person's inbox with a
 // user token, answer the runs waiting for them in place, and have this browser ring when one waits
-// (push-control.ts). An installable web app: its service worker (service-worker/sw.ts) keeps the
-// shell and shows the notifications, whose tap opens the run here.
+// (push-control.ts); or, with the deployment token, list the experiments, start one, and follow
+// one's case table live, each case's run opening here beside its recording (experiments/). An
+// installable web app: its service worker (service-worker/sw.ts) keeps the shell and shows the
+// notifications, whose tap opens the run here.
 import { createClient, type AnswerRequest, type MessageMode, type RatchetClient, type RunSummary } from "@ratchet/client";
 import { describe } from "./describe-error";
 import { byId, show } from "./dom";
@@ -13,7 +15,7 @@ import { SchedulesPanel } from "./schedules-panel";
 import { AgentsPanel, listAgents, startAgentRun } from "./agents-panel";
 import { experimentsApi } from "./experiments/experiment-api";
 import { followExperiment } from "./experiments/experiment-follow";
-import { ExperimentPage } from "./experiments/experiment-view";
+import { ExperimentPage } from "./experiments/experiment-page";
 import { ExperimentsPanel } from "./experiments/experiments-panel";
 import { ExperimentForm } from "./experiments/experiment-form";
 import { readStartForm, setUpStartForm } from "./start-form";

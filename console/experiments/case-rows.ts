@@ -2,7 +2,7 @@
 // baseline, each score's baseline and delta), what it cost and how many steps it took (with their
 // deltas), its divergence from its recording in words, and its run beside its recording. With a
 // comparison the rows come in its order (regressions first, the largest fall first); without one,
-// by case number. The page (experiment-view.ts) only draws them.
+// by case number. The page (experiment-page.ts) only draws them.
 import type { CaseState, Comparison, Divergence, ExperimentCase, ExperimentProgress, ExperimentView, Variant } from "../../src/api/resources/eval-types";
 
 export type ScoreCell = { scorer: string; score: number | null; reason: string; baseline?: number | null; delta?: number | null };

@@ -7,7 +7,7 @@ import type { ExperimentView } from "../../src/api/resources/eval-types";
 import { describe } from "../describe-error";
 import type { ExperimentsApi } from "./experiment-api";
 import { applyExperimentEvent, isRunning } from "./experiment-state";
-import type { ExperimentPage } from "./experiment-view";
+import type { ExperimentPage } from "./experiment-page";
 
 export type FollowOptions = {
   api: ExperimentsApi;
