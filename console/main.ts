@@ -1,15 +1,23 @@
 // The run console: start a run, or open one by id and token, and watch it live through the
 // typed client (WebSocket events that reconnect by themselves); or open a person's inbox with a
 // user token, answer the runs waiting for them in place, and have this browser ring when one waits
-// (push-control.ts). An installable web app: its service worker (service-worker/sw.ts) keeps the
-// shell and shows the notifications, whose tap opens the run here.
-import { createClient, RatchetError, type AnswerRequest, type MessageMode, type RatchetClient, type RunSummary } from "@ratchet/client";
+// (push-control.ts); or, with the deployment token, list the experiments, start one, and follow
+// one's case table live, each case's run opening here beside its recording (experiments/). An
+// installable web app: its service worker (service-worker/sw.ts) keeps the shell and shows the
+// notifications, whose tap opens the run here.
+import { createClient, type AnswerRequest, type MessageMode, type RatchetClient, type RunSummary } from "@ratchet/client";
+import { describe } from "./describe-error";
 import { byId, show } from "./dom";
 import { InboxPanel } from "./inbox-panel";
 import { PushControl, registerServiceWorker, rememberedUserToken } from "./push-control";
 import { RunPanel } from "./run-panel";
 import { SchedulesPanel } from "./schedules-panel";
 import { AgentsPanel, listAgents, startAgentRun } from "./agents-panel";
+import { experimentsApi } from "./experiments/experiment-api";
+import { followExperiment } from "./experiments/experiment-follow";
+import { ExperimentPage } from "./experiments/experiment-page";
+import { ExperimentsPanel } from "./experiments/experiments-panel";
+import { ExperimentForm } from "./experiments/experiment-form";
 import { readStartForm, setUpStartForm } from "./start-form";
 
 const baseUrl = location.origin;
@@ -27,8 +35,14 @@ const schedules = new SchedulesPanel();
 const agentsForm = byId("agents-form", HTMLFormElement);
 const agentsFormError = byId("agents-form-error", HTMLParagraphElement);
 const agents = new AgentsPanel();
+const experimentsForm = byId("experiments-form", HTMLFormElement);
+const experimentsFormError = byId("experiments-form-error", HTMLParagraphElement);
+const experiments = new ExperimentsPanel();
+const experimentPage = new ExperimentPage();
+const experimentForm = new ExperimentForm();
 const push = new PushControl();
 let watching: AbortController | undefined;
+let watchingExperiment: AbortController | undefined;
 let watchingInbox: AbortController | undefined;
 
 /** The runs waiting for the token's subject, newest first (at most ten pages), and where the inbox stream stood at the first page. */
@@ -66,14 +80,6 @@ async function openInbox(token: string): Promise<void> {
       if (!controller.signal.aborted) inbox.showError(describe(error));
     }
   })();
-}
-
-function describe(error: unknown): string {
-  if (error instanceof RatchetError) {
-    const issues = (error.issues ?? []).map((issue) => `• ${issue.path || "body"}: ${issue.message}`);
-    return [`${error.message} (${error.code})`, ...issues].join("\n");
-  }
-  return error instanceof Error ? error.message : String(error);
 }
 
 function fail(node: HTMLElement, message: string | undefined): void {
@@ -238,6 +244,53 @@ agentsForm.addEventListener("submit", (event) => {
       });
     } catch (error) {
       fail(agentsFormError, describe(error));
+    }
+  });
+});
+
+/**
+ * Opens an experiment (the deployment token reads it) and follows it while it runs; a case's run
+ * and its recording open in the run panel with the same token.
+ */
+function openExperiment(token: string, id: string): void {
+  watchingExperiment?.abort();
+  const controller = new AbortController();
+  watchingExperiment = controller;
+  const api = experimentsApi(baseUrl, token);
+  void followExperiment({
+    api,
+    id,
+    page: experimentPage,
+    openRun: (runId) => void watch(runId, token).catch((error: unknown) => experimentPage.showError(describe(error))),
+    onChange: (view) => experiments.update(view),
+    signal: controller.signal,
+  }).catch((error: unknown) => experiments.showError(describe(error)));
+}
+
+/** The deployment's experiments, and the form that starts one of a dataset (a new one opens at once). */
+async function showExperiments(token: string): Promise<void> {
+  const api = experimentsApi(baseUrl, token);
+  const open = (id: string) => openExperiment(token, id);
+  // The list first: a token that may not read it asks nothing more.
+  experiments.open(await api.list(), open);
+  const [datasets, agentItems] = await Promise.all([api.datasets(), listAgents(baseUrl, token)]);
+  experimentForm.open(datasets, agentItems, async (body) => {
+    const made = await api.create(body);
+    experiments.open(await api.list(), open);
+    open(made.id);
+  });
+}
+
+experimentsForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const token = String(new FormData(experimentsForm).get("experimentsToken") ?? "").trim();
+  if (token === "") return fail(experimentsFormError, "Give the deployment token.");
+  fail(experimentsFormError, undefined);
+  void busy(experimentsForm, async () => {
+    try {
+      await showExperiments(token);
+    } catch (error) {
+      fail(experimentsFormError, describe(error));
     }
   });
 });
