@@ -29,6 +29,7 @@ variant (default: each recording as it was):
   --agent <name>[@<version>]   a stored agent's version (default: its latest)
   --system <text>  --model <model>  --provider <anthropic|openai|scripted>  --max-steps <n>
   --case-budget <usd>       each case run's budget (default: its recording's)
+  --variant <json>          the whole variant as POST /v1/experiments takes it (alone)
 options:
   --scorer <json>           a scorer, e.g. '{"type":"contains","text":"refund"}' (repeatable; default {"type":"exact"})
   --baseline <id|recordings>   what to compare with (default: recordings)
@@ -78,7 +79,23 @@ function thresholdsOf(values: readonly string[]): Map<string, number> {
   return thresholds;
 }
 
-function variantOf(values: { [flag in "agent" | "system" | "model" | "provider" | "max-steps" | "case-budget"]?: string | undefined }): CreateExperimentRequest["variant"] {
+function wholeVariant(text: string): CreateExperimentRequest["variant"] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--variant: not JSON (a variant, e.g. '{"system":"Be brief."}').`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError("--variant: not a variant (a JSON object).");
+  return parsed as CreateExperimentRequest["variant"];
+}
+
+function variantOf(values: { [flag in "agent" | "system" | "model" | "provider" | "max-steps" | "case-budget" | "variant"]?: string | undefined }): CreateExperimentRequest["variant"] {
+  if (values.variant !== undefined) {
+    const others = (["agent", "system", "model", "provider", "max-steps", "case-budget"] as const).filter((flag) => values[flag] !== undefined);
+    if (others.length > 0) throw new UsageError(`--variant is the whole variant: give it without --${others.join(", --")}.`);
+    return wholeVariant(values.variant);
+  }
   const changes: VariantChangesRequest = {};
   if (values.system !== undefined) changes.system = values.system;
   if (values.model !== undefined) changes.model = values.model;
@@ -114,6 +131,7 @@ export function parseEvalArgs(argv: readonly string[], env: Record<string, strin
         provider: { type: "string" },
         "max-steps": { type: "string" },
         "case-budget": { type: "string" },
+        variant: { type: "string" },
         scorer: { type: "string", multiple: true },
         baseline: { type: "string" },
         threshold: { type: "string", multiple: true },

@@ -5,7 +5,7 @@ import type { CaseComparison, Comparison, Divergence, ExperimentView } from "../
 import { scorerMeans } from "./verdict.ts";
 
 const num = (value: number) => String(Math.round(value * 1000) / 1000);
-const signed = (value: number) => (value > 0 ? `+${num(value)}` : num(value));
+const signed = (value: number) => (Number(num(value)) > 0 ? `+${num(value)}` : num(value));
 
 function scoreCell(compared: CaseComparison | undefined, scorer: string, own: number | null | undefined): string {
   const delta = compared?.scores.find((score) => score.scorer === scorer);

@@ -3,10 +3,11 @@
 // experiment did not score (failed, skipped, cancelled) and a cancelled experiment. Each failure is
 // one line; none, and the run passes (exit 0).
 import type { Comparison, ExperimentView } from "../../src/client/types.ts";
+import { scorerName } from "./scorer-names.ts";
 
 /** Each scorer's mean over the cases the experiment scored (null: no case has a score), in the order of its scorers. */
 export function scorerMeans(view: ExperimentView): Map<string, number | null> {
-  const sums = new Map<string, { sum: number; count: number }>();
+  const sums = new Map<string, { sum: number; count: number }>(view.scorers.map((scorer) => [scorerName(scorer), { sum: 0, count: 0 }]));
   for (const one of view.cases) {
     for (const score of one.scores) {
       const sum = sums.get(score.scorer) ?? { sum: 0, count: 0 };

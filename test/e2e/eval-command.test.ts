@@ -1,7 +1,8 @@
 // `npm run eval` as CI runs it: the real command, a Node process, against `wrangler dev` with the
 // scripted provider. Three recorded runs make a dataset; with the default budgets the experiment
 // runs all three cases, prints the table and exits 0; a threshold its scores miss exits 1 and says
-// which; bad usage, a wrong token and an unknown dataset exit 2 with one clear line.
+// which, as skipped cases do; bad usage, a wrong token, an unknown dataset and an unreachable
+// deployment exit 2 with one clear line.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -80,6 +81,16 @@ describe("npm run eval", () => {
     expect(ran.code, ran.stderr + ran.stdout).toBe(1);
     expect(ran.stdout).toMatch(/^3\s+done\s+0 \(0\)/m);
     expect(ran.stdout).toContain("FAIL contains: mean 0.667 is below the threshold 0.8.");
+    expect(ran.stdout).not.toContain("PASS");
+  });
+
+  it("exits 1 when cases were skipped: each is listed, counted and compared as a regression, never a pass", async () => {
+    // A budget below EXPERIMENT_CASE_MIN_USD starts no case.
+    const ran = await evalCommand(["--dataset", dataset, "--budget", "0.01", "--allow-regressions"], env);
+    expect(ran.code, ran.stderr + ran.stdout).toBe(1);
+    for (const n of [1, 2, 3]) expect(ran.stdout).toMatch(new RegExp(`^${n}\\s+skipped\\s.*REGRESSED$`, "m"));
+    expect(ran.stdout).toContain("3 cases against recordings: 3 regressed, 0 improved, 3 not scored; spent $0 of $0.01");
+    expect(ran.stdout.match(/^FAIL Case \d skipped: Skipped: the experiment has \$0.01 of its budget left/gm)).toHaveLength(3);
     expect(ran.stdout).not.toContain("PASS");
   });
 
