@@ -1,7 +1,7 @@
 // `npm run eval` as CI runs it: the real command, a Node process, against `wrangler dev` with the
 // scripted provider. Three recorded runs make a dataset; with the default budgets the experiment
 // runs all three cases, prints the table and exits 0; a threshold its scores miss exits 1 and says
-// which, as skipped cases do; bad usage, a wrong token, an unknown dataset and an unreachable
+// which, as a stored agent's version with a regressed case and skipped cases do; bad usage, a wrong token, an unknown dataset and an unreachable
 // deployment exit 2 with one clear line.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -82,6 +82,27 @@ describe("npm run eval", () => {
     expect(ran.stdout).toMatch(/^3\s+done\s+0 \(0\)/m);
     expect(ran.stdout).toContain("FAIL contains: mean 0.667 is below the threshold 0.8.");
     expect(ran.stdout).not.toContain("PASS");
+  });
+
+  it("runs a stored agent's version (--agent name@version) and exits 1 on a regressed case, listed first", async () => {
+    // The agent's script asks 2+2 and answers "Four." whatever the question: the 3*3 case regresses.
+    const agent = await request(dev!.url, "/v1/agents", TOKEN, {
+      method: "POST",
+      body: JSON.stringify({
+        name: "arith-helper",
+        description: "Answers sums in words.",
+        run: { provider: "scripted", system: "Answer in words.", tools: ["calculator"], minAnswerChars: 0, budget: { usd: 0.05 }, script: [{ toolCalls: [{ name: "calculator", input: { expression: "2+2" } }] }, { text: "Four." }] },
+      }),
+    });
+    expect(agent.status, await agent.clone().text()).toBe(201);
+    const ran = await evalCommand(["--dataset", dataset, "--agent", "arith-helper@1", "--threshold", "0.5"], env);
+    expect(ran.code, ran.stderr + ran.stdout).toBe(1);
+    const rows = ran.stdout.split("\n").filter((line) => /^\d+\s+(done|failed|skipped|cancelled)\s/.test(line));
+    expect(rows[0]).toMatch(/^3\s+done\s+0 \(-1\)\s.*\s0\/1\/1\/1\b.*REGRESSED$/);
+    expect(rows.slice(1).map((row) => row.split(/\s+/)[0])).toEqual(["1", "2"]);
+    expect(ran.stdout).toContain("FAIL 1 case regressed against recordings: 3.");
+    // exact's mean, 2/3, meets 0.5: the regression alone fails it.
+    expect(ran.stdout.match(/^FAIL /gm)).toHaveLength(1);
   });
 
   it("exits 1 when cases were skipped: each is listed, counted and compared as a regression, never a pass", async () => {
