@@ -3,6 +3,7 @@
 // the platform's globals. Without a WebSocket (Node 20) events arrive as SSE over fetch.
 import type { Connection } from "./connection.ts";
 import { errorFromAnswer, networkError, RatchetError } from "./errors.ts";
+import { evalsClient, type EvalsClient } from "./evals-client.ts";
 import { runEvents, type EventsOptions, type ReconnectOptions } from "./events.ts";
 import { inboxEvents, type InboxOptions } from "./inbox.ts";
 import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection.ts";
@@ -36,7 +37,7 @@ export type CreateRunOptions = {
  *   const { run } = await ratchet.createRun<Weather>({ messages, output: { schema } });
  *   const done = await ratchet.getRun<Weather>(run.id);   // done.final?.celsius: number
  */
-export interface RatchetClient {
+export interface RatchetClient extends EvalsClient {
   createRun<TFinal = unknown>(body: CreateRunRequest, options?: CreateRunOptions): Promise<CreatedRun<TFinal>>;
   getRun<TFinal = unknown>(runId: string): Promise<RunView<TFinal>>;
   /** The given messages, then every turn so far: a valid history to continue from. */
@@ -128,7 +129,8 @@ export function createClient(options: ClientOptions): RatchetClient {
   const WebSocket = transport === "sse" ? undefined : (options.WebSocket ?? defaultWebSocket());
   if (transport === "websocket" && WebSocket === undefined) throw new Error("No WebSocket here: pass `WebSocket` to createClient.");
 
-  async function request<T>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  /** The answer's status and text; a refusal thrown as a RatchetError. */
+  async function send(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string }> {
     const url = `${baseUrl}${path}`;
     const init = {
       method,
@@ -144,6 +146,12 @@ export function createClient(options: ClientOptions): RatchetClient {
       throw networkError(url, cause);
     }
     if (!answer.ok) throw errorFromAnswer(answer.status, text);
+    return { status: answer.status, text };
+  }
+
+  async function request<T>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const answer = await send(method, path, body, headers);
+    const { text } = answer;
     if (answer.status === 204) return undefined as T;
     try {
       return JSON.parse(text) as T;
@@ -156,6 +164,13 @@ export function createClient(options: ClientOptions): RatchetClient {
   const schedule = (scheduleId: string, rest = "") => `/v1/schedules/${encodeURIComponent(scheduleId)}${rest}`;
 
   const client: RatchetClient = {
+    ...evalsClient({
+      request,
+      requestText: async (path, accept) => (await send("GET", path, undefined, { Accept: accept })).text,
+      sse: (path, after) => openEventSource(fetch, `${baseUrl}${path}?after=${after}`, token),
+      reconnect: options.reconnect ?? {},
+      query,
+    }),
     createRun: <TFinal>(body: CreateRunRequest, { idempotencyKey }: CreateRunOptions = {}) =>
       request<CreatedRun<TFinal>>("POST", "/v1/runs", body, idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey }),
     getRun: <TFinal>(runId: string) => request<RunView<TFinal>>("GET", run(runId)),

@@ -158,3 +158,101 @@ export type { PushEventType, PushPayload, PushSubscriptionView } from "../api/re
 
 /** POST /v1/push/subscriptions: a browser's PushSubscription (its toJSON() is taken as it is), and what to be told (default: run.waiting). */
 export type PushSubscriptionRequest = { endpoint: string; keys: { p256dh: string; auth: string }; expirationTime?: number | null; events?: PushEventType[] };
+
+export type {
+  CallFact,
+  CaseComparison,
+  CaseReference,
+  CaseState,
+  Comparison,
+  DatasetCase,
+  DatasetSummary,
+  DatasetView,
+  Divergence,
+  ExperimentCase,
+  ExperimentEvent,
+  ExperimentProgress,
+  ExperimentStatus,
+  ExperimentSummary,
+  ExperimentView,
+  ReplayMode,
+  RunFacts,
+  Score,
+  ScoreDelta,
+  Scorer,
+  Variant,
+} from "../api/resources/eval-types.ts";
+import type { CaseReference, DatasetSummary, ExperimentEvent, ExperimentSummary, ExperimentView, Comparison, ReplayMode, Scorer } from "../api/resources/eval-types.ts";
+
+/** A case as a client gives it (docs/evals.md): a recorded run by id, or an inline input (text only), each with an optional reference. */
+export type CaseInput =
+  | { runId: string; reference?: CaseReference; /** Take the recorded run's own final text and output as the reference. */ recordedReference?: boolean }
+  | { messages: ChatMessageInput[]; reference?: CaseReference };
+
+/** Recorded runs of a subject or a schedule to add as cases, filtered as GET /v1/runs filters them. */
+export type RunSelection = {
+  subject?: string;
+  scheduleId?: string;
+  agent?: string;
+  tag?: string;
+  from?: string;
+  to?: string;
+  /** Default "finished". */
+  status?: RunStatus;
+  /** 1–200, default 50; newest first. */
+  limit?: number;
+  recordedReference?: boolean;
+};
+
+/** The body of POST /v1/datasets. */
+export type CreateDatasetRequest = { name: string; description?: string; cases?: CaseInput[]; select?: RunSelection };
+
+/** The body of POST /v1/datasets/{name}/cases: cases, a selection, or both. */
+export type AddCasesRequest = { cases?: CaseInput[]; select?: RunSelection };
+
+/** GET /v1/datasets and GET /v1/experiments: a page size (1–100, default 50) and the nextCursor of the page before. */
+export type PageOptions = { limit?: number; cursor?: string };
+
+export type DatasetsPage = { datasets: DatasetSummary[]; nextCursor?: string };
+export type ExperimentsPage = { experiments: ExperimentSummary[]; nextCursor?: string };
+
+/** A stored agent by name (its latest version), or one version of it. */
+export type AgentRef = string | { name: string; version?: number };
+
+/** Changes to each recording's own request ({} runs the recordings again as they were). */
+export type VariantChangesRequest = {
+  system?: string;
+  provider?: "anthropic" | "openai" | "scripted";
+  model?: string;
+  tools?: ToolRef[];
+  maxSteps?: number;
+  maxTokens?: number;
+  /** Each case run's budget (default: its recording's). */
+  budget?: { usd: number; finishAt?: number };
+  script?: ScriptedTurn[];
+};
+
+type RubricScorer = Extract<Scorer, { type: "rubric" }>;
+
+/** A scorer as a request gives it: a rubric's `script` (provider "scripted") is the judge's turns. */
+export type ScorerRequest = Exclude<Scorer, RubricScorer> | (Omit<RubricScorer, "script"> & { script?: ScriptedTurn[] });
+
+/** The body of POST /v1/experiments: a dataset run against a variant (a stored agent's version, or changes), scored by `scorers`. */
+export type CreateExperimentRequest = {
+  name?: string;
+  dataset: string;
+  datasetVersion?: number;
+  variant: { agent: AgentRef } | VariantChangesRequest;
+  mode?: ReplayMode;
+  budget?: { usd: number };
+  concurrency?: number;
+  scorers: ScorerRequest[];
+  /** Another experiment of the same dataset (its id), or "recordings". */
+  baseline?: string;
+};
+
+/** A stored event of an experiment: `seq` gap-free from 1 per experiment. */
+export type StoredExperimentEvent = ExperimentEvent & { seq: number; at: string };
+
+/** The report of GET /v1/experiments/{id}/export?format=json. */
+export type ExperimentReport = { experiment: ExperimentView; comparison?: Comparison };

@@ -56,6 +56,8 @@ export type Limits = {
   experimentConcurrency: number;
   /** EXPERIMENT_BUDGET_USD_LIMIT: the largest `budget.usd` of an experiment. */
   experimentBudgetUsd: number;
+  /** EXPERIMENT_CASE_MIN_USD: the least budget an experiment gives a case's run (or the run's own, when less) before it starts it. */
+  experimentCaseMinUsd: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -86,6 +88,7 @@ export const DEFAULT_LIMITS: Limits = {
   datasetCases: 1_000,
   experimentConcurrency: 16,
   experimentBudgetUsd: 100,
+  experimentCaseMinUsd: 0.05,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -117,6 +120,7 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   datasetCases: { setting: "DATASET_CASES_LIMIT", whole: true },
   experimentConcurrency: { setting: "EXPERIMENT_CONCURRENCY_LIMIT", whole: true },
   experimentBudgetUsd: { setting: "EXPERIMENT_BUDGET_USD_LIMIT", whole: false },
+  experimentCaseMinUsd: { setting: "EXPERIMENT_CASE_MIN_USD", whole: false },
 };
 
 type Problem = { setting: string; problem: string };

@@ -1,5 +1,6 @@
 // docs/client.md's table of the typed client's methods against the RatchetClient interface itself
 // (read with the TypeScript compiler): every method, its parameters and its return type, both ways.
+// The interface's own methods come first, then those of each interface it extends (EvalsClient).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -7,20 +8,27 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLIENT = `${ROOT}src/client/client.ts`;
+/** The files holding RatchetClient and the interfaces it extends. */
+const INTERFACE_FILES = [CLIENT, `${ROOT}src/client/evals-client.ts`];
 
 type Method = { signature: string; returns: string };
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
-/** `name(params)` and the declared return type of each method of the RatchetClient interface, as written. */
-function interfaceMethods(): Method[] {
-  const file = ts.createSourceFile(CLIENT, readFileSync(CLIENT, "utf8"), ts.ScriptTarget.ES2022, true);
-  const declared = file.statements.find((node): node is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(node) && node.name.text === "RatchetClient");
-  if (declared === undefined) throw new Error("src/client/client.ts declares no RatchetClient interface");
-  return declared.members.filter(ts.isMethodSignature).map((member) => ({
-    signature: oneLine(`${member.name.getText(file)}(${member.parameters.map((parameter) => parameter.getText(file)).join(", ")})`),
-    returns: oneLine(member.type?.getText(file) ?? "(none)"),
-  }));
+/** `name(params)` and the declared return type of each method of the named interface and those it extends, as written. */
+function interfaceMethods(name = "RatchetClient"): Method[] {
+  for (const path of INTERFACE_FILES) {
+    const file = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.ES2022, true);
+    const declared = file.statements.find((node): node is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(node) && node.name.text === name);
+    if (declared === undefined) continue;
+    const own = declared.members.filter(ts.isMethodSignature).map((member) => ({
+      signature: oneLine(`${member.name.getText(file)}(${member.parameters.map((parameter) => parameter.getText(file)).join(", ")})`),
+      returns: oneLine(member.type?.getText(file) ?? "(none)"),
+    }));
+    const extended = (declared.heritageClauses ?? []).flatMap((clause) => clause.types.map((type) => type.expression.getText(file)));
+    return [...own, ...extended.flatMap((other) => interfaceMethods(other))];
+  }
+  throw new Error(`No interface ${name} in ${INTERFACE_FILES.join(", ")}`);
 }
 
 /** The rows of docs/client.md's method table: its first and last cells, without the backticks. */

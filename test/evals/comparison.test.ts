@@ -1,10 +1,14 @@
 // An experiment against its baseline, pure (src/evals/comparison.ts): per case the score, cost
-// and steps deltas, regressions first (largest fall first); in total the means, sums and counts.
+// and steps deltas, regressions first (largest fall first); in total the means, sums and counts. A
+// case the experiment did not score (skipped, failed, cancelled) while the baseline scored it is a
+// regression, shown with the baseline's scores and counted as unscored.
 import { describe, expect, it } from "vitest";
+import type { CaseState } from "../../src/api/resources/eval-types";
 import { compare, type ComparedSide } from "../../src/evals/comparison";
 
-const side = (n: number, scores: Record<string, number | null>, costUsd?: number, steps?: number): ComparedSide => ({
+const side = (n: number, scores: Record<string, number | null>, costUsd?: number, steps?: number, state: CaseState = "done"): ComparedSide => ({
   n,
+  state,
   scores: Object.entries(scores).map(([scorer, score]) => ({ scorer, score, reason: "" })),
   ...(costUsd === undefined ? {} : { costUsd }),
   ...(steps === undefined ? {} : { steps }),
@@ -51,5 +55,22 @@ describe("compare", () => {
     expect(rubric!.delta).toBeCloseTo(-0.05);
     expect(comparison.totals.costUsd).toEqual({ baseline: 0.7, new: 0.65, delta: -0.05 });
     expect(comparison.totals.steps).toEqual({ baseline: 14, new: 15, delta: 1 });
+  });
+
+  it("counts a case the experiment skipped while the baseline scored it as a regression, never as no change", () => {
+    const before = [side(1, { exact: 1 }, 0.1, 2), side(2, { exact: 1 }, 0.1, 2), side(3, { exact: 1 }, 0.1, 2), side(4, { exact: 1 }, 0.1, 2, "skipped")];
+    const after = [side(1, { exact: 1 }, 0.1, 2), side(2, {}, undefined, undefined, "skipped"), side(3, {}, undefined, undefined, "failed"), side(4, {}, undefined, undefined, "skipped")];
+    const mostlySkipped = compare("exp_new", "exp_old", after, before);
+    expect(mostlySkipped.cases.map((one) => [one.n, one.state, one.regression])).toEqual([
+      [2, "skipped", true],
+      [3, "failed", true],
+      [1, "done", false],
+      // Skipped on both sides: nothing was lost, but it is still counted as unscored.
+      [4, "skipped", false],
+    ]);
+    expect(mostlySkipped.cases[0]!.scores).toEqual([{ scorer: "exact", baseline: 1, score: null, delta: null }]);
+    expect(mostlySkipped.totals).toMatchObject({ cases: 4, regressions: 2, improvements: 0, unscored: 3 });
+    // The means cover only the case both sides scored.
+    expect(mostlySkipped.totals.scores).toEqual([{ scorer: "exact", baseline: 1, score: 1, delta: 0 }]);
   });
 });

@@ -29,7 +29,7 @@ describe("reportCsv", () => {
   });
 
   it("adds each score's baseline and delta and the regression flag with a comparison", () => {
-    const comparison = compare("exp", "recordings", [{ n: 1, scores: done.scores }], [{ n: 1, scores: [{ scorer: "exact", score: 1, reason: "" }, { scorer: "polite, kind", score: 1, reason: "" }] }]);
+    const comparison = compare("exp", "recordings", [{ n: 1, state: "done", scores: done.scores }], [{ n: 1, state: "done", scores: [{ scorer: "exact", score: 1, reason: "" }, { scorer: "polite, kind", score: 1, reason: "" }] }]);
     const [header, row] = reportCsv(["exact", "polite, kind"], [done], comparison).split("\r\n");
     expect(header).toContain('exact,exact.baseline,exact.delta,"polite, kind","polite, kind.baseline","polite, kind.delta"');
     expect(header).toContain(",regression,reason");

@@ -12,11 +12,11 @@ import { journalKeys, stubFor } from "../helpers/runs";
 
 let counter = 0;
 
-async function experiment(): Promise<string> {
+async function experiment(budgetUsd = 10): Promise<string> {
   const runIds = [await recordedRun("2+2", "Four."), await recordedRun("4+4", "Eight.")];
   const name = `crash-${Date.now().toString(36)}-${++counter}`;
   await post<{ dataset: DatasetView }>("/v1/datasets", { name, cases: runIds.map((runId) => ({ runId, recordedReference: true })) });
-  const { experiment } = await post<{ experiment: ExperimentView }>("/v1/experiments", { dataset: name, variant: { system: "Be brief." }, mode: "replay-then-live", budget: { usd: 10 }, scorers: [{ type: "exact" }] });
+  const { experiment } = await post<{ experiment: ExperimentView }>("/v1/experiments", { dataset: name, variant: { system: "Be brief." }, mode: "replay-then-live", budget: { usd: budgetUsd }, scorers: [{ type: "exact" }] });
   return experiment.id;
 }
 
@@ -52,6 +52,19 @@ describe.each<CrashPoint>(["case-marked", "case-made"])("an experiment killed at
     for (const runId of runs) expect((await journalKeys(stubFor(runId))).filter((key) => key.endsWith("model/1"))).toHaveLength(1);
     expect((await caseEndedEvents(id)).sort()).toEqual([1, 2]);
     expect(ended.cases.map((one) => one.divergence?.fromRecording)).toEqual([1, 1]);
+  });
+
+  it("makes the case's run again with the budget it was marked with (the experiment's share), not its own whole budget", async () => {
+    // $0.7: case 1's run gets $0.7 of its own $1; case 2 waits for it and gets what it left.
+    const id = await experiment(0.7);
+    await crashAt(id, point);
+    const ended = await driveExperiment(id);
+    expect(ended).toMatchObject({ status: "finished", progress: { done: 2 } });
+    const budgets = await Promise.all((await caseRunIds(id)).map(async (runId) => (await stubFor(runId).view()) as { ok: boolean; value: { budgetUsd: number } }));
+    const [first, second] = budgets.map((view) => view.value.budgetUsd);
+    expect(first).toBe(0.7);
+    expect(second).toBe(Math.round((0.7 - ended.cases[0]!.facts!.spentUsd) * 1e6) / 1e6);
+    expect(ended.spentUsd).toBeLessThanOrEqual(0.7);
   });
 });
 

@@ -1,7 +1,8 @@
 // Evals end to end inside workerd (docs/evals.md): recorded runs made a dataset, an experiment with a
 // changed system prompt whose case runs answer their tool calls from the recordings, scored, with
-// divergence and a comparison against the recordings; the budget never spent past; a case run
-// refused in mode replay; cancel; and the routes' errors.
+// divergence and a comparison against the recordings; every case run with the default budgets, a
+// tight budget never spent past, skipped cases compared as regressions; a case run refused in mode
+// replay; cancel; and the routes' errors.
 import { describe, expect, it } from "vitest";
 import type { Comparison, ExperimentView } from "../../src/api/resources/eval-types";
 import type { DatasetView } from "../../src/api/resources/eval-types";
@@ -73,22 +74,70 @@ describe("an experiment on recorded runs", () => {
     expect(JSON.stringify(messages.messages.filter((message) => message.role === "tool"))).toContain("4");
   });
 
-  it("never spends past its budget: a case that could not fit beside what was spent is skipped", async () => {
-    const first = await recordedRun("1+1", "Two.");
-    const second = await recordedRun("1+2", "Three.");
-    const name = await dataset([first, second]);
-    // Each case run may spend 0.6: one fits in 1, two never do.
+  it("with the default budgets (the experiment's and each run's BUDGET_USD_DEFAULT) runs every case", async () => {
+    const name = await dataset([await recordedRun("1+1", "Two."), await recordedRun("1+2", "Three."), await recordedRun("2+2", "Four.")]);
+    const { experiment } = await post<{ experiment: ExperimentView }>("/v1/experiments", { dataset: name, variant: { system: "Answer in words." }, scorers: SCORERS, baseline: "recordings" });
+    expect(experiment.budgetUsd).toBe(1);
+    const ended = await driveExperiment(experiment.id);
+    expect(ended).toMatchObject({ status: "finished", progress: { total: 3, done: 3, skipped: 0 } });
+    expect(ended.spentUsd).toBeLessThanOrEqual(1);
+    // The first case's run got the whole budget; each later one what the spent left (never a skip for want of a whole dollar).
+    const budgets = await Promise.all(ended.cases.map(async (one) => ((await (await api(`/v1/runs/${one.runId}`, TEST_API_TOKEN)).json()) as RunView).budgetUsd));
+    expect(budgets[0]).toBe(1);
+    expect(budgets[1]).toBeLessThan(1);
+    expect(budgets[1]).toBeGreaterThan(0.99);
+    const { comparison } = (await (await api(`/v1/experiments/${experiment.id}/comparison`, TEST_API_TOKEN)).json()) as { comparison: Comparison };
+    expect(comparison.totals).toMatchObject({ cases: 3, regressions: 0, unscored: 0 });
+  });
+
+  it("never spends past a tight budget: a case's run gets what is left unheld, and a case the spent leaves too little is skipped and compared as a regression", async () => {
+    const name = await dataset([await recordedRun("1+1", "Two."), await recordedRun("1+2", "Three."), await recordedRun("2+2", "Four.")]);
+    // Each turn costs $0.1 and calls a tool, so a run goes on until its budget is spent.
+    const turns = Array.from({ length: 9 }, (_, i) => ({ toolCalls: [{ id: `x${i}`, name: "calculator", input: { expression: `${i}+${i}` } }], costUsd: 0.1 }));
     const { experiment } = await post<{ experiment: ExperimentView }>("/v1/experiments", {
       dataset: name,
-      variant: { budget: { usd: 0.6 }, script: [{ text: "Done.", costUsd: 0.5 }] },
+      variant: { budget: { usd: 0.6 }, script: [...turns, { text: "Done." }] },
       scorers: SCORERS,
       budget: { usd: 1 },
       concurrency: 2,
+      baseline: "recordings",
     });
     const ended = await driveExperiment(experiment.id);
-    expect(ended.cases.map((one) => one.state)).toEqual(["done", "skipped"]);
-    expect(ended.spentUsd).toBeLessThanOrEqual(1);
-    expect(ended.cases[1]!.reason).toMatch(/Skipped/);
+    // Case 1 holds its own 0.6, case 2 gets the 0.4 left beside it, case 3 finds nothing left.
+    expect(ended.cases.map((one) => one.state)).toEqual(["done", "done", "skipped"]);
+    expect(ended.cases.map((one) => one.facts?.spentUsd)).toEqual([0.6, 0.4, undefined]);
+    expect(ended.spentUsd).toBe(1);
+    expect(ended.progress).toMatchObject({ done: 2, skipped: 1 });
+    expect(ended.cases[2]!.reason).toMatch(/Skipped: the experiment has \$0 of its budget left.*EXPERIMENT_CASE_MIN_USD/);
+    const budget = ((await (await api(`/v1/runs/${ended.cases[1]!.runId}`, TEST_API_TOKEN)).json()) as RunView).budgetUsd;
+    expect(budget).toBe(0.4);
+
+    const { comparison } = (await (await api(`/v1/experiments/${experiment.id}/comparison`, TEST_API_TOKEN)).json()) as { comparison: Comparison };
+    const skipped = comparison.cases.find((one) => one.n === 3)!;
+    expect(skipped).toMatchObject({ state: "skipped", regression: true });
+    expect(comparison.totals).toMatchObject({ cases: 3, unscored: 1 });
+    expect(comparison.totals.regressions).toBeGreaterThanOrEqual(1);
+    const csv = await (await api(`/v1/experiments/${experiment.id}/export?format=csv`, TEST_API_TOKEN)).text();
+    expect(csv.trim().split("\r\n")[3]).toMatch(/^3,skipped,.*,true,/);
+  });
+
+  it("compared with a baseline experiment that scored every case, a case it skipped is a regression", async () => {
+    const name = await dataset([await recordedRun("3+1", "Four."), await recordedRun("3+2", "Five.")]);
+    const { experiment: baseline } = await post<{ experiment: ExperimentView }>("/v1/experiments", { dataset: name, variant: {}, scorers: SCORERS });
+    expect((await driveExperiment(baseline.id)).progress).toMatchObject({ done: 2 });
+    // A budget below EXPERIMENT_CASE_MIN_USD leaves no case room to start.
+    const { experiment } = await post<{ experiment: ExperimentView }>("/v1/experiments", { dataset: name, variant: {}, scorers: SCORERS, budget: { usd: 0.01 } });
+    expect((await driveExperiment(experiment.id)).progress).toMatchObject({ skipped: 2, done: 0 });
+    const { comparison } = (await (await api(`/v1/experiments/${experiment.id}/comparison?baseline=${baseline.id}`, TEST_API_TOKEN)).json()) as { comparison: Comparison };
+    expect(comparison.cases.map((one) => [one.n, one.state, one.regression])).toEqual([
+      [1, "skipped", true],
+      [2, "skipped", true],
+    ]);
+    expect(comparison.cases[0]!.scores).toEqual([
+      { scorer: "exact", baseline: 1, score: null, delta: null },
+      { scorer: "tool-called:calculator", baseline: 1, score: null, delta: null },
+    ]);
+    expect(comparison.totals).toMatchObject({ cases: 2, regressions: 2, unscored: 2 });
   });
 
   it("is cancelled: pending cases never start and the experiment ends cancelled", async () => {

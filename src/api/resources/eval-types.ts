@@ -149,6 +149,9 @@ export type ScoreDelta = { scorer: string; baseline: number | null; score: numbe
 
 export type CaseComparison = {
   n: number;
+  /** The case's state in the experiment: skipped, failed or cancelled is a case it did not score. */
+  state: CaseState;
+  /** Any of its scores fell, or the experiment did not score it while the baseline has it. */
   regression: boolean;
   scores: ScoreDelta[];
   costUsd: { baseline: number | null; new: number | null; delta: number | null };
@@ -167,6 +170,8 @@ export type Comparison = {
     cases: number;
     regressions: number;
     improvements: number;
+    /** Cases the experiment did not score (skipped, failed, cancelled); the scorers' means leave them out. */
+    unscored: number;
     /** Each scorer's mean over the cases both sides scored. */
     scores: ScoreDelta[];
     costUsd: { baseline: number; new: number; delta: number };

@@ -106,6 +106,12 @@ export async function prepareCase(env: Env, spec: ExperimentSpec, row: CaseRow):
   return { kind: "fork", run, prefix: copy, spec: forkSpec, budgetUsd: made.run.body.budget!.usd };
 }
 
+/** The prepared case with its run's budget set to `usd` (the experiment's share of it; its finishAt kept). */
+export function withRunBudget(prepared: PreparedCase, usd: number): PreparedCase {
+  if (prepared.kind === "refused" || prepared.run.body.budget?.usd === usd) return prepared;
+  return { ...prepared, run: { ...prepared.run, body: { ...prepared.run.body, budget: { ...prepared.run.body.budget, usd } } }, budgetUsd: usd };
+}
+
 /** Makes the prepared case's run (or finds the one a first attempt made). Throws when its object could not be reached. */
 export async function createCaseRun(prepared: PreparedCase, env: Env): Promise<{ runId: string; outcome: Outcome<RunView> }> {
   if (prepared.kind === "refused") return { runId: prepared.runId, outcome: prepared.outcome };

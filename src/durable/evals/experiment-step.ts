@@ -1,7 +1,7 @@
 // One step of an experiment (its object's alarm, docs/evals.md "Experiments"): the cases whose runs
 // ended are scored, the cases that may start do (as many as `concurrency` at once, each only when
-// what it could spend fits in the budget: src/evals/case-budget.ts), and an experiment with no case
-// left to run ends. Each move of a case is committed before the next thing happens:
+// its run's budget, the smaller of its own and what the budget has left unheld, is at least the
+// minimum: src/evals/case-budget.ts), and an experiment with no case left to run ends. Each move of a case is committed before the next thing happens:
 // - a case is marked running (its run's id and its hold) before its run is made; a crash between
 //   the two leaves a running case not known to be made, which the next step makes again with the
 //   same derived id and body hash, so the run object answers the run it made (never a second one);
@@ -9,11 +9,13 @@
 //   before it scores it again (its judge calls are journaled: judge-store.ts), never twice.
 // A run object that cannot be reached is tried again CASE_ATTEMPTS times, then the case fails.
 import type { ExperimentEvent } from "../../api/resources/eval-types";
-import { caseReserve, startDecision } from "../../evals/case-budget";
+import { runBudgetOf, startDecision } from "../../evals/case-budget";
+import { limitsOf } from "../../config/settings";
+import { usd } from "../../lib/money";
 import { appendEvent, type LoggedEvent } from "../events/event-log";
 import { runOf } from "../schedule/fire-run";
 import { isoNow } from "../storage/clock";
-import { createCaseRun, prepareCase, type PreparedCase } from "./case-start";
+import { createCaseRun, prepareCase, withRunBudget, type PreparedCase } from "./case-start";
 import { scoreCase, type JudgeJournal } from "./case-scoring";
 import { addSpent, countAttempt, countStates, finishCase, markCreated, markStarting, readCase, readCases, readExperiment, reservedUsd, setStatus, settleCase, type CaseRow, type ExperimentSpec } from "./experiment-store";
 import { caseView, progressOf } from "./experiment-view";
@@ -102,9 +104,12 @@ async function makeRun(deps: StepDeps, n: number, prepared: PreparedCase): Promi
 async function startCases(deps: StepDeps, spec: ExperimentSpec): Promise<NextStep> {
   let next: NextStep = "idle";
   // Cases marked running whose run is not known to be made (a crash, an unreachable object): made again.
+  // Its run gets the budget it was given when marked (its hold less its judge's), whatever was spent since.
   for (const row of readCases(deps.sql, "running").filter((one) => !one.created)) {
-    if ((await makeRun(deps, row.n, await prepareCase(deps.env, spec, row))) === "retry") next = "retry";
+    const prepared = withRunBudget(await prepareCase(deps.env, spec, row), runBudgetOf(row.reservedUsd, judgeHolds(spec, row)));
+    if ((await makeRun(deps, row.n, prepared)) === "retry") next = "retry";
   }
+  const minUsd = limitsOf(deps.env).experimentCaseMinUsd;
   for (const row of readCases(deps.sql, "pending")) {
     if ((countStates(deps.sql).get("running") ?? 0) >= spec.concurrency) break;
     const prepared = await prepareCase(deps.env, spec, row);
@@ -112,17 +117,18 @@ async function startCases(deps: StepDeps, spec: ExperimentSpec): Promise<NextSte
       settle(deps, row.n, "failed", prepared.outcome.ok ? "Refused." : prepared.outcome.error.message);
       continue;
     }
-    const hold = caseReserve(prepared.budgetUsd, judgeHolds(spec, row));
-    const decision = startDecision({ budgetUsd: spec.budgetUsd, spentUsd: spentOf(deps), reservedUsd: reservedUsd(deps.sql) }, hold);
-    if (decision === "wait") break;
-    if (decision === "skip") {
-      const left = Math.max(0, spec.budgetUsd - spentOf(deps));
-      settle(deps, row.n, "skipped", `Skipped: the case could spend $${hold} (its run's budget and its judge calls) and the experiment has $${left} of its budget left.`);
+    const judge = judgeHolds(spec, row);
+    const decision = startDecision({ budgetUsd: spec.budgetUsd, spentUsd: spentOf(deps), reservedUsd: reservedUsd(deps.sql) }, { runBudgetUsd: prepared.budgetUsd, judgeCallsUsd: judge }, minUsd);
+    if (decision.kind === "wait") break;
+    if (decision.kind === "skip") {
+      const left = usd(Math.max(0, spec.budgetUsd - spentOf(deps)));
+      const judged = judge.length === 0 ? "" : ` beside its judge calls' $${usd(judge.reduce((sum, one) => sum + one, 0))}`;
+      settle(deps, row.n, "skipped", `Skipped: the experiment has $${left} of its budget left, less than the $${Math.min(prepared.budgetUsd, minUsd)} a case's run starts with${judged} (EXPERIMENT_CASE_MIN_USD, or the run's own budget when less).`);
       continue;
     }
-    deps.transaction(() => markStarting(deps.sql, row.n, prepared.run.id, hold));
+    deps.transaction(() => markStarting(deps.sql, row.n, prepared.run.id, decision.holdUsd));
     deps.crash?.("case-marked");
-    if ((await makeRun(deps, row.n, prepared)) === "retry") next = "retry";
+    if ((await makeRun(deps, row.n, withRunBudget(prepared, decision.runBudgetUsd))) === "retry") next = "retry";
   }
   return next;
 }

@@ -10,14 +10,15 @@ import { unwrap } from "../outcome";
 import { invalidRequest } from "../errors";
 
 const sideOf = (one: ExperimentCase): ComparedSide => {
-  const side: ComparedSide = { n: one.n, scores: one.scores };
+  const side: ComparedSide = { n: one.n, state: one.state, scores: one.scores };
   if (one.facts !== undefined) Object.assign(side, { costUsd: one.facts.spentUsd, steps: one.facts.steps });
   if (one.runId !== undefined) side.runId = one.runId;
   return side;
 };
 
 const recordingSideOf = (one: ExperimentCase): ComparedSide => {
-  const side: ComparedSide = { n: one.n, scores: one.recordingScores ?? [] };
+  // A recorded case's recording is there, scored or not: a case the experiment did not score is lost against it.
+  const side: ComparedSide = { n: one.n, state: "done", scores: one.recordingScores ?? [] };
   if (one.recordingFacts !== undefined) Object.assign(side, { costUsd: one.recordingFacts.spentUsd, steps: one.recordingFacts.steps });
   if (one.sourceRunId !== undefined) side.runId = one.sourceRunId;
   return side;
@@ -25,7 +26,7 @@ const recordingSideOf = (one: ExperimentCase): ComparedSide => {
 
 /** The experiment against `baseline` (an experiment id or "recordings"); a 400 for an experiment of another dataset. */
 export async function comparisonOf(env: Env, view: ExperimentView, baseline: string): Promise<Comparison> {
-  if (baseline === "recordings") return compare(view.id, baseline, view.cases.map(sideOf), view.cases.map(recordingSideOf));
+  if (baseline === "recordings") return compare(view.id, baseline, view.cases.map(sideOf), view.cases.filter((one) => one.sourceRunId !== undefined).map(recordingSideOf));
   const other = await experimentStub(env, baseline).view().catch(() => undefined);
   if (other?.ok !== true) throw invalidRequest("Invalid request query.", [{ path: "baseline", message: `No experiment ${baseline}: give an experiment's id or "recordings".` }]);
   if (other.value.dataset.name !== view.dataset.name) throw invalidRequest("Invalid request query.", [{ path: "baseline", message: `Experiment ${baseline} ran dataset ${other.value.dataset.name}, not ${view.dataset.name}.` }]);

@@ -141,12 +141,13 @@ export const comparisonSchema = z
     experimentId: z.string(),
     baseline: z.string().openapi({ description: 'The baseline: an experiment id, or "recordings".' }),
     cases: z
-      .array(z.object({ n: z.number().int(), regression: z.boolean(), scores: z.array(scoreDeltaSchema), costUsd: deltaSchema, steps: deltaSchema, runId: z.string().optional(), baselineRunId: z.string().optional() }))
+      .array(z.object({ n: z.number().int(), state: caseStateSchema, regression: z.boolean().openapi({ description: "Any of its scores fell, or the experiment did not score it (skipped, failed, cancelled) while the baseline has it." }), scores: z.array(scoreDeltaSchema), costUsd: deltaSchema, steps: deltaSchema, runId: z.string().optional(), baselineRunId: z.string().optional() }))
       .openapi({ description: "Every case, regressions first (the largest fall first), then by case number." }),
     totals: z.object({
       cases: z.number().int(),
       regressions: z.number().int(),
       improvements: z.number().int(),
+      unscored: z.number().int().openapi({ description: "Cases the experiment did not score (skipped, failed, cancelled): counted, never left out as no change. The scorers' means cover the cases both sides scored." }),
       scores: z.array(scoreDeltaSchema),
       costUsd: z.object({ baseline: z.number(), new: z.number(), delta: z.number() }),
       steps: z.object({ baseline: z.number(), new: z.number(), delta: z.number() }),
