@@ -48,10 +48,10 @@ const comparison: Comparison = {
   experimentId: "exp_1",
   baseline: "recordings",
   cases: [
-    { n: 3, regression: true, scores: [{ scorer: "exact", baseline: 1, score: 0, delta: -1 }], costUsd: { baseline: 0.001, new: 0.0012, delta: 0.0002 }, steps: { baseline: 2, new: 2, delta: 0 } },
-    { n: 1, regression: false, scores: [{ scorer: "exact", baseline: 1, score: 1, delta: 0 }], costUsd: { baseline: 0.001, new: 0.001, delta: 0 }, steps: { baseline: 3, new: 2, delta: -1 } },
+    { n: 3, state: "done", regression: true, scores: [{ scorer: "exact", baseline: 1, score: 0, delta: -1 }], costUsd: { baseline: 0.001, new: 0.0012, delta: 0.0002 }, steps: { baseline: 2, new: 2, delta: 0 } },
+    { n: 1, state: "done", regression: false, scores: [{ scorer: "exact", baseline: 1, score: 1, delta: 0 }], costUsd: { baseline: 0.001, new: 0.001, delta: 0 }, steps: { baseline: 3, new: 2, delta: -1 } },
   ],
-  totals: { cases: 3, regressions: 1, improvements: 0, scores: [], costUsd: { baseline: 0, new: 0, delta: 0 }, steps: { baseline: 0, new: 0, delta: 0 } },
+  totals: { cases: 3, regressions: 1, unscored: 0, improvements: 0, scores: [], costUsd: { baseline: 0, new: 0, delta: 0 }, steps: { baseline: 0, new: 0, delta: 0 } },
 };
 
 describe("the case table's rows", () => {
