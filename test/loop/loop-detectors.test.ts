@@ -23,7 +23,7 @@ function trackerOf(messages: ChatMessage[]) {
 
 describe("same call", () => {
   it("counts one call (name and canonical input) within the question, whatever its key order", () => {
-    let state = emptySameCall;
+    let state = emptySameCall();
     const a = hash53(JSON.stringify(["search", { q: "x", page: 1 }]));
     const b = hash53(JSON.stringify(["search", { q: "y" }]));
     for (const [calls, count] of [[[a], 1], [[b], 1], [[a, a], 3], [[], 0]] as const) {
@@ -75,7 +75,7 @@ describe("same call", () => {
   });
 
   it("keeps at most MAX_TRACKED_CALLS fingerprints, forgetting the call made longest ago", () => {
-    let state = emptySameCall;
+    let state = emptySameCall();
     for (let i = 0; i < MAX_TRACKED_CALLS + 10; i++) state = nextSameCall(state, [`call-${i}`]).state;
     expect(state.counts.size).toBe(MAX_TRACKED_CALLS);
     expect(state.counts.has("call-0")).toBe(false);
@@ -140,7 +140,7 @@ describe("alternation", () => {
 
 describe("no progress", () => {
   it("counts the turns in a row whose results were all seen; a new result or a message of the person's resets it", () => {
-    let state = emptyNoProgress;
+    let state = emptyNoProgress();
     const turnSeeing = (hash: string) => {
       const seen = seeResult(state, hash);
       state = endTurn(seen.state, seen.fresh);

@@ -44,10 +44,10 @@ const ZERO: LoopCounts = { sameCall: 0, sameText: 0, alternation: 0, noProgress:
  * repeated-call guard); their results still count toward no-progress.
  */
 export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTracker {
-  let calls: SameCallState = emptySameCall;
+  let calls: SameCallState = emptySameCall();
   let text: SameTextState = emptySameText;
   let alternation: AlternationState = emptyAlternation;
-  let progress: NoProgressState = emptyNoProgress;
+  let progress: NoProgressState = emptyNoProgress();
   // The newest turn learned something (a new result, a message of the person's); false before any turn.
   let fresh = false;
   let turns = 0;
@@ -72,7 +72,8 @@ export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTra
         fresh = true;
         return;
       }
-      const seen = seeResult(progress, hash53(`${message.isError === true ? "e" : "r"}${canonicalJson(message.content)}`));
+      const content = typeof message.content === "string" ? message.content : canonicalJson(message.content);
+      const seen = seeResult(progress, hash53(`${message.isError === true ? "e" : "r"}${content}`));
       progress = seen.state;
       if (seen.fresh) fresh = true;
     },

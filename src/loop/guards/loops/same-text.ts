@@ -8,7 +8,9 @@ export const emptySameText: SameTextState = { text: "", run: 0 };
 
 /** Case, spacing and Unicode forms aside, so "Let me check.\n" and "let me  check." are the same text. */
 export function normalizeText(text: string): string {
-  return text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+  // NFKC only where there is something to fold: most model text is ASCII, and the step stays cheap.
+  const folded = /[^\x00-\x7f]/.test(text) ? text.normalize("NFKC") : text;
+  return folded.toLowerCase().replace(/\s+/g, " ").trim();
 }
 
 /**
