@@ -284,9 +284,9 @@ describe("run engine figures", () => {
   });
 
   it("(1f) loop guards on vs off: the step in the object, the real journal and its events", async () => {
-    // The same 1,001-step run driven by the engine's own loop options (src/durable/engine/loop-options.ts)
+    // The same 2,001-step run (1,000 model calls, 1,000 calculator calls, the answer) driven by the engine's own loop options (src/durable/engine/loop-options.ts)
     // and journal, with every loop detector on (the defaults every run has: all four tracked on every
-    // message) and off (the options' loopGuards removed), alternated 10 times each after 2 rounds of
+    // message) and off (the options' loopGuards removed), alternated 30 times each after 2 rounds of
     // warm-up, the order swapped every round. Its calls all differ, so no detector trips: what is
     // compared is the tracking every step pays. BENCH_GUARDRAILS: the hook for a variant with
     // guardrails as well (the options a run with three data guardrails gets): add it to VARIANTS.
@@ -297,7 +297,7 @@ describe("run engine figures", () => {
     ];
     const figures = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
     const WARM_UP = 2;
-    for (let round = 0; round < WARM_UP + 10; round++) {
+    for (let round = 0; round < WARM_UP + 30; round++) {
       for (const variant of round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
         const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
         const perStep = await runInDurableObject(typed(stub), async (_instance, state) => {
@@ -331,7 +331,7 @@ describe("run engine figures", () => {
     for (const variant of VARIANTS.slice(1)) {
       const ons = figures.get(variant.name)!;
       const ratios = ons.map((value, i) => value / offs[i]!);
-      log(`(1f) ${variant.name} vs off, 10 × 1001 steps each after 2 rounds of warm-up, alternated: off median ${(median(offs) * 1000).toFixed(1)} µs/step, on ${(median(ons) * 1000).toFixed(1)} µs/step; on/off per round ${summary(ratios)}; to two places: median ${median(ratios).toFixed(2)}× (${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`);
+      log(`(1f) ${variant.name} vs off, 30 × 2001 steps each after 2 rounds of warm-up, alternated: off median ${(median(offs) * 1000).toFixed(1)} µs/step, on ${(median(ons) * 1000).toFixed(1)} µs/step; on/off per round ${summary(ratios)}; to two places: median ${median(ratios).toFixed(2)}× (${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`);
     }
   });
 
