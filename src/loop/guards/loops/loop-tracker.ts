@@ -15,10 +15,10 @@ import { emptySameCall, nextSameCall, type SameCallState } from "./same-call";
 import { emptySameText, nextSameText, normalizeText, type SameTextState } from "./same-text";
 import type { LoopCounts } from "./loop-policy";
 
-/** A 53-bit hash of a string (cyrb53): fingerprints and results are kept as these, not as their text. */
-export function hash53(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
+/** A 53-bit hash of a string (cyrb53, `seed` apart): long fingerprints and results are kept as these, not as their text. */
+export function hash53(text: string, seed = 0): string {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     h1 = Math.imul(h1 ^ c, 2654435761);
@@ -34,6 +34,14 @@ export type LoopTracker = {
   observe(message: ChatMessage): void;
   /** The counts as of the newest assistant turn fed (all 0 before one). */
   readonly counts: LoopCounts;
+};
+
+/** Fingerprints this long or shorter are kept as they are: hashing them would cost more than it saves. */
+const SHORT_FINGERPRINT = 96;
+
+const keyOf = (call: ToolCall): string => {
+  const print = fingerprint(call);
+  return print.length <= SHORT_FINGERPRINT ? print : hash53(print);
 };
 
 const ZERO: LoopCounts = { sameCall: 0, sameText: 0, alternation: 0, noProgress: 0 };
@@ -60,7 +68,7 @@ export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTra
         if (turns > 0) progress = endTurn(progress, fresh);
         turns++;
         fresh = false;
-        const prints = (message.toolCalls ?? []).filter(counted).map((call) => hash53(fingerprint(call)));
+        const prints = (message.toolCalls ?? []).filter(counted).map(keyOf);
         const sameCall = nextSameCall(calls, prints);
         calls = sameCall.state;
         text = nextSameText(text, normalizeText(textOf(message.content)), before);
@@ -73,7 +81,8 @@ export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTra
         return;
       }
       const content = typeof message.content === "string" ? message.content : canonicalJson(message.content);
-      const seen = seeResult(progress, hash53(`${message.isError === true ? "e" : "r"}${content}`));
+      // An error and a result of the same text are different results.
+      const seen = seeResult(progress, hash53(content, message.isError === true ? 1 : 0));
       progress = seen.state;
       if (seen.fresh) fresh = true;
     },
