@@ -19,7 +19,7 @@ import { HeldEvents } from "../src/durable/events/held-events";
 import { loopOptions } from "../src/durable/engine/loop-options";
 import { readRun, readSegment } from "../src/durable/run/run-store";
 import { runToolLoop } from "../src/loop";
-import type { Step, StoredLoopEvent } from "../src/loop/types";
+import type { RunToolLoopOptions, Step, StoredLoopEvent } from "../src/loop/types";
 import { Fanout } from "../src/durable/events/fanout";
 import type { RunObject } from "../src/durable/run/run-object";
 import { createRun, journalKeys, stubFor, viewOf, type RunStub } from "../test/helpers/runs";
@@ -281,6 +281,58 @@ describe("run engine figures", () => {
     log("(1c) one part alone, µs each (20,000 times in the object):");
     for (const line of units) log(`  ${line}`);
     log(`(1c) a slice's fixed cost before its first new step (run row and script, provider, tools, loop start): ${fixed.map((ms) => `${ms.toFixed(2)} ms`).join(", ")} — ${fixed.map((ms) => `${((ms / 2001) * 1000).toFixed(1)}`).join(", ")} µs per step of a 2001-step slice`);
+  });
+
+  it("(1f) loop guards on vs off: the step in the object, the real journal and its events", async () => {
+    // The same 2,001-step run (1,000 model calls, 1,000 calculator calls, the answer) driven by the engine's own loop options (src/durable/engine/loop-options.ts)
+    // and journal, with every loop detector on (the defaults every run has: all four tracked on every
+    // message) and off (the options' loopGuards removed), alternated 30 times each after 2 rounds of
+    // warm-up, the order swapped every round. Its calls all differ, so no detector trips: what is
+    // compared is the tracking every step pays. BENCH_GUARDRAILS: the hook for a variant with
+    // guardrails as well (the options a run with three data guardrails gets): add it to VARIANTS.
+    type Variant = { name: string; tune: (options: RunToolLoopOptions) => void };
+    const VARIANTS: Variant[] = [
+      { name: "off", tune: (options) => delete options.loopGuards },
+      { name: "loop guards on", tune: (options) => void (options.loopGuards = {}) },
+    ];
+    const figures = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
+    const WARM_UP = 2;
+    for (let round = 0; round < WARM_UP + 30; round++) {
+      for (const variant of round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
+        const { stub } = await createRun({ tools: ["calculator"], maxSteps: 1001, script: script(1000) });
+        const perStep = await runInDurableObject(typed(stub), async (_instance, state) => {
+          const { sql } = state.storage;
+          const run = readRun(sql)!;
+          const segment = readSegment(sql, run.segment);
+          const prefix = `s${segment.n}/`;
+          const engine = { ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now() };
+          const signal = new AbortController().signal;
+          const held = new HeldEvents(new Set(), (events, outside) => writeHeldEvents(engine, events, outside), (events) => engine.fanout.sendLogged(events));
+          let steps = 0;
+          const journal = createJournal({
+            sql, storage: state.storage, prefix, stored: new Map(), signal, beforeNewStep: () => void steps++, held,
+            toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events) => held.sendCommitted(events),
+          });
+          const options = loopOptions(engine, run, segment, journal, signal, (event) => {
+            if (event.type === "stop") return;
+            const action = actionFor(event, segment.stepsBefore, prefix);
+            if (action.kind === "log") held.hold(action.event, action.dedupe);
+          });
+          variant.tune(options);
+          const started = performance.now();
+          await runToolLoop(options);
+          held.close();
+          return (performance.now() - started) / steps;
+        });
+        if (round >= WARM_UP) figures.get(variant.name)!.push(perStep);
+      }
+    }
+    const offs = figures.get("off")!;
+    for (const variant of VARIANTS.slice(1)) {
+      const ons = figures.get(variant.name)!;
+      const ratios = ons.map((value, i) => value / offs[i]!);
+      log(`(1f) ${variant.name} vs off, 30 × 2001 steps each after 2 rounds of warm-up, alternated: off median ${(median(offs) * 1000).toFixed(1)} µs/step, on ${(median(ons) * 1000).toFixed(1)} µs/step; on/off per round ${summary(ratios)}; to two places: median ${median(ratios).toFixed(2)}× (${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`);
+    }
   });
 
   it("(1d) trace export on vs off: the step in the object, and what sending its spans costs", async () => {

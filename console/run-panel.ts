@@ -158,6 +158,13 @@ export class RunPanel {
         this.timeline.append(this.mcp.listed(event));
         return;
       }
+      case "loop-guard": {
+        // A loop guard tripped on this step: what it did (a note to the model, an ask, the end) and why.
+        const what = event.verdict === "warn" ? "Loop guard warned the model" : event.verdict === "ask" ? "Loop guard asks you" : "Loop guard stopped the run";
+        const detectors = event.trips.map((trip) => `${trip.detector} ${trip.count}/${trip.threshold}`).join(", ");
+        this.timeline.append(el("li", { className: `loop-guard ${event.verdict}`, attrs: { "data-step": String(event.step) } }, el("h3", { text: `${what} (${detectors})` }), el("p", { text: event.message })));
+        return;
+      }
       case "model": {
         const step = this.step(event.step);
         step.text.textContent = event.text;

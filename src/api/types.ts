@@ -219,6 +219,8 @@ export type CreateRunBody = {
   minAnswerChars?: number;
   /** Typed final output: a finish tool (default name final_answer) whose input, checked against `schema`, is the run's `final`. */
   output?: RunOutput;
+  /** Loop detectors and the count at which each warns, asks or stops (0: off), over the defaults (docs/guardrails.md). */
+  loopGuards?: LoopGuards;
   maxTokens?: number;
   /** Extended thinking: true (a 4,096-token budget), { budgetTokens }, or "adaptive". */
   reasoning?: boolean | null | "adaptive" | { budgetTokens: number };
@@ -231,6 +233,12 @@ export type CreateRunBody = {
   /** Labels given when the run was made: listed with it, chosen by GET /v1/runs?tag= and a dataset's selection. */
   tags?: string[];
 };
+
+export type LoopDetector = "sameCall" | "sameText" | "alternation" | "noProgress";
+export type LoopPolicy = "warn" | "ask" | "stop";
+export type LoopGuards = { [D in LoopDetector]?: { warn?: number; ask?: number; stop?: number } };
+/** A loop detector that reached a level on a turn. */
+export type LoopTrip = { detector: LoopDetector; count: number; threshold: number; policy: LoopPolicy };
 
 /** A run's typed final output: `schema` is a JSON Schema of an object. */
 export type RunOutput = { schema: Record<string, unknown>; name?: string };
@@ -343,6 +351,8 @@ export type RunEvent =
   | { type: "user-message"; step: number; messageId: string; mode: MessageMode; content: Content }
   /** Model call `step` and its tool calls are done: the run's spend after them, tool costs included. */
   | { type: "step"; step: number; spentUsd: number }
+  /** A loop guard tripped on the turn of model call `step`: `verdict` is what happened (docs/guardrails.md); `message` what the model or the person was told. */
+  | { type: "loop-guard"; step: number; verdict: LoopPolicy; trips: LoopTrip[]; message: string }
   | ({ type: "waiting" } & Waiting)
   /** `results`: for a toolset batch, which of its actions the client answered and how (actions after a failed one are left out). */
   | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[]; messageId?: string }

@@ -31,6 +31,7 @@ import { budgetIssues, byToken, callerIssues, inheritedTool, requireChargeable, 
 import { IntakeRefusal, prefixed, refusalUnder } from "./refusal";
 import { compactionIssues, priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "./run-model";
 import { webhookIssues } from "./webhook-issues";
+import { loopGuardIssues } from "./loop-guard-issues";
 
 export type { IntakeCaller };
 
@@ -80,7 +81,7 @@ function refuse(issues: ReturnType<typeof prefixed>): void {
 /** Rules 1 to 4 for one body (a run's at "", a template's at its path); the provider and model it runs on. */
 function checkBody(body: RunFields, path: string, context: Context, source: IntakeSource | undefined, resolved: IntakeInput["resolved"]): { provider: ProviderName; model: string } {
   const { caller, env, settings } = context;
-  refuse(prefixed(path, [...callerIssues(body, caller, source?.body), ...budgetIssues(body, caller, source?.body)]));
+  refuse(prefixed(path, [...callerIssues(body, caller, source?.body), ...budgetIssues(body, caller, source?.body), ...loopGuardIssues(body, caller, source?.body)]));
   const tools = body.tools ?? [];
   const allowHosts = parseAllowList(env.HTTP_TOOL_ALLOW);
   refuse(

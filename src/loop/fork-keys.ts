@@ -2,7 +2,7 @@
 // and including `step` (the segment's own count, from 1) and of their turns, the calls a segment's
 // given history left open (turn 0), and the MCP listings. A compaction keyed `compact/<n>` runs
 // before model call n + 1: it is in the prefix only when that call is.
-const NUMBERED = /^(model|tool|start|wait|reply)\/(\d+)(\/|$)/;
+const NUMBERED = /^(model|tool|start|wait|reply|loop)\/(\d+)(\/|$)/;
 const COMPACTION = /^compact\/(\d+)(\/|$)/;
 
 export function inForkPrefix(key: string, step: number): boolean {

@@ -24,3 +24,6 @@ export { DEFAULT_OUTPUT_TOOL, OUTPUT_RECEIVED } from "./tool-calls/output-tool";
 export { LAST_STEP_REASON } from "./run-tool-loop";
 export { DEFAULT_MIN_ANSWER_CHARS } from "./loop-state";
 export { questionStart } from "./guards/question-start";
+export { LOOP_GUARD_ASK, loopAskId } from "./guards/loops/loop-check";
+export { loopAnswerOf, toldReplies, type LoopAnswer } from "./guards/loops/loop-answer";
+export { DEFAULT_LOOP_GUARDS, LOOP_DETECTORS, LOOP_POLICIES, type LoopGuards, type LoopDetector, type LoopPolicy, type LoopTrip } from "./guards/loops/loop-policy";

@@ -4,6 +4,8 @@ import { lastTurnIndex } from "./context/context-view";
 import { outputTool, outputToolName } from "./tool-calls/output-tool";
 import { questionStart } from "./guards/question-start";
 import { createRepeatGuard, type RepeatGuard } from "./guards/repeat-guard";
+import { createLoopTracker, type LoopTracker } from "./guards/loops/loop-tracker";
+import type { LoopGuards } from "./guards/loops/loop-policy";
 import type { RequestView } from "./context/request-view";
 import { providerToolDefinition, toToolDefinition } from "./tool-calls/tool-definition";
 import { isToolsetCall } from "./tool-calls/toolset";
@@ -43,6 +45,10 @@ export type LoopState = {
   /** Index in `messages` of the user message the current question began with (question-start.ts). */
   questionFrom: number;
   repeats: RepeatGuard;
+  /** The loop detectors of the current question and the run's levels (guards/loops/), when the run has loop guards. */
+  loops?: { tracker: LoopTracker; guards: LoopGuards };
+  /** A loop guard's warning, which the next request ends with (never stored; its verdict step is). */
+  loopNote?: string;
   /** Sum of the cost of every step of this run, replayed ones included. */
   stepCosts: number;
   usage: Usage;
@@ -129,6 +135,13 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
     if (i < questionFrom || message.role !== "assistant" || i === lastAssistant) return;
     message.toolCalls?.forEach((call) => isToolsetCall(call, tools) || repeats.record(call));
   });
+  // The loop detectors see the question up to the turn the loop was given, which it checks (and
+  // feeds on) when it processes that turn (run-tool-loop.ts).
+  const loops = options.loopGuards === undefined ? undefined : { tracker: createLoopTracker((call) => !isToolsetCall(call, tools)), guards: options.loopGuards };
+  if (loops !== undefined) {
+    const until = lastAssistant >= questionFrom ? lastAssistant : messages.length;
+    for (let i = questionFrom; i < until; i++) loops.tracker.observe(messages[i]!);
+  }
   const onStep = options.onStep;
   const state: LoopState = {
     options,
@@ -140,6 +153,7 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
     messages,
     questionFrom,
     repeats,
+    ...(loops === undefined ? {} : { loops }),
     stepCosts: 0,
     usage: emptyUsage(),
     steps: 0,
@@ -154,6 +168,7 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
 
 export function append(state: LoopState, message: ChatMessage): void {
   state.messages.push(message);
+  state.loops?.tracker.observe(message);
 }
 
 /**

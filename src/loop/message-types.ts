@@ -56,7 +56,8 @@ export type StopReason =
   /** The answer ran into the model's context window (it is cut off like at max_tokens). */
   | "model_context_window_exceeded";
 
-export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel" | "refusal";
+/** `loop`: a loop guard stopped the run (docs/guardrails.md). */
+export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel" | "refusal" | "loop";
 
 /**
  * How the history is kept inside the context window. "native": the provider compacts (the

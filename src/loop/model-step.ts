@@ -41,6 +41,7 @@ function isFollowUp(state: LoopState): boolean {
 function notesFor(state: LoopState, last: boolean): ChatMessage[] {
   const notes: ChatMessage[] = [];
   const { options } = state;
+  if (state.loopNote !== undefined) notes.push({ role: "user", content: state.loopNote });
   if (state.note === "reminder") notes.push({ role: "user", content: reminderNote([...state.finishTools]) });
   if (state.note === "recovery") notes.push({ role: "user", content: RECOVERY_NOTE });
   if (state.note === "short") notes.push({ role: "user", content: shortAnswerNote(answerChars(state.messages[lastTurnIndex(state.messages)] as AssistantMessage | undefined)) });

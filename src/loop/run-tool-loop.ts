@@ -19,6 +19,7 @@ import { ToolPending } from "./tool-calls/tool-pending";
 import { erroredAfter, haltText, joinWait, specOf } from "./tool-calls/toolset";
 import type { AssistantMessage, Asked, RunToolLoopOptions, RunToolLoopResult, StoppedBy, ToolCall } from "./types";
 import { addUsd } from "../lib/money";
+import { checkLoop, type LoopOutcome } from "./guards/loops/loop-check";
 
 type Stop = {
   stoppedBy: StoppedBy;
@@ -54,14 +55,14 @@ type TurnCall = { call: ToolCall; plan: CallPlan; toolset?: string };
  * answer was cut off (max_tokens). `counted`: its calls belong to the current question and count
  * toward the repeated-call guard (a given turn before the question's user message does not).
  */
-type TurnOptions = { last: boolean; cut: boolean; counted: boolean };
+type TurnOptions = { last: boolean; cut: boolean; counted: boolean; allowRepeats?: boolean };
 
 /**
  * What the loop does with each open call of a turn, in call order: a pure pass (replays plan the
  * same). Calls answered after the turn are passed over, and on the last step only finish tools
  * are planned (the others are answered "Not run: this was the last step." when the loop stops).
  */
-function planTurn(state: LoopState, message: AssistantMessage, { last, cut, counted }: TurnOptions): TurnCall[] {
+function planTurn(state: LoopState, message: AssistantMessage, { last, cut, counted, allowRepeats }: TurnOptions): TurnCall[] {
   let askedThisTurn = false;
   // Only answers after this turn count: a model may reuse a call id of an earlier turn.
   const open = new Set(openCalls(state.messages).map((call) => call.id));
@@ -86,7 +87,8 @@ function planTurn(state: LoopState, message: AssistantMessage, { last, cut, coun
       planned.push({ call, plan: { kind: "reply", text: haltText(toolset), notRun: true }, toolset });
       continue;
     }
-    const plan = planCall(call, { tools: state.tools, repeatCount, askedThisTurn, approvals: state.options.approvals ?? {} });
+    // The person answered a loop guard's ask "go on": the turn's calls run, repeats or not.
+    const plan = planCall(call, { tools: state.tools, repeatCount: allowRepeats === true ? 0 : repeatCount, askedThisTurn, approvals: state.options.approvals ?? {} });
     if (plan.kind === "wait" && plan.asked.kind === "ask") askedThisTurn = true;
     if (plan.kind === "reply" && toolset !== undefined) halted.add(toolset);
     planned.push({ call, plan, toolset });
@@ -200,8 +202,17 @@ async function compactBefore(state: LoopState, step: number): Promise<void> {
 async function afterModel(state: LoopState, step: number, model: ModelStepValue, followUp: boolean, retry: StoppedBy | undefined): Promise<Stop | undefined> {
   if (model.stopReason === "refusal") return { stoppedBy: "refusal" };
   if (retry !== undefined) return { stoppedBy: retry, closeReason: LAST_STEP_REASON };
-  if ((model.message.toolCalls ?? []).length === 0) return endOfTurn(state, model);
+  if ((model.message.toolCalls ?? []).length === 0) {
+    const end = endOfTurn(state, model);
+    // A turn of text that does not end the loop is checked too (the same text, step after step).
+    if (end !== undefined || model.last) return end;
+    return loopStop(state, await checkLoop(state, step, false));
+  }
   const cut = model.stopReason === "max_tokens" || model.stopReason === "model_context_window_exceeded";
+  // The last step's calls never run, and a cut answer's are answered at once: only other turns are checked.
+  const checked = model.last || cut ? undefined : await checkLoop(state, step, true);
+  const stopped = checked === undefined ? undefined : loopStop(state, checked);
+  if (stopped !== undefined) return stopped;
   const stop = await processTurn(state, step, model.message, { last: model.last, cut, counted: true });
   if (stop?.closeReason !== LAST_STEP_REASON) return stop;
   // The calls of a tool-less call were not run. After a final answer's one more call the answer stands: done.
@@ -214,6 +225,28 @@ async function afterModel(state: LoopState, step: number, model: ModelStepValue,
   return undefined;
 }
 
+/** What a loop guard's outcome does to the loop: it ends it, makes it wait, or leaves a note for the next request. */
+function loopStop(state: LoopState, outcome: LoopOutcome): Stop | undefined {
+  if (outcome.kind === "stop") return { stoppedBy: "loop" };
+  if (outcome.kind === "ask") return { stoppedBy: "asked", asked: outcome.asked };
+  if (outcome.kind === "warn") state.loopNote = outcome.note;
+  return undefined;
+}
+
+/**
+ * The turn the loop was given, when it belongs to the current question: the loop detectors are
+ * fed it and, while it has calls open, check it (again: an answer to a loop guard's ask lets its
+ * calls run), then are fed what follows it in the history.
+ */
+async function checkGivenTurn(state: LoopState, at: number): Promise<{ stop?: Stop; allowRepeats: boolean }> {
+  if (state.loops === undefined || at < state.questionFrom) return { allowRepeats: false };
+  state.loops.tracker.observe(state.messages[at]!);
+  const outcome = openCalls(state.messages).length > 0 ? await checkLoop(state, 0, true) : { kind: "none" as const };
+  for (let i = at + 1; i < state.messages.length; i++) state.loops.tracker.observe(state.messages[i]!);
+  const stop = loopStop(state, outcome);
+  return stop === undefined ? { allowRepeats: outcome.kind === "went-on" } : { stop, allowRepeats: false };
+}
+
 /** The run's spend after model call `step` and its tool calls (tool costs included), for progress views. */
 function emitStepEnd(state: LoopState, step: number): void {
   state.emit({ type: "step", key: stepKeys.model(step), step, spentUsd: spentUsd(state) });
@@ -222,7 +255,9 @@ function emitStepEnd(state: LoopState, step: number): void {
 async function drive(state: LoopState): Promise<Stop> {
   const at = lastTurnIndex(state.messages);
   if (at >= 0) {
-    const stop = await processTurn(state, 0, state.messages[at] as AssistantMessage, { last: false, cut: false, counted: at >= state.questionFrom });
+    const given = await checkGivenTurn(state, at);
+    if (given.stop !== undefined) return given.stop;
+    const stop = await processTurn(state, 0, state.messages[at] as AssistantMessage, { last: false, cut: false, counted: at >= state.questionFrom, allowRepeats: given.allowRepeats });
     if (stop !== undefined) return stop;
   }
   for (;;) {
@@ -237,6 +272,7 @@ async function drive(state: LoopState): Promise<Stop> {
     const model = await modelStep(state, step);
     state.steps = step;
     state.note = undefined;
+    state.loopNote = undefined;
     state.finalRetry = undefined;
     state.lastInputTokens = model.usage.inputTokens;
     state.stepCosts = addUsd(state.stepCosts, model.costUsd);

@@ -8,4 +8,6 @@ export const stepKeys = {
   reply: (n: number, callId: string) => `reply/${n}/${callId}`,
   /** The k-th take of the person's messages before model call n (incoming.ts). */
   messages: (n: number, k: number) => `messages/${n}/${k}`,
+  /** The loop guards' verdict on the turn of model call n (guards/loops/loop-check.ts). */
+  loop: (n: number) => `loop/${n}`,
 } as const;

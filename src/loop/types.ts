@@ -1,6 +1,7 @@
 // The loop's public types: the same message and tool-call shapes as the HTTP API (docs/api.md),
 // and the loop's own options and results, so the service and the library speak one language.
 import type { z } from "zod";
+import type { LoopGuards, LoopPolicy, LoopTrip } from "./guards/loops/loop-policy";
 import type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode, MessageMode } from "./message-types";
 
 export type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode, MessageMode };
@@ -226,6 +227,11 @@ export type RunToolLoopOptions = {
   minAnswerChars?: number;
   /** Typed final output: a finish tool whose checked input is the result's `final` (see OutputOptions). */
   output?: OutputOptions;
+  /**
+   * Loop detectors and what each does when it trips (guards/loops/loop-policy.ts): each detector's
+   * levels over the defaults. Without it, no loop guard runs (the repeated-call guard always does).
+   */
+  loopGuards?: LoopGuards;
   /** Compactions the caller asked for, each before a given model call. */
   compactionRequests?: CompactionRequest[];
   /** Messages the person sends while the loop works (incoming.ts). */
@@ -288,7 +294,17 @@ export type CompactionEvent = {
 };
 /** Messages the person sent while the run worked went into the history before model call `step`. */
 export type UserMessageEvent = { type: "user-message"; key: string; step: number; messageId: string; mode: MessageMode; content: Content };
-export type StoredLoopEvent = ModelEvent | ToolResultEvent | CompactionEvent | UserMessageEvent;
+/** A loop guard tripped on the turn of model call `step`: its verdict, and each detector that reached a level. */
+export type LoopGuardEvent = {
+  type: "loop-guard";
+  key: string;
+  step: number;
+  verdict: LoopPolicy;
+  trips: LoopTrip[];
+  /** What the model or the person is told. */
+  message: string;
+};
+export type StoredLoopEvent = ModelEvent | ToolResultEvent | CompactionEvent | UserMessageEvent | LoopGuardEvent;
 
 /** queue: into the history before the next model call; interrupt: the model call in flight is aborted first. */
 export type IncomingMessage = { id: string; mode: MessageMode; content: Content };

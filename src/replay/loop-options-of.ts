@@ -50,6 +50,8 @@ export function loopOptionsOf(input: LoopOptionsInput): RunToolLoopOptions {
   // A segment made before the guards counted per question replays as it ran: over the whole history.
   if (!segment.perQuestion) options.questionStart = 0;
   if (body.output !== undefined) options.output = outputOptions(body.output);
+  // Every run has loop guards: the defaults where its body names none (docs/guardrails.md).
+  options.loopGuards = body.loopGuards ?? {};
   if (input.prices !== undefined) options.prices = input.prices;
   for (const key of ["system", "finishTools", "finishNote", "keepImages", "imagePruning", "maxToolResultTokens", "maxTokens", "reasoning", "minAnswerChars"] as const) {
     if (body[key] !== undefined) Object.assign(options, { [key]: body[key] });

@@ -18,6 +18,10 @@ export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): Run
     const { mode, reason, tokensBefore, tokensAfter } = event;
     return { type: "compaction", step: stepsBefore + event.step, mode, reason, tokensBefore, tokensAfter };
   }
+  if (event.type === "loop-guard") {
+    const { verdict, trips, message } = event;
+    return { type: "loop-guard", step: stepsBefore + event.step, verdict, trips, message };
+  }
   const { callId, name, ok, summary, costUsd } = event;
   const result: RunEvent = { type: "tool-result", step: stepsBefore + event.step, callId, name, ok, summary, costUsd };
   if (event.error !== undefined) result.error = event.error;

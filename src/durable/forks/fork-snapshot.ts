@@ -5,7 +5,7 @@
 // of the copied entries would reach (no message the prefix leaves out, every call of the turn
 // answered by a stored step), it is the fork's history. Where, moreover, the loop carried nothing
 // past that history into step n + 1 (no note, reminder, follow-up or final retry: every turn so far
-// called tools; no compaction before step n + 1; the source did make step n + 1 in this segment), a
+// called tools; no loop guard's verdict on step n, whose warning goes with step n + 1; no compaction before step n + 1; the source did make step n + 1 in this segment), a
 // loop started afresh on that history asks what the source asked, and the fork goes on in a segment
 // of its own with nothing replayed. Anything else is undefined or not resumable: the caller replays.
 import { isSummaryRecord } from "../../loop/context/context-view";
@@ -53,6 +53,6 @@ export function snapshotAt(segment: Segment, closed: boolean, local: number, key
   let end = at + 1;
   while (end < result.length && result[end]!.role === "tool") end++;
   if (end - at - 1 !== calls.length) return undefined;
-  const resumable = everyTurnCalled && !model.last && keys.has(`model/${local + 1}`) && !keys.has(`compact/${local}`);
+  const resumable = everyTurnCalled && !model.last && keys.has(`model/${local + 1}`) && !keys.has(`compact/${local}`) && !keys.has(`loop/${local}`);
   return { history: result.slice(0, end), resumable };
 }

@@ -2,6 +2,7 @@
 // run's state, then writes the next segment (or the end) in one transaction.
 import { canonicalJson } from "../../lib/canonical-json";
 import { closeOpenCalls } from "../../loop/history";
+import { answerLoopGuard, isLoopGuardAsk } from "./loop-guard-answer";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
 import { markTaken, messageIdUsed, newMessageId, storeContinueMessage, storeMessage, waitingMessages } from "../person/message-store";
 import type { AnswerBody, ContinueBody, MessageAnswer, Outcome, RunView } from "../../api/types";
@@ -82,6 +83,10 @@ export function answer(engine: EngineContext, body: AnswerBody): Outcome<RunView
   const base = segment.result ?? segment.messages;
   engine.ctx.storage.transactionSync(() => {
     storeAnswer(sql, body.callId, given);
+    if (isLoopGuardAsk(waiting)) {
+      answerLoopGuard(engine, run, segment, base, body, startSegment);
+      return;
+    }
     if (waiting.kind === "client-toolset") {
       // Actions after a failed one stay open: the loop answers them as not run when it goes on.
       const { replies, answered } = batchAnswer(waiting, body.results!);

@@ -4,7 +4,7 @@
 // compaction `compaction` (a provider's own compaction is a child of its chat span). Each span's
 // id comes from its step key, its parent is the segment's invoke_agent span.
 // Message and tool content is written only when capture is on.
-import type { CompactionEvent, ModelEvent, StoredLoopEvent, ToolResultEvent } from "../../loop/types";
+import type { CompactionEvent, LoopGuardEvent, ModelEvent, StoredLoopEvent, ToolResultEvent } from "../../loop/types";
 import { attributes, nanos, SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, STATUS_ERROR, type AttributeValue, type OtlpSpan } from "./otlp";
 import { segmentSpanKey, spanIdOf } from "./span-ids";
 
@@ -111,6 +111,18 @@ function waitSpan(scope: SegmentScope, key: string, step: CommittedStep, result:
   return made;
 }
 
+/** A loop guard's verdict on a turn (docs/guardrails.md): its detectors, counts and what it did. */
+function loopGuardSpan(scope: SegmentScope, key: string, step: CommittedStep, event: LoopGuardEvent): OtlpSpan {
+  const made = span(scope, key, "loop_guard", SPAN_KIND_INTERNAL, step.startedAt, step.endedAt, {
+    "ratchet.loop_guard.verdict": event.verdict,
+    "ratchet.loop_guard.detectors": event.trips.map((trip) => trip.detector),
+    "ratchet.loop_guard.counts": event.trips.map((trip) => `${trip.detector}=${trip.count}/${trip.threshold}`),
+    "ratchet.step": event.step,
+  });
+  if (event.verdict === "stop") made.status = { code: STATUS_ERROR, message: "loop" };
+  return made;
+}
+
 /** The spans a committed step exports (none for steps that are neither a model nor a tool call nor a compaction: an MCP listing). */
 export function stepSpans(scope: SegmentScope, step: CommittedStep): OtlpSpan[] {
   const key = `s${scope.segment}/${step.key}`;
@@ -129,5 +141,7 @@ export function stepSpans(scope: SegmentScope, step: CommittedStep): OtlpSpan[] 
     return [toolSpan(scope, key, step, name, result?.callId ?? step.call?.callId ?? callId ?? "", result)];
   }
   if (kind === "wait") return [waitSpan(scope, key, step, result)];
+  const loop = step.events.find((event): event is LoopGuardEvent => event.type === "loop-guard");
+  if (kind === "loop" && loop !== undefined) return [loopGuardSpan(scope, key, step, loop)];
   return [];
 }

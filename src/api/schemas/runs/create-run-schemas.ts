@@ -13,6 +13,7 @@ import { chatMessageInputSchema } from "./content-schemas";
 import { jsonObjectSchema } from "../../rules/json-object";
 import { mcpServersSchema } from "../tools/mcp-schemas";
 import { outputSchema } from "./output-schemas";
+import { loopGuardsSchema } from "./loop-guards-schemas";
 import { subjectSchema } from "../../rules/subject";
 import { tagsSchema } from "../../rules/tags";
 import { toolNameOf, toolRefInputSchema } from "../tools/tool-schemas";
@@ -90,6 +91,7 @@ const runFields = {
       .gte(0)
       .optional()
       .openapi({ description: "After tool work, a final answer shorter than this many characters gets one more model call, with no tools, asking for the whole answer. Default 100; 0 turns the check off." }),
+    loopGuards: loopGuardsSchema.optional(),
     output: outputSchema.optional().openapi({ description: "Typed final output: a finish tool (default final_answer) whose input, checked against `schema`, is the run's `final`." }),
     maxTokens: z.number().int().gte(1).optional(),
     reasoning: z

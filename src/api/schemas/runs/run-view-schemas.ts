@@ -9,7 +9,7 @@ import { batchActionSchema } from "../tools/toolset-schemas";
 export const agentOfRunSchema = z.object({ name: z.string(), version: z.number().int() }).openapi("AgentOfRun");
 
 export const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);
-export const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "refusal", "error"]);
+export const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "refusal", "loop", "error"]);
 export const stopReasonSchema = z
   .enum(["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence", "compaction", "model_context_window_exceeded"])
   .openapi({ description: "Why a model call stopped." });

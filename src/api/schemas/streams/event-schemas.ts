@@ -69,6 +69,22 @@ export const runEventSchema = z
       mode: messageModeSchema,
       content: contentSchema,
     }),
+    z
+      .object({
+        type: z.literal("loop-guard"),
+        step: z.number(),
+        verdict: z.enum(["warn", "ask", "stop"]),
+        trips: z.array(
+          z.object({
+            detector: z.enum(["sameCall", "sameText", "alternation", "noProgress"]),
+            count: z.number(),
+            threshold: z.number(),
+            policy: z.enum(["warn", "ask", "stop"]),
+          }),
+        ),
+        message: z.string().openapi({ description: "What the model (warn) or the person (ask) was told, or why the run stopped." }),
+      })
+      .openapi({ description: "A loop guard tripped on the turn of model call `step` (docs/guardrails.md)." }),
     z.object({
       type: z.literal("step"),
       step: z.number(),

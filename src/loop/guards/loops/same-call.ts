@@ -1,0 +1,28 @@
+// The same tool call (name + canonical input) made again and again within one question, whatever
+// its results: a result that differs each time (a page, a clock, a random id) never hides the loop.
+// The state is a count per call fingerprint, kept to the newest MAX_TRACKED_CALLS fingerprints so it
+// stays small however long the question runs. It is updated in place (a step must stay cheap: no
+// copy of it per turn); its one owner is the question's tracker (loop-tracker.ts).
+
+/** Distinct calls remembered per question; the oldest is forgotten past this. */
+export const MAX_TRACKED_CALLS = 512;
+
+export type SameCallState = { readonly counts: Map<string, number> };
+
+export const emptySameCall = (): SameCallState => ({ counts: new Map() });
+
+/** The state after a turn's calls (fingerprints, in call order), and the highest count among them (0 for a turn without calls). */
+export function nextSameCall(state: SameCallState, calls: readonly string[]): { state: SameCallState; count: number } {
+  if (calls.length === 0) return { state, count: 0 };
+  const { counts } = state;
+  let count = 0;
+  for (const call of calls) {
+    const seen = (counts.get(call) ?? 0) + 1;
+    // Deleted first, so the map's order is the order calls were last made in.
+    counts.delete(call);
+    counts.set(call, seen);
+    count = Math.max(count, seen);
+  }
+  while (counts.size > MAX_TRACKED_CALLS) counts.delete(counts.keys().next().value!);
+  return { state, count };
+}

@@ -1,0 +1,180 @@
+// The loop detectors, pure, with the incidents they are for: 10,943 calls of one agent whose
+// auto-approval reset its counter, 62 identical calls whose results differed, two calls taking
+// turns, and a model writing the same text step after step.
+import { describe, expect, it } from "vitest";
+import { createLoopTracker, hash53 } from "../../src/loop/guards/loops/loop-tracker";
+import { emptyAlternation, nextAlternationTurn } from "../../src/loop/guards/loops/alternation";
+import { emptySameCall, MAX_TRACKED_CALLS, nextSameCall } from "../../src/loop/guards/loops/same-call";
+import { emptySameText, nextSameText, normalizeText } from "../../src/loop/guards/loops/same-text";
+import { emptyNoProgress, endTurn, seeResult } from "../../src/loop/guards/loops/no-progress";
+import { DEFAULT_LOOP_GUARDS, tripsOf, verdictOf } from "../../src/loop/guards/loops/loop-policy";
+import type { ChatMessage } from "../../src/loop/types";
+
+const turn = (id: string, name: string, input: unknown, text = ""): ChatMessage => ({ role: "assistant", content: text, toolCalls: [{ id, name, input }] });
+const result = (id: string, content: string): ChatMessage => ({ role: "tool", toolCallId: id, content });
+const everyCall = () => true;
+
+/** A tracker fed `messages` from the start, as a run's loop is when a segment starts. */
+function trackerOf(messages: ChatMessage[]) {
+  const tracker = createLoopTracker(everyCall);
+  for (const message of messages) tracker.observe(message);
+  return tracker;
+}
+
+describe("same call", () => {
+  it("counts one call (name and canonical input) within the question, whatever its key order", () => {
+    let state = emptySameCall();
+    const a = hash53(JSON.stringify(["search", { q: "x", page: 1 }]));
+    const b = hash53(JSON.stringify(["search", { q: "y" }]));
+    for (const [calls, count] of [[[a], 1], [[b], 1], [[a, a], 3], [[], 0]] as const) {
+      const next = nextSameCall(state, calls);
+      expect(next.count).toBe(count);
+      state = next.state;
+    }
+    const tracker = trackerOf([turn("1", "search", { q: "x", page: 1 }), turn("2", "search", { page: 1, q: "x" })]);
+    expect(tracker.counts.sameCall).toBe(2);
+  });
+
+  it("the 62 identical calls whose results all differed trip it (a result-based count never would)", () => {
+    const messages: ChatMessage[] = [{ role: "user", content: "Book the table." }];
+    const tracker = createLoopTracker(everyCall);
+    for (const message of messages) tracker.observe(message);
+    let firstTrip: number | undefined;
+    for (let i = 1; i <= 62; i++) {
+      tracker.observe(turn(`c${i}`, "check_availability", { restaurant: "Luigi", time: "19:00" }));
+      if (firstTrip === undefined && verdictOf(tripsOf(tracker.counts, {})) !== undefined) firstTrip = i;
+      tracker.observe(result(`c${i}`, `Availability at ${new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()}: ask again later.`));
+    }
+    expect(tracker.counts.sameCall).toBe(62);
+    // Every result was new: the no-progress detector learned something each time and never counts.
+    expect(tracker.counts.noProgress).toBe(0);
+    expect(firstTrip).toBe(DEFAULT_LOOP_GUARDS.sameCall.warn);
+    expect(tripsOf(tracker.counts, { sameCall: { stop: 10 } })).toEqual([{ detector: "sameCall", count: 62, threshold: 10, policy: "stop" }]);
+  });
+
+  it("the 10,943 calls with an auto-approval between each: the count never resets", () => {
+    // Each approval starts a new segment, whose loop builds its tracker again from the history: the count goes on.
+    const history: ChatMessage[] = [{ role: "user", content: "Sync the folders." }];
+    let tracker = trackerOf(history);
+    const counts: number[] = [];
+    for (let i = 1; i <= 10_943; i++) {
+      const call = turn(`c${i}`, "sync", { from: "a", to: "b" });
+      history.push(call);
+      tracker.observe(call);
+      counts.push(tracker.counts.sameCall);
+      // The approval's answer, then the call's result (the same each time).
+      const done = result(`c${i}`, "Synced 0 files.");
+      history.push(done);
+      tracker.observe(done);
+      if (i % 1000 === 0) tracker = trackerOf(history);
+    }
+    expect(counts.every((count, i) => count === i + 1)).toBe(true);
+    expect(tracker.counts.sameCall).toBe(10_943);
+    expect(tracker.counts.noProgress).toBe(10_941);
+    expect(verdictOf(tripsOf(tracker.counts, {}))).toBe("ask");
+  });
+
+  it("keeps at most MAX_TRACKED_CALLS fingerprints, forgetting the call made longest ago", () => {
+    let state = emptySameCall();
+    for (let i = 0; i < MAX_TRACKED_CALLS + 10; i++) state = nextSameCall(state, [`call-${i}`]).state;
+    expect(state.counts.size).toBe(MAX_TRACKED_CALLS);
+    expect(state.counts.has("call-0")).toBe(false);
+    expect(state.counts.has(`call-${MAX_TRACKED_CALLS + 9}`)).toBe(true);
+  });
+});
+
+describe("same text", () => {
+  it("normalises case, spaces and Unicode forms", () => {
+    expect(normalizeText("  Let me CHECK\n that\u00a0again. ")).toBe(normalizeText("let me check that again."));
+  });
+
+  it("counts the same text steps in a row while no tool result is new; a new result or other text starts again", () => {
+    let state = emptySameText;
+    const steps: [string, boolean, number][] = [
+      ["Let me check.", false, 1],
+      ["let me  check.", false, 2],
+      ["Let me check.", false, 3],
+      ["Let me check.", true, 1],
+      ["Something else.", false, 1],
+      ["", false, 0],
+    ];
+    for (const [text, freshBefore, run] of steps) {
+      state = nextSameText(state, normalizeText(text), freshBefore);
+      expect(state.run).toBe(run);
+    }
+  });
+
+  it("a model that writes the same text with a call whose result never changes trips it; the tracker sees it", () => {
+    const messages: ChatMessage[] = [{ role: "user", content: "What's new?" }];
+    for (let i = 1; i <= 6; i++) messages.push(turn(`c${i}`, "feed", { page: i }, "Let me look at the feed once more."), result(`c${i}`, "No new items."));
+    // The first result was new: the run counts from the turn after it.
+    const tracker = trackerOf(messages.slice(0, -1));
+    expect(tracker.counts.sameText).toBe(5);
+    expect(verdictOf(tripsOf(tracker.counts, {}))).toBe("stop");
+  });
+});
+
+describe("alternation", () => {
+  it("counts an A-B-A-B run of calls, and a third call or a repeat ends it", () => {
+    const runs = (calls: string[]) => nextAlternationTurn(emptyAlternation, calls).run;
+    expect(runs(["A"])).toBe(1);
+    expect(runs(["A", "B"])).toBe(2);
+    expect(runs(["A", "B", "A", "B"])).toBe(4);
+    expect(runs(["A", "B", "A", "B", "A", "B", "A", "B"])).toBe(8);
+    expect(runs(["A", "B", "A", "A"])).toBe(1);
+    expect(runs(["A", "B", "A", "C"])).toBe(2);
+  });
+
+  it("two tools taking turns over many steps trip it before either reaches the same-call warning", () => {
+    const messages: ChatMessage[] = [{ role: "user", content: "Fix the build." }];
+    messages.push(turn("1", "edit", { file: "a.ts", change: "x" }), result("1", "edited"));
+    messages.push(turn("2", "build", {}), result("2", "error"));
+    messages.push(turn("3", "edit", { file: "a.ts", change: "x" }), result("3", "edited"));
+    messages.push(turn("4", "build", {}));
+    const tracker = trackerOf(messages);
+    expect(tracker.counts.alternation).toBe(4);
+    expect(tracker.counts.sameCall).toBe(2);
+    expect(tripsOf(tracker.counts, {})).toEqual([{ detector: "alternation", count: 4, threshold: 4, policy: "warn" }]);
+  });
+});
+
+describe("no progress", () => {
+  it("counts the turns in a row whose results were all seen; a new result or a message of the person's resets it", () => {
+    let state = emptyNoProgress();
+    const turnSeeing = (hash: string) => {
+      const seen = seeResult(state, hash);
+      state = endTurn(seen.state, seen.fresh);
+    };
+    turnSeeing("r1");
+    turnSeeing("r1");
+    turnSeeing("r1");
+    expect(state.stale).toBe(2);
+    turnSeeing("r2");
+    expect(state.stale).toBe(0);
+    const messages: ChatMessage[] = [{ role: "user", content: "Wait for the deploy." }];
+    for (let i = 1; i <= 6; i++) messages.push(turn(`c${i}`, "status", { attempt: i }), result(`c${i}`, "pending"));
+    messages.push({ role: "user", content: "Any news?" }, turn("c7", "status", { attempt: 7 }));
+    const tracker = trackerOf(messages.slice(0, -2));
+    tracker.observe(turn("c7", "status", { attempt: 7 }));
+    expect(tracker.counts.noProgress).toBe(5);
+    expect(trackerOf(messages).counts.noProgress).toBe(0);
+  });
+});
+
+describe("policy", () => {
+  it("the most severe level reached wins; 0 turns a level off; the defaults are as documented", () => {
+    const counts = { sameCall: 5, sameText: 0, alternation: 0, noProgress: 8 };
+    expect(tripsOf(counts, {})).toEqual([
+      { detector: "sameCall", count: 5, threshold: 3, policy: "warn" },
+      { detector: "noProgress", count: 8, threshold: 8, policy: "ask" },
+    ]);
+    expect(verdictOf(tripsOf(counts, {}))).toBe("ask");
+    expect(tripsOf(counts, { noProgress: { warn: 0, ask: 0 }, sameCall: { stop: 5 } })).toEqual([{ detector: "sameCall", count: 5, threshold: 5, policy: "stop" }]);
+    expect(DEFAULT_LOOP_GUARDS).toEqual({
+      sameCall: { warn: 3, ask: 0, stop: 0 },
+      sameText: { warn: 3, ask: 0, stop: 5 },
+      alternation: { warn: 4, ask: 0, stop: 8 },
+      noProgress: { warn: 4, ask: 8, stop: 0 },
+    });
+  });
+});
