@@ -31,6 +31,7 @@ import { readStoredLog } from "../test/e2e/support/api";
 import { snapshotProject, startDevServer, type DevServer, type Snapshot } from "../test/e2e/support/dev-server";
 import { freePort } from "../test/e2e/support/http-server";
 import { parseDevVars } from "../test/e2e/support/local-vars";
+import { invocationsBetween, traceStoreOf, type Invocation } from "./support/trace-store";
 
 const log = (line: string) => console.log(`[bench:step-peers] ${line}`);
 // The checkout the bench is run from (npm runs scripts at the project's root).
@@ -62,7 +63,7 @@ const runtimeOf = (checkout: string) => `wrangler ${version(checkout, "wrangler"
 const load = () => loadavg().map((value) => value.toFixed(2)).join(" ");
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-type Ratchet = { name: string; checkout: string; snapshot: Snapshot; server?: DevServer };
+type Ratchet = { name: string; checkout: string; snapshot: Snapshot; server?: DevServer; persistTo?: string };
 
 function script(n: number) {
   const turns = Array.from({ length: n }, (_v, i) => ({ text: "", toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} * 2` } }] }));
@@ -119,6 +120,45 @@ function timelineLines(name: string, timelines: Timeline[]): string[] {
   ];
 }
 
+/** A run's invocations as the server's trace store kept them: its POST, its alarms, the GET that saw it finished (once written). */
+type ServerSide = { post: Invocation; alarms: Invocation[]; get?: Invocation };
+
+function serverSide(store: string, timeline: Timeline): ServerSide | undefined {
+  const invocations = invocationsBetween(store, timeline.posted - 2, timeline.seen + 2);
+  const post = invocations.find((call) => call.name === "POST");
+  const alarms = invocations.filter((call) => call.name === "alarm");
+  const get = invocations.findLast((call) => call.name === "GET");
+  if (post === undefined || alarms.length === 0) return undefined;
+  return get === undefined ? { post, alarms } : { post, alarms, get };
+}
+
+/** Where the time between the POST and the client's "finished" goes on the server (one slice). */
+function serverLines(name: string, pairs: { timeline: Timeline; side: Required<ServerSide> }[]): string[] {
+  if (pairs.length === 0) return [`${name}: no trace store (local observability off): no server-side timeline`];
+  const m = (pick: (t: Timeline, s: Required<ServerSide>) => number) => median(pairs.map(({ timeline, side }) => pick(timeline, side))).toFixed(1).padStart(7);
+  const n = (pick: (s: Required<ServerSide>) => number) => median(pairs.map(({ side }) => pick(side))).toFixed(0);
+  const last = (s: ServerSide) => s.alarms.at(-1)!;
+  return [
+    `${name}: the server's side (wrangler's local trace store), ms from the POST (medians of ${pairs.length} runs)`,
+    `    ${m((t, s) => s.post.start - t.posted)}  POST read by the Worker; answered at ${m((t, s) => s.post.end - t.posted).trim()} (${n((s) => s.post.storageCalls)} calls into storage, ${n((s) => s.post.subrequests)} to objects and services)`,
+    `    ${m((t, s) => s.alarms[0]!.start - t.posted)}  alarm fired; its last call into storage at ${m((t, s) => last(s).lastStorageEnd - t.posted).trim()}, its end at ${m((t, s) => last(s).end - t.posted).trim()} (${n((s) => s.alarms.reduce((sum, a) => sum + a.storageCalls, 0))} calls into storage)`,
+    `    ${m((t, s) => s.get.start - t.posted)}  the GET that saw it finished read by the Worker, ${m((_t, s) => s.get.start - last(s).end).trim()} ms after the alarm's end; answered at ${m((t, s) => s.get.end - t.posted).trim()} (${n((s) => s.get.storageCalls)} calls into storage, ${n((s) => s.get.subrequests)} to objects and services)`,
+    `    ${m((t) => t.seen - t.posted)}  seen finished at the client`,
+  ];
+}
+
+/** Each hand-over between two alarms of one run: the alarm's end after its last call into storage, then the next alarm's start. */
+function handOvers(side: ServerSide | undefined): string {
+  if (side === undefined || side.alarms.length < 2) return "";
+  return side.alarms
+    .slice(1)
+    .map((next, i) => {
+      const before = side.alarms[i]!;
+      return `slice ${i + 1} ended ${before.end - before.lastStorageEnd} ms after its last call into storage, the next alarm fired ${next.start - before.end} ms later`;
+    })
+    .join("; ");
+}
+
 /** The longest gaps between two journal commits of one long run: where a slice ended and the next alarm's slice began. */
 function sliceGaps(name: string, timeline: Timeline): string {
   const gaps = timeline.commitAts.slice(1).map((at, i) => ({ after: i + 1, ms: at - timeline.commitAts[i]! }));
@@ -148,7 +188,8 @@ async function main(): Promise<void> {
     for (const r of ratchets) {
       // Each checkout's own local settings (what its `npm start` would use), and room for long runs.
       const vars = { ...parseDevVars(readFileSync(join(r.checkout, ".dev.vars.example"), "utf8")), MAX_STEPS_LIMIT: maxSteps };
-      r.server = await startDevServer({ port: await freePort(), persistTo: persist(), cwd: r.snapshot.dir, vars, startTimeoutMs: 300_000 });
+      r.persistTo = persist();
+      r.server = await startDevServer({ port: await freePort(), persistTo: r.persistTo, cwd: r.snapshot.dir, vars, startTimeoutMs: 300_000 });
     }
     /** ms per storage call: 2,000 calls beside none, in a fresh object each. */
     const calls = async () => ((await peer(peers.url, "/calls?n=2000")) - (await peer(peers.url, "/calls?n=0"))) / 2000;
@@ -191,9 +232,25 @@ async function main(): Promise<void> {
     }
     for (const r of ratchets.slice(1)) log(`${r.name} / ratchet: ${(median(figures[r.name]!) / median(figures.ratchet!)).toFixed(2)}× per agent step`);
     for (const r of ratchets) for (const line of timelineLines(r.name, timelines[r.name]!)) log(line);
+    // The trace store is written as each invocation ends: read once the runs are over (and the last one's written).
+    await sleep(1000);
+    const stores = new Map(ratchets.map((r) => [r.name, traceStoreOf(r.persistTo!)]));
+    for (const r of ratchets) {
+      const store = stores.get(r.name);
+      const pairs = store === undefined ? [] : timelines[r.name]!.flatMap((timeline) => {
+        const side = serverSide(store, timeline);
+        return side?.get === undefined ? [] : [{ timeline, side: side as Required<ServerSide> }];
+      });
+      for (const line of serverLines(r.name, pairs)) log(line);
+    }
     if (timelineSteps > 0) {
       log(`one run of ${timelineSteps} agent steps on each, for its slices (a slice runs at most 500 new journal steps):`);
-      for (const r of ratchets) log(sliceGaps(r.name, (await ratchetRun(r.server!.url, timelineSteps)).timeline));
+      for (const r of ratchets) {
+        const { timeline } = await ratchetRun(r.server!.url, timelineSteps);
+        const store = stores.get(r.name);
+        const side = store === undefined ? undefined : serverSide(store, timeline);
+        log(`${sliceGaps(r.name, timeline)}${side === undefined ? "" : `; ${handOvers(side)}`}`);
+      }
     }
     log(`load at the end ${load()}`);
   } finally {
