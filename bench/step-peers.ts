@@ -12,9 +12,13 @@
 //             may be given again (before2, before3, …), say for an older runtime beside both.
 // Each under its own `wrangler dev` (the peers under this checkout's wrangler: the ratios only hold
 // within one runtime), in alternating rounds, with the machine's load noted each round. It prints
-// the medians, the ratios (Ratchet / floor, Workflows / Ratchet, before / after), what one storage
-// call costs in this runtime, and a timeline of each Ratchet run (POST, first step, last step, seen
-// finished) with the gaps where one slice hands over to the next.
+// the medians, the ratios (Ratchet / floor, Workflows / Ratchet, before / after: of the medians and
+// round by round), what one storage call costs in this runtime, the CPU each Ratchet's server used
+// per run (a figure a shared machine's load moves far less than wall time), and a timeline of each
+// Ratchet run (POST, first step, last step, seen finished) with the gaps where one slice hands over
+// to the next; under local observability also the server's side of it, from wrangler's local trace
+// store (support/trace-store.ts): when the POST was handled, when the alarm fired and ended, when
+// the GET that saw the run finished was read and answered, and each hand-over between alarms.
 //
 //   node bench/ts.mjs bench/step-peers.ts [--steps 200] [--rounds 5] [--before <checkout>]
 //     [--local-observability on|off] [--timeline-steps 600]
@@ -22,7 +26,7 @@
 // `--local-observability off` starts every server with X_LOCAL_OBSERVABILITY=false: wrangler's
 // local trace collector (on by default since miniflare 5) records a span for every storage call,
 // and that, not the step, is most of what a step costs under `wrangler dev` (BENCHMARKS.md).
-import { readFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { readFileSync, readdirSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { arg } from "./support/args";
@@ -60,6 +64,29 @@ function version(checkout: string, name: string): string {
 }
 
 const runtimeOf = (checkout: string) => `wrangler ${version(checkout, "wrangler")}, workerd ${version(checkout, "workerd")}`;
+/**
+ * CPU ms (user and system) used so far by the processes of process group `pgid` (a `wrangler dev`:
+ * its node processes and workerd), from /proc; 0 where there is no /proc.
+ */
+function cpuMsOf(pgid: number): number {
+  if (!existsSync("/proc")) return 0;
+  let ticks = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the command's closing parenthesis: state, ppid, pgrp (3rd), …, utime (12th), stime (13th).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  // The kernel's clock ticks: 100 a second on Linux.
+  return ticks * 10;
+}
+
 const load = () => loadavg().map((value) => value.toFixed(2)).join(" ");
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -200,9 +227,12 @@ async function main(): Promise<void> {
     for (const r of ratchets) await ratchetRun(r.server!.url, steps);
     const figures: Record<string, number[]> = { bare: [], floor: [], flow: [], call: [] };
     const timelines: Record<string, Timeline[]> = {};
+    /** CPU ms of each Ratchet's server per run: a figure the machine's load moves far less than wall time. */
+    const cpu: Record<string, number[]> = {};
     for (const r of ratchets) {
       figures[r.name] = [];
       timelines[r.name] = [];
+      cpu[r.name] = [];
     }
     log(`${steps} agent steps (a model call and a calculator call each), ${rounds} rounds; ms per agent step`);
     for (let round = 0; round < rounds; round++) {
@@ -214,8 +244,10 @@ async function main(): Promise<void> {
       // The checkouts take turns going first.
       const order = ratchets.map((_r, i) => ratchets[(i + round) % ratchets.length]!);
       for (const r of order) {
+        const cpuBefore = cpuMsOf(r.server!.pgid);
         const { ms, timeline } = await ratchetRun(r.server!.url, steps);
         figures[r.name]!.push(ms / steps);
+        cpu[r.name]!.push(cpuMsOf(r.server!.pgid) - cpuBefore);
         timelines[r.name]!.push(timeline);
       }
       const row = ["bare", "floor", "flow", ...ratchets.map((r) => r.name)].map((name) => `${name} ${figures[name]!.at(-1)!.toFixed(3)}`).join("  ");
@@ -230,7 +262,15 @@ async function main(): Promise<void> {
       const mine = median(figures[r.name]!);
       log(`${r.name}: ${(mine / floor).toFixed(2)}× the no-sync floor (target ≤ 1.5×), Workflows ${(flow / mine).toFixed(1)}× slower (target ≥ 20×), ${(mine / median(figures.bare!)).toFixed(2)}× the synced bare object`);
     }
-    for (const r of ratchets.slice(1)) log(`${r.name} / ratchet: ${(median(figures[r.name]!) / median(figures.ratchet!)).toFixed(2)}× per agent step`);
+    for (const r of ratchets.slice(1)) {
+      // Each round's pair, run one after the other: what the load did to one it mostly did to the other.
+      const paired = figures[r.name]!.map((value, i) => value / figures.ratchet![i]!);
+      log(`${r.name} / ratchet: ${(median(figures[r.name]!) / median(figures.ratchet!)).toFixed(2)}× per agent step (the medians); round by round ${paired.map((ratio) => ratio.toFixed(2)).join(", ")}: median ${median(paired).toFixed(2)}×`);
+    }
+    for (const r of ratchets) {
+      const total = cpu[r.name]!.reduce((sum, ms) => sum + ms, 0);
+      log(`${r.name}: CPU of its wrangler dev (workerd and wrangler's node) per run, POST to seen finished: ${(total / rounds).toFixed(1)} ms (mean of ${rounds}; ${(total / cpu.ratchet!.reduce((sum, ms) => sum + ms, 0)).toFixed(2)}× ratchet's)`);
+    }
     for (const r of ratchets) for (const line of timelineLines(r.name, timelines[r.name]!)) log(line);
     // The trace store is written as each invocation ends: read once the runs are over (and the last one's written).
     await sleep(1000);
