@@ -2,7 +2,7 @@
 // auth middleware found: the caller's kind, the run object (routes under /v1/runs/:id), the creator
 // of a new run (POST /v1/runs), the subject and its inbox (the listing and the inbox routes), and
 // the async call a tool server's result is for (its step key, from the callback URL).
-import type { CallerKind, WatcherToken } from "../api/types";
+import type { CallerKind, Outcome, RunView, WatcherToken } from "../api/types";
 import type { Settings } from "../config/settings";
 import type { InboxStub } from "../durable/inbox/inbox-stub";
 import type { ScheduleStub } from "../durable/schedule/schedule-stub";
@@ -32,5 +32,7 @@ export type AppEnv = {
     user: UserClaims;
     /** The user token a stream opened now belongs to (from the header, or the ticket it asked for): the stream ends with it. */
     watcherToken: WatcherToken;
+    /** The run's view, read with a run or user token's check in one call (requireRun's `view`); undefined otherwise. */
+    view: Outcome<RunView> | undefined;
   };
 };

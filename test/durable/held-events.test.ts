@@ -25,7 +25,7 @@ function counted(state: DurableObjectState): { state: DurableObjectState; calls:
   const calls = new Map<string, number>();
   const count = (label: string) => calls.set(label, (calls.get(label) ?? 0) + 1);
   const watched = watchedState(state, {
-    exec: (query) => count(query.replace(/\s+/g, " ").trim().split(" (")[0]!.split(" WHERE")[0]!),
+    exec: (query) => count(query.replace(/\s+/g, " ").trim().split(/ \(| WHERE| VALUES/)[0]!),
     databaseSize: () => count("databaseSize"),
   });
   return { state: watched, calls };

@@ -66,6 +66,11 @@ export interface RunRpc {
   /** True when the run exists and belongs to `subject` (a user token's access). */
   authorizeSubject(subject: string): Promise<boolean>;
   view(): Promise<Outcome<RunView>>;
+  /**
+   * authorize or authorizeSubject, then view, in one call (GET /v1/runs/:id with a run or user
+   * token): null when the caller may not see the run, which is then not read.
+   */
+  viewFor(caller: { tokenHash: string } | { subject: string }): Promise<Outcome<RunView> | null>;
   messages(): Promise<Outcome<{ messages: ChatMessage[] }>>;
   /** The run and where its chat stream starts (ChatMarks). */
   chatMarks(): Promise<Outcome<{ run: RunView; marks: ChatMarks }>>;

@@ -16,16 +16,14 @@ import { heldImagesOf, recordImages } from "../blobs/image-index";
 import { limitsOf } from "../../config/settings";
 import { insertCompactionRequests } from "../engine/incoming/compaction-request-store";
 import { insertPackedJournal } from "../engine/journal/journal-copy";
-import { reportChange } from "../outbox/report-change";
 import { isoNow } from "../storage/clock";
 import { insertReplay } from "../evals/replay-store";
 import { insertTrace } from "../telemetry/trace-store";
-import { createReserved, earlierCreate, type Creator } from "../run/create-run";
+import { createReserved, earlierCreate, madeRun, type Creator } from "../run/create-run";
 import { forkPlan } from "./fork-plan";
 import { insertFork } from "./fork-store";
 import { invalidImages } from "../run/outcome";
 import { insertRun, insertSegment, saveSegmentResult } from "../run/run-store";
-import { makeRun } from "../run/schema";
 import { spendAskOf } from "../inbox/spend-reservation";
 
 /** For crash tests: called between the fork's steps ("blobs": its images are stored, its transaction not yet run). */
@@ -47,7 +45,7 @@ export async function createFork(creator: Creator, run: NewRun, prefix: ForkCopy
     if (issues.length > 0) return invalidImages(issues);
     crashAt?.("blobs");
     const plan = forkPlan(prefix, spec, run.body.budget?.spentUsd ?? 0);
-    makeRun(engine.ctx.storage, () => {
+    return madeRun(engine, () => {
       insertRun(sql, run, isoNow(), plan.start);
       if (run.replay !== undefined) insertReplay(sql, run.replay);
       recordImages(sql, [...copied, ...added]);
@@ -60,8 +58,6 @@ export async function createFork(creator: Creator, run: NewRun, prefix: ForkCopy
       insertFork(sql, { runId: prefix.runId, step: prefix.atStep }, prefix.inheritedUsd);
       // A fork is a trace of its own (docs/traces.md), as any new run is.
       insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
-      reportChange(engine, "run-started");
     });
-    return undefined;
   });
 }

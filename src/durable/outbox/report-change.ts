@@ -30,11 +30,15 @@ function deploymentWebhook(env: Env): boolean {
  */
 export type ChangeDetail = { callId?: string; spanKey?: string; inboxOnly?: true };
 
-/** Reports the run's current state as change `type`. */
-export function reportChange(engine: EngineContext, type: InboxEventType, detail: ChangeDetail = {}): void {
+/**
+ * Reports the run's current state as change `type`. `current`: the run's row as the caller read it
+ * after the change (a stop reads it for its event), not read again; what a change is told with
+ * (its summary, its ends, its receivers) is the same row either way.
+ */
+export function reportChange(engine: EngineContext, type: InboxEventType, detail: ChangeDetail = {}, current?: RunRow): void {
   const { sql } = engine.ctx.storage;
   const version = bumpVersion(sql);
-  const run = readRun(sql)!;
+  const run = current ?? readRun(sql)!;
   const summary = summaryOf(toRunView(run), version);
   const now = engine.now();
   const eventId = `${run.id}/change/${version}`;

@@ -15,10 +15,9 @@ import { reportChange } from "../outbox/report-change";
 import { isoNow } from "../storage/clock";
 import { insertReplay } from "../evals/replay-store";
 import { fail, invalidImages, ok } from "./outcome";
-import { insertRun, readRun, toRunView } from "./run-store";
+import { insertRun, readRun, toRunView, type RunRow } from "./run-store";
 import { makeRun, wasDeleted } from "./schema";
 import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../inbox/spend-reservation";
-import { view } from "./transitions";
 import { insertTrace } from "../telemetry/trace-store";
 import { writeSpendDay } from "../inbox/spend-day";
 
@@ -50,23 +49,36 @@ export async function createRun(creator: Creator, run: NewRun, images: ImageUplo
   return createReserved(creator, spend, async () => {
     const issues = await acceptImages(blobs, run.id, images);
     if (issues.length > 0) return invalidImages(issues);
-    makeRun(engine.ctx.storage, () => {
+    return madeRun(engine, () => {
       insertRun(sql, run, isoNow());
       if (run.replay !== undefined) insertReplay(sql, run.replay);
       recordImages(sql, held);
       insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
-      reportChange(engine, "run-started");
     });
-    return undefined;
   });
 }
 
 /**
- * A new run made under its subject's spend limit: the reservation first, so a run that does not fit
- * leaves nothing behind; then `make` stores the run (answering a refusal, or nothing when it stored
- * it) — a refusal or a throw drops the reservation; then the run's first event and its alarm.
+ * Makes the run's tables and stores what `store` writes, then its first change, in one transaction
+ * (makeRun); the run's row as it was made, read once for the change and the creation's answer.
  */
-export async function createReserved({ engine, schedule }: Creator, spend: SpendAsk | undefined, make: () => Promise<Outcome<RunView> | undefined>): Promise<Outcome<RunView>> {
+export function madeRun(engine: EngineContext, store: () => void): RunRow {
+  const { sql } = engine.ctx.storage;
+  let made: RunRow | undefined;
+  makeRun(engine.ctx.storage, () => {
+    store();
+    made = readRun(sql)!;
+    reportChange(engine, "run-started", {}, made);
+  });
+  return made!;
+}
+
+/**
+ * A new run made under its subject's spend limit: the reservation first, so a run that does not fit
+ * leaves nothing behind; then `make` stores the run (answering a refusal, or the run's row as it
+ * made it: madeRun) — a refusal or a throw drops the reservation; then the run's first event and its alarm.
+ */
+export async function createReserved({ engine, schedule }: Creator, spend: SpendAsk | undefined, make: () => Promise<Outcome<RunView> | RunRow>): Promise<Outcome<RunView>> {
   const { env } = engine;
   let day: string | undefined;
   if (spend !== undefined) {
@@ -74,20 +86,22 @@ export async function createReserved({ engine, schedule }: Creator, spend: Spend
     if (!reserved.ok) return reserved;
     day = reserved.value.day;
   }
+  let made: RunRow;
   try {
-    const refused = await make();
-    if (refused !== undefined) {
+    const answer = await make();
+    if ("ok" in answer) {
       if (spend !== undefined) await dropSpend(env, spend);
-      return refused;
+      return answer;
     }
+    made = answer;
   } catch (error) {
     if (spend !== undefined) await dropSpend(env, spend);
     throw error;
   }
   // The day the run spends on until it goes on on a later one (spend-day.ts).
   if (day !== undefined) writeSpendDay(engine.ctx.storage.sql, day);
-  // The view after its first event (which it names): what the creation answers too.
-  const started = { ...view(engine), lastSeq: 1 };
+  // The view after its first event (which it names): what the creation answers too. The spend day is not in it.
+  const started = { ...toRunView(made), lastSeq: 1 };
   emitEvent(engine, { type: "run-started", run: started });
   await schedule();
   return ok(started);

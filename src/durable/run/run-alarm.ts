@@ -25,11 +25,11 @@ function suspendedOn(sql: SqlStorage, key: string): { deadline: number; answered
 
 /**
  * What nextAlarm and stepDue decide from, read from storage. `currentKey` is the key user tokens
- * are signed with now (for the watchers' next token check).
+ * are signed with now (for the watchers' next token check); `state`: the run's state as the caller
+ * read it in this same synchronous turn, when it did (not read again).
  */
-export function readAlarmInputs(engine: EngineContext, currentKey: string, deleteAt: number | undefined, now: number): AlarmInputs {
+export function readAlarmInputs(engine: EngineContext, currentKey: string, deleteAt: number | undefined, now: number, state = readRunState(engine.ctx.storage.sql)): AlarmInputs {
   const { sql } = engine.ctx.storage;
-  const state = readRunState(sql);
   const key = state?.suspendedOn;
   return {
     running: state?.status === "running",
@@ -61,6 +61,6 @@ export function scheduleAlarm(engine: EngineContext, currentKey: string): Promis
     updateRun(sql, { deleteAt }, isoNow());
   }
   if (state === undefined) dropDeliveredOutbox(sql);
-  const at = nextAlarm(readAlarmInputs(engine, currentKey, deleteAt, now));
+  const at = nextAlarm(readAlarmInputs(engine, currentKey, deleteAt, now, state));
   return at === undefined ? storage.deleteAlarm() : storage.setAlarm(at);
 }

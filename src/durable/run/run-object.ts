@@ -213,6 +213,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return run === undefined ? notFound() : ok(toRunView(run));
   }
 
+  async viewFor(caller: { tokenHash: string } | { subject: string }): Promise<Outcome<RunView> | null> {
+    const allowed = "tokenHash" in caller ? await this.authorize(caller.tokenHash) : await this.authorizeSubject(caller.subject);
+    return allowed ? this.view() : null;
+  }
+
   async messages(): Promise<Outcome<{ messages: ChatMessage[] }>> {
     await this.ensureAlarm();
     if (readRun(this.ctx.storage.sql) === undefined) return notFound();

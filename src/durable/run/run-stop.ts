@@ -34,7 +34,7 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
     const span = before === undefined ? {} : { spanKey: writeStopSpans(engine, before, run) };
     if (event !== "end") {
       emitEvent(engine, event);
-      reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended", span);
+      reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended", span, run);
       return undefined;
     }
     const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: addUsd(run.spentUsd, run.childrenUsd), steps: run.steps };
@@ -43,7 +43,7 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
     if (notes.shortAnswer === true) end.shortAnswer = true;
     if (run.error !== undefined) end.error = run.error;
     emitEvent(engine, end);
-    reportChange(engine, "run-ended", span);
+    reportChange(engine, "run-ended", span, run);
     return run;
   });
   if (ended !== undefined) logRunEnd(ended);

@@ -13,7 +13,7 @@ import { COMPACTION_REQUEST_TABLE } from "../engine/incoming/compaction-request-
 import { USER_MESSAGE_TABLE } from "../person/message-store";
 import { addRunColumns, RUN_TABLES } from "./run-store";
 import { SPILL_TABLE } from "../storage/spill";
-import { dropTable, forgetTables, tableExists } from "../storage/sqlite-tables";
+import { dropTable, forgetTables, rememberMadeTables, tableExists } from "../storage/sqlite-tables";
 import { CHILD_RUN_TABLE } from "../children/child-store";
 import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
@@ -33,6 +33,8 @@ export function wasDeleted(sql: SqlStorage): boolean {
 /** Every table and column, and the step's view; the statements go to SQLite together (each call into it costs: sqlite-tables.ts). */
 export function migrate(sql: SqlStorage): void {
   sql.exec(STATEMENTS.join(";\n"));
+  // Each is known to be there now: a look for one is not a call into SQLite.
+  rememberMadeTables(sql, STATEMENTS);
   addRunColumns(sql);
   addTicketColumns(sql);
   addOutboxColumns(sql);

@@ -18,6 +18,19 @@ export function tableExists(sql: SqlStorage, name: string): boolean {
   return found;
 }
 
+/**
+ * Remembers the tables `statements` make (their CREATE TABLE statements, just run): the database
+ * holds them now. A transaction that made them and fails forgets them (forgetTables).
+ */
+export function rememberMadeTables(sql: SqlStorage, statements: readonly string[]): void {
+  const tables = seen.get(sql) ?? new Set<string>();
+  for (const statement of statements) {
+    const name = /^\s*CREATE TABLE IF NOT EXISTS (\w+)/.exec(statement)?.[1];
+    if (name !== undefined) tables.add(name);
+  }
+  seen.set(sql, tables);
+}
+
 /** Drops a table (it is not remembered any more). */
 export function dropTable(sql: SqlStorage, name: string): void {
   sql.exec(`DROP TABLE "${name}"`);

@@ -21,7 +21,7 @@ import { isRunId, RUN_TOKEN_PATTERN } from "../ids/ids";
 import { inboxIdOfTicket } from "./inbox-tickets";
 import { enforceRateLimit, limitDeploymentCreation, limitForkCreation, limitSubjectCreation, subjectKey } from "./rate-limit";
 import { countFailure, refuseIfBlocked } from "./auth-failures";
-import { runStub } from "../run-stub";
+import { runStub, type RunStub } from "../run-stub";
 import { TICKET_PATTERN } from "./tickets";
 import { USER_TOKEN_PATTERN, verifyUserToken, type UserClaims } from "./user-tokens";
 
@@ -144,6 +144,12 @@ export type RunAccess = {
   creates?: boolean;
   /** Where the run's id is, when it is not the path's `id` (the AI SDK chat: its body's `id`, or the path's `runId`); may throw the API's 400 for a body it cannot read. */
   runId?: (c: Context<AppEnv>) => Promise<string | undefined>;
+  /**
+   * The route answers the run's view (GET /v1/runs/:id): a run or user token's check and the view
+   * are one call into the run's object (c.var.view), not two. Every check stays where it is: a
+   * caller refused there is refused as before, and its rate limit applies after, as before.
+   */
+  view?: boolean;
 };
 
 /** A failed authentication on run `id`: counted (AUTH_FAILURE_RATE_LIMIT; 429 past it), then `refusal`. */
@@ -175,6 +181,15 @@ async function callerOfTicket(c: Context<AppEnv>, ticket: string): Promise<Ticke
   return kind;
 }
 
+/** The run object's check of a run or user token; with `access.view`, the view read in the same call (c.var.view). */
+async function allowed(c: Context<AppEnv>, run: RunStub, access: RunAccess, caller: { tokenHash: string } | { subject: string }): Promise<boolean> {
+  if (access.view !== true) return "tokenHash" in caller ? run.authorize(caller.tokenHash) : run.authorizeSubject(caller.subject);
+  const view = await run.viewFor(caller);
+  if (view === null) return false;
+  c.set("view", view);
+  return true;
+}
+
 /**
  * Routes under /v1/runs/:id: the deployment token, that run's own token, or a user token of the
  * run's subject. Finds the run object (c.var.run) and who is calling (c.var.caller); an id this
@@ -200,14 +215,15 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
     if (caller.kind === "run") {
       // Past its failure limit, a run's object is not asked again until the minute is over.
       refuseIfBlocked(id, Date.now());
-      if (!(await run.authorize(await sha256Hex(caller.token)))) return failed(c, id, notFound());
+      const tokenHash = await sha256Hex(caller.token);
+      if (!(await allowed(c, run, access, { tokenHash }))) return failed(c, id, notFound());
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
       await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${id}`, "requests with this run's token");
       // A fork by a run token is a creation: CREATE_RATE_LIMIT per source run here, and the source's
       // subject's SUBJECT_CREATE_RATE_LIMIT in the route (which learns the subject from the source).
       if (access.creates === true) await limitForkCreation(c.env, id);
     } else if (caller.kind === "user") {
-      if (!(await run.authorizeSubject(caller.subject))) return failed(c, id, notFound());
+      if (!(await allowed(c, run, access, { subject: caller.subject }))) return failed(c, id, notFound());
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
       await limitUser(c, caller.subject);
       if (access.creates === true) await limitSubjectCreation(c.env, caller.subject);

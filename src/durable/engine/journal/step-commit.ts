@@ -62,10 +62,16 @@ export type StepRow = {
   span?: { key: string; seed: string; nowMs: number };
 };
 
-/** The one statement. */
+/**
+ * The one statement, its values in the view's column order. Its text is short on purpose: `wrangler
+ * dev`'s local tracing records each statement's text with every call and digests it after the
+ * invocation, so a step pays for every character of it (BENCHMARKS.md, issue 46, 2026-12-06).
+ */
+const INSERT_STEP_ROW = `INSERT INTO ${STEP_COMMIT_VIEW} VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`;
+
 export function insertStepRow(sql: SqlStorage, row: StepRow): void {
   sql.exec(
-    `INSERT INTO ${STEP_COMMIT_VIEW} (key, value, cost, usd, steps, stop_reason, at, seq, e1, e2, e3, d1, d2, d3, span_key, span, now_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    INSERT_STEP_ROW,
     row.key, row.value, row.cost, row.usd, row.steps, row.stopReason ?? null, row.at, row.seq,
     row.events[0]?.body ?? null, row.events[1]?.body ?? null, row.events[2]?.body ?? null,
     row.events[0]?.dedupe ?? null, row.events[1]?.dedupe ?? null, row.events[2]?.dedupe ?? null,

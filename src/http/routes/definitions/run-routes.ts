@@ -102,7 +102,7 @@ export const getRunRoute = createRoute({
   method: "get",
   path: "/{id}",
   summary: "A run",
-  middleware: [requireRun()] as const,
+  middleware: [requireRun({ view: true })] as const,
   request: { params: runParams },
   responses: { 200: json(runViewSchema, "The run."), ...errors(401, 404, 429) },
 });

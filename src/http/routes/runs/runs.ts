@@ -96,7 +96,8 @@ export function runsApp(): OpenAPIHono<AppEnv> {
     return c.json(answer, 200);
   });
 
-  app.openapi(getRunRoute, async (c) => c.json(unwrap(await c.var.run.view()), 200));
+  // A run or user token's check read the view already (requireRun's `view`).
+  app.openapi(getRunRoute, async (c) => c.json(unwrap(c.var.view ?? (await c.var.run.view())), 200));
 
   // Streamed as the run object writes it (src/durable/forks/export-run.ts): a long run's recording
   // is never held whole. The route's schema says JSON, which this is; the typed answer of a JSON
