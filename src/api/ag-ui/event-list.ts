@@ -110,8 +110,14 @@ export function storedSlots(state: StreamState, event: StoredEvent): Step {
 
 function eventSlots(state: StreamState, event: StoredEvent): Step {
   switch (event.type) {
-    case "step-start":
-      return { state: { ...state, openStep: event.step }, slots: [{ type: "STEP_STARTED", stepName: stepName(event.step) }] };
+    case "step-start": {
+      // A model call made again (after a crash) starts no second step; one left open by a call that never finished is closed first.
+      const previous = state.openStep !== undefined && state.openStep !== event.step ? state.openStep : undefined;
+      return {
+        state: { ...state, openStep: event.step },
+        slots: [previous === undefined ? undefined : { type: "STEP_FINISHED", stepName: stepName(previous) }, state.openStep === event.step ? undefined : { type: "STEP_STARTED", stepName: stepName(event.step) }],
+      };
+    }
     case "model":
       return modelSlots(state, event);
     case "tool-result":

@@ -5,39 +5,27 @@
 // the run routes use, then the run's events go out as the AG-UI stream (ag-ui-stream.ts), every
 // event with the run's sequence as its SSE id. A request with Last-Event-ID asks nothing: it
 // resumes the stream after that id. Refusals before the stream are the API's errors.
-import { Hono, type Context } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { agUiAction } from "../../api/ag-ui/incoming-action";
 import { cursorSeq, parseEventId, type AgUiCursor } from "../../api/ag-ui/event-ids";
-import { runAgentInputSchema, type RunAgentInput } from "../../api/ag-ui/run-input";
+import type { RunAgentInput } from "../../api/ag-ui/run-input";
 import { answerBodySchema, continueBodySchema } from "../../api/schemas/person/answer-schemas";
 import type { RunView } from "../../api/types";
-import { requireAgent } from "../agents/agents";
 import type { AppEnv } from "../app-env";
-import { admitCreator, identify, limitUser, requireRun } from "../auth/auth";
-import { readerOf } from "../auth/agent-auth";
-import { ApiException, invalidRequest } from "../errors";
+import { admitCreator } from "../auth/auth";
+import { ApiException, invalidRequest, validationHook } from "../errors";
 import { unwrap } from "../outcome";
 import { answerRun, sendMessageTo } from "../routes/runs/run-actions";
 import type { RunStub } from "../run-stub";
 import { agUiStream } from "./ag-ui-stream";
+import { agUiAgentRoute, agUiRunRoute, threadCallerOf } from "./ag-ui-routes";
 import { findThreadRun, startThreadRun } from "./thread-run";
 
 type Issues = { issues: { path: PropertyKey[]; message: string }[] };
 
 function issuesOf(error: Issues, prefix: string[] = []): { path: string; message: string }[] {
   return error.issues.map((issue) => ({ path: [...prefix, ...issue.path].map(String).join("."), message: issue.message }));
-}
-
-async function readInput(c: Context<AppEnv>): Promise<RunAgentInput> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    throw invalidRequest("The body is not JSON: send an AG-UI RunAgentInput.");
-  }
-  const parsed = runAgentInputSchema.safeParse(raw);
-  if (!parsed.success) throw invalidRequest("Invalid request body.", issuesOf(parsed.error));
-  return parsed.data;
 }
 
 /** The Last-Event-ID of a resume, checked against the run: one this stream sends, at most the run's newest event. */
@@ -83,32 +71,27 @@ async function act(c: Context<AppEnv>, input: RunAgentInput, runId: string, run:
   }
 }
 
-export function agUiApp(): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function agUiApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  app.post("/runs/:runId", requireRun({ runId: async (c) => c.req.param("runId") }), async (c) => {
-    const input = await readInput(c);
-    const runId = c.req.param("runId");
-    const view = unwrap(await c.var.run.view());
-    return act(c, input, runId, c.var.run, view);
+  app.openapi(agUiRunRoute, async (c) => {
+    const input = c.req.valid("json");
+    const runId = c.req.valid("param").runId;
+    return (await act(c, input, runId, c.var.run, unwrap(await c.var.run.view()))) as never;
   });
 
-  app.post("/:agent", async (c) => {
-    const caller = await identify(c);
-    if (caller.kind === "run") throw new ApiException(403, "A run token cannot call agents; use the deployment token or a user token (or POST /v1/ag-ui/runs/{runId} for its own run).");
-    if (caller.kind === "user") await limitUser(c, caller.subject);
-    c.set("caller", caller.kind);
-    const name = c.req.param("agent");
-    await requireAgent(c.env, readerOf(caller.kind === "user" ? { kind: "user", subject: caller.subject } : { kind: "deployment" }), name);
-    const input = await readInput(c);
+  app.openapi(agUiAgentRoute, async (c) => {
+    const caller = threadCallerOf(c.req.raw);
+    const name = c.req.valid("param").agent;
+    const input = c.req.valid("json");
     const thread = await findThreadRun(c, caller, name, input.threadId);
     if (!thread.exists) {
       if (c.req.header("last-event-id") !== undefined) throw new ApiException(404, "No run for this thread yet: start it without Last-Event-ID.");
       await admitCreator(c, caller);
       await startThreadRun(c, name, input);
-      return agUiStream(c, { runId: thread.runId, run: thread.run, threadId: input.threadId, agRunId: input.runId, after: 0 });
+      return agUiStream(c, { runId: thread.runId, run: thread.run, threadId: input.threadId, agRunId: input.runId, after: 0 }) as never;
     }
-    return act(c, input, thread.runId, thread.run, unwrap(await thread.run.view()));
+    return (await act(c, input, thread.runId, thread.run, unwrap(await thread.run.view()))) as never;
   });
 
   return app;
