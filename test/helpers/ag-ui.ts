@@ -18,11 +18,12 @@ export type AgUiHarness = {
   driven(): Promise<void>;
 };
 
-export type HarnessOptions = { token?: string; threadId?: string; drive?: boolean };
+/** `drive`: step each stream's run to its stop (the default), not at all (false), or with this function (a tree of runs). */
+export type HarnessOptions = { token?: string; threadId?: string; drive?: boolean | ((runId: string) => Promise<unknown>) };
 
 export function agUiHarness(path: string, options: HarnessOptions = {}): AgUiHarness {
   const token = options.token ?? TEST_API_TOKEN;
-  const drives: Promise<void>[] = [];
+  const drives: Promise<unknown>[] = [];
   const runIds: string[] = [];
   const events: BaseEvent[] = [];
   const agent = new HttpAgent({
@@ -34,7 +35,8 @@ export function agUiHarness(path: string, options: HarnessOptions = {}): AgUiHar
       const runId = response.headers.get("x-ratchet-run-id");
       if (response.ok && runId !== null) {
         runIds.push(runId);
-        if (options.drive !== false) drives.push(driveRun(runId));
+        if (typeof options.drive === "function") drives.push(options.drive(runId));
+        else if (options.drive !== false) drives.push(driveRun(runId));
       }
       return response;
     },

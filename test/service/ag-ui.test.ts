@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { agUiHarness, postAgUi, readFrames, typesOf } from "../helpers/ag-ui";
 import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
 import { BASE, expectError } from "../helpers/http";
+import { agentTool, callAgents, driveTree } from "../helpers/children";
 import { freshSubject } from "../helpers/inbox";
+import { storedEvents, stubFor } from "../helpers/runs";
 import { driveRun, getRun, releaseHold } from "../helpers/service-client";
 import { TEST_API_TOKEN } from "../test-env";
 
@@ -181,6 +183,46 @@ describe("AG-UI at HttpAgent's defaults", () => {
     const runToken = await postAgUi(`/v1/ag-ui/${name}`, { threadId: "t", runId: "r", messages: [user("Hi.")] }, {}, "rt_" + "a".repeat(40));
     expect(runToken.status).toBeGreaterThanOrEqual(401);
     await h.driven();
+  });
+
+  it("abortRun() closes the client's stream only: the run goes on, and a resume with the last id the client holds gets the rest", async () => {
+    const name = await agentWith("agui-abort", { provider: "scripted", minAnswerChars: 0, script: [{ text: "Still working on it.", hold: "agui-abort", streamBeforeHold: 5 }] });
+    const h = agUiHarness(`/v1/ag-ui/${name}`);
+    h.agent.addMessage(user("Work."));
+    await h.agent.runAgent(undefined, { onTextMessageContentEvent: () => h.agent.abortRun() }).catch(() => undefined);
+    expect(typesOf(h.events)).toContain("TEXT_MESSAGE_CONTENT");
+    expect(typesOf(h.events)).not.toContain("RUN_FINISHED");
+    const runId = h.runIds[0]!;
+    expect((await getRun(runId, TEST_API_TOKEN)).status).toBe("running");
+    await releaseHold(runId, "agui-abort");
+    await h.driven();
+    expect((await getRun(runId, TEST_API_TOKEN)).status).toBe("finished");
+    // The id of the client's last event: 5 characters of the text after the step's start.
+    const stepStart = (await storedEvents(stubFor(runId))).find((event) => event.type === "step-start")!.seq;
+    const rest = await readFrames(await postAgUi(`/v1/ag-ui/${name}`, { threadId: h.agent.threadId, runId: "again", messages: [] }, { "Last-Event-ID": `${stepStart}~5` }));
+    expect(rest[0]!.event).toEqual({ type: "TEXT_MESSAGE_CONTENT", messageId: `${runId}-m1`, delta: " working on it." });
+    expect(rest.at(-1)!.event).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
+  });
+
+  it("a child run (an agent tool) is a subagent: SUBAGENT_STARTED under its tool call, SUBAGENT_FINISHED when it ends", async () => {
+    const name = await agentWith("agui-child", {
+      provider: "scripted",
+      minAnswerChars: 0,
+      budget: { usd: 1 },
+      tools: [agentTool("helper", [{ text: "Helped." }])],
+      script: [callAgents([["h1", "helper", "Help me."]]), { text: "All done." }],
+    });
+    const h = agUiHarness(`/v1/ag-ui/${name}`, { drive: (runId) => driveTree(runId) });
+    h.agent.addMessage(user("Get help."));
+    await h.agent.runAgent();
+    await h.driven();
+    const started = h.events.find((event) => event.type === "SUBAGENT_STARTED") as unknown as { subagentRunId: string; name: string; parentToolCallId: string };
+    expect(started).toMatchObject({ name: "helper", parentToolCallId: "h1" });
+    expect(started.subagentRunId).toMatch(/^run_/);
+    const types = typesOf(h.events);
+    expect(types.indexOf("TOOL_CALL_START")).toBeLessThan(types.indexOf("SUBAGENT_STARTED"));
+    expect(h.events.find((event) => event.type === "SUBAGENT_FINISHED")).toMatchObject({ subagentRunId: started.subagentRunId, outcome: { type: "success" } });
+    expect((h.agent.messages.at(-1) as { content?: string }).content).toBe("All done.");
   });
 
   it("the existing-run route streams the run a thread names by its id", async () => {
