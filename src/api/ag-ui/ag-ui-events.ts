@@ -2,12 +2,15 @@
 // schemas check them in the tests; the Worker carries no copy of the protocol's library). Only the
 // events a Ratchet run has something to say with are listed.
 
+/** The protocol version this service speaks, declared in RUN_STARTED. */
+export const AG_UI_PROTOCOL_VERSION = "1.0";
+
 export type AgUiInterrupt = { id: string; reason: string; message?: string; toolCallId?: string; responseSchema?: Record<string, unknown>; metadata?: Record<string, unknown> };
 
 export type AgUiOutcome = { type: "success"; pendingToolCallIds?: string[] } | { type: "interrupt"; interrupts: AgUiInterrupt[] } | { type: "cancelled" };
 
 export type AgUiEvent =
-  | { type: "RUN_STARTED"; threadId: string; runId: string; metadata?: Record<string, unknown> }
+  | { type: "RUN_STARTED"; threadId: string; runId: string; protocolVersion: typeof AG_UI_PROTOCOL_VERSION; metadata?: Record<string, unknown> }
   | { type: "RUN_FINISHED"; threadId: string; runId: string; outcome: AgUiOutcome; result?: unknown }
   | { type: "RUN_ERROR"; message: string; code?: string }
   | { type: "STEP_STARTED"; stepName: string }

@@ -3,7 +3,7 @@
 // (event-ids.ts); a live text delta sends its message's start and its content. The stream ends at
 // the run's next stop: RUN_FINISHED (success, interrupt, cancelled) or RUN_ERROR (a failed run).
 import type { StoredEvent, Waiting } from "../types";
-import { CUSTOM_EVENTS, type AgUiEvent, type AgUiOutcome } from "./ag-ui-events";
+import { AG_UI_PROTOCOL_VERSION, CUSTOM_EVENTS, type AgUiEvent, type AgUiOutcome } from "./ag-ui-events";
 import { waitingOutcome } from "./interrupts";
 import { textMessageId, toolMessageId, type StreamState } from "./stream-state";
 
@@ -161,5 +161,5 @@ function eventSlots(state: StreamState, event: StoredEvent): Step {
 
 /** The event that opens an AG-UI run's stream. */
 export function runStarted(state: StreamState): AgUiEvent {
-  return { type: "RUN_STARTED", threadId: state.threadId, runId: state.agRunId, metadata: { "ratchet.runId": state.runId } };
+  return { type: "RUN_STARTED", threadId: state.threadId, runId: state.agRunId, protocolVersion: AG_UI_PROTOCOL_VERSION, metadata: { "ratchet.runId": state.runId } };
 }
