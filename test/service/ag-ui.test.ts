@@ -3,7 +3,7 @@
 // a tool message, a cancel, a failed run, the refusals before the stream, and a revoked user token
 // ending the stream. Every event is checked against @ag-ui/core's schemas (../helpers/ag-ui.ts).
 import { SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { agUiHarness, postAgUi, readFrames, typesOf } from "../helpers/ag-ui";
 import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
 import { BASE, expectError } from "../helpers/http";
@@ -65,6 +65,23 @@ describe("AG-UI at HttpAgent's defaults", () => {
     await h.driven();
     expect(h.runIds[1]).toBe(h.runIds[0]);
     expect((h.agent.messages.at(-1) as { content?: string }).content).toBe("Again: 5.");
+  });
+
+  it("TOOL_CALL_RESULT carries the tool's whole result from the run's history, not the event's 200-character summary", async () => {
+    const long = "x".repeat(500);
+    const name = await agentWith("agui-whole", {
+      provider: "scripted",
+      minAnswerChars: 0,
+      tools: [{ type: "http", name: "echo", description: "Echoes.", inputSchema: { type: "object", properties: { text: { type: "string" } } }, url: `${inject("toolServerUrl")}/echo` }],
+      script: [{ toolCalls: [{ id: "e1", name: "echo", input: { text: long } }] }, { text: "Echoed." }],
+    });
+    const h = agUiHarness(`/v1/ag-ui/${name}`);
+    h.agent.addMessage(user("Echo it."));
+    await h.agent.runAgent();
+    await h.driven();
+    const result = h.events.find((event) => event.type === "TOOL_CALL_RESULT") as unknown as { toolCallId: string; content: string };
+    expect(result.toolCallId).toBe("e1");
+    expect((JSON.parse(result.content) as { body: { input: { text: string } } }).body.input.text).toBe(long);
   });
 
   it("an ask is an interrupt (its id the call's); `resume` answers it through the answer route's function and the run goes on", async () => {

@@ -9,7 +9,10 @@ import { liveTextId, storedEventId, type AgUiCursor } from "../../api/ag-ui/even
 import { liveReset, liveText, runStarted, storedSlots } from "../../api/ag-ui/event-list";
 import { streamState, type StreamState } from "../../api/ag-ui/stream-state";
 import { STEP_TEXT_HEADER } from "../../api/rpc/run-rpc";
+import { contentText, toolResultsOf } from "../../api/ai-sdk/tool-output";
+import type { ToolMessage } from "../../loop/types";
 import { withKeepAlive } from "../../lib/sse-keep-alive";
+import { unwrap } from "../outcome";
 import { runFrames, type RunFrame } from "../a2a/run-frames";
 import type { AppEnv } from "../app-env";
 import { ApiException } from "../errors";
@@ -52,12 +55,18 @@ function failure(error: unknown): AgUiEvent {
 /** The frames a stored event or a live one sends, and the state after it. */
 type Sent = { state: StreamState; frames: Uint8Array[] };
 
-function storedFrames(state: StreamState, frame0: Extract<RunFrame, { stored: unknown }>, skip: number): Sent {
+/** A tool's whole result, as text (the `tool-result` event carries a 200-character summary only). */
+type ResultText = (callId: string) => string | undefined;
+
+function storedFrames(state: StreamState, frame0: Extract<RunFrame, { stored: unknown }>, skip: number, resultText: ResultText): Sent {
   const event = frame0.stored;
   const { state: next, slots } = storedSlots(state, event);
   const frames: Uint8Array[] = [];
   slots.forEach((slot, index) => {
-    if (slot !== undefined && index >= skip) frames.push(frame(slot, storedEventId(event.seq, index, slots.length)));
+    if (slot === undefined || index < skip) return;
+    const whole = slot.type === "TOOL_CALL_RESULT" ? resultText(slot.toolCallId) : undefined;
+    const sent: AgUiEvent = slot.type === "TOOL_CALL_RESULT" && whole !== undefined ? { ...slot, content: whole } : slot;
+    frames.push(frame(sent, storedEventId(event.seq, index, slots.length)));
   });
   return { state: next, frames };
 }
@@ -86,6 +95,12 @@ export function agUiStream(c: Context<AppEnv>, plan: AgUiStreamPlan): Response {
   let frames: AsyncGenerator<RunFrame> | undefined;
   let pending: Uint8Array[] = cursor === undefined ? [frame(runStarted(state), String(from))] : [];
   let over = false;
+  // The run's tool results (its history), read again when a result names a call not yet there.
+  let results = new Map<string, ToolMessage>();
+  const resultText: ResultText = (callId) => {
+    const result = results.get(callId);
+    return result === undefined ? undefined : contentText(result.content);
+  };
 
   /** Past the cursor: a stream resumed at a stop has nothing more; one resumed inside a model call's text holds its characters. */
   function leaveSilence(): void {
@@ -111,7 +126,8 @@ export function agUiStream(c: Context<AppEnv>, plan: AgUiStreamPlan): Response {
         return;
       }
       const skip = cursor !== undefined && seq === cursor.after + 1 ? cursor.skip : 0;
-      const sent = storedFrames(state, item, skip);
+      if (item.stored.type === "tool-result" && !results.has(item.stored.callId)) results = toolResultsOf(unwrap(await plan.run.messages()).messages);
+      const sent = storedFrames(state, item, skip, resultText);
       state = sent.state;
       pending.push(...sent.frames);
       if (state.done) over = true;
