@@ -56,7 +56,9 @@ async function act(c: Context<AppEnv>, input: RunAgentInput, runId: string, run:
       throw new ApiException(action.status, action.message, action.issues === undefined ? {} : { issues: action.issues });
     case "answer": {
       const body = answerBodySchema.safeParse(action.body);
-      if (!body.success) throw invalidRequest("Invalid request body.", issuesOf(body.error, ["resume"]));
+      // Where the answer came from: the resume list, or the trailing message.
+      const from = input.resume !== undefined && input.resume.length > 0 ? ["resume", "0"] : ["messages", String(input.messages.length - 1)];
+      if (!body.success) throw invalidRequest("Invalid request body.", issuesOf(body.error, from));
       await answerRun(c, body.data, run);
       return agUiStream(c, { ...plan, after: view.lastSeq });
     }
