@@ -12,6 +12,7 @@ import { bodyLimit, MAX_BODY_BYTES } from "./body-limit";
 import { requireConfigured } from "./configured";
 import { errorsOnly, onError, onNotFound, validationHook } from "./errors";
 import { a2aApp } from "./a2a/a2a-app";
+import { agUiApp } from "./ag-ui/ag-ui-app";
 import { rootCardApp } from "./a2a/root-card";
 import { agentsApp } from "./routes/agents";
 import { healthApp } from "./routes/service/health";
@@ -53,6 +54,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v1/agents", agentsApp());
   app.route("/mcp", mcpApp());
   app.route("/v1/ai-sdk", chatApp());
+  app.route("/v1/ag-ui", agUiApp());
   app.route("/v1/datasets", datasetsApp());
   app.route("/v1/experiments", experimentsApp());
 

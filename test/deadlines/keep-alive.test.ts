@@ -1,6 +1,6 @@
 // Every SSE stream sends a keep-alive (a comment line, `: keep-alive`) once it has been quiet for
 // SSE_KEEPALIVE_SECONDS (1 in this project): the run's events, the inbox's, the AI SDK chat's POST
-// and its GET …/stream, A2A's SendStreamingMessage and SubscribeToTask. The quiet is a model call
+// and its GET …/stream, A2A's SendStreamingMessage and SubscribeToTask, the AG-UI door's stream. The quiet is a model call
 // held by the scripted provider (released only after the keep-alive came), so nothing else can be
 // what arrived; each stream is read by the client that uses it (the AI SDK's transport, the A2A
 // SDK's client) through a fetch that keeps the bytes, and goes on to its end after the keep-alives.
@@ -17,6 +17,7 @@ import { stubFor } from "../helpers/runs";
 import { BASE, driveRun, releaseHold, startRun } from "../helpers/service-client";
 import { hasKeepAlive, sseTap, type SseTap } from "../helpers/sse-tap";
 import { watch } from "../helpers/watch";
+import { HttpAgent } from "@ag-ui/client";
 
 const selfFetch: typeof fetch = (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init);
 
@@ -58,6 +59,29 @@ function a2aClientThrough(tap: SseTap, name: string): Promise<Client> {
 }
 
 describe("keep-alives on every SSE stream", () => {
+  it("the AG-UI door's stream sends one while a model call holds; HttpAgent reads the run to its end", async () => {
+    const name = agentName("ka-ag-ui");
+    await makeAgent({ name, run: scriptedTemplate("", { script: [{ hold: "ka-ag-ui", text: "Done, after a while." }] }) });
+    const tap = sseTap(selfFetch);
+    let opened: (runId: string) => void = () => undefined;
+    const runId = new Promise<string>((resolve) => (opened = resolve));
+    const agent = new HttpAgent({
+      url: `${BASE}/v1/ag-ui/${name}`,
+      headers: { Authorization: `Bearer ${API_TOKEN}` },
+      fetch: async (url, init) => {
+        const response = await tap.fetch(url, init);
+        opened(response.headers.get("x-ratchet-run-id") ?? "");
+        return response;
+      },
+    });
+    agent.addMessage({ id: "u1", role: "user", content: "Take your time." });
+    const running = agent.runAgent();
+    await keepAliveWhileHeld(tap, await runId, "ka-ag-ui");
+    await running;
+    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "Done, after a while." });
+    tap.close();
+  });
+
   it("GET /v1/runs/{id}/events sends one while a model call holds", async () => {
     const { run, token } = await startRun({ messages: [{ role: "user", content: "Take your time." }], minAnswerChars: 0, script: [{ hold: "ka-events", text: "Done." }] });
     const tap = sseTap(selfFetch);

@@ -3,7 +3,8 @@
 // there as plain Node against `wrangler dev`: the run asks, the snippet answers, the run finishes.
 // A TypeScript app on `moduleResolution: node16` compiles against the package's declarations. The
 // subpath `@ratchet/client/ai-sdk` is in the tarball; with `ai` beside it (the app's own, an
-// optional peer), plain Node chats with a run through it and cancels the run.
+// optional peer), plain Node chats with a run through it and cancels the run. So is
+// `@ratchet/client/ag-ui`: with `@ag-ui/client` beside it, plain Node runs a stored agent's thread.
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -91,7 +92,7 @@ describe("@ratchet/client, packed and installed", () => {
     const installed = join(app, "node_modules/@ratchet/client");
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as Record<string, Record<string, unknown>>;
     expect(manifest.exports!["./ai-sdk"]).toEqual({ types: "./dist/client/ai-sdk/index.d.ts", default: "./dist/client/ai-sdk/index.js" });
-    expect(manifest.peerDependenciesMeta).toEqual({ ai: { optional: true } });
+    expect(manifest.peerDependenciesMeta).toEqual({ ai: { optional: true }, "@ag-ui/client": { optional: true } });
     expect(existsSync(join(installed, "dist/client/ai-sdk/index.js"))).toBe(true);
     // The app's own `ai` (7, as this repository has it).
     symlinkSync(join(ROOT, "node_modules/ai"), join(app, "node_modules/ai"), "dir");
@@ -140,5 +141,35 @@ describe("@ratchet/client, packed and installed", () => {
     );
     const tsc = await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.ai-sdk.json"], { cwd: app }).catch((error: { stdout: string }) => error);
     expect(tsc.stdout).toBe("");
+  }, 120_000);
+
+  it("carries @ratchet/client/ag-ui, with @ag-ui/client an optional peer: plain Node runs a stored agent's thread through it", async () => {
+    const installed = join(app, "node_modules/@ratchet/client");
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as Record<string, Record<string, unknown>>;
+    expect(manifest.exports!["./ag-ui"]).toEqual({ types: "./dist/client/ag-ui/index.d.ts", default: "./dist/client/ag-ui/index.js" });
+    // The app's own @ag-ui/client (1.0, as this repository has it) and what it needs.
+    for (const name of ["@ag-ui", "@bufbuild", "rxjs", "tslib", "uuid", "fast-json-patch", "untruncate-json", "compare-versions", "zod"]) {
+      if (existsSync(join(ROOT, "node_modules", name)) && !existsSync(join(app, "node_modules", name))) symlinkSync(join(ROOT, "node_modules", name), join(app, "node_modules", name), "dir");
+    }
+    const agent = `pkg-${Date.now().toString(36)}`;
+    const made = await fetch(`${dev!.url}/v1/agents`, {
+      method: "POST",
+      headers: { Authorization: "Bearer dev-token", "Content-Type": "application/json" },
+      body: JSON.stringify({ name: agent, description: "Greets.", run: { provider: "scripted", minAnswerChars: 0, script: [{ text: "Hello from the package." }] } }),
+    });
+    expect(made.status).toBe(201);
+    writeFileSync(
+      join(app, "ag-ui.mjs"),
+      [
+        'import { ratchetAgUiAgent } from "@ratchet/client/ag-ui";',
+        `const agent = ratchetAgUiAgent({ baseUrl: process.env.RATCHET_URL, token: "dev-token", agent: "${agent}" });`,
+        'agent.addMessage({ id: "m1", role: "user", content: "Hi" });',
+        "await agent.runAgent();",
+        "console.log(`answer: ${agent.messages.at(-1).content}`);",
+      ].join("\n"),
+    );
+    const { stdout, stderr } = await run(process.execPath, ["ag-ui.mjs"], { cwd: app, env: { ...process.env, RATCHET_URL: dev!.url }, timeout: 60_000 });
+    expect(stderr).toBe("");
+    expect(stdout.trim()).toBe("answer: Hello from the package.");
   }, 120_000);
 });

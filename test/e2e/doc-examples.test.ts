@@ -133,6 +133,14 @@ describe("the docs' marked shell examples, run against wrangler dev", () => {
       expect(rises, lines.join("\n")).toBe(true);
     });
 
+    it("docs/ag-ui.md: its one code block is ag-ui-client.ts, which HttpAgent and the resuming agent run: a tool call, the steps, an interrupt resumed, the answers", async () => {
+      expect(blocksOf("docs/ag-ui.md").map((block) => [block.info, block.code.split("\n")[0]])).toEqual([["ts", "// ag-ui-client.ts"]]);
+      const lines = await run("docs/ag-ui.md", "ag-ui-client.ts");
+      expect(lines[0]).toBe('tool: calculator {"expression":"1+1"}');
+      expect(lines.filter((line) => line.startsWith("step: "))).toEqual([expect.stringMatching(/^step: \{"step":1,"spentUsd":[\d.e-]+\}$/), expect.stringMatching(/^step: \{"step":2,"spentUsd":[\d.e-]+\}$/)]);
+      expect(lines.filter((line) => !line.startsWith("step: ")).slice(1)).toEqual(["answer: Two days: the Forum, then Trastevere.", "interrupt: ask Which order is it?", "answer: Refund it once the order is known."]);
+    });
+
     it("mcp-client.ts: lists the tools, declines the elicitation, gets progress and the final text", async () => {
       const lines = await run("docs/mcp-server.md", "mcp-client.ts");
       expect(lines[0]).toMatch(/^tools: (.+, )?support-triage, (.+, )?answer_run$/);

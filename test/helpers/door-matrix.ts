@@ -41,6 +41,7 @@ export type Door =
   | "A2A SendMessage"
   | "MCP tools/call"
   | "AI SDK chat POST"
+  | "AG-UI run"
   | "experiment case";
 
 export const DOORS: readonly Door[] = [
@@ -62,6 +63,7 @@ export const DOORS: readonly Door[] = [
   "A2A SendMessage",
   "MCP tools/call",
   "AI SDK chat POST",
+  "AG-UI run",
   "experiment case",
 ];
 
@@ -87,12 +89,14 @@ export const PATH_PREFIX: Record<Door, string> = {
   "A2A SendMessage": "",
   "MCP tools/call": "",
   "AI SDK chat POST": "",
+  // A thread's first request makes its run of the agent (POST /v1/ag-ui/{agent}): a refusal is the API's error before the stream.
+  "AG-UI run": "",
   // A case run is the recording's body with the variant's changes over it, admitted when the case starts.
   "experiment case": "",
 };
 
 /** The doors that run a stored agent whose template carries the row's fields (planted, as one stored before a cap was lowered). */
-export const STORED_AGENT_DOORS: readonly Door[] = ["stored agent run", "A2A SendMessage", "MCP tools/call"];
+export const STORED_AGENT_DOORS: readonly Door[] = ["stored agent run", "A2A SendMessage", "MCP tools/call", "AG-UI run"];
 
 const NOT_ALLOWED = "https://not-allowed.example";
 
@@ -172,7 +176,8 @@ export type WatchDoor =
   | "A2A SendStreamingMessage"
   | "A2A SubscribeToTask"
   | "A2A SendMessage (blocking)"
-  | "MCP tools/call";
+  | "MCP tools/call"
+  | "AG-UI stream";
 
 export const WATCH_DOORS: readonly WatchDoor[] = [
   "events (SSE)",
@@ -182,6 +187,7 @@ export const WATCH_DOORS: readonly WatchDoor[] = [
   "A2A SubscribeToTask",
   "A2A SendMessage (blocking)",
   "MCP tools/call",
+  "AG-UI stream",
 ];
 
 export type WatchRow = "revoking the user token ends it" | "a cursor past the run's newest event is refused";

@@ -1,6 +1,6 @@
 // The door matrix's stream columns: every way a run's events go out — the events route over SSE and
 // a WebSocket, the AI SDK chat's stream, A2A's SendStreamingMessage, SubscribeToTask and blocking
-// SendMessage, an MCP tools/call's wait — reads them through the one watch, so each holds its rules
+// SendMessage, an MCP tools/call's wait, the AG-UI door's stream — reads them through the one watch, so each holds its rules
 // (test/helpers/door-matrix.ts's rows): a user token's reader ends when the token is revoked, and
 // delivers none of the run after it; a cursor past the run's newest event is refused instead of
 // holding a watcher for events that are not coming. Each reader is the protocol's own client (the
@@ -168,6 +168,18 @@ async function read(door: WatchDoor): Promise<Reading> {
       );
       return { runId: task.contextId, ended };
     }
+    case "AG-UI stream": {
+      const runId = await stepsRun();
+      const response = await SELF.fetch(`${BASE}/v1/ag-ui/runs/${runId}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${world.token}`, "Content-Type": "application/json", Accept: "text/event-stream" },
+        body: JSON.stringify({ threadId: runId, runId: "r1", messages: [] }),
+      });
+      expect(response.status).toBe(200);
+      const done = readSseBody(response.body!, got);
+      const { slice } = await firstStep(runId, got.until);
+      return { runId, slice, ended: done.then(() => ({ got: got.got, how: got.got.includes('"type":"RUN_ERROR","message":"This user token was revoked.","code":"unauthorized"') ? "closed with RUN_ERROR unauthorized" : "closed" })) };
+    }
     case "MCP tools/call": {
       const client = await mcpClient(world.token);
       const call = callWithProgress(client, world.steps, { task: "Go." });
@@ -191,6 +203,7 @@ const REVOKED: Record<WatchDoor, RegExp> = {
   "A2A SubscribeToTask": /^error: .*This user token was revoked/,
   "A2A SendMessage (blocking)": /^error: .*401/,
   "MCP tools/call": /^error result \{"code":"unauthorized","status":401/,
+  "AG-UI stream": /^closed with RUN_ERROR unauthorized$/,
 };
 
 async function revoked(door: WatchDoor): Promise<void> {
@@ -243,6 +256,18 @@ async function pastNewest(door: WatchDoor): Promise<void> {
       await driveRun(task.contextId);
       const stream = client.resubscribeTask({ id: task.id } as never, { serviceParameters: { "Last-Event-ID": PAST } });
       await expect(stream.next()).rejects.toMatchObject({ name: "RequestMalformedError", message: expect.stringContaining("Last-Event-ID: Past the run's newest event") });
+      return;
+    }
+    case "AG-UI stream": {
+      const runId = await stepsRun();
+      const response = await SELF.fetch(`${BASE}/v1/ag-ui/runs/${runId}`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json", Accept: "text/event-stream", "Last-Event-ID": PAST },
+        body: JSON.stringify({ threadId: runId, runId: "r1", messages: [] }),
+      });
+      if (response.status !== 400) await response.body?.cancel();
+      const { error } = await expectError(response, 400, "invalid-request");
+      expect(error.issues).toEqual([{ path: "Last-Event-ID", message: expect.stringContaining("Past the run's newest event (seq 1)") }]);
       return;
     }
     default:

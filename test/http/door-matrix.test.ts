@@ -8,7 +8,7 @@
 // /v1/agents, the deployment's door: under `run.`), a run of a stored agent (POST /v1/runs
 // {agent}: the fields its caller may set), and the doors that run a stored agent whose template
 // today's settings refuse (planted in the agents object, as the trigger's run is in its schedule's):
-// by name (POST /v1/runs {agent}), A2A's SendMessage and MCP's tools/call, whose refusals (a
+// by name (POST /v1/runs {agent}), A2A's SendMessage, MCP's tools/call and an AG-UI thread's first request, whose refusals (a
 // JSON-RPC error, a tool error) carry the intake's status and issues; the AI SDK chat's POST is a
 // column of named skips (it carries a message only, sent by POST …/messages' code), and an experiment's
 // case (its variant over its recording, admitted when the case starts). Cells a door cannot be asked
@@ -135,6 +135,8 @@ async function knock(door: Door, row: Row): Promise<Response> {
       return a2aSend(await plantAgent(fields), tokenOf(row));
     case "MCP tools/call":
       return mcpCall(await plantAgent(fields), tokenOf(row));
+    case "AG-UI run":
+      return agUiRun(await plantAgent(fields), tokenOf(row));
     case "experiment case":
       return experimentCase(fields);
     case "AI SDK chat POST":
@@ -170,6 +172,14 @@ async function a2aSend(name: string, token: string): Promise<Response> {
   if (answer.error === undefined) return Response.json(answer, { status: 201 });
   const status = answer.error.code === A2A_ERRORS.invalidParams ? 400 : 500;
   return Response.json({ error: { code: answer.error.data?.code, message: answer.error.message, issues: answer.error.data?.issues } }, { status });
+}
+
+/** An AG-UI thread's first request (POST /v1/ag-ui/{agent}): a refusal is the API's error; a stream that opened, the run made (201 here). */
+async function agUiRun(name: string, token: string): Promise<Response> {
+  const response = await post(`/v1/ag-ui/${name}`, token, { threadId: crypto.randomUUID(), runId: "r1", messages: [{ id: "m1", role: "user", content: "hi" }] });
+  if (response.status !== 200) return response;
+  await response.body?.cancel();
+  return Response.json({ started: "a run" }, { status: 201 });
 }
 
 /** MCP's tools/call of the agent's tool; a refusal (a tool error whose `ratchet/error` carries the intake's status and issues) in the API's error shape. */

@@ -81,6 +81,8 @@ describe("GET /v1/openapi.json", () => {
         "GET /v1/ai-sdk/{v}/chat/{runId}/stream",
         "GET /v1/ai-sdk/{v}/chat/{runId}/messages",
         "POST /v1/ai-sdk/{v}/chat/{runId}/cancel",
+        "POST /v1/ag-ui/{agent}",
+        "POST /v1/ag-ui/runs/{runId}",
       ].sort(),
     );
   });

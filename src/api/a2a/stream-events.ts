@@ -11,7 +11,7 @@ import { taskIdOf } from "./task-ids";
 import { ANSWER_ARTIFACT, answerArtifact, statusOf } from "./task-view";
 
 /** A live-only event of the run's stream (no seq): a text delta, or the reset of the deltas of a model call made again. */
-export type LiveEvent = { type: "text"; delta: string } | { type: "text-reset" };
+export type LiveEvent = { type: "text"; delta: string; step?: number } | { type: "text-reset" };
 
 function chunk(runId: string, task: TaskRecord, text: string, append: boolean): A2aStreamEvent {
   const update: A2aArtifactUpdate = { taskId: taskIdOf(runId, task.n), contextId: runId, artifact: { artifactId: ANSWER_ARTIFACT, name: ANSWER_ARTIFACT, parts: [{ text }] } };

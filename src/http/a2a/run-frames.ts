@@ -1,4 +1,4 @@
-// A run's events as the A2A door reads them: the run object's own SSE stream, opened through the
+// A run's events as the A2A and AG-UI doors read them: the run object's own SSE stream, opened through the
 // one watch the events route uses (../routes/runs/run-watch.ts), parsed into stored events (with
 // their seq) and live ones (text deltas, no seq). The A2A facade keeps no copy of a run's events:
 // a snapshot is a read of this stream up to the run's newest seq, a subscription a read that goes on.
@@ -14,9 +14,9 @@ function frameOf(block: string): RunFrame | undefined {
   let data = "";
   for (const line of block.split("\n")) if (line.startsWith("data: ")) data += line.slice(6);
   if (data === "") return undefined;
-  const event = JSON.parse(data) as { type: string; seq?: number; delta?: string };
+  const event = JSON.parse(data) as { type: string; seq?: number; delta?: string; step?: number };
   if (typeof event.seq === "number") return { stored: event as StoredEvent };
-  if (event.type === "text" && typeof event.delta === "string") return { live: { type: "text", delta: event.delta } };
+  if (event.type === "text" && typeof event.delta === "string") return { live: typeof event.step === "number" ? { type: "text", delta: event.delta, step: event.step } : { type: "text", delta: event.delta } };
   if (event.type === "text-reset") return { live: { type: "text-reset" } };
   return undefined;
 }

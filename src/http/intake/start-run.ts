@@ -2,7 +2,7 @@
 // name), and the A2A and MCP doors. It resolves a stored agent to its run body, hands the body to
 // the one intake (prepareRun), and asks the new run's object to create the run. The caller's
 // authentication and creation rate limits are the door's (requireCreator for POST /v1/runs).
-import type { RunView } from "../../api/types";
+import type { RunView, ToolRef } from "../../api/types";
 import type { AgentRunInput } from "../../api/schemas/agents/agent-schemas";
 import type { CreateRunInput } from "../../api/schemas/runs/create-run-schemas";
 import type { Settings } from "../../config/settings";
@@ -25,6 +25,8 @@ export type StartRunInput = {
   idempotencyKey?: string | undefined;
   /** The caller's trace, which the run's trace joins (docs/traces.md). */
   traceParent?: SpanContext | undefined;
+  /** Client tools the door's caller brings (the AG-UI door's `tools`), after the body's own: the one intake checks them as the body's. */
+  clientTools?: ToolRef[] | undefined;
 };
 
 export function namesAgent(body: CreateRunInput | AgentRunInput): body is AgentRunInput {
@@ -43,6 +45,7 @@ export async function startRun(input: StartRunInput): Promise<{ run: RunView; to
   } else {
     body = input.body;
   }
+  if (input.clientTools !== undefined && input.clientTools.length > 0) body = { ...body, tools: [...(body.tools ?? []), ...input.clientTools] };
   const { newRun, token, images } = await prepareRun({
     body,
     env,

@@ -1,7 +1,7 @@
 // The docs' code blocks that are whole files (first line `// <name>`) as the files they name, and
 // bundled as one module (with `@ratchet/client/ai-sdk` from its sources) by the project's esbuild:
 // the tests run the docs' examples as written. docs/ai-sdk.md's page in Chromium (chat-page.ts) and
-// its Node chat in Node (chat-node.test.ts); docs/a2a.md's and docs/mcp-server.md's clients in Node
+// its Node chat in Node (chat-node.test.ts); docs/a2a.md's, docs/mcp-server.md's and docs/ag-ui.md's clients in Node
 // (doc-examples.test.ts, through runDocScript).
 import { build } from "esbuild";
 import { spawn } from "node:child_process";
@@ -32,7 +32,7 @@ export async function bundleDocModule(entry: string, platform: "browser" | "node
     platform,
     target: platform === "node" ? "node20" : "es2022",
     jsx: "automatic",
-    alias: { "@ratchet/client/ai-sdk": join(ROOT, "src/client/ai-sdk/index.ts") },
+    alias: { "@ratchet/client/ai-sdk": join(ROOT, "src/client/ai-sdk/index.ts"), "@ratchet/client/ag-ui": join(ROOT, "src/client/ag-ui/index.ts") },
     nodePaths: [join(ROOT, "node_modules")],
     // React's CommonJS entry asks for `process.env.NODE_ENV`, and in Node requires its build by name.
     define: { "process.env.NODE_ENV": '"production"' },

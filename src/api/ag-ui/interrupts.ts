@@ -1,0 +1,42 @@
+// What a run waits on, as AG-UI 1.0 shows it: an ask, an approval or a client toolset's batch is an
+// interrupt (RUN_FINISHED with outcome `interrupt`, its id the waiting call's id), answered by the
+// next run's `resume`; a client tool is a completed run that left that tool call for the
+// application to answer (outcome `success` with `pendingToolCallIds`), answered by a `tool` message.
+import type { Waiting } from "../types";
+import type { AgUiInterrupt, AgUiOutcome } from "./ag-ui-events";
+
+function questionOf(input: unknown): string | undefined {
+  if (typeof input !== "object" || input === null) return undefined;
+  const question = (input as { question?: unknown }).question;
+  return typeof question === "string" ? question : undefined;
+}
+
+export function interruptOf(waiting: Waiting): AgUiInterrupt {
+  const base = { id: waiting.callId, toolCallId: waiting.callId };
+  if (waiting.kind === "approval") {
+    return {
+      ...base,
+      reason: "approval",
+      message: `Approve the call of ${waiting.name}?`,
+      responseSchema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] },
+      metadata: { "ratchet.tool": waiting.name, "ratchet.input": waiting.input },
+    };
+  }
+  if (waiting.kind === "client-toolset") {
+    return {
+      ...base,
+      reason: "client-toolset",
+      message: `The client toolset ${waiting.name} has actions to run.`,
+      responseSchema: { type: "object", properties: { results: { type: "array" } }, required: ["results"] },
+      metadata: { "ratchet.batch": waiting.batch ?? [] },
+    };
+  }
+  const question = questionOf(waiting.input);
+  return { ...base, reason: "ask", ...(question === undefined ? {} : { message: question }), responseSchema: { type: "string" } };
+}
+
+/** How an AG-UI run that stopped on `waiting` finishes. */
+export function waitingOutcome(waiting: Waiting): AgUiOutcome {
+  if (waiting.kind === "client-tool") return { type: "success", pendingToolCallIds: [waiting.callId] };
+  return { type: "interrupt", interrupts: [interruptOf(waiting)] };
+}

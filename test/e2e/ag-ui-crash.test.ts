@@ -1,0 +1,125 @@
+// The AG-UI stream across a real crash: @ratchet/client/ag-ui's agent (HttpAgent with the resuming
+// fetch) streams a stored agent's thread from `wrangler dev`, which is SIGKILLed (its whole process
+// group) while the run's third model call is held. The agent's connection breaks; it sends the
+// request again with its Last-Event-ID until `wrangler dev`, started again on the same storage,
+// answers, and reads on. What the agent saw, before the kill and after it, is a full read of the
+// run's stream (every event, in order, none twice), and its messages are the run's.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EventSchemas } from "@ag-ui/core/schemas";
+import { afterAll, describe, expect, it } from "vitest";
+import { ratchetAgUiAgent } from "../../src/client/ag-ui/index";
+import { sseBlocks, sseField } from "../../src/lib/sse-blocks";
+import { releaseHold, request } from "./support/api";
+import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
+import { freePort } from "./support/http-server";
+import { LOCAL_TOKEN } from "./support/local-vars";
+
+type Event = Record<string, unknown>;
+
+/** Text deltas compared as the text they make, per message; every other event as its JSON with sorted keys. */
+function fold(events: readonly Event[]): string[] {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(sorted) : typeof value === "object" && value !== null ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([key, inner]) => [key, sorted(inner)])) : value;
+  const out: string[] = [];
+  for (const event of events) {
+    const last = out.at(-1);
+    if (event.type === "TEXT_MESSAGE_CONTENT" && last?.startsWith(`CONTENT ${String(event.messageId)} `)) out[out.length - 1] = last + String(event.delta);
+    else out.push(event.type === "TEXT_MESSAGE_CONTENT" ? `CONTENT ${String(event.messageId)} ${String(event.delta)}` : JSON.stringify(sorted(event)));
+  }
+  return out;
+}
+
+describe("AG-UI after a SIGKILL of wrangler dev", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ratchet-ag-ui-crash-"));
+  const snapshot = snapshotProject();
+  let dev: DevServer | undefined;
+  afterAll(async () => {
+    await dev?.kill();
+    snapshot.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the reconnecting agent sees every event once: a full read of the run's stream", async () => {
+    const port = await freePort();
+    dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
+    const url = dev.url;
+    const name = `agui-crash-${Date.now().toString(36)}`;
+    const created = await request(url, "/v1/agents", LOCAL_TOKEN, {
+      method: "POST",
+      body: JSON.stringify({
+        name,
+        description: "Adds things up, slowly.",
+        run: {
+          provider: "scripted",
+          tools: ["calculator"],
+          minAnswerChars: 0,
+          script: [
+            { text: "Adding the numbers.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2+2" } }] },
+            { text: "Checking it.", toolCalls: [{ id: "c2", name: "calculator", input: { expression: "4-2-2" } }] },
+            { hold: "third", text: "It is 4, checked." },
+          ],
+        },
+      }),
+    });
+    expect(created.status, await created.text()).toBe(201);
+
+    const tries: (string | null)[] = [];
+    let runId = "";
+    const agent = ratchetAgUiAgent({
+      baseUrl: url,
+      token: LOCAL_TOKEN,
+      agent: name,
+      minDelayMs: 100,
+      maxDelayMs: 500,
+      fetch: async (target, init) => {
+        tries.push(new Headers(init.headers).get("Last-Event-ID"));
+        const response = await fetch(target, init);
+        runId = response.headers.get("x-ratchet-run-id") ?? runId;
+        return response;
+      },
+    });
+    const seen: Event[] = [];
+    let thirdStarted: () => void = () => undefined;
+    const third = new Promise<void>((resolve) => (thirdStarted = resolve));
+    agent.subscribe({
+      onEvent: ({ event }) => {
+        seen.push(EventSchemas.parse(event) as Event);
+        if (event.type === "STEP_STARTED" && (event as unknown as { stepName: string }).stepName === "step-3") thirdStarted();
+      },
+    });
+    agent.addMessage({ id: "m1", role: "user", content: "What is 2+2?" });
+    const running = agent.runAgent();
+    await third;
+    const beforeKill = seen.length;
+    await dev.kill();
+    dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
+    await releaseHold(dev.url, LOCAL_TOKEN, runId, "third");
+    await running;
+
+    expect(tries[0]).toBeNull();
+    expect(tries.length).toBeGreaterThanOrEqual(2);
+    expect(tries.slice(1).every((id) => id !== null)).toBe(true);
+    expect(seen.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, result: "It is 4, checked." });
+
+    // A fresh full read of the run's stream: every event after seq 0, after the RUN_STARTED the agent got.
+    const whole = await fetch(`${dev.url}/v1/ag-ui/${name}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${LOCAL_TOKEN}`, "Content-Type": "application/json", "Last-Event-ID": "0" },
+      body: JSON.stringify({ threadId: agent.threadId, runId: "whole", messages: [] }),
+    });
+    expect(whole.status).toBe(200);
+    const full: Event[] = [];
+    for await (const block of sseBlocks(whole.body!)) {
+      const data = sseField(block, "data");
+      if (data !== undefined) full.push(EventSchemas.parse(JSON.parse(data)) as Event);
+    }
+    expect(seen[0]!.type).toBe("RUN_STARTED");
+    const agRunId = String(seen[0]!.runId);
+    expect(fold(seen.slice(1))).toEqual(fold(full).map((line) => line.replaceAll('"runId":"whole"', `"runId":"${agRunId}"`)));
+    expect(agent.messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"]);
+    expect(agent.messages.at(-1)).toMatchObject({ content: "It is 4, checked." });
+    console.log(`[ag-ui-crash] ${beforeKill} events before the SIGKILL, ${seen.length - beforeKill} after, ${tries.length} requests (Last-Event-ID ${tries.slice(1).join(", ")}), ${full.length + 1} in a full read`);
+  }, 240_000);
+});
