@@ -151,9 +151,19 @@ async function main(): Promise<void> {
     const endedAt = serial.frames.filter((frame) => frame.type === "case-ended").map(atOf);
     const cycles = endedAt.slice(1).map((at, i) => at - endedAt[i]!);
     const ownMs: number[] = [];
-    for (const frame of serial.frames.filter((one) => one.type === "case-started")) {
+    // Where a case's time goes: the previous case-ended → this case-started (its preparation and fork),
+    // case-started → its run's end (the run), its run's end → its case-ended (the outbox's word, the
+    // experiment's alarm, scoring and divergence).
+    const parts = { start: [] as number[], run: [] as number[], score: [] as number[] };
+    const started = serial.frames.filter((one) => one.type === "case-started");
+    for (const [index, frame] of started.entries()) {
       const events = await readEventsUntilEnd(`${dev.url}/v1/runs/${frame.runId}/events`, LOCAL_TOKEN, 60_000);
-      ownMs.push(Date.parse(String(events.at(-1)!.data.at)) - Date.parse(String(events[0]!.data.at)));
+      const runEnd = Date.parse(String(events.at(-1)!.data.at));
+      ownMs.push(runEnd - Date.parse(String(events[0]!.data.at)));
+      const caseEnded = serial.frames.find((one) => one.type === "case-ended" && one.case!.n === frame.n);
+      if (index > 0) parts.start.push(atOf(frame) - endedAt[index - 1]!);
+      parts.run.push(runEnd - atOf(frame));
+      parts.score.push(atOf(caseEnded) - runEnd);
     }
     const plainCycle = median(plain.map((one) => one.cycleMs));
     const caseCycle = median(cycles);
@@ -164,6 +174,7 @@ async function main(): Promise<void> {
     log(`  the case run's own time (first event → end; ${STEPS - 1} tool calls answered from the recording): ${summary(ownMs)}`);
     log(`  a case / a plain run: ${(caseCycle / plainCycle).toFixed(2)}×; the evals' own work (a case's time beyond a plain run's): ${(caseCycle - plainCycle).toFixed(0)} ms, ${((100 * (caseCycle - plainCycle)) / caseCycle).toFixed(1)}% of a case's time (target under 10%)`);
     log(`  outside the case run (prepare, fork, outbox, scoring, divergence): ${(caseCycle - median(ownMs)).toFixed(0)} ms, ${((100 * (caseCycle - median(ownMs))) / caseCycle).toFixed(1)}% of a case's time`);
+    log(`  where it goes (medians): case-ended → next case-started (prepare, fork) ${median(parts.start)} ms; case-started → its run's end ${median(parts.run)} ms; run's end → case-ended (outbox, alarm, scoring, divergence) ${median(parts.score)} ms`);
     log(`  cases per second: ${((1000 * CASES) / (atOf(serial.frames.find((frame) => frame.type === "experiment-ended")) - atOf(serial.frames[0]))).toFixed(2)}`);
 
     // 2. Throughput at `concurrency`.
