@@ -1,7 +1,8 @@
 // Evals on recorded runs against `wrangler dev` on 127.0.0.1 (`npm run bench:experiment`, or
-// `node bench/ts.mjs bench/experiment.ts [--cases 100] [--steps 20] [--plain 20] [--reports 10] [--concurrency 4]`).
+// `node bench/ts.mjs bench/experiment.ts [--cases 100] [--steps 20] [--plain 20] [--reports 10] [--concurrency 4] [--model-ms 0]`).
 //
-// `cases` runs are recorded, each of `steps` model calls (scripted, zero latency: no delayMs), every
+// `cases` runs are recorded, each of `steps` model calls (scripted, zero latency unless `model-ms` gives
+// each call a delay, as a model's own time), every
 // one but the last a calculator call with its own input, the last an answer. A dataset of them; then
 // two experiments over it with a changed system prompt, in mode replay (every tool call answered from
 // the recording), scored by the exact final text and a calculator call:
@@ -40,6 +41,7 @@ const STEPS = arg("steps", 20);
 const PLAIN = arg("plain", 20);
 const REPORTS = arg("reports", 10);
 const CONCURRENCY = arg("concurrency", 4);
+const MODEL_MS = arg("model-ms", 0);
 const PORT = await freePort();
 const log = (line: string) => console.log(`[bench:experiment] ${line}`);
 const failures: string[] = [];
@@ -49,8 +51,9 @@ type Frame = { seq: number; type: string; at: string; n?: number; runId?: string
 
 /** Recording `k`: `steps` model calls, each but the last a calculator call of its own input. */
 function script(k: number) {
-  const calls = Array.from({ length: STEPS - 1 }, (_v, i) => ({ text: `Step ${i + 1}.`, toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${k} + ${i}` } }], costUsd: 0.0001 }));
-  return [...calls, { text: `Done ${k}.`, costUsd: 0.0001 }];
+  const latency = MODEL_MS > 0 ? { delayMs: MODEL_MS } : {};
+  const calls = Array.from({ length: STEPS - 1 }, (_v, i) => ({ text: `Step ${i + 1}.`, toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${k} + ${i}` } }], costUsd: 0.0001, ...latency }));
+  return [...calls, { text: `Done ${k}.`, costUsd: 0.0001, ...latency }];
 }
 
 const runBody = (k: number) => ({ tools: ["calculator"], minAnswerChars: 0, maxSteps: STEPS + 5, budget: { usd: 0.05 }, messages: [{ role: "user", content: `Count with case ${k}.` }], script: script(k) });
@@ -119,7 +122,7 @@ function versionOf(pkg: string): string {
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}, wrangler ${versionOf("wrangler")}, workerd ${versionOf("workerd")}`);
   log(`load average at start: ${load()}`);
-  log(`${CASES} recorded cases of ${STEPS} steps (${STEPS - 1} calculator calls each), zero-latency scripted model`);
+  log(`${CASES} recorded cases of ${STEPS} steps (${STEPS - 1} calculator calls each), scripted model, ${MODEL_MS === 0 ? "zero latency" : `${MODEL_MS} ms a call`}`);
   const dir = mkdtempSync(join(tmpdir(), "ratchet-experiment-bench-"));
   const snapshot = snapshotProject();
   const dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir });
@@ -174,6 +177,10 @@ async function main(): Promise<void> {
     log(`  the case run's own time (first event → end; ${STEPS - 1} tool calls answered from the recording): ${summary(ownMs)}`);
     log(`  a case / a plain run: ${(caseCycle / plainCycle).toFixed(2)}×; the evals' own work (a case's time beyond a plain run's): ${(caseCycle - plainCycle).toFixed(0)} ms, ${((100 * (caseCycle - plainCycle)) / caseCycle).toFixed(1)}% of a case's time (target under 10%)`);
     log(`  outside the case run (prepare, fork, outbox, scoring, divergence): ${(caseCycle - median(ownMs)).toFixed(0)} ms, ${((100 * (caseCycle - median(ownMs))) / caseCycle).toFixed(1)}% of a case's time`);
+    if (MODEL_MS > 0) {
+      const modelMs = STEPS * MODEL_MS;
+      log(`  the model calls' own time: ${modelMs} ms of a case's ${caseCycle} ms; all the rest (Ratchet's work: the run's and the experiment's) ${(caseCycle - modelMs).toFixed(0)} ms, ${((100 * (caseCycle - modelMs)) / caseCycle).toFixed(1)}%`);
+    }
     log(`  where it goes (medians): case-ended → next case-started (prepare, fork) ${median(parts.start)} ms; case-started → its run's end ${median(parts.run)} ms; run's end → case-ended (outbox, alarm, scoring, divergence) ${median(parts.score)} ms`);
     log(`  cases per second: ${((1000 * CASES) / (atOf(serial.frames.find((frame) => frame.type === "experiment-ended")) - atOf(serial.frames[0]))).toFixed(2)}`);
 
