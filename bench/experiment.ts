@@ -1,5 +1,8 @@
 // Evals on recorded runs against `wrangler dev` on 127.0.0.1 (`npm run bench:experiment`, or
-// `node bench/ts.mjs bench/experiment.ts [--cases 100] [--steps 20] [--plain 20] [--reports 10] [--concurrency 4] [--model-ms 0]`).
+// `node bench/ts.mjs bench/experiment.ts [--cases 100] [--steps 20] [--plain 20] [--reports 10] [--concurrency 4] [--model-ms 0]
+// [--local-observability off]`). `--local-observability off` starts wrangler dev with
+// X_LOCAL_OBSERVABILITY=false: without its local trace collector, which records a span for every
+// storage call (BENCHMARKS.md, "The step under local tracing"); a deployed Worker has none.
 //
 // `cases` runs are recorded, each of `steps` model calls (scripted, zero latency unless `model-ms` gives
 // each call a delay, as a model's own time), every
@@ -42,6 +45,8 @@ const PLAIN = arg("plain", 20);
 const REPORTS = arg("reports", 10);
 const CONCURRENCY = arg("concurrency", 4);
 const MODEL_MS = arg("model-ms", 0);
+const observabilityAt = process.argv.indexOf("--local-observability");
+if (observabilityAt >= 0) process.env.X_LOCAL_OBSERVABILITY = process.argv[observabilityAt + 1] === "off" ? "false" : "true";
 const PORT = await freePort();
 const log = (line: string) => console.log(`[bench:experiment] ${line}`);
 const failures: string[] = [];
@@ -121,7 +126,7 @@ function versionOf(pkg: string): string {
 
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}, wrangler ${versionOf("wrangler")}, workerd ${versionOf("workerd")}`);
-  log(`load average at start: ${load()}`);
+  log(`load average at start: ${load()}; local observability: ${process.env.X_LOCAL_OBSERVABILITY === undefined ? "as wrangler starts it" : `X_LOCAL_OBSERVABILITY=${process.env.X_LOCAL_OBSERVABILITY}`}`);
   log(`${CASES} recorded cases of ${STEPS} steps (${STEPS - 1} calculator calls each), scripted model, ${MODEL_MS === 0 ? "zero latency" : `${MODEL_MS} ms a call`}`);
   const dir = mkdtempSync(join(tmpdir(), "ratchet-experiment-bench-"));
   const snapshot = snapshotProject();
