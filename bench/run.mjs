@@ -32,6 +32,7 @@ const steps = [
   { name: "schedules", command: ["node", "bench/ts.mjs", "bench/schedules.ts"] },
   { name: "push", command: ["node", "bench/ts.mjs", "bench/push.ts"] },
   { name: "children", command: ["node", "bench/ts.mjs", "bench/children.ts"] },
+  { name: "experiment", command: ["node", "bench/ts.mjs", "bench/experiment.ts"] },
   { name: "auth-timing-http", command: ["node", "bench/ts.mjs", "bench/auth-timing-http.ts"] },
 ].filter((step) => only.length === 0 || only.some((word) => step.name.includes(word)));
 

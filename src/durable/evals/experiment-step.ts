@@ -27,8 +27,11 @@ export const CASE_ATTEMPTS = 5;
 /** A case whose run object could not be reached is tried again this long after. */
 export const CASE_RETRY_MS = 10_000;
 
-/** Where a test may stop a step, as a crash would. */
-export type CrashPoint = "case-marked" | "case-made" | "case-scored";
+/**
+ * Where a test may stop a step, as a crash would: after a case was marked running, after its run was
+ * made, after it was scored; after a judge answered and before its verdict was stored, and after that.
+ */
+export type CrashPoint = "case-marked" | "case-made" | "case-scored" | "judge-answered" | "judge-recorded";
 
 export type StepDeps = {
   env: Env;
@@ -136,7 +139,11 @@ async function startCases(deps: StepDeps, spec: ExperimentSpec): Promise<NextSte
 function journalOf(deps: StepDeps, n: number): JudgeJournal {
   return {
     judged: (side, scorer) => judged(deps.sql, n, side, scorer),
-    record: (side, scorer, answer) => deps.transaction(() => recordJudged(deps.sql, n, side, scorer, answer.verdict, answer.costUsd, isoNow())),
+    record: (side, scorer, answer) => {
+      deps.crash?.("judge-answered");
+      deps.transaction(() => recordJudged(deps.sql, n, side, scorer, answer.verdict, answer.costUsd, isoNow()));
+      deps.crash?.("judge-recorded");
+    },
   };
 }
 
