@@ -56,6 +56,8 @@ export type Limits = {
   experimentConcurrency: number;
   /** EXPERIMENT_BUDGET_USD_LIMIT: the largest `budget.usd` of an experiment. */
   experimentBudgetUsd: number;
+  /** GUARDRAIL_HTTP_SECONDS: how long an HTTP guardrail check may take to answer when it names no timeoutSeconds; past it the check fails. */
+  guardrailHttpSeconds: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -86,6 +88,7 @@ export const DEFAULT_LIMITS: Limits = {
   datasetCases: 1_000,
   experimentConcurrency: 16,
   experimentBudgetUsd: 100,
+  guardrailHttpSeconds: 10,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -117,6 +120,7 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   datasetCases: { setting: "DATASET_CASES_LIMIT", whole: true },
   experimentConcurrency: { setting: "EXPERIMENT_CONCURRENCY_LIMIT", whole: true },
   experimentBudgetUsd: { setting: "EXPERIMENT_BUDGET_USD_LIMIT", whole: false },
+  guardrailHttpSeconds: { setting: "GUARDRAIL_HTTP_SECONDS", whole: true },
 };
 
 type Problem = { setting: string; problem: string };

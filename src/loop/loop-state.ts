@@ -25,9 +25,10 @@ export const DEFAULT_MIN_ANSWER_CHARS = 100;
 
 /**
  * A note the next request ends with (never stored): a reminder to hand in, or, for a final answer
- * after tool work, a request for the whole answer (an empty one: "recovery"; a short one: "short").
+ * after tool work, a request for the whole answer (an empty one: "recovery"; a short one: "short"),
+ * or why the answer failed an output check ("guardrail").
  */
-export type Note = "reminder" | "recovery" | "short";
+export type Note = "reminder" | "recovery" | "short" | "guardrail";
 
 export type LoopState = {
   options: RunToolLoopOptions;
@@ -53,6 +54,10 @@ export type LoopState = {
   /** `steps` when a compaction last ran (or was tried): none runs twice before the next model call. */
   compactedAt?: number;
   note?: Note;
+  /** With note "guardrail": why the answer failed an output check (output-guard.ts). */
+  guardrailNote?: string;
+  /** Retries each output check has given the model so far (output-guard.ts). */
+  outputRetries: Map<string, number>;
   reminded: boolean;
   /** A final answer got its one more call ("recovery" or "short"): the next one stands. */
   followedUp: boolean;
@@ -145,6 +150,7 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
     steps: 0,
     reminded: false,
     followedUp: false,
+    outputRetries: new Map(),
     signal: options.signal ?? new AbortController().signal,
     emit: onStep === undefined ? () => {} : onStep,
   };

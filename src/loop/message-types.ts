@@ -56,7 +56,7 @@ export type StopReason =
   /** The answer ran into the model's context window (it is cut off like at max_tokens). */
   | "model_context_window_exceeded";
 
-export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel" | "refusal";
+export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel" | "refusal" | "guardrail";
 
 /**
  * How the history is kept inside the context window. "native": the provider compacts (the

@@ -18,6 +18,11 @@ export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): Run
     const { mode, reason, tokensBefore, tokensAfter } = event;
     return { type: "compaction", step: stepsBefore + event.step, mode, reason, tokensBefore, tokensAfter };
   }
+  if (event.type === "guardrail") {
+    const { name, stage, pass, action, reason, costUsd, callId, tool } = event;
+    const verdict: RunEvent = { type: "guardrail", step: stepsBefore + event.step, name, stage, pass, action, reason, costUsd };
+    return callId === undefined ? verdict : { ...verdict, callId, ...(tool === undefined ? {} : { tool }) };
+  }
   const { callId, name, ok, summary, costUsd } = event;
   const result: RunEvent = { type: "tool-result", step: stepsBefore + event.step, callId, name, ok, summary, costUsd };
   if (event.error !== undefined) result.error = event.error;
