@@ -1,10 +1,11 @@
 // The spans of one committed journal step, in the GenAI semantic conventions (pure): a model call
 // is `chat {model}`, a tool call `execute_tool {name}` (an async tool's or agent call's start too),
 // an async tool's wait `wait tool`, an agent call's wait for its child run `wait child`, a
-// compaction `compaction` (a provider's own compaction is a child of its chat span). Each span's
+// compaction `compaction` (a provider's own compaction is a child of its chat span), a guardrail's
+// check `guardrail {name}` (its verdict as attributes; a failed check has status error). Each span's
 // id comes from its step key, its parent is the segment's invoke_agent span.
 // Message and tool content is written only when capture is on.
-import type { CompactionEvent, ModelEvent, StoredLoopEvent, ToolResultEvent } from "../../loop/types";
+import type { CompactionEvent, GuardrailEvent, ModelEvent, StoredLoopEvent, ToolResultEvent } from "../../loop/types";
 import { attributes, nanos, SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, STATUS_ERROR, type AttributeValue, type OtlpSpan } from "./otlp";
 import { segmentSpanKey, spanIdOf } from "./span-ids";
 
@@ -111,6 +112,21 @@ function waitSpan(scope: SegmentScope, key: string, step: CommittedStep, result:
   return made;
 }
 
+function guardrailSpan(scope: SegmentScope, key: string, step: CommittedStep, event: GuardrailEvent): OtlpSpan {
+  const made = span(scope, key, `guardrail ${event.name}`, SPAN_KIND_INTERNAL, step.startedAt, step.endedAt, {
+    "ratchet.guardrail.name": event.name,
+    "ratchet.guardrail.stage": event.stage,
+    "ratchet.guardrail.pass": event.pass,
+    "ratchet.guardrail.action": event.action,
+    "ratchet.guardrail.reason": scope.capture ? event.reason : undefined,
+    "gen_ai.tool.call.id": event.callId,
+    "gen_ai.tool.name": event.tool,
+    "ratchet.cost_usd": step.costUsd,
+  });
+  if (!event.pass) made.status = { code: STATUS_ERROR };
+  return made;
+}
+
 /** The spans a committed step exports (none for steps that are neither a model nor a tool call nor a compaction: an MCP listing). */
 export function stepSpans(scope: SegmentScope, step: CommittedStep): OtlpSpan[] {
   const key = `s${scope.segment}/${step.key}`;
@@ -129,5 +145,7 @@ export function stepSpans(scope: SegmentScope, step: CommittedStep): OtlpSpan[] 
     return [toolSpan(scope, key, step, name, result?.callId ?? step.call?.callId ?? callId ?? "", result)];
   }
   if (kind === "wait") return [waitSpan(scope, key, step, result)];
+  const guardrail = step.events.find((event): event is GuardrailEvent => event.type === "guardrail");
+  if (kind === "guardrail" && guardrail !== undefined) return [guardrailSpan(scope, key, step, guardrail)];
   return [];
 }
