@@ -50,7 +50,9 @@ export function httpCheck(ref: HttpGuardrail, deps: HttpCheckDeps): (subject: Gu
     const timeoutMs = (ref.timeoutSeconds ?? deps.timeoutSeconds ?? DEFAULT_GUARDRAIL_HTTP_SECONDS) * 1000;
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
-      const response = await deps.fetch(ref.url, {
+      // Called bare: a fetch handed over as a plain value (the platform's own) may not take deps as `this`.
+      const send = deps.fetch;
+      const response = await send(ref.url, {
         method: "POST",
         headers: { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey, ...headers },
         body,
