@@ -107,6 +107,10 @@ export const ROWS: readonly Row[] = [
   { name: "a provider tool", caller: "user", fields: { tools: [{ type: "provider", spec: { type: "web_search_20250305", name: "web_search", max_uses: 2 } }] }, status: 400, path: "tools.0" },
   { name: "a webhook", caller: "user", fields: { webhook: { url: "http://127.0.0.1:9/hook" } }, status: 400, path: "webhook" },
   { name: "the scripted provider", caller: "user", fields: { provider: "scripted", script: [{ text: "I say what you wrote." }] }, forkFields: { provider: "scripted" }, status: 403, path: "provider" },
+  { name: "an HTTP guardrail check (signed as the deployment)", caller: "user", fields: { guardrails: { tool: [{ name: "gate", type: "http", url: "http://127.0.0.1:9/check" }] } }, status: 400, path: "guardrails.tool.0" },
+  { name: "a model guardrail check (spends on the deployment's account)", caller: "user", fields: { guardrails: { input: [{ name: "judge", type: "model", prompt: "The question is polite." }] } }, status: 400, path: "guardrails.input.0" },
+  // What no caller may ask for.
+  { name: "a regex guardrail RE2 cannot run", caller: "user", fields: { guardrails: { output: [{ name: "ahead", type: "regex", pattern: "a(?=b)" }] } }, status: 400, path: "guardrails.output.0.pattern" },
   // The deployment's caps, for anyone.
   { name: "maxSteps past MAX_STEPS_LIMIT", caller: "user", fields: { maxSteps: 101 }, status: 400, path: "maxSteps" },
   { name: "maxTokens past MAX_TOKENS_LIMIT", caller: "user", fields: { maxTokens: 32_001 }, status: 400, path: "maxTokens" },
@@ -115,7 +119,11 @@ export const ROWS: readonly Row[] = [
   // Hosts not on HTTP_TOOL_ALLOW, for the deployment token, which alone may name them.
   { name: "an HTTP tool at a host not on the allow list", caller: "deployment", fields: { tools: [httpTool(`${NOT_ALLOWED}/lookup`)] }, status: 400, path: "tools.0.url" },
   { name: "an MCP server at a host not on the allow list", caller: "deployment", fields: { mcpServers: [{ name: "docs", url: `${NOT_ALLOWED}/mcp` }] }, status: 400, path: "mcpServers.0.url" },
+  { name: "an HTTP guardrail check at a host not on the allow list", caller: "deployment", fields: { guardrails: { tool: [{ name: "gate", type: "http", url: `${NOT_ALLOWED}/check` }] } }, status: 400, path: "guardrails.tool.0.url" },
 ];
+
+/** The paths of the rows of a caller's rights (what a user or run token may not ask for). */
+const RIGHTS_PATHS = ["subject", "tools.0", "mcpServers.0", "webhook", "guardrails.tool.0", "guardrails.input.0"];
 
 const FORK_FIELDS = new Set(["system", "provider", "model", "tools", "budget", "maxSteps"]);
 const TEMPLATE_FIELDS_MISSING = new Set(["subject", "webhook"]);
@@ -127,24 +135,24 @@ const AGENT_RUN_FIELDS = new Set(["subject", "webhook", "budget", "metadata"]);
 /** Why `row` is not asked at `door`, or undefined when it is. */
 export function skipReason(row: Row, door: Door): string | undefined {
   const fields = Object.keys(door.startsWith("fork") ? (row.forkFields ?? row.fields) : row.fields);
-  if (door === "agent create" && ["subject", "tools.0", "mcpServers.0", "webhook", "provider"].includes(row.path)) {
+  if (door === "agent create" && [...RIGHTS_PATHS, "provider"].includes(row.path)) {
     return "only the deployment token makes agents (a user token: 403 at /v1/agents); a user's run of one is held to its rights at the create door";
   }
   if (door === "agent run" && fields.some((field) => !AGENT_RUN_FIELDS.has(field))) {
     return `a run of a stored agent has no ${fields.join(", ")} field: the agent's template holds it, admitted when the agent was made (the agent create column)`;
   }
-  if (STORED_AGENT_DOORS.includes(door) && row.caller === "user" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {
+  if (STORED_AGENT_DOORS.includes(door) && row.caller === "user" && (row.status === 403 || RIGHTS_PATHS.includes(row.path))) {
     return "a stored agent's template is the deployment's, held to its caller's rights when it was made (the agent create column); a run of it is held to today's settings only";
   }
   if (door === "AI SDK chat POST") {
     return "a chat POST carries a message only: it is sent by POST …/messages' own code (sendMessage → admitContinue), whose one field, maxSteps, the continue column asks";
   }
-  if (door === "experiment case" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {
+  if (door === "experiment case" && (row.status === 403 || RIGHTS_PATHS.includes(row.path))) {
     return "only the deployment token makes experiments (a user or run token: 403 at /v1/experiments, door-matrix-evals.test.ts); a case run is the deployment's";
   }
   if (door === "experiment case" && fields.some((field) => !VARIANT_FIELDS.has(field))) return `a variant has no ${fields.join(", ")} field: a case run keeps its recording's`;
   if (door === "continue") return row.path === "maxSteps" ? undefined : "a continue carries content, mode and maxSteps only";
-  if (door === "child start" && (row.status === 403 || ["subject", "tools.0", "mcpServers.0", "webhook"].includes(row.path))) {
+  if (door === "child start" && (row.status === 403 || RIGHTS_PATHS.includes(row.path))) {
     return "a child's start is held to today's settings only: its template's rights were its parent's caller's, checked when the parent was made";
   }
   if (door === "child start" && row.path === "budget.usd") return "a child's budget is cut to what its parent has left before it is admitted (docs/children.md, Money)";

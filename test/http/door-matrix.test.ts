@@ -67,6 +67,13 @@ async function schedule(row: Row): Promise<string> {
   return (await createSchedule({ cron: "0 * * * *", run: base() }, tokenOf(row))).id;
 }
 
+/** `answer`, once the cell's schedule is deleted: the subject's schedules stay under SCHEDULES_PER_SUBJECT however many rows there are. */
+async function dropped(id: string, row: Row, answer: Response): Promise<Response> {
+  const deleted = await api(`/v1/schedules/${id}`, tokenOf(row), { method: "DELETE" });
+  expect(deleted.status).toBe(204);
+  return answer;
+}
+
 /** The row's fields written into a schedule's stored run, as a run stored before a rule or setting changed would be. */
 async function plant(id: string, fields: Record<string, unknown>): Promise<void> {
   await runInDurableObject(scheduleStubFor(id), (_instance, state) => {
@@ -98,12 +105,14 @@ async function knock(door: Door, row: Row): Promise<Response> {
       return fork(TEST_API_TOKEN, forkFields);
     case "schedule create":
       return post("/v1/schedules", tokenOf(row), { cron: "0 * * * *", run: { ...base(), ...fields } });
-    case "schedule patch":
-      return post(`/v1/schedules/${await schedule(row)}`, tokenOf(row), { run: { ...base(), ...fields } }, "PATCH");
+    case "schedule patch": {
+      const id = await schedule(row);
+      return dropped(id, row, await post(`/v1/schedules/${id}`, tokenOf(row), { run: { ...base(), ...fields } }, "PATCH"));
+    }
     case "trigger": {
       const id = await schedule(row);
       await plant(id, fields);
-      return scheduleCall(`/v1/schedules/${id}/trigger`, { method: "POST", token: tokenOf(row) });
+      return dropped(id, row, await scheduleCall(`/v1/schedules/${id}/trigger`, { method: "POST", token: tokenOf(row) }));
     }
     case "template depth 1":
       return post("/v1/runs", tokenOf(row), { ...base(), tools: [agent(fields)] });
