@@ -46,7 +46,7 @@ describe("the docs' marked shell examples, run against wrangler dev", () => {
 
   // Each feature's page has an example a newcomer can run offline that reaches the feature: the
   // agent called, the fork gone its own way, the schedule fired, the inbox rung.
-  it.each(["docs/children.md", "docs/forks.md", "docs/schedules.md", "docs/inbox.md", "docs/evals.md"])("%s has a runnable offline example", (file) => {
+  it.each(["docs/children.md", "docs/forks.md", "docs/schedules.md", "docs/inbox.md", "docs/evals.md", "docs/guardrails.md"])("%s has a runnable offline example", (file) => {
     expect(marked.filter((block) => block.file === file).length).toBeGreaterThanOrEqual(2);
   });
 
