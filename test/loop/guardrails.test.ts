@@ -160,3 +160,19 @@ describe("journaled verdicts", () => {
     expect(broke.stoppedBy).toBe("budget");
   });
 });
+
+describe("pure checks (the data kinds)", () => {
+  it("are no journal step: a replay works the verdict out again, and each verdict is told inline", async () => {
+    const pure = { ...wordCheck("tool", "rm -rf"), pure: true as const };
+    const turns = [{ toolCalls: [call("echo", { text: "rm -rf /" }, "bad")] }, { text: "Refused." }];
+    const store = new Map<string, unknown>();
+    const journal = memoryJournal(store);
+    const told: unknown[] = [];
+    const first = await runToolLoop(base({ generate: scriptedModel(turns).generate, tools: [echoTool()], guardrails: [pure], step: journal.step, onStep: (event) => event.type === "guardrail" && told.push(event) }));
+    expect(journal.worked).toEqual(["model/1", "reply/1/bad", "model/2"]);
+    expect(told).toEqual([{ type: "guardrail", key: "guardrail/tool/1/bad/no-rm -rf", step: 1, name: "no-rm -rf", stage: "tool", pass: false, action: "reject", reason: "It says rm -rf.", costUsd: 0, callId: "bad", tool: "echo", inline: true }]);
+    const again = await runToolLoop(base({ generate: scriptedModel(turns).generate, tools: [echoTool()], guardrails: [pure], step: memoryJournal(store).step }));
+    expect(again).toEqual(first);
+    expect(pure.seen).toHaveLength(2);
+  });
+});

@@ -58,6 +58,9 @@ export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string,
     case "step":
       // The end of a model call and its tool calls: told again on every replay, logged once.
       return { kind: "log", event: { type: "step", step: stepsBefore + event.step, spentUsd: addUsd(event.spentUsd, childrenUsd()) }, dedupe: `${prefix}step/${event.key}` };
+    case "guardrail":
+      // A pure check's verdict is no journal step: logged here, with the next commit, once (a replay tells it again).
+      return event.inline === true ? { kind: "log", event: storedRunEvent(event, stepsBefore), dedupe: `${prefix}${event.key}` } : { kind: "none" };
     case "tool-result":
       // Calls closed by a stop ("Not run: cancel.") are not journal steps: they are logged here.
       if (event.key.startsWith("closed/")) return { kind: "log", event: storedRunEvent(event, stepsBefore), dedupe: `${prefix}${event.key}` };

@@ -38,6 +38,12 @@ export type LoopGuardrail = {
   retries?: number;
   /** Tool checks: only calls of these tools are checked (default: every call). */
   tools?: readonly string[];
+  /**
+   * A pure check (the data kinds): its verdict is a function of the subject alone, so it is not a
+   * journal step of its own — a replay works it out again, the same — and its event is written
+   * with the next step's commit (`inline` on the event). Asked nothing outside, it costs nothing.
+   */
+  pure?: true;
   check(subject: GuardrailSubject, context: GuardrailContext): Promise<GuardrailCheck>;
 };
 
@@ -65,6 +71,8 @@ export type GuardrailEvent = {
   /** Tool checks: the call checked. */
   callId?: string;
   tool?: string;
+  /** A pure check's verdict: no journal step of its own; its event goes with the next commit. */
+  inline?: true;
 };
 
 export const DEFAULT_OUTPUT_RETRIES = 2;

@@ -40,6 +40,8 @@ export function buildGuardrails(guardrails: Guardrails | undefined, deps: Guardr
       const made: LoopGuardrail = { name: ref.name, stage, onFail: ref.onFail ?? DEFAULT_ON_FAIL[stage], check: checkOf(ref, deps) };
       if (ref.retries !== undefined) made.retries = ref.retries;
       if (ref.tools !== undefined) made.tools = ref.tools;
+      // The data kinds are pure: no journal step of their own (src/loop/guardrails/guardrail-step.ts).
+      if (isDataGuardrail(ref)) made.pure = true;
       return made;
     }),
   );
