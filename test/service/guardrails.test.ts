@@ -6,6 +6,7 @@
 // spend. The finish reason is `guardrail`, with the check's name, stage and reason.
 import { describe, expect, inject, it } from "vitest";
 import type { RunView, StoredEvent } from "../../src/api/types";
+import { ownSummary } from "../helpers/inbox";
 import { storedEvents, stubFor } from "../helpers/runs";
 import { api, driveRun, getRun, startRun } from "../helpers/service-client";
 
@@ -74,6 +75,8 @@ describe("tool checks", () => {
     await driveRun(run.id);
     const waiting = await getRun(run.id, token);
     expect(waiting).toMatchObject({ status: "waiting", waiting: { kind: "approval", callId: "c", name: "counted", guardrail: { name: "big-n", reason: "12 characters, more than 8." } } });
+    // The inbox lists it so, for a phone to show which check asks and why.
+    expect((await ownSummary(run.id))?.waiting).toMatchObject({ kind: "approval", callId: "c", guardrail: { name: "big-n", reason: "12 characters, more than 8." } });
     expect(await countFor(`${run.id}/s1/tool/1/c`)).toBe(0);
     const answered = await api(`/v1/runs/${run.id}/answer`, token, { method: "POST", body: JSON.stringify({ callId: "c", approved: true }) });
     expect(answered.status).toBe(202);
