@@ -5,6 +5,7 @@ import { outputTool, outputToolName } from "./tool-calls/output-tool";
 import { questionStart } from "./guards/question-start";
 import { createRepeatGuard, type RepeatGuard } from "./guards/repeat-guard";
 import type { RequestView } from "./context/request-view";
+import type { GuardrailTrip } from "./guardrails/guardrail-types";
 import { providerToolDefinition, toToolDefinition } from "./tool-calls/tool-definition";
 import { isToolsetCall } from "./tool-calls/toolset";
 import { addUsd } from "../lib/money";
@@ -56,6 +57,8 @@ export type LoopState = {
   note?: Note;
   /** With note "guardrail": why the answer failed an output check (output-guard.ts). */
   guardrailNote?: string;
+  /** An input check failed on messages taken while the run worked (incoming.ts): the loop stops with it. */
+  inputTrip?: GuardrailTrip;
   /** Retries each output check has given the model so far (output-guard.ts). */
   outputRetries: Map<string, number>;
   reminded: boolean;

@@ -35,6 +35,9 @@ type Stop = {
   trip?: GuardrailTrip;
 };
 
+/** An interrupt's messages failed an input check inside a model step: the loop ends with the trip. */
+class InputTripped extends Error {}
+
 function tripped(trip: GuardrailTrip): Stop {
   return { stoppedBy: "guardrail", trip, closeReason: `guardrail ${trip.name}` };
 }
@@ -187,6 +190,8 @@ async function modelStep(state: LoopState, step: number): Promise<ModelStepValue
     // A message interrupted the call: it goes into the history, and the call is made again with it.
     if (error instanceof Interrupted) {
       await takeAfterInterrupt(state, step, error.costUsd);
+      // The messages it took failed an input check: no call is made again; drive stops (guardrails/input-guard.ts).
+      if (state.inputTrip !== undefined) throw new InputTripped();
       return modelStep(state, step);
     }
     const mode = state.options.compaction?.mode;
@@ -248,6 +253,7 @@ async function drive(state: LoopState): Promise<Stop> {
     await compactBefore(state, step);
     // The person's messages sent while the run worked: after this turn's tool results, before the call.
     await takeMessages(state, step);
+    if (state.inputTrip !== undefined) return tripped(state.inputTrip);
     const followUp = state.note === "recovery" || state.note === "short";
     const model = await modelStep(state, step);
     state.steps = step;
@@ -301,7 +307,8 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
   } catch (error) {
     // A result not there yet suspends the run: no stop, the caller runs the loop again later.
     if (error instanceof ToolPending) throw error;
-    if (error instanceof BudgetExhausted) stop = { stoppedBy: "budget" };
+    if (error instanceof InputTripped && state.inputTrip !== undefined) stop = tripped(state.inputTrip);
+    else if (error instanceof BudgetExhausted) stop = { stoppedBy: "budget" };
     else if (state.signal.aborted) stop = { stoppedBy: "cancel" };
     else {
       // The history stops where the run failed, open calls and all: a retry runs them.

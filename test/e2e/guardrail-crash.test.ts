@@ -84,11 +84,11 @@ describe("a real crash of wrangler dev during HTTP guardrails", () => {
     const verdicts = (index: number) => watches[index]!.events.filter((event) => event.type === "guardrail");
     await watches[0]!.until(() => verdicts(0).length > 0, 60_000, () => `run ${runs[0]!.id} stored no verdict:\n${dev!.output()}`);
     const stored = () => watches.reduce((sum, _watch, index) => sum + verdicts(index).length, 0);
-    const inFlightNow = () => [...checks!.calls.keys()].filter((key) => !watches.some((watch, index) => verdicts(index).some((event) => key === checkKey(runs[index]!.id, event.text))));
+    const inFlightNow = () => [...checks!.calls.keys()].filter((key) => !runs.some((run, index) => verdicts(index).some((event) => key === checkKey(run.id, event.text))));
     await checks.until(() => inFlightNow().length > 0, 60_000, () => `no check in flight:\n${dev!.output()}`);
     await dev.kill();
     for (const watch of watches) watch.close();
-    const storedAtKill = watches.flatMap((watch, index) => verdicts(index).map((event) => checkKey(runs[index]!.id, event.text)));
+    const storedAtKill = runs.flatMap((run, index) => verdicts(index).map((event) => checkKey(run.id, event.text)));
     expect(storedAtKill.length).toBeGreaterThan(0);
     expect(stored()).toBe(storedAtKill.length);
 

@@ -10,6 +10,8 @@ import type { GuardrailAction, GuardrailCheck, GuardrailEvent, GuardrailStepValu
 
 export const guardrailKeys = {
   input: (name: string) => `guardrail/input/${name}`,
+  /** The k-th take of the person's messages before model call n (incoming.ts). */
+  taken: (n: number, k: number, name: string) => `guardrail/input/${n}/${k}/${name}`,
   tool: (n: number, callId: string, name: string) => `guardrail/tool/${n}/${callId}/${name}`,
   output: (n: number, name: string) => `guardrail/output/${n}/${name}`,
 } as const;
