@@ -165,6 +165,15 @@ export class RunPanel {
         this.timeline.append(el("li", { className: `loop-guard ${event.verdict}`, attrs: { "data-step": String(event.step) } }, el("h3", { text: `${what} (${detectors})` }), el("p", { text: event.message })));
         return;
       }
+      case "guardrail": {
+        // A check's verdict (docs/guardrails.md): passed, or what its failure did, and why.
+        const on = event.tool === undefined ? event.stage : `${event.stage} · ${event.tool}`;
+        const verdict = event.pass ? "passed" : `failed → ${event.action}`;
+        const cost = event.costUsd > 0 ? ` (${money(event.costUsd)})` : "";
+        const item = el("li", { className: "guardrail", attrs: { "data-step": String(event.step), "data-pass": String(event.pass) } }, el("p", { text: `Guardrail ${event.name} (${on}) ${verdict}: ${event.reason}${cost}` }));
+        this.timeline.append(item);
+        return this.setSpent(addUsd(this.spent, event.costUsd));
+      }
       case "model": {
         const step = this.step(event.step);
         step.text.textContent = event.text;
@@ -228,7 +237,7 @@ export class RunPanel {
         const shown = event.kind === "ask" && typeof question === "string" ? `“${question}”` : event.input;
         const call = this.calls.get(event.callId) ?? this.call(last, event.callId, event.name, shown);
         call.dataset.state = "waiting";
-        const label = event.kind === "ask" ? "waiting for your answer" : event.kind === "approval" ? "needs your approval" : "waits for your result";
+        const label = event.kind === "ask" ? "waiting for your answer" : event.kind === "approval" ? (event.guardrail === undefined ? "needs your approval" : `needs your approval (guardrail ${event.guardrail.name}: ${event.guardrail.reason})`) : "waits for your result";
         call.querySelector(".result")!.textContent = label;
         return this.waiting.open({ kind: event.kind, callId: event.callId, name: event.name, input: event.input });
       }
@@ -256,7 +265,8 @@ export class RunPanel {
         this.setStatus(event.status);
         this.setSteps(event.steps);
         this.setSpent(event.spentUsd);
-        return this.showEnd(event.finalText, event.final, event.error?.message, event.stoppedBy);
+        const text = event.guardrail === undefined ? event.finalText : `Guardrail ${event.guardrail.name} (${event.guardrail.stage}): ${event.guardrail.reason}`;
+        return this.showEnd(text, event.final, event.error?.message, event.stoppedBy);
       }
     }
   }

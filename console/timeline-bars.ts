@@ -3,12 +3,13 @@
 // or → the async tool's tool-started, or → an agent call's child-started), waits for an async tool
 // (tool-started → tool-result), for a child run (child-started → tool-result: the child's whole run,
 // whose own steps are in its own timeline) and for a person (waiting → answered, or the end), compactions (a summary: from the event before it to its
-// own; the provider's own: its model call's bar). Bars still open run to `nowMs`; the end closes
+// own; the provider's own: its model call's bar), and guardrail checks (from the event before the
+// verdict to the verdict, its cost a model check's). Bars still open run to `nowMs`; the end closes
 // them all. Pure: no DOM, so it is unit-tested (test/console/timeline-bars.test.ts).
 import type { StoredRunEvent } from "../src/client";
 import { addUsd } from "../src/lib/money";
 
-export type BarKind = "model" | "tool" | "wait-tool" | "child" | "wait-person" | "compaction";
+export type BarKind = "model" | "tool" | "wait-tool" | "child" | "wait-person" | "compaction" | "guardrail";
 
 /** ok, error, not-run: how the bar's work ended; open: still going; cancelled: ended by the run's stop. */
 export type BarState = "ok" | "error" | "open" | "cancelled";
@@ -93,6 +94,13 @@ export function timelineBars(events: readonly StoredRunEvent[], nowMs: number): 
           close(bar, at, "ok");
           summary = { bar, spentBefore: spent };
         }
+        break;
+      }
+      case "guardrail": {
+        // A check's verdict (docs/guardrails.md): its bar runs from the event before it; a failed one is an error bar.
+        spent = addUsd(spent, event.costUsd);
+        const label = `guardrail ${event.name} (${event.stage}${event.tool === undefined ? "" : ` · ${event.tool}`}): ${event.pass ? "pass" : event.action}`;
+        close(open({ id: `guardrail/${event.seq}`, kind: "guardrail", label, step: event.step, startMs: before, costUsd: 0 }), at, event.pass ? "ok" : "error", event.costUsd);
         break;
       }
       case "tool-call": {

@@ -6,7 +6,7 @@ import type { StreamEvent, StoredRunEvent } from "../src/client";
 import { byId, el, money, show } from "./dom";
 import { formatDuration, timelineBars, type Bar, type Timeline } from "./timeline-bars";
 
-const KIND_NAMES: Record<Bar["kind"], string> = { model: "model call", tool: "tool call", "wait-tool": "async tool wait", child: "child run", "wait-person": "wait for a person", compaction: "compaction" };
+const KIND_NAMES: Record<Bar["kind"], string> = { model: "model call", tool: "tool call", "wait-tool": "async tool wait", child: "child run", "wait-person": "wait for a person", compaction: "compaction", guardrail: "guardrail check" };
 
 export class TimelineView {
   private readonly section = byId("run-timeline-section", HTMLElement);

@@ -108,7 +108,7 @@ export type StoppedBy = LoopStoppedBy | "error";
 export type WaitingKind = "ask" | "approval" | "client-tool" | "client-toolset";
 
 /** What a run waits for. For a toolset batch: callId, name and input are its first action's call, the toolset and that action's input; `batch` has every action. */
-export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown; batch?: BatchAction[] };
+export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown; batch?: BatchAction[]; guardrail?: { name: string; reason: string } };
 
 /** An async HTTP tool call the run is waiting on: the tool server took the job and has not answered yet. */
 export type PendingCall = {
@@ -175,6 +175,8 @@ export type RunView = {
   experiment?: ExperimentOfRun;
   /** Messages sent while the run works (POST /v1/runs/:id/messages) that wait to go into its history (only when some do). */
   queuedMessages?: number;
+  /** stoppedBy "guardrail": the check that ended the run, its stage and why. */
+  guardrail?: GuardrailTrip;
 };
 
 export type ForkedFrom = { runId: string; step: number };
@@ -232,6 +234,8 @@ export type CreateRunBody = {
   webhook?: { url: string };
   /** Labels given when the run was made: listed with it, chosen by GET /v1/runs?tag= and a dataset's selection. */
   tags?: string[];
+  /** Checks that can stop the run: on the input, each tool call, the output (docs/guardrails.md). */
+  guardrails?: Guardrails;
 };
 
 export type LoopDetector = "sameCall" | "sameText" | "alternation" | "noProgress";
@@ -239,6 +243,25 @@ export type LoopPolicy = "warn" | "ask" | "stop";
 export type LoopGuards = { [D in LoopDetector]?: { warn?: number; ask?: number; stop?: number } };
 /** A loop detector that reached a level on a turn. */
 export type LoopTrip = { detector: LoopDetector; count: number; threshold: number; policy: LoopPolicy };
+/** What every guardrail has (docs/guardrails.md). */
+type GuardrailBase = { name: string; onFail?: "stop" | "reject" | "ask" | "retry"; retries?: number; tools?: string[] };
+
+/** One check of a run's guardrails: a data kind (regex, deny, json-schema, size), an HTTP check or a model-graded check. */
+export type GuardrailRef =
+  | (GuardrailBase & { type: "regex"; pattern: string; ignoreCase?: boolean; mode?: "deny" | "require" })
+  | (GuardrailBase & { type: "deny"; words: string[]; ignoreCase?: boolean })
+  | (GuardrailBase & { type: "json-schema"; schema: Record<string, unknown> })
+  | (GuardrailBase & { type: "size"; maxChars: number })
+  | (GuardrailBase & { type: "http"; url: string; timeoutSeconds?: number })
+  | (GuardrailBase & { type: "model"; prompt: string; provider?: ProviderName; model?: string; maxUsd?: number; script?: unknown });
+
+export type GuardrailStage = "input" | "tool" | "output";
+
+/** A run's checks by stage: the question, each tool call, the final answer. */
+export type Guardrails = { input?: GuardrailRef[]; tool?: GuardrailRef[]; output?: GuardrailRef[] };
+
+/** The check that ended a run (stoppedBy "guardrail"). */
+export type GuardrailTrip = { name: string; stage: GuardrailStage; reason: string };
 
 /** A run's typed final output: `schema` is a JSON Schema of an object. */
 export type RunOutput = { schema: Record<string, unknown>; name?: string };
@@ -349,6 +372,8 @@ export type RunEvent =
    * the history here: before model call `step`. `mode` as it was sent.
    */
   | { type: "user-message"; step: number; messageId: string; mode: MessageMode; content: Content }
+  /** A guardrail's verdict (docs/guardrails.md): `action` is what it did ("pass" when it passed). */
+  | { type: "guardrail"; step: number; name: string; stage: GuardrailStage; pass: boolean; action: "pass" | "stop" | "reject" | "ask" | "retry"; reason: string; costUsd: number; callId?: string; tool?: string }
   /** Model call `step` and its tool calls are done: the run's spend after them, tool costs included. */
   | { type: "step"; step: number; spentUsd: number }
   /** A loop guard tripped on the turn of model call `step`: `verdict` is what happened (docs/guardrails.md); `message` what the model or the person was told. */
@@ -368,6 +393,8 @@ export type RunEvent =
       steps: number;
       /** The final answer (after tool work) is still shorter than the run's minAnswerChars after the one more call it got. */
       shortAnswer?: true;
+      /** stoppedBy "guardrail": the check that ended the run. */
+      guardrail?: GuardrailTrip;
       error?: ApiError;
     };
 
@@ -381,7 +408,7 @@ export type StoredEvent = RunEvent & { seq: number; at: string };
 export type UserToken = { token: string; id: string; subject: string; expiresAt: string; budgetUsdPerDay: number };
 
 /** The question a waiting run asks, as the inbox lists it; `input` is null and `truncated` true when it was too large to list. */
-export type SummaryWaiting = { kind: WaitingKind; callId: string; name: string; input: unknown; batch?: BatchAction[]; truncated?: true };
+export type SummaryWaiting = { kind: WaitingKind; callId: string; name: string; input: unknown; batch?: BatchAction[]; truncated?: true; guardrail?: { name: string; reason: string } };
 
 /**
  * A run as its subject's inbox lists it: the state of its last status change. `version` counts the

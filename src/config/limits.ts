@@ -58,6 +58,8 @@ export type Limits = {
   experimentBudgetUsd: number;
   /** EXPERIMENT_CASE_MIN_USD: the least budget an experiment gives a case's run (or the run's own, when less) before it starts it. */
   experimentCaseMinUsd: number;
+  /** GUARDRAIL_HTTP_SECONDS: how long an HTTP guardrail check may take to answer when it names no timeoutSeconds; past it the check fails. */
+  guardrailHttpSeconds: number;
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -89,6 +91,7 @@ export const DEFAULT_LIMITS: Limits = {
   experimentConcurrency: 16,
   experimentBudgetUsd: 100,
   experimentCaseMinUsd: 0.05,
+  guardrailHttpSeconds: 10,
 };
 
 /** Each limit's setting, and whether it must be a whole number. */
@@ -121,6 +124,7 @@ export const LIMIT_SETTINGS: Record<keyof Limits, { setting: string; whole: bool
   experimentConcurrency: { setting: "EXPERIMENT_CONCURRENCY_LIMIT", whole: true },
   experimentBudgetUsd: { setting: "EXPERIMENT_BUDGET_USD_LIMIT", whole: false },
   experimentCaseMinUsd: { setting: "EXPERIMENT_CASE_MIN_USD", whole: false },
+  guardrailHttpSeconds: { setting: "GUARDRAIL_HTTP_SECONDS", whole: true },
 };
 
 type Problem = { setting: string; problem: string };

@@ -6,14 +6,15 @@
 // it. The rules, in the order the API answers them (the first kind of fault found is the answer):
 //
 //   1. the caller's rights (caller-rights.ts): 403 for a run token whose run has no subject; 400
-//      for another subject, an HTTP or provider tool, an MCP server or a webhook asked for by a user
-//      or run token, and a fork's budget past its source's
+//      for another subject, an HTTP or provider tool, an MCP server, a webhook or an HTTP or model
+//      guardrail asked for by a user or run token, and a fork's budget past its source's
 //   2. tool refs and their hosts, MCP servers and their hosts, the output, the caps (caps.ts), the
-//      webhook: 400 with every issue at once
-//   3. signing (TOOL_SIGNING_KEY for HTTP tools): 400
+//      webhook, guardrails (RE2 patterns, HTTP checks' hosts): 400 with every issue at once
+//   3. signing (TOOL_SIGNING_KEY for HTTP tools and HTTP checks): 400
 //   4. the provider (its key; the scripted one only where SCRIPTED_PROVIDER=on and never chosen by a
 //      user or run token, but in local development (LOCAL_DEV at a loopback address): 403), the
-//      model's price (PRICES), compaction and provider-only tools
+//      model's price (PRICES), compaction and provider-only tools; each model check's provider and
+//      model, by a judge's rules (guardrail-models.ts)
 //   5. each agent tool's template, by the same rules, recursively, its issues under its path
 //      (`tools.2.run.mcpServers.0`)
 //
@@ -23,7 +24,8 @@ import { DEFAULT_PROVIDER, type AgentProvider } from "../api/resources/agent-typ
 import { runTemplateSchema } from "../api/schemas/runs/create-run-schemas";
 import type { Settings } from "../config/settings";
 import { canonicalJson } from "../lib/canonical-json";
-import { checkToolRefs, checkToolSigning, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
+import { checkToolRefs, checkToolSigning, guardrailRefIssues, guardrailSigningIssues, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
+import { modelCheckIssues } from "./guardrail-models";
 import { checkMcpServers } from "../tools/mcp/mcp-check";
 import { outputIssues } from "../tools/output-tool";
 import { capIssues, withLimits } from "./caps";
@@ -91,9 +93,10 @@ function checkBody(body: RunFields, path: string, context: Context, source: Inta
       ...outputIssues(body.output, tools, body.mcpServers ?? []),
       ...capIssues(body, settings.limits),
       ...webhookIssues(body.webhook, env),
+      ...guardrailRefIssues(body.guardrails, allowHosts),
     ]),
   );
-  const signing = checkToolSigning(tools, signingKeysOf(env));
+  const signing = checkToolSigning(tools, signingKeysOf(env)) ?? guardrailSigningIssues(body.guardrails, signingKeysOf(env));
   if (signing !== undefined) throw new IntakeRefusal(400, signing.message, prefixed(path, signing.issues));
   return under(path, () => {
     const asked = resolved?.provider ?? body.provider;
@@ -109,6 +112,8 @@ function checkBody(body: RunFields, path: string, context: Context, source: Inta
     const unpriced = priceIssues(provider, model, settings.prices);
     if (unpriced.length > 0) throw new IntakeRefusal(400, `No price is known for model ${JSON.stringify(model)}: add it to the PRICES setting.`, unpriced);
     refuse([...compactionIssues(provider, body), ...providerOnlyIssues(tools, provider)]);
+    // A model check's provider and model, by the rules a judge's are chosen by (guardrail-models.ts).
+    modelCheckIssues(body.guardrails, { provider, model }, env, settings);
     return { provider, model };
   });
 }

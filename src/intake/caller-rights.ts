@@ -5,7 +5,9 @@
 // come from the deployment, to hosts only it may reach, with credentials its backend should hold),
 // provider tools (they run on the deployment's account at costs a budget cannot bound in advance:
 // code execution's container time is not priced), another subject. The app's backend can make such
-// a run for a subject with the deployment token and `subject`.
+// a run for a subject with the deployment token and `subject`. Of guardrails, such a caller may ask
+// for the data kinds only (regex, deny, json-schema, size): an HTTP check is signed as the
+// deployment, a model check spends on its account.
 //
 // What a fork keeps of its source as it was (a tool, the MCP servers, the webhook, the provider) was
 // admitted with the source, by whoever made it: the caller's rights are not asked of it again,
@@ -14,6 +16,7 @@ import { canonicalJson } from "../lib/canonical-json";
 import type { Issue } from "../api/schemas/error-schemas";
 import type { CreateRunBody, ToolRef } from "../api/types";
 import { IntakeRefusal } from "./refusal";
+import { guardrailEntries, isDataGuardrail } from "../tools";
 
 /**
  * Who asks for a run. `admitted`: a body admitted before, with its caller's rights asked then (an
@@ -31,7 +34,7 @@ export function byToken(caller: IntakeCaller): caller is Extract<IntakeCaller, {
   return caller.kind === "user" || caller.kind === "run";
 }
 
-type Rightful = Pick<CreateRunBody, "subject" | "tools" | "webhook" | "mcpServers">;
+type Rightful = Pick<CreateRunBody, "subject" | "tools" | "webhook" | "mcpServers" | "guardrails">;
 
 const DEPLOYMENT_ONLY = "needs the deployment token: its requests are signed as the deployment.";
 
@@ -64,6 +67,13 @@ export function callerIssues(body: Rightful, caller: IntakeCaller, source?: Righ
     });
   }
   if (body.webhook !== undefined && !same(body.webhook, source?.webhook)) issues.push({ path: "webhook", message: `A run's own webhook ${DEPLOYMENT_ONLY}` });
+  if (!same(body.guardrails, source?.guardrails)) {
+    for (const { path, ref } of guardrailEntries(body.guardrails)) {
+      if (isDataGuardrail(ref)) continue;
+      const why = ref.type === "http" ? DEPLOYMENT_ONLY : "needs the deployment token: its call runs on the deployment's provider account.";
+      issues.push({ path, message: `A ${ref.type === "http" ? "HTTP" : "model"} check ${why} A user or run token may use the data kinds only (regex, deny, json-schema, size).` });
+    }
+  }
   return issues;
 }
 

@@ -4,14 +4,14 @@
 // where SCRIPTED_PROVIDER=on. The edge asks when an experiment is made (issues under the scorer's
 // path), the experiment's object again before each judge call (today's settings).
 import type { ProviderName } from "../api/types";
-import type { IntakeSettings } from "./admit-run";
+import type { Settings } from "../config/settings";
 import { IntakeRefusal } from "./refusal";
 import { priceIssues, requireScriptedAllowed, resolveModel, resolveProvider } from "./run-model";
 
 export type JudgeAsk = { provider?: ProviderName; model?: string; script?: unknown };
 
 /** The judge's provider and model, or an IntakeRefusal whose issues name the scorer's fields. */
-export function judgeModel(judge: JudgeAsk, env: Env, settings: IntakeSettings): { provider: ProviderName; model: string } {
+export function judgeModel(judge: JudgeAsk, env: Env, settings: Pick<Settings, "prices" | "scriptedProvider">): { provider: ProviderName; model: string } {
   const provider = resolveProvider({ ...(judge.provider === undefined ? {} : { provider: judge.provider }), script: judge.script }, env, settings.scriptedProvider);
   requireScriptedAllowed(provider, false, settings.scriptedProvider);
   const model = resolveModel(judge.model === undefined ? {} : { model: judge.model }, env, provider);

@@ -3,6 +3,7 @@
 // taken, so a replay puts every message at the same place in the history: never lost, never twice.
 // The caller (options.incoming) says when a take is due and hands over the waiting messages; the
 // loop decides where they go: after the current turn's tool results, before the next model call.
+import { checkTaken } from "./guardrails/input-guard";
 import { append, journaled, type LoopState } from "./loop-state";
 import { stepKeys } from "./step-keys";
 import type { IncomingMessage, UserMessageEvent } from "./types";
@@ -32,11 +33,16 @@ async function takeOnce(state: LoopState, step: number, interrupted?: number): P
   });
   state.takes = { step, count: k };
   state.stepCosts += value.interruptedCostUsd ?? 0;
-  for (const message of value.messages) append(state, { role: "user", content: message.content });
-  return true;
+  const taken = value.messages.map((message) => ({ role: "user" as const, content: message.content }));
+  for (const message of taken) append(state, message);
+  // The messages are input: checked before the model call they go in before (guardrails/input-guard.ts).
+  const trip = await checkTaken(state, step, k, taken);
+  if (trip === undefined) return true;
+  state.inputTrip = trip;
+  return false;
 }
 
-/** Every take due before model call `step`: the messages sent since the last one, oldest first. */
+/** Every take due before model call `step`: the messages sent since the last one, oldest first. Stops at an input check that failed (state.inputTrip). */
 export async function takeMessages(state: LoopState, step: number): Promise<void> {
   while (await takeOnce(state, step));
 }

@@ -7,6 +7,7 @@ import { createRepeatGuard, type RepeatGuard } from "./guards/repeat-guard";
 import { createLoopTracker, type LoopTracker } from "./guards/loops/loop-tracker";
 import type { LoopGuards } from "./guards/loops/loop-policy";
 import type { RequestView } from "./context/request-view";
+import type { GuardrailTrip } from "./guardrails/guardrail-types";
 import { providerToolDefinition, toToolDefinition } from "./tool-calls/tool-definition";
 import { isToolsetCall } from "./tool-calls/toolset";
 import { addUsd } from "../lib/money";
@@ -27,9 +28,10 @@ export const DEFAULT_MIN_ANSWER_CHARS = 100;
 
 /**
  * A note the next request ends with (never stored): a reminder to hand in, or, for a final answer
- * after tool work, a request for the whole answer (an empty one: "recovery"; a short one: "short").
+ * after tool work, a request for the whole answer (an empty one: "recovery"; a short one: "short"),
+ * or why the answer failed an output check ("guardrail").
  */
-export type Note = "reminder" | "recovery" | "short";
+export type Note = "reminder" | "recovery" | "short" | "guardrail";
 
 export type LoopState = {
   options: RunToolLoopOptions;
@@ -59,6 +61,12 @@ export type LoopState = {
   /** `steps` when a compaction last ran (or was tried): none runs twice before the next model call. */
   compactedAt?: number;
   note?: Note;
+  /** With note "guardrail": why the answer failed an output check (output-guard.ts). */
+  guardrailNote?: string;
+  /** An input check failed on messages taken while the run worked (incoming.ts): the loop stops with it. */
+  inputTrip?: GuardrailTrip;
+  /** Retries each output check has given the model so far (output-guard.ts). */
+  outputRetries: Map<string, number>;
   reminded: boolean;
   /** A final answer got its one more call ("recovery" or "short"): the next one stands. */
   followedUp: boolean;
@@ -159,6 +167,7 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
     steps: 0,
     reminded: false,
     followedUp: false,
+    outputRetries: new Map(),
     signal: options.signal ?? new AbortController().signal,
     emit: onStep === undefined ? () => {} : onStep,
   };

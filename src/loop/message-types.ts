@@ -57,7 +57,8 @@ export type StopReason =
   | "model_context_window_exceeded";
 
 /** `loop`: a loop guard stopped the run (docs/guardrails.md). */
-export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel" | "refusal" | "loop";
+/** `guardrail`: a guardrail stopped the run (docs/guardrails.md). */
+export type StoppedBy = "done" | "finish-tool" | "asked" | "budget" | "steps" | "cancel" | "refusal" | "loop" | "guardrail";
 
 /**
  * How the history is kept inside the context window. "native": the provider compacts (the

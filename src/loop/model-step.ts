@@ -44,6 +44,7 @@ function notesFor(state: LoopState, last: boolean): ChatMessage[] {
   if (state.loopNote !== undefined) notes.push({ role: "user", content: state.loopNote });
   if (state.note === "reminder") notes.push({ role: "user", content: reminderNote([...state.finishTools]) });
   if (state.note === "recovery") notes.push({ role: "user", content: RECOVERY_NOTE });
+  if (state.note === "guardrail" && state.guardrailNote !== undefined) notes.push({ role: "user", content: state.guardrailNote });
   if (state.note === "short") notes.push({ role: "user", content: shortAnswerNote(answerChars(state.messages[lastTurnIndex(state.messages)] as AssistantMessage | undefined)) });
   else if (last && !isFollowUp(state)) notes.push({ role: "user", content: options.finishNote ?? defaultFinishNote([...state.finishTools]) });
   return notes;

@@ -20,6 +20,10 @@ import { erroredAfter, haltText, joinWait, specOf } from "./tool-calls/toolset";
 import type { AssistantMessage, Asked, RunToolLoopOptions, RunToolLoopResult, StoppedBy, ToolCall } from "./types";
 import { addUsd } from "../lib/money";
 import { checkLoop, type LoopOutcome } from "./guards/loops/loop-check";
+import { checkInput } from "./guardrails/input-guard";
+import { checkOutput } from "./guardrails/output-guard";
+import { guardTurn } from "./guardrails/tool-guard";
+import type { GuardrailTrip } from "./guardrails/guardrail-types";
 
 type Stop = {
   stoppedBy: StoppedBy;
@@ -28,7 +32,16 @@ type Stop = {
   hasFinal?: boolean;
   /** Why calls left open are not run, when it is not the stop itself ("Not run: <reason>."). */
   closeReason?: string;
+  /** stoppedBy "guardrail": the check that stopped the run. */
+  trip?: GuardrailTrip;
 };
+
+/** An interrupt's messages failed an input check inside a model step: the loop ends with the trip. */
+class InputTripped extends Error {}
+
+function tripped(trip: GuardrailTrip): Stop {
+  return { stoppedBy: "guardrail", trip, closeReason: `guardrail ${trip.name}` };
+}
 
 /** Calls made on a step that offered no tool (the last step, or a final answer's one more call) are never run. */
 export const LAST_STEP_REASON = "this was the last step";
@@ -118,7 +131,9 @@ async function startTurn(state: LoopState, step: number, planned: TurnCall[]): P
  * output ends the loop `done`; of another finish tool, `finish-tool`.
  */
 async function processTurn(state: LoopState, step: number, message: AssistantMessage, turn: TurnOptions): Promise<Stop | undefined> {
-  const planned = planTurn(state, message, turn);
+  // The tool checks come before anything of the turn starts (guardrails/tool-guard.ts).
+  const planned = await guardTurn(state, step, planTurn(state, message, turn));
+  if (!Array.isArray(planned)) return tripped(planned);
   const started = await startTurn(state, step, planned);
   let waiting: Asked | undefined;
   for (const { call, plan, toolset } of planned) {
@@ -177,6 +192,8 @@ async function modelStep(state: LoopState, step: number): Promise<ModelStepValue
     // A message interrupted the call: it goes into the history, and the call is made again with it.
     if (error instanceof Interrupted) {
       await takeAfterInterrupt(state, step, error.costUsd);
+      // The messages it took failed an input check: no call is made again; drive stops (guardrails/input-guard.ts).
+      if (state.inputTrip !== undefined) throw new InputTripped();
       return modelStep(state, step);
     }
     const mode = state.options.compaction?.mode;
@@ -253,6 +270,9 @@ function emitStepEnd(state: LoopState, step: number): void {
 }
 
 async function drive(state: LoopState): Promise<Stop> {
+  // The question is checked before the first model call and before any tool of a given turn runs.
+  const input = await checkInput(state);
+  if (input !== undefined) return tripped(input);
   const at = lastTurnIndex(state.messages);
   if (at >= 0) {
     const given = await checkGivenTurn(state, at);
@@ -268,6 +288,7 @@ async function drive(state: LoopState): Promise<Stop> {
     await compactBefore(state, step);
     // The person's messages sent while the run worked: after this turn's tool results, before the call.
     await takeMessages(state, step);
+    if (state.inputTrip !== undefined) return tripped(state.inputTrip);
     const followUp = state.note === "recovery" || state.note === "short";
     const model = await modelStep(state, step);
     state.steps = step;
@@ -281,6 +302,12 @@ async function drive(state: LoopState): Promise<Stop> {
     let stop = await afterModel(state, step, model, followUp, retry);
     // A final answer with messages waiting is not the end: the next model call answers them.
     if (stop?.stoppedBy === "done" && stop.hasFinal !== true && stepsLeft(state) > 0 && messagesWaiting(state, step + 1)) stop = undefined;
+    // The answer is checked before the run ends with it: a failed check retries or stops (guardrails/output-guard.ts).
+    if (stop !== undefined) {
+      const output = await checkOutput(state, step, stop);
+      if (output.kind === "retry") stop = undefined;
+      else if (output.kind === "stop") stop = tripped(output.trip);
+    }
     // Calls a stop leaves open are answered before the step's end is told (a wait keeps its calls open).
     if (stop !== undefined && stop.stoppedBy !== "asked") closeOpenCalls(state, stop.closeReason ?? stop.stoppedBy);
     emitStepEnd(state, step);
@@ -316,7 +343,8 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
   } catch (error) {
     // A result not there yet suspends the run: no stop, the caller runs the loop again later.
     if (error instanceof ToolPending) throw error;
-    if (error instanceof BudgetExhausted) stop = { stoppedBy: "budget" };
+    if (error instanceof InputTripped && state.inputTrip !== undefined) stop = tripped(state.inputTrip);
+    else if (error instanceof BudgetExhausted) stop = { stoppedBy: "budget" };
     else if (state.signal.aborted) stop = { stoppedBy: "cancel" };
     else {
       // The history stops where the run failed, open calls and all: a retry runs them.
@@ -331,7 +359,8 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
   const lastTurn = state.messages[lastTurnIndex(state.messages)] as AssistantMessage | undefined;
   const result: RunToolLoopResult = {
     stoppedBy: stop.stoppedBy,
-    finalText: lastTurn === undefined ? "" : textOf(lastTurn.content),
+    // An answer a check stopped is not the run's answer (the history keeps it).
+    finalText: lastTurn === undefined || stop.trip !== undefined ? "" : textOf(lastTurn.content),
     messages: state.messages,
     spentUsd: spentUsd(state),
     steps: state.steps,
@@ -339,9 +368,10 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<RunToolL
   };
   if (stop.hasFinal === true) result.final = stop.final;
   if (stop.asked !== undefined) result.asked = stop.asked;
+  if (stop.trip !== undefined) result.guardrail = stop.trip;
   // The answer that stands after its one more call is still empty or short.
   const short = stop.stoppedBy === "done" && state.followedUp && lastTurn !== undefined && (isNearEmpty(lastTurn) || isShort(state, lastTurn));
   if (short) result.shortAnswer = true;
-  state.emit({ type: "stop", stoppedBy: result.stoppedBy, messages: result.messages, spentUsd: result.spentUsd, steps: result.steps, ...(short ? { shortAnswer: true as const } : {}) });
+  state.emit({ type: "stop", stoppedBy: result.stoppedBy, messages: result.messages, spentUsd: result.spentUsd, steps: result.steps, ...(short ? { shortAnswer: true as const } : {}), ...(stop.trip === undefined ? {} : { guardrail: stop.trip }) });
   return result;
 }

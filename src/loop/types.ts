@@ -2,8 +2,10 @@
 // and the loop's own options and results, so the service and the library speak one language.
 import type { z } from "zod";
 import type { LoopGuards, LoopPolicy, LoopTrip } from "./guards/loops/loop-policy";
+import type { GuardrailEvent, GuardrailTrip, LoopGuardrail } from "./guardrails/guardrail-types";
 import type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode, MessageMode } from "./message-types";
 
+export type * from "./guardrails/guardrail-types";
 export type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode, MessageMode };
 
 export type ToolDefinition = {
@@ -175,6 +177,8 @@ export type Asked = {
   input: unknown;
   /** For a toolset batch: every action of the toolset that this turn made and the client is to run, in call order. */
   batch?: BatchAction[];
+  /** An approval a tool check asked for (onFail "ask"): the check and why the call failed it. */
+  guardrail?: { name: string; reason: string };
 };
 
 /** One action of a toolset batch. */
@@ -236,6 +240,8 @@ export type RunToolLoopOptions = {
   compactionRequests?: CompactionRequest[];
   /** Messages the person sends while the loop works (incoming.ts). */
   incoming?: Incoming;
+  /** Checks that can stop the run: on the input, each tool call, the output (guardrails/). */
+  guardrails?: LoopGuardrail[];
   onStep?: (event: LoopEvent) => void;
   signal?: AbortSignal;
 };
@@ -251,6 +257,8 @@ export type RunToolLoopResult = {
   usage: Usage;
   /** The loop ended on a final answer that is still shorter than minAnswerChars after the one more call it got. */
   shortAnswer?: true;
+  /** stoppedBy "guardrail": the check that ended the run. */
+  guardrail?: GuardrailTrip;
 };
 
 export type ModelEvent = {
@@ -304,7 +312,7 @@ export type LoopGuardEvent = {
   /** What the model or the person is told. */
   message: string;
 };
-export type StoredLoopEvent = ModelEvent | ToolResultEvent | CompactionEvent | UserMessageEvent | LoopGuardEvent;
+export type StoredLoopEvent = ModelEvent | ToolResultEvent | CompactionEvent | UserMessageEvent | LoopGuardEvent | GuardrailEvent;
 
 /** queue: into the history before the next model call; interrupt: the model call in flight is aborted first. */
 export type IncomingMessage = { id: string; mode: MessageMode; content: Content };
@@ -331,5 +339,6 @@ export type LoopEvent =
       spentUsd: number;
       steps: number;
       shortAnswer?: true;
+      guardrail?: GuardrailTrip;
       error?: unknown;
     };

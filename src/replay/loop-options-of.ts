@@ -3,7 +3,7 @@
 // comes from the deployment (the provider, the tools' network, prices, the compaction a provider
 // allows) is given.
 import type { CreateRunBody } from "../api/types";
-import type { AnyToolSpec, CompactionOptions, CompactionRequest, Generate, LoopEvent, RunToolLoopOptions, Step, TokenPrices } from "../loop/types";
+import type { AnyToolSpec, CompactionOptions, CompactionRequest, Generate, LoopEvent, LoopGuardrail, RunToolLoopOptions, Step, TokenPrices } from "../loop/types";
 import { providerToolsOf } from "../tools";
 import { outputOptions } from "../tools/output-tool";
 
@@ -25,6 +25,8 @@ export type LoopOptionsInput = {
   prices?: TokenPrices;
   /** What the run's child runs spent (docs/children.md): counted in the budget besides the segment's own. */
   childrenSpent?: () => Promise<number>;
+  /** The run's guardrails, built from its body with the deployment's network and providers (docs/guardrails.md). */
+  guardrails?: LoopGuardrail[];
 };
 
 export function loopOptionsOf(input: LoopOptionsInput): RunToolLoopOptions {
@@ -53,6 +55,7 @@ export function loopOptionsOf(input: LoopOptionsInput): RunToolLoopOptions {
   // Every run has loop guards: the defaults where its body names none (docs/guardrails.md).
   options.loopGuards = body.loopGuards ?? {};
   if (input.prices !== undefined) options.prices = input.prices;
+  if (input.guardrails !== undefined && input.guardrails.length > 0) options.guardrails = input.guardrails;
   for (const key of ["system", "finishTools", "finishNote", "keepImages", "imagePruning", "maxToolResultTokens", "maxTokens", "reasoning", "minAnswerChars"] as const) {
     if (body[key] !== undefined) Object.assign(options, { [key]: body[key] });
   }

@@ -5,7 +5,7 @@
 // recording formats are read (recording.ts; request-check.ts compares the requests).
 import type { GenerateRequest, GenerateResult, Step } from "../loop/types";
 import { runToolLoop } from "../loop";
-import { buildTools } from "../tools";
+import { buildGuardrails, buildTools, type GuardrailDeps } from "../tools";
 import { McpConnections } from "../tools/mcp/mcp-connections";
 import type { McpListing } from "../tools/mcp/mcp-listing";
 import { createMcpTools } from "../tools/mcp/mcp-tool";
@@ -41,6 +41,12 @@ export class AskedPast extends Error {
 }
 
 const NO_NETWORK = (() => Promise.reject(new Error("A replay makes no network call."))) as typeof fetch;
+
+/** Guardrails as the loop plans with them: their verdicts are recorded, so no check is asked. */
+const NO_GUARDRAIL_CALLS: GuardrailDeps = {
+  http: { runId: "", idempotencyKey: (key) => key, fetch: NO_NETWORK, allowHosts: [], now: () => new Date(0), signingKeys: [] },
+  model: () => ({ problem: "A replay calls no model check." }),
+};
 
 /** The recorded answer of a model step, as generate gives it. */
 export function resultOf(value: unknown): GenerateResult {
@@ -118,6 +124,8 @@ async function replaySegment(recording: AnyRecording, segment: RecordedSegment |
       onStep: () => undefined,
       compaction: options.compaction,
       compactionRequests: segment.compactionRequests,
+      // A guardrail's verdict is read back from the recording: its check is never asked.
+      guardrails: buildGuardrails(options.body.guardrails, NO_GUARDRAIL_CALLS),
       ...(options.prices === undefined ? {} : { prices: options.prices }),
     });
     await runToolLoop(loop);

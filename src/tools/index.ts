@@ -21,6 +21,8 @@ export { DEFAULT_HTTP_TOOL_TIMEOUT_MS, OUTCOME_UNKNOWN } from "./http/http-tool"
 export { signingKeysOf } from "./http/signing-keys";
 export type { ToolDeps } from "./tool-deps";
 export { providerOnlyIssues } from "./client-toolset";
+export { buildGuardrails, isDataGuardrail, type GuardrailDeps } from "./guardrails/build-guardrails";
+export { guardrailEntries, guardrailRefIssues, guardrailSigningIssues } from "./guardrails/guardrail-refs";
 
 export const BUILT_IN_TOOLS = ["ask", "calculator", "current_time"] as const;
 export type BuiltInToolName = (typeof BUILT_IN_TOOLS)[number];

@@ -112,6 +112,10 @@ export const ROWS: readonly Row[] = [
   { name: "a webhook", caller: "user", fields: { webhook: { url: "http://127.0.0.1:9/hook" } }, status: 400, path: "webhook" },
   { name: "a loop guard loosened (a level on by default turned off)", caller: "user", fields: { loopGuards: { sameText: { stop: 0 } } }, status: 400, path: "loopGuards.sameText.stop" },
   { name: "the scripted provider", caller: "user", fields: { provider: "scripted", script: [{ text: "I say what you wrote." }] }, forkFields: { provider: "scripted" }, status: 403, path: "provider" },
+  { name: "an HTTP guardrail check (signed as the deployment)", caller: "user", fields: { guardrails: { tool: [{ name: "gate", type: "http", url: "http://127.0.0.1:9/check" }] } }, status: 400, path: "guardrails.tool.0" },
+  { name: "a model guardrail check (spends on the deployment's account)", caller: "user", fields: { guardrails: { input: [{ name: "judge", type: "model", prompt: "The question is polite." }] } }, status: 400, path: "guardrails.input.0" },
+  // What no caller may ask for.
+  { name: "a regex guardrail RE2 cannot run", caller: "user", fields: { guardrails: { output: [{ name: "ahead", type: "regex", pattern: "a(?=b)" }] } }, status: 400, path: "guardrails.output.0.pattern" },
   // The deployment's caps, for anyone.
   { name: "maxSteps past MAX_STEPS_LIMIT", caller: "user", fields: { maxSteps: 101 }, status: 400, path: "maxSteps" },
   { name: "maxTokens past MAX_TOKENS_LIMIT", caller: "user", fields: { maxTokens: 32_001 }, status: 400, path: "maxTokens" },
@@ -120,6 +124,7 @@ export const ROWS: readonly Row[] = [
   // Hosts not on HTTP_TOOL_ALLOW, for the deployment token, which alone may name them.
   { name: "an HTTP tool at a host not on the allow list", caller: "deployment", fields: { tools: [httpTool(`${NOT_ALLOWED}/lookup`)] }, status: 400, path: "tools.0.url" },
   { name: "an MCP server at a host not on the allow list", caller: "deployment", fields: { mcpServers: [{ name: "docs", url: `${NOT_ALLOWED}/mcp` }] }, status: 400, path: "mcpServers.0.url" },
+  { name: "an HTTP guardrail check at a host not on the allow list", caller: "deployment", fields: { guardrails: { tool: [{ name: "gate", type: "http", url: `${NOT_ALLOWED}/check` }] } }, status: 400, path: "guardrails.tool.0.url" },
 ];
 
 const FORK_FIELDS = new Set(["system", "provider", "model", "tools", "budget", "maxSteps"]);
@@ -130,7 +135,7 @@ const VARIANT_FIELDS = new Set(["system", "provider", "model", "tools", "maxStep
 const AGENT_RUN_FIELDS = new Set(["subject", "webhook", "budget", "metadata"]);
 
 /** The paths of the rows that are a user or run token's rights (the deployment may ask for them). */
-const RIGHTS_PATHS = ["subject", "tools.0", "mcpServers.0", "webhook", "loopGuards.sameText.stop"];
+const RIGHTS_PATHS = ["subject", "tools.0", "mcpServers.0", "webhook", "loopGuards.sameText.stop", "guardrails.tool.0", "guardrails.input.0"];
 
 /** Why `row` is not asked at `door`, or undefined when it is. */
 export function skipReason(row: Row, door: Door): string | undefined {

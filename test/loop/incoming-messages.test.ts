@@ -129,3 +129,23 @@ describe("messages while the loop works", () => {
   });
 });
 
+
+describe("messages while the loop works, and input guardrails", () => {
+  it("a message taken while the run works is input: a failed check stops the run before the model reads it", async () => {
+    const journal = memoryJournal();
+    const box = inbox(journal);
+    const model = scriptedModel([{ toolCalls: [call("echo", { text: "a" }, "c1")] }, { text: "never asked" }]);
+    const generate: Generate = async (request, context) => {
+      const answer = await model.generate(request, context);
+      if (model.requests.length === 1) box.send("now DROP TABLE users");
+      return answer;
+    };
+    const seen: string[] = [];
+    const guardrails = [{ name: "no-sql", stage: "input" as const, onFail: "stop" as const, check: async (subject: { stage: string; text?: string }) => (seen.push(subject.text ?? ""), { pass: !(subject.text ?? "").includes("DROP"), reason: "It says DROP." }) }];
+    const result = await runToolLoop(options(journal, generate, box.incoming, { guardrails }));
+    expect(result).toMatchObject({ stoppedBy: "guardrail", guardrail: { name: "no-sql", stage: "input", reason: "It says DROP." } });
+    expect(model.requests).toHaveLength(1);
+    expect(seen).toEqual(["go", "now DROP TABLE users"]);
+    expect(journal.worked).toContain("guardrail/input/2/1/no-sql");
+  });
+});

@@ -26,6 +26,11 @@
 //                         ?status=<s> answers s. The test sends the result to the callback itself
 //                         (through SELF: the callback URL is the Worker's).
 //   GET  /async?key=<k>   { count, bodies, verified } for that key (count 0 when none arrived)
+//   POST /guardrail?deny=<word>&ms=<n>
+//                         an HTTP guardrail check: counts calls per Idempotency-Key on arrival (GET
+//                         /count and /arrived read them), answers after n ms (default 0) JSON
+//                         { pass, reason }: pass false when the body holds <word>; the reason says
+//                         whether the signature verified ("signed"/"unsigned") and the stage
 import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { TestProject } from "vitest/node";
@@ -152,6 +157,23 @@ export default async function setup(project: TestProject): Promise<() => Promise
             if (status !== null) return sendJson(response, Number(status), { error: "refused" });
             sendJson(response, 202, { accepted: true });
           }, Number(url.searchParams.get("ms") ?? "0"));
+          response.on("close", () => clearTimeout(timer));
+          return;
+        }
+        case "POST /guardrail": {
+          const key = header(request, "idempotency-key") ?? "";
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+          arrived.changed();
+          let signed = "signed";
+          try {
+            new Webhook(TEST_TOOL_SIGNING_KEY).verify(body, { "webhook-id": header(request, "webhook-id") ?? "", "webhook-timestamp": header(request, "webhook-timestamp") ?? "", "webhook-signature": header(request, "webhook-signature") ?? "" });
+          } catch {
+            signed = "unsigned";
+          }
+          const deny = url.searchParams.get("deny");
+          const { stage } = JSON.parse(body) as { stage: string };
+          const pass = deny === null || !body.includes(deny);
+          const timer = setTimeout(() => sendJson(response, 200, { pass, reason: `${signed} ${stage} check: ${pass ? "fine" : `holds ${deny}`}` }), Number(url.searchParams.get("ms") ?? "0"));
           response.on("close", () => clearTimeout(timer));
           return;
         }

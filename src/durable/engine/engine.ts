@@ -47,6 +47,7 @@ function finishedChange(result: RunToolLoopResult): RunChange {
     waiting: null,
   };
   if ("final" in result) change.final = { value: result.final };
+  if (result.guardrail !== undefined) change.guardrail = result.guardrail;
   return change;
 }
 
@@ -57,8 +58,8 @@ function recordResult(engine: EngineContext, segment: number, result: RunToolLoo
   closeOpenCalls(engine.ctx.storage.sql, result.stoppedBy, engine.now());
   const change = finishedChange(result);
   if (result.asked !== undefined) {
-    const { kind, callId, name, input, batch } = result.asked;
-    recordStop(engine, change, { type: "waiting", kind, callId, name, input, ...(batch === undefined ? {} : { batch }) });
+    const { kind, callId, name, input, batch, guardrail } = result.asked;
+    recordStop(engine, change, { type: "waiting", kind, callId, name, input, ...(batch === undefined ? {} : { batch }), ...(guardrail === undefined ? {} : { guardrail }) });
   } else {
     recordStop(engine, change, "end", result.shortAnswer === true ? { shortAnswer: true } : {});
   }

@@ -19,6 +19,7 @@ import { Holds } from "../../providers";
 import type { RunRow, Segment } from "../run/run-store";
 import { toolTraceparent } from "../telemetry/propagation";
 import { withRecording } from "../evals/replay-tools";
+import { runGuardrails } from "./run-guardrails";
 
 /** A share of the model's context window: compaction keeps each prompt below it, with room for an answer and tool results. */
 export const COMPACTION_SHARE = 0.75;
@@ -91,6 +92,7 @@ export function loopOptions(
     compaction: compactionOf(body, provider, run.model),
     // Compactions the person asked for before model calls this segment may make (incoming/compaction-request-store.ts).
     compactionRequests: compactionRequestsAfter(ctx.storage.sql, segment.stepsBefore),
+    guardrails: runGuardrails(engine, run, body.guardrails, prefix),
     ...(prices === undefined ? {} : { prices }),
   });
 }

@@ -22,6 +22,11 @@ export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): Run
     const { verdict, trips, message } = event;
     return { type: "loop-guard", step: stepsBefore + event.step, verdict, trips, message };
   }
+  if (event.type === "guardrail") {
+    const { name, stage, pass, action, reason, costUsd, callId, tool } = event;
+    const verdict: RunEvent = { type: "guardrail", step: stepsBefore + event.step, name, stage, pass, action, reason, costUsd };
+    return callId === undefined ? verdict : { ...verdict, callId, ...(tool === undefined ? {} : { tool }) };
+  }
   const { callId, name, ok, summary, costUsd } = event;
   const result: RunEvent = { type: "tool-result", step: stepsBefore + event.step, callId, name, ok, summary, costUsd };
   if (event.error !== undefined) result.error = event.error;
@@ -57,6 +62,9 @@ export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string,
     case "step":
       // The end of a model call and its tool calls: told again on every replay, logged once.
       return { kind: "log", event: { type: "step", step: stepsBefore + event.step, spentUsd: addUsd(event.spentUsd, childrenUsd()) }, dedupe: `${prefix}step/${event.key}` };
+    case "guardrail":
+      // A pure check's verdict is no journal step: logged here, with the next commit, once (a replay tells it again).
+      return event.inline === true ? { kind: "log", event: storedRunEvent(event, stepsBefore), dedupe: `${prefix}${event.key}` } : { kind: "none" };
     case "tool-result":
       // Calls closed by a stop ("Not run: cancel.") are not journal steps: they are logged here.
       if (event.key.startsWith("closed/")) return { kind: "log", event: storedRunEvent(event, stepsBefore), dedupe: `${prefix}${event.key}` };

@@ -7,11 +7,13 @@ import type { RunSummary, RunView, SummaryWaiting } from "../../api/types";
 export const WAITING_INPUT_MAX_BYTES = 32 * 1024;
 
 function listedWaiting(waiting: NonNullable<RunView["waiting"]>): SummaryWaiting {
-  const { kind, callId, name, input, batch } = waiting;
+  const { kind, callId, name, input, batch, guardrail } = waiting;
   const listed = batch === undefined ? (JSON.stringify(input) ?? "null") : JSON.stringify([input, batch]);
   const bytes = new TextEncoder().encode(listed).byteLength;
-  if (bytes > WAITING_INPUT_MAX_BYTES) return { kind, callId, name, input: null, truncated: true };
-  return batch === undefined ? { kind, callId, name, input } : { kind, callId, name, input, batch };
+  // A tool check's approval says which check asked and why, so a phone can show it.
+  const asked = guardrail === undefined ? {} : { guardrail };
+  if (bytes > WAITING_INPUT_MAX_BYTES) return { kind, callId, name, input: null, truncated: true, ...asked };
+  return batch === undefined ? { kind, callId, name, input, ...asked } : { kind, callId, name, input, batch, ...asked };
 }
 
 export function summaryOf(view: RunView, version: number): RunSummary {

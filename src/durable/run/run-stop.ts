@@ -41,6 +41,7 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
     if (run.finalText !== undefined) end.finalText = run.finalText;
     if (run.hasFinal) end.final = run.final;
     if (notes.shortAnswer === true) end.shortAnswer = true;
+    if (run.guardrail !== undefined) end.guardrail = run.guardrail;
     if (run.error !== undefined) end.error = run.error;
     emitEvent(engine, end);
     reportChange(engine, "run-ended", span, run);

@@ -2,7 +2,7 @@
 // reads and writes; this module alone holds their SQL. Every write here is O(1) in the
 // length of the run: the history is written once per segment, never per step. Columns that can
 // grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { AgentOfRun, ApiError, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
+import type { AgentOfRun, ApiError, GuardrailTrip, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
 import { redactBody } from "../../api/redaction/redact-body";
 import { DEFAULT_MAX_STEPS } from "../../loop/loop-state";
 import type { ForkSegment } from "../../api/rpc/fork-rpc";
@@ -52,6 +52,7 @@ export const RUN_TABLES = [
      depth INTEGER,
      root_id TEXT,
      agent TEXT,
+     guardrail TEXT,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL
    )`,
@@ -92,6 +93,7 @@ const ADDED_COLUMNS: readonly { table: string; column: string; definition: strin
   { table: "run", column: "depth", definition: "INTEGER" },
   { table: "run", column: "root_id", definition: "TEXT" },
   { table: "run", column: "agent", definition: "TEXT" },
+  { table: "run", column: "guardrail", definition: "TEXT" },
 ];
 
 /** After RUN_TABLES were made: the columns an older object's tables lack. */
@@ -127,6 +129,8 @@ export type RunRow = Omit<NewRun, "body"> & {
   /** Messages sent while it worked that wait to go into its history (read from their table). */
   queuedMessages: number;
   error?: ApiError;
+  /** stoppedBy "guardrail": the check that ended the run. */
+  guardrail?: GuardrailTrip;
   cancelRequested: boolean;
   /** When the run deletes itself (ms since the epoch): set when it ends or waits, cleared while it runs. */
   deleteAt?: number;
@@ -211,6 +215,8 @@ export function readRun(sql: SqlStorage): RunRow | undefined {
   if (waiting !== undefined) run.waiting = waiting;
   const error = parseColumn<ApiError>(sql, row.error);
   if (error !== undefined) run.error = error;
+  const guardrail = parseColumn<GuardrailTrip>(sql, row.guardrail);
+  if (guardrail !== undefined) run.guardrail = guardrail;
   return run;
 }
 
@@ -328,6 +334,7 @@ export type RunChange = {
   final?: { value: unknown } | null;
   waiting?: Waiting | null;
   error?: ApiError | null;
+  guardrail?: GuardrailTrip | null;
   cancelRequested?: boolean;
   stepLimit?: number;
   deleteAt?: number | null;
@@ -352,6 +359,7 @@ export function updateRun(sql: SqlStorage, change: RunChange, now: string): void
   if (change.final !== undefined) set("final", change.final === null ? null : spillText(sql, "run/final", JSON.stringify(change.final.value) ?? "null", true));
   if (change.waiting !== undefined) set("waiting", jsonColumn(sql, "waiting", change.waiting));
   if (change.error !== undefined) set("error", jsonColumn(sql, "error", change.error));
+  if (change.guardrail !== undefined) set("guardrail", jsonColumn(sql, "guardrail", change.guardrail));
   if (change.cancelRequested !== undefined) set("cancel_requested", change.cancelRequested ? 1 : 0);
   if (change.stepLimit !== undefined) set("step_limit", change.stepLimit);
   if (change.deleteAt !== undefined) set("delete_at", change.deleteAt);
@@ -405,6 +413,7 @@ export function toRunView(run: RunRow): RunView {
   if (run.pending.length > 0) view.pending = run.pending;
   if (run.queuedMessages > 0) view.queuedMessages = run.queuedMessages;
   if (run.error !== undefined) view.error = run.error;
+  if (run.guardrail !== undefined) view.guardrail = run.guardrail;
   if (body.metadata !== undefined) view.metadata = body.metadata;
   if (body.tags !== undefined) view.tags = body.tags;
   if (run.subject !== undefined) view.subject = run.subject;

@@ -33,7 +33,7 @@ function startSegment(engine: EngineContext, run: RunRow, messages: ChatMessage[
   updateRun(
     sql,
     // A cancelled run that takes a new message runs again: its cancel is history.
-    { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, finalText: null, final: null, deleteAt: null, cancelRequested: false },
+    { status: "running", segment: n, stepLimit, stoppedBy: null, waiting: null, error: null, guardrail: null, finalText: null, final: null, deleteAt: null, cancelRequested: false },
     isoNow(),
   );
   if (answered !== undefined) reportChange(engine, "run-answered", { callId: answered });

@@ -2,7 +2,7 @@
 // statement writes: the scope of the segment (read once per slice), the tool calls the steps' work announced (their names and inputs, which a start step
 // does not store), and when a wait began for its wait span: an async tool's start, or a child run's
 // (an agent call waits for its child: `wait child`).
-import type { LoopEvent, StepOutput } from "../../loop/types";
+import type { GuardrailEvent, LoopEvent, StepOutput } from "../../loop/types";
 import type { EngineContext } from "../engine/engine-context";
 import type { RunRow } from "../run/run-store";
 import { readChild } from "../children/child-store";
@@ -21,12 +21,17 @@ export function stepSpanHook(engine: EngineContext, run: RunRow, segment: number
   const scope = segmentScope(engine, run, segment);
   if (scope === undefined) return { onLoopEvent: () => undefined, spanOf: undefined };
   const calls = new Map<string, { name: string; callId: string; input: unknown }>();
+  // Pure checks' verdicts told since the last commit: their spans go with the next step's (step-spans.ts).
+  let verdicts: GuardrailEvent[] = [];
   return {
     onLoopEvent: (event) => {
       if (event.type === "tool-call") calls.set(event.key, { name: event.name, callId: event.callId, input: event.input });
+      if (event.type === "guardrail" && event.inline === true) verdicts.push(event);
     },
     spanOf: (key, output, startedAt, endedAt) => {
-      const step: CommittedStep = { key, events: output.events, costUsd: output.costUsd, startedAt, endedAt };
+      const events = verdicts.length === 0 ? output.events : [...verdicts, ...output.events];
+      verdicts = [];
+      const step: CommittedStep = { key, events, costUsd: output.costUsd, startedAt, endedAt };
       const [kind, n, callId] = key.split("/");
       const call = calls.get(key) ?? (kind === "wait" ? calls.get(`start/${n}/${callId}`) : undefined);
       if (call !== undefined) step.call = call;

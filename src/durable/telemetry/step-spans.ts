@@ -1,10 +1,12 @@
 // The spans of one committed journal step, in the GenAI semantic conventions (pure): a model call
 // is `chat {model}`, a tool call `execute_tool {name}` (an async tool's or agent call's start too),
 // an async tool's wait `wait tool`, an agent call's wait for its child run `wait child`, a
-// compaction `compaction` (a provider's own compaction is a child of its chat span). Each span's
+// compaction `compaction` (a provider's own compaction is a child of its chat span), a guardrail's
+// check `guardrail {name}` (its verdict as attributes; a failed check has status error; a pure
+// check's, told before the step, goes with it, at its start, keyed by its own key). Each span's
 // id comes from its step key, its parent is the segment's invoke_agent span.
 // Message and tool content is written only when capture is on.
-import type { CompactionEvent, LoopGuardEvent, ModelEvent, StoredLoopEvent, ToolResultEvent } from "../../loop/types";
+import type { CompactionEvent, GuardrailEvent, LoopGuardEvent, ModelEvent, StoredLoopEvent, ToolResultEvent } from "../../loop/types";
 import { attributes, nanos, SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, STATUS_ERROR, type AttributeValue, type OtlpSpan } from "./otlp";
 import { segmentSpanKey, spanIdOf } from "./span-ids";
 
@@ -123,8 +125,35 @@ function loopGuardSpan(scope: SegmentScope, key: string, step: CommittedStep, ev
   return made;
 }
 
+function guardrailSpan(scope: SegmentScope, key: string, step: CommittedStep, event: GuardrailEvent): OtlpSpan {
+  const endedAt = event.inline === true ? step.startedAt : step.endedAt;
+  const made = span(scope, key, `guardrail ${event.name}`, SPAN_KIND_INTERNAL, step.startedAt, endedAt, {
+    "ratchet.guardrail.name": event.name,
+    "ratchet.guardrail.stage": event.stage,
+    "ratchet.guardrail.pass": event.pass,
+    "ratchet.guardrail.action": event.action,
+    "ratchet.guardrail.reason": scope.capture ? event.reason : undefined,
+    "gen_ai.tool.call.id": event.callId,
+    "gen_ai.tool.name": event.tool,
+    "ratchet.cost_usd": event.costUsd,
+  });
+  if (!event.pass) made.status = { code: STATUS_ERROR };
+  return made;
+}
+
+/** The spans of pure checks' verdicts told before `step` (no step of their own). */
+function inlineVerdictSpans(scope: SegmentScope, step: CommittedStep): OtlpSpan[] {
+  return step.events.filter((event): event is GuardrailEvent => event.type === "guardrail" && event.inline === true).map((event) => guardrailSpan(scope, `s${scope.segment}/${event.key}`, step, event));
+}
+
 /** The spans a committed step exports (none for steps that are neither a model nor a tool call nor a compaction: an MCP listing). */
 export function stepSpans(scope: SegmentScope, step: CommittedStep): OtlpSpan[] {
+  const inline = inlineVerdictSpans(scope, step);
+  const own = ownSpans(scope, step);
+  return inline.length === 0 ? own : [...inline, ...own];
+}
+
+function ownSpans(scope: SegmentScope, step: CommittedStep): OtlpSpan[] {
   const key = `s${scope.segment}/${step.key}`;
   const [kind, , callId] = step.key.split("/");
   const model = step.events.find((event): event is ModelEvent => event.type === "model");
@@ -143,5 +172,7 @@ export function stepSpans(scope: SegmentScope, step: CommittedStep): OtlpSpan[] 
   if (kind === "wait") return [waitSpan(scope, key, step, result)];
   const loop = step.events.find((event): event is LoopGuardEvent => event.type === "loop-guard");
   if (kind === "loop" && loop !== undefined) return [loopGuardSpan(scope, key, step, loop)];
+  const guardrail = step.events.find((event): event is GuardrailEvent => event.type === "guardrail" && event.inline !== true);
+  if (kind === "guardrail" && guardrail !== undefined) return [guardrailSpan(scope, key, step, guardrail)];
   return [];
 }

@@ -14,6 +14,7 @@ import { jsonObjectSchema } from "../../rules/json-object";
 import { mcpServersSchema } from "../tools/mcp-schemas";
 import { outputSchema } from "./output-schemas";
 import { loopGuardsSchema } from "./loop-guards-schemas";
+import { guardrailsSchema } from "./guardrail-schemas";
 import { subjectSchema } from "../../rules/subject";
 import { tagsSchema } from "../../rules/tags";
 import { toolNameOf, toolRefInputSchema } from "../tools/tool-schemas";
@@ -100,6 +101,7 @@ const runFields = {
       .openapi({ description: 'Extended thinking: true (a 4,096-token budget), { budgetTokens }, or "adaptive".' }),
     script: scriptSchema.optional().openapi({ description: 'For provider "scripted" only: the turns it plays.' }),
     metadata: metadataSchema.optional(),
+    guardrails: guardrailsSchema.optional().openapi({ description: "Checks that can stop the run: on the question, each tool call, the final answer (docs/guardrails.md). A user or run token may use the data kinds only (regex, deny, json-schema, size)." }),
 };
 
 type ToolsAndFinish = { tools?: unknown[] | undefined; finishTools?: string[] | undefined; script?: unknown; provider?: string | undefined };

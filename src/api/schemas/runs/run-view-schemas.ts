@@ -9,11 +9,18 @@ import { batchActionSchema } from "../tools/toolset-schemas";
 export const agentOfRunSchema = z.object({ name: z.string(), version: z.number().int() }).openapi("AgentOfRun");
 
 export const runStatusSchema = z.enum(["running", "waiting", "finished", "failed", "cancelled"]);
-export const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "refusal", "loop", "error"]);
+export const stoppedBySchema = z.enum(["done", "finish-tool", "asked", "budget", "steps", "cancel", "refusal", "loop", "guardrail", "error"]);
 export const stopReasonSchema = z
   .enum(["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence", "compaction", "model_context_window_exceeded"])
   .openapi({ description: "Why a model call stopped." });
 export const waitingKindSchema = z.enum(["ask", "approval", "client-tool", "client-toolset"]);
+/** An approval a tool check asked for: the check and why the call failed it. */
+export const waitingGuardrailSchema = z.object({ name: z.string(), reason: z.string() }).openapi({ description: 'An approval a tool check (onFail "ask") asked for: the check and why the call failed it (docs/guardrails.md).' });
+
+export const guardrailTripSchema = z
+  .object({ name: z.string(), stage: z.enum(["input", "tool", "output"]), reason: z.string() })
+  .openapi("GuardrailTrip", { description: 'stoppedBy "guardrail": the check that ended the run, its stage and why.' });
+
 export const apiErrorSchema = z.object({ code: z.string(), message: z.string(), retryable: z.boolean().optional() });
 
 export const webhookDeliverySchema = z
@@ -63,6 +70,7 @@ export const runViewSchema = z
         name: z.string(),
         input: z.unknown(),
         batch: z.array(batchActionSchema).optional().openapi({ description: "For a client toolset: every action of the batch, in call order (callId, name, input are the first's call, the toolset and its input)." }),
+        guardrail: waitingGuardrailSchema.optional(),
       })
       .optional(),
     pending: z
@@ -89,6 +97,7 @@ export const runViewSchema = z
       .object({ id: z.string(), case: z.number().int(), mode: z.enum(["replay", "live", "replay-then-live"]) })
       .optional()
       .openapi({ description: "A case run of an experiment (docs/evals.md): the experiment, the case, and how its tool calls are answered." }),
+    guardrail: guardrailTripSchema.optional(),
   })
   .openapi("RunView");
 

@@ -1,6 +1,6 @@
 // A run's events, as sent over WebSocket and SSE and stored with their `seq`.
 import { z } from "@hono/zod-openapi";
-import { apiErrorSchema, runStatusSchema, runViewSchema, stopReasonSchema, stoppedBySchema, waitingKindSchema } from "../runs/run-view-schemas";
+import { apiErrorSchema, guardrailTripSchema, runStatusSchema, runViewSchema, stopReasonSchema, stoppedBySchema, waitingGuardrailSchema, waitingKindSchema } from "../runs/run-view-schemas";
 import { batchActionSchema } from "../tools/toolset-schemas";
 import { contentSchema } from "../runs/content-schemas";
 import { messageModeSchema } from "../person/answer-schemas";
@@ -85,6 +85,20 @@ export const runEventSchema = z
         message: z.string().openapi({ description: "What the model (warn) or the person (ask) was told, or why the run stopped." }),
       })
       .openapi({ description: "A loop guard tripped on the turn of model call `step` (docs/guardrails.md)." }),
+    z
+      .object({
+        type: z.literal("guardrail"),
+        step: z.number().openapi({ description: "The model call the check follows (input checks: the one before the question; 0 for a run's first)." }),
+        name: z.string(),
+        stage: z.enum(["input", "tool", "output"]),
+        pass: z.boolean(),
+        action: z.enum(["pass", "stop", "reject", "ask", "retry"]).openapi({ description: "What the verdict did: pass, or the check's onFail (an output check past its retries: stop)." }),
+        reason: z.string(),
+        costUsd: z.number().openapi({ description: "What the check cost (a model-graded check's call), counted in the run's budget." }),
+        callId: z.string().optional().openapi({ description: "Tool checks: the call checked." }),
+        tool: z.string().optional().openapi({ description: "Tool checks: the call's tool." }),
+      })
+      .openapi({ description: "A guardrail's verdict (docs/guardrails.md), journaled with its check." }),
     z.object({
       type: z.literal("step"),
       step: z.number(),
@@ -97,6 +111,7 @@ export const runEventSchema = z
       name: z.string(),
       input: z.unknown(),
       batch: z.array(batchActionSchema).optional(),
+      guardrail: waitingGuardrailSchema.optional(),
     }),
     z.object({
       type: z.literal("answered"),
@@ -126,6 +141,7 @@ export const runEventSchema = z
         .literal(true)
         .optional()
         .openapi({ description: "The final answer after tool work is still shorter than minAnswerChars after the one more call it got." }),
+      guardrail: guardrailTripSchema.optional(),
       error: apiErrorSchema.optional(),
     }),
   ])

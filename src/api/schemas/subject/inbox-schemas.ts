@@ -3,7 +3,7 @@
 // at the bottom.
 import { z } from "@hono/zod-openapi";
 import { jsonObjectSchema } from "../../rules/json-object";
-import { agentOfRunSchema, runStatusSchema, stoppedBySchema, waitingKindSchema } from "../runs/run-view-schemas";
+import { agentOfRunSchema, runStatusSchema, stoppedBySchema, waitingGuardrailSchema, waitingKindSchema } from "../runs/run-view-schemas";
 import { subjectSchema } from "../../rules/subject";
 import { batchActionSchema } from "../tools/toolset-schemas";
 import type { Usage } from "../../rules/spend";
@@ -60,6 +60,7 @@ const summaryWaitingSchema = z.object({
   input: z.unknown(),
   batch: z.array(batchActionSchema).optional().openapi({ description: "For a client toolset: the batch's actions (left out with the input when too large)." }),
   truncated: z.literal(true).optional().openapi({ description: "The input was too large to list (`input` is null): GET the run for it." }),
+  guardrail: waitingGuardrailSchema.optional(),
 });
 
 export const runSummarySchema = z

@@ -1,0 +1,66 @@
+// One check as one journal step: the budget first (a model-graded check spends), then the check,
+// its verdict stored with a `guardrail` event. A replay reads the verdict back: no check is asked
+// twice once its answer is stored. A pure check (the data kinds) is no step: worked out again on a
+// replay, the same, its event told inline (the run writes it with the next commit, once). A check that throws stores nothing: the error ends the loop as
+// a failed model call's does (a retry of the run asks the check again).
+import { assertBudget, spentNow } from "../guards/budget";
+import { journaled, type LoopState } from "../loop-state";
+import { addUsd, usd } from "../../lib/money";
+import type { GuardrailAction, GuardrailCheck, GuardrailEvent, GuardrailStepValue, GuardrailSubject, LoopGuardrail } from "./guardrail-types";
+
+export const guardrailKeys = {
+  input: (name: string) => `guardrail/input/${name}`,
+  /** The k-th take of the person's messages before model call n (incoming.ts). */
+  taken: (n: number, k: number, name: string) => `guardrail/input/${n}/${k}/${name}`,
+  tool: (n: number, callId: string, name: string) => `guardrail/tool/${n}/${callId}/${name}`,
+  output: (n: number, name: string) => `guardrail/output/${n}/${name}`,
+} as const;
+
+/**
+ * Runs `guardrail` on `subject` as the step `key`; `onFail` is what a failure does here (an output
+ * check past its retries stops instead of retrying). The verdict's cost counts from now on.
+ */
+export async function guardrailStep(
+  state: LoopState,
+  key: string,
+  step: number,
+  guardrail: LoopGuardrail,
+  subject: GuardrailSubject,
+  onFail: Exclude<GuardrailAction, "pass">,
+): Promise<GuardrailStepValue> {
+  if (guardrail.pure === true) return pureStep(state, key, step, guardrail, subject, onFail);
+  const value = await journaled<GuardrailStepValue>(state, key, async (signal) => {
+    const { budget } = state.options;
+    const spent = await spentNow(budget, state.stepCosts);
+    assertBudget(budget, spent);
+    const budgetLeftUsd = budget === undefined ? Number.POSITIVE_INFINITY : Math.max(0, budget.usd - spent);
+    const checked = await guardrail.check(subject, { signal, key, budgetLeftUsd });
+    const { value, event } = verdictOf(key, step, guardrail, subject, checked, onFail);
+    return { value, costUsd: value.costUsd, events: [event] };
+  });
+  state.stepCosts = addUsd(state.stepCosts, value.costUsd);
+  return value;
+}
+
+function verdictOf(key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, checked: GuardrailCheck, onFail: Exclude<GuardrailAction, "pass">): { value: GuardrailStepValue; event: GuardrailEvent } {
+  const costUsd = usd(checked.costUsd ?? 0);
+  const action: GuardrailAction = checked.pass ? "pass" : onFail;
+  const value: GuardrailStepValue = { pass: checked.pass, reason: checked.reason, costUsd, action };
+  const event: GuardrailEvent = { type: "guardrail", key, step, name: guardrail.name, stage: guardrail.stage, pass: checked.pass, action, reason: checked.reason, costUsd };
+  if (subject.stage === "tool") Object.assign(event, { callId: subject.callId, tool: subject.name });
+  return { value, event };
+}
+
+/** A pure check: asked at once (no step, nothing spent), its verdict told inline. A cancel is checked as a new step's is. */
+async function pureStep(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Promise<GuardrailStepValue> {
+  state.signal.throwIfAborted();
+  const checked = await guardrail.check(subject, { signal: state.signal, key, budgetLeftUsd: Number.POSITIVE_INFINITY });
+  const { value, event } = verdictOf(key, step, guardrail, subject, { pass: checked.pass, reason: checked.reason }, onFail);
+  state.emit({ ...event, inline: true });
+  return value;
+}
+
+/** The checks of `stage`, in the order given (a tool check only for the tools it names). */
+export function guardrailsAt(state: LoopState, stage: LoopGuardrail["stage"], tool?: string): LoopGuardrail[] {
+  return (state.options.guardrails ?? []).filter((guardrail) => guardrail.stage === stage && (tool === undefined || guardrail.tools === undefined || guardrail.tools.includes(tool)));
+}

@@ -1,0 +1,78 @@
+// Guardrails as the loop sees them: checks that can stop a run, each at one fixed point of the
+// loop (docs/guardrails.md). What a check does (a regex, an HTTP call, a model call) is the
+// caller's; the loop journals each verdict as a step, so a replay never asks a check twice.
+
+/** Where a check runs: on the question before the first model call and any tool, on each tool call before it runs, on the final answer before the run ends. */
+export type GuardrailStage = "input" | "tool" | "output";
+
+/**
+ * What a failed check does. input: `stop`. tool: `reject` (the model gets the reason as the call's
+ * error result), `ask` (the person approves or denies the call) or `stop`. output: `retry` (the
+ * model answers again with the reason, at most `retries` times, then stop) or `stop`.
+ */
+export type GuardrailOnFail = "stop" | "reject" | "ask" | "retry";
+
+/** What a check looks at. */
+export type GuardrailSubject =
+  | { stage: "input"; text: string }
+  | { stage: "tool"; callId: string; name: string; input: unknown }
+  | { stage: "output"; text: string; final?: unknown };
+
+/** A check's answer; `costUsd` counts in the run's budget (a model-graded check's call). */
+export type GuardrailCheck = { pass: boolean; reason: string; costUsd?: number };
+
+export type GuardrailContext = {
+  signal: AbortSignal;
+  /** The check's step key (`guardrail/…`), stable across replays: an HTTP check's idempotency key is made from it. */
+  key: string;
+  /** What the run's budget has left (Infinity without one): a check that spends holds itself to it. */
+  budgetLeftUsd: number;
+};
+
+export type LoopGuardrail = {
+  /** Unique within its stage; part of its step keys. */
+  name: string;
+  stage: GuardrailStage;
+  onFail: GuardrailOnFail;
+  /** Output checks with onFail `retry`: how many times the model may answer again (default 2). */
+  retries?: number;
+  /** Tool checks: only calls of these tools are checked (default: every call). */
+  tools?: readonly string[];
+  /**
+   * A pure check (the data kinds): its verdict is a function of the subject alone, so it is not a
+   * journal step of its own — a replay works it out again, the same — and its event is written
+   * with the next step's commit (`inline` on the event). Asked nothing outside, it costs nothing.
+   */
+  pure?: true;
+  check(subject: GuardrailSubject, context: GuardrailContext): Promise<GuardrailCheck>;
+};
+
+/** What a failed check did. `pass`: it passed. */
+export type GuardrailAction = "pass" | "stop" | "reject" | "ask" | "retry";
+
+/** A check that ended the run: its name, stage and reason (the run's `guardrail`). */
+export type GuardrailTrip = { name: string; stage: GuardrailStage; reason: string };
+
+/** What the journal stores for one check. */
+export type GuardrailStepValue = { pass: boolean; reason: string; costUsd: number; action: GuardrailAction };
+
+/** One verdict, journaled with its step. */
+export type GuardrailEvent = {
+  type: "guardrail";
+  key: string;
+  /** The model call it follows (0: before the first). */
+  step: number;
+  name: string;
+  stage: GuardrailStage;
+  pass: boolean;
+  action: GuardrailAction;
+  reason: string;
+  costUsd: number;
+  /** Tool checks: the call checked. */
+  callId?: string;
+  tool?: string;
+  /** A pure check's verdict: no journal step of its own; its event goes with the next commit. */
+  inline?: true;
+};
+
+export const DEFAULT_OUTPUT_RETRIES = 2;
