@@ -12,21 +12,13 @@
 // The hash of a request is of its JSON text as built (JSON.stringify, keys in the order the code
 // set them): a change of key order alone gives another hash, and the replay's field-by-field
 // comparison then finds no difference (replay.ts). That costs time, never a false divergence.
+import { cyrb53Lanes } from "../lib/cyrb53";
 import type { ChatMessage, GenerateRequest } from "../loop/types";
 
-/** 16 hex digits of `text`: two 32-bit multiply-xor lanes (cyrb53's mixing), each with a final avalanche. */
+/** 16 hex digits of `text`: cyrb53's two lanes, the first with the text's length mixed in. */
 export function hashText(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  h1 ^= text.length;
-  return (h1 >>> 0).toString(16).padStart(8, "0") + (h2 >>> 0).toString(16).padStart(8, "0");
+  const [h1, h2] = cyrb53Lanes(text);
+  return ((h1 ^ text.length) >>> 0).toString(16).padStart(8, "0") + (h2 >>> 0).toString(16).padStart(8, "0");
 }
 
 /**

@@ -6,12 +6,10 @@
 // writes, event for event, with its dedupe keys and no gap.
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { runSlice } from "../../src/durable/engine/engine";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { engineFor } from "../helpers/engine";
+import { sliceKilledAt } from "../helpers/killed-at";
 import { createRun, drive, journalKeys, viewOf, type RunStub } from "../helpers/runs";
 import { stepLog, type LoggedRow } from "../helpers/step-log";
-import { watchedState } from "../helpers/watched-sql";
 
 const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
 const turn = (i: number) => ({ text: `Step ${i}.`, toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} + 1` } }] });
@@ -20,27 +18,6 @@ const keys = ["s1/model/1", "s1/tool/1/c1", "s1/model/2", "s1/tool/2/c2", "s1/mo
 
 /** The log a run of `body` writes, crashed or not. */
 const expectedLog = stepLog(2);
-
-class Killed extends Error {}
-
-/**
- * The object's state whose SQLite dies at its `at`-th call (1-based): that call and every one after
- * it throw, as if the process were killed there; a transaction it was in is rolled back.
- * `calls()`: how many calls were made (the killed one included).
- */
-function killedAt(state: DurableObjectState, at: number): { state: DurableObjectState; calls: () => number } {
-  let calls = 0;
-  const killed = () => new Killed(`killed at call ${at}`);
-  const watched = watchedState(state, {
-    exec: () => {
-      if (++calls >= at) throw killed();
-    },
-    transaction: () => {
-      if (calls >= at) throw killed();
-    },
-  });
-  return { state: watched, calls: () => calls };
-}
 
 async function eventRows(stub: RunStub): Promise<LoggedRow[]> {
   return runInDurableObject(typed(stub), (_instance, state) =>
@@ -54,28 +31,13 @@ async function eventRows(stub: RunStub): Promise<LoggedRow[]> {
   );
 }
 
-/** The calls into SQLite of the run's whole slice when nothing dies. */
-async function callsOfOneSlice(): Promise<number> {
-  const { stub } = await createRun(body);
-  return runInDurableObject(typed(stub), async (_instance, state) => {
-    const { state: counted, calls } = killedAt(state, Number.POSITIVE_INFINITY);
-    await runSlice(engineFor(counted), new AbortController());
-    return calls();
-  });
-}
-
 describe("events held for the next commit, killed at each call into SQLite", () => {
   it("lose nothing but the step in flight, and the resumed run writes each event once", async () => {
-    const total = await callsOfOneSlice();
+    const total = await sliceKilledAt((await createRun(body)).stub, Number.POSITIVE_INFINITY);
     expect(total).toBeGreaterThan(keys.length);
     for (let at = 1; at <= total; at++) {
       const { stub } = await createRun(body);
-      await runInDurableObject(typed(stub), async (_instance, state) => {
-        // The slice records a failure when a call throws; that write dies too.
-        await runSlice(engineFor(killedAt(state, at).state), new AbortController()).catch((error: unknown) => {
-          if (!(error instanceof Killed)) throw error;
-        });
-      });
+      await sliceKilledAt(stub, at);
       const committed = await journalKeys(stub);
       expect(committed, `killed at call ${at}`).toEqual(keys.slice(0, committed.length));
       // What the kill left: the events of the committed steps, each step's own last; none held for the step in flight.

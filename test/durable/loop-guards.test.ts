@@ -6,14 +6,13 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../../src/api/types";
-import { runSlice } from "../../src/durable/engine/engine";
 import { answer } from "../../src/durable/run/transitions";
 import type { RunObject } from "../../src/durable/run/run-object";
 import type { ChatMessage } from "../../src/loop/types";
 import { engineFor } from "../helpers/engine";
 import { createRun, drive, journalKeys, storedEvents, valueOf, viewOf, type RunStub } from "../helpers/runs";
+import { killedAt, Killed, sliceKilledAt } from "../helpers/killed-at";
 import { runSteps } from "../helpers/slices";
-import { watchedState } from "../helpers/watched-sql";
 
 const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
 const same = (i: number) => ({ text: `Checking (${i}).`, toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: "6*7" } }] });
@@ -100,41 +99,17 @@ describe("loop guards in a run", () => {
   });
 });
 
-class Killed extends Error {}
-
-/** The object's state whose SQLite dies at its `at`-th call (and every one after), as a killed process would. */
-function killedAt(state: DurableObjectState, at: number): { state: DurableObjectState; calls: () => number } {
-  let calls = 0;
-  const watched = watchedState(state, {
-    exec: () => {
-      if (++calls >= at) throw new Killed(`killed at call ${at}`);
-    },
-    transaction: () => {
-      if (calls >= at) throw new Killed(`killed at call ${at}`);
-    },
-  });
-  return { state: watched, calls: () => calls };
-}
-
 describe("a loop guard's verdict, killed at each call into SQLite", () => {
   const body = { tools: ["calculator"], minAnswerChars: 0, loopGuards: { sameCall: { warn: 2, stop: 3 } }, script: [same(1), same(2), same(3), done] };
   const keys = ["s1/model/1", "s1/tool/1/c1", "s1/model/2", "s1/loop/2", "s1/tool/2/c2", "s1/model/3", "s1/loop/3"];
 
   it("is committed with its event or not at all, and the resumed run decides each turn once", async () => {
     const { stub: counting } = await createRun(body);
-    const total = await runInDurableObject(typed(counting), async (_instance, state) => {
-      const { state: counted, calls } = killedAt(state, Number.POSITIVE_INFINITY);
-      await runSlice(engineFor(counted), new AbortController());
-      return calls();
-    });
+    const total = await sliceKilledAt(counting, Number.POSITIVE_INFINITY);
     expect(await journalKeys(counting)).toEqual(keys);
     for (let at = 1; at <= total; at++) {
       const { stub } = await createRun(body);
-      await runInDurableObject(typed(stub), async (_instance, state) => {
-        await runSlice(engineFor(killedAt(state, at).state), new AbortController()).catch((error: unknown) => {
-          if (!(error instanceof Killed)) throw error;
-        });
-      });
+      await sliceKilledAt(stub, at);
       const committed = await journalKeys(stub);
       expect(committed, `killed at call ${at}`).toEqual(keys.slice(0, committed.length));
       // A verdict's event is there exactly when its step is.

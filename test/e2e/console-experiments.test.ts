@@ -10,35 +10,19 @@
 // refused in the API's words; on a phone the table scrolls in its own region.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { createRun, releaseHold, request } from "./support/api";
+import { releaseHold, request } from "./support/api";
+import { arithmeticDataset } from "./support/arithmetic-dataset";
 import { consolePage, text, WAIT } from "./support/console-browser";
 import { consoleFixture } from "./support/console-fixture";
 import { LOCAL_TOKEN } from "./support/local-vars";
-import { waitForEnd } from "./support/run-events";
 
 type Case = { n: number; state: string; runId?: string; sourceRunId?: string };
 type Experiment = { id: string; status: string; cases: Case[] };
 
-/** A recorded run: a question, a calculator call with `expression`, and `answer`. */
-async function record(base: string, question: string, expression: string, answer: string): Promise<string> {
-  const run = await createRun(base, LOCAL_TOKEN, {
-    system: "Answer in words.",
-    tools: ["calculator"],
-    minAnswerChars: 0,
-    messages: [{ role: "user", content: question }],
-    script: [{ toolCalls: [{ name: "calculator", input: { expression } }] }, { text: answer }],
-  });
-  await waitForEnd(base, run);
-  return run.id;
-}
-
 /** A dataset of three recordings (2+2, 2+2, 3*3), each with its own answer as its reference; its name. */
 async function arithmetic(base: string): Promise<{ name: string; runs: string[] }> {
-  const runs = [await record(base, "What is 2+2?", "2+2", "Four."), await record(base, "How much is two plus two?", "2+2", "Four."), await record(base, "What is 3*3?", "3*3", "Nine.")];
   const name = `arithmetic-${crypto.randomUUID().slice(0, 8)}`;
-  const made = await request(base, "/v1/datasets", LOCAL_TOKEN, { method: "POST", body: JSON.stringify({ name, cases: runs.map((runId) => ({ runId, recordedReference: true })) }) });
-  expect(made.status, await made.clone().text()).toBe(201);
-  return { name, runs };
+  return { name, runs: await arithmeticDataset(base, LOCAL_TOKEN, name, { system: "Answer in words." }) };
 }
 
 /** An experiment of `dataset` whose every case asks 2+2 and answers "Four.", its first model call held on `hold`. */

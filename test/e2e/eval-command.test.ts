@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun, request } from "./support/api";
+import { request } from "./support/api";
+import { arithmeticDataset } from "./support/arithmetic-dataset";
 import { startDevServer, type DevServer } from "./support/dev-server";
 import { freePort } from "./support/http-server";
-import { waitForEnd } from "./support/run-events";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TOKEN = "dev-token";
@@ -31,18 +31,6 @@ async function evalCommand(args: string[], env: Record<string, string> = {}): Pr
   }
 }
 
-async function recorded(base: string, question: string, expression: string, answer: string): Promise<string> {
-  const run = await createRun(base, TOKEN, {
-    provider: "scripted",
-    tools: ["calculator"],
-    minAnswerChars: 0,
-    messages: [{ role: "user", content: question }],
-    script: [{ toolCalls: [{ name: "calculator", input: { expression } }] }, { text: answer }],
-  });
-  await waitForEnd(base, run);
-  return run.id;
-}
-
 describe("npm run eval", () => {
   const state = mkdtempSync(join(tmpdir(), "ratchet-eval-command-"));
   let dev: DevServer | undefined;
@@ -52,9 +40,7 @@ describe("npm run eval", () => {
   beforeAll(async () => {
     dev = await startDevServer({ port: await freePort(), persistTo: state, vars: { API_TOKEN: TOKEN } });
     env = { RATCHET_URL: dev.url, RATCHET_TOKEN: TOKEN };
-    const runs = [await recorded(dev.url, "What is 2+2?", "2+2", "Four."), await recorded(dev.url, "How much is two plus two?", "2+2", "Four."), await recorded(dev.url, "What is 3*3?", "3*3", "Nine.")];
-    const made = await request(dev.url, "/v1/datasets", TOKEN, { method: "POST", body: JSON.stringify({ name: dataset, cases: runs.map((runId) => ({ runId, recordedReference: true })) }) });
-    expect(made.status, await made.clone().text()).toBe(201);
+    await arithmeticDataset(dev.url, TOKEN, dataset);
   }, 180_000);
 
   afterAll(async () => {

@@ -3,14 +3,12 @@
 // Every run finishes by itself; a check whose verdict was stored before the kill (a client saw its
 // `guardrail` event) is never asked again; one in flight is asked at most once more, with the same
 // Idempotency-Key; each verdict is in the log once.
-import { createServer, type Server } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { changes } from "./support/changes";
 import { startDevServer, type DevServer } from "./support/dev-server";
-import { freePort, listen } from "./support/http-server";
+import { freePort } from "./support/http-server";
 import { readEventsUntilEnd } from "./support/sse";
 import { watchRun } from "./support/run-watch";
 import { startToolServer, type ToolServer } from "./support/tool-server";
@@ -18,27 +16,6 @@ import { startToolServer, type ToolServer } from "./support/tool-server";
 const RUNS = 4;
 const PORT = await freePort();
 const TOKEN = "dev-token";
-
-/** An HTTP check server: counts checks per Idempotency-Key and passes each after `delayMs`. */
-async function startCheckServer(delayMs: number) {
-  const calls = new Map<string, number>();
-  const log = changes();
-  const server: Server = createServer((request, response) => {
-    const key = String(request.headers["idempotency-key"] ?? "");
-    calls.set(key, (calls.get(key) ?? 0) + 1);
-    log.changed();
-    request.resume();
-    request.on("end", () => {
-      const timer = setTimeout(() => {
-        response.writeHead(200, { "Content-Type": "application/json" });
-        response.end(JSON.stringify({ pass: true, reason: "fine" }));
-      }, delayMs);
-      response.on("close", () => clearTimeout(timer));
-    });
-  });
-  const port = await listen(server);
-  return { url: `http://127.0.0.1:${port}`, calls, until: log.until, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 async function api(url: string, path: string, init: RequestInit = {}): Promise<Response> {
   return fetch(`${url}${path}`, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", ...init.headers } });
@@ -48,7 +25,7 @@ describe("a real crash of wrangler dev during HTTP guardrails", () => {
   const dir = mkdtempSync(join(tmpdir(), "ratchet-guardrail-crash-"));
   let dev: DevServer | undefined;
   let tools: ToolServer | undefined;
-  let checks: Awaited<ReturnType<typeof startCheckServer>> | undefined;
+  let checks: ToolServer | undefined;
   afterAll(async () => {
     await dev?.kill();
     await tools?.close();
@@ -58,7 +35,8 @@ describe("a real crash of wrangler dev during HTTP guardrails", () => {
 
   it("a stored verdict is never asked again; every run finishes by itself", async () => {
     tools = await startToolServer(300);
-    checks = await startCheckServer(500);
+    // The check server: counts checks per Idempotency-Key and passes each after 500 ms.
+    checks = await startToolServer(500, () => ({ pass: true, reason: "fine" }));
     dev = await startDevServer({ port: PORT, persistTo: dir });
     const work = { type: "http", name: "work", description: "work (slow)", inputSchema: { type: "object", additionalProperties: true }, url: `${tools.url}/work` };
     const runs: { id: string; token: string }[] = [];

@@ -3,6 +3,7 @@
 // JSON object {score, reason}, score 0..1). The call itself is the experiment object's, journaled
 // and counted in the experiment's budget (src/durable/evals).
 import type { CaseReference, RunFacts } from "../../api/resources/eval-types";
+import { firstJsonObject, quotedExcerpt } from "../../lib/json-in-text";
 import { textOf } from "../../loop/content";
 import type { ChatMessage, GenerateRequest } from "../../loop/types";
 import type { Verdict } from "./verdict";
@@ -46,19 +47,10 @@ export function judgeRequest({ rubric, model, input, facts, reference }: JudgeIn
 
 /** The judge's verdict from its answer's text: the first JSON object in it with a numeric score (clamped to 0..1). */
 export function readJudgeAnswer(text: string): Verdict {
-  for (let start = text.indexOf("{"); start >= 0; start = text.indexOf("{", start + 1)) {
-    for (let end = text.lastIndexOf("}"); end > start; end = text.lastIndexOf("}", end - 1)) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text.slice(start, end + 1));
-      } catch {
-        continue;
-      }
-      const { score, reason } = (parsed ?? {}) as { score?: unknown; reason?: unknown };
-      if (typeof score !== "number" || !Number.isFinite(score)) break;
-      return { score: Math.min(1, Math.max(0, score)), reason: typeof reason === "string" && reason !== "" ? reason : "The judge gave no reason." };
-    }
-  }
-  const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  return { score: null, reason: `The judge's answer held no {"score", "reason"} object: ${JSON.stringify(shown)}.` };
+  const verdict = firstJsonObject(text, (parsed): Verdict | undefined => {
+    const { score, reason } = (parsed ?? {}) as { score?: unknown; reason?: unknown };
+    if (typeof score !== "number" || !Number.isFinite(score)) return undefined;
+    return { score: Math.min(1, Math.max(0, score)), reason: typeof reason === "string" && reason !== "" ? reason : "The judge gave no reason." };
+  });
+  return verdict ?? { score: null, reason: `The judge's answer held no {"score", "reason"} object: ${quotedExcerpt(text)}.` };
 }

@@ -6,6 +6,7 @@
 // check fails). An answer that holds no verdict fails the check. A provider error passes on: the
 // run fails as on a model call's error, and a retry asks the check again (nothing was stored).
 import type { GuardrailRef } from "../../api/types";
+import { firstJsonObject, quotedExcerpt } from "../../lib/json-in-text";
 import { budgetCeiling } from "../../loop/guards/budget-ceiling";
 import { textOf as contentText } from "../../loop/content";
 import type { Generate, GenerateRequest, GuardrailCheck, GuardrailContext, GuardrailSubject, TokenPrices } from "../../loop/types";
@@ -37,21 +38,12 @@ export function modelCheckRequest(ref: ModelGuardrail, model: string, subject: G
 
 /** The verdict in the check's answer: the first JSON object in it with a boolean `pass`. */
 export function readModelVerdict(text: string): { pass: boolean; reason: string } {
-  for (let start = text.indexOf("{"); start >= 0; start = text.indexOf("{", start + 1)) {
-    for (let end = text.lastIndexOf("}"); end > start; end = text.lastIndexOf("}", end - 1)) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text.slice(start, end + 1));
-      } catch {
-        continue;
-      }
-      const { pass, reason } = (parsed ?? {}) as { pass?: unknown; reason?: unknown };
-      if (typeof pass !== "boolean") break;
-      return { pass, reason: typeof reason === "string" && reason !== "" ? reason : pass ? "Passed." : "The check gave no reason." };
-    }
-  }
-  const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  return { pass: false, reason: `The check's answer held no {"pass", "reason"} object: ${JSON.stringify(shown)}.` };
+  const verdict = firstJsonObject(text, (parsed) => {
+    const { pass, reason } = (parsed ?? {}) as { pass?: unknown; reason?: unknown };
+    if (typeof pass !== "boolean") return undefined;
+    return { pass, reason: typeof reason === "string" && reason !== "" ? reason : pass ? "Passed." : "The check gave no reason." };
+  });
+  return verdict ?? { pass: false, reason: `The check's answer held no {"pass", "reason"} object: ${quotedExcerpt(text)}.` };
 }
 
 export function modelCheck(ref: ModelGuardrail, deps: ModelCheckDeps): (subject: GuardrailSubject, context: GuardrailContext) => Promise<GuardrailCheck> {

@@ -1,5 +1,5 @@
-// A local HTTP tool for end-to-end tests: it counts calls per Idempotency-Key and answers after
-// a delay, slow enough for a crash to land while calls are in flight.
+// A local HTTP tool (or HTTP guardrail check) for end-to-end tests: it counts calls per
+// Idempotency-Key and answers after a delay, slow enough for a crash to land while calls are in flight.
 import { createServer, type Server } from "node:http";
 import { changes } from "./changes";
 import { listen } from "./http-server";
@@ -17,7 +17,8 @@ export type ToolServer = {
   close: () => Promise<void>;
 };
 
-export async function startToolServer(delayMs: number): Promise<ToolServer> {
+/** `answer`: the JSON body each call is answered with (a tool's result by default; a check's verdict for a guardrail). */
+export async function startToolServer(delayMs: number, answer: (key: string) => unknown = (key) => ({ content: `done ${key}` })): Promise<ToolServer> {
   const calls = new Map<string, number>();
   const answered = new Map<string, number>();
   const answeredAt = new Map<string, number>();
@@ -32,7 +33,7 @@ export async function startToolServer(delayMs: number): Promise<ToolServer> {
         answered.set(key, (answered.get(key) ?? 0) + 1);
         if (!answeredAt.has(key)) answeredAt.set(key, Date.now());
         response.writeHead(200, { "Content-Type": "application/json" });
-        response.end(JSON.stringify({ content: `done ${key}` }));
+        response.end(JSON.stringify(answer(key)));
         log.changed();
       }, delayMs);
     });

@@ -5,6 +5,7 @@
 // Each message costs the work of that message alone; the state is bounded (same-call.ts,
 // no-progress.ts).
 import { canonicalJson } from "../../../lib/canonical-json";
+import { hash53 } from "../../../lib/cyrb53";
 import { textOf } from "../../content";
 import { isSummaryRecord } from "../../context/context-view";
 import { fingerprint } from "../repeat-guard";
@@ -14,20 +15,6 @@ import { emptyNoProgress, endTurn, seeResult, type NoProgressState } from "./no-
 import { emptySameCall, nextSameCall, type SameCallState } from "./same-call";
 import { emptySameText, nextSameText, normalizeText, type SameTextState } from "./same-text";
 import type { LoopCounts } from "./loop-policy";
-
-/** A 53-bit hash of a string (cyrb53, `seed` apart): long fingerprints and results are kept as these, not as their text. */
-export function hash53(text: string, seed = 0): string {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
-}
 
 export type LoopTracker = {
   /** Feeds the next message of the question. */

@@ -1,0 +1,24 @@
+// cyrb53 (bryc's public-domain string hash): two 32-bit multiply-xor lanes over a string's UTF-16
+// code units, each with a final avalanche. Synchronous, and the same in workerd and Node: for
+// fingerprints that guard against accident (a loop's repeated calls, a recording's drift), not
+// against an adversary. Its outputs are kept (a recording's request hashes): the mixing must not change.
+
+/** The two mixed 32-bit lanes of `text`, `seed` apart. */
+export function cyrb53Lanes(text: string, seed = 0): [h1: number, h2: number] {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return [h1, h2];
+}
+
+/** A 53-bit hash of `text` (cyrb53, `seed` apart), in base 36. */
+export function hash53(text: string, seed = 0): string {
+  const [h1, h2] = cyrb53Lanes(text, seed);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
