@@ -93,7 +93,7 @@ describe("MCP with guardrails and loop guards", () => {
     const { result } = await callAgent(client, agent.name, "What is 1234*5678?", true);
     expect(asked).toHaveLength(1);
     expect(asked[0]!.message).toMatch(/^The guardrail big-sums holds this call: .+ Approve the call of calculator with \{"expression":"1234\*5678"\}\?$/);
-    expect(asked[0]!.requestedSchema).toMatchObject({ properties: { approved: { type: "boolean" } } });
+    expect(asked[0]).toMatchObject({ requestedSchema: { properties: { approved: { type: "boolean" } } } });
     expect(result.content).toEqual([{ type: "text", text: "7006652." }]);
   });
 });
