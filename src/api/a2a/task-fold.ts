@@ -2,8 +2,9 @@
 // nothing). A task opens with the run's first event or with the first event after a finished
 // run's `end` (a continue); `waiting` makes it input-required, `answered` working again, and `end`
 // closes it; a run a guardrail or a loop guard stopped ends its task REJECTED (the agent will not
-// go on with it: src/api/a2a/policy-stop.ts), and a continue opens the next. A failed run that is retried over the HTTP API goes on in its task (the run's
-// segment is the same), which then leaves FAILED: the one way a Ratchet task leaves a final state.
+// go on with it: ./policy-stop.ts), and a continue opens the next. A failed run that is retried
+// over the HTTP API goes on in its task (the run's segment is the same), which then leaves FAILED:
+// the one way a Ratchet task leaves a final state.
 import type { ApiError, StoredEvent, Waiting } from "../types";
 import type { LoopVerdictSeen } from "../rules/policy-stops";
 import type { TaskState } from "./a2a-types";

@@ -17,12 +17,14 @@ export function guardrailStopText(trip: GuardrailTrip): string {
 }
 
 /**
- * Why a loop guard stopped the run: its `stop` verdict's message when the reader saw it; else the
- * person answered a loop guard's ask with "stop" (or the run could not wait on the ask).
+ * Why a loop guard stopped the run, from the newest verdict the reader saw: a `stop` says what the
+ * detector saw; after an `ask`, the person answered "stop"; a reader that saw neither (it began
+ * after them) says no more than the `end` does.
  */
 export function loopStopText(last: LoopVerdictSeen | undefined): string {
   if (last?.verdict === "stop") return `Stopped by a loop guard: ${last.message}`;
-  return "Stopped by a loop guard: the run looked like a loop, and the answer to its question was to stop.";
+  if (last?.verdict === "ask") return 'Stopped by a loop guard: the person answered "stop" to its question.';
+  return "Stopped by a loop guard.";
 }
 
 /** The reason a policy stop shows, or undefined for any other end. */
