@@ -380,7 +380,8 @@ export type RunEvent =
   | { type: "loop-guard"; step: number; verdict: LoopPolicy; trips: LoopTrip[]; message: string }
   | ({ type: "waiting" } & Waiting)
   /** `results`: for a toolset batch, which of its actions the client answered and how (actions after a failed one are left out). */
-  | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[]; messageId?: string }
+  /** `content`: a loop guard's ask's answer (which is no call's result, so the history does not hold it). */
+  | { type: "answered"; callId: string; results?: { callId: string; ok: boolean }[]; messageId?: string; content?: Content }
   /** An MCP server's tools were listed (once per run): what the model is offered, and the tools left out, each with why. */
   | { type: "mcp-tools"; server: string; tools: string[]; refused: { tool: string; reason: string }[]; incomplete?: true }
   | {

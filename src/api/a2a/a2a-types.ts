@@ -5,17 +5,17 @@
 
 export const A2A_PROTOCOL_VERSION = "1.0";
 
-/** The states a Ratchet task takes (the protocol's SUBMITTED, REJECTED and AUTH_REQUIRED are never used). */
-export type TaskState = "TASK_STATE_WORKING" | "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED";
+/** The states a Ratchet task takes (the protocol's SUBMITTED and AUTH_REQUIRED are never used; REJECTED: a guardrail or a loop guard stopped the run). */
+export type TaskState = "TASK_STATE_WORKING" | "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED";
 
-export const TASK_STATES = ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"] as const satisfies readonly TaskState[];
+export const TASK_STATES = ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"] as const satisfies readonly TaskState[];
 
 /** Every state the protocol names: a client may filter by any (those Ratchet never uses match nothing). */
-export const PROTOCOL_TASK_STATES = [...TASK_STATES, "TASK_STATE_SUBMITTED", "TASK_STATE_REJECTED", "TASK_STATE_AUTH_REQUIRED"] as const;
+export const PROTOCOL_TASK_STATES = [...TASK_STATES, "TASK_STATE_SUBMITTED", "TASK_STATE_AUTH_REQUIRED"] as const;
 
 /** A task in one of these states takes no more work: it is over. */
 export function isTerminal(state: TaskState): boolean {
-  return state === "TASK_STATE_COMPLETED" || state === "TASK_STATE_FAILED" || state === "TASK_STATE_CANCELED";
+  return state === "TASK_STATE_COMPLETED" || state === "TASK_STATE_FAILED" || state === "TASK_STATE_CANCELED" || state === "TASK_STATE_REJECTED";
 }
 
 /** A stream of a task ends here: the task is over, or it waits for the caller's next message. */

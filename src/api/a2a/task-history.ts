@@ -63,8 +63,9 @@ export function taskHistory(input: HistoryInput, n: number): A2aMessage[] {
       asked.set(event.callId, event.kind);
       history.push(message(`waiting/${event.callId}`, "ROLE_AGENT", [{ text: questionOf(event) }, { data: waitingData(event) }]));
     } else {
-      const answer = results.get(event.callId);
-      if (answer !== undefined && asked.get(event.callId) !== "approval") history.push(message(`answer/${event.callId}`, "ROLE_USER", partsOf(answer.content)));
+      // A loop guard's ask is no call's result: its answer is the event's own.
+      const answer = results.get(event.callId)?.content ?? event.content;
+      if (answer !== undefined && asked.get(event.callId) !== "approval") history.push(message(`answer/${event.callId}`, "ROLE_USER", partsOf(answer)));
     }
   }
   return history;

@@ -4,6 +4,8 @@ import type { Waiting } from "../types";
 import type { A2aArtifact, A2aMessage, A2aPart, A2aTask, A2aTaskStatus } from "./a2a-types";
 import type { TaskRecord } from "./task-fold";
 import { taskIdOf } from "./task-ids";
+import { guardrailHoldText } from "../rules/policy-stops";
+import { stopParts } from "./policy-stop";
 
 /** The one artifact of a task: its final answer (text, and typed output as a data part). */
 export const ANSWER_ARTIFACT = "answer";
@@ -11,7 +13,10 @@ export const ANSWER_ARTIFACT = "answer";
 export function questionOf(waiting: Waiting): string {
   const input = waiting.input as { question?: unknown } | null;
   if (waiting.kind === "ask" && typeof input?.question === "string") return input.question;
-  if (waiting.kind === "approval") return `Approve the call of ${waiting.name}? Answer with a data part {"approved": true} or {"approved": false}.`;
+  if (waiting.kind === "approval") {
+    const approve = `Approve the call of ${waiting.name}? Answer with a data part {"approved": true} or {"approved": false}.`;
+    return waiting.guardrail === undefined ? approve : `${guardrailHoldText(waiting.guardrail)} ${approve}`;
+  }
   return `The run waits for the result of ${waiting.name}: answer with it.`;
 }
 
@@ -20,6 +25,7 @@ export function waitingData(waiting: Waiting): Record<string, unknown> {
   const data: Record<string, unknown> = { kind: waiting.kind, callId: waiting.callId, name: waiting.name, input: waiting.input };
   const choices = (waiting.input as { choices?: unknown } | null)?.choices;
   if (Array.isArray(choices)) data.choices = choices;
+  if (waiting.guardrail !== undefined) data.guardrail = waiting.guardrail;
   return data;
 }
 
@@ -35,6 +41,9 @@ export function statusOf(runId: string, task: TaskRecord): A2aTaskStatus {
   }
   if (task.state === "TASK_STATE_FAILED" && task.error !== undefined) {
     status.message = agentMessage(id, runId, `${id}/error/${task.lastSeq}`, [{ text: task.error.message }, { data: { code: task.error.code } }]);
+  }
+  if (task.state === "TASK_STATE_REJECTED" && task.stop !== undefined) {
+    status.message = agentMessage(id, runId, `${id}/stop/${task.lastSeq}`, stopParts(task.stop));
   }
   return status;
 }

@@ -3,6 +3,7 @@
 // chunks that open and close them. Pure.
 import type { ChatCaps } from "./versions";
 import type { UIChunk } from "./ui-chunks";
+import type { LoopVerdictSeen } from "../rules/policy-stops";
 
 /** The assistant message of turn `turn` after `k` splits (1 from the run's start, one more per continue). */
 export function messageIdOf(runId: string, turn: number, k = 0): string {
@@ -33,6 +34,8 @@ export type ChunkState = {
   modelDue?: number;
   text?: { id: string; step: number; streamed: string };
   resets: number;
+  /** The newest loop guard verdict the message saw: the words of a loop stop. */
+  loop?: LoopVerdictSeen;
   /** Set by a terminal event (finish, error, abort), or a split after the message: nothing more belongs to this stream. */
   done: boolean;
 };

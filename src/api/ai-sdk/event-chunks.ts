@@ -7,16 +7,17 @@
 // it took while it worked, a typed answer: ./message-splits.ts): the message before ends there and
 // the next one, `<runId>-<turn>-<k>` after the k-th split, begins with it. A state may wait for
 // the split its message begins at, sending nothing before it.
-import type { ToolMessage } from "../../loop/types";
+import type { Content, ToolMessage } from "../../loop/types";
 import { DENIED } from "../../loop/tool-calls/plan-call";
 import type { UIChunk } from "./ui-chunks";
 import { closeStep, closeText, cutText, messageIdIn, openStep, resetText, textDelta, type ChunkState } from "./chunk-state";
 import { answerOutput, contentText, toolOutput } from "./tool-output";
 import { splitBy, type ChatEvent, type Split } from "./message-splits";
+import { isShownPolicyEvent, loopAskChunk, loopVerdictOf, policyStopChunks } from "./policy-chunks";
 
 export type { ChatEvent } from "./message-splits";
 
-/** The types the chat shows as `data-ratchet-<type>` parts (a named message's `user-message`: at the start of the message it begins). */
+/** The types the chat shows as `data-ratchet-<type>` parts (a named message's `user-message`: at the start of the message it begins; guardrails and loop guards: policy-chunks.ts). */
 const DATA_EVENTS = new Set(["user-message", "compaction", "child-started", "child-ended", "mcp-tools"]);
 
 type ToolCallView = { id: string; name: string; input: unknown; toolset?: string };
@@ -58,7 +59,11 @@ function answeredChunks(state: ChunkState, event: ChatEvent, results: (callId: s
   const ids = Array.isArray(event.results) ? (event.results as { callId: string }[]).map((result) => result.callId) : [String(event.callId)];
   return ids.flatMap((id) => {
     const result = results(id);
-    return result === undefined ? [] : [resultChunk(state, id, result, { ok: true, summary: "" }, answerOutput)];
+    if (result === undefined) {
+      // A loop guard's ask is no call's result: the event carries its answer.
+      return event.content === undefined ? [] : [{ type: "tool-output-available" as const, toolCallId: id, output: answerOutput(event.content as Content) }];
+    }
+    return [resultChunk(state, id, result, { ok: true, summary: "" }, answerOutput)];
   });
 }
 
@@ -96,6 +101,19 @@ export function chunksFor(state: ChunkState, event: ChatEvent, results: (callId:
   if (out.length === 0) return out;
   state.begin = { at: "now" };
   return [{ type: "start", messageId: messageIdIn(state) }, ...out];
+}
+
+/**
+ * A loop guard's ask is a step of its own, after the model's (whose calls it holds, open): so the
+ * chat's last step is complete once the ask's part has its answer, and `sendAutomaticallyWhen:
+ * lastAssistantMessageIsCompleteWithToolCalls` sends it as it sends an ask's.
+ */
+function loopAsk(state: ChunkState, event: ChatEvent, out: UIChunk[]): void {
+  const chunk = loopAskChunk(event);
+  if (chunk === undefined) return;
+  closeStep(state, out);
+  openStep(state, out);
+  out.push(chunk);
 }
 
 /** The chunks of `event` in a message that has begun. */
@@ -145,6 +163,7 @@ function mapped(state: ChunkState, event: ChatEvent, results: (callId: string) =
       break;
     case "waiting":
       closeText(state, out);
+      loopAsk(state, event, out);
       if (event.kind === "approval" && state.caps.approvals) out.push({ type: "tool-approval-request", approvalId: String(event.callId), toolCallId: String(event.callId) });
       closeStep(state, out);
       if (isPast(state, event)) break;
@@ -159,8 +178,10 @@ function mapped(state: ChunkState, event: ChatEvent, results: (callId: string) =
       // A cancel that cut a model call: the run kept the text it had streamed as its last answer (finalText).
       if (event.status === "cancelled" && state.modelDue !== undefined) cutText(state, state.modelDue, String(event.finalText ?? ""), out);
       closeStep(state, out);
-      const metadata = { steps: event.steps, spentUsd: event.spentUsd };
-      if (event.status === "finished") out.push({ type: "finish", finishReason: "stop", messageMetadata: metadata });
+      const metadata = { steps: event.steps, spentUsd: event.spentUsd, ...(event.status === "finished" ? { stoppedBy: event.stoppedBy } : {}) };
+      const policyStop = policyStopChunks(event, metadata, state.loop);
+      if (policyStop !== undefined) out.push(...policyStop);
+      else if (event.status === "finished") out.push({ type: "finish", finishReason: "stop", messageMetadata: metadata });
       else if (event.status === "failed") {
         const error = event.error as { code?: string; message?: string } | undefined;
         const message = error?.message ?? "The run failed.";
@@ -175,7 +196,8 @@ function mapped(state: ChunkState, event: ChatEvent, results: (callId: string) =
       // A message that interrupted the model call: its cut text is void before the message's part
       // goes in (on v7, the reset-step would drop the part too).
       if (event.type === "user-message" && state.modelDue !== undefined && state.modelDue === step) resetText(state, step, out);
-      if (DATA_EVENTS.has(event.type)) out.push(dataPart(event));
+      state.loop = loopVerdictOf(event) ?? state.loop;
+      if (DATA_EVENTS.has(event.type) || isShownPolicyEvent(event)) out.push(dataPart(event));
   }
   return out;
 }

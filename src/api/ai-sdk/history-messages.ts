@@ -60,7 +60,8 @@ function splitEntry(event: ChatEvent, results: Map<string, { content: Content }>
   const split = splitBy(event);
   if (split === undefined) return undefined;
   if (split.kind === "typed-answer") {
-    const content = results.get(String(event.callId))?.content;
+    // A loop guard's ask is no call's result: its answer is the event's own.
+    const content = results.get(String(event.callId))?.content ?? (event.content as Content | undefined);
     return { message: { id: split.messageId, role: "user", parts: content === undefined ? [] : partsOfContent(content) }, person: { typedAnswer: true } };
   }
   const content = event.content as Content;

@@ -16,7 +16,7 @@ export type UIChunk =
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
   | { type: `data-ratchet-${string}`; id?: string; data: unknown }
   | { type: "message-metadata"; messageMetadata: unknown }
-  | { type: "finish"; finishReason?: "stop" | "tool-calls" | "error" | "other"; messageMetadata?: unknown }
+  | { type: "finish"; finishReason?: "stop" | "content-filter" | "tool-calls" | "error" | "other"; messageMetadata?: unknown }
   | { type: "error"; errorText: string }
   | { type: "abort" };
 

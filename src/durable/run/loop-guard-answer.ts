@@ -25,7 +25,8 @@ function lastText(messages: ChatMessage[]): string {
 
 export function answerLoopGuard(engine: EngineContext, run: RunRow, segment: Segment, base: ChatMessage[], body: AnswerBody, startSegment: StartSegment): void {
   const choice = loopAnswerOf(body.content!);
-  const answered = () => emitEvent(engine, { type: "answered", callId: body.callId, ...(body.messageId === undefined ? {} : { messageId: body.messageId }) });
+  // The answer is no call's result (nothing in the history holds it): the event carries it, for the views that show it (a chat, A2A).
+  const answered = () => emitEvent(engine, { type: "answered", callId: body.callId, content: body.content!, ...(body.messageId === undefined ? {} : { messageId: body.messageId }) });
   if (choice === "go-on") {
     startSegment(engine, run, base, { ...segment.approvals, [body.callId]: true }, run.stepLimit, body.callId);
     answered();

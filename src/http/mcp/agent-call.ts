@@ -8,6 +8,7 @@ import type { RunView } from "../../api/types";
 import { endResult, longCallResult, waitingResult, type RunLinks } from "./call-results";
 import { canElicit, type Waiting } from "./elicitation";
 import type { CallEvent, EventReader } from "./run-events";
+import type { LoopVerdictSeen } from "../../api/rules/policy-stops";
 
 export type AgentCallDeps = {
   /** Starts the agent's run (or finds the one this same request started before). */
@@ -35,6 +36,8 @@ export async function callAgent(deps: AgentCallDeps): Promise<CallToolResult> {
   const deadline = deps.deadline.then((): typeof TIMED_OUT => TIMED_OUT);
   let waiting: Waiting | undefined = view.waiting;
   let asked: string | undefined;
+  // The newest loop guard verdict read: the words of a loop stop.
+  let loop: LoopVerdictSeen | undefined;
   const reader = await deps.events(view.id, view.lastSeq);
   try {
     for (;;) {
@@ -55,7 +58,8 @@ export async function callAgent(deps: AgentCallDeps): Promise<CallToolResult> {
       // The client could not put the question to its person: the call ends with it, at once.
       else if (event.type === "elicitation-failed" && waiting !== undefined && event.callId === waiting.callId) return waitingResult(view.id, waiting, links);
       else if (event.type === "answered" && event.callId === waiting?.callId) waiting = undefined;
-      else if (event.type === "end") return endResult(view.id, event, links);
+      else if (event.type === "loop-guard") loop = { verdict: event.verdict, message: event.message };
+      else if (event.type === "end") return endResult(view.id, event, links, loop);
     }
   } finally {
     reader.close();

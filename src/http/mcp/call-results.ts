@@ -1,9 +1,11 @@
 // What a tools/call answers, from where its run stands: finished (its final text, and its typed
-// output as structuredContent), failed or cancelled (an error result), waiting on a question the
+// output as structuredContent), stopped by a guardrail or a loop guard, failed or cancelled (an
+// error result that says why), waiting on a question the
 // MCP client cannot show (the question, the run id and how to answer over the HTTP API), or still
 // working when MCP_CALL_SECONDS ran out (the run id and its events). Pure: no I/O.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ApiError, RunStatus } from "../../api/types";
+import type { ApiError, GuardrailTrip, RunStatus, StoppedBy } from "../../api/types";
+import { policyStopText, type LoopVerdictSeen } from "../../api/rules/policy-stops";
 import { choicesOf, questionOf, type Waiting } from "./elicitation";
 
 /** Where a run's routes are, for the answers that send the caller to the HTTP API. */
@@ -15,18 +17,31 @@ export function runLinks(base: string, runId: string): RunLinks {
 }
 
 /** A run's end, as the `end` event or the run's view tells it. */
-export type RunEnd = { status: RunStatus; finalText?: string; final?: unknown; error?: ApiError };
+export type RunEnd = { status: RunStatus; stoppedBy?: StoppedBy; guardrail?: GuardrailTrip; finalText?: string; final?: unknown; error?: ApiError };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** `_meta` of every answer: the run, so a host can follow it over the HTTP API. */
-function meta(runId: string, status: RunStatus, links: RunLinks): Record<string, unknown> {
-  return { "ratchet/run": { id: runId, status, url: links.run, events: links.events } };
+function meta(runId: string, status: RunStatus, links: RunLinks, more: Record<string, unknown> = {}): Record<string, unknown> {
+  return { "ratchet/run": { id: runId, status, url: links.run, events: links.events, ...more } };
 }
 
-export function endResult(runId: string, end: RunEnd, links: RunLinks): CallToolResult {
+/**
+ * A run a guardrail or a loop guard stopped answers an error result that says why (its `finalText`
+ * is no answer: empty, or a loop's last words); `loop`: the newest loop verdict the call read.
+ */
+function policyStopResult(runId: string, end: RunEnd, links: RunLinks, loop: LoopVerdictSeen | undefined): CallToolResult | undefined {
+  const why = end.status === "finished" ? policyStopText(end, loop) : undefined;
+  if (why === undefined) return undefined;
+  const stop = { stoppedBy: end.stoppedBy, ...(end.guardrail === undefined ? {} : { guardrail: end.guardrail }) };
+  return { content: [{ type: "text", text: `Run ${runId}: ${why}` }], isError: true, _meta: meta(runId, end.status, links, stop) };
+}
+
+export function endResult(runId: string, end: RunEnd, links: RunLinks, loop?: LoopVerdictSeen): CallToolResult {
+  const stopped = policyStopResult(runId, end, links, loop);
+  if (stopped !== undefined) return stopped;
   if (end.status === "finished") {
     // Typed output is also the first text block, as JSON (a host that ignores structuredContent
     // shows it); the model's own words, when it had any, follow.
@@ -51,6 +66,7 @@ export function waitingResult(runId: string, waiting: Waiting, links: RunLinks):
   ];
   const question: Record<string, unknown> = { kind: waiting.kind, callId: waiting.callId, name: waiting.name, question: questionOf(waiting) };
   if (choices.length > 0) question.choices = choices;
+  if (waiting.guardrail !== undefined) question.guardrail = waiting.guardrail;
   return {
     content: [{ type: "text", text: lines.join("\n") }],
     structuredContent: { runId, status: "waiting", waiting: question, answers: links.answers, events: links.events },

@@ -6,6 +6,7 @@
 // run and the call it waits on), and the edge hands the answer to the run object directly: no
 // pending request is kept in memory anywhere.
 import type { WaitingKind } from "../../api/types";
+import { guardrailHoldText } from "../../api/rules/policy-stops";
 
 const ID_PREFIX = "ratchet-answer:";
 /** The requestedSchema's one field. */
@@ -18,7 +19,8 @@ const INPUT_QUOTED_CHARS = 2_000;
 
 /** An answer as POST /v1/runs/{id}/answer takes it. */
 export type ElicitedAnswer = { callId: string; content?: string; approved?: boolean };
-export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown };
+/** `guardrail`: an approval a tool check asked for (its name and reason). */
+export type Waiting = { kind: WaitingKind; callId: string; name: string; input: unknown; guardrail?: { name: string; reason: string } };
 export type AnswerTarget = { runId: string; callId: string };
 
 export type ElicitParams = {
@@ -63,7 +65,10 @@ function quoted(input: unknown): string {
 /** The question a wait puts to the person, in words (the elicitation's message, and the call's answer without elicitation). */
 export function questionOf(waiting: Waiting): string {
   if (waiting.kind === "ask") return askOf(waiting.input).question;
-  if (waiting.kind === "approval") return `Approve the call of ${waiting.name} with ${quoted(waiting.input)}?`;
+  if (waiting.kind === "approval") {
+    const approve = `Approve the call of ${waiting.name} with ${quoted(waiting.input)}?`;
+    return waiting.guardrail === undefined ? approve : `${guardrailHoldText(waiting.guardrail)} ${approve}`;
+  }
   return `The run waits for the result of the client tool ${waiting.name}.`;
 }
 

@@ -118,6 +118,7 @@ export const runEventSchema = z
       callId: z.string(),
       results: z.array(z.object({ callId: z.string(), ok: z.boolean() })).optional().openapi({ description: "For a toolset batch: the actions the client answered, in batch order, and whether each succeeded." }),
       messageId: z.string().optional().openapi({ description: "The answer was a message the person typed: its id (the answer's messageId)." }),
+      content: contentSchema.optional().openapi({ description: "A loop guard's ask: the answer as given (it is no call's result, so the history does not hold it)." }),
     }),
     z.object({
       type: z.literal("mcp-tools"),
