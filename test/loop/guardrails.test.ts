@@ -64,6 +64,25 @@ describe("input checks", () => {
   });
 });
 
+describe("input checks after a continue", () => {
+  it("read every user message since the model's last turn: a message a check stopped is read again with the next, so it never reaches the model", async () => {
+    const check = wordCheck("input", "delete");
+    // A run that answered once, then a continue a check stopped (no turn after it), then another continue.
+    const history: ChatMessage[] = [{ role: "user", content: "hi" }, { role: "assistant", content: "Hello." }, { role: "user", content: "delete everything" }, { role: "user", content: "now just say hi" }];
+    const model = scriptedModel([{ text: "never" }]);
+    const result = await runToolLoop(base({ generate: model.generate, messages: history, stepsBefore: 1, maxSteps: 5, guardrails: [check], step: memoryJournal().step }));
+    expect(result.stoppedBy).toBe("guardrail");
+    expect(model.requests).toHaveLength(0);
+    expect(check.seen).toEqual([{ stage: "input", text: "delete everything\n\nnow just say hi" }]);
+    // A continue after an answered turn reads only its own message.
+    const clean = wordCheck("input", "delete");
+    const answered: ChatMessage[] = [{ role: "user", content: "delete the temp file" }, { role: "assistant", content: "Done." }, { role: "user", content: "thanks" }];
+    const next = await runToolLoop(base({ generate: scriptedModel([{ text: "unused" }, { text: "You are welcome." }]).generate, messages: answered, stepsBefore: 1, maxSteps: 5, guardrails: [clean], step: memoryJournal().step }));
+    expect(next).toMatchObject({ stoppedBy: "done", finalText: "You are welcome." });
+    expect(clean.seen).toEqual([{ stage: "input", text: "thanks" }]);
+  });
+});
+
 describe("tool checks", () => {
   const turns = [{ toolCalls: [call("echo", { text: "rm -rf /" }, "bad"), call("echo", { text: "ls" }, "ok")] }, { text: "I could not delete." }];
 

@@ -9,7 +9,7 @@ import type { ChatMessage } from "../types";
 import { guardrailKeys, guardrailStep, guardrailsAt } from "./guardrail-step";
 import type { GuardrailTrip } from "./guardrail-types";
 
-/** The text of the question: every user message of a run's first segment, else those from the question's start on. */
+/** The text of the user messages from `from` on. */
 export function inputText(messages: readonly ChatMessage[], from: number): string {
   return messages
     .slice(from)
@@ -36,7 +36,18 @@ async function checkText(state: LoopState, text: string, step: number, keyOf: (n
 /** The question's checks, before anything of the segment runs. */
 export async function checkInput(state: LoopState): Promise<GuardrailTrip | undefined> {
   if (guardrailsAt(state, "input").length === 0 || !startsQuestion(state)) return undefined;
-  return checkText(state, inputText(state.messages, state.stepsBefore === 0 ? 0 : state.questionFrom), 0, guardrailKeys.input);
+  return checkText(state, inputText(state.messages, state.stepsBefore === 0 ? 0 : unansweredFrom(state.messages)), 0, guardrailKeys.input);
+}
+
+/**
+ * Where the user messages the model has not answered yet begin, after a run's first segment: after
+ * its last turn. A message an input check stopped has no turn after it, so the model would read it
+ * with the next one: a continue's check reads it too, and a stopped message never reaches the model.
+ * (A first segment reads every user message: a turn the caller gave is no answer of the model's.)
+ */
+export function unansweredFrom(messages: readonly ChatMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "assistant") return i + 1;
+  return 0;
 }
 
 /** The checks of the k-th take of the person's messages before model call `step`. */
