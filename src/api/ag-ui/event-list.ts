@@ -4,6 +4,7 @@
 // the run's next stop: RUN_FINISHED (success, interrupt, cancelled) or RUN_ERROR (a failed run).
 import type { StoredEvent, Waiting } from "../types";
 import { AG_UI_PROTOCOL_VERSION, CUSTOM_EVENTS, type AgUiEvent, type AgUiOutcome } from "./ag-ui-events";
+import { guardrailCustom, guardStop, loopGuardCustom } from "./guard-events";
 import { waitingOutcome } from "./interrupts";
 import { textMessageId, toolMessageId, type StreamState } from "./stream-state";
 
@@ -90,8 +91,8 @@ function stopped(state: StreamState, seq: number): StreamState {
   return { runId: state.runId, threadId: state.threadId, agRunId: state.agRunId, lastSeq: seq, resets: state.resets, children: [], callNames: {}, done: true };
 }
 
-function finished(state: StreamState, outcome: AgUiOutcome, result?: unknown): AgUiEvent {
-  return { type: "RUN_FINISHED", threadId: state.threadId, runId: state.agRunId, outcome, ...(result === undefined ? {} : { result }) };
+function finished(state: StreamState, outcome: AgUiOutcome, result?: unknown, metadata?: Record<string, unknown>): AgUiEvent {
+  return { type: "RUN_FINISHED", threadId: state.threadId, runId: state.agRunId, outcome, ...(result === undefined ? {} : { result }), ...(metadata === undefined ? {} : { metadata }) };
 }
 
 function endSlots(state: StreamState, event: Extract<StoredEvent, { type: "end" }>): Slot[] {
@@ -100,6 +101,8 @@ function endSlots(state: StreamState, event: Extract<StoredEvent, { type: "end" 
     return [...closing(state, "error"), { type: "RUN_ERROR", message: error.message, code: error.code }];
   }
   if (event.status === "cancelled") return [...closing(state, "error"), finished(state, { type: "cancelled" })];
+  const stop = guardStop(event);
+  if (stop !== undefined) return [...closing(state, "error"), finished(state, { type: "cancelled" }, undefined, stop)];
   return [...closing(state, "error"), finished(state, { type: "success" }, event.final ?? event.finalText)];
 }
 
@@ -148,6 +151,10 @@ function eventSlots(state: StreamState, event: StoredEvent): Step {
       return { state, slots: [{ type: "CUSTOM", name: CUSTOM_EVENTS.userMessage, value: { messageId: event.messageId, mode: event.mode, step: event.step } }] };
     case "compaction":
       return { state, slots: [{ type: "CUSTOM", name: CUSTOM_EVENTS.compaction, value: { step: event.step, mode: event.mode, reason: event.reason, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter } }] };
+    case "guardrail":
+      return { state, slots: [guardrailCustom(event)] };
+    case "loop-guard":
+      return { state, slots: [loopGuardCustom(event)] };
     case "waiting": {
       const { type: _type, seq: _seq, at: _at, ...waiting } = event;
       return { state: stopped(state, event.seq), slots: [...closing(state, "suspended"), finished(state, waitingOutcome(waiting as Waiting))] };
