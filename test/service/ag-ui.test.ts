@@ -1,6 +1,6 @@
 // The AG-UI door (docs/ag-ui.md) driven by @ag-ui/client's own HttpAgent at its default options:
 // a run's text, tool calls, an ask as an interrupt resumed with `resume`, a client tool answered by
-// a tool message, a cancel, a failed run, the refusals before the stream, and a revoked user token
+// a tool message, a client toolset's batch answered by `resume` `{ results }`, the CORS expose list, a cancel, a failed run, the refusals before the stream, and a revoked user token
 // ending the stream. Every event is checked against @ag-ui/core's schemas (../helpers/ag-ui.ts).
 import { SELF } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
@@ -10,7 +10,7 @@ import { BASE, expectError } from "../helpers/http";
 import { agentTool, callAgents, driveTree } from "../helpers/children";
 import { freshSubject } from "../helpers/inbox";
 import { storedEvents, stubFor } from "../helpers/runs";
-import { driveRun, getRun, releaseHold } from "../helpers/service-client";
+import { driveRun, getRun, releaseHold, startRun } from "../helpers/service-client";
 import { TEST_API_TOKEN } from "../test-env";
 
 const user = (content: string) => ({ id: crypto.randomUUID(), role: "user" as const, content });
@@ -154,6 +154,50 @@ describe("AG-UI at HttpAgent's defaults", () => {
     await h.agent.runAgent();
     await h.driven();
     expect((h.agent.messages.at(-1) as { content?: string }).content).toBe("You are in Paris.");
+  });
+
+  it("a client toolset's batch is an interrupt carrying its actions; `resume` with `{ results }` answers it and the run goes on", async () => {
+    const browser = {
+      type: "client-toolset",
+      name: "browser",
+      actions: [
+        { name: "navigate", description: "Open a URL.", inputSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] } },
+        { name: "click", description: "Click an element.", inputSchema: { type: "object", properties: { selector: { type: "string" } }, required: ["selector"] } },
+      ],
+    };
+    const { run } = await startRun({
+      messages: [{ role: "user", content: "Buy it." }],
+      tools: [browser],
+      minAnswerChars: 0,
+      script: [{ toolCalls: [{ id: "b1", name: "browser__navigate", input: { url: "https://example.com" } }, { id: "b2", name: "browser__click", input: { selector: "#buy" } }] }, { text: "Bought." }],
+    });
+    const h = agUiHarness(`/v1/ag-ui/runs/${run.id}`, { threadId: run.id });
+    await h.agent.runAgent();
+    const outcome = (h.events.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string; reason: string; metadata: Record<string, unknown> }[] } }).outcome;
+    expect(outcome.type).toBe("interrupt");
+    expect(outcome.interrupts).toMatchObject([
+      { id: "b1", reason: "client-toolset", metadata: { "ratchet.batch": [{ callId: "b1", action: "navigate", input: { url: "https://example.com" } }, { callId: "b2", action: "click", input: { selector: "#buy" } }] } },
+    ]);
+    const results = [{ callId: "b2", content: "Clicked." }, { callId: "b1", content: "Loaded." }];
+    await h.agent.runAgent({ resume: [{ interruptId: "b1", status: "resolved", payload: { results } }] });
+    await h.driven();
+    expect((h.events.at(-1) as unknown as { outcome: unknown }).outcome).toEqual({ type: "success" });
+    expect((h.agent.messages.at(-1) as { content?: string }).content).toBe("Bought.");
+    const answered = (await storedEvents(stubFor(run.id))).find((event) => event.type === "answered");
+    expect(answered).toMatchObject({ callId: "b1", results: [{ callId: "b1", ok: true }, { callId: "b2", ok: true }] });
+  });
+
+  it("a browser on an allowed origin (CORS_ORIGINS) may read the stream's x-ratchet-run-id", async () => {
+    const name = await agentWith("agui-cors", scriptedTemplate("Hi."));
+    const origin = "https://app.ratchet.test";
+    const response = await postAgUi(`/v1/ag-ui/${name}`, { threadId: crypto.randomUUID(), runId: "r1", messages: [user("Hi.")] }, { Origin: origin });
+    const runId = response.headers.get("x-ratchet-run-id")!;
+    const driving = driveRun(runId);
+    expect(response.headers.get("access-control-allow-origin")).toBe(origin);
+    const exposed = (response.headers.get("access-control-expose-headers") ?? "").split(",").map((item) => item.trim().toLowerCase());
+    expect(exposed).toContain("x-ratchet-run-id");
+    expect((await readFrames(response)).at(-1)!.event.type).toBe("RUN_FINISHED");
+    await driving;
   });
 
   it("a cancelled run finishes with the outcome `cancelled`; a failed one ends with RUN_ERROR and its error code", async () => {
