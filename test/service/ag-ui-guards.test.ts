@@ -3,24 +3,15 @@
 // as CUSTOM events, a guard's stop as RUN_FINISHED `cancelled` with its reason, a guardrail's
 // approval and a loop guard's ask as interrupts with theirs, answered by `resume`.
 import { describe, expect, it } from "vitest";
-import { agUiHarness, typesOf, type AgUiHarness } from "../helpers/ag-ui";
-import { agentName, makeAgent } from "../helpers/agents";
+import { agUiAgent as agentWith, agUiHarness, agUiUser as user, typesOf, type AgUiHarness } from "../helpers/ag-ui";
 import { getRun } from "../helpers/service-client";
 import { TEST_API_TOKEN } from "../test-env";
-
-const user = (content: string) => ({ id: crypto.randomUUID(), role: "user" as const, content });
 
 type Custom = { type: string; name: string; value: Record<string, unknown> };
 type Finished = { type: string; outcome: { type: string; interrupts?: { id: string; reason: string; message?: string; metadata?: Record<string, unknown> }[] }; result?: unknown; metadata?: Record<string, unknown> };
 
-const customs = (h: AgUiHarness, name: string) => h.events.filter((event): event is typeof event & Custom => event.type === "CUSTOM" && (event as unknown as Custom).name === name) as unknown as Custom[];
+const customs = (h: AgUiHarness, name: string) => h.events.filter((event) => event.type === "CUSTOM" && (event as unknown as Custom).name === name) as unknown as Custom[];
 const lastFinished = (h: AgUiHarness) => h.events.at(-1) as unknown as Finished;
-
-async function agentWith(label: string, run: Record<string, unknown>): Promise<string> {
-  const name = agentName(label);
-  await makeAgent({ name, run });
-  return name;
-}
 
 describe("AG-UI and guardrails", () => {
   it("an input check that stops the run: CUSTOM ratchet.guardrail, then RUN_FINISHED cancelled with the check and its reason", async () => {

@@ -4,22 +4,15 @@
 // ending the stream. Every event is checked against @ag-ui/core's schemas (../helpers/ag-ui.ts).
 import { SELF } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
-import { agUiHarness, postAgUi, readFrames, typesOf } from "../helpers/ag-ui";
-import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
+import { agUiAgent as agentWith, agUiHarness, agUiUser as user, postAgUi, readFrames, typesOf } from "../helpers/ag-ui";
+import { agentName, scriptedTemplate } from "../helpers/agents";
 import { BASE, expectError } from "../helpers/http";
 import { agentTool, callAgents, driveTree } from "../helpers/children";
 import { freshSubject } from "../helpers/inbox";
 import { storedEvents, stubFor } from "../helpers/runs";
 import { driveRun, getRun, releaseHold, startRun } from "../helpers/service-client";
+import { browserToolset } from "../helpers/toolsets";
 import { TEST_API_TOKEN } from "../test-env";
-
-const user = (content: string) => ({ id: crypto.randomUUID(), role: "user" as const, content });
-
-async function agentWith(label: string, run: Record<string, unknown>): Promise<string> {
-  const name = agentName(label);
-  await makeAgent({ name, run });
-  return name;
-}
 
 describe("AG-UI at HttpAgent's defaults", () => {
   it("a run's text: RUN_STARTED, a step with its text message, cost and step counters, RUN_FINISHED with the final text", async () => {
@@ -157,17 +150,9 @@ describe("AG-UI at HttpAgent's defaults", () => {
   });
 
   it("a client toolset's batch is an interrupt carrying its actions; `resume` with `{ results }` answers it and the run goes on", async () => {
-    const browser = {
-      type: "client-toolset",
-      name: "browser",
-      actions: [
-        { name: "navigate", description: "Open a URL.", inputSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] } },
-        { name: "click", description: "Click an element.", inputSchema: { type: "object", properties: { selector: { type: "string" } }, required: ["selector"] } },
-      ],
-    };
     const { run } = await startRun({
       messages: [{ role: "user", content: "Buy it." }],
-      tools: [browser],
+      tools: [browserToolset],
       minAnswerChars: 0,
       script: [{ toolCalls: [{ id: "b1", name: "browser__navigate", input: { url: "https://example.com" } }, { id: "b2", name: "browser__click", input: { selector: "#buy" } }] }, { text: "Bought." }],
     });
