@@ -85,3 +85,13 @@ export async function agUiAgent(label: string, run: Record<string, unknown>): Pr
   await makeAgent({ name, run });
   return name;
 }
+
+/** An AG-UI SSE answer's text up to the chunk that holds `text`; then the reader is let go (the stream lost there). */
+export async function readUntil(response: Response, text: string): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  while (!seen.includes(text)) seen += decoder.decode((await reader.read()).value!, { stream: true });
+  await reader.cancel();
+  return seen;
+}

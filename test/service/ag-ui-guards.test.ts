@@ -64,17 +64,17 @@ describe("AG-UI and guardrails", () => {
 describe("AG-UI and loop guards", () => {
   const sameCall = (id: string) => ({ text: "Again.", toolCalls: [{ id, name: "calculator", input: { expression: "6*7" } }] });
 
-  it("a loop guard's ask is an interrupt with its question and trips; `resume` \"go on\" lets the run go on", async () => {
-    const name = await agentWith("agui-loop-ask", {
-      provider: "scripted",
-      minAnswerChars: 0,
-      tools: ["calculator"],
-      loopGuards: { sameCall: { warn: 0, ask: 2 } },
-      script: [sameCall("c1"), sameCall("c2"), { text: "It is 42." }],
-    });
+  /** A thread whose model makes the same call twice, under `sameCall` loop guard levels, then answers `last`: its first AG-UI run done. */
+  async function loopingThread(label: string, levels: Record<string, number>, last: string): Promise<AgUiHarness> {
+    const name = await agentWith(label, { provider: "scripted", minAnswerChars: 0, tools: ["calculator"], loopGuards: { sameCall: levels }, script: [sameCall("c1"), sameCall("c2"), { text: last }] });
     const h = agUiHarness(`/v1/ag-ui/${name}`);
     h.agent.addMessage(user("What is 6*7?"));
     await h.agent.runAgent();
+    return h;
+  }
+
+  it("a loop guard's ask is an interrupt with its question and trips; `resume` \"go on\" lets the run go on", async () => {
+    const h = await loopingThread("agui-loop-ask", { warn: 0, ask: 2 }, "It is 42.");
     const interrupt = lastFinished(h).outcome.interrupts![0]!;
     expect(interrupt).toMatchObject({ id: "loop-2", reason: "ask", message: expect.stringContaining("go on"), metadata: { "ratchet.ask": "loop_guard", "ratchet.loopGuard": { trips: [{ detector: "sameCall", policy: "ask" }] } } });
     expect(customs(h, "ratchet.loop-guard")).toMatchObject([{ value: { step: 2, verdict: "ask", trips: [{ detector: "sameCall", count: 2 }], message: interrupt.message } }]);
@@ -85,16 +85,7 @@ describe("AG-UI and loop guards", () => {
   });
 
   it("a loop guard that stops the run: CUSTOM ratchet.loop-guard, then RUN_FINISHED cancelled with stoppedBy loop", async () => {
-    const name = await agentWith("agui-loop-stop", {
-      provider: "scripted",
-      minAnswerChars: 0,
-      tools: ["calculator"],
-      loopGuards: { sameCall: { warn: 0, stop: 2 } },
-      script: [sameCall("c1"), sameCall("c2"), { text: "Never said." }],
-    });
-    const h = agUiHarness(`/v1/ag-ui/${name}`);
-    h.agent.addMessage(user("What is 6*7?"));
-    await h.agent.runAgent();
+    const h = await loopingThread("agui-loop-stop", { warn: 0, stop: 2 }, "Never said.");
     await h.driven();
     expect(customs(h, "ratchet.loop-guard")).toMatchObject([{ value: { verdict: "stop", trips: [{ detector: "sameCall" }] } }]);
     const finished = lastFinished(h);

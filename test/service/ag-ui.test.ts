@@ -5,7 +5,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { HttpAgent } from "@ag-ui/client";
-import { agUiAgent as agentWith, agUiHarness, agUiUser as user, postAgUi, readFrames, typesOf, type SseFrame } from "../helpers/ag-ui";
+import { agUiAgent as agentWith, agUiHarness, agUiUser as user, postAgUi, readFrames, readUntil, typesOf, type SseFrame } from "../helpers/ag-ui";
 import { agentName, scriptedTemplate } from "../helpers/agents";
 import { BASE, expectError } from "../helpers/http";
 import { agentTool, callAgents, driveTree } from "../helpers/children";
@@ -335,11 +335,7 @@ describe("AG-UI resumes: every event's SSE id is the run's sequence", () => {
     const first = await postAgUi(`/v1/ag-ui/${name}`, { threadId, runId: "r1", messages: [user("1+1?")] });
     const runId = first.headers.get("x-ratchet-run-id")!;
     const driving = driveRun(runId);
-    const reader = first.body!.getReader();
-    const decoder = new TextDecoder();
-    let seen = "";
-    while (!seen.includes("Work")) seen += decoder.decode((await reader.read()).value!, { stream: true });
-    await reader.cancel();
+    await readUntil(first, "Work");
     // The thread's next message, sent by HttpAgent while model call 1 is held: queued on the running run.
     let raw: Promise<SseFrame[]> | undefined;
     const agent = new HttpAgent({
@@ -400,11 +396,7 @@ describe("AG-UI resumes: every event's SSE id is the run's sequence", () => {
     const first = await postAgUi(`/v1/ag-ui/${name}`, input);
     const runId = first.headers.get("x-ratchet-run-id")!;
     const driving = driveRun(runId);
-    const reader = first.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = "";
-    while (!text.includes("Part one,")) text += decoder.decode((await reader.read()).value!, { stream: true });
-    await reader.cancel();
+    const text = await readUntil(first, "Part one,");
     const ids = [...text.matchAll(/^id: (.+)$/gm)].map((match) => match[1]!);
     const lastId = ids.at(-1)!;
     expect(lastId).toMatch(/~9$/);
