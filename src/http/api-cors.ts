@@ -9,8 +9,8 @@ import { parseOrigins } from "./cors";
 
 const ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"];
 const ALLOW_METHODS = ["GET", "POST", "DELETE", "OPTIONS"];
-/** Sent with 429, and a client should be able to honour it. */
-const EXPOSE_HEADERS = ["Retry-After"];
+/** Retry-After: sent with 429, and a client should be able to honour it. x-ratchet-run-id: the run an AG-UI thread is (docs/ag-ui.md). */
+const EXPOSE_HEADERS = ["Retry-After", "x-ratchet-run-id"];
 /** Chromium's own cap. A removed origin loses access at once anyway: answers stop carrying it. */
 const MAX_AGE_SECONDS = 7200;
 

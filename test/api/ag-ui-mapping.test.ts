@@ -2,7 +2,7 @@
 // event's fixed list of slots (what makes a slot's place its id), and what a RunAgentInput asks of
 // its thread's run.
 import { describe, expect, it } from "vitest";
-import { cursorSeq, liveTextId, parseEventId, storedEventId } from "../../src/api/ag-ui/event-ids";
+import { cursorSeq, liveTextId, openingId, parseEventId, storedEventId } from "../../src/api/ag-ui/event-ids";
 import { agUiAction } from "../../src/api/ag-ui/incoming-action";
 import type { RunAgentInput } from "../../src/api/ag-ui/run-input";
 import { liveText, storedSlots } from "../../src/api/ag-ui/event-list";
@@ -21,10 +21,12 @@ describe("AG-UI event ids", () => {
     expect(parseEventId(liveTextId(7, 12))).toEqual({ after: 7, skip: 0, chars: 12 });
     expect(cursorSeq(parseEventId("7.2")!)).toBe(7);
     expect(cursorSeq(parseEventId("7~3")!)).toBe(7);
+    // A stream's opening after event 7: unlike "7", not the end of a stream that stopped at 7.
+    expect(parseEventId(openingId(7))).toEqual({ after: 7, skip: 0, opened: true });
   });
 
   it("an id this stream never sends names no cursor", () => {
-    for (const id of ["", "x", "0.1", "7.0", "-1", "7.1.1", "1".repeat(16), "7~"]) expect(parseEventId(id), id).toBeUndefined();
+    for (const id of ["", "x", "0.1", "7.0", "-1", "7.1.1", "1".repeat(16), "7~", "s", "s7.1", "7s"]) expect(parseEventId(id), id).toBeUndefined();
   });
 });
 

@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, describe, expect, it } from "vitest";
-import { releaseHold, request } from "./support/api";
+import { releaseHold } from "./support/api";
 import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
+import { createHeldAdder } from "./support/held-adder";
 import { freePort } from "./support/http-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 import { sseBlocks, sseField } from "../../src/lib/sse-blocks";
@@ -71,24 +72,7 @@ describe("A2A resubscribe after a SIGKILL of wrangler dev", () => {
     const port = await freePort();
     dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
     const name = `crash-${Date.now().toString(36)}`;
-    const created = await request(dev.url, "/v1/agents", LOCAL_TOKEN, {
-      method: "POST",
-      body: JSON.stringify({
-        name,
-        description: "Adds things up, slowly.",
-        run: {
-          provider: "scripted",
-          tools: ["calculator"],
-          minAnswerChars: 0,
-          script: [
-            { text: "Adding.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2+2" } }] },
-            { text: "Checking.", toolCalls: [{ id: "c2", name: "calculator", input: { expression: "4-2-2" } }] },
-            { hold: "third", text: "It is 4." },
-          ],
-        },
-      }),
-    });
-    expect(created.status, await created.text()).toBe(201);
+    await createHeldAdder(dev.url, name, { adding: "Adding.", checking: "Checking.", answer: "It is 4." });
 
     const before = new SeenEvents();
     const client = await clientFactory(before).createFromUrl(`${dev.url}/a2a/${name}/`);

@@ -11,8 +11,9 @@ import { EventSchemas } from "@ag-ui/core/schemas";
 import { afterAll, describe, expect, it } from "vitest";
 import { ratchetAgUiAgent } from "../../src/client/ag-ui/index";
 import { sseBlocks, sseField } from "../../src/lib/sse-blocks";
-import { releaseHold, request } from "./support/api";
+import { releaseHold } from "./support/api";
 import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
+import { createHeldAdder } from "./support/held-adder";
 import { freePort } from "./support/http-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
 
@@ -46,24 +47,7 @@ describe("AG-UI after a SIGKILL of wrangler dev", () => {
     dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
     const url = dev.url;
     const name = `agui-crash-${Date.now().toString(36)}`;
-    const created = await request(url, "/v1/agents", LOCAL_TOKEN, {
-      method: "POST",
-      body: JSON.stringify({
-        name,
-        description: "Adds things up, slowly.",
-        run: {
-          provider: "scripted",
-          tools: ["calculator"],
-          minAnswerChars: 0,
-          script: [
-            { text: "Adding the numbers.", toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2+2" } }] },
-            { text: "Checking it.", toolCalls: [{ id: "c2", name: "calculator", input: { expression: "4-2-2" } }] },
-            { hold: "third", text: "It is 4, checked." },
-          ],
-        },
-      }),
-    });
-    expect(created.status, await created.text()).toBe(201);
+    await createHeldAdder(url, name, { adding: "Adding the numbers.", checking: "Checking it.", answer: "It is 4, checked." });
 
     const tries: (string | null)[] = [];
     let runId = "";

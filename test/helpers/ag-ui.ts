@@ -5,6 +5,7 @@ import { SELF } from "cloudflare:test";
 import { HttpAgent, type BaseEvent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { TEST_API_TOKEN } from "../test-env";
+import { agentName, makeAgent } from "./agents";
 import { BASE } from "./http";
 import { driveRun } from "./service-client";
 
@@ -73,4 +74,24 @@ export async function readFrames(response: Response): Promise<SseFrame[]> {
     frames.push(id === undefined ? { event: JSON.parse(data) as Record<string, unknown> } : { id, event: JSON.parse(data) as Record<string, unknown> });
   }
   return frames;
+}
+
+/** A user message of AG-UI's, with a fresh id. */
+export const agUiUser = (content: string) => ({ id: crypto.randomUUID(), role: "user" as const, content });
+
+/** A stored agent (a fresh name from `label`) whose template is `run`: its name. */
+export async function agUiAgent(label: string, run: Record<string, unknown>): Promise<string> {
+  const name = agentName(label);
+  await makeAgent({ name, run });
+  return name;
+}
+
+/** An AG-UI SSE answer's text up to the chunk that holds `text`; then the reader is let go (the stream lost there). */
+export async function readUntil(response: Response, text: string): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  while (!seen.includes(text)) seen += decoder.decode((await reader.read()).value!, { stream: true });
+  await reader.cancel();
+  return seen;
 }

@@ -1,25 +1,19 @@
 // The AG-UI door (docs/ag-ui.md) driven by @ag-ui/client's own HttpAgent at its default options:
 // a run's text, tool calls, an ask as an interrupt resumed with `resume`, a client tool answered by
-// a tool message, a cancel, a failed run, the refusals before the stream, and a revoked user token
+// a tool message, a client toolset's batch answered by `resume` `{ results }`, the CORS expose list, a cancel, a failed run, the refusals before the stream, and a revoked user token
 // ending the stream. Every event is checked against @ag-ui/core's schemas (../helpers/ag-ui.ts).
 import { SELF } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
-import { agUiHarness, postAgUi, readFrames, typesOf } from "../helpers/ag-ui";
-import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
+import { HttpAgent } from "@ag-ui/client";
+import { agUiAgent as agentWith, agUiHarness, agUiUser as user, postAgUi, readFrames, readUntil, typesOf, type SseFrame } from "../helpers/ag-ui";
+import { agentName, scriptedTemplate } from "../helpers/agents";
 import { BASE, expectError } from "../helpers/http";
 import { agentTool, callAgents, driveTree } from "../helpers/children";
 import { freshSubject } from "../helpers/inbox";
 import { storedEvents, stubFor } from "../helpers/runs";
-import { driveRun, getRun, releaseHold } from "../helpers/service-client";
+import { driveRun, getRun, releaseHold, startRun } from "../helpers/service-client";
+import { browserToolset } from "../helpers/toolsets";
 import { TEST_API_TOKEN } from "../test-env";
-
-const user = (content: string) => ({ id: crypto.randomUUID(), role: "user" as const, content });
-
-async function agentWith(label: string, run: Record<string, unknown>): Promise<string> {
-  const name = agentName(label);
-  await makeAgent({ name, run });
-  return name;
-}
 
 describe("AG-UI at HttpAgent's defaults", () => {
   it("a run's text: RUN_STARTED, a step with its text message, cost and step counters, RUN_FINISHED with the final text", async () => {
@@ -156,6 +150,42 @@ describe("AG-UI at HttpAgent's defaults", () => {
     expect((h.agent.messages.at(-1) as { content?: string }).content).toBe("You are in Paris.");
   });
 
+  it("a client toolset's batch is an interrupt carrying its actions; `resume` with `{ results }` answers it and the run goes on", async () => {
+    const { run } = await startRun({
+      messages: [{ role: "user", content: "Buy it." }],
+      tools: [browserToolset],
+      minAnswerChars: 0,
+      script: [{ toolCalls: [{ id: "b1", name: "browser__navigate", input: { url: "https://example.com" } }, { id: "b2", name: "browser__click", input: { selector: "#buy" } }] }, { text: "Bought." }],
+    });
+    const h = agUiHarness(`/v1/ag-ui/runs/${run.id}`, { threadId: run.id });
+    await h.agent.runAgent();
+    const outcome = (h.events.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string; reason: string; metadata: Record<string, unknown> }[] } }).outcome;
+    expect(outcome.type).toBe("interrupt");
+    expect(outcome.interrupts).toMatchObject([
+      { id: "b1", reason: "client-toolset", metadata: { "ratchet.batch": [{ callId: "b1", action: "navigate", input: { url: "https://example.com" } }, { callId: "b2", action: "click", input: { selector: "#buy" } }] } },
+    ]);
+    const results = [{ callId: "b2", content: "Clicked." }, { callId: "b1", content: "Loaded." }];
+    await h.agent.runAgent({ resume: [{ interruptId: "b1", status: "resolved", payload: { results } }] });
+    await h.driven();
+    expect((h.events.at(-1) as unknown as { outcome: unknown }).outcome).toEqual({ type: "success" });
+    expect((h.agent.messages.at(-1) as { content?: string }).content).toBe("Bought.");
+    const answered = (await storedEvents(stubFor(run.id))).find((event) => event.type === "answered");
+    expect(answered).toMatchObject({ callId: "b1", results: [{ callId: "b1", ok: true }, { callId: "b2", ok: true }] });
+  });
+
+  it("a browser on an allowed origin (CORS_ORIGINS) may read the stream's x-ratchet-run-id", async () => {
+    const name = await agentWith("agui-cors", scriptedTemplate("Hi."));
+    const origin = "https://app.ratchet.test";
+    const response = await postAgUi(`/v1/ag-ui/${name}`, { threadId: crypto.randomUUID(), runId: "r1", messages: [user("Hi.")] }, { Origin: origin });
+    const runId = response.headers.get("x-ratchet-run-id")!;
+    const driving = driveRun(runId);
+    expect(response.headers.get("access-control-allow-origin")).toBe(origin);
+    const exposed = (response.headers.get("access-control-expose-headers") ?? "").split(",").map((item) => item.trim().toLowerCase());
+    expect(exposed).toContain("x-ratchet-run-id");
+    expect((await readFrames(response)).at(-1)!.event.type).toBe("RUN_FINISHED");
+    await driving;
+  });
+
   it("a cancelled run finishes with the outcome `cancelled`; a failed one ends with RUN_ERROR and its error code", async () => {
     const name = await agentWith("agui-cancel", { provider: "scripted", minAnswerChars: 0, script: [{ text: "Working on it for a long while.", hold: "agui-cancel", streamBeforeHold: 7 }] });
     const h = agUiHarness(`/v1/ag-ui/${name}`);
@@ -259,6 +289,17 @@ describe("AG-UI at HttpAgent's defaults", () => {
   });
 });
 
+/** Frames compared as what they say: text deltas as the text they make, per message. */
+function folded(frames: { event: Record<string, unknown> }[]): string[] {
+  const out: string[] = [];
+  for (const { event } of frames) {
+    const last = out.at(-1);
+    if (event.type === "TEXT_MESSAGE_CONTENT" && last?.startsWith(`CONTENT ${String(event.messageId)} `)) out[out.length - 1] = last + String(event.delta);
+    else out.push(event.type === "TEXT_MESSAGE_CONTENT" ? `CONTENT ${String(event.messageId)} ${String(event.delta)}` : JSON.stringify(event));
+  }
+  return out;
+}
+
 describe("AG-UI resumes: every event's SSE id is the run's sequence", () => {
   it("from each id of a whole stream, Last-Event-ID gives the rest: the same events, nothing twice", async () => {
     const name = await agentWith("agui-resume", {
@@ -275,16 +316,6 @@ describe("AG-UI resumes: every event's SSE id is the run's sequence", () => {
     const whole = await readFrames(first);
     await driving;
     expect(whole.every((frame) => frame.id !== undefined)).toBe(true);
-    const folded = (frames: { event: Record<string, unknown> }[]) => {
-      // Text deltas compared as the text they make, per message.
-      const out: string[] = [];
-      for (const { event } of frames) {
-        const last = out.at(-1);
-        if (event.type === "TEXT_MESSAGE_CONTENT" && last?.startsWith(`CONTENT ${String(event.messageId)} `)) out[out.length - 1] = last + String(event.delta);
-        else out.push(event.type === "TEXT_MESSAGE_CONTENT" ? `CONTENT ${String(event.messageId)} ${String(event.delta)}` : JSON.stringify(event));
-      }
-      return out;
-    };
     for (let i = 0; i < whole.length - 1; i++) {
       const resumed = await readFrames(await postAgUi(`/v1/ag-ui/${name}`, input, { "Last-Event-ID": whole[i]!.id! }));
       expect(folded(resumed), `after ${whole[i]!.id}`).toEqual(folded(whole.slice(i + 1)));
@@ -293,17 +324,79 @@ describe("AG-UI resumes: every event's SSE id is the run's sequence", () => {
     expect(last).toEqual([]);
   });
 
+  it("a message queued on a running run: its stream reopens the step it starts in (HttpAgent accepts it), and from each of its ids a resume gives the rest", async () => {
+    const name = await agentWith("agui-queued", {
+      provider: "scripted",
+      minAnswerChars: 0,
+      tools: ["calculator"],
+      script: [{ text: "Working on it.", hold: "agui-queued", streamBeforeHold: 4, toolCalls: [{ id: "c1", name: "calculator", input: { expression: "1+1" } }] }, { text: "Noted: two." }],
+    });
+    const threadId = crypto.randomUUID();
+    const first = await postAgUi(`/v1/ag-ui/${name}`, { threadId, runId: "r1", messages: [user("1+1?")] });
+    const runId = first.headers.get("x-ratchet-run-id")!;
+    const driving = driveRun(runId);
+    await readUntil(first, "Work");
+    // The thread's next message, sent by HttpAgent while model call 1 is held: queued on the running run.
+    let raw: Promise<SseFrame[]> | undefined;
+    const agent = new HttpAgent({
+      url: `${BASE}/v1/ag-ui/${name}`,
+      threadId,
+      headers: { Authorization: `Bearer ${TEST_API_TOKEN}` },
+      initialMessages: [user("1+1?"), { id: "a1", role: "assistant", content: "Work" }],
+      fetch: async (url, init) => {
+        const response = await SELF.fetch(url, init);
+        const [mine, its] = response.body!.tee();
+        raw = readFrames(new Response(mine));
+        await releaseHold(runId, "agui-queued");
+        return new Response(its, response);
+      },
+    });
+    agent.addMessage(user("Note it."));
+    await agent.runAgent();
+    await driving;
+    const whole = await raw!;
+    expect(typesOf(whole.map((frame) => frame.event as never)).slice(0, 2)).toEqual(["RUN_STARTED", "STEP_STARTED"]);
+    expect(whole.find((frame) => frame.event.type === "STEP_FINISHED")!.event).toEqual({ type: "STEP_FINISHED", stepName: "step-1" });
+    expect(whole.find((frame) => frame.event.type === "CUSTOM" && frame.event.name === "ratchet.user-message")).toBeDefined();
+    expect(whole.at(-1)!.event).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, result: "Noted: two." });
+    const input = { threadId, runId: String(whole[0]!.event.runId), messages: [user("1+1?"), { id: "a1", role: "assistant", content: "Work" }, user("Note it.")] };
+    const sse = (frames: SseFrame[]) => frames.map((frame) => `${frame.id === undefined ? "" : `id: ${frame.id}\n`}data: ${JSON.stringify(frame.event)}\n\n`).join("");
+    for (let i = 0; i < whole.length - 1; i++) {
+      const id = whole[i]!.id;
+      if (id === undefined) continue;
+      const rest = await readFrames(await postAgUi(`/v1/ag-ui/${name}`, input, { "Last-Event-ID": id }));
+      expect(folded(rest), `after ${id}`).toEqual(folded(whole.slice(i + 1)));
+      // What a client that lost the stream there holds, then the rest: HttpAgent's own checks accept it.
+      const replay = new HttpAgent({ url: "https://replay.invalid/", fetch: async () => new Response(sse([...whole.slice(0, i + 1), ...rest]), { headers: { "Content-Type": "text/event-stream" } }) });
+      await expect(replay.runAgent(), `after ${id}`).resolves.toBeDefined();
+    }
+  });
+
+  it("the stream of an answered interrupt starts at the run's stop: a resume from its opening (s<seq>) gives its rest, not the stop's end", async () => {
+    const name = await agentWith("agui-reopen", { provider: "scripted", minAnswerChars: 0, tools: ["ask"], script: [{ toolCalls: [{ id: "q1", name: "ask", input: { question: "Which?" } }] }, { text: "That one." }] });
+    const input = { threadId: crypto.randomUUID(), runId: "r1", messages: [user("Pick.")] };
+    const first = await postAgUi(`/v1/ag-ui/${name}`, input);
+    const runId = first.headers.get("x-ratchet-run-id")!;
+    await driveRun(runId);
+    expect((await readFrames(first)).at(-1)!.event).toMatchObject({ outcome: { type: "interrupt" } });
+    const answer = { ...input, resume: [{ interruptId: "q1", status: "resolved", payload: "The blue one." }] };
+    const second = await postAgUi(`/v1/ag-ui/${name}`, answer);
+    const driving = driveRun(runId);
+    const whole = await readFrames(second);
+    await driving;
+    expect(whole[0]!.id).toMatch(/^s\d+$/);
+    const rest = await readFrames(await postAgUi(`/v1/ag-ui/${name}`, input, { "Last-Event-ID": whole[0]!.id! }));
+    expect(folded(rest)).toEqual(folded(whole.slice(1)));
+    expect(rest.at(-1)!.event).toMatchObject({ type: "RUN_FINISHED", result: "That one." });
+  });
+
   it("a resume inside a model call's text continues its message from the characters the client holds", async () => {
     const name = await agentWith("agui-midtext", { provider: "scripted", minAnswerChars: 0, script: [{ text: "Part one, then part two.", hold: "agui-midtext", streamBeforeHold: 9 }] });
     const input = { threadId: crypto.randomUUID(), runId: "r1", messages: [user("Go.")] };
     const first = await postAgUi(`/v1/ag-ui/${name}`, input);
     const runId = first.headers.get("x-ratchet-run-id")!;
     const driving = driveRun(runId);
-    const reader = first.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = "";
-    while (!text.includes("Part one,")) text += decoder.decode((await reader.read()).value!, { stream: true });
-    await reader.cancel();
+    const text = await readUntil(first, "Part one,");
     const ids = [...text.matchAll(/^id: (.+)$/gm)].map((match) => match[1]!);
     const lastId = ids.at(-1)!;
     expect(lastId).toMatch(/~9$/);

@@ -11,7 +11,7 @@ export type AgUiOutcome = { type: "success"; pendingToolCallIds?: string[] } | {
 
 export type AgUiEvent =
   | { type: "RUN_STARTED"; threadId: string; runId: string; protocolVersion: typeof AG_UI_PROTOCOL_VERSION; metadata?: Record<string, unknown> }
-  | { type: "RUN_FINISHED"; threadId: string; runId: string; outcome: AgUiOutcome; result?: unknown }
+  | { type: "RUN_FINISHED"; threadId: string; runId: string; outcome: AgUiOutcome; result?: unknown; metadata?: Record<string, unknown> }
   | { type: "RUN_ERROR"; message: string; code?: string }
   | { type: "STEP_STARTED"; stepName: string }
   | { type: "STEP_FINISHED"; stepName: string }
@@ -35,4 +35,6 @@ export const CUSTOM_EVENTS = {
   textReset: "ratchet.text-reset",
   userMessage: "ratchet.user-message",
   compaction: "ratchet.compaction",
+  guardrail: "ratchet.guardrail",
+  loopGuard: "ratchet.loop-guard",
 } as const;

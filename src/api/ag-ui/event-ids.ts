@@ -5,14 +5,20 @@
 //   `<seq>.<k>`  the first k of the AG-UI events stored event `seq` may send (k counts the
 //                event's fixed list of events, whether or not each was sent: event-list.ts);
 //   `<seq>~<n>`  after stored event `seq`, the first n characters of the text of the model call in
-//                flight (a live text delta's id; `<seq>~0` is its message's start).
+//                flight (a live text delta's id; `<seq>~0` is its message's start);
+//   `s<seq>`     a stream's opening (RUN_STARTED and what it reopens) after stored event `seq`: unlike
+//                `<seq>`, which at a stop names the stream's end, it is followed by the run's next events.
 
-export type AgUiCursor = { after: number; skip: number; chars?: number };
+/** `opened`: the cursor is a stream's opening, so a stop at `after` is the last one's, not this stream's. */
+export type AgUiCursor = { after: number; skip: number; chars?: number; opened?: true };
 
 const ID = /^(\d{1,15})(?:\.(\d{1,4})|~(\d{1,9}))?$/;
+const OPENING = /^s(\d{1,15})$/;
 
 /** The cursor a Last-Event-ID names, or undefined for one this stream never sends. */
 export function parseEventId(id: string): AgUiCursor | undefined {
+  const opening = OPENING.exec(id.trim());
+  if (opening !== null) return { after: Number(opening[1]), skip: 0, opened: true };
   const match = ID.exec(id.trim());
   if (match === null) return undefined;
   const seq = Number(match[1]);
@@ -32,6 +38,10 @@ export function cursorSeq(cursor: AgUiCursor): number {
 /** The id of item `index` (0-based) of the `count` items stored event `seq` may send: the last is the plain seq. */
 export function storedEventId(seq: number, index: number, count: number): string {
   return index === count - 1 ? String(seq) : `${seq}.${index + 1}`;
+}
+
+export function openingId(after: number): string {
+  return `s${after}`;
 }
 
 export function liveTextId(after: number, chars: number): string {

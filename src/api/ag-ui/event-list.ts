@@ -4,6 +4,7 @@
 // the run's next stop: RUN_FINISHED (success, interrupt, cancelled) or RUN_ERROR (a failed run).
 import type { StoredEvent, Waiting } from "../types";
 import { AG_UI_PROTOCOL_VERSION, CUSTOM_EVENTS, type AgUiEvent, type AgUiOutcome } from "./ag-ui-events";
+import { guardrailCustom, guardStop, loopGuardCustom } from "./guard-events";
 import { waitingOutcome } from "./interrupts";
 import { textMessageId, toolMessageId, type StreamState } from "./stream-state";
 
@@ -87,11 +88,11 @@ function closing(state: StreamState, childOutcome: "suspended" | "error"): Slot[
 
 /** The state after a stop: the AG-UI run is over, and the next one starts afresh. */
 function stopped(state: StreamState, seq: number): StreamState {
-  return { runId: state.runId, threadId: state.threadId, agRunId: state.agRunId, lastSeq: seq, resets: state.resets, children: [], callNames: {}, done: true };
+  return { runId: state.runId, threadId: state.threadId, agRunId: state.agRunId, lastSeq: seq, resets: state.resets, children: [], childCalls: {}, callNames: {}, done: true };
 }
 
-function finished(state: StreamState, outcome: AgUiOutcome, result?: unknown): AgUiEvent {
-  return { type: "RUN_FINISHED", threadId: state.threadId, runId: state.agRunId, outcome, ...(result === undefined ? {} : { result }) };
+function finished(state: StreamState, outcome: AgUiOutcome, result?: unknown, metadata?: Record<string, unknown>): AgUiEvent {
+  return { type: "RUN_FINISHED", threadId: state.threadId, runId: state.agRunId, outcome, ...(result === undefined ? {} : { result }), ...(metadata === undefined ? {} : { metadata }) };
 }
 
 function endSlots(state: StreamState, event: Extract<StoredEvent, { type: "end" }>): Slot[] {
@@ -100,6 +101,8 @@ function endSlots(state: StreamState, event: Extract<StoredEvent, { type: "end" 
     return [...closing(state, "error"), { type: "RUN_ERROR", message: error.message, code: error.code }];
   }
   if (event.status === "cancelled") return [...closing(state, "error"), finished(state, { type: "cancelled" })];
+  const stop = guardStop(event);
+  if (stop !== undefined) return [...closing(state, "error"), finished(state, { type: "cancelled" }, undefined, stop)];
   return [...closing(state, "error"), finished(state, { type: "success" }, event.final ?? event.finalText)];
 }
 
@@ -124,7 +127,7 @@ function eventSlots(state: StreamState, event: StoredEvent): Step {
       return { state, slots: [{ type: "TOOL_CALL_RESULT", messageId: toolMessageId(state.runId, event.callId), toolCallId: event.callId, content: event.ok ? event.summary : (event.error ?? event.summary), role: "tool" }] };
     case "child-started": {
       const name = state.callNames[event.callId] ?? "agent";
-      return { state: { ...state, children: [...state.children, event.childId] }, slots: [{ type: "SUBAGENT_STARTED", subagentRunId: event.childId, name, parentToolCallId: event.callId }] };
+      return { state: { ...state, children: [...state.children, event.childId], childCalls: { ...state.childCalls, [event.childId]: event.callId } }, slots: [{ type: "SUBAGENT_STARTED", subagentRunId: event.childId, name, parentToolCallId: event.callId }] };
     }
     case "child-ended": {
       if (!state.children.includes(event.childId)) return { state, slots: [undefined] };
@@ -148,6 +151,10 @@ function eventSlots(state: StreamState, event: StoredEvent): Step {
       return { state, slots: [{ type: "CUSTOM", name: CUSTOM_EVENTS.userMessage, value: { messageId: event.messageId, mode: event.mode, step: event.step } }] };
     case "compaction":
       return { state, slots: [{ type: "CUSTOM", name: CUSTOM_EVENTS.compaction, value: { step: event.step, mode: event.mode, reason: event.reason, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter } }] };
+    case "guardrail":
+      return { state, slots: [guardrailCustom(event)] };
+    case "loop-guard":
+      return { state, slots: [loopGuardCustom(event)] };
     case "waiting": {
       const { type: _type, seq: _seq, at: _at, ...waiting } = event;
       return { state: stopped(state, event.seq), slots: [...closing(state, "suspended"), finished(state, waitingOutcome(waiting as Waiting))] };
@@ -162,4 +169,22 @@ function eventSlots(state: StreamState, event: StoredEvent): Step {
 /** The event that opens an AG-UI run's stream. */
 export function runStarted(state: StreamState): AgUiEvent {
   return { type: "RUN_STARTED", threadId: state.threadId, runId: state.agRunId, protocolVersion: AG_UI_PROTOCOL_VERSION, metadata: { "ratchet.runId": state.runId } };
+}
+
+/**
+ * The events that open a stream started inside a segment (a message queued on a running run; a
+ * stopped run followed from its stop): RUN_STARTED, then what the run's events before it left open,
+ * so that what closes them later (STEP_FINISHED, SUBAGENT_FINISHED) closes what this stream opened.
+ * `state` is the fold of the run's events up to the start, as a resume folds them.
+ */
+export function opening(state: StreamState): AgUiEvent[] {
+  const events: AgUiEvent[] = [runStarted(state)];
+  if (state.done) return events;
+  if (state.openStep !== undefined) events.push({ type: "STEP_STARTED", stepName: stepName(state.openStep) });
+  for (const child of state.children) {
+    const callId = state.childCalls[child];
+    const name = (callId === undefined ? undefined : state.callNames[callId]) ?? "agent";
+    events.push({ type: "SUBAGENT_STARTED", subagentRunId: child, name, ...(callId === undefined ? {} : { parentToolCallId: callId }) });
+  }
+  return events;
 }

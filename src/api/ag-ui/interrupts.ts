@@ -2,8 +2,14 @@
 // interrupt (RUN_FINISHED with outcome `interrupt`, its id the waiting call's id), answered by the
 // next run's `resume`; a client tool is a completed run that left that tool call for the
 // application to answer (outcome `success` with `pendingToolCallIds`), answered by a `tool` message.
+// A guardrail's approval and a loop guard's ask are these, their reason in the interrupt's metadata.
+import { LOOP_GUARD_ASK } from "../../loop/guards/loops/loop-check";
 import type { Waiting } from "../types";
 import type { AgUiInterrupt, AgUiOutcome } from "./ag-ui-events";
+
+function tripsOf(input: unknown): unknown {
+  return typeof input === "object" && input !== null ? ((input as { trips?: unknown }).trips ?? []) : [];
+}
 
 function questionOf(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
@@ -14,12 +20,13 @@ function questionOf(input: unknown): string | undefined {
 export function interruptOf(waiting: Waiting): AgUiInterrupt {
   const base = { id: waiting.callId, toolCallId: waiting.callId };
   if (waiting.kind === "approval") {
+    const check = waiting.guardrail;
     return {
       ...base,
       reason: "approval",
-      message: `Approve the call of ${waiting.name}?`,
+      message: check === undefined ? `Approve the call of ${waiting.name}?` : `Approve the call of ${waiting.name}? It failed the check ${check.name}: ${check.reason}`,
       responseSchema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] },
-      metadata: { "ratchet.tool": waiting.name, "ratchet.input": waiting.input },
+      metadata: { "ratchet.tool": waiting.name, "ratchet.input": waiting.input, ...(check === undefined ? {} : { "ratchet.guardrail": check }) },
     };
   }
   if (waiting.kind === "client-toolset") {
@@ -32,7 +39,10 @@ export function interruptOf(waiting: Waiting): AgUiInterrupt {
     };
   }
   const question = questionOf(waiting.input);
-  return { ...base, reason: "ask", ...(question === undefined ? {} : { message: question }), responseSchema: { type: "string" } };
+  const ask = { ...base, reason: "ask", ...(question === undefined ? {} : { message: question }), responseSchema: { type: "string" } };
+  // A loop guard's ask: answered "go on", "stop", or words for the model; its trips say why it asked.
+  if (waiting.name === LOOP_GUARD_ASK) return { ...ask, metadata: { "ratchet.ask": LOOP_GUARD_ASK, "ratchet.loopGuard": { trips: tripsOf(waiting.input) } } };
+  return ask;
 }
 
 /** How an AG-UI run that stopped on `waiting` finishes. */

@@ -27,6 +27,8 @@ export type StreamState = {
   resets: number;
   /** Child runs started and not yet ended, by id. */
   children: string[];
+  /** The agent tool call that started each child run, by the child's id. */
+  childCalls: Record<string, string>;
   /** Tool names by call id, for the model calls of the current AG-UI run. */
   callNames: Record<string, string>;
   /** The AG-UI run ended (RUN_FINISHED or RUN_ERROR was sent). */
@@ -34,7 +36,7 @@ export type StreamState = {
 };
 
 export function streamState(ids: { runId: string; threadId: string; agRunId: string }): StreamState {
-  return { ...ids, lastSeq: 0, resets: 0, children: [], callNames: {}, done: false };
+  return { ...ids, lastSeq: 0, resets: 0, children: [], childCalls: {}, callNames: {}, done: false };
 }
 
 /** The id of the text message of model call `step` (`-r<n>` after the stream saw a text reset). */

@@ -33,7 +33,7 @@ function cursorOf(c: Context<AppEnv>, view: RunView): AgUiCursor | undefined {
   const header = c.req.header("last-event-id");
   if (header === undefined) return undefined;
   const cursor = parseEventId(header);
-  if (cursor === undefined) throw invalidRequest("Invalid Last-Event-ID.", [{ path: "Last-Event-ID", message: "Not an id this stream sends: <seq>, <seq>.<n> or <seq>~<n>." }]);
+  if (cursor === undefined) throw invalidRequest("Invalid Last-Event-ID.", [{ path: "Last-Event-ID", message: "Not an id this stream sends: <seq>, <seq>.<n>, <seq>~<n> or s<seq>." }]);
   if (cursorSeq(cursor) > view.lastSeq) {
     throw invalidRequest("Invalid Last-Event-ID.", [{ path: "Last-Event-ID", message: `Past the run's newest event (seq ${view.lastSeq}): resume from an id this stream sent.` }]);
   }

@@ -1,12 +1,13 @@
 // The AG-UI stream of one thread's run: the run's events read through the one watch (so that a
 // revoked user token ends it) and mapped by src/api/ag-ui, each AG-UI event with the run's
-// sequence as its SSE id. From a Last-Event-ID, the run's events before it are folded without
-// sending (the mapping's state at that place), then the rest is sent: nothing lost, nothing twice.
+// sequence as its SSE id. The run's events before where a stream starts (after a seq; from a
+// Last-Event-ID) are folded without sending (the mapping's state at that place), then the rest is
+// sent: a resume's state is the stream's it continues, nothing lost, nothing twice.
 // The stream ends at the run's next stop; a failure once it started is its last event, RUN_ERROR.
 import type { Context } from "hono";
 import type { AgUiEvent } from "../../api/ag-ui/ag-ui-events";
-import { liveTextId, storedEventId, type AgUiCursor } from "../../api/ag-ui/event-ids";
-import { liveReset, liveText, runStarted, storedSlots } from "../../api/ag-ui/event-list";
+import { liveTextId, openingId, storedEventId, type AgUiCursor } from "../../api/ag-ui/event-ids";
+import { liveReset, liveText, opening, storedSlots } from "../../api/ag-ui/event-list";
 import { streamState, type StreamState } from "../../api/ag-ui/stream-state";
 import { STEP_TEXT_HEADER } from "../../api/rpc/run-rpc";
 import { contentText, toolResultsOf } from "../../api/ai-sdk/tool-output";
@@ -88,12 +89,13 @@ export function agUiStream(c: Context<AppEnv>, plan: AgUiStreamPlan): Response {
   const { cursor } = plan;
   const signal = c.req.raw.signal;
   const abort = new AbortController();
-  const from = cursor === undefined ? plan.after ?? 0 : 0;
-  let state: StreamState = { ...streamState({ runId: plan.runId, threadId: plan.threadId, agRunId: plan.agRunId }), lastSeq: from };
-  // Folding without sending up to the cursor (a resume); 0 means the stream sends from its first event.
-  let silentThrough = cursor === undefined ? -1 : cursor.after;
+  // A fresh stream starts after this seq; a resume, after its cursor. Either folds the run's events
+  // before that place without sending them, so that a resume's state is the stream's it continues.
+  const start = cursor === undefined ? plan.after ?? 0 : cursor.after;
+  let state: StreamState = streamState({ runId: plan.runId, threadId: plan.threadId, agRunId: plan.agRunId });
+  let silentThrough = start > 0 ? start : -1;
   let frames: AsyncGenerator<RunFrame> | undefined;
-  let pending: Uint8Array[] = cursor === undefined ? [frame(runStarted(state), String(from))] : [];
+  let pending: Uint8Array[] = [];
   let over = false;
   // The run's tool results (its history), read again when a result names a call not yet there.
   let results = new Map<string, ToolMessage>();
@@ -102,16 +104,24 @@ export function agUiStream(c: Context<AppEnv>, plan: AgUiStreamPlan): Response {
     return result === undefined ? undefined : contentText(result.content);
   };
 
-  /** Past the cursor: a stream resumed at a stop has nothing more; one resumed inside a model call's text holds its characters. */
+  /**
+   * Past the start. A fresh stream sends RUN_STARTED and reopens what the run's earlier events left
+   * open, the batch's last event with the opening's id. A stream resumed at its stop has nothing
+   * more (one resumed at its opening after a stop has); one resumed inside a model call's text
+   * holds its characters.
+   */
   function leaveSilence(): void {
     silentThrough = -1;
-    if (state.done) over = true;
-    else if (cursor?.chars !== undefined) state = { ...state, resumeChars: cursor.chars };
+    if (cursor === undefined) {
+      const events = opening({ ...state, lastSeq: start });
+      pending.push(...events.map((event, index) => frame(event, index === events.length - 1 ? openingId(start) : undefined)));
+    } else if (state.done && cursor.opened !== true) over = true;
+    else if (cursor.chars !== undefined) state = { ...state, resumeChars: cursor.chars };
   }
-  if (cursor !== undefined && cursor.after === 0) leaveSilence();
+  if (start === 0) leaveSilence();
 
   async function next(): Promise<void> {
-    frames ??= runFrames(watchOf(c, plan.run, plan.runId), from, AbortSignal.any([signal, abort.signal]));
+    frames ??= runFrames(watchOf(c, plan.run, plan.runId), 0, AbortSignal.any([signal, abort.signal]));
     const read = await frames.next();
     if (read.done === true) {
       over = true;
