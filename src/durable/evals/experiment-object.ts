@@ -10,6 +10,7 @@ import { CALLER_HEADER } from "../../api/rpc/run-rpc";
 import type { ExperimentSummary, ExperimentView } from "../../api/resources/eval-types";
 import type { CallerKind, Outcome } from "../../api/types";
 import { limitsOf } from "../../config/settings";
+import type { Recording } from "../../replay/recording";
 import { EVENT_TABLE } from "../events/event-log";
 import { openEventStream } from "../events/event-stream";
 import { Fanout } from "../events/fanout";
@@ -27,6 +28,8 @@ export class ExperimentObject extends DurableObject<Env> implements ExperimentRp
   private readonly fanout: Fanout;
   /** Tests stop a step here, as a crash would (./experiment-step.ts's CrashPoint). */
   crash: ((point: CrashPoint) => void) | undefined;
+  /** What preparing its recorded cases read of their recordings, kept for their scoring (./experiment-step.ts). */
+  private readonly recordings = new Map<number, Recording>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -39,6 +42,7 @@ export class ExperimentObject extends DurableObject<Env> implements ExperimentRp
       sql: this.ctx.storage.sql,
       transaction: (work) => this.ctx.storage.transactionSync(work),
       send: (events) => this.fanout.sendLogged(events),
+      recordings: this.recordings,
     };
     if (this.crash !== undefined) deps.crash = this.crash;
     return deps;
