@@ -17,6 +17,7 @@ import { Fanout } from "../events/fanout";
 import { watcherTokenOf } from "../events/watcher-tokens";
 import { fail, ok } from "../run/outcome";
 import { caseOfRun, hasExperiment, insertExperiment, markScoring, readExperiment } from "./experiment-store";
+import type { PreparedCase } from "./case-start";
 import { cancelExperiment, CASE_RETRY_MS, committed, logEvent, stepExperiment, type CrashPoint, type NextStep, type StepDeps } from "./experiment-step";
 import { experimentSummary, experimentView, progressOf } from "./experiment-view";
 
@@ -30,6 +31,8 @@ export class ExperimentObject extends DurableObject<Env> implements ExperimentRp
   crash: ((point: CrashPoint) => void) | undefined;
   /** What preparing its recorded cases read of their recordings, kept for their scoring (./experiment-step.ts). */
   private readonly recordings = new Map<number, Recording>();
+  /** The next cases' preparations, started ahead (./experiment-step.ts). */
+  private readonly prepared = new Map<number, Promise<PreparedCase | undefined>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -43,6 +46,7 @@ export class ExperimentObject extends DurableObject<Env> implements ExperimentRp
       transaction: (work) => this.ctx.storage.transactionSync(work),
       send: (events) => this.fanout.sendLogged(events),
       recordings: this.recordings,
+      prepared: this.prepared,
     };
     if (this.crash !== undefined) deps.crash = this.crash;
     return deps;

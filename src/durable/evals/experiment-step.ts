@@ -45,6 +45,11 @@ export type StepDeps = {
    * (an instance that died takes it along: its scoring reads the recording again).
    */
   recordings: Map<number, Recording>;
+  /**
+   * The preparations of the next pending cases, started ahead while the cases before them run (reads
+   * only, kept in memory: one that failed, or an instance that died, prepares the case again).
+   */
+  prepared: Map<number, Promise<PreparedCase | undefined>>;
   crash?: (point: CrashPoint) => void;
 };
 
@@ -74,6 +79,7 @@ function logCaseEnded(deps: StepDeps, n: number, logged: LoggedEvent[]): void {
 
 function settle(deps: StepDeps, n: number, state: "failed" | "skipped" | "cancelled", reason: string, spentUsd = 0): void {
   deps.recordings.delete(n);
+  deps.prepared.delete(n);
   committed(deps, (logged) => {
     settleCase(deps.sql, n, state, reason);
     if (spentUsd > 0) addSpent(deps.sql, spentUsd, isoNow());
@@ -125,6 +131,18 @@ async function remakeCases(deps: StepDeps, spec: ExperimentSpec): Promise<NextSt
   return made.includes("retry") ? "retry" : "idle";
 }
 
+/** The case's preparation: the one started ahead for it when it did not fail, else a new one. */
+async function preparedCase(deps: StepDeps, spec: ExperimentSpec, row: CaseRow): Promise<PreparedCase> {
+  return (await deps.prepared.get(row.n)) ?? prepareCase(deps.env, spec, row);
+}
+
+/** Starts preparing the cases that start next (as many as `concurrency`), so that their reads are done by the time there is room. */
+function prepareAhead(deps: StepDeps, spec: ExperimentSpec): void {
+  for (const row of readCases(deps.sql, "pending", spec.concurrency)) {
+    if (!deps.prepared.has(row.n)) deps.prepared.set(row.n, prepareCase(deps.env, spec, row).catch(() => undefined));
+  }
+}
+
 /** Keeps what preparing a recorded case read of its recording, for its scoring. */
 function keepRecording(deps: StepDeps, n: number, prepared: PreparedCase): void {
   if (prepared.kind === "fork") deps.recordings.set(n, prepared.recording);
@@ -141,9 +159,9 @@ async function startPending(deps: StepDeps, spec: ExperimentSpec): Promise<NextS
   const minUsd = limitsOf(deps.env).experimentCaseMinUsd;
   for (;;) {
     const room = spec.concurrency - (countStates(deps.sql).get("running") ?? 0);
-    const rows = room > 0 ? readCases(deps.sql, "pending").slice(0, room) : [];
-    if (rows.length === 0) return next;
-    const prepared = await Promise.all(rows.map((row) => prepareCase(deps.env, spec, row)));
+    const rows = room > 0 ? readCases(deps.sql, "pending", room) : [];
+    if (rows.length === 0) break;
+    const prepared = await Promise.all(rows.map((row) => preparedCase(deps, spec, row)));
     const starting: { n: number; prepared: PreparedCase }[] = [];
     let waits = false;
     for (const [index, row] of rows.entries()) {
@@ -165,6 +183,7 @@ async function startPending(deps: StepDeps, spec: ExperimentSpec): Promise<NextS
         continue;
       }
       deps.transaction(() => markStarting(deps.sql, row.n, one.run.id, decision.holdUsd));
+      deps.prepared.delete(row.n);
       deps.crash?.("case-marked");
       keepRecording(deps, row.n, one);
       starting.push({ n: row.n, prepared: withRunBudget(one, decision.runBudgetUsd) });
@@ -173,8 +192,10 @@ async function startPending(deps: StepDeps, spec: ExperimentSpec): Promise<NextS
     if (made.includes("retry")) next = "retry";
     // A case that waits for the budget waits for a scored case to free some. Else every case of the
     // round left `pending`, so the loop ends; one that failed or was skipped left room for the next.
-    if (waits) return next;
+    if (waits) break;
   }
+  prepareAhead(deps, spec);
+  return next;
 }
 
 function journalOf(deps: StepDeps, n: number): JudgeJournal {
