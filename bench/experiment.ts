@@ -127,8 +127,12 @@ async function timed(base: string, path: string, times: number): Promise<{ ms: n
 
 /** The checkout measured: its commit, and whether its files differ from it. */
 function checkoutOf(root: string): string {
-  const git = (...args: string[]) => execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim();
-  return `${root} at ${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") === "" ? "" : " with uncommitted changes"}`;
+  const git = (...args: string[]) => execFileSync("git", ["-C", root, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  try {
+    return `${root} at ${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") === "" ? "" : " with uncommitted changes"}`;
+  } catch {
+    return `${root} (not a git checkout)`;
+  }
 }
 
 function versionOf(pkg: string): string {
