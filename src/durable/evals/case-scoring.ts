@@ -54,7 +54,7 @@ async function scoresOf(env: Env, spec: ExperimentSpec, row: CaseRow, side: Judg
 }
 
 /** The reads a case's scoring needs, made at once: its run's recording, and (for a recorded case) how its calls were answered and the recording it replays, unless `source` already holds it. */
-async function readCase(env: Env, row: CaseRow, source: Recording | undefined): Promise<{ made: Recording; uses?: ReplayUse[]; source?: Recording } | string> {
+async function caseReads(env: Env, row: CaseRow, source: Recording | undefined): Promise<{ made: Recording; uses?: ReplayUse[]; source?: Recording } | string> {
   const runId = row.runId!;
   const sourceRunId = row.sourceRunId;
   const [made, uses, recorded] = await Promise.all([
@@ -79,7 +79,7 @@ async function readCase(env: Env, row: CaseRow, source: Recording | undefined): 
  */
 export async function scoreCase(env: Env, spec: ExperimentSpec, row: CaseRow, journal: JudgeJournal, source?: Recording): Promise<Scored> {
   const runId = row.runId!;
-  let read = await readCase(env, row, source);
+  let read = await caseReads(env, row, source);
   if (typeof read === "string") return { kind: "failed", reason: read };
   const view = read.made.run;
   if (view.status === "running") return { kind: "running" };
@@ -87,7 +87,7 @@ export async function scoreCase(env: Env, spec: ExperimentSpec, row: CaseRow, jo
   if (view.status === "waiting") {
     await runOf(env, runId).cancel();
     reason = `The run waited on ${view.waiting?.name ?? "the person"} (${view.waiting?.kind ?? "an answer"}): a case runs unattended, so it was cancelled.`;
-    read = await readCase(env, row, read.source);
+    read = await caseReads(env, row, read.source);
     if (typeof read === "string") return { kind: "failed", reason: read };
   }
   const { made } = read;

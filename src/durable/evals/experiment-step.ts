@@ -190,8 +190,8 @@ async function startPending(deps: StepDeps, spec: ExperimentSpec): Promise<NextS
     }
     const made = await Promise.all(starting.map((one) => makeRun(deps, one.n, one.prepared)));
     if (made.includes("retry")) next = "retry";
-    // A case that waits for the budget waits for a scored case to free some. Else every case of the
-    // round left `pending`, so the loop ends; one that failed or was skipped left room for the next.
+    // A case that waits for the budget waits for a scored case to free some. Else the next round
+    // gives the room a failed or skipped case left to the next pending ones (none left: it ends).
     if (waits) break;
   }
   prepareAhead(deps, spec);
