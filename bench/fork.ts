@@ -96,7 +96,7 @@ async function main(): Promise<void> {
       const started = performance.now();
       const result = await replayRecording(copy);
       const ms = performance.now() - started;
-      if (!result.ok || result.steps !== steps) failures.push(`replay ${i + 1}: ${JSON.stringify(result)}`);
+      if (!result.ok || result.entries !== steps) failures.push(`replay ${i + 1}: ${JSON.stringify(result)}`);
       perThousand.push((ms * 1000) / steps);
     }
     log(`replay in Node with src/replay (npm run replay), per 1,000 recorded steps, ${REPLAYS} replays: ${summary(perThousand, "ms", 1)}`);
