@@ -13,15 +13,13 @@
 // 3. Child end → parent's next model call: from the child's `end` event to the parent's
 //    `step-start` of step 2 (both events' own timestamps, same machine clock), for the 10 parents
 //    of 2 and the fan-out parent of 1.
-import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, platform, release, tmpdir, totalmem } from "node:os";
-import { join } from "node:path";
+import { cpus, platform, release, totalmem } from "node:os";
 import { createRun, getRun, type Created } from "../test/e2e/support/api";
-import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
 import { readEventsUntilEnd, type SseEvent } from "../test/e2e/support/sse";
 import { percentile, summary } from "../test/e2e/support/stats";
 import { sleep, until } from "./support/poll";
 import { replayLines } from "./support/replay-lines";
+import { withDevServer } from "./support/dev-bench";
 import { verdict } from "./support/verdict";
 import { freePort } from "../test/e2e/support/http-server";
 
@@ -51,12 +49,9 @@ const at = (event: SseEvent | undefined) => Date.parse(String(event?.data.at));
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
   log(`model calls of ${STEP_MS} ms (scripted delay), quiet window ${QUIET_MS / 1000} s`);
-  const dir = mkdtempSync(join(tmpdir(), "ratchet-children-bench-"));
-  const snapshot = snapshotProject();
-  const dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, logLevel: "log" });
   const failures: string[] = [];
-  const events = (run: { id: string; token: string }, timeoutMs = 120_000) => readEventsUntilEnd(`${dev.url}/v1/runs/${run.id}/events`, run.token, timeoutMs);
-  try {
+  await withDevServer({ name: "ratchet-children-bench-", port: PORT, logLevel: "log" }, async (dev) => {
+    const events = (run: { id: string; token: string }, timeoutMs = 120_000) => readEventsUntilEnd(`${dev.url}/v1/runs/${run.id}/events`, run.token, timeoutMs);
     // 1. Fan-out against one run of the same steps.
     const flatStart = Date.now();
     const flat = await createRun(dev.url, "dev-token", { messages: [{ role: "user", content: "all of it" }], minAnswerChars: 0, maxSteps: 60, tools: ["calculator"], script: steps(CHILDREN * CHILD_STEPS, "flat") });
@@ -131,11 +126,7 @@ async function main(): Promise<void> {
     log(`ratchet.replay lines over each parent's whole life: ${slices() / PARENTS} on average (the slice woken by its child's end replays its journal: the count sees the slices that run)`);
     log(`child end → parent's next model call (${PARENTS} parents of one child): ${summary(latencies)}`);
     log(`all: p50 ${percentile([...latencies, treeNext], 50)} ms`);
-  } finally {
-    await dev.kill();
-    rmSync(dir, { recursive: true, force: true });
-    snapshot.remove();
-  }
+  });
   verdict(failures, log, "OK: children run at once, waiting parents make no alarm calls, every parent finishes");
 }
 

@@ -1,6 +1,7 @@
 // Evals on recorded runs against `wrangler dev` on 127.0.0.1 (`npm run bench:experiment`, or
 // `node bench/ts.mjs bench/experiment.ts [--cases 100] [--steps 20] [--plain 20] [--reports 10] [--concurrency 4] [--model-ms 0]
-// [--local-observability off]`). `--local-observability off` starts wrangler dev with
+// [--local-observability off] [--checkout DIR]`). `--checkout DIR` measures another checkout (its src and config, e.g. main's, beside
+// this one's: the same bench, so before and after are taken alike). `--local-observability off` starts wrangler dev with
 // X_LOCAL_OBSERVABILITY=false: without its local trace collector, which records a span for every
 // storage call (BENCHMARKS.md, "The step under local tracing"); a deployed Worker has none.
 //
@@ -26,17 +27,19 @@
 //
 // Figures are printed, never asserted; a wrong outcome (a case not done, a score not 1, a tool call
 // not answered from its recording) prints FAIL.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { createRun, request } from "../test/e2e/support/api";
-import { snapshotProject, startDevServer, type DevServer } from "../test/e2e/support/dev-server";
+import type { DevServer } from "../test/e2e/support/dev-server";
 import { freePort } from "../test/e2e/support/http-server";
 import { LOCAL_TOKEN } from "../test/e2e/support/local-vars";
 import { readEventsUntilEnd } from "../test/e2e/support/sse";
 import { watchRun } from "../test/e2e/support/run-watch";
 import { median, summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
+import { withDevServer } from "./support/dev-bench";
 import { verdict } from "./support/verdict";
 
 const CASES = arg("cases", 100);
@@ -45,6 +48,8 @@ const PLAIN = arg("plain", 20);
 const REPORTS = arg("reports", 10);
 const CONCURRENCY = arg("concurrency", 4);
 const MODEL_MS = arg("model-ms", 0);
+const checkoutAt = process.argv.indexOf("--checkout");
+const CHECKOUT = checkoutAt >= 0 ? process.argv[checkoutAt + 1] : undefined;
 const observabilityAt = process.argv.indexOf("--local-observability");
 if (observabilityAt >= 0) process.env.X_LOCAL_OBSERVABILITY = process.argv[observabilityAt + 1] === "off" ? "false" : "true";
 const PORT = await freePort();
@@ -120,18 +125,25 @@ async function timed(base: string, path: string, times: number): Promise<{ ms: n
   return { ms, bytes };
 }
 
+/** The checkout measured: its commit, and whether its files differ from it. */
+function checkoutOf(root: string): string {
+  const git = (...args: string[]) => execFileSync("git", ["-C", root, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  try {
+    return `${root} at ${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") === "" ? "" : " with uncommitted changes"}`;
+  } catch {
+    return `${root} (not a git checkout)`;
+  }
+}
+
 function versionOf(pkg: string): string {
   return (JSON.parse(readFileSync(join("node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
 }
 
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}, wrangler ${versionOf("wrangler")}, workerd ${versionOf("workerd")}`);
-  log(`load average at start: ${load()}; local observability: ${process.env.X_LOCAL_OBSERVABILITY === undefined ? "as wrangler starts it" : `X_LOCAL_OBSERVABILITY=${process.env.X_LOCAL_OBSERVABILITY}`}`);
+  log(`load average at start: ${load()}; checkout: ${checkoutOf(CHECKOUT ?? process.cwd())}; local observability: ${process.env.X_LOCAL_OBSERVABILITY === undefined ? "as wrangler starts it" : `X_LOCAL_OBSERVABILITY=${process.env.X_LOCAL_OBSERVABILITY}`}`);
   log(`${CASES} recorded cases of ${STEPS} steps (${STEPS - 1} calculator calls each), scripted model, ${MODEL_MS === 0 ? "zero latency" : `${MODEL_MS} ms a call`}`);
-  const dir = mkdtempSync(join(tmpdir(), "ratchet-experiment-bench-"));
-  const snapshot = snapshotProject();
-  const dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir });
-  try {
+  await withDevServer({ name: "ratchet-experiment-bench-", port: PORT, ...(CHECKOUT === undefined ? {} : { root: CHECKOUT }) }, async (dev) => {
     // The recordings, four at a time.
     const recorded: string[] = new Array<string>(CASES);
     const recordStarted = performance.now();
@@ -203,11 +215,7 @@ async function main(): Promise<void> {
     log(`comparison of ${CASES} cases against the recordings: ${summary(recordings.ms)} (${(recordings.bytes / 1024).toFixed(0)} KiB)`);
     log(`CSV export of ${CASES} cases: ${summary(csv.ms)} (${(csv.bytes / 1024).toFixed(0)} KiB)`);
     log(`load average at the end: ${load()}`);
-  } finally {
-    await dev.kill();
-    rmSync(dir, { recursive: true, force: true });
-    snapshot.remove();
-  }
+  });
   verdict(failures, log, "OK");
 }
 

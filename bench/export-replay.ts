@@ -12,16 +12,16 @@
 //
 // Figures are printed, never asserted; a wrong outcome (a run not finishing, a replay that
 // diverges) prints FAIL.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
+import { writeFileSync } from "node:fs";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { replayRecording } from "../src/replay/replay";
 import { createRun, getRun, request } from "../test/e2e/support/api";
-import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
 import { LOCAL_TOKEN } from "../test/e2e/support/local-vars";
 import { watchRun } from "../test/e2e/support/run-watch";
 import { median } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
+import { withDevServer } from "./support/dev-bench";
 import { verdict } from "./support/verdict";
 import { freePort } from "../test/e2e/support/http-server";
 
@@ -102,10 +102,7 @@ async function measure(base: string, steps: number): Promise<Figures> {
 
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load ${loadavg().map((n) => n.toFixed(1)).join(" ")}`);
-  const dir = mkdtempSync(join(tmpdir(), "ratchet-export-"));
-  const snapshot = snapshotProject();
-  const dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, vars: { MAX_STEPS_LIMIT: String(Math.max(...LENGTHS)) } });
-  try {
+  await withDevServer({ name: "ratchet-export-", port: PORT, vars: { MAX_STEPS_LIMIT: String(Math.max(...LENGTHS)) } }, async (dev) => {
     const figures: Figures[] = [];
     for (const steps of LENGTHS) {
       // An older checkout's export of a long run may take the server down: that is a figure too.
@@ -121,11 +118,7 @@ async function main(): Promise<void> {
       log(`replay per 1,000 steps, ${long.steps}-step run / ${short.steps}-step run: ${(long.replayPerThousandMs! / short.replayPerThousandMs!).toFixed(2)}× (target ≤ 1.3×)`);
     }
     log(`load at the end: ${loadavg().map((n) => n.toFixed(1)).join(" ")}`);
-  } finally {
-    await dev.kill();
-    rmSync(dir, { recursive: true, force: true });
-    snapshot.remove();
-  }
+  });
   verdict(failures, log, "OK");
 }
 

@@ -12,18 +12,16 @@
 //
 // Figures are printed, never asserted; a wrong outcome (the fork not finishing at `steps`, a
 // replay that diverges) prints FAIL.
-import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, platform, release, tmpdir, totalmem } from "node:os";
-import { join } from "node:path";
+import { cpus, platform, release, totalmem } from "node:os";
 import { replayRecording } from "../src/replay/replay";
 import type { Recording } from "../src/replay/recording";
 import { createRun, getRun, request } from "../test/e2e/support/api";
-import { snapshotProject, startDevServer } from "../test/e2e/support/dev-server";
 import { LOCAL_TOKEN } from "../test/e2e/support/local-vars";
 import { watchRun } from "../test/e2e/support/run-watch";
 import { summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
 import { replayLines } from "./support/replay-lines";
+import { withDevServer } from "./support/dev-bench";
 import { verdict } from "./support/verdict";
 import { freePort } from "../test/e2e/support/http-server";
 
@@ -66,10 +64,7 @@ async function forkOnce(base: string, id: string, token: string): Promise<{ firs
 
 async function main(): Promise<void> {
   log(`machine: ${platform()} ${release()}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
-  const dir = mkdtempSync(join(tmpdir(), "ratchet-fork-"));
-  const snapshot = snapshotProject();
-  const dev = await startDevServer({ port: PORT, persistTo: dir, cwd: snapshot.dir, logLevel: "log", vars: { MAX_STEPS_LIMIT: String(STEPS) } });
-  try {
+  await withDevServer({ name: "ratchet-fork-", port: PORT, logLevel: "log", vars: { MAX_STEPS_LIMIT: String(STEPS) } }, async (dev) => {
     const made = performance.now();
     const run = await createRun(dev.url, LOCAL_TOKEN, { messages: [{ role: "user", content: "count" }], tools: ["calculator"], maxSteps: STEPS, minAnswerChars: 0, script: script() });
     const watch = watchRun({ base: dev.url, id: run.id, token: run.token, reconnect: true, deadlineMs: 900_000 });
@@ -101,15 +96,11 @@ async function main(): Promise<void> {
       const started = performance.now();
       const result = await replayRecording(copy);
       const ms = performance.now() - started;
-      if (!result.ok || result.steps !== steps) failures.push(`replay ${i + 1}: ${JSON.stringify(result)}`);
+      if (!result.ok || result.entries !== steps) failures.push(`replay ${i + 1}: ${JSON.stringify(result)}`);
       perThousand.push((ms * 1000) / steps);
     }
     log(`replay in Node with src/replay (npm run replay), per 1,000 recorded steps, ${REPLAYS} replays: ${summary(perThousand, "ms", 1)}`);
-  } finally {
-    await dev.kill();
-    rmSync(dir, { recursive: true, force: true });
-    snapshot.remove();
-  }
+  });
   verdict(failures, log, "OK");
 }
 

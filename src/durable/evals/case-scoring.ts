@@ -4,8 +4,8 @@
 // recording's own scores (the baseline "recordings"; its rubric judged only when that is the
 // experiment's baseline, since that costs a judge call). A run that waits (an ask, an approval, a
 // client tool) is cancelled first: a case runs unattended. Reads only, but for the judge's calls
-// and that cancel.
-import type { CaseReference, RunFacts, Score } from "../../api/resources/eval-types";
+// and that cancel; the reads of a case are made at once, not one after another.
+import type { CaseReference, ReplayUse, RunFacts, Score } from "../../api/resources/eval-types";
 import type { Outcome } from "../../api/types";
 import { divergenceOf, firstRequestDifference } from "../../evals/divergence";
 import { recordedCallsOf } from "../../evals/recorded-calls";
@@ -13,6 +13,7 @@ import { factsOf } from "../../evals/run-facts";
 import { scoreRun } from "../../evals/scorers/score-run";
 import type { Verdict } from "../../evals/scorers/verdict";
 import type { ChatMessage } from "../../loop/types";
+import type { Recording } from "../../replay/recording";
 import { runOf } from "../schedule/fire-run";
 import type { CaseResult, CaseRow, ExperimentSpec } from "./experiment-store";
 import type { JudgeSide } from "./judge-store";
@@ -52,28 +53,50 @@ async function scoresOf(env: Env, spec: ExperimentSpec, row: CaseRow, side: Judg
   return scoreRun(spec.scorers, facts, row.reference as CaseReference | undefined, (index) => verdicts.get(index));
 }
 
-export async function scoreCase(env: Env, spec: ExperimentSpec, row: CaseRow, journal: JudgeJournal): Promise<Scored> {
+/** The reads a case's scoring needs, made at once: its run's recording, and (for a recorded case) how its calls were answered and the recording it replays, unless `source` already holds it. */
+async function caseReads(env: Env, row: CaseRow, source: Recording | undefined): Promise<{ made: Recording; uses?: ReplayUse[]; source?: Recording } | string> {
   const runId = row.runId!;
-  const stub = runOf(env, runId);
-  const view = unwrapOr(await stub.view(), `The case's run ${runId} cannot be read`);
-  if (typeof view === "string") return { kind: "failed", reason: view };
+  const sourceRunId = row.sourceRunId;
+  const [made, uses, recorded] = await Promise.all([
+    readRecording(env, runId),
+    sourceRunId === undefined ? undefined : runOf(env, runId).replayUses(),
+    sourceRunId === undefined || source !== undefined ? undefined : readRecording(env, sourceRunId),
+  ]);
+  const own = unwrapOr(made, `The case's run ${runId} cannot be read`);
+  if (typeof own === "string") return own;
+  if (sourceRunId === undefined) return { made: own };
+  const replayed = source ?? unwrapOr(recorded!, `The recorded run ${sourceRunId} cannot be read`);
+  if (typeof replayed === "string") return replayed;
+  const used = unwrapOr(uses!, `The case's run ${runId} cannot be read`);
+  if (typeof used === "string") return used;
+  return { made: own, uses: used, source: replayed };
+}
+
+/**
+ * Scores the case whose run ended. `source`: the recording it replays, when its preparation read it
+ * in this instance (else it is read here). The case run's status comes from its recording (its view
+ * is in it); only a run that waits is asked for more, cancelled and read again.
+ */
+export async function scoreCase(env: Env, spec: ExperimentSpec, row: CaseRow, journal: JudgeJournal, source?: Recording): Promise<Scored> {
+  const runId = row.runId!;
+  let read = await caseReads(env, row, source);
+  if (typeof read === "string") return { kind: "failed", reason: read };
+  const view = read.made.run;
   if (view.status === "running") return { kind: "running" };
   let reason: string | undefined;
   if (view.status === "waiting") {
-    await stub.cancel();
+    await runOf(env, runId).cancel();
     reason = `The run waited on ${view.waiting?.name ?? "the person"} (${view.waiting?.kind ?? "an answer"}): a case runs unattended, so it was cancelled.`;
+    read = await caseReads(env, row, read.source);
+    if (typeof read === "string") return { kind: "failed", reason: read };
   }
-  const made = unwrapOr(await readRecording(env, runId), `The case's run ${runId} cannot be read`);
-  if (typeof made === "string") return { kind: "failed", reason: made };
+  const { made } = read;
   const facts = factsOf(made);
   const input = made.segments[0]?.messages ?? [];
   const result: CaseResult = { facts, scores: await scoresOf(env, spec, row, "case", facts, input, journal, true) };
-  if (row.sourceRunId !== undefined) {
-    const source = unwrapOr(await readRecording(env, row.sourceRunId), `The recorded run ${row.sourceRunId} cannot be read`);
-    const uses = unwrapOr(await stub.replayUses(), `The case's run ${runId} cannot be read`);
-    if (typeof source === "string" || typeof uses === "string") return { kind: "failed", reason: typeof source === "string" ? source : (uses as string) };
-    const recorded = factsOf(source);
-    result.divergence = divergenceOf({ recorded: recordedCallsOf(source), uses, requestDifference: firstRequestDifference(source, made) });
+  if (read.source !== undefined) {
+    const recorded = factsOf(read.source);
+    result.divergence = divergenceOf({ recorded: recordedCallsOf(read.source), uses: read.uses!, requestDifference: firstRequestDifference(read.source, made) });
     result.recordingFacts = { spentUsd: recorded.spentUsd, steps: recorded.steps, status: recorded.status };
     result.recordingScores = await scoresOf(env, spec, row, "recording", recorded, input, journal, spec.baseline === "recordings");
   }

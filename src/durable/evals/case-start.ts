@@ -21,6 +21,7 @@ import { describeRefusal, IntakeRefusal, refusalOutcome } from "../../intake/ref
 import { canonicalJson } from "../../lib/canonical-json";
 import { sha256Hex } from "../../lib/encoding";
 import type { ChatMessage } from "../../loop/types";
+import type { Recording } from "../../replay/recording";
 import { derivedCredentials, runOf } from "../schedule/fire-run";
 import type { CaseRow, ExperimentSpec } from "./experiment-store";
 import { readRecording } from "./recording-read";
@@ -30,7 +31,7 @@ export const experimentScope = (experimentId: string): string => `experiment:${e
 
 /** A case's run, ready to be made: how, and what it holds against the budget (its run's budget). */
 export type PreparedCase =
-  | { kind: "fork"; run: NewRun; prefix: ForkCopy; spec: ForkSpec; budgetUsd: number }
+  | { kind: "fork"; run: NewRun; prefix: ForkCopy; spec: ForkSpec; budgetUsd: number; recording: Recording }
   | { kind: "new"; run: NewRun; budgetUsd: number }
   | { kind: "refused"; runId: string; outcome: Outcome<never> };
 
@@ -78,9 +79,9 @@ export async function prepareCase(env: Env, spec: ExperimentSpec, row: CaseRow):
     if (variant.kind === "agent") run.agent = variant.agent;
     return { kind: "new", run, budgetUsd: made.run.body.budget!.usd };
   }
-  const prefixed = await runOf(env, row.sourceRunId).forkPrefix(0);
+  // Its prefix and its recording, read at once.
+  const [prefixed, recording] = await Promise.all([runOf(env, row.sourceRunId).forkPrefix(0), readRecording(env, row.sourceRunId)]);
   if (!prefixed.ok) return { kind: "refused", runId: id, outcome: { ...prefixed, error: { ...prefixed.error, message: `The recorded run ${row.sourceRunId} cannot be replayed: ${prefixed.error.message}` } } };
-  const recording = await readRecording(env, row.sourceRunId);
   if (!recording.ok) return { kind: "refused", runId: id, outcome: recording };
   const { body: recorded, ...prefix } = prefixed.value;
   const { messages, ...fields } = bodyOf(variant, JSON.parse(prefix.history) as ChatMessage[], recorded);
@@ -103,7 +104,7 @@ export async function prepareCase(env: Env, spec: ExperimentSpec, row: CaseRow):
   const maxSteps = variant.kind === "agent" ? made.run.body.maxSteps : variant.changes.maxSteps;
   if (maxSteps !== undefined) forkSpec.maxSteps = maxSteps;
   const { subject: _subject, dayLimitUsd: _dayLimit, ...copy } = prefix;
-  return { kind: "fork", run, prefix: copy, spec: forkSpec, budgetUsd: made.run.body.budget!.usd };
+  return { kind: "fork", run, prefix: copy, spec: forkSpec, budgetUsd: made.run.body.budget!.usd, recording: recording.value };
 }
 
 /** The prepared case with its run's budget set to `usd` (the experiment's share of it; its finishAt kept). */

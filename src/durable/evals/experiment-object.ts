@@ -10,12 +10,14 @@ import { CALLER_HEADER } from "../../api/rpc/run-rpc";
 import type { ExperimentSummary, ExperimentView } from "../../api/resources/eval-types";
 import type { CallerKind, Outcome } from "../../api/types";
 import { limitsOf } from "../../config/settings";
+import type { Recording } from "../../replay/recording";
 import { EVENT_TABLE } from "../events/event-log";
 import { openEventStream } from "../events/event-stream";
 import { Fanout } from "../events/fanout";
 import { watcherTokenOf } from "../events/watcher-tokens";
 import { fail, ok } from "../run/outcome";
 import { caseOfRun, hasExperiment, insertExperiment, markScoring, readExperiment } from "./experiment-store";
+import type { PreparedCase } from "./case-start";
 import { cancelExperiment, CASE_RETRY_MS, committed, logEvent, stepExperiment, type CrashPoint, type NextStep, type StepDeps } from "./experiment-step";
 import { experimentSummary, experimentView, progressOf } from "./experiment-view";
 
@@ -27,6 +29,10 @@ export class ExperimentObject extends DurableObject<Env> implements ExperimentRp
   private readonly fanout: Fanout;
   /** Tests stop a step here, as a crash would (./experiment-step.ts's CrashPoint). */
   crash: ((point: CrashPoint) => void) | undefined;
+  /** What preparing its recorded cases read of their recordings, kept for their scoring (./experiment-step.ts). */
+  private readonly recordings = new Map<number, Recording>();
+  /** The next cases' preparations, started ahead (./experiment-step.ts). */
+  private readonly prepared = new Map<number, Promise<PreparedCase | undefined>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -39,6 +45,8 @@ export class ExperimentObject extends DurableObject<Env> implements ExperimentRp
       sql: this.ctx.storage.sql,
       transaction: (work) => this.ctx.storage.transactionSync(work),
       send: (events) => this.fanout.sendLogged(events),
+      recordings: this.recordings,
+      prepared: this.prepared,
     };
     if (this.crash !== undefined) deps.crash = this.crash;
     return deps;

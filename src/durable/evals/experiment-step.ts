@@ -13,6 +13,7 @@ import { runBudgetOf, startDecision } from "../../evals/case-budget";
 import { limitsOf } from "../../config/settings";
 import { usd } from "../../lib/money";
 import { appendEvent, type LoggedEvent } from "../events/event-log";
+import type { Recording } from "../../replay/recording";
 import { runOf } from "../schedule/fire-run";
 import { isoNow } from "../storage/clock";
 import { createCaseRun, prepareCase, withRunBudget, type PreparedCase } from "./case-start";
@@ -39,6 +40,16 @@ export type StepDeps = {
   transaction: <T>(work: () => T) => T;
   /** Logged events, sent to the experiment's watchers. */
   send: (events: LoggedEvent[]) => void;
+  /**
+   * What preparing a recorded case read of its recording, by case, kept in memory for its scoring
+   * (an instance that died takes it along: its scoring reads the recording again).
+   */
+  recordings: Map<number, Recording>;
+  /**
+   * The preparations of the next pending cases, started ahead while the cases before them run (reads
+   * only, kept in memory: one that failed, or an instance that died, prepares the case again).
+   */
+  prepared: Map<number, Promise<PreparedCase | undefined>>;
   crash?: (point: CrashPoint) => void;
 };
 
@@ -67,6 +78,8 @@ function logCaseEnded(deps: StepDeps, n: number, logged: LoggedEvent[]): void {
 }
 
 function settle(deps: StepDeps, n: number, state: "failed" | "skipped" | "cancelled", reason: string, spentUsd = 0): void {
+  deps.recordings.delete(n);
+  deps.prepared.delete(n);
   committed(deps, (logged) => {
     settleCase(deps.sql, n, state, reason);
     if (spentUsd > 0) addSpent(deps.sql, spentUsd, isoNow());
@@ -103,36 +116,85 @@ async function makeRun(deps: StepDeps, n: number, prepared: PreparedCase): Promi
   return "made";
 }
 
-/** Starts what may start; "retry" when a run object could not be reached. */
-async function startCases(deps: StepDeps, spec: ExperimentSpec): Promise<NextStep> {
-  let next: NextStep = "idle";
-  // Cases marked running whose run is not known to be made (a crash, an unreachable object): made again.
+/** Cases marked running whose run is not known to be made (a crash, an unreachable object): made again, at once. */
+async function remakeCases(deps: StepDeps, spec: ExperimentSpec): Promise<NextStep> {
   // Its run gets the budget it was given when marked (its hold less its judge's), whatever was spent since.
-  for (const row of readCases(deps.sql, "running").filter((one) => !one.created)) {
-    const prepared = withRunBudget(await prepareCase(deps.env, spec, row), runBudgetOf(row.reservedUsd, judgeHolds(spec, row)));
-    if ((await makeRun(deps, row.n, prepared)) === "retry") next = "retry";
+  const made = await Promise.all(
+    readCases(deps.sql, "running")
+      .filter((one) => !one.created)
+      .map(async (row) => {
+        const prepared = withRunBudget(await prepareCase(deps.env, spec, row), runBudgetOf(row.reservedUsd, judgeHolds(spec, row)));
+        keepRecording(deps, row.n, prepared);
+        return makeRun(deps, row.n, prepared);
+      }),
+  );
+  return made.includes("retry") ? "retry" : "idle";
+}
+
+/** The case's preparation: the one started ahead for it when it did not fail, else a new one. */
+async function preparedCase(deps: StepDeps, spec: ExperimentSpec, row: CaseRow): Promise<PreparedCase> {
+  return (await deps.prepared.get(row.n)) ?? prepareCase(deps.env, spec, row);
+}
+
+/** Starts preparing the cases that start next (as many as `concurrency`), so that their reads are done by the time there is room. */
+function prepareAhead(deps: StepDeps, spec: ExperimentSpec): void {
+  for (const row of readCases(deps.sql, "pending", spec.concurrency)) {
+    if (!deps.prepared.has(row.n)) deps.prepared.set(row.n, prepareCase(deps.env, spec, row).catch(() => undefined));
   }
+}
+
+/** Keeps what preparing a recorded case read of its recording, for its scoring. */
+function keepRecording(deps: StepDeps, n: number, prepared: PreparedCase): void {
+  if (prepared.kind === "fork") deps.recordings.set(n, prepared.recording);
+}
+
+/**
+ * Starts what may start, as many as `concurrency` leaves room for: the next pending cases are
+ * prepared at once (reads only), then decided one after another in their order, each marked running
+ * (committed) before any run is made, then their runs made at once. "retry" when a run object
+ * could not be reached.
+ */
+async function startPending(deps: StepDeps, spec: ExperimentSpec): Promise<NextStep> {
+  let next: NextStep = "idle";
   const minUsd = limitsOf(deps.env).experimentCaseMinUsd;
-  for (const row of readCases(deps.sql, "pending")) {
-    if ((countStates(deps.sql).get("running") ?? 0) >= spec.concurrency) break;
-    const prepared = await prepareCase(deps.env, spec, row);
-    if (prepared.kind === "refused") {
-      settle(deps, row.n, "failed", prepared.outcome.ok ? "Refused." : prepared.outcome.error.message);
-      continue;
+  for (;;) {
+    const room = spec.concurrency - (countStates(deps.sql).get("running") ?? 0);
+    const rows = room > 0 ? readCases(deps.sql, "pending", room) : [];
+    if (rows.length === 0) break;
+    const prepared = await Promise.all(rows.map((row) => preparedCase(deps, spec, row)));
+    const starting: { n: number; prepared: PreparedCase }[] = [];
+    let waits = false;
+    for (const [index, row] of rows.entries()) {
+      const one = prepared[index]!;
+      if (one.kind === "refused") {
+        settle(deps, row.n, "failed", one.outcome.ok ? "Refused." : one.outcome.error.message);
+        continue;
+      }
+      const judge = judgeHolds(spec, row);
+      const decision = startDecision({ budgetUsd: spec.budgetUsd, spentUsd: spentOf(deps), reservedUsd: reservedUsd(deps.sql) }, { runBudgetUsd: one.budgetUsd, judgeCallsUsd: judge }, minUsd);
+      if (decision.kind === "wait") {
+        waits = true;
+        break;
+      }
+      if (decision.kind === "skip") {
+        const left = usd(Math.max(0, spec.budgetUsd - spentOf(deps)));
+        const judged = judge.length === 0 ? "" : ` beside its judge calls' $${usd(judge.reduce((sum, one) => sum + one, 0))}`;
+        settle(deps, row.n, "skipped", `Skipped: the experiment has $${left} of its budget left, less than the $${Math.min(one.budgetUsd, minUsd)} a case's run starts with${judged} (EXPERIMENT_CASE_MIN_USD, or the run's own budget when less).`);
+        continue;
+      }
+      deps.transaction(() => markStarting(deps.sql, row.n, one.run.id, decision.holdUsd));
+      deps.prepared.delete(row.n);
+      deps.crash?.("case-marked");
+      keepRecording(deps, row.n, one);
+      starting.push({ n: row.n, prepared: withRunBudget(one, decision.runBudgetUsd) });
     }
-    const judge = judgeHolds(spec, row);
-    const decision = startDecision({ budgetUsd: spec.budgetUsd, spentUsd: spentOf(deps), reservedUsd: reservedUsd(deps.sql) }, { runBudgetUsd: prepared.budgetUsd, judgeCallsUsd: judge }, minUsd);
-    if (decision.kind === "wait") break;
-    if (decision.kind === "skip") {
-      const left = usd(Math.max(0, spec.budgetUsd - spentOf(deps)));
-      const judged = judge.length === 0 ? "" : ` beside its judge calls' $${usd(judge.reduce((sum, one) => sum + one, 0))}`;
-      settle(deps, row.n, "skipped", `Skipped: the experiment has $${left} of its budget left, less than the $${Math.min(prepared.budgetUsd, minUsd)} a case's run starts with${judged} (EXPERIMENT_CASE_MIN_USD, or the run's own budget when less).`);
-      continue;
-    }
-    deps.transaction(() => markStarting(deps.sql, row.n, prepared.run.id, decision.holdUsd));
-    deps.crash?.("case-marked");
-    if ((await makeRun(deps, row.n, withRunBudget(prepared, decision.runBudgetUsd))) === "retry") next = "retry";
+    const made = await Promise.all(starting.map((one) => makeRun(deps, one.n, one.prepared)));
+    if (made.includes("retry")) next = "retry";
+    // A case that waits for the budget waits for a scored case to free some. Else the next round
+    // gives the room a failed or skipped case left to the next pending ones (none left: it ends).
+    if (waits) break;
   }
+  prepareAhead(deps, spec);
   return next;
 }
 
@@ -154,27 +216,27 @@ async function runSpent(env: Env, runId: string | undefined): Promise<number> {
   return view?.ok === true ? view.value.spentUsd : 0;
 }
 
-/** Scores the cases whose runs ended; "retry" when one's run had not ended after all. */
-async function scoreCases(deps: StepDeps, spec: ExperimentSpec): Promise<NextStep> {
-  let next: NextStep = "idle";
-  for (const row of readCases(deps.sql, "scoring")) {
-    const scored = await scoreCase(deps.env, spec, row, journalOf(deps, row.n));
-    if (scored.kind === "running") {
-      next = "retry";
-      continue;
-    }
-    if (scored.kind === "failed") {
-      settle(deps, row.n, "failed", scored.reason, await runSpent(deps.env, row.runId));
-      continue;
-    }
-    committed(deps, (logged) => {
-      finishCase(deps.sql, row.n, scored.result, scored.reason);
-      addSpent(deps.sql, scored.runSpentUsd, isoNow());
-      logCaseEnded(deps, row.n, logged);
-    });
-    deps.crash?.("case-scored");
-  }
-  return next;
+/** Scores the cases whose runs ended, at once, each committed on its own; "retry" when one's run had not ended after all. `ended`: how many cases it ended. */
+async function scoreCases(deps: StepDeps, spec: ExperimentSpec): Promise<{ next: NextStep; ended: number }> {
+  const outcomes = await Promise.all(
+    readCases(deps.sql, "scoring").map(async (row): Promise<"retry" | "ended"> => {
+      const scored = await scoreCase(deps.env, spec, row, journalOf(deps, row.n), deps.recordings.get(row.n));
+      if (scored.kind === "running") return "retry";
+      if (scored.kind === "failed") settle(deps, row.n, "failed", scored.reason, await runSpent(deps.env, row.runId));
+      else {
+        committed(deps, (logged) => {
+          finishCase(deps.sql, row.n, scored.result, scored.reason);
+          addSpent(deps.sql, scored.runSpentUsd, isoNow());
+          logCaseEnded(deps, row.n, logged);
+        });
+      }
+      deps.recordings.delete(row.n);
+      if (scored.kind === "scored") deps.crash?.("case-scored");
+      return "ended";
+    }),
+  );
+  const ended = outcomes.filter((one) => one === "ended").length;
+  return { next: outcomes.includes("retry") ? "retry" : "idle", ended };
 }
 
 /** Ends the experiment when no case is left to run or score. */
@@ -188,14 +250,21 @@ function endIfDone(deps: StepDeps): boolean {
   return true;
 }
 
+/**
+ * Scores the cases whose runs ended while the next ones start (a scored case still holds its share of
+ * the budget until it is committed, so a start never counts on it); once some ended, what waited for
+ * their budget or their room starts.
+ */
 export async function stepExperiment(deps: StepDeps): Promise<NextStep> {
   const experiment = readExperiment(deps.sql);
   if (experiment === undefined || experiment.status !== "running") return "idle";
-  const scoring = await scoreCases(deps, experiment.spec);
-  const starting = await startCases(deps, experiment.spec);
+  const { spec } = experiment;
+  const remade = await remakeCases(deps, spec);
+  const [scoring, starting] = await Promise.all([scoreCases(deps, spec), startPending(deps, spec)]);
+  const after = scoring.ended > 0 ? await startPending(deps, spec) : "idle";
   if (endIfDone(deps)) return "idle";
   if ((countStates(deps.sql).get("scoring") ?? 0) > 0) return "now";
-  return scoring === "retry" || starting === "retry" ? "retry" : "idle";
+  return [remade, scoring.next, starting, after].includes("retry") ? "retry" : "idle";
 }
 
 /** Cancels what has not ended: pending and scoring cases at once, running ones with their runs (what those spent is counted). */

@@ -125,9 +125,10 @@ function caseOf(sql: SqlStorage, raw: RawCase): CaseRow {
   return row;
 }
 
-export function readCases(sql: SqlStorage, state?: CaseState): CaseRow[] {
+/** The cases (in `state`), in their order; the first `limit` of them when given. */
+export function readCases(sql: SqlStorage, state?: CaseState, limit = -1): CaseRow[] {
   if (!hasExperiment(sql)) return [];
-  const rows = state === undefined ? sql.exec<RawCase>("SELECT * FROM experiment_case ORDER BY n") : sql.exec<RawCase>("SELECT * FROM experiment_case WHERE state = ? ORDER BY n", state);
+  const rows = state === undefined ? sql.exec<RawCase>("SELECT * FROM experiment_case ORDER BY n LIMIT ?", limit) : sql.exec<RawCase>("SELECT * FROM experiment_case WHERE state = ? ORDER BY n LIMIT ?", state, limit);
   return rows.toArray().map((raw) => caseOf(sql, raw));
 }
 

@@ -1,6 +1,6 @@
 // A status change, told to whoever listens: the subject's inbox (every change of a run that has a
 // subject), the schedule whose fire made the run (every change: its index of runs, and when the run
-// ends, its overlap), the index of the runs of the stored agent it was made from (every change), the experiment whose case the run is (every change: the case ends with it), a child run's parent (every change: its record of the child, and the end) and the webhook receivers (waiting and the three ends), as outbox rows. Called inside
+// ends, its overlap), the index of the runs of the stored agent it was made from (every change), the experiment whose case the run is (its end and its wait: the case ends with them), a child run's parent (every change: its record of the child, and the end) and the webhook receivers (waiting and the three ends), as outbox rows. Called inside
 // the change's own transaction, right after the run row was updated: the rows commit with the
 // change or not at all, and the alarm delivers them (src/durable/outbox/outbox.ts).
 import type { InboxEvent, InboxEventType, WebhookEventType, WebhookPayload } from "../../api/types";
@@ -56,7 +56,9 @@ export function reportChange(engine: EngineContext, type: InboxEventType, detail
     const event: InboxEvent = { type, run: summary };
     insertOutbox(sql, { channel: "agent", agentName: run.agent.name, eventId, type, version, body: JSON.stringify(event) }, now);
   }
-  if (run.experiment !== undefined) {
+  // An experiment waits for its case's end (or its wait) alone: a row of any other change would be a
+  // delivery the end queues behind (one batch of a channel is in flight at a time).
+  if (run.experiment !== undefined && (type === "run-ended" || type === "run-waiting")) {
     const event: InboxEvent = { type, run: summary };
     insertOutbox(sql, { channel: "experiment", experimentId: run.experiment.id, eventId, type, version, body: JSON.stringify(event) }, now);
   }
