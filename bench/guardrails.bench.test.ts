@@ -52,7 +52,7 @@ async function perStep({ loopGuards, ...setup }: Setup): Promise<number> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const log = (line: string) => console.log(`[bench:guardrails] ${line}`);
 
-const PAIRS = 9;
+const PAIRS = 15;
 
 /** `on` and `off` alternated, the order swapped each pair, after one unmeasured pair (the isolate's code warm for both). */
 async function compare(name: string, off: Setup, on: Setup): Promise<void> {
