@@ -49,16 +49,39 @@ function verdictOf(key: string, step: number, guardrail: LoopGuardrail, subject:
   const action: GuardrailAction = checked.pass ? "pass" : onFail;
   const value: GuardrailStepValue = { pass: checked.pass, reason: checked.reason, costUsd, action };
   const event: GuardrailEvent = { type: "guardrail", key, step, name: guardrail.name, stage: guardrail.stage, pass: checked.pass, action, reason: checked.reason, costUsd };
-  if (subject.stage === "tool") Object.assign(event, { callId: subject.callId, tool: subject.name });
+  if (subject.stage === "tool") {
+    event.callId = subject.callId;
+    event.tool = subject.name;
+  }
   return { value, event };
 }
 
+type Told = { value: GuardrailStepValue; event: GuardrailEvent };
+
+function inlineVerdict(key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, checked: GuardrailCheck, onFail: Exclude<GuardrailAction, "pass">): Told {
+  const { value, event } = verdictOf(key, step, guardrail, subject, { pass: checked.pass, reason: checked.reason }, onFail);
+  event.inline = true;
+  return { value, event };
+}
+
+/**
+ * A pure check's verdict and its inline event, asked at once (no step, nothing spent), told by the
+ * caller; undefined when the check has no answer at once (no `decide`: pureVerdict asks it). No
+ * promise is made: a tool call's data checks are asked on every call (BENCHMARKS.md, issue 50).
+ */
+export function pureVerdictNow(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Told | undefined {
+  if (guardrail.decide === undefined) return undefined;
+  state.signal.throwIfAborted();
+  return inlineVerdict(key, step, guardrail, subject, guardrail.decide(subject), onFail);
+}
+
 /** A pure check's verdict and its inline event, asked at once (no step, nothing spent), told by the caller. A cancel is checked as a new step's is. */
-export async function pureVerdict(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Promise<{ value: GuardrailStepValue; event: GuardrailEvent }> {
+export async function pureVerdict(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Promise<Told> {
+  const now = pureVerdictNow(state, key, step, guardrail, subject, onFail);
+  if (now !== undefined) return now;
   state.signal.throwIfAborted();
   const checked = await guardrail.check(subject, { signal: state.signal, key, budgetLeftUsd: Number.POSITIVE_INFINITY });
-  const { value, event } = verdictOf(key, step, guardrail, subject, { pass: checked.pass, reason: checked.reason }, onFail);
-  return { value, event: { ...event, inline: true } };
+  return inlineVerdict(key, step, guardrail, subject, checked, onFail);
 }
 
 /** A pure check: its verdict told inline at once. */

@@ -44,6 +44,8 @@ export type LoopGuardrail = {
    * with the next step's commit (`inline` on the event). Asked nothing outside, it costs nothing.
    */
   pure?: true;
+  /** A pure check's answer at once, with no promise made (the data kinds): the loop asks this, when given, instead of `check`. */
+  decide?: (subject: GuardrailSubject) => GuardrailCheck;
   check(subject: GuardrailSubject, context: GuardrailContext): Promise<GuardrailCheck>;
 };
 

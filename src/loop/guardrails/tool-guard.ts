@@ -6,7 +6,7 @@
 import type { LoopState } from "../loop-state";
 import type { CallPlan } from "../tool-calls/plan-call";
 import type { ToolCall } from "../types";
-import { guardrailKeys, guardrailStep, guardrailsAt, pureVerdict } from "./guardrail-step";
+import { guardrailKeys, guardrailStep, guardrailsAt, pureVerdict, pureVerdictNow } from "./guardrail-step";
 import type { GuardrailEvent, GuardrailStepValue, GuardrailTrip } from "./guardrail-types";
 
 type Planned = { call: ToolCall; plan: CallPlan; toolset?: string };
@@ -55,7 +55,7 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
         const key = guardrailKeys.tool(step, call.id, guardrail.name);
         let verdict: GuardrailStepValue;
         if (guardrail.pure === true && item.plan.kind === "run") {
-          const told = await pureVerdict(state, key, step, guardrail, subject, onFail);
+          const told = pureVerdictNow(state, key, step, guardrail, subject, onFail) ?? (await pureVerdict(state, key, step, guardrail, subject, onFail));
           verdict = told.value;
           if (verdict.pass) held.push(told.event);
           else {
