@@ -8,13 +8,16 @@
 //
 //   node bench/ts.mjs bench/loop-guards.ts [--steps 1000] [--rounds 21] [--guardrails]
 //
-// `--guardrails`: the hook for the guardrails' figure (issue 50's "three data guardrails"): a variant
-// whose options add them goes into VARIANTS once the loop takes them; until then the flag says so.
+// `--guardrails`: two more variants, issue 50's case: three data guardrails on each tool call (a
+// regex, a deny list, a size limit), and those with every loop detector. Their verdicts are told
+// as events here and nothing writes them: bench:guardrails times the step with its journal and events.
 import { cpus, loadavg } from "node:os";
 import { runToolLoop } from "../src/loop";
 import type { RunToolLoopOptions, Step, ToolSpec } from "../src/loop/types";
 import { createScriptedProvider } from "../src/providers/scripted/scripted";
 import { arg } from "./support/args";
+import { buildGuardrails } from "../src/tools/guardrails/build-guardrails";
+import type { Guardrails } from "../src/api/types";
 
 const log = (line: string) => console.log(`[bench:loop-guards] ${line}`);
 const steps = arg("steps", 1000);
@@ -38,7 +41,19 @@ const VARIANTS: Variant[] = [
   { name: "off", tune: () => {} },
   { name: "loop guards on", tune: (options) => void (options.loopGuards = {}) },
 ];
-if (process.argv.includes("--guardrails")) log("--guardrails: no guardrails in this checkout yet; add their variant to VARIANTS (options with three data guardrails, and loopGuards: {}).");
+const THREE: Guardrails = {
+  tool: [
+    { name: "no-shell", type: "regex", pattern: "rm\\s+-rf|sudo\\s", ignoreCase: true },
+    { name: "no-secrets", type: "deny", words: ["password", "api_key", "BEGIN PRIVATE KEY"] },
+    { name: "small", type: "size", maxChars: 2_000 },
+  ],
+};
+/** The data kinds need neither of their deps. */
+const dataOnly = () => buildGuardrails(THREE, { http: undefined as never, model: () => ({ problem: "none" }) });
+if (process.argv.includes("--guardrails")) {
+  VARIANTS.push({ name: "three data guardrails", tune: (options) => void (options.guardrails = dataOnly()) });
+  VARIANTS.push({ name: "guardrails + loop guards", tune: (options) => void ((options.guardrails = dataOnly()), (options.loopGuards = {})) });
+}
 
 async function once(variant: Variant): Promise<number> {
   const turns = script();

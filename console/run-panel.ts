@@ -192,6 +192,10 @@ export class RunPanel {
         return this.setSpent(event.spentUsd);
       }
       case "tool-call": {
+        // The data checks it passed, carried by the call's event: a line each, as a verdict told alone has.
+        for (const pass of event.guardrailsPassed ?? []) {
+          this.timeline.append(el("li", { className: "guardrail", attrs: { "data-step": String(event.step), "data-pass": "true" } }, el("p", { text: `Guardrail ${pass.name} (tool · ${event.name}) passed: ${pass.reason}` })));
+        }
         const call = this.call(event.step, event.callId, event.name, event.input);
         call.dataset.state = "running";
         call.querySelector(".result")!.textContent = "running…";

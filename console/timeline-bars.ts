@@ -104,6 +104,10 @@ export function timelineBars(events: readonly StoredRunEvent[], nowMs: number): 
         break;
       }
       case "tool-call": {
+        // The data checks the call passed, carried by its event: a bar each, as a verdict told alone has.
+        for (const [i, pass] of (event.guardrailsPassed ?? []).entries()) {
+          close(open({ id: `guardrail/${event.seq}/${i}`, kind: "guardrail", label: `guardrail ${pass.name} (tool · ${event.name}): pass`, step: event.step, startMs: before, costUsd: 0 }), at, "ok", 0);
+        }
         if (openBar(`tool/${event.callId}`) === undefined) open({ id: `tool/${event.callId}`, kind: "tool", label: event.name, step: event.step, startMs: at, costUsd: 0 });
         break;
       }

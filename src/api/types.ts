@@ -359,7 +359,8 @@ export type RunEvent =
   | { type: "elicitation-failed"; callId: string; message: string }
   | { type: "model"; step: number; text: string; toolCalls: ToolCall[]; usage: Usage; costUsd: number; spentUsd: number; stopReason: StopReason; providerToolCalls?: ToolCall[] }
   | { type: "compaction"; step: number; mode: "native" | "summary"; reason: "threshold" | "overflow" | "request"; tokensBefore: number; tokensAfter: number }
-  | { type: "tool-call"; step: number; callId: string; name: string; input: unknown; toolset?: string }
+  /** `guardrailsPassed`: the data-kind tool checks the call passed, each a verdict `pass` (docs/guardrails.md). */
+  | { type: "tool-call"; step: number; callId: string; name: string; input: unknown; toolset?: string; guardrailsPassed?: { name: string; reason: string }[] }
   /** An async HTTP tool took the job (202): the run waits for its result until `deadline`. */
   | { type: "tool-started"; step: number; callId: string; name: string; deadline: string }
   | { type: "tool-result"; step: number; callId: string; name: string; ok: boolean; summary: string; error?: string; costUsd: number; toolset?: string; notRun?: true }

@@ -7,7 +7,7 @@ import { createRepeatGuard, type RepeatGuard } from "./guards/repeat-guard";
 import { createLoopTracker, type LoopTracker } from "./guards/loops/loop-tracker";
 import type { LoopGuards } from "./guards/loops/loop-policy";
 import type { RequestView } from "./context/request-view";
-import type { GuardrailTrip } from "./guardrails/guardrail-types";
+import type { GuardrailEvent, GuardrailTrip } from "./guardrails/guardrail-types";
 import { providerToolDefinition, toToolDefinition } from "./tool-calls/tool-definition";
 import { isToolsetCall } from "./tool-calls/toolset";
 import { addUsd } from "../lib/money";
@@ -65,6 +65,8 @@ export type LoopState = {
   guardrailNote?: string;
   /** An input check failed on messages taken while the run worked (incoming.ts): the loop stops with it. */
   inputTrip?: GuardrailTrip;
+  /** The turn's calls that passed every pure tool check, by call id: their `tool-call` events carry the verdicts (tool-guard.ts). */
+  guardrailsPassed?: Map<string, GuardrailEvent[]>;
   /** Retries each output check has given the model so far (output-guard.ts). */
   outputRetries: Map<string, number>;
   reminded: boolean;

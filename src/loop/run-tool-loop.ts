@@ -22,7 +22,7 @@ import { addUsd } from "../lib/money";
 import { checkLoop, type LoopOutcome } from "./guards/loops/loop-check";
 import { checkInput } from "./guardrails/input-guard";
 import { checkOutput } from "./guardrails/output-guard";
-import { guardTurn } from "./guardrails/tool-guard";
+import { guardTurn, tellUnrun } from "./guardrails/tool-guard";
 import type { GuardrailTrip } from "./guardrails/guardrail-types";
 
 type Stop = {
@@ -144,7 +144,10 @@ async function processTurn(state: LoopState, step: number, message: AssistantMes
       waiting = joinWait(waiting, plan.asked);
     } else {
       const value = await answerWith(state, call, toolStep(state, step, call, plan.spec, plan.input, started.get(call.id)));
+      state.guardrailsPassed?.delete(call.id);
       if (state.finishTools.has(call.name) && !value.isError) {
+        // The calls after a hand-in never run: the checks they passed are told on their own.
+        tellUnrun(state);
         const final = value.value !== undefined ? value.value : value.content;
         return { stoppedBy: call.name === state.outputTool ? "done" : "finish-tool", final, hasFinal: true };
       }

@@ -2,7 +2,7 @@
 // and the loop's own options and results, so the service and the library speak one language.
 import type { z } from "zod";
 import type { LoopGuards, LoopPolicy, LoopTrip } from "./guards/loops/loop-policy";
-import type { GuardrailEvent, GuardrailTrip, LoopGuardrail } from "./guardrails/guardrail-types";
+import type { GuardrailEvent, GuardrailPass, GuardrailTrip, LoopGuardrail } from "./guardrails/guardrail-types";
 import type { TextPart, ImagePart, ContentPart, Content, ToolCall, UserMessage, AssistantMessage, ToolMessage, ChatMessage, Usage, ServerToolUse, StopReason, StoppedBy, CompactionMode, MessageMode } from "./message-types";
 
 export type * from "./guardrails/guardrail-types";
@@ -328,7 +328,8 @@ export type LoopEvent =
   | { type: "text"; step: number; delta: string }
   /** The text streamed so far for this step is void: its model call failed and is tried again. */
   | { type: "text-reset"; step: number }
-  | { type: "tool-call"; key: string; step: number; callId: string; name: string; input: unknown; toolset?: string }
+  /** `guardrailsPassed`: the pure tool checks the call passed (guardrails/tool-guard.ts), when it has any. */
+  | { type: "tool-call"; key: string; step: number; callId: string; name: string; input: unknown; toolset?: string; guardrailsPassed?: GuardrailPass[] }
   | StoredLoopEvent
   /** A model call and its tool calls are done: the run's spend after them, tool costs included. */
   | { type: "step"; key: string; step: number; spentUsd: number }

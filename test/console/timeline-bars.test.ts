@@ -182,4 +182,23 @@ describe("formatDuration", () => {
     );
     expect(brief(timeline.bars).find(([id]) => id === "child/h")).toEqual(["child/h", 330, 5_340, "ok", 0.03]);
   });
+
+  it("the data checks a tool call passed, carried by its tool-call event, are a passing guardrail bar each, before the call's", () => {
+    const timeline = timelineBars(
+      events(
+        [0, { type: "step-start", step: 1, last: false }],
+        [100, model(1, 0.001, 0.001)],
+        [110, { type: "tool-call", step: 1, callId: "a", name: "lookup", input: {}, guardrailsPassed: [{ name: "no-shell", reason: "No match." }, { name: "small", reason: "2 characters, at most 100." }] }],
+        [200, { type: "tool-result", step: 1, callId: "a", name: "lookup", ok: true, summary: "ok", costUsd: 0 }],
+      ),
+      T0 + 1_000,
+    );
+    expect(brief(timeline.bars)).toEqual([
+      ["model/1", 0, 100, "ok", 0.001],
+      ["guardrail/3/0", 100, 110, "ok", 0],
+      ["guardrail/3/1", 100, 110, "ok", 0],
+      ["tool/a", 110, 200, "ok", 0],
+    ]);
+    expect(timeline.bars.slice(1, 3).map((bar) => bar.label)).toEqual(["guardrail no-shell (tool · lookup): pass", "guardrail small (tool · lookup): pass"]);
+  });
 });

@@ -121,6 +121,32 @@ describe("events held for the next commit", () => {
     expect(await viewOf(stub)).toMatchObject({ status: "finished", finalText: "Done.", steps: 4 });
     expect((await eventRows(stub)).map(({ type, dedupe }) => ({ type, dedupe }))).toEqual(expectedLog);
   });
+  it("an older database's step_commit_v1 that carried three events is made again when the object wakes, and its run goes on", async () => {
+    const { stub } = await createRun(body);
+    await runInDurableObject(typed(stub), async (_instance, state) => {
+      await runSlice(engineFor(state, { sliceSteps: 2 }), new AbortController());
+      const { sql } = state.storage;
+      // The view and trigger as the release before made them: three events a statement.
+      sql.exec("DROP VIEW step_commit_v1");
+      sql.exec(`CREATE VIEW step_commit_v1 AS SELECT
+        NULL AS key, NULL AS value, NULL AS cost, NULL AS usd, NULL AS steps, NULL AS stop_reason, NULL AS at,
+        NULL AS seq, NULL AS e1, NULL AS e2, NULL AS e3, NULL AS d1, NULL AS d2, NULL AS d3, NULL AS span_key, NULL AS span, NULL AS now_ms`);
+      sql.exec(`CREATE TRIGGER step_commit_v1_insert INSTEAD OF INSERT ON step_commit_v1 BEGIN
+        INSERT INTO journal (key, value, cost) VALUES (NEW.key, NEW.value, NEW.cost);
+        INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq, NEW.d1, NEW.at, NEW.e1 WHERE NEW.e1 IS NOT NULL;
+        INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 1, NEW.d2, NEW.at, NEW.e2 WHERE NEW.e2 IS NOT NULL;
+        INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 2, NEW.d3, NEW.at, NEW.e3 WHERE NEW.e3 IS NOT NULL;
+        UPDATE run SET steps = steps + NEW.steps, spent_usd = ROUND(spent_usd + NEW.usd, 6), updated_at = NEW.at, stop_reason = COALESCE(NEW.stop_reason, stop_reason);
+        INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', NEW.span_key, 'step', 0, NEW.span, NEW.now_ms, NEW.now_ms WHERE NEW.span IS NOT NULL;
+      END`);
+    });
+    await evictDurableObject(stub);
+    await drive(stub);
+    expect(await viewOf(stub)).toMatchObject({ status: "finished", finalText: "Done.", steps: 4 });
+    expect((await eventRows(stub)).map(({ type, dedupe }) => ({ type, dedupe }))).toEqual(expectedLog);
+    const view = await runInDurableObject(typed(stub), async (_instance, state) => state.storage.sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'step_commit_v1'").one().sql);
+    expect(view).toContain("NULL AS e8");
+  });
 });
 
 describe("RUN_BYTES_LIMIT between two asks of the database's size", () => {

@@ -194,4 +194,37 @@ describe("pure checks (the data kinds)", () => {
     expect(again).toEqual(first);
     expect(pure.seen).toHaveLength(2);
   });
+
+  it("a call that runs carries the verdicts of the pure checks it passed on its tool-call event, and no guardrail event is told for them", async () => {
+    const checks = [{ ...wordCheck("tool", "rm -rf"), pure: true as const }, { ...wordCheck("tool", "sudo"), pure: true as const }];
+    const turns = [{ toolCalls: [call("echo", { text: "ls" }, "ok")] }, { text: "Listed." }];
+    const store = new Map<string, unknown>();
+    const told: { type: string }[] = [];
+    await runToolLoop(base({ generate: scriptedModel(turns).generate, tools: [echoTool()], guardrails: checks, step: memoryJournal(store).step, onStep: (event) => (event.type === "guardrail" || event.type === "tool-call") && told.push(event) }));
+    expect(told).toEqual([{ type: "tool-call", key: "tool/1/ok", step: 1, callId: "ok", name: "echo", input: { text: "ls" }, guardrailsPassed: [{ name: "no-rm -rf", reason: "Fine." }, { name: "no-sudo", reason: "Fine." }] }]);
+    // A replay reads the call's step back: it tells neither the call nor its verdicts again.
+    const again: unknown[] = [];
+    await runToolLoop(base({ generate: scriptedModel(turns).generate, tools: [echoTool()], guardrails: checks, step: memoryJournal(store).step, onStep: (event) => (event.type === "guardrail" || event.type === "tool-call") && again.push(event) }));
+    expect(again).toEqual([]);
+  });
+
+  it("a failure is told with the passes before it, each its own guardrail event, in the order checked; so is a pass on a call that waits, or that a hand-in left unrun", async () => {
+    const pass = { ...wordCheck("tool", "zzz"), pure: true as const };
+    const fail = { ...wordCheck("tool", "rm -rf"), pure: true as const };
+    const events = (told: { type: string; name?: string; pass?: boolean; callId?: string; guardrailsPassed?: unknown }[]) => told.map((event) => (event.type === "guardrail" ? `${event.callId} ${event.name} ${event.pass}` : `call ${event.callId}${event.guardrailsPassed === undefined ? "" : " +passes"}`));
+    const rejected: { type: string }[] = [];
+    await runToolLoop(base({ generate: scriptedModel([{ toolCalls: [call("echo", { text: "rm -rf /" }, "bad")] }, { text: "No." }]).generate, tools: [echoTool()], guardrails: [pass, fail], onStep: (event) => (event.type === "guardrail" || event.type === "tool-call") && rejected.push(event) }));
+    expect(events(rejected)).toEqual(["bad no-zzz true", "bad no-rm -rf false", "call bad"]);
+    // Approval first: the call waits, so its pass is told on its own before the wait.
+    const waiting: { type: string }[] = [];
+    const asked = await runToolLoop(base({ generate: scriptedModel([{ toolCalls: [call("echo", { text: "x" }, "w")] }]).generate, tools: [{ ...echoTool(), approval: true }], guardrails: [pass], onStep: (event) => (event.type === "guardrail" || event.type === "tool-call") && waiting.push(event) }));
+    expect(asked.stoppedBy).toBe("asked");
+    expect(events(waiting)).toEqual(["w no-zzz true"]);
+    // A finish tool's hand-in ends the turn: the call after it never runs, and its pass is told on its own.
+    const finish = echoTool("finish");
+    const handIn: { type: string }[] = [];
+    const done = await runToolLoop(base({ generate: scriptedModel([{ toolCalls: [call("finish", { text: "a" }, "f"), call("echo", { text: "b" }, "late")] }]).generate, tools: [finish, echoTool()], finishTools: ["finish"], guardrails: [pass], onStep: (event) => (event.type === "guardrail" || event.type === "tool-call") && handIn.push(event) }));
+    expect(done.stoppedBy).toBe("finish-tool");
+    expect(events(handIn)).toEqual(["call f +passes", "late no-zzz true"]);
+  });
 });

@@ -7,7 +7,7 @@ import { createLoopTracker } from "../../src/loop/guards/loops/loop-tracker";
 import { emptyAlternation, nextAlternationTurn } from "../../src/loop/guards/loops/alternation";
 import { emptySameCall, MAX_TRACKED_CALLS, nextSameCall } from "../../src/loop/guards/loops/same-call";
 import { emptySameText, nextSameText, normalizeText } from "../../src/loop/guards/loops/same-text";
-import { emptyNoProgress, endTurn, seeResult } from "../../src/loop/guards/loops/no-progress";
+import { emptyNoProgress, endTurn, MAX_TRACKED_RESULTS, seeResult } from "../../src/loop/guards/loops/no-progress";
 import { DEFAULT_LOOP_GUARDS, tripsOf, verdictOf } from "../../src/loop/guards/loops/loop-policy";
 import type { ChatMessage } from "../../src/loop/types";
 
@@ -81,6 +81,32 @@ describe("same call", () => {
     expect(state.counts.size).toBe(MAX_TRACKED_CALLS);
     expect(state.counts.has("call-0")).toBe(false);
     expect(state.counts.has(`call-${MAX_TRACKED_CALLS + 9}`)).toBe(true);
+  });
+
+  it("a call made again is the newest: over many turns of new calls and repeats, the ones forgotten are always those made longest ago", () => {
+    let state = emptySameCall();
+    // Every turn a new call and a repeat of the one made 100 turns ago (so it stays): 3000 turns.
+    const lastMade = new Map<string, number>();
+    for (let turn = 0; turn < 3000; turn++) {
+      const calls = [`new-${turn}`, ...(turn >= 100 ? [[...lastMade].find(([, at]) => at === turn - 100)?.[0] ?? `new-${turn - 100}`] : [])];
+      state = nextSameCall(state, calls).state;
+      for (const call of calls) lastMade.set(call, turn);
+    }
+    const newest = [...lastMade].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, MAX_TRACKED_CALLS).map(([call]) => call);
+    expect(state.counts.size).toBe(MAX_TRACKED_CALLS);
+    expect([...state.counts.keys()].sort()).toEqual(newest.sort());
+  });
+});
+
+describe("no progress, bounded", () => {
+  it("keeps at most MAX_TRACKED_RESULTS hashes, forgetting the oldest: a result seen long ago is new again", () => {
+    let state = emptyNoProgress();
+    for (let i = 0; i < MAX_TRACKED_RESULTS * 3; i++) state = seeResult(state, `r${i}`).state;
+    expect(state.seen.size).toBe(MAX_TRACKED_RESULTS);
+    expect(seeResult(state, `r${MAX_TRACKED_RESULTS * 3 - 1}`).fresh).toBe(false);
+    // The oldest kept (through a turn's end, which keeps the set), then one forgotten long ago.
+    expect(seeResult(endTurn(state, false), `r${MAX_TRACKED_RESULTS * 2}`).fresh).toBe(false);
+    expect(seeResult(state, "r0").fresh).toBe(true);
   });
 });
 

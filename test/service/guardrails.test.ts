@@ -103,6 +103,30 @@ describe("tool checks", () => {
     expect(await countFor(`${run.id}/s1/tool/1/o`)).toBe(1);
     expect(await verdicts(run.id)).toMatchObject([{ name: "gate", callId: "s", pass: false, action: "reject", reason: "signed tool check: holds rm" }]);
   });
+
+  it("the data checks a call that runs passed are on its tool-call event (guardrailsPassed), stored once, with no guardrail event of their own", async () => {
+    const { run } = await startRun({
+      messages: [{ role: "user", content: "go" }],
+      tools: [counted()],
+      minAnswerChars: 0,
+      guardrails: { tool: [{ name: "no-shell", type: "regex", pattern: "rm\\s" }, { name: "no-secrets", type: "deny", words: ["password"] }, { name: "small", type: "size", maxChars: 100 }] },
+      script: [{ toolCalls: [{ id: "c", name: "counted", input: { n: 3 } }] }, { text: "Done." }],
+    });
+    await driveRun(run.id);
+    const events = await storedEvents(stubFor(run.id));
+    expect(events.filter((event) => event.type === "tool-call")).toMatchObject([
+      {
+        callId: "c",
+        guardrailsPassed: [
+          { name: "no-shell", reason: "The text does not match /rm\\s/." },
+          { name: "no-secrets", reason: "The text contains no denied word." },
+          { name: "small", reason: "7 characters, at most 100." },
+        ],
+      },
+    ]);
+    expect(await verdicts(run.id)).toEqual([]);
+    expect(await countFor(`${run.id}/s1/tool/1/c`)).toBe(1);
+  });
 });
 
 describe("output checks", () => {

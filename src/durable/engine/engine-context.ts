@@ -28,4 +28,9 @@ export type EngineContext = {
   held?: HeldEvents;
   /** How the provider waits between retries (tests record the waits instead of sleeping). */
   retrySleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Runs with no loop detectors at all, which no body can ask for (every run has the defaults):
+   * the "off" of bench:guardrails' issue-50 case. Never set by the run object.
+   */
+  withoutLoopGuards?: true;
 };

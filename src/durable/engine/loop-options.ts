@@ -61,7 +61,7 @@ export function loopOptions(
     r2BlobStore(env.BLOBS),
   );
   const prices = provider.prices?.(run.model);
-  return loopOptionsOf({
+  const options = loopOptionsOf({
     body,
     model: run.model,
     segment,
@@ -95,4 +95,6 @@ export function loopOptions(
     guardrails: runGuardrails(engine, run, body.guardrails, prefix),
     ...(prices === undefined ? {} : { prices }),
   });
+  if (engine.withoutLoopGuards === true) delete options.loopGuards;
+  return options;
 }

@@ -51,8 +51,8 @@ export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string,
     case "step-start":
       return { kind: "log", event: { type: "step-start", step: stepsBefore + event.step, last: event.last }, dedupe: `${prefix}step-start/${event.key}` };
     case "tool-call": {
-      const { callId, name, input, toolset } = event;
-      const logged: RunEvent = { type: "tool-call", step: stepsBefore + event.step, callId, name, input, ...(toolset === undefined ? {} : { toolset }) };
+      const { callId, name, input, toolset, guardrailsPassed } = event;
+      const logged: RunEvent = { type: "tool-call", step: stepsBefore + event.step, callId, name, input, ...(toolset === undefined ? {} : { toolset }), ...(guardrailsPassed === undefined ? {} : { guardrailsPassed }) };
       return { kind: "log", event: logged, dedupe: `${prefix}tool-call/${event.key}` };
     }
     case "text":

@@ -3,6 +3,7 @@
 // does not store), and when a wait began for its wait span: an async tool's start, or a child run's
 // (an agent call waits for its child: `wait child`).
 import type { GuardrailEvent, LoopEvent, StepOutput } from "../../loop/types";
+import { passedVerdicts } from "../../loop/guardrails/guardrail-step";
 import type { EngineContext } from "../engine/engine-context";
 import type { RunRow } from "../run/run-store";
 import { readChild } from "../children/child-store";
@@ -25,7 +26,11 @@ export function stepSpanHook(engine: EngineContext, run: RunRow, segment: number
   let verdicts: GuardrailEvent[] = [];
   return {
     onLoopEvent: (event) => {
-      if (event.type === "tool-call") calls.set(event.key, { name: event.name, callId: event.callId, input: event.input });
+      if (event.type === "tool-call") {
+        calls.set(event.key, { name: event.name, callId: event.callId, input: event.input });
+        // The pure checks it passed, carried by the event: a span each, as a verdict told alone has.
+        if (event.guardrailsPassed !== undefined) verdicts.push(...passedVerdicts(event));
+      }
       if (event.type === "guardrail" && event.inline === true) verdicts.push(event);
     },
     spanOf: (key, output, startedAt, endedAt) => {

@@ -1,12 +1,14 @@
 // One check as one journal step: the budget first (a model-graded check spends), then the check,
 // its verdict stored with a `guardrail` event. A replay reads the verdict back: no check is asked
 // twice once its answer is stored. A pure check (the data kinds) is no step: worked out again on a
-// replay, the same, its event told inline (the run writes it with the next commit, once). A check that throws stores nothing: the error ends the loop as
-// a failed model call's does (a retry of the run asks the check again).
+// replay, the same, its event told inline (the run writes it with the next commit, once); on a tool
+// call that runs, its passing verdict rides on the call's `tool-call` event instead (tool-guard.ts).
+// A check that throws stores nothing: the error ends the loop as a failed model call's does (a
+// retry of the run asks the check again).
 import { assertBudget, spentNow } from "../guards/budget";
 import { journaled, type LoopState } from "../loop-state";
 import { addUsd, usd } from "../../lib/money";
-import type { GuardrailAction, GuardrailCheck, GuardrailEvent, GuardrailStepValue, GuardrailSubject, LoopGuardrail } from "./guardrail-types";
+import type { GuardrailAction, GuardrailCheck, GuardrailEvent, GuardrailPass, GuardrailStepValue, GuardrailSubject, LoopGuardrail } from "./guardrail-types";
 
 export const guardrailKeys = {
   input: (name: string) => `guardrail/input/${name}`,
@@ -47,17 +49,54 @@ function verdictOf(key: string, step: number, guardrail: LoopGuardrail, subject:
   const action: GuardrailAction = checked.pass ? "pass" : onFail;
   const value: GuardrailStepValue = { pass: checked.pass, reason: checked.reason, costUsd, action };
   const event: GuardrailEvent = { type: "guardrail", key, step, name: guardrail.name, stage: guardrail.stage, pass: checked.pass, action, reason: checked.reason, costUsd };
-  if (subject.stage === "tool") Object.assign(event, { callId: subject.callId, tool: subject.name });
+  if (subject.stage === "tool") {
+    event.callId = subject.callId;
+    event.tool = subject.name;
+  }
   return { value, event };
 }
 
-/** A pure check: asked at once (no step, nothing spent), its verdict told inline. A cancel is checked as a new step's is. */
-async function pureStep(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Promise<GuardrailStepValue> {
+type Told = { value: GuardrailStepValue; event: GuardrailEvent };
+
+function inlineVerdict(key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, checked: GuardrailCheck, onFail: Exclude<GuardrailAction, "pass">): Told {
+  const { value, event } = verdictOf(key, step, guardrail, subject, { pass: checked.pass, reason: checked.reason }, onFail);
+  event.inline = true;
+  return { value, event };
+}
+
+/**
+ * A pure check's verdict and its inline event, asked at once (no step, nothing spent), told by the
+ * caller; undefined when the check has no answer at once (no `decide`: pureVerdict asks it). No
+ * promise is made: a tool call's data checks are asked on every call (BENCHMARKS.md, issue 50).
+ */
+export function pureVerdictNow(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Told | undefined {
+  if (guardrail.decide === undefined) return undefined;
+  state.signal.throwIfAborted();
+  return inlineVerdict(key, step, guardrail, subject, guardrail.decide(subject), onFail);
+}
+
+/** A pure check's verdict and its inline event, asked at once (no step, nothing spent), told by the caller. A cancel is checked as a new step's is. */
+export async function pureVerdict(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Promise<Told> {
+  const now = pureVerdictNow(state, key, step, guardrail, subject, onFail);
+  if (now !== undefined) return now;
   state.signal.throwIfAborted();
   const checked = await guardrail.check(subject, { signal: state.signal, key, budgetLeftUsd: Number.POSITIVE_INFINITY });
-  const { value, event } = verdictOf(key, step, guardrail, subject, { pass: checked.pass, reason: checked.reason }, onFail);
-  state.emit({ ...event, inline: true });
+  return inlineVerdict(key, step, guardrail, subject, checked, onFail);
+}
+
+/** A pure check: its verdict told inline at once. */
+async function pureStep(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Promise<GuardrailStepValue> {
+  const { value, event } = await pureVerdict(state, key, step, guardrail, subject, onFail);
+  state.emit(event);
   return value;
+}
+
+/**
+ * The inline `guardrail` events of the passing verdicts a `tool-call` event carries (its
+ * `guardrailsPassed`), as if each had been told alone: one span each (step-spans.ts).
+ */
+export function passedVerdicts(call: { step: number; callId: string; name: string; guardrailsPassed?: readonly GuardrailPass[] }): GuardrailEvent[] {
+  return (call.guardrailsPassed ?? []).map(({ name, reason }) => ({ type: "guardrail", key: guardrailKeys.tool(call.step, call.callId, name), step: call.step, name, stage: "tool", pass: true, action: "pass", reason, costUsd: 0, callId: call.callId, tool: call.name, inline: true }));
 }
 
 /** The checks of `stage`, in the order given (a tool check only for the tools it names). */

@@ -44,8 +44,17 @@ export type LoopGuardrail = {
    * with the next step's commit (`inline` on the event). Asked nothing outside, it costs nothing.
    */
   pure?: true;
+  /** A pure check's answer at once, with no promise made (the data kinds): the loop asks this, when given, instead of `check`. */
+  decide?: (subject: GuardrailSubject) => GuardrailCheck;
   check(subject: GuardrailSubject, context: GuardrailContext): Promise<GuardrailCheck>;
 };
+
+/**
+ * A passing verdict of a pure check on a tool call that runs, as its `tool-call` event carries it
+ * (`guardrailsPassed`) instead of a `guardrail` event of its own: the step stays one row of events
+ * for its call however many data checks it has (tool-guard.ts). Stage `tool`, action `pass`, cost 0.
+ */
+export type GuardrailPass = { name: string; reason: string };
 
 /** What a failed check did. `pass`: it passed. */
 export type GuardrailAction = "pass" | "stop" | "reject" | "ask" | "retry";

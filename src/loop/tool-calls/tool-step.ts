@@ -88,8 +88,10 @@ export function isStartWait(spec: AnyToolSpec): boolean {
   return spec.start !== undefined && spec.wait !== undefined;
 }
 
+/** The call's `tool-call` event, with the pure checks it passed (guardrails/tool-guard.ts). */
 function announce(state: LoopState, key: string, step: number, call: ToolCall, input: unknown): void {
-  state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input });
+  const passed = state.guardrailsPassed?.get(call.id)?.map(({ name, reason }) => ({ name, reason }));
+  state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input, ...(passed === undefined ? {} : { guardrailsPassed: passed }) });
 }
 
 /** The journaled start of a start + wait call; its cost counts once, here (a replay reads it back). */

@@ -3,7 +3,7 @@
 // signing keys, a model check's provider).
 import type { Guardrails, GuardrailRef, GuardrailStage } from "../../api/types";
 import type { GuardrailCheck, GuardrailContext, GuardrailSubject, LoopGuardrail } from "../../loop/types";
-import { dataCheck } from "./data-checks";
+import { dataCheck, type DataGuardrail } from "./data-checks";
 import { httpCheck, type HttpCheckDeps } from "./http-check";
 import { modelCheck, type ModelCheckDeps, type ModelGuardrail } from "./model-check";
 
@@ -37,11 +37,17 @@ export function buildGuardrails(guardrails: Guardrails | undefined, deps: Guardr
   if (guardrails === undefined) return [];
   return (["input", "tool", "output"] as const).flatMap((stage) =>
     (guardrails[stage] ?? []).map((ref): LoopGuardrail => {
-      const made: LoopGuardrail = { name: ref.name, stage, onFail: ref.onFail ?? DEFAULT_ON_FAIL[stage], check: checkOf(ref, deps) };
+      // A data kind's check made once (a schema compiles once), asked at once or as a promise.
+      const decide = isDataGuardrail(ref) ? dataCheck(ref as DataGuardrail) : undefined;
+      const check: Check = decide === undefined ? checkOf(ref, deps) : async (subject) => decide(subject);
+      const made: LoopGuardrail = { name: ref.name, stage, onFail: ref.onFail ?? DEFAULT_ON_FAIL[stage], check };
       if (ref.retries !== undefined) made.retries = ref.retries;
       if (ref.tools !== undefined) made.tools = ref.tools;
-      // The data kinds are pure: no journal step of their own (src/loop/guardrails/guardrail-step.ts).
-      if (isDataGuardrail(ref)) made.pure = true;
+      // The data kinds are pure: no journal step of their own, and asked with no promise made (src/loop/guardrails/guardrail-step.ts).
+      if (decide !== undefined) {
+        made.pure = true;
+        made.decide = decide;
+      }
       return made;
     }),
   );

@@ -12,10 +12,18 @@ export type DataGuardrail = Extract<GuardrailRef, { type: "regex" | "deny" | "js
 const QUOTE_MAX = 80;
 const quoted = (text: string) => JSON.stringify(text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX)}…` : text);
 
+/**
+ * The newest tool call's input as JSON: the loop checks one subject with each of the call's checks
+ * in turn (tool-guard.ts), so the text is made once for all of them. One entry, compared by
+ * identity: cheaper than a WeakMap's for the small inputs most calls have.
+ */
+let newest: { subject: GuardrailSubject; text: string } | undefined;
+
 /** The text a text kind reads. */
 export function textOf(subject: GuardrailSubject): string {
-  if (subject.stage === "tool") return JSON.stringify(subject.input ?? null);
-  return subject.text;
+  if (subject.stage !== "tool") return subject.text;
+  if (newest?.subject !== subject) newest = { subject, text: JSON.stringify(subject.input ?? null) };
+  return newest.text;
 }
 
 /** The value a JSON Schema check reads, or why there is none (text that is not JSON). */

@@ -46,7 +46,18 @@ export const runEventSchema = z
       tokensBefore: z.number(),
       tokensAfter: z.number().openapi({ description: "An estimate until the next model call reports." }),
     }),
-    z.object({ type: z.literal("tool-call"), step: z.number(), callId: z.string(), name: z.string(), input: z.unknown(), toolset: z.string().optional() }),
+    z.object({
+      type: z.literal("tool-call"),
+      step: z.number(),
+      callId: z.string(),
+      name: z.string(),
+      input: z.unknown(),
+      toolset: z.string().optional(),
+      guardrailsPassed: z
+        .array(z.object({ name: z.string(), reason: z.string() }))
+        .optional()
+        .openapi({ description: "The data-kind tool checks (regex, deny, json-schema, size) this call passed: each a verdict with stage tool, action pass, cost 0, carried here instead of a guardrail event of its own (docs/guardrails.md)." }),
+    }),
     z.object({ type: z.literal("child-started"), callId: z.string(), childId: z.string() }).openapi({ description: "An agent tool call started its child run." }),
     z.object({ type: z.literal("child-ended"), callId: z.string(), childId: z.string(), status: runStatusSchema, spentUsd: z.number() }),
     z.object({ type: z.literal("tool-started"), step: z.number(), callId: z.string(), name: z.string(), deadline: z.string() }),

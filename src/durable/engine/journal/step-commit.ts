@@ -1,4 +1,4 @@
-// A step's commit in one SQL statement: its journal row, its events (up to three: its own, and the
+// A step's commit in one SQL statement: its journal row, its events (up to eight: its own, and the
 // events held for it since the last commit — events/held-events.ts — each with its dedupe key), the
 // run's counters and its span (the outbox's `otel` row) are one INSERT into the view
 // `step_commit_v1`, whose INSTEAD OF trigger writes each row where it has always been. One statement
@@ -11,37 +11,43 @@
 // carried dedupe keys (no d1 column) is made again: a view holds no rows.
 //
 // A step that writes anything else in its transaction (a take marking its messages taken, a spend
-// change), has more than three events, or a value or event too large for its row (spill.ts) is
+// change), has more than eight events, or a value or event too large for its row (spill.ts) is
 // written inside transactionSync around the same statement: the rare steps pay what every step paid.
 
 export const STEP_COMMIT_VIEW = "step_commit_v1";
+
+/**
+ * How many of a step's events the statement carries; more are inserted one by one in its
+ * transaction. Eight: a tool call's step with its own result, its call and a few verdicts of pure
+ * checks held for it (three data guardrails: issue 50), or a turn of several calls, stays one
+ * statement. An event column left NULL costs its trigger line a test of nothing.
+ */
+export const EVENTS_PER_STATEMENT = 8;
+
+const eventSlots = Array.from({ length: EVENTS_PER_STATEMENT }, (_v, i) => i + 1);
 
 /** Made after every table (schema.ts): the view's columns are the statement's parameters. */
 export const STEP_COMMIT_STATEMENTS = [
   `CREATE VIEW IF NOT EXISTS ${STEP_COMMIT_VIEW} AS SELECT
      NULL AS key, NULL AS value, NULL AS cost, NULL AS usd, NULL AS steps, NULL AS stop_reason, NULL AS at,
-     NULL AS seq, NULL AS e1, NULL AS e2, NULL AS e3, NULL AS d1, NULL AS d2, NULL AS d3, NULL AS span_key, NULL AS span, NULL AS now_ms`,
+     NULL AS seq, ${eventSlots.map((i) => `NULL AS e${i}`).join(", ")}, ${eventSlots.map((i) => `NULL AS d${i}`).join(", ")}, NULL AS span_key, NULL AS span, NULL AS now_ms`,
   `CREATE TRIGGER IF NOT EXISTS ${STEP_COMMIT_VIEW}_insert INSTEAD OF INSERT ON ${STEP_COMMIT_VIEW} BEGIN
      INSERT INTO journal (key, value, cost) VALUES (NEW.key, NEW.value, NEW.cost);
-     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq, NEW.d1, NEW.at, NEW.e1 WHERE NEW.e1 IS NOT NULL;
-     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 1, NEW.d2, NEW.at, NEW.e2 WHERE NEW.e2 IS NOT NULL;
-     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 2, NEW.d3, NEW.at, NEW.e3 WHERE NEW.e3 IS NOT NULL;
+${eventSlots.map((i) => `     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq${i === 1 ? "" : ` + ${i - 1}`}, NEW.d${i}, NEW.at, NEW.e${i} WHERE NEW.e${i} IS NOT NULL;`).join("\n")}
      UPDATE run SET steps = steps + NEW.steps, spent_usd = ROUND(spent_usd + NEW.usd, 6), updated_at = NEW.at, stop_reason = COALESCE(NEW.stop_reason, stop_reason);
      INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', NEW.span_key, 'step', 0, NEW.span, NEW.now_ms, NEW.now_ms WHERE NEW.span IS NOT NULL;
    END`,
 ];
 
 /**
- * The view as an older release made it, before its events carried dedupe keys: dropped (with its
- * trigger) so that STEP_COMMIT_STATEMENTS make it anew. Run when the object wakes (schema.ts).
+ * The view as an older release made it — before its events carried dedupe keys, or when it carried
+ * three events — dropped (with its trigger) so that STEP_COMMIT_STATEMENTS make it anew. Run when
+ * the object wakes (schema.ts).
  */
 export function dropOlderStepCommitView(sql: SqlStorage): void {
   const view = sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", STEP_COMMIT_VIEW).toArray()[0];
-  if (view !== undefined && !view.sql.includes("NULL AS d1")) sql.exec(`DROP VIEW ${STEP_COMMIT_VIEW}`);
+  if (view !== undefined && !view.sql.includes(`NULL AS d${EVENTS_PER_STATEMENT},`)) sql.exec(`DROP VIEW ${STEP_COMMIT_VIEW}`);
 }
-
-/** How many of a step's events the statement carries; more are inserted one by one in its transaction. */
-export const EVENTS_PER_STATEMENT = 3;
 
 export type StepRow = {
   key: string;
@@ -67,14 +73,14 @@ export type StepRow = {
  * dev`'s local tracing records each statement's text with every call and digests it after the
  * invocation, so a step pays for every character of it (BENCHMARKS.md, issue 46, 2026-12-06).
  */
-const INSERT_STEP_ROW = `INSERT INTO ${STEP_COMMIT_VIEW} VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`;
+const INSERT_STEP_ROW = `INSERT INTO ${STEP_COMMIT_VIEW} VALUES (${Array.from({ length: 11 + 2 * EVENTS_PER_STATEMENT }, () => "?").join(",")})`;
 
 export function insertStepRow(sql: SqlStorage, row: StepRow): void {
   sql.exec(
     INSERT_STEP_ROW,
     row.key, row.value, row.cost, row.usd, row.steps, row.stopReason ?? null, row.at, row.seq,
-    row.events[0]?.body ?? null, row.events[1]?.body ?? null, row.events[2]?.body ?? null,
-    row.events[0]?.dedupe ?? null, row.events[1]?.dedupe ?? null, row.events[2]?.dedupe ?? null,
+    ...eventSlots.map((i) => row.events[i - 1]?.body ?? null),
+    ...eventSlots.map((i) => row.events[i - 1]?.dedupe ?? null),
     row.span?.key ?? null, row.span?.seed ?? null, row.span?.nowMs ?? null,
   );
 }

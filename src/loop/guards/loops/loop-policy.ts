@@ -39,11 +39,30 @@ export function levelsOf(guards: LoopGuards, detector: LoopDetector): Required<L
   return { ...DEFAULT_LOOP_GUARDS[detector], ...guards[detector] };
 }
 
-/** The detectors that reached a level, each at its most severe one. */
+/** Each detector's levels over the defaults, and the lowest level on: worked out once per guards object, not every turn. */
+type Resolved = { levels: { readonly [D in LoopDetector]: Required<LoopLevels> }; lowest: { readonly [D in LoopDetector]: number } };
+const resolved = new WeakMap<LoopGuards, Resolved>();
+
+function resolve(guards: LoopGuards): Resolved {
+  let known = resolved.get(guards);
+  if (known === undefined) {
+    const levels = Object.fromEntries(LOOP_DETECTORS.map((detector) => [detector, levelsOf(guards, detector)])) as Resolved["levels"];
+    const lowest = Object.fromEntries(LOOP_DETECTORS.map((detector) => [detector, Math.min(...LOOP_POLICIES.map((policy) => levels[detector][policy]).filter((threshold) => threshold > 0))])) as Resolved["lowest"];
+    known = { levels, lowest };
+    resolved.set(guards, known);
+  }
+  return known;
+}
+
+const NO_TRIPS: readonly LoopTrip[] = Object.freeze([]);
+
+/** The detectors that reached a level, each at its most severe one. A turn below every level (most turns) costs four comparisons. */
 export function tripsOf(counts: LoopCounts, guards: LoopGuards): LoopTrip[] {
+  const { levels: all, lowest } = resolve(guards);
+  if (LOOP_DETECTORS.every((detector) => counts[detector] < lowest[detector])) return NO_TRIPS as LoopTrip[];
   const trips: LoopTrip[] = [];
   for (const detector of LOOP_DETECTORS) {
-    const levels = levelsOf(guards, detector);
+    const levels = all[detector];
     const count = counts[detector];
     let trip: LoopTrip | undefined;
     for (const policy of LOOP_POLICIES) {

@@ -1,25 +1,29 @@
 // No new information for K steps: every tool result of those turns was one the question had seen
 // already (hashed), and the person said nothing new. The state is the hashes seen (the newest
 // MAX_TRACKED_RESULTS of them) and the count of turns in a row that learned nothing. The set is
-// updated in place (no copy of it per result); its one owner is the question's tracker.
+// updated in place (no copy of it per result); its one owner is the question's tracker. The oldest
+// hash is found by one iterator kept for the question's life (why: same-call.ts).
 
 /** Distinct results remembered per question; the oldest is forgotten past this. */
 export const MAX_TRACKED_RESULTS = 1024;
 
-export type NoProgressState = { readonly seen: Set<string>; readonly stale: number };
+export type NoProgressState = { readonly seen: Set<string>; readonly oldest: Iterator<string>; readonly stale: number };
 
-export const emptyNoProgress = (): NoProgressState => ({ seen: new Set(), stale: 0 });
+export const emptyNoProgress = (): NoProgressState => {
+  const seen = new Set<string>();
+  return { seen, oldest: seen.values(), stale: 0 };
+};
 
 /** Whether a result (its hash) is new to the question, and the state that has seen it. */
 export function seeResult(state: NoProgressState, hash: string): { state: NoProgressState; fresh: boolean } {
   const { seen } = state;
   if (seen.has(hash)) return { state, fresh: false };
   seen.add(hash);
-  if (seen.size > MAX_TRACKED_RESULTS) seen.delete(seen.values().next().value!);
+  if (seen.size > MAX_TRACKED_RESULTS) seen.delete(state.oldest.next().value!);
   return { state, fresh: true };
 }
 
 /** A turn ended: it learned something (`fresh`) or the run of turns that learned nothing grows. The count is `stale`. */
 export function endTurn(state: NoProgressState, fresh: boolean): NoProgressState {
-  return { seen: state.seen, stale: fresh ? 0 : state.stale + 1 };
+  return { seen: state.seen, oldest: state.oldest, stale: fresh ? 0 : state.stale + 1 };
 }

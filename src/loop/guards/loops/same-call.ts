@@ -3,13 +3,23 @@
 // The state is a count per call fingerprint, kept to the newest MAX_TRACKED_CALLS fingerprints so it
 // stays small however long the question runs. It is updated in place (a step must stay cheap: no
 // copy of it per turn); its one owner is the question's tracker (loop-tracker.ts).
+//
+// The oldest fingerprint is found by one iterator over the map kept for the question's life, not
+// by a new `keys()` each time: a new iterator walks past every entry deleted since the map last
+// compacted (a call made again is deleted and set anew; the forgotten ones are deleted), hundreds
+// a turn on a long question, which cost more than the rest of the detectors together
+// (BENCHMARKS.md, issue 50). A map's iterator stays live through deletes and growth, and reaches
+// what is set after it was made; everything behind it has been forgotten or set again ahead of it.
 
 /** Distinct calls remembered per question; the oldest is forgotten past this. */
 export const MAX_TRACKED_CALLS = 512;
 
-export type SameCallState = { readonly counts: Map<string, number> };
+export type SameCallState = { readonly counts: Map<string, number>; readonly oldest: Iterator<string> };
 
-export const emptySameCall = (): SameCallState => ({ counts: new Map() });
+export const emptySameCall = (): SameCallState => {
+  const counts = new Map<string, number>();
+  return { counts, oldest: counts.keys() };
+};
 
 /** The state after a turn's calls (fingerprints, in call order), and the highest count among them (0 for a turn without calls). */
 export function nextSameCall(state: SameCallState, calls: readonly string[]): { state: SameCallState; count: number } {
@@ -23,6 +33,6 @@ export function nextSameCall(state: SameCallState, calls: readonly string[]): { 
     counts.set(call, seen);
     count = Math.max(count, seen);
   }
-  while (counts.size > MAX_TRACKED_CALLS) counts.delete(counts.keys().next().value!);
+  while (counts.size > MAX_TRACKED_CALLS) counts.delete(state.oldest.next().value!);
   return { state, count };
 }
