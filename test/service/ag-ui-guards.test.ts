@@ -36,6 +36,24 @@ describe("AG-UI and guardrails", () => {
     expect(await getRun(h.runIds[0]!, TEST_API_TOKEN)).toMatchObject({ status: "finished", stoppedBy: "guardrail" });
   });
 
+  it("a tool check a call passes and runs: a passing CUSTOM ratchet.guardrail naming the call, then its result", async () => {
+    const name = await agentWith("agui-gr-pass", {
+      provider: "scripted",
+      minAnswerChars: 0,
+      tools: ["calculator"],
+      guardrails: { tool: [{ name: "short", type: "size", maxChars: 40 }] },
+      script: [{ toolCalls: [{ id: "c1", name: "calculator", input: { expression: "2+2" } }] }, { text: "Four." }],
+    });
+    const h = agUiHarness(`/v1/ag-ui/${name}`);
+    h.agent.addMessage(user("Add."));
+    await h.agent.runAgent();
+    await h.driven();
+    expect(customs(h, "ratchet.guardrail")).toMatchObject([{ value: { name: "short", stage: "tool", pass: true, action: "pass", callId: "c1", tool: "calculator", costUsd: 0 } }]);
+    const verdictAt = h.events.findIndex((event) => event.type === "CUSTOM" && (event as unknown as Custom).name === "ratchet.guardrail");
+    expect(verdictAt).toBeLessThan(h.events.findIndex((event) => event.type === "TOOL_CALL_RESULT"));
+    expect(lastFinished(h).outcome).toEqual({ type: "success" });
+  });
+
   it("a tool check that asks: an approval interrupt naming the check and why; `resume` approves it and the call runs", async () => {
     const name = await agentWith("agui-gr-ask", {
       provider: "scripted",

@@ -4,7 +4,7 @@
 // the run's next stop: RUN_FINISHED (success, interrupt, cancelled) or RUN_ERROR (a failed run).
 import type { StoredEvent, Waiting } from "../types";
 import { AG_UI_PROTOCOL_VERSION, CUSTOM_EVENTS, type AgUiEvent, type AgUiOutcome } from "./ag-ui-events";
-import { guardrailCustom, guardStop, loopGuardCustom } from "./guard-events";
+import { guardrailCustom, guardStop, loopGuardCustom, passedCustoms } from "./guard-events";
 import { waitingOutcome } from "./interrupts";
 import { textMessageId, toolMessageId, type StreamState } from "./stream-state";
 
@@ -153,6 +153,9 @@ function eventSlots(state: StreamState, event: StoredEvent): Step {
       return { state, slots: [{ type: "CUSTOM", name: CUSTOM_EVENTS.compaction, value: { step: event.step, mode: event.mode, reason: event.reason, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter } }] };
     case "guardrail":
       return { state, slots: [guardrailCustom(event)] };
+    case "tool-call":
+      // The data checks a call that runs passed ride on its tool-call event: each a verdict as a guardrail event's.
+      return { state, slots: passedCustoms(event) };
     case "loop-guard":
       return { state, slots: [loopGuardCustom(event)] };
     case "waiting": {

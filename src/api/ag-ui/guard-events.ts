@@ -15,6 +15,17 @@ export function guardrailCustom(event: GuardrailEvent): AgUiEvent {
   return { type: "CUSTOM", name: CUSTOM_EVENTS.guardrail, value: verdict };
 }
 
+type ToolCallEvent = Extract<StoredEvent, { type: "tool-call" }>;
+
+/** The data-kind checks a call that ran passed (its tool-call event's `guardrailsPassed`), each as a passing guardrail verdict. */
+export function passedCustoms(event: ToolCallEvent): AgUiEvent[] {
+  return (event.guardrailsPassed ?? []).map(({ name, reason }) => ({
+    type: "CUSTOM",
+    name: CUSTOM_EVENTS.guardrail,
+    value: { step: event.step, name, stage: "tool", pass: true, action: "pass", reason, costUsd: 0, callId: event.callId, tool: event.name },
+  }));
+}
+
 /** A loop guard's trip: its verdict (warn, ask, stop), the detectors and what the model or the person was told. */
 export function loopGuardCustom(event: LoopGuardEvent): AgUiEvent {
   return { type: "CUSTOM", name: CUSTOM_EVENTS.loopGuard, value: { step: event.step, verdict: event.verdict, trips: event.trips, message: event.message } };
