@@ -2,9 +2,14 @@
 // The zod schemas in ./schemas/ validate exactly these shapes (./schema-checks.ts).
 import type { SpanContext } from "../lib/traceparent.ts";
 import type { ChatMessage, CompactionMode, Content, MessageMode, StopReason, StoppedBy as LoopStoppedBy, Usage, ToolCall } from "../loop/message-types.ts";
-import type { ProviderToolType } from "../tools/provider-tools.ts";
+import type { ClientToolsetRef, ProviderToolRef, BatchAction, BatchResult, McpServerRef } from "./tool-ref-types.ts";
+import type { ProviderName } from "./provider-name.ts";
+import type { LoopPolicy, LoopGuards, LoopTrip, GuardrailStage, Guardrails, GuardrailTrip } from "./guard-types.ts";
 
 export type { StopReason };
+export type { ToolsetAction, NativeClientTool, ClientToolsetRef, ProviderToolRef, BatchAction, BatchResult, McpServerRef } from "./tool-ref-types.ts";
+export type { ProviderName } from "./provider-name.ts";
+export type { LoopDetector, LoopPolicy, LoopGuards, LoopTrip, GuardrailRef, GuardrailStage, Guardrails, GuardrailTrip } from "./guard-types.ts";
 
 export type ToolRef =
   | string
@@ -58,47 +63,6 @@ export type ToolRefInput = ToolRef | AgentToolByNameRef;
 
 /** A child run as its parent's view lists it: the call that started it, its status and its spend so far. */
 export type ChildRunView = { id: string; callId: string; status: RunStatus; spentUsd: number };
-
-/** An action of a client toolset the run declares: offered to the model as the tool `<toolset>__<action>`. */
-export type ToolsetAction = { name: string; description: string; inputSchema: Record<string, unknown> };
-
-/** Anthropic's native client tool types a toolset may be declared as (fields as the Messages API names them). */
-export type NativeClientTool =
-  | { type: "computer_toolset_20260801"; configs?: Record<string, { enabled?: boolean }> }
-  | { type: "browser_toolset_20260801"; configs?: Record<string, { enabled?: boolean }> }
-  | { type: "computer_20251124"; display_width_px: number; display_height_px: number; display_number?: number; enable_zoom?: boolean }
-  | { type: "computer_20250124"; display_width_px: number; display_height_px: number; display_number?: number }
-  | { type: "text_editor_20250728"; max_characters?: number }
-  | { type: "text_editor_20250124" }
-  | { type: "bash_20250124" };
-
-/** A named group of actions the client answers, one batch per turn (docs/toolsets.md): its own actions, or a native type. */
-export type ClientToolsetRef = { type: "client-toolset"; name: string; actions?: ToolsetAction[]; native?: NativeClientTool };
-
-/** A tool the provider runs itself (web search, web fetch, code execution), its entry passed as given. */
-export type ProviderToolRef = { type: "provider"; spec: { type: ProviderToolType; name: string; [field: string]: unknown } };
-
-/** One action of a waiting toolset batch. */
-export type BatchAction = { callId: string; action: string; input: unknown };
-
-/** One result of the answer to a toolset batch. */
-export type BatchResult = { callId: string; content: Content; isError?: boolean };
-
-/**
- * An MCP server whose tools a run's model may call (docs/mcp.md), over Streamable HTTP. Its tools are
- * offered as `<name>__<tool>`. `headers` (credentials) are stored with the run and never shown.
- */
-export type McpServerRef = {
-  name: string;
-  /** http(s); its host must be on HTTP_TOOL_ALLOW. */
-  url: string;
-  /** Sent with every request to the server (e.g. Authorization); never shown in views, exports, events or logs (redactBody). */
-  headers?: Record<string, string>;
-  /** Only these of the server's tools are offered (the server's own names). */
-  tools?: string[];
-  /** Tools never sent twice, even across a crash: all of the server's (true) or these (the server's own names). */
-  once?: true | string[];
-};
 
 /** Who is acting: the deployment token (everything), a run token (its own run) or a user token (its subject's runs). */
 export type CallerKind = "deployment" | "run" | "user";
@@ -197,8 +161,6 @@ export type ExperimentOfRun = { id: string; case: number; mode: ReplayMode };
 export type CaseReplay = { experimentId: string; case: number; mode: ReplayMode; calls: RecordedCall[] };
 
 
-/** The model providers a run may name: two real ones (anthropic, openai) and the offline scripted one. */
-export type ProviderName = "anthropic" | "openai" | "scripted";
 
 /** POST /v1/runs body after validation (images already stored: no `data` left). */
 export type CreateRunBody = {
@@ -237,31 +199,6 @@ export type CreateRunBody = {
   /** Checks that can stop the run: on the input, each tool call, the output (docs/guardrails.md). */
   guardrails?: Guardrails;
 };
-
-export type LoopDetector = "sameCall" | "sameText" | "alternation" | "noProgress";
-export type LoopPolicy = "warn" | "ask" | "stop";
-export type LoopGuards = { [D in LoopDetector]?: { warn?: number; ask?: number; stop?: number } };
-/** A loop detector that reached a level on a turn. */
-export type LoopTrip = { detector: LoopDetector; count: number; threshold: number; policy: LoopPolicy };
-/** What every guardrail has (docs/guardrails.md). */
-type GuardrailBase = { name: string; onFail?: "stop" | "reject" | "ask" | "retry"; retries?: number; tools?: string[] };
-
-/** One check of a run's guardrails: a data kind (regex, deny, json-schema, size), an HTTP check or a model-graded check. */
-export type GuardrailRef =
-  | (GuardrailBase & { type: "regex"; pattern: string; ignoreCase?: boolean; mode?: "deny" | "require" })
-  | (GuardrailBase & { type: "deny"; words: string[]; ignoreCase?: boolean })
-  | (GuardrailBase & { type: "json-schema"; schema: Record<string, unknown> })
-  | (GuardrailBase & { type: "size"; maxChars: number })
-  | (GuardrailBase & { type: "http"; url: string; timeoutSeconds?: number })
-  | (GuardrailBase & { type: "model"; prompt: string; provider?: ProviderName; model?: string; maxUsd?: number; script?: unknown });
-
-export type GuardrailStage = "input" | "tool" | "output";
-
-/** A run's checks by stage: the question, each tool call, the final answer. */
-export type Guardrails = { input?: GuardrailRef[]; tool?: GuardrailRef[]; output?: GuardrailRef[] };
-
-/** The check that ended a run (stoppedBy "guardrail"). */
-export type GuardrailTrip = { name: string; stage: GuardrailStage; reason: string };
 
 /** A run's typed final output: `schema` is a JSON Schema of an object. */
 export type RunOutput = { schema: Record<string, unknown>; name?: string };

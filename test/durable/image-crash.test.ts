@@ -13,7 +13,7 @@ import { takeImages, type ImageCrashPoint } from "../../src/durable/blobs/take-i
 import type { EngineContext } from "../../src/durable/engine/engine-context";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { readRun } from "../../src/durable/run/run-store";
-import { answer, answerInstead } from "../../src/durable/run/transitions";
+import { answer, answerInstead } from "../../src/durable/run/lifecycle/transitions";
 import { createRun, drive, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
 
 const store = r2BlobStore(env.BLOBS);

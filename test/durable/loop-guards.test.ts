@@ -6,7 +6,7 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../../src/api/types";
-import { answer } from "../../src/durable/run/transitions";
+import { answer } from "../../src/durable/run/lifecycle/transitions";
 import type { RunObject } from "../../src/durable/run/run-object";
 import type { ChatMessage } from "../../src/loop/types";
 import { engineFor } from "../helpers/engine";

@@ -74,7 +74,7 @@ describe("loop guards in the loop", () => {
     expect(first.stoppedBy).toBe("asked");
     expect(first.asked).toMatchObject({ kind: "ask", callId: "loop-2", name: "loop_guard", input: { question: expect.stringContaining('Answer "go on"') } });
     expect(echo.counter.calls).toHaveLength(1);
-    // The run object starts the next segment with the ask's id approved (src/durable/run/loop-guard-answer.ts).
+    // The run object starts the next segment with the ask's id approved (src/durable/run/lifecycle/loop-guard-answer.ts).
     const second = await runToolLoop({
       ...options(journal, model, { loopGuards: guards }),
       tools: [echo],

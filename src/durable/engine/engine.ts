@@ -19,7 +19,7 @@ import { writeHeldEvents } from "../events/emit-event";
 import { HeldEvents } from "../events/held-events";
 import { SliceLimits } from "./storage-limits";
 import { logFailure, logReplay } from "../run/operator-log";
-import { recordStop } from "../run/run-stop";
+import { recordStop } from "../run/lifecycle/run-stop";
 import { stepSpanHook } from "../telemetry/step-hook";
 import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "../run/run-store";
 import { childrenSpent } from "../children/child-store";

@@ -19,7 +19,7 @@ import { insertPackedJournal } from "../engine/journal/journal-copy";
 import { isoNow } from "../storage/clock";
 import { insertReplay } from "../evals/replay-store";
 import { insertTrace } from "../telemetry/trace-store";
-import { createReserved, earlierCreate, madeRun, type Creator } from "../run/create-run";
+import { createReserved, earlierCreate, madeRun, type Creator } from "../run/lifecycle/create-run";
 import { forkPlan } from "./fork-plan";
 import { insertFork } from "./fork-store";
 import { invalidImages } from "../run/outcome";

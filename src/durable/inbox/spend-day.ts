@@ -13,7 +13,7 @@ import { utcDay } from "../../api/rules/spend";
 import type { ApiError, Outcome } from "../../api/types";
 import type { EngineContext } from "../engine/engine-context";
 import { reserveAgain, reserveSpend, spendAskOf } from "./spend-reservation";
-import { recordStop } from "../run/run-stop";
+import { recordStop } from "../run/lifecycle/run-stop";
 import { tableExists } from "../storage/sqlite-tables";
 import { bumpVersion, type RunRow } from "../run/run-store";
 

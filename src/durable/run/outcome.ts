@@ -2,7 +2,8 @@
 // of codes and messages as the edge's (src/api/rules/error-codes.ts).
 import { ERROR_CODES, RUN_NOT_FOUND } from "../../api/rules/error-codes";
 import type { Issue } from "../../api/schemas/error-schemas";
-import type { ApiError, Outcome } from "../../api/types";
+import type { ApiError, Outcome, RunView } from "../../api/types";
+import { readRun, toRunView } from "./run-store";
 
 export type Failure = { ok: false; status: 400 | 402 | 404 | 409 | 413; error: ApiError };
 
@@ -17,3 +18,9 @@ export function fail(status: Failure["status"], message: string, issues?: Issue[
 export const notFound = () => fail(404, RUN_NOT_FOUND);
 
 export const invalidImages = (issues: Issue[]) => fail(400, "Invalid image.", issues);
+
+/** The run's view as stored now, or not found. */
+export function viewNow(sql: SqlStorage): Outcome<RunView> {
+  const run = readRun(sql);
+  return run === undefined ? notFound() : ok(toRunView(run));
+}

@@ -7,7 +7,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { nextTokenCheck } from "../events/watcher-tokens";
 import { dropDeliveredOutbox, nextDueAt } from "../outbox/outbox-store";
 import { nextAlarm, type AlarmInputs } from "./next-alarm";
-import { deleteAtFrom } from "./run-stop";
+import { deleteAtFrom } from "./lifecycle/run-stop";
 import { readRunState, updateRun } from "./run-store";
 
 /**

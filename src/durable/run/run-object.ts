@@ -4,11 +4,9 @@
 // ends the run's retention: whichever is due first (src/durable/run/next-alarm.ts).
 import { DurableObject } from "cloudflare:workers";
 import { NO_IMAGES, type ImageUpload } from "../../api/images/images";
-import { CALLER_HEADER, STEP_TEXT_HEADER, type ChatFork, type ChatHistory, type ChatMarks, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
-import type { AnswerBody, CallResultAccepted, CallResultBody, CallerKind, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, StoredEvent, TicketHolder, TicketRecord } from "../../api/types";
-import { canonicalJson } from "../../lib/canonical-json";
+import { type ChatFork, type ChatHistory, type ChatMarks, type RunRpc, type SpendLimit } from "../../api/rpc/run-rpc";
+import type { AnswerBody, CallResultAccepted, CallResultBody, CompactRequestBody, ContinueBody, MessageAnswer, NewRun, Outcome, RunView, TicketHolder, TicketRecord } from "../../api/types";
 import type { ChatMessage, IncomingMessage } from "../../loop/types";
-import { deliverResult } from "../tools/async-call-store";
 import { r2BlobStore, type BlobStore } from "../blobs/blob-store";
 import { takeImages, type TakeSteps } from "../blobs/take-images";
 import { isoNow } from "../storage/clock";
@@ -16,45 +14,38 @@ import { McpConnections } from "../../tools/mcp/mcp-connections";
 import { parseAllowList } from "../../tools/http/allow-list";
 import { runSlice } from "../engine/engine";
 import type { EngineContext } from "../engine/engine-context";
-import { openEventStream } from "../events/event-stream";
+import { chatForksOf, chatHistoryOf, chatMarksOf, followChatFork, messagesOf } from "./chat-reads";
+import { openRunStream, redeemRunTicket, rotateRunToken, storeRunTicket, tellElicitationFailed } from "./run-watchers";
+import { takeCallResult } from "./call-result";
 import { Fanout } from "../events/fanout";
-import { messagesSoFar } from "../engine/messages-so-far";
 import { compactRun } from "../person/compact-run";
-import { fail, notFound, ok } from "./outcome";
+import { fail, notFound, ok, viewNow } from "./outcome";
 import { stepDue } from "./next-alarm";
 import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
-import { createRun } from "./create-run";
+import { createRun } from "./lifecycle/create-run";
 import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
 import { readUses } from "../evals/replay-store";
 import type { ReplayUse } from "../../api/resources/eval-types";
 import { exportRun } from "../forks/export-run";
-import { addChatFork, readChatForks } from "../forks/chat-fork-store";
-import { readFork } from "../forks/fork-store";
 import type { ForkCopy, ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";
-import { eraseRun } from "./erase-run";
+import { eraseRun } from "./lifecycle/erase-run";
 import type { Outbox } from "../outbox/outbox";
 import { runOutbox } from "../outbox/run-outbox";
-import { hasRun, readRun, readRunId, readRunState, readSubject, readTokenHash, setSuspendedOn, setTokenHash, toRunView, updateRun } from "./run-store";
+import { hasRun, readRun, readRunId, readRunState, setSuspendedOn, toRunView, updateRun } from "./run-store";
 import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/socket-frames";
-import { dropRunTokenTickets, redeemTicket, storeTicket } from "../events/ticket-store";
-import { sameDigest } from "./token-check";
-import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, messageIdRefusal, queueMessage, retry, retryRefusal } from "./transitions";
+import { authorizeSubject, authorizeToken } from "./token-check";
+import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, messageIdRefusal, queueMessage, retry, retryRefusal } from "./lifecycle/transitions";
 import { ModelCalls } from "../engine/incoming/model-calls";
 import { releaseHold } from "../engine/provider/scripted-holds";
 import { Holds } from "../../providers";
-import { continueMessageIds, newMessageId } from "../person/message-store";
+import { newMessageId } from "../person/message-store";
 import { contentBytes, queueRefusal } from "../person/message-caps";
 import { acceptedKeys, type AcceptedKeys } from "../events/accepted-keys";
-import { watcherTokenOf } from "../events/watcher-tokens";
 import { limitsOf } from "../../config/settings";
 import type { ChildReport } from "../../api/child-runs";
 import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
-import { runOf } from "../schedule/fire-run";
-import { readParentId, readSegment } from "./run-store";
-import { chatMarks } from "../events/chat-marks";
-import { eventsAfter } from "../events/event-log";
 import { reserveAgainToday, spendsToday } from "../inbox/spend-day";
 import { reserveTreePlace } from "../children/tree-store";
 
@@ -167,8 +158,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   async replayUses(): Promise<Outcome<ReplayUse[]>> {
-    if (!hasRun(this.ctx.storage.sql)) return notFound();
-    return ok(readUses(this.ctx.storage.sql));
+    return hasRun(this.ctx.storage.sql) ? ok(readUses(this.ctx.storage.sql)) : notFound();
   }
 
   /** Creates this object's run as a fork of `prefix`'s source (create-fork.ts). */
@@ -188,29 +178,20 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   /** The tree's root counts its runs (children/tree-store.ts); a root that is gone has no place to give. */
   async reserveTreePlace(runId: string, maxTreeRuns: number): Promise<boolean> {
     const { sql } = this.ctx.storage;
-    if (!hasRun(sql)) return false;
-    return reserveTreePlace(sql, runId, maxTreeRuns);
+    return hasRun(sql) && reserveTreePlace(sql, runId, maxTreeRuns);
   }
 
-  /** Reads the token's hash alone, never the run's body: a flood of made-up tokens costs one small read each. */
   async authorize(tokenHash: string): Promise<boolean> {
-    const own = readTokenHash(this.ctx.storage.sql);
-    if (own === undefined) return false;
-    if (sameDigest(own, tokenHash)) return true;
-    // A parent's run token acts on its children (and theirs): a capability passes down, never up.
-    const parentId = readParentId(this.ctx.storage.sql);
-    return parentId !== undefined && (await runOf(this.env, parentId).authorize(tokenHash));
+    return authorizeToken(this.env, this.ctx.storage.sql, tokenHash);
   }
 
   async authorizeSubject(subject: string): Promise<boolean> {
-    const own = readSubject(this.ctx.storage.sql);
-    return own !== undefined && own === subject;
+    return authorizeSubject(this.ctx.storage.sql, subject);
   }
 
   async view(): Promise<Outcome<RunView>> {
     await this.ensureAlarm();
-    const run = readRun(this.ctx.storage.sql);
-    return run === undefined ? notFound() : ok(toRunView(run));
+    return viewNow(this.ctx.storage.sql);
   }
 
   async viewFor(caller: { tokenHash: string } | { subject: string }): Promise<Outcome<RunView> | null> {
@@ -220,43 +201,25 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   async messages(): Promise<Outcome<{ messages: ChatMessage[] }>> {
     await this.ensureAlarm();
-    if (readRun(this.ctx.storage.sql) === undefined) return notFound();
-    return ok({ messages: await messagesSoFar(this.engine) });
+    return messagesOf(this.engine);
   }
 
   async chatMarks(): Promise<Outcome<{ run: RunView; marks: ChatMarks }>> {
     await this.ensureAlarm();
-    const { sql } = this.ctx.storage;
-    const run = readRun(sql);
-    return run === undefined ? notFound() : ok({ run: toRunView(run), marks: chatMarks(sql) });
+    return chatMarksOf(this.engine);
   }
 
   async chatHistory(): Promise<Outcome<{ run: RunView; history: ChatHistory }>> {
     await this.ensureAlarm();
-    const { sql } = this.ctx.storage;
-    const run = readRun(sql);
-    if (run === undefined) return notFound();
-    const events = eventsAfter(sql, 0).map((event) => JSON.parse(event.text) as StoredEvent);
-    const history: ChatHistory = {
-      events,
-      initialCount: readSegment(sql, 1).messages.length,
-      messages: await messagesSoFar(this.engine),
-      continueIds: continueMessageIds(sql),
-      forked: readFork(sql) !== undefined,
-    };
-    return ok({ run: toRunView(run), history });
+    return chatHistoryOf(this.engine);
   }
 
   async chatForks(): Promise<Outcome<ChatFork[]>> {
-    const { sql } = this.ctx.storage;
-    return hasRun(sql) ? ok(readChatForks(sql)) : notFound();
+    return chatForksOf(this.ctx.storage.sql);
   }
 
   async addChatFork(fork: ChatFork): Promise<Outcome<null>> {
-    const { sql } = this.ctx.storage;
-    if (!hasRun(sql)) return notFound();
-    addChatFork(sql, fork);
-    return ok(null);
+    return followChatFork(this.ctx.storage.sql, fork);
   }
 
   /**
@@ -350,21 +313,13 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   /**
-   * A tool server's result for the async call at `key` (checked by the edge with the call's
-   * callback token). Not queued behind a slice: the write is one statement, and a slice that ends
+   * Not queued behind a slice (call-result.ts): the write is one statement, and a slice that ends
    * meanwhile sees it (nextAlarm) as surely as the alarm set here for now.
    */
   async deliverResult(key: string, body: CallResultBody): Promise<Outcome<CallResultAccepted>> {
-    const { sql } = this.ctx.storage;
-    // Only the status is needed: the run's body and view are not read.
-    const run = readRunState(sql);
-    if (run === undefined) return notFound();
-    const delivery = deliverResult(sql, key, canonicalJson(body), this.engine.now());
-    if (delivery.kind === "unknown") return fail(404, "No such call in this run.");
-    if (delivery.kind === "refused") return fail(409, delivery.message);
-    // A failed run keeps the result for a retry; only a running run is woken.
-    if (delivery.kind === "stored" && run.status === "running") await this.schedule();
-    return ok({ callId: delivery.row.callId, answeredAt: new Date(delivery.row.answeredAt!).toISOString() });
+    const { outcome, wake } = takeCallResult(this.engine, key, body);
+    if (wake) await this.schedule();
+    return outcome;
   }
 
   /**
@@ -388,24 +343,15 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     return ok(null);
   }
 
-  /**
-   * A client that was to put the run's question to a person could not (an MCP host's elicitation
-   * failed): its watchers are told with a live-only `elicitation-failed`, so the MCP call waiting
-   * on that answer ends at once with the question. The run still waits; nothing is stored.
-   */
   async elicitationFailed(callId: string, message: string): Promise<Outcome<null>> {
-    const run = readRun(this.ctx.storage.sql);
-    if (run === undefined) return notFound();
-    if (toRunView(run).waiting?.callId === callId) this.engine.fanout.sendLive({ type: "elicitation-failed", callId, message });
-    return ok(null);
+    return tellElicitationFailed(this.engine, callId, message);
   }
 
   /** Durable first (the flag), then prompt: the call in flight is aborted and the run ends cancelled; then its live children are cancelled. */
   async cancel(): Promise<Outcome<RunView>> {
     const outcome = await this.cancelSelf();
     if (outcome.ok && outcome.value.status === "cancelled") await cancelChildren(this.env, liveChildIds(this.engine));
-    const after = readRun(this.ctx.storage.sql);
-    return after === undefined ? notFound() : ok(toRunView(after));
+    return viewNow(this.ctx.storage.sql);
   }
 
   private async cancelSelf(): Promise<Outcome<RunView>> {
@@ -425,8 +371,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
       }
       await this.schedule();
     });
-    const after = readRun(sql);
-    return after === undefined ? notFound() : ok(toRunView(after));
+    return viewNow(sql);
   }
 
   private requestCancel(): void {
@@ -435,9 +380,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   async storeTicket(ticket: TicketRecord): Promise<Outcome<null>> {
-    if (!hasRun(this.ctx.storage.sql)) return notFound();
-    storeTicket(this.ctx.storage.sql, ticket, this.engine.now());
-    return ok(null);
+    return storeRunTicket(this.engine, ticket);
   }
 
   async closeWatchers(tokenId: string): Promise<null> {
@@ -446,21 +389,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
   }
 
   async redeemTicket(hash: string): Promise<TicketHolder | null> {
-    if (!hasRun(this.ctx.storage.sql)) return null;
-    return redeemTicket(this.ctx.storage.sql, hash, this.engine.now());
+    return redeemRunTicket(this.engine, hash);
   }
 
   async rotateToken(tokenHash: string): Promise<Outcome<null>> {
-    const { sql } = this.ctx.storage;
-    if (!hasRun(sql)) return notFound();
-    this.ctx.storage.transactionSync(() => {
-      setTokenHash(sql, tokenHash, isoNow());
-      dropRunTokenTickets(sql);
-    });
-    this.engine.fanout.close("The run token was replaced.", "run");
-    // The forks this run's chat follows were read with this run's token, through the chat's routes.
-    for (const fork of readChatForks(sql)) await runOf(this.env, fork.runId).closeRunTokenWatchers("The token of the chat's first run was replaced.");
-    return ok(null);
+    return rotateRunToken(this.engine, tokenHash);
   }
 
   async closeRunTokenWatchers(reason: string): Promise<null> {
@@ -495,21 +428,9 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
 
   override async fetch(request: Request): Promise<Response> {
     await this.ensureAlarm();
-    if (!hasRun(this.ctx.storage.sql)) return Response.json({ error: notFound().error }, { status: 404 });
-    const header = request.headers.get(CALLER_HEADER);
-    const caller: CallerKind = header === "run" || header === "user" ? header : "deployment";
-    const token = watcherTokenOf(request);
-    const firstLive = request.headers.get(STEP_TEXT_HEADER) === "1" ? this.engine.fanout.stepText.soFar() : undefined;
-    const response = openEventStream(this.ctx, this.engine.fanout, request, {
-      caller,
-      watchersLimit: limitsOf(this.env).watchers,
-      now: this.engine.now,
-      refusePastNewest: true,
-      ...(token === undefined ? {} : { token }),
-      ...(firstLive === undefined ? {} : { firstLive }),
-    });
+    const { response, withToken } = openRunStream(this.engine, request);
     // A watcher of a user token ends with it: the alarm looks at the tokens when one may have ended.
-    if (token !== undefined) await this.schedule();
+    if (withToken) await this.schedule();
     return response;
   }
 

@@ -1,7 +1,7 @@
 // The person's answer to a loop guard's ask (loop-check.ts), read from an ordinary ask's answer:
 // "go on" lets the turn's calls run, "stop" ends the run with reason `loop`, anything else is
 // told to the model in place of the calls, each answered "Not run" with the person's words.
-// Pure: the run object stores the answer and starts the next segment (src/durable/run/transitions.ts).
+// Pure: the run object stores the answer and starts the next segment (src/durable/run/lifecycle/transitions.ts).
 import { openCalls } from "../../history";
 import { textOf } from "../../content";
 import type { ChatMessage, Content, ToolMessage } from "../../types";

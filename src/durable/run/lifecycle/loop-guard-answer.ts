@@ -2,15 +2,15 @@
 // transaction: "go on" starts the next segment with the ask's id approved, so the turn's calls run;
 // "stop" ends the run with stoppedBy "loop", its open calls answered "Not run: loop."; anything
 // else answers the open calls with the person's words and starts the next segment.
-import { LOOP_GUARD_ASK, loopAnswerOf, toldReplies } from "../../loop";
-import { closeOpenCalls } from "../../loop/history";
-import { textOf } from "../../loop/content";
-import type { AnswerBody, Waiting } from "../../api/types";
-import type { ChatMessage } from "../../loop/types";
-import type { EngineContext } from "../engine/engine-context";
-import { emitEvent } from "../events/emit-event";
+import { LOOP_GUARD_ASK, loopAnswerOf, toldReplies } from "../../../loop";
+import { closeOpenCalls } from "../../../loop/history";
+import { textOf } from "../../../loop/content";
+import type { AnswerBody, Waiting } from "../../../api/types";
+import type { ChatMessage } from "../../../loop/types";
+import type { EngineContext } from "../../engine/engine-context";
+import { emitEvent } from "../../events/emit-event";
 import { recordStop } from "./run-stop";
-import { saveSegmentResult, type RunRow, type Segment } from "./run-store";
+import { saveSegmentResult, type RunRow, type Segment } from "../run-store";
 
 export function isLoopGuardAsk(waiting: Waiting): boolean {
   return waiting.kind === "ask" && waiting.name === LOOP_GUARD_ASK;

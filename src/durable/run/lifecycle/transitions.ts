@@ -1,24 +1,24 @@
 // The person's actions on a run: answer, continue, retry, cancel while waiting. Each checks the
 // run's state, then writes the next segment (or the end) in one transaction.
-import { canonicalJson } from "../../lib/canonical-json";
-import { closeOpenCalls } from "../../loop/history";
+import { canonicalJson } from "../../../lib/canonical-json";
+import { closeOpenCalls } from "../../../loop/history";
 import { answerLoopGuard, isLoopGuardAsk } from "./loop-guard-answer";
-import type { ChatMessage, IncomingMessage } from "../../loop/types";
-import { markTaken, messageIdUsed, newMessageId, storeContinueMessage, storeMessage, waitingMessages } from "../person/message-store";
-import type { AnswerBody, ContinueBody, MessageAnswer, Outcome, RunView } from "../../api/types";
-import { limitsOf } from "../../config/settings";
-import { contentBytes, effectiveMode, interruptsOf, queueRefusal } from "../person/message-caps";
-import { storeAnswer, storedAnswer } from "../person/answer-store";
-import { isoNow } from "../storage/clock";
-import type { EngineContext } from "../engine/engine-context";
-import { batchAnswer, batchRefusal } from "../person/batch-answer";
-import { emitEvent } from "../events/emit-event";
+import type { ChatMessage, IncomingMessage } from "../../../loop/types";
+import { markTaken, messageIdUsed, newMessageId, storeContinueMessage, storeMessage, waitingMessages } from "../../person/message-store";
+import type { AnswerBody, ContinueBody, MessageAnswer, Outcome, RunView } from "../../../api/types";
+import { limitsOf } from "../../../config/settings";
+import { contentBytes, effectiveMode, interruptsOf, queueRefusal } from "../../person/message-caps";
+import { storeAnswer, storedAnswer } from "../../person/answer-store";
+import { isoNow } from "../../storage/clock";
+import type { EngineContext } from "../../engine/engine-context";
+import { batchAnswer, batchRefusal } from "../../person/batch-answer";
+import { emitEvent } from "../../events/emit-event";
 import { recordStop } from "./run-stop";
-import { fail, notFound, ok } from "./outcome";
-import { reportChange } from "../outbox/report-change";
-import { markSegmentRetry, markSegmentStart } from "../telemetry/trace-store";
-import { writeAnswerSpans } from "../telemetry/stop-spans";
-import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunRow } from "./run-store";
+import { fail, notFound, ok } from "../outcome";
+import { reportChange } from "../../outbox/report-change";
+import { markSegmentRetry, markSegmentStart } from "../../telemetry/trace-store";
+import { writeAnswerSpans } from "../../telemetry/stop-spans";
+import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunRow } from "../run-store";
 
 /**
  * The next segment, from `messages`; the step limit stays unless a continue raises it. Inside the

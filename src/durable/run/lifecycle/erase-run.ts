@@ -1,11 +1,11 @@
 // A run's deletion (DELETE /v1/runs/:id, or its retention's end): its blobs, its watchers and every
 // table go, leaving a tombstone so that the id is never used again (schema.ts).
-import type { BlobStore } from "../blobs/blob-store";
-import type { EngineContext } from "../engine/engine-context";
-import { reportChange } from "../outbox/report-change";
-import { isoNow } from "../storage/clock";
-import { logRunDeleted } from "./operator-log";
-import { dropRun } from "./schema";
+import type { BlobStore } from "../../blobs/blob-store";
+import type { EngineContext } from "../../engine/engine-context";
+import { reportChange } from "../../outbox/report-change";
+import { isoNow } from "../../storage/clock";
+import { logRunDeleted } from "../operator-log";
+import { dropRun } from "../schema";
 
 /**
  * Blobs go first: if that fails the run is still whole and the delete can be tried again. The

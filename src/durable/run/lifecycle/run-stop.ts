@@ -1,15 +1,15 @@
 // How a run stops: it ends (done, failed, cancelled) or pauses while it waits for a person. The
 // change, its event and its outbox rows (inbox, webhooks) commit together, and the run's
 // retention (RUN_RETENTION_DAYS) starts then.
-import type { RunEvent } from "../../api/types";
-import { limitsOf } from "../../config/settings";
-import type { EngineContext } from "../engine/engine-context";
-import { emitEvent } from "../events/emit-event";
-import { logRunEnd } from "./operator-log";
-import { reportChange } from "../outbox/report-change";
-import { readRun, updateRun, type RunChange } from "./run-store";
-import { writeStopSpans } from "../telemetry/stop-spans";
-import { addUsd } from "../../lib/money";
+import type { RunEvent } from "../../../api/types";
+import { limitsOf } from "../../../config/settings";
+import type { EngineContext } from "../../engine/engine-context";
+import { emitEvent } from "../../events/emit-event";
+import { logRunEnd } from "../operator-log";
+import { reportChange } from "../../outbox/report-change";
+import { readRun, updateRun, type RunChange } from "../run-store";
+import { writeStopSpans } from "../../telemetry/stop-spans";
+import { addUsd } from "../../../lib/money";
 
 /** When a run that stops now deletes itself (RUN_RETENTION_DAYS). */
 export function deleteAtFrom(engine: EngineContext, now: number): number {

@@ -3,23 +3,23 @@
 // reserves its budget under the subject's spend limit first, so a run that does not fit leaves
 // nothing behind (nor one whose images are past RUN_IMAGE_BYTES_LIMIT, refused before that); its
 // images are stored next, then its row, its images' count and first change in one transaction.
-import type { ImageUpload } from "../../api/images/images";
-import type { NewRun, Outcome, RunView } from "../../api/types";
-import { acceptImages, type BlobStore } from "../blobs/blob-store";
-import { newRunImagesRefusal } from "../blobs/image-cap";
-import { heldImagesOf, recordImages } from "../blobs/image-index";
-import { limitsOf } from "../../config/settings";
-import type { EngineContext } from "../engine/engine-context";
-import { emitEvent } from "../events/emit-event";
-import { reportChange } from "../outbox/report-change";
-import { isoNow } from "../storage/clock";
-import { insertReplay } from "../evals/replay-store";
-import { fail, invalidImages, ok } from "./outcome";
-import { insertRun, readRun, toRunView, type RunRow } from "./run-store";
-import { makeRun, wasDeleted } from "./schema";
-import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../inbox/spend-reservation";
-import { insertTrace } from "../telemetry/trace-store";
-import { writeSpendDay } from "../inbox/spend-day";
+import type { ImageUpload } from "../../../api/images/images";
+import type { NewRun, Outcome, RunView } from "../../../api/types";
+import { acceptImages, type BlobStore } from "../../blobs/blob-store";
+import { newRunImagesRefusal } from "../../blobs/image-cap";
+import { heldImagesOf, recordImages } from "../../blobs/image-index";
+import { limitsOf } from "../../../config/settings";
+import type { EngineContext } from "../../engine/engine-context";
+import { emitEvent } from "../../events/emit-event";
+import { reportChange } from "../../outbox/report-change";
+import { isoNow } from "../../storage/clock";
+import { insertReplay } from "../../evals/replay-store";
+import { fail, invalidImages, ok } from "../outcome";
+import { insertRun, readRun, toRunView, type RunRow } from "../run-store";
+import { makeRun, wasDeleted } from "../schema";
+import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../../inbox/spend-reservation";
+import { insertTrace } from "../../telemetry/trace-store";
+import { writeSpendDay } from "../../inbox/spend-day";
 
 /** What a creation needs of the object: the engine's context, the blob store and how to set the alarm. */
 export type Creator = { engine: EngineContext; blobs: BlobStore; schedule: () => Promise<void> };
