@@ -24,7 +24,7 @@ import { schedulesApp } from "./routes/schedules";
 import { scriptedApp } from "./routes/runs/scripted";
 import { tokensApp } from "./routes/subject/tokens";
 import { usageApp } from "./routes/subject/usage";
-import { mcpApp } from "./mcp/mcp-route";
+import { mcpApp } from "./mcp/session/mcp-route";
 import { chatApp } from "./routes/ai-sdk/chat";
 import { datasetsApp } from "./routes/evals/datasets";
 import { experimentsApp } from "./routes/evals/experiments";

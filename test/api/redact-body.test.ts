@@ -63,6 +63,16 @@ describe("redactBody", () => {
     expect(deeper.run).toEqual({ mcpServers: [{ name: "deep", url: shown("deep") }], tools: [{ ...http("deephttp"), url: shown("deephttp") }] });
   });
 
+  it("shows an HTTP guardrail check's URL, at every stage and in agent templates, without its credentials; other checks as stored", () => {
+    const planted = `https://user:${SECRET}@checks.example.com/gate?key=${SECRET}#${SECRET}`;
+    const guardrails = { input: [{ name: "in", type: "http" as const, url: planted }], tool: [{ name: "size", type: "size" as const, maxChars: 10 }], output: [{ name: "out", type: "http" as const, url: planted, timeoutSeconds: 5 }] };
+    const redacted = redactBody({ messages: [], guardrails, tools: [agent("helper", { guardrails })] });
+    expect(JSON.stringify(redacted)).not.toContain(SECRET);
+    const shownGuardrails = { input: [{ name: "in", type: "http", url: "https://checks.example.com/gate?key=REDACTED" }], tool: guardrails.tool, output: [{ name: "out", type: "http", url: "https://checks.example.com/gate?key=REDACTED", timeoutSeconds: 5 }] };
+    expect(redacted.guardrails).toEqual(shownGuardrails);
+    expect((redacted.tools![0] as AgentTool).run.guardrails).toEqual(shownGuardrails);
+  });
+
   it("keeps only a webhook's url: whatever else a webhook carries stays in", () => {
     const body = { ...stored(), webhook: { url: "https://hooks.example.com/ratchet", secret: SECRET } as CreateRunBody["webhook"] };
     expect(redactBody(body).webhook).toEqual({ url: "https://hooks.example.com/ratchet" });

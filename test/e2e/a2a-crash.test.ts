@@ -3,13 +3,10 @@
 // third model call is held; started again on the same storage, the client subscribes again with
 // the Last-Event-ID it had, and gets every event it had not seen, none twice: what it read before
 // the kill and after it is exactly a subscription's replay of the whole task.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { releaseHold } from "./support/api";
-import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
+import { restartableDev } from "./support/dev-server";
 import { createHeldAdder } from "./support/held-adder";
 import { freePort } from "./support/http-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
@@ -59,18 +56,11 @@ function clientFactory(seen: SeenEvents): ClientFactory {
 }
 
 describe("A2A resubscribe after a SIGKILL of wrangler dev", () => {
-  const dir = mkdtempSync(join(tmpdir(), "ratchet-a2a-crash-"));
-  const snapshot = snapshotProject();
-  let dev: DevServer | undefined;
-  afterAll(async () => {
-    await dev?.kill();
-    snapshot.remove();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const devs = restartableDev("ratchet-a2a-crash-");
 
   it("the client gets every event it had not seen, none twice", async () => {
     const port = await freePort();
-    dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
+    let dev = await devs.start(port);
     const name = `crash-${Date.now().toString(36)}`;
     await createHeldAdder(dev.url, name, { adding: "Adding.", checking: "Checking.", answer: "It is 4." });
 
@@ -90,7 +80,7 @@ describe("A2A resubscribe after a SIGKILL of wrangler dev", () => {
     const lastId = before.list.at(-1)!.id;
     await dev.kill();
 
-    dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
+    dev = await devs.start(port);
     await releaseHold(dev.url, LOCAL_TOKEN, contextId, "third");
     const after = new SeenEvents();
     const again = await clientFactory(after).createFromUrl(`${dev.url}/a2a/${name}/`);

@@ -4,15 +4,12 @@
 // request again with its Last-Event-ID until `wrangler dev`, started again on the same storage,
 // answers, and reads on. What the agent saw, before the kill and after it, is a full read of the
 // run's stream (every event, in order, none twice), and its messages are the run's.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { EventSchemas } from "@ag-ui/core/schemas";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ratchetAgUiAgent } from "../../src/client/ag-ui/index";
 import { sseBlocks, sseField } from "../../src/lib/sse-blocks";
 import { releaseHold } from "./support/api";
-import { snapshotProject, startDevServer, type DevServer } from "./support/dev-server";
+import { restartableDev } from "./support/dev-server";
 import { createHeldAdder } from "./support/held-adder";
 import { freePort } from "./support/http-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
@@ -33,18 +30,11 @@ function fold(events: readonly Event[]): string[] {
 }
 
 describe("AG-UI after a SIGKILL of wrangler dev", () => {
-  const dir = mkdtempSync(join(tmpdir(), "ratchet-ag-ui-crash-"));
-  const snapshot = snapshotProject();
-  let dev: DevServer | undefined;
-  afterAll(async () => {
-    await dev?.kill();
-    snapshot.remove();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const devs = restartableDev("ratchet-ag-ui-crash-");
 
   it("the reconnecting agent sees every event once: a full read of the run's stream", async () => {
     const port = await freePort();
-    dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
+    let dev = await devs.start(port);
     const url = dev.url;
     const name = `agui-crash-${Date.now().toString(36)}`;
     await createHeldAdder(url, name, { adding: "Adding the numbers.", checking: "Checking it.", answer: "It is 4, checked." });
@@ -78,7 +68,7 @@ describe("AG-UI after a SIGKILL of wrangler dev", () => {
     await third;
     const beforeKill = seen.length;
     await dev.kill();
-    dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir });
+    dev = await devs.start(port);
     await releaseHold(dev.url, LOCAL_TOKEN, runId, "third");
     await running;
 

@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import * as ai5 from "ai-v5";
 import * as ai6 from "ai-v6";
 import * as ai7 from "ai";
-import { api, BASE } from "./service-client";
+import { api, BASE, driveRun } from "./service-client";
 import { chatTransportInit } from "../../src/client/ai-sdk/chat-transport";
 
 export type ChatVersion = "v5" | "v6" | "v7";
@@ -91,6 +91,15 @@ export type TestChat = {
 type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
 const selfFetch: Fetch = (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init);
+
+/** Resumes the chat's stream, drives the run once that GET has its response, and waits for the stream to end, the chat reporting no error. */
+export async function resumeDriven({ chat, nextResponse, errors }: Pick<TestChat, "chat" | "nextResponse" | "errors">, runId: string): Promise<void> {
+  const resumed = chat.resumeStream();
+  await nextResponse();
+  await driveRun(runId);
+  await resumed;
+  expect(errors).toEqual([]);
+}
 
 export function testChat(options: {
   version: ChatVersion;

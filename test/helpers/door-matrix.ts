@@ -42,6 +42,7 @@ export type Door =
   | "MCP tools/call"
   | "AI SDK chat POST"
   | "AG-UI run"
+  | "AG-UI tools"
   | "experiment case";
 
 export const DOORS: readonly Door[] = [
@@ -64,6 +65,7 @@ export const DOORS: readonly Door[] = [
   "MCP tools/call",
   "AI SDK chat POST",
   "AG-UI run",
+  "AG-UI tools",
   "experiment case",
 ];
 
@@ -91,6 +93,8 @@ export const PATH_PREFIX: Record<Door, string> = {
   "AI SDK chat POST": "",
   // A thread's first request makes its run of the agent (POST /v1/ag-ui/{agent}): a refusal is the API's error before the stream.
   "AG-UI run": "",
+  // A thread's own tools (RunAgentInput.tools) join the agent's, after them, as the run body's `tools`.
+  "AG-UI tools": "",
   // A case run is the recording's body with the variant's changes over it, admitted when the case starts.
   "experiment case": "",
 };
@@ -137,6 +141,12 @@ const AGENT_RUN_FIELDS = new Set(["subject", "webhook", "budget", "metadata"]);
 /** The paths of the rows that are a user or run token's rights (the deployment may ask for them). */
 const RIGHTS_PATHS = ["subject", "tools.0", "mcpServers.0", "webhook", "loopGuards.sameText.stop", "guardrails.tool.0", "guardrails.input.0"];
 
+/** Whether the row's one field is `tools`, every one a client tool: what an AG-UI thread's own `tools` can carry. */
+function clientToolsOnly(fields: Record<string, unknown>): boolean {
+  const tools = fields.tools;
+  return Object.keys(fields).length === 1 && Array.isArray(tools) && tools.every((tool) => (tool as { type?: unknown }).type === "client");
+}
+
 /** Why `row` is not asked at `door`, or undefined when it is. */
 export function skipReason(row: Row, door: Door): string | undefined {
   const fields = Object.keys(door.startsWith("fork") ? (row.forkFields ?? row.fields) : row.fields);
@@ -148,6 +158,9 @@ export function skipReason(row: Row, door: Door): string | undefined {
   }
   if (STORED_AGENT_DOORS.includes(door) && row.caller === "user" && (row.status === 403 || RIGHTS_PATHS.includes(row.path))) {
     return "a stored agent's template is the deployment's, held to its caller's rights when it was made (the agent create column); a run of it is held to today's settings only";
+  }
+  if (door === "AG-UI tools" && !clientToolsOnly(row.fields)) {
+    return "a thread brings client tools only (AG-UI's Tool: a name, a description, parameters); the rest of its run is the agent's template (the AG-UI run column)";
   }
   if (door === "AI SDK chat POST") {
     return "a chat POST carries a message only: it is sent by POST …/messages' own code (sendMessage → admitContinue), whose one field, maxSteps, the continue column asks";

@@ -8,7 +8,7 @@
 // /v1/agents, the deployment's door: under `run.`), a run of a stored agent (POST /v1/runs
 // {agent}: the fields its caller may set), and the doors that run a stored agent whose template
 // today's settings refuse (planted in the agents object, as the trigger's run is in its schedule's):
-// by name (POST /v1/runs {agent}), A2A's SendMessage, MCP's tools/call and an AG-UI thread's first request, whose refusals (a
+// by name (POST /v1/runs {agent}), A2A's SendMessage, MCP's tools/call and an AG-UI thread's first request (and its own client tools, beside the agent's), whose refusals (a
 // JSON-RPC error, a tool error) carry the intake's status and issues; the AI SDK chat's POST is a
 // column of named skips (it carries a message only, sent by POST …/messages' code), and an experiment's
 // case (its variant over its recording, admitted when the case starts). Cells a door cannot be asked
@@ -137,6 +137,8 @@ async function knock(door: Door, row: Row): Promise<Response> {
       return mcpCall(await plantAgent(fields), tokenOf(row));
     case "AG-UI run":
       return agUiRun(await plantAgent(fields), tokenOf(row));
+    case "AG-UI tools":
+      return agUiRun(world.agent, tokenOf(row), agUiTools(fields));
     case "experiment case":
       return experimentCase(fields);
     case "AI SDK chat POST":
@@ -175,11 +177,16 @@ async function a2aSend(name: string, token: string): Promise<Response> {
 }
 
 /** An AG-UI thread's first request (POST /v1/ag-ui/{agent}): a refusal is the API's error; a stream that opened, the run made (201 here). */
-async function agUiRun(name: string, token: string): Promise<Response> {
-  const response = await post(`/v1/ag-ui/${name}`, token, { threadId: crypto.randomUUID(), runId: "r1", messages: [{ id: "m1", role: "user", content: "hi" }] });
+async function agUiRun(name: string, token: string, tools?: unknown[]): Promise<Response> {
+  const response = await post(`/v1/ag-ui/${name}`, token, { threadId: crypto.randomUUID(), runId: "r1", messages: [{ id: "m1", role: "user", content: "hi" }], ...(tools === undefined ? {} : { tools }) });
   if (response.status !== 200) return response;
   await response.body?.cancel();
   return Response.json({ started: "a run" }, { status: 201 });
+}
+
+/** The row's client tools as a thread brings them (AG-UI's Tool: its JSON Schema is `parameters`). */
+function agUiTools(fields: Record<string, unknown>): unknown[] {
+  return (fields.tools as { name: string; description: string; inputSchema: unknown }[]).map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }));
 }
 
 /** MCP's tools/call of the agent's tool; a refusal (a tool error whose `ratchet/error` carries the intake's status and issues) in the API's error shape. */

@@ -2,11 +2,11 @@
 // fake deps), an ask or approval as an elicitation and back, and the session id.
 import { describe, expect, it } from "vitest";
 import type { RunView, StoredEvent } from "../../src/api/types";
-import { callAgent, type AgentCallDeps } from "../../src/http/mcp/agent-call";
-import { runLinks } from "../../src/http/mcp/call-results";
-import { answerOf, DECLINED_ANSWER, elicitationId, elicitParams, targetOfId, type Waiting } from "../../src/http/mcp/elicitation";
-import { declaresFormElicitation, newSessionId, sessionOf } from "../../src/http/mcp/mcp-session";
-import type { EventReader } from "../../src/http/mcp/run-events";
+import { callAgent, type AgentCallDeps } from "../../src/http/mcp/calls/agent-call";
+import { runLinks } from "../../src/http/mcp/calls/call-results";
+import { answerOf, DECLINED_ANSWER, elicitationId, elicitParams, targetOfId, type Waiting } from "../../src/http/mcp/answers/elicitation";
+import { declaresFormElicitation, newSessionId, sessionOf } from "../../src/http/mcp/session/mcp-session";
+import type { EventReader } from "../../src/http/mcp/calls/run-events";
 
 const view = (fields: Partial<RunView> = {}): RunView => ({ id: "run_1", status: "running", model: "m", provider: "scripted", steps: 0, maxSteps: 10, spentUsd: 0, budgetUsd: 1, lastSeq: 1, createdAt: "", updatedAt: "", ...fields }) as RunView;
 

@@ -8,7 +8,7 @@ import { api, driveRun, getRun, releaseHold, startRun } from "../helpers/service
 import { expectError } from "../helpers/http";
 import { stubFor } from "../helpers/runs";
 import { watch } from "../helpers/watch";
-import { chatHistory as history, testChat, textOf, transportFor, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
+import { chatHistory as history, resumeDriven, testChat, textOf, transportFor, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
 import { PNG } from "../helpers/bad-input/requests";
 
 const VERSIONS: ChatVersion[] = ["v5", "v6", "v7"];
@@ -67,11 +67,7 @@ describe.each(VERSIONS)("AI SDK chat, %s", (version) => {
       script: [{ text: "One question first.", toolCalls: [{ id: "q1", name: "ask", input: { question: "Which color?" } }] }, { text: "Blue it is." }],
     });
     const { chat, nextResponse, nextFinish, errors } = testChat({ version, runId: run.id, token, messages: await history(version, run.id, token), automatic: "tool-calls" });
-    const resumed = chat.resumeStream();
-    await nextResponse();
-    await driveRun(run.id);
-    await resumed;
-    expect(errors).toEqual([]);
+    await resumeDriven({ chat, nextResponse, errors }, run.id);
     const asked = chat.messages.at(-1)!;
     expect(asked.id).toBe(`${run.id}-1`);
     expect(asked.parts.find((part) => part.type === "tool-ask")).toMatchObject({ toolCallId: "q1", state: "input-available", input: { question: "Which color?" } });

@@ -5,7 +5,7 @@
 // its reason in a data part. The history after a reload shows what the stream did.
 import { describe, expect, it } from "vitest";
 import { driveRun, getRun, startRun } from "../helpers/service-client";
-import { chatHistory as history, testChat, textOf, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
+import { chatHistory as history, resumeDriven, testChat, textOf, type ChatVersion, type UIMessageLike } from "../helpers/ai-chat";
 
 const VERSIONS: ChatVersion[] = ["v5", "v6", "v7"];
 
@@ -14,6 +14,9 @@ const SAME_CALL_TWICE = [
   { text: "Let me compute.", toolCalls: [{ id: "c2", name: "calculator", input: { expression: "6*7" } }] },
   { text: "It is 42." },
 ];
+
+/** A run whose loop guard asks at the second same call (SAME_CALL_TWICE). */
+const startLoopAsk = () => startRun({ messages: [{ role: "user", content: "What is 6*7?" }], tools: ["calculator"], minAnswerChars: 0, loopGuards: { sameCall: { warn: 0, ask: 2 } }, script: SAME_CALL_TWICE });
 
 const partOf = (message: UIMessageLike | undefined, type: string) => message?.parts.find((part) => part.type === type);
 
@@ -25,11 +28,7 @@ describe.each(VERSIONS)("AI SDK chat with guardrails and loop guards, %s", (vers
       script: [{ text: "Dropped." }],
     });
     const { chat, nextResponse, errors, finishes } = testChat({ version, runId: run.id, token, messages: await history(version, run.id, token) });
-    const resumed = chat.resumeStream();
-    await nextResponse();
-    await driveRun(run.id);
-    await resumed;
-    expect(errors).toEqual([]);
+    await resumeDriven({ chat, nextResponse, errors }, run.id);
     expect(finishes.at(-1)).toEqual({ isAbort: false, isDisconnect: false, isError: false });
     const last = chat.messages.at(-1)!;
     expect(last.id).toBe(`${run.id}-1`);
@@ -44,19 +43,9 @@ describe.each(VERSIONS)("AI SDK chat with guardrails and loop guards, %s", (vers
   });
 
   it("a loop guard's ask: a tool-loop_guard part with the question; addToolOutput 'go on' is sent automatically and the held call runs", async () => {
-    const { run, token } = await startRun({
-      messages: [{ role: "user", content: "What is 6*7?" }],
-      tools: ["calculator"],
-      minAnswerChars: 0,
-      loopGuards: { sameCall: { warn: 0, ask: 2 } },
-      script: SAME_CALL_TWICE,
-    });
+    const { run, token } = await startLoopAsk();
     const { chat, nextResponse, nextFinish, errors } = testChat({ version, runId: run.id, token, messages: await history(version, run.id, token), automatic: "tool-calls" });
-    const resumed = chat.resumeStream();
-    await nextResponse();
-    await driveRun(run.id);
-    await resumed;
-    expect(errors).toEqual([]);
+    await resumeDriven({ chat, nextResponse, errors }, run.id);
     const asked = chat.messages.at(-1)!;
     expect(partOf(asked, "data-ratchet-loop-guard")).toMatchObject({ data: { verdict: "ask", trips: [{ detector: "sameCall", count: 2 }] } });
     const ask = partOf(asked, "tool-loop_guard");
@@ -78,13 +67,7 @@ describe.each(VERSIONS)("AI SDK chat with guardrails and loop guards, %s", (vers
   });
 
   it("a loop guard's ask answered by the person's text 'stop': their message where they sent it, then a message that says the loop stopped it", async () => {
-    const { run, token } = await startRun({
-      messages: [{ role: "user", content: "What is 6*7?" }],
-      tools: ["calculator"],
-      minAnswerChars: 0,
-      loopGuards: { sameCall: { warn: 0, ask: 2 } },
-      script: SAME_CALL_TWICE,
-    });
+    const { run, token } = await startLoopAsk();
     await driveRun(run.id);
     const { chat, nextResponse, errors } = testChat({ version, runId: run.id, token, messages: await history(version, run.id, token) });
     const sent = chat.sendMessage({ text: "stop" });

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { ErrorCode, McpError, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
-import { elicitationId } from "../../src/http/mcp/elicitation";
+import { elicitationId } from "../../src/http/mcp/answers/elicitation";
 import { SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";

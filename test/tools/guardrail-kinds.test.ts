@@ -85,6 +85,14 @@ describe("HTTP checks", () => {
     expect(await httpCheck({ name: "g", type: "http", url: "https://checks.example/c", timeoutSeconds: 1 }, deps(hang))(input, context())).toEqual({ pass: false, reason: "HTTP check g did not answer within 1 seconds." });
   });
 
+  it("a check that cannot be reached fails with a reason that shows no credential of its URL", async () => {
+    const refused = async () => {
+      throw new Error("connect failed: https://user:s3cret@checks.example/c?key=s3cret#s3cret");
+    };
+    const verdict = await httpCheck({ name: "g", type: "http", url: "https://user:s3cret@checks.example/c?key=s3cret" }, deps(refused))(input, context());
+    expect(verdict).toEqual({ pass: false, reason: "HTTP check g could not be reached: connect failed: https://checks.example/c?key=REDACTED" });
+  });
+
   it("a cancel is no verdict: it passes on", async () => {
     const controller = new AbortController();
     const hang = (_url: RequestInfo | URL, init?: RequestInit) =>

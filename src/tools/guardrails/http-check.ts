@@ -2,8 +2,10 @@
 // HTTP tool's request is (Standard Webhooks headers, the same keys) with an Idempotency-Key of the
 // check's step, answered `{ "pass": boolean, "reason"?: string }`. The host is held to
 // HTTP_TOOL_ALLOW when the run is made and again at every check. A check that cannot be sent, does
-// not answer in time or answers anything else fails closed: its reason says why. The loop journals
+// not answer in time or answers anything else fails closed: its reason says why (a URL in it
+// shown without userinfo, query values or fragment). The loop journals
 // the verdict, so once it is stored a crash never asks again.
+import { shownUrlsIn } from "../../api/redaction/shown-url";
 import type { GuardrailRef } from "../../api/types";
 import type { GuardrailCheck, GuardrailContext, GuardrailSubject } from "../../loop/types";
 import { readAtMost, StreamTooLarge } from "../../lib/read-at-most";
@@ -66,7 +68,8 @@ export function httpCheck(ref: HttpGuardrail, deps: HttpCheckDeps): (subject: Gu
       if (context.signal.aborted) throw context.signal.reason ?? error;
       if (timeout.aborted) return { pass: false, reason: `HTTP check ${ref.name} did not answer within ${duration(timeoutMs)}.` };
       if (error instanceof StreamTooLarge) return { pass: false, reason: `HTTP check ${ref.name} answered more than 64 KiB.` };
-      return { pass: false, reason: `HTTP check ${ref.name} could not be reached: ${error instanceof Error ? error.message : String(error)}` };
+      // The reason is shown to clients (the run's guardrail, its events): a URL in the runtime's error without its credentials.
+      return { pass: false, reason: `HTTP check ${ref.name} could not be reached: ${shownUrlsIn(error instanceof Error ? error.message : String(error))}` };
     }
   };
 }

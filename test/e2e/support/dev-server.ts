@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { afterAll } from "vitest";
 import { changes } from "./changes";
 import { localVars } from "./local-vars";
 import { bindable, freePort } from "./http-server";
@@ -154,4 +155,21 @@ export async function waitUntilListening(
     if (Date.now() > deadline) throw new Error(`${name} did not start within ${timeoutMs} ms:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * For a describe whose test SIGKILLs `wrangler dev` and starts it again on the same storage: a
+ * snapshot of the project and a state folder of its own, the server that is up killed and both
+ * removed after all. `start` starts a server on them (after a kill, again on what the last one kept).
+ */
+export function restartableDev(prefix: string): { start(port: number): Promise<DevServer> } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const snapshot = snapshotProject();
+  let dev: DevServer | undefined;
+  afterAll(async () => {
+    await dev?.kill();
+    snapshot.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { start: async (port) => (dev = await startDevServer({ port, persistTo: dir, cwd: snapshot.dir })) };
 }

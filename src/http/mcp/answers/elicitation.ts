@@ -5,8 +5,8 @@
 // another isolate than the call that asked. So the request's id says where the answer goes (the
 // run and the call it waits on), and the edge hands the answer to the run object directly: no
 // pending request is kept in memory anywhere.
-import type { WaitingKind } from "../../api/types";
-import { guardrailHoldText } from "../../api/rules/policy-stops";
+import type { WaitingKind } from "../../../api/types";
+import { guardrailHoldText } from "../../../api/rules/policy-stops";
 
 const ID_PREFIX = "ratchet-answer:";
 /** The requestedSchema's one field. */

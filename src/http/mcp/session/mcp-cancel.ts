@@ -6,11 +6,11 @@
 // is found with no state kept, and only the caller who made it can reach it (the key is scoped to
 // the deployment token, or to a user token's subject). Without a session a call's run has no key,
 // and a cancel reaches nothing.
-import type { Creator } from "../app-env";
-import { idempotentRunCredentials } from "../ids/ids";
-import { scopeOf } from "../intake/new-run";
-import { runStub } from "../run-stub";
-import { callKey } from "./mcp-agents";
+import type { Creator } from "../../app-env";
+import { idempotentRunCredentials } from "../../ids/ids";
+import { scopeOf } from "../../intake/new-run";
+import { runStub } from "../../run-stub";
+import { callKey } from "../calls/mcp-agents";
 import type { McpSession } from "./mcp-session";
 
 /** The request ids the messages' `notifications/cancelled` name. */

@@ -2,11 +2,11 @@
 // to the run its id names (elicitation.ts), through the one answer path (answerRun), once the
 // caller is found to reach that run as on its HTTP routes: the deployment token, or a user token
 // of the run's subject (any other is 404, exactly like an unknown run).
-import { isRunId } from "../ids/ids";
-import { notFound } from "../errors";
-import { answerRun } from "../intake/answer-run";
-import { unwrap } from "../outcome";
-import { runStub } from "../run-stub";
+import { isRunId } from "../../ids/ids";
+import { notFound } from "../../errors";
+import { answerRun } from "../../intake/answer-run";
+import { unwrap } from "../../outcome";
+import { runStub } from "../../run-stub";
 import { answerOf, targetOfId } from "./elicitation";
 
 export type Answerer = { env: Env; runIdKeys: readonly string[]; subject: string | undefined };

@@ -4,9 +4,9 @@
 // MCP client cannot show (the question, the run id and how to answer over the HTTP API), or still
 // working when MCP_CALL_SECONDS ran out (the run id and its events). Pure: no I/O.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ApiError, GuardrailTrip, RunStatus, StoppedBy } from "../../api/types";
-import { policyStopText, type LoopVerdictSeen } from "../../api/rules/policy-stops";
-import { choicesOf, questionOf, type Waiting } from "./elicitation";
+import type { ApiError, GuardrailTrip, RunStatus, StoppedBy } from "../../../api/types";
+import { policyStopText, type LoopVerdictSeen } from "../../../api/rules/policy-stops";
+import { choicesOf, questionOf, type Waiting } from "../answers/elicitation";
 
 /** Where a run's routes are, for the answers that send the caller to the HTTP API. */
 export type RunLinks = { run: string; events: string; answers: string };

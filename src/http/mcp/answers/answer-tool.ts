@@ -6,7 +6,7 @@
 // names never hold `_`, so no agent can take this name. Pure but for the type of the schema.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitedAnswer } from "./elicitation";
-import { AGENT_TOOL_ANNOTATIONS } from "./tool-output";
+import { AGENT_TOOL_ANNOTATIONS } from "../calls/tool-output";
 
 export const ANSWER_TOOL = "answer_run";
 

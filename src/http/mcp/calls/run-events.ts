@@ -1,9 +1,9 @@
 // A run's stored events as an MCP call reads them: the run object's own SSE stream, opened through
-// the one watch the events route uses (../routes/runs/run-watch.ts), from a seq on, parsed.
+// the one watch the events route uses (../../routes/runs/run-watch.ts), from a seq on, parsed.
 // Live-only frames (text deltas, which carry no id) are skipped: a step's stored events hold its
 // whole text. One live frame is kept: `elicitation-failed`, which ends a call's wait on a question.
-import type { RunEvent, StoredEvent } from "../../api/types";
-import type { RunWatch } from "../routes/runs/run-watch";
+import type { RunEvent, StoredEvent } from "../../../api/types";
+import type { RunWatch } from "../../routes/runs/run-watch";
 
 export type ElicitationFailed = Extract<RunEvent, { type: "elicitation-failed" }>;
 

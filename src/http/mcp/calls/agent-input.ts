@@ -3,8 +3,8 @@
 // tool's error result, issues at `arguments.<path>`), then the default's task is the message as
 // it is, and an agent's own schema's arguments are the message as JSON.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { jsonSchemaValidator } from "../../tools/json-schema";
-import { invalidRequest } from "../errors";
+import { jsonSchemaValidator } from "../../../tools/json-schema";
+import { invalidRequest } from "../../errors";
 
 export const DEFAULT_INPUT_SCHEMA: Tool["inputSchema"] = {
   type: "object",

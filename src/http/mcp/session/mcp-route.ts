@@ -6,13 +6,13 @@
 // nothing to end. Each request builds its own server and transport: no state lives between
 // requests (mcp-session.ts says where the session is; elicitation.ts where an answer goes).
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../app-env";
-import { ApiException } from "../errors";
-import { identify, limitUser } from "../auth/auth";
-import { withKeepAlive } from "../../lib/sse-keep-alive";
-import { creatorOf, mcpDeps } from "./mcp-agents";
+import type { AppEnv } from "../../app-env";
+import { ApiException } from "../../errors";
+import { identify, limitUser } from "../../auth/auth";
+import { withKeepAlive } from "../../../lib/sse-keep-alive";
+import { creatorOf, mcpDeps } from "../calls/mcp-agents";
 import { cancelCalls, cancelledRequests } from "./mcp-cancel";
-import { deliverAnswers, onlyResponses } from "./mcp-answers";
+import { deliverAnswers, onlyResponses } from "../answers/mcp-answers";
 import { connectServer, mcpServer } from "./mcp-server";
 import { declaresFormElicitation, newSession, sessionOf, type McpSession } from "./mcp-session";
 

@@ -5,17 +5,17 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import type { RunView } from "../../api/types";
-import { VERSION } from "../../version";
-import { ApiException } from "../errors";
-import { callAgent } from "./agent-call";
-import type { RunLinks } from "./call-results";
+import type { RunView } from "../../../api/types";
+import { VERSION } from "../../../version";
+import { ApiException } from "../../errors";
+import { callAgent } from "../calls/agent-call";
+import type { RunLinks } from "../calls/call-results";
 import { callParamsError } from "./call-params";
-import { ANSWER_TOOL, answerArgs, answerTool } from "./answer-tool";
-import { invalidRequest } from "../errors";
-import type { ElicitedAnswer } from "./elicitation";
-import { elicitationId, elicitParams, type Waiting } from "./elicitation";
-import type { EventReader } from "./run-events";
+import { ANSWER_TOOL, answerArgs, answerTool } from "../answers/answer-tool";
+import { invalidRequest } from "../../errors";
+import type { ElicitedAnswer } from "../answers/elicitation";
+import { elicitationId, elicitParams, type Waiting } from "../answers/elicitation";
+import type { EventReader } from "../calls/run-events";
 
 /**
  * An agent as a tool: its name, description and input schema (`{task: string}` unless it has its

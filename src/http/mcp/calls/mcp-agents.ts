@@ -4,25 +4,25 @@
 // one watch, as the caller: a revocation ends the call's wait) and links, and the session's
 // idempotency key for a request id.
 import type { Context } from "hono";
-import type { StoredAgent } from "../../api/resources/agent-types";
-import type { AppEnv, Creator } from "../app-env";
-import { findAgent, listAgents } from "../agents/agents";
-import { readerOf } from "../auth/agent-auth";
-import type { Caller } from "../auth/auth";
-import { limitDeploymentCreation, limitSubjectCreation } from "../auth/rate-limit";
-import { startRun } from "../intake/start-run";
-import { runStub } from "../run-stub";
+import type { StoredAgent } from "../../../api/resources/agent-types";
+import type { AppEnv, Creator } from "../../app-env";
+import { findAgent, listAgents } from "../../agents/agents";
+import { readerOf } from "../../auth/agent-auth";
+import type { Caller } from "../../auth/auth";
+import { limitDeploymentCreation, limitSubjectCreation } from "../../auth/rate-limit";
+import { startRun } from "../../intake/start-run";
+import { runStub } from "../../run-stub";
 import { taskOf, toolInputSchema } from "./agent-input";
 import { AGENT_TOOL_ANNOTATIONS, toolOutputSchema } from "./tool-output";
 import { runLinks } from "./call-results";
-import type { AgentTool, McpDeps } from "./mcp-server";
-import type { McpSession } from "./mcp-session";
+import type { AgentTool, McpDeps } from "../session/mcp-server";
+import type { McpSession } from "../session/mcp-session";
 import { readRunEvents } from "./run-events";
-import { runWatch } from "../routes/runs/run-watch";
-import { isRunId } from "../ids/ids";
-import { notFound } from "../errors";
-import { answerRun } from "../intake/answer-run";
-import { unwrap } from "../outcome";
+import { runWatch } from "../../routes/runs/run-watch";
+import { isRunId } from "../../ids/ids";
+import { notFound } from "../../errors";
+import { answerRun } from "../../intake/answer-run";
+import { unwrap } from "../../outcome";
 
 /** Agents read per page of the listing. */
 const PAGE = 100;

@@ -4,11 +4,11 @@
 // the end the call's result. Past the call's time it answers with the run id, and the run goes on.
 // Everything it does goes through `deps`, so the decisions are tested without a Worker.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { RunView } from "../../api/types";
+import type { RunView } from "../../../api/types";
 import { endResult, longCallResult, waitingResult, type RunLinks } from "./call-results";
-import { canElicit, type Waiting } from "./elicitation";
+import { canElicit, type Waiting } from "../answers/elicitation";
 import type { CallEvent, EventReader } from "./run-events";
-import type { LoopVerdictSeen } from "../../api/rules/policy-stops";
+import type { LoopVerdictSeen } from "../../../api/rules/policy-stops";
 
 export type AgentCallDeps = {
   /** Starts the agent's run (or finds the one this same request started before). */
