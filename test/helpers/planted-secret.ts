@@ -1,6 +1,6 @@
 // A run body with a distinctive secret planted in every place a body can hold one (docs/api.md,
 // "What leaves the service"): MCP servers' header values, and the userinfo, a query value and the
-// fragment of every URL (MCP servers', HTTP tools', the run's webhook), at the top level and in
+// fragment of every URL (MCP servers', HTTP tools', HTTP guardrail checks', the run's webhook), at the top level and in
 // agent templates at depth 1 and 2. The tree it makes runs to its end on the scripted provider
 // against the real test MCP server (which takes any extra header, and is reached at the planted URL:
 // the userinfo, query and fragment change nothing of its route), so every view, event, export,
@@ -37,16 +37,22 @@ export function plantedWebhook(name = "planted"): { url: string } {
   return { url: plantedUrl(`${inject("webhookReceiverUrl")}/hooks/${name}`, "webhook") };
 }
 
+/** An HTTP guardrail check at a planted URL, on the tool calls of `tool` alone (an HTTP tool the scripts never call: it is never asked). */
+export function plantedGuardrails(tool: string): Record<string, unknown> {
+  return { tool: [{ name: "gate", type: "http", url: plantedUrl(`${inject("toolServerUrl")}/echo`, `${tool}-guardrail`), tools: [tool] }] };
+}
+
 /** A run template (for a schedule, or a POST /v1/runs body without messages) planted at every depth. */
 export function plantedTemplate(): Record<string, unknown> {
-  const deeper = agentTool("deeper", [{ text: "Deep work done." }], { mcpServers: [plantedServer("depth2")], tools: [plantedHttpTool("depth2_http")] });
-  const helper = agentTool("helper", [callAgents([["d1", "deeper", "Dig."]], 0), { text: "Helper done." }], { mcpServers: [plantedServer("depth1")], tools: [deeper, plantedHttpTool("depth1_http")] });
+  const deeper = agentTool("deeper", [{ text: "Deep work done." }], { mcpServers: [plantedServer("depth2")], tools: [plantedHttpTool("depth2_http")], guardrails: plantedGuardrails("depth2_http") });
+  const helper = agentTool("helper", [callAgents([["d1", "deeper", "Dig."]], 0), { text: "Helper done." }], { mcpServers: [plantedServer("depth1")], tools: [deeper, plantedHttpTool("depth1_http")], guardrails: plantedGuardrails("depth1_http") });
   return {
     provider: "scripted",
     minAnswerChars: 0,
     budget: { usd: 1 },
     mcpServers: [plantedServer("top")],
     tools: [helper, plantedHttpTool("top_http")],
+    guardrails: plantedGuardrails("top_http"),
     script: [
       callAgents([["h1", "helper", "Help."]], 0),
       { text: "Echoing.", toolCalls: [{ id: "e1", name: "top__echo", input: { text: "hello" } }] },
