@@ -114,6 +114,14 @@ describe("HTTP tool: answers", () => {
     expect(output).toEqual({ content: "HTTP tool lookup did not answer within 200 ms.", isError: true });
   });
 
+  it("shows a URL inside the runtime's error as every URL is shown: no userinfo, query value or fragment", async () => {
+    const failing: typeof fetch = async () => {
+      throw new TypeError("fetch https://u:PASSWORD@tools.example.com/lookup?api_key=SECRET#t failed");
+    };
+    const output = await call("/echo", { deps: { fetch: failing } });
+    expect(output).toEqual({ content: "HTTP tool lookup could not be reached: fetch https://tools.example.com/lookup?api_key=REDACTED failed", isError: true });
+  });
+
   it("reports an unreachable host as an error result", async () => {
     // A port nobody listens on (the discard port is closed on test machines).
     const output = await call("", { ref: { url: "http://127.0.0.1:9/" } });

@@ -1,6 +1,7 @@
 // One signed POST to an HTTP tool (docs/http-tools.md "The request"). Whatever goes wrong on the
 // way (no answer in time, an unreachable host, an answer past 1 MiB) is a failure the model sees;
 // only a cancel passes through as a thrown abort, so the loop ends the call instead of reporting it.
+import { shownUrlsIn } from "../../api/redaction/shown-url";
 import { readAtMost, StreamTooLarge } from "../../lib/read-at-most";
 import type { ToolContext, ToolOutput } from "../../loop/types";
 import { duration, failure } from "./http-answer";
@@ -51,7 +52,8 @@ export async function postToTool(
     if (context.signal.aborted) throw context.signal.reason ?? error;
     if (timeout.aborted) return { kind: "failed", output: failure(`HTTP tool ${tool.name} did not answer within ${duration(timeoutMs)}.`) };
     if (error instanceof StreamTooLarge) return { kind: "failed", output: failure(`HTTP tool ${tool.name} answered more than 1 MiB.`) };
-    const reason = error instanceof Error ? error.message : String(error);
+    // The runtime's words may name the URL: the model, the run's history and its views see it as every URL is shown.
+    const reason = shownUrlsIn(error instanceof Error ? error.message : String(error));
     return { kind: "failed", output: failure(`HTTP tool ${tool.name} could not be reached: ${reason}`) };
   }
 }
