@@ -25,7 +25,7 @@ import type { RunObject } from "../src/durable/run/run-object";
 import { createRun, journalKeys, stubFor, viewOf, type RunStub } from "../test/helpers/runs";
 import { watch } from "../test/helpers/watch";
 import { timedState } from "./support/timed-storage";
-import { startSpanExport } from "../src/durable/outbox/span-delivery";
+import { startSpanExport } from "../src/durable/outbox/channels/span-delivery";
 import { seedRunOf } from "../src/durable/telemetry/span-writer";
 
 const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
@@ -341,7 +341,7 @@ describe("run engine figures", () => {
     // which made the first "off" look slow), the order within a round swapped every round (off, on,
     // then on, off), so neither side always runs first. No alarm fires in the bench, so no export runs during the slice: what (1d) compares is
     // the step's own work. The export's own work is then timed apart: every span row of the run
-    // made into what one request sends (src/durable/outbox/span-delivery.ts), the request not sent.
+    // made into what one request sends (src/durable/outbox/channels/span-delivery.ts), the request not sent.
     const on = { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9/otlp" };
     const offs: number[] = [];
     const ons: number[] = [];

@@ -9,7 +9,7 @@ import { createClient } from "../src/client/client.ts";
 import { RatchetError } from "../src/client/errors.ts";
 import type { ExperimentView } from "../src/client/types.ts";
 import { parseEvalArgs, USAGE, UsageError, type EvalOptions } from "./eval/args.ts";
-import { scorerName } from "./eval/scorer-names.ts";
+import { scorerName } from "../src/evals/scorers/scorer-name.ts";
 import { caseTable } from "./eval/table.ts";
 import { failures } from "./eval/verdict.ts";
 

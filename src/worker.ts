@@ -6,7 +6,7 @@ export { ScheduleObject } from "./durable/schedule/schedule-object";
 export { ScheduleDirectory } from "./durable/schedule/schedule-directory";
 export { AgentsObject } from "./durable/agents/agents-object";
 export { AgentRunsObject } from "./durable/agents/agent-runs-object";
-export { DatasetsObject } from "./durable/evals/datasets-object";
-export { ExperimentObject } from "./durable/evals/experiment-object";
+export { DatasetsObject } from "./durable/evals/datasets/datasets-object";
+export { ExperimentObject } from "./durable/evals/experiment/experiment-object";
 
 export default createApp();

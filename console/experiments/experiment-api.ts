@@ -1,13 +1,12 @@
-// The experiments routes the console reads (docs/evals.md, docs/api.md): the list, the datasets
-// and a new experiment of one, one experiment, its comparison with its baseline, its cancel, its
-// report, and its progress as Server-Sent Events read from a streamed fetch (the deployment token
-// goes in the Authorization header, never in a URL). A refusal becomes a RatchetError in the API's
-// error shape, as the typed client's are.
-import type { Comparison, DatasetSummary, ExperimentEvent, ExperimentSummary, ExperimentView } from "../../src/api/resources/eval-types";
-import { errorFromAnswer, networkError } from "../../src/client/errors";
-import { takeSseData } from "../../src/client/sse-connection";
+// The experiments routes the console reads (docs/evals.md, docs/api.md), through the typed client
+// (src/client/evals-client.ts): the list, the datasets and a new experiment of one, one experiment,
+// its comparison with its baseline, its cancel, its report, and its progress as Server-Sent Events
+// (the deployment token goes in the Authorization header, never in a URL). A refusal is the
+// client's RatchetError in the API's error shape.
+import { createClient } from "../../src/client";
+import type { Comparison, CreateExperimentRequest, DatasetSummary, ExperimentSummary, ExperimentView, StoredExperimentEvent } from "../../src/client/types";
 
-export type StoredExperimentEvent = ExperimentEvent & { seq: number; at: string };
+export type { StoredExperimentEvent };
 
 export type ExperimentsApi = {
   list(): Promise<ExperimentSummary[]>;
@@ -29,45 +28,17 @@ export function reportPath(id: string, format: "csv" | "json"): string {
 }
 
 export function experimentsApi(baseUrl: string, token: string): ExperimentsApi {
-  const authorization = { Authorization: `Bearer ${token}` };
-  async function answer(path: string, init: RequestInit = {}): Promise<Response> {
-    let response: Response;
-    try {
-      response = await fetch(`${baseUrl}${path}`, { ...init, headers: { ...authorization, ...init.headers } });
-    } catch (error) {
-      throw networkError(`${baseUrl}${path}`, error);
-    }
-    if (!response.ok) throw errorFromAnswer(response.status, await response.text().catch(() => ""));
-    return response;
-  }
-  const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await (await answer(path, init)).json()) as T;
-  const one = (id: string) => `/v1/experiments/${encodeURIComponent(id)}`;
+  const client = createClient({ baseUrl, token, transport: "sse" });
   return {
-    list: async () => (await json<{ experiments: ExperimentSummary[] }>("/v1/experiments?limit=100")).experiments,
-    datasets: async () => (await json<{ datasets: DatasetSummary[] }>("/v1/datasets?limit=100")).datasets,
-    create: async (body) => (await json<{ experiment: ExperimentView }>("/v1/experiments", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })).experiment,
-    get: async (id) => (await json<{ experiment: ExperimentView }>(one(id))).experiment,
-    cancel: async (id) => (await json<{ experiment: ExperimentView }>(`${one(id)}/cancel`, { method: "POST" })).experiment,
-    comparison: async (id) => (await json<{ comparison: Comparison }>(`${one(id)}/comparison`)).comparison,
-    report: async (id, format) => (await answer(reportPath(id, format))).blob(),
-    async *events(id, after, signal) {
-      const response = await answer(`${one(id)}/events?after=${after}`, { headers: { Accept: "text/event-stream" }, signal });
-      if (response.body === null) return;
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = "";
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return;
-          buffer += decoder.decode(value, { stream: true });
-          const taken = takeSseData(buffer);
-          buffer = taken.rest;
-          for (const data of taken.data) yield JSON.parse(data) as StoredExperimentEvent;
-        }
-      } finally {
-        reader.cancel().catch(() => undefined);
-      }
-    },
+    list: async () => (await client.listExperiments({ limit: 100 })).experiments,
+    datasets: async () => (await client.listDatasets({ limit: 100 })).datasets,
+    // The form's body goes as it is: the route checks it and answers in the API's error shape.
+    create: (body) => client.createExperiment(body as CreateExperimentRequest),
+    get: (id) => client.getExperiment(id),
+    cancel: (id) => client.cancelExperiment(id),
+    comparison: (id) => client.getComparison(id),
+    report: async (id, format) =>
+      format === "csv" ? new Blob([await client.getReportCsv(id)], { type: "text/csv" }) : new Blob([JSON.stringify(await client.getReport(id))], { type: "application/json" }),
+    events: (id, after, signal) => client.experimentEvents(id, { after, signal }),
   };
 }

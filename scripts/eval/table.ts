@@ -28,10 +28,11 @@ function aligned(rows: string[][]): string {
 }
 
 export function caseTable(view: ExperimentView, comparison: Comparison): string {
-  const scorers = [...scorerMeans(view).keys()];
+  const means = scorerMeans(view);
+  const scorers = [...means.keys()];
   const byCase = new Map(view.cases.map((one) => [one.n, one]));
-  const order = [...comparison.cases.map((one) => one.n), ...view.cases.map((one) => one.n).filter((n) => !comparison.cases.some((one) => one.n === n))];
   const compared = new Map(comparison.cases.map((one) => [one.n, one]));
+  const order = [...compared.keys(), ...view.cases.map((one) => one.n).filter((n) => !compared.has(n))];
   const header = ["case", "state", ...scorers, "cost $", "Δcost", "steps", "Δsteps", "divergence", ""];
   const rows = order.map((n) => {
     const one = byCase.get(n)!;
@@ -50,7 +51,6 @@ export function caseTable(view: ExperimentView, comparison: Comparison): string 
       against?.regression === true ? "REGRESSED" : "",
     ];
   });
-  const means = scorerMeans(view);
   const totals = comparison.totals;
   const meanLine = [...means].map(([scorer, mean]) => {
     const against = totals.scores.find((score) => score.scorer === scorer);

@@ -3,7 +3,7 @@
 // experiment did not score (failed, skipped, cancelled) and a cancelled experiment. Each failure is
 // one line; none, and the run passes (exit 0).
 import type { Comparison, ExperimentView } from "../../src/client/types.ts";
-import { scorerName } from "./scorer-names.ts";
+import { scorerName } from "../../src/evals/scorers/scorer-name.ts";
 
 /** Each scorer's mean over the cases the experiment scored (null: no case has a score), in the order of its scorers. */
 export function scorerMeans(view: ExperimentView): Map<string, number | null> {

@@ -15,13 +15,14 @@ export type StartDecision = { kind: "start"; runBudgetUsd: number; holdUsd: numb
 /** What a case may cost: its run's own budget and, for each judge call it may make, that call's most. */
 export type CaseNeed = { runBudgetUsd: number; judgeCallsUsd: readonly number[] };
 
-const judgeOf = (need: CaseNeed): number => usd(need.judgeCallsUsd.reduce((sum, one) => sum + one, 0));
+/** What a case's judge calls may cost at their most, together. */
+export const judgeUsdOf = (judgeCallsUsd: readonly number[]): number => usd(judgeCallsUsd.reduce((sum, one) => sum + one, 0));
 
 /** The least run budget the case starts with: the minimum, or its own budget when that is less. */
 export const floorOf = (need: CaseNeed, minUsd: number): number => Math.min(need.runBudgetUsd, minUsd);
 
 export function startDecision(state: BudgetState, need: CaseNeed, minUsd: number): StartDecision {
-  const judge = judgeOf(need);
+  const judge = judgeUsdOf(need.judgeCallsUsd);
   const floor = floorOf(need, minUsd);
   const runBudgetUsd = usd(Math.min(need.runBudgetUsd, state.budgetUsd - state.spentUsd - state.reservedUsd - judge));
   if (runBudgetUsd >= floor) return { kind: "start", runBudgetUsd, holdUsd: usd(runBudgetUsd + judge) };
@@ -31,5 +32,5 @@ export function startDecision(state: BudgetState, need: CaseNeed, minUsd: number
 
 /** A started case's run budget, from what it holds (so a case made again after a crash gets the same). */
 export function runBudgetOf(holdUsd: number, judgeCallsUsd: readonly number[]): number {
-  return usd(holdUsd - judgeOf({ runBudgetUsd: 0, judgeCallsUsd }));
+  return usd(holdUsd - judgeUsdOf(judgeCallsUsd));
 }

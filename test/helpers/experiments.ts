@@ -4,7 +4,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { ExperimentView } from "../../src/api/resources/eval-types";
-import type { ExperimentObject } from "../../src/durable/evals/experiment-object";
+import type { ExperimentObject } from "../../src/durable/evals/experiment/experiment-object";
 import { api, startRun } from "./service-client";
 import { settle } from "./inbox";
 import { TEST_API_TOKEN } from "../test-env";

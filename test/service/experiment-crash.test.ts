@@ -1,11 +1,11 @@
-// The crash points of an experiment (src/durable/evals/experiment-step.ts): killed after a case was
+// The crash points of an experiment (src/durable/evals/experiment/experiment-step.ts): killed after a case was
 // marked running and before its run was made, after its run was made and before that was noted, and
 // after a case was scored — each time every object is aborted, the experiment goes on from its
 // storage, and no case is run or scored twice.
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { DatasetView, ExperimentView } from "../../src/api/resources/eval-types";
-import type { CrashPoint } from "../../src/durable/evals/experiment-step";
+import type { CrashPoint } from "../../src/durable/evals/experiment/experiment-step";
 import { eventsAfter } from "../../src/durable/events/event-log";
 import { caseRunIds, driveExperiment, experimentObject, post, recordedRun } from "../helpers/experiments";
 import { journalKeys, stubFor } from "../helpers/runs";

@@ -8,7 +8,7 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { DatasetView, ExperimentView } from "../../src/api/resources/eval-types";
-import type { CrashPoint } from "../../src/durable/evals/experiment-step";
+import type { CrashPoint } from "../../src/durable/evals/experiment/experiment-step";
 import { JUDGE_SYSTEM } from "../../src/evals/scorers/rubric";
 import { recorded, script, uniqueModel } from "../fake-anthropic/client";
 import { caseRunIds, driveExperiment, experimentObject, post, recordedRun } from "../helpers/experiments";

@@ -1,4 +1,4 @@
-// How an experiment's step moves its cases (src/durable/evals/experiment-step.ts): a case run tells
+// How an experiment's step moves its cases (src/durable/evals/experiment/experiment-step.ts): a case run tells
 // its experiment its end alone, and a case that waited for the budget starts in the very alarm that
 // scores the case holding it (scoring and starting go side by side, then what waited goes).
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";

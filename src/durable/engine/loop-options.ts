@@ -18,7 +18,7 @@ import { heldUntilReleased } from "./provider/scripted-holds";
 import { Holds } from "../../providers";
 import type { RunRow, Segment } from "../run/run-store";
 import { toolTraceparent } from "../telemetry/propagation";
-import { withRecording } from "../evals/replay-tools";
+import { withRecording } from "../evals/cases/replay-tools";
 import { runGuardrails } from "./run-guardrails";
 
 /** A share of the model's context window: compaction keeps each prompt below it, with room for an answer and tool results. */

@@ -17,7 +17,7 @@ import { limitsOf } from "../../config/settings";
 import { insertCompactionRequests } from "../engine/incoming/compaction-request-store";
 import { insertPackedJournal } from "../engine/journal/journal-copy";
 import { isoNow } from "../storage/clock";
-import { insertReplay } from "../evals/replay-store";
+import { insertReplay } from "../evals/cases/replay-store";
 import { insertTrace } from "../telemetry/trace-store";
 import { createReserved, earlierCreate, madeRun, type Creator } from "../run/lifecycle/create-run";
 import { forkPlan } from "./fork-plan";

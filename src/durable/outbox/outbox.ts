@@ -25,9 +25,9 @@ import { deleteRows, dueRows, giveUp, leaseRow, nextDueAt, pendingRows, recordAt
 export const INBOX_BATCH_ROWS = 50;
 /** The most webhook sends one delivery round (an alarm) starts; the rest stay due for the next. */
 export const WEBHOOK_SENDS_PER_CALL = 10;
-import type { WebhookAnswer, WebhookSend } from "./webhook-sender";
-import { startSpanExport } from "./span-delivery";
-import type { SpanSend } from "./span-sender";
+import type { WebhookAnswer, WebhookSend } from "./channels/webhook-sender";
+import { startSpanExport } from "./channels/span-delivery";
+import type { SpanSend } from "./channels/span-sender";
 import type { SeedRun } from "../telemetry/span-seed";
 
 export type OutboxDeps = {

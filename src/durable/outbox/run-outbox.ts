@@ -5,13 +5,13 @@
 import type { EngineContext } from "../engine/engine-context";
 import { seedRunOf } from "../telemetry/span-writer";
 import { deliverToParent } from "../children/child-report";
-import { deliverToInbox } from "./inbox-delivery";
+import { deliverToInbox } from "./channels/inbox-delivery";
 import { Outbox } from "./outbox";
-import { deliverToSchedule } from "./schedule-delivery";
-import { deliverToAgentRuns } from "./agent-runs-delivery";
-import { deliverToExperiment } from "./experiment-delivery";
-import { spanSender } from "./span-sender";
-import { webhookSender } from "./webhook-sender";
+import { deliverToSchedule } from "./channels/schedule-delivery";
+import { deliverToAgentRuns } from "./channels/agent-runs-delivery";
+import { deliverToExperiment } from "./channels/experiment-delivery";
+import { spanSender } from "./channels/span-sender";
+import { webhookSender } from "./channels/webhook-sender";
 
 /** The run's outbox; `onSettled` runs after an attempt moved its rows on (the object sets its next alarm). */
 export function runOutbox(engine: EngineContext, onSettled: () => void): Outbox {

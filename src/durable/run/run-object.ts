@@ -25,7 +25,7 @@ import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
 import { createRun } from "./lifecycle/create-run";
 import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
-import { readUses } from "../evals/replay-store";
+import { readUses } from "../evals/cases/replay-store";
 import type { ReplayUse } from "../../api/resources/eval-types";
 import { exportRun } from "../forks/export-run";
 import type { ForkCopy, ForkPrefix, ForkSpec } from "../../api/rpc/fork-rpc";

@@ -16,7 +16,7 @@ import { spillText, unspillText } from "../storage/spill";
 import { addMissingColumns, tableExists } from "../storage/sqlite-tables";
 import { usd } from "../../lib/money";
 import { readFork } from "../forks/fork-store";
-import { readReplay } from "../evals/replay-store";
+import { readReplay } from "../evals/cases/replay-store";
 import type { ExperimentOfRun } from "../../api/types";
 import { addUsd } from "../../lib/money";
 

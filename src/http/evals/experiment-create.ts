@@ -10,7 +10,7 @@ import type { CreateExperimentInput } from "../../api/schemas/evals/experiment-s
 import type { Issue } from "../../api/schemas/error-schemas";
 import type { AgentRef } from "../../api/resources/agent-types";
 import type { Settings } from "../../config/settings";
-import { datasetsStub, experimentStub } from "../../durable/evals/experiment-stub";
+import { datasetsStub, experimentStub } from "../../durable/evals/experiment/experiment-stub";
 import { judgeModel } from "../../intake/judge-model";
 import { IntakeRefusal } from "../../intake/refusal";
 import { linearPatternProblem } from "../../tools/linear-regexp";

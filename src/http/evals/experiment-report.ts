@@ -5,7 +5,7 @@
 import type { Comparison, ExperimentCase, ExperimentView } from "../../api/resources/eval-types";
 import { compare, type ComparedSide } from "../../evals/comparison";
 import { reportCsv } from "../../evals/report-csv";
-import { experimentStub } from "../../durable/evals/experiment-stub";
+import { experimentStub } from "../../durable/evals/experiment/experiment-stub";
 import { unwrap } from "../outcome";
 import { invalidRequest } from "../errors";
 

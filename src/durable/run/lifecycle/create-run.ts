@@ -13,7 +13,7 @@ import type { EngineContext } from "../../engine/engine-context";
 import { emitEvent } from "../../events/emit-event";
 import { reportChange } from "../../outbox/report-change";
 import { isoNow } from "../../storage/clock";
-import { insertReplay } from "../../evals/replay-store";
+import { insertReplay } from "../../evals/cases/replay-store";
 import { fail, invalidImages, ok } from "../outcome";
 import { insertRun, readRun, toRunView, type RunRow } from "../run-store";
 import { makeRun, wasDeleted } from "../schema";

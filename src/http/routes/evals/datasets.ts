@@ -2,7 +2,7 @@
 // and asks the one datasets object, which stores each version in one transaction.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { LIST_LIMIT_DEFAULT } from "../../../api/schemas/subject/inbox-schemas";
-import { datasetsStub } from "../../../durable/evals/experiment-stub";
+import { datasetsStub } from "../../../durable/evals/experiment/experiment-stub";
 import { isoNow } from "../../../durable/storage/clock";
 import type { AppEnv } from "../../app-env";
 import { resolveCases } from "../../evals/dataset-cases";

@@ -5,7 +5,7 @@ import { OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { ExperimentSummary, ExperimentView } from "../../../api/resources/eval-types";
 import { experimentAnswerSchema } from "../../../api/schemas/evals/experiment-schemas";
 import { LIST_LIMIT_DEFAULT } from "../../../api/schemas/subject/inbox-schemas";
-import { datasetsStub, experimentStub } from "../../../durable/evals/experiment-stub";
+import { datasetsStub, experimentStub } from "../../../durable/evals/experiment/experiment-stub";
 import { isoNow } from "../../../durable/storage/clock";
 import type { AppEnv } from "../../app-env";
 import { newExperiment } from "../../evals/experiment-create";
@@ -15,7 +15,7 @@ import { forwarded, wantsEventStream } from "../../forward";
 import { isExperimentId, newExperimentId } from "../../ids/experiment-ids";
 import { unwrap } from "../../outcome";
 import { decodeCursor, encodeCursor } from "../runs/cursor";
-import { EXPERIMENT_NOT_FOUND } from "../../../durable/evals/experiment-object";
+import { EXPERIMENT_NOT_FOUND } from "../../../durable/evals/experiment/experiment-object";
 import { cancelExperimentRoute, comparisonRoute, createExperimentRoute, experimentEventsRoute, exportExperimentRoute, getExperimentRoute, listExperimentsRoute } from "../definitions/eval-routes";
 
 /** The view as the route's schema reads it (a variant's and a scorer's fields are the schemas' own). */

@@ -2,9 +2,9 @@
 // experiment's id and creation time, newest first. An entry is written before its experiment's
 // object is made, so a crash between the two leaves an entry a listing skips (and drops), never an
 // experiment no listing shows. This module alone holds the table's SQL.
-import type { ExperimentEntry } from "../../api/rpc/evals-rpc";
-import type { ListPosition } from "../../api/rpc/inbox-rpc";
-import { tableExists } from "../storage/sqlite-tables";
+import type { ExperimentEntry } from "../../../api/rpc/evals-rpc";
+import type { ListPosition } from "../../../api/rpc/inbox-rpc";
+import { tableExists } from "../../storage/sqlite-tables";
 
 const TABLE = `CREATE TABLE IF NOT EXISTS experiment_entry (id TEXT PRIMARY KEY, created_at TEXT NOT NULL)`;
 

@@ -7,10 +7,10 @@
 // unsent 24 h after its step: dropped, and counted in the log (`ratchet.spans-dropped`).
 // A step's row is its span's seed (src/durable/telemetry/span-seed.ts): its span is made here, when
 // the batch is sent, never in the step; a segment's or a wait's row is its span's JSON, sent as it is.
-import { dropPendingBefore, deleteRows, dueRows, leaseRow, recordInboxFailure, type OutboxRow } from "./outbox-store";
+import { dropPendingBefore, deleteRows, dueRows, leaseRow, recordInboxFailure, type OutboxRow } from "../outbox-store";
 import type { SpanSend } from "./span-sender";
 import { SPAN_EXPORT_TIMEOUT_MS } from "./span-sender";
-import { expandSeed, SEED_TYPE, type SeedRun } from "../telemetry/span-seed";
+import { expandSeed, SEED_TYPE, type SeedRun } from "../../telemetry/span-seed";
 
 /** The most spans one export request carries. */
 export const SPAN_BATCH_ROWS = 512;

@@ -2,10 +2,10 @@
 // progress, built from its rows. The variant and the scorers pass through the one redaction
 // (src/api/redaction/redact-body.ts): a variant's tools may hold what a run's body may, and no view
 // shows more of it than a run's view would.
-import type { CaseState, ExperimentCase, ExperimentProgress, ExperimentSummary, ExperimentView } from "../../api/resources/eval-types";
-import { redactBody } from "../../api/redaction/redact-body";
-import type { CreateRunBody } from "../../api/types";
-import { lastSeq } from "../events/event-log";
+import type { CaseState, ExperimentCase, ExperimentProgress, ExperimentSummary, ExperimentView } from "../../../api/resources/eval-types";
+import { redactBody } from "../../../api/redaction/redact-body";
+import type { CreateRunBody } from "../../../api/types";
+import { lastSeq } from "../../events/event-log";
 import { countStates, readCases, readExperiment, reservedUsd, type CaseRow, type ExperimentRow } from "./experiment-store";
 
 const STATES: CaseState[] = ["pending", "running", "scoring", "done", "failed", "skipped", "cancelled"];

@@ -2,10 +2,10 @@
 // with OTEL_EXPORTER_OTLP_HEADERS. As the OTLP spec asks: a 2xx took them (a partial success's
 // rejected spans are not sent again); 429, 502, 503, 504, 408 and no answer at all are tried again;
 // any other answer refuses them for good. Never a throw: the outbox decides what next.
-import { shownUrlsIn } from "../../api/redaction/shown-url";
-import { otelOf } from "../../config/otel-settings";
-import { VERSION } from "../../version";
-import { exportRequestText } from "../telemetry/otlp";
+import { shownUrlsIn } from "../../../api/redaction/shown-url";
+import { otelOf } from "../../../config/otel-settings";
+import { VERSION } from "../../../version";
+import { exportRequestText } from "../../telemetry/otlp";
 
 export type SpanAnswer = { ok: true; rejected: number } | { ok: false; retry: boolean; error: string };
 

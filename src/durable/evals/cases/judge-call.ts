@@ -4,19 +4,19 @@
 // (the budget ceiling of a run's model calls), and a call that cannot fit is not made. A refused or
 // failed call is a verdict of its own (no score, and why): it is journaled like any other, so the
 // experiment goes on. The object journals what this answers (judge-store.ts).
-import type { CaseReference, RunFacts, Scorer } from "../../api/resources/eval-types";
-import { judgeRequest } from "../../evals/scorers/rubric";
-import { readJudgeAnswer } from "../../evals/scorers/rubric";
-import type { Verdict } from "../../evals/scorers/verdict";
-import { intakeSettingsOf } from "../../intake/intake-settings";
-import { judgeModel } from "../../intake/judge-model";
-import { describeRefusal, IntakeRefusal } from "../../intake/refusal";
-import { textOf } from "../../loop/content";
-import { budgetCeiling } from "../../loop/guards/budget-ceiling";
-import type { ChatMessage } from "../../loop/types";
-import { scriptSchema } from "../../providers";
-import { r2BlobStore } from "../blobs/blob-store";
-import { createRunProvider } from "../engine/provider/run-provider";
+import type { CaseReference, RunFacts, Scorer } from "../../../api/resources/eval-types";
+import { judgeRequest } from "../../../evals/scorers/rubric";
+import { readJudgeAnswer } from "../../../evals/scorers/rubric";
+import type { Verdict } from "../../../evals/scorers/verdict";
+import { intakeSettingsOf } from "../../../intake/intake-settings";
+import { judgeModel } from "../../../intake/judge-model";
+import { describeRefusal, IntakeRefusal } from "../../../intake/refusal";
+import { textOf } from "../../../loop/content";
+import { budgetCeiling } from "../../../loop/guards/budget-ceiling";
+import type { ChatMessage } from "../../../loop/types";
+import { scriptSchema } from "../../../providers/index.ts";
+import { r2BlobStore } from "../../blobs/blob-store";
+import { createRunProvider } from "../../engine/provider/run-provider";
 
 /** What one judge call may cost when its scorer names no maxUsd. */
 export const JUDGE_MAX_USD_DEFAULT = 0.05;

@@ -6,11 +6,11 @@
 // says (src/evals/replay-answer.ts). The decision is stored by the call's step key before anything
 // is answered, so a call asked again after a crash is answered the same way; what it answers is
 // then journaled as any tool result. Tools the person answers (asks, client tools) are untouched.
-import type { ExperimentOfRun } from "../../api/resources/eval-types";
-import { callFingerprint } from "../../evals/call-fingerprint";
-import { recordedOutput, refusedText, replayAnswer } from "../../evals/replay-answer";
-import { validateInput } from "../../loop/tool-calls/tool-definition";
-import type { AnyToolSpec, ToolContext, ToolOutput } from "../../loop/types";
+import type { ExperimentOfRun } from "../../../api/resources/eval-types";
+import { callFingerprint } from "../../../evals/call-fingerprint";
+import { recordedOutput, refusedText, replayAnswer } from "../../../evals/replay-answer";
+import { validateInput } from "../../../loop/tool-calls/tool-definition";
+import type { AnyToolSpec, ToolContext, ToolOutput } from "../../../loop/types";
 import { insertUse, readReplay, recordedInputs, recordedValue, useAt, usesOf, type StoredUse } from "./replay-store";
 
 /** Where a call sits: its segment's prefix (`s2/`) and the model calls before that segment. */

@@ -3,11 +3,11 @@
 // exists, a selection of runs, a reference) is the edge's to resolve before it calls here
 // (src/http/evals). Each change of a dataset is one transaction.
 import { DurableObject } from "cloudflare:workers";
-import type { DatasetsPage, DatasetsRpc, ExperimentEntry, NewCase, NewDataset } from "../../api/rpc/evals-rpc";
-import type { ListPosition } from "../../api/rpc/inbox-rpc";
-import type { Outcome } from "../../api/types";
-import type { DatasetView as View } from "../../api/resources/eval-types";
-import { fail, ok } from "../run/outcome";
+import type { DatasetsPage, DatasetsRpc, ExperimentEntry, NewCase, NewDataset } from "../../../api/rpc/evals-rpc";
+import type { ListPosition } from "../../../api/rpc/inbox-rpc";
+import type { Outcome } from "../../../api/types";
+import type { DatasetView as View } from "../../../api/resources/eval-types";
+import { fail, ok } from "../../run/outcome";
 import { caseCount, hasDatasets, latestVersion, listDatasets, newDatasetVersion, readDataset, writeVersion } from "./dataset-store";
 import { addEntry, dropEntry, listEntries } from "./experiment-index-store";
 

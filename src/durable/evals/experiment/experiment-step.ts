@@ -8,20 +8,20 @@
 // - a scored case is finished, its spend counted and its event logged in one transaction; a crash
 //   before it scores it again (its judge calls are journaled: judge-store.ts), never twice.
 // A run object that cannot be reached is tried again CASE_ATTEMPTS times, then the case fails.
-import type { ExperimentEvent } from "../../api/resources/eval-types";
-import { runBudgetOf, startDecision } from "../../evals/case-budget";
-import { limitsOf } from "../../config/settings";
-import { usd } from "../../lib/money";
-import { appendEvent, type LoggedEvent } from "../events/event-log";
-import type { Recording } from "../../replay/recording";
-import { runOf } from "../schedule/fire-run";
-import { isoNow } from "../storage/clock";
-import { createCaseRun, prepareCase, withRunBudget, type PreparedCase } from "./case-start";
-import { scoreCase, type JudgeJournal } from "./case-scoring";
+import type { ExperimentEvent } from "../../../api/resources/eval-types";
+import { floorOf, judgeUsdOf, runBudgetOf, startDecision } from "../../../evals/case-budget";
+import { limitsOf } from "../../../config/settings";
+import { usd } from "../../../lib/money";
+import { appendEvent, type LoggedEvent } from "../../events/event-log";
+import type { Recording } from "../../../replay/recording";
+import { runOf } from "../../schedule/fire-run";
+import { isoNow } from "../../storage/clock";
+import { createCaseRun, prepareCase, withRunBudget, type PreparedCase } from "../cases/case-start";
+import { scoreCase, type JudgeJournal } from "../cases/case-scoring";
 import { addSpent, countAttempt, countStates, finishCase, markCreated, markStarting, readCase, readCases, readExperiment, reservedUsd, setStatus, settleCase, type CaseRow, type ExperimentSpec } from "./experiment-store";
 import { caseView, progressOf } from "./experiment-view";
-import { JUDGE_MAX_USD_DEFAULT } from "./judge-call";
-import { judged, recordJudged } from "./judge-store";
+import { JUDGE_MAX_USD_DEFAULT } from "../cases/judge-call";
+import { judged, recordJudged } from "../cases/judge-store";
 
 /** Attempts to reach a case's run object before the case fails. */
 export const CASE_ATTEMPTS = 5;
@@ -171,15 +171,16 @@ async function startPending(deps: StepDeps, spec: ExperimentSpec): Promise<NextS
         continue;
       }
       const judge = judgeHolds(spec, row);
-      const decision = startDecision({ budgetUsd: spec.budgetUsd, spentUsd: spentOf(deps), reservedUsd: reservedUsd(deps.sql) }, { runBudgetUsd: one.budgetUsd, judgeCallsUsd: judge }, minUsd);
+      const need = { runBudgetUsd: one.budgetUsd, judgeCallsUsd: judge };
+      const decision = startDecision({ budgetUsd: spec.budgetUsd, spentUsd: spentOf(deps), reservedUsd: reservedUsd(deps.sql) }, need, minUsd);
       if (decision.kind === "wait") {
         waits = true;
         break;
       }
       if (decision.kind === "skip") {
         const left = usd(Math.max(0, spec.budgetUsd - spentOf(deps)));
-        const judged = judge.length === 0 ? "" : ` beside its judge calls' $${usd(judge.reduce((sum, one) => sum + one, 0))}`;
-        settle(deps, row.n, "skipped", `Skipped: the experiment has $${left} of its budget left, less than the $${Math.min(one.budgetUsd, minUsd)} a case's run starts with${judged} (EXPERIMENT_CASE_MIN_USD, or the run's own budget when less).`);
+        const judged = judge.length === 0 ? "" : ` beside its judge calls' $${judgeUsdOf(judge)}`;
+        settle(deps, row.n, "skipped", `Skipped: the experiment has $${left} of its budget left, less than the $${floorOf(need, minUsd)} a case's run starts with${judged} (EXPERIMENT_CASE_MIN_USD, or the run's own budget when less).`);
         continue;
       }
       deps.transaction(() => markStarting(deps.sql, row.n, one.run.id, decision.holdUsd));

@@ -3,12 +3,12 @@
 // it holds against the budget and spent, and once scored its facts, scores and divergence). Each
 // move of a case is one statement or one transaction (the caller's), so a crash leaves a case where
 // it was or where it went, never between. This module alone holds the SQL of the two tables.
-import type { NewExperiment } from "../../api/rpc/evals-rpc";
-import type { CaseReference, CaseState, DatasetCase, Divergence, ExperimentCase, ExperimentStatus, RunFacts, Score } from "../../api/resources/eval-types";
-import type { ChatMessage } from "../../loop/types";
-import { usd } from "../../lib/money";
-import { SPILL_TABLE, spillText, unspillText } from "../storage/spill";
-import { tableExists } from "../storage/sqlite-tables";
+import type { NewExperiment } from "../../../api/rpc/evals-rpc";
+import type { CaseReference, CaseState, DatasetCase, Divergence, ExperimentCase, ExperimentStatus, RunFacts, Score } from "../../../api/resources/eval-types";
+import type { ChatMessage } from "../../../loop/types";
+import { usd } from "../../../lib/money";
+import { SPILL_TABLE, spillText, unspillText } from "../../storage/spill";
+import { tableExists } from "../../storage/sqlite-tables";
 
 const STATEMENTS = [
   SPILL_TABLE,

@@ -4,20 +4,20 @@
 // be scored and the alarm set. The platform hooks stay thin; the object only stores, schedules and
 // sends.
 import { DurableObject } from "cloudflare:workers";
-import type { ExperimentRpc, NewExperiment } from "../../api/rpc/evals-rpc";
-import type { InboxChange } from "../../api/rpc/inbox-rpc";
-import { CALLER_HEADER } from "../../api/rpc/run-rpc";
-import type { ExperimentSummary, ExperimentView } from "../../api/resources/eval-types";
-import type { CallerKind, Outcome } from "../../api/types";
-import { limitsOf } from "../../config/settings";
-import type { Recording } from "../../replay/recording";
-import { EVENT_TABLE } from "../events/event-log";
-import { openEventStream } from "../events/event-stream";
-import { Fanout } from "../events/fanout";
-import { watcherTokenOf } from "../events/watcher-tokens";
-import { fail, ok } from "../run/outcome";
+import type { ExperimentRpc, NewExperiment } from "../../../api/rpc/evals-rpc";
+import type { InboxChange } from "../../../api/rpc/inbox-rpc";
+import { CALLER_HEADER } from "../../../api/rpc/run-rpc";
+import type { ExperimentSummary, ExperimentView } from "../../../api/resources/eval-types";
+import type { CallerKind, Outcome } from "../../../api/types";
+import { limitsOf } from "../../../config/settings";
+import type { Recording } from "../../../replay/recording";
+import { EVENT_TABLE } from "../../events/event-log";
+import { openEventStream } from "../../events/event-stream";
+import { Fanout } from "../../events/fanout";
+import { watcherTokenOf } from "../../events/watcher-tokens";
+import { fail, ok } from "../../run/outcome";
 import { caseOfRun, hasExperiment, insertExperiment, markScoring, readExperiment } from "./experiment-store";
-import type { PreparedCase } from "./case-start";
+import type { PreparedCase } from "../cases/case-start";
 import { cancelExperiment, CASE_RETRY_MS, committed, logEvent, stepExperiment, type CrashPoint, type NextStep, type StepDeps } from "./experiment-step";
 import { experimentSummary, experimentView, progressOf } from "./experiment-view";
 

@@ -5,17 +5,17 @@
 // experiment's baseline, since that costs a judge call). A run that waits (an ask, an approval, a
 // client tool) is cancelled first: a case runs unattended. Reads only, but for the judge's calls
 // and that cancel; the reads of a case are made at once, not one after another.
-import type { CaseReference, ReplayUse, RunFacts, Score } from "../../api/resources/eval-types";
-import type { Outcome } from "../../api/types";
-import { divergenceOf, firstRequestDifference } from "../../evals/divergence";
-import { recordedCallsOf } from "../../evals/recorded-calls";
-import { factsOf } from "../../evals/run-facts";
-import { scoreRun } from "../../evals/scorers/score-run";
-import type { Verdict } from "../../evals/scorers/verdict";
-import type { ChatMessage } from "../../loop/types";
-import type { Recording } from "../../replay/recording";
-import { runOf } from "../schedule/fire-run";
-import type { CaseResult, CaseRow, ExperimentSpec } from "./experiment-store";
+import type { CaseReference, ReplayUse, RunFacts, Score } from "../../../api/resources/eval-types";
+import type { Outcome } from "../../../api/types";
+import { divergenceOf, firstRequestDifference } from "../../../evals/divergence";
+import { recordedCallsOf } from "../../../evals/recorded-calls";
+import { factsOf } from "../../../evals/run-facts";
+import { scoreRun } from "../../../evals/scorers/score-run";
+import type { Verdict } from "../../../evals/scorers/verdict";
+import type { ChatMessage } from "../../../loop/types";
+import type { Recording } from "../../../replay/recording";
+import { runOf } from "../../schedule/fire-run";
+import type { CaseResult, CaseRow, ExperimentSpec } from "../experiment/experiment-store";
 import type { JudgeSide } from "./judge-store";
 import { callJudge, type JudgeAnswer, type RubricScorer } from "./judge-call";
 import { readRecording } from "./recording-read";

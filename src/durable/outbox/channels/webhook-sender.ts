@@ -3,12 +3,12 @@
 // time, so a receiver's replay window holds for a late retry too). Everything that stops an
 // attempt — no URL, a host taken off the allow list, no usable secret, a timeout, a refusal — is
 // an answer with status 0 or the receiver's status, never a throw: the outbox decides what next.
-import { shownUrlsIn } from "../../api/redaction/shown-url";
-import { webhookKeysOf } from "../../config/webhook-settings";
-import { hostOf, isUrlAllowed, parseAllowList } from "../../tools/http/allow-list";
-import { signRequest } from "../../tools/http/sign-request";
-import type { OutboxRow } from "./outbox-store";
-import { WEBHOOK_TIMEOUT_MS } from "./outbox-schedule";
+import { shownUrlsIn } from "../../../api/redaction/shown-url";
+import { webhookKeysOf } from "../../../config/webhook-settings";
+import { hostOf, isUrlAllowed, parseAllowList } from "../../../tools/http/allow-list";
+import { signRequest } from "../../../tools/http/sign-request";
+import type { OutboxRow } from "../outbox-store";
+import { WEBHOOK_TIMEOUT_MS } from "../outbox-schedule";
 
 export type WebhookAnswer = { status: number; error?: string };
 

@@ -3,8 +3,8 @@
 // that cost is added to the case and the experiment. A call that finished is never made again; one
 // that was in flight when the object died is made again (at least once, as any model step). This
 // module alone holds the table's SQL.
-import type { Verdict } from "../../evals/scorers/verdict";
-import { addJudgeUsd, addSpent } from "./experiment-store";
+import type { Verdict } from "../../../evals/scorers/verdict";
+import { addJudgeUsd, addSpent } from "../experiment/experiment-store";
 
 const TABLE = `CREATE TABLE IF NOT EXISTS judge_call (n INTEGER NOT NULL, side TEXT NOT NULL, scorer INTEGER NOT NULL, verdict TEXT NOT NULL, cost_usd REAL NOT NULL, PRIMARY KEY (n, side, scorer))`;
 

@@ -4,10 +4,10 @@
 // version is never rewritten and every earlier one stays readable). A create or an addition is one
 // transaction (the caller's), so a crash leaves the old version or the whole new one. This module
 // alone holds the SQL of the three tables.
-import type { NewCase, NewDataset } from "../../api/rpc/evals-rpc";
-import type { DatasetCase, DatasetSummary, DatasetView } from "../../api/resources/eval-types";
-import { SPILL_TABLE, spillText, unspillText } from "../storage/spill";
-import { tableExists } from "../storage/sqlite-tables";
+import type { NewCase, NewDataset } from "../../../api/rpc/evals-rpc";
+import type { DatasetCase, DatasetSummary, DatasetView } from "../../../api/resources/eval-types";
+import { SPILL_TABLE, spillText, unspillText } from "../../storage/spill";
+import { tableExists } from "../../storage/sqlite-tables";
 
 const STATEMENTS = [
   SPILL_TABLE,

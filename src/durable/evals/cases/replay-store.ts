@@ -4,10 +4,10 @@
 // its own calls was answered (`replay_use`, one row per call by its step key, written the first
 // time the call is asked, so a call asked again after a crash is answered the same way). This
 // module alone holds the SQL of the three tables.
-import type { CaseReplay, ExperimentOfRun, ReplayAnswer, ReplayMode, ReplayUse } from "../../api/resources/eval-types";
-import type { ToolStepValue } from "../../loop/tool-calls/tool-step";
-import { spillText, unspillText } from "../storage/spill";
-import { tableExists } from "../storage/sqlite-tables";
+import type { CaseReplay, ExperimentOfRun, ReplayAnswer, ReplayMode, ReplayUse } from "../../../api/resources/eval-types";
+import type { ToolStepValue } from "../../../loop/tool-calls/tool-step";
+import { spillText, unspillText } from "../../storage/spill";
+import { tableExists } from "../../storage/sqlite-tables";
 
 export const REPLAY_TABLES = [
   `CREATE TABLE IF NOT EXISTS replay (experiment_id TEXT NOT NULL, case_n INTEGER NOT NULL, mode TEXT NOT NULL)`,

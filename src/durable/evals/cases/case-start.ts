@@ -9,21 +9,21 @@
 // calls are answered from. Its id and token are derived from the experiment and the case, and its
 // body hash stands for the case itself: a case started again after a crash reaches the same run
 // object, whose create answers the run it made the first time.
-import type { StoredVariant } from "../../api/rpc/evals-rpc";
-import type { ForkCopy, ForkSpec } from "../../api/rpc/fork-rpc";
-import type { CaseReplay } from "../../api/resources/eval-types";
-import type { CreateRunBody, NewRun, Outcome, RunView } from "../../api/types";
-import { recordedCallsOf } from "../../evals/recorded-calls";
-import { admitRun, resolvedOf, type AdmittedRun, type IntakeInput, type RunFields } from "../../intake/admit-run";
-import { forkBodyOf } from "../../intake/fork-body";
-import { intakeSettingsOf } from "../../intake/intake-settings";
-import { describeRefusal, IntakeRefusal, refusalOutcome } from "../../intake/refusal";
-import { canonicalJson } from "../../lib/canonical-json";
-import { sha256Hex } from "../../lib/encoding";
-import type { ChatMessage } from "../../loop/types";
-import type { Recording } from "../../replay/recording";
-import { derivedCredentials, runOf } from "../schedule/fire-run";
-import type { CaseRow, ExperimentSpec } from "./experiment-store";
+import type { StoredVariant } from "../../../api/rpc/evals-rpc";
+import type { ForkCopy, ForkSpec } from "../../../api/rpc/fork-rpc";
+import type { CaseReplay } from "../../../api/resources/eval-types";
+import type { CreateRunBody, NewRun, Outcome, RunView } from "../../../api/types";
+import { recordedCallsOf } from "../../../evals/recorded-calls";
+import { admitRun, resolvedOf, type AdmittedRun, type IntakeInput, type RunFields } from "../../../intake/admit-run";
+import { forkBodyOf } from "../../../intake/fork-body";
+import { intakeSettingsOf } from "../../../intake/intake-settings";
+import { describeRefusal, IntakeRefusal, refusalOutcome } from "../../../intake/refusal";
+import { canonicalJson } from "../../../lib/canonical-json";
+import { sha256Hex } from "../../../lib/encoding";
+import type { ChatMessage } from "../../../loop/types";
+import type { Recording } from "../../../replay/recording";
+import { derivedCredentials, runOf } from "../../schedule/fire-run";
+import type { CaseRow, ExperimentSpec } from "../experiment/experiment-store";
 import { readRecording } from "./recording-read";
 
 /** Whose idempotency keys an experiment's cases are: never a caller's scope. */

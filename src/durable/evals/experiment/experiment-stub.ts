@@ -1,7 +1,7 @@
 // The one place where the untyped DATASETS and EXPERIMENTS bindings become the typed RPC contracts
 // of src/api/rpc/evals-rpc.ts. The deployment's datasets (and list of experiments) live in one
 // object; an experiment's object is named by its id.
-import type { DatasetsRpc, ExperimentRpc } from "../../api/rpc/evals-rpc";
+import type { DatasetsRpc, ExperimentRpc } from "../../../api/rpc/evals-rpc";
 
 export type DatasetsStub = DurableObjectStub & DatasetsRpc;
 export type ExperimentStub = DurableObjectStub & ExperimentRpc;
