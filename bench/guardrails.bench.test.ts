@@ -10,7 +10,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Guardrails, LoopGuards } from "../src/api/types";
 import { runSlice } from "../src/durable/engine/engine";
-import { Fanout } from "../src/durable/events/fanout";
+import { Fanout } from "../src/durable/events/readers/fanout";
 import type { RunObject } from "../src/durable/run/run-object";
 import { createRun, journalKeys, viewOf, type RunStub } from "../test/helpers/runs";
 

@@ -10,8 +10,8 @@
 import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { runSlice } from "../src/durable/engine/engine";
-import { eventsAfter } from "../src/durable/events/event-log";
-import { Fanout } from "../src/durable/events/fanout";
+import { eventsAfter } from "../src/durable/events/log/event-log";
+import { Fanout } from "../src/durable/events/readers/fanout";
 import type { RunObject } from "../src/durable/run/run-object";
 import { createRun, journalKeys, stubFor, viewOf, type RunStub } from "../test/helpers/runs";
 

@@ -5,7 +5,7 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../src/loop/types";
 import { runSlice } from "../../src/durable/engine/engine";
-import { Fanout } from "../../src/durable/events/fanout";
+import { Fanout } from "../../src/durable/events/readers/fanout";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, drive, journalKeys, storedEvents, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
 

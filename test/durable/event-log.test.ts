@@ -12,7 +12,7 @@ import {
   forgetSeqOnFailure,
   lastSeq,
   newestSeq,
-} from "../../src/durable/events/event-log";
+} from "../../src/durable/events/log/event-log";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, type RunStub } from "../helpers/runs";
 

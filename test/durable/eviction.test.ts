@@ -4,7 +4,7 @@ import { abortAllDurableObjects, env, evictDurableObject, runDurableObjectAlarm,
 import { describe, expect, it, vi } from "vitest";
 import type { StoredEvent } from "../../src/api/types";
 import { MAX_NEW_STEPS_PER_SLICE, runSlice } from "../../src/durable/engine/engine";
-import { Fanout } from "../../src/durable/events/fanout";
+import { Fanout } from "../../src/durable/events/readers/fanout";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, drive, journalKeys, storedEvents, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
 import { watch } from "../helpers/watch";

@@ -1,4 +1,4 @@
-// The events a slice holds between its steps (src/durable/events/held-events.ts) are written with
+// The events a slice holds between its steps (src/durable/events/log/held-events.ts) are written with
 // the next step's commit: a crash at any call into SQLite loses them with the step they were held
 // for, never apart from it. The log a crash leaves holds the events of the steps committed and
 // nothing of the step in flight (no `step-start` of a step that is not in the journal), and the run

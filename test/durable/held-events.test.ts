@@ -1,5 +1,5 @@
 // The events a slice logs between its steps (a step's start, a tool's call, a turn's end) are held
-// for the next commit (src/durable/events/held-events.ts): a step whose work answers at once is one
+// for the next commit (src/durable/events/log/held-events.ts): a step whose work answers at once is one
 // call into SQLite with them in it, each with the dedupe key it always had; a work that waits has
 // them written and sent while it works; a replay that tells a turn's end again writes nothing. The
 // log is the one the code before wrote, event for event. And an older database's step_commit_v1,

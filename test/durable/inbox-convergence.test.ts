@@ -17,7 +17,7 @@ import type { InboxChange } from "../../src/api/rpc/inbox-rpc";
 import type { InboxEvent, RunSummary, StoredInboxEvent } from "../../src/api/types";
 import { engineFor } from "../helpers/engine";
 import { runSlice } from "../../src/durable/engine/engine";
-import { eventsAfter } from "../../src/durable/events/event-log";
+import { eventsAfter } from "../../src/durable/events/log/event-log";
 import type { InboxObject } from "../../src/durable/inbox/inbox-object";
 import { inboxStub } from "../../src/durable/inbox/inbox-stub";
 import { leaseRow, pendingRows } from "../../src/durable/outbox/outbox-store";

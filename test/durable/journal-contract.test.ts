@@ -1,7 +1,7 @@
 // The run object's SQLite journal (src/durable/engine/journal/journal.ts) keeps the journal contract
 // (test/helpers/journal-contract.ts), inside a real Durable Object's storage.
 import { env, runInDurableObject } from "cloudflare:test";
-import { storedRunEvent } from "../../src/durable/events/run-events";
+import { storedRunEvent } from "../../src/durable/events/log/run-events";
 import { createJournal, loadJournal } from "../../src/durable/engine/journal/journal";
 import { migrate } from "../../src/durable/run/schema";
 import type { Step } from "../../src/loop/types";

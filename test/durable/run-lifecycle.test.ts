@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { runSlice } from "../../src/durable/engine/engine";
-import { Fanout } from "../../src/durable/events/fanout";
+import { Fanout } from "../../src/durable/events/readers/fanout";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, drive, journalKeys, storedEvents, valueOf, viewOf } from "../helpers/runs";
 

@@ -1,10 +1,10 @@
-// An SSE watcher read at its reader's pace (src/durable/events/sse-stream.ts): the log is read a
+// An SSE watcher read at its reader's pace (src/durable/events/readers/sse-stream.ts): the log is read a
 // page at a time when the reader asks, live frames keep their place after the stored events they
 // followed, a reader that stops reading while something waits is found stalled after 30 s, and
 // after a quiet spell a probe goes before the events, so a reader that left is found without them.
 import { describe, expect, it } from "vitest";
-import type { LoggedEvent } from "../../src/durable/events/event-log";
-import { PROBE_AFTER_MS, PROBE_WAIT_MS, SSE_PAGE_EVENTS, SSE_PROBE, SseStream, STALLED_MS, type SseSource } from "../../src/durable/events/sse-stream";
+import type { LoggedEvent } from "../../src/durable/events/log/event-log";
+import { PROBE_AFTER_MS, PROBE_WAIT_MS, SSE_PAGE_EVENTS, SSE_PROBE, SseStream, STALLED_MS, type SseSource } from "../../src/durable/events/readers/sse-stream";
 
 /** A log of `count` events in memory, a clock the test moves, and how many pages were read. */
 function world(count: number) {

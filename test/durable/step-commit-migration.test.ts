@@ -11,7 +11,7 @@ import type { StoredEvent } from "../../src/api/types";
 import { loadJournal } from "../../src/durable/engine/journal/journal";
 import { readJournalEntries } from "../helpers/stored-journal";
 import { runSlice } from "../../src/durable/engine/engine";
-import { Fanout } from "../../src/durable/events/fanout";
+import { Fanout } from "../../src/durable/events/readers/fanout";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { createRun, drive, journalKeys, storedEvents, viewOf, type RunStub } from "../helpers/runs";
 

@@ -6,7 +6,7 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { describe, expect, it } from "vitest";
 import type { DatasetView, ExperimentView } from "../../src/api/resources/eval-types";
 import type { CrashPoint } from "../../src/durable/evals/experiment/experiment-step";
-import { eventsAfter } from "../../src/durable/events/event-log";
+import { eventsAfter } from "../../src/durable/events/log/event-log";
 import { caseRunIds, driveExperiment, experimentObject, post, recordedRun } from "../helpers/experiments";
 import { journalKeys, stubFor } from "../helpers/runs";
 

@@ -4,7 +4,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { DatasetView, ExperimentView } from "../../src/api/resources/eval-types";
-import { eventsAfter } from "../../src/durable/events/event-log";
+import { eventsAfter } from "../../src/durable/events/log/event-log";
 import { caseRunIds, experimentObject, experimentOf, post, recordedRun } from "../helpers/experiments";
 import { settle } from "../helpers/inbox";
 import { stubFor } from "../helpers/runs";

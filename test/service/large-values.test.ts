@@ -6,7 +6,7 @@ import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import type { ChatMessage } from "../../src/loop/types";
 import { runSlice } from "../../src/durable/engine/engine";
-import { Fanout } from "../../src/durable/events/fanout";
+import { Fanout } from "../../src/durable/events/readers/fanout";
 import { createRun, drive, storedEvents, stubFor, valueOf, viewOf } from "../helpers/runs";
 import { api, driveRun, readSse, startRun } from "../helpers/service-client";
 

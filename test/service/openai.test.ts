@@ -5,7 +5,7 @@
 import { abortAllDurableObjects, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { runSlice } from "../../src/durable/engine/engine";
-import { Fanout } from "../../src/durable/events/fanout";
+import { Fanout } from "../../src/durable/events/readers/fanout";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { configureOpenAI, openAIRequestsWhen, recordedOpenAI, scriptOpenAI, uniqueOpenAIModel, type FakeFailure } from "../fake-openai/client";
 import { drive, journalKeys, storedEvents, stubFor } from "../helpers/runs";

@@ -5,7 +5,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { runSlice } from "../../src/durable/engine/engine";
-import { Fanout } from "../../src/durable/events/fanout";
+import { Fanout } from "../../src/durable/events/readers/fanout";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { recorded, script, uniqueModel, type FakeFailure } from "../fake-anthropic/client";
 import { storedEvents, stubFor } from "../helpers/runs";

@@ -3,7 +3,7 @@
 // sockets and streams a user token opened end with it: revoked, expired, or its key rotated out.
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { KEY_CHECK_MS, nextTokenCheck } from "../../src/durable/events/watcher-tokens";
+import { KEY_CHECK_MS, nextTokenCheck } from "../../src/durable/events/readers/watcher-tokens";
 import type { InboxObject } from "../../src/durable/inbox/inbox-object";
 import { inboxStub } from "../../src/durable/inbox/inbox-stub";
 import type { RunObject } from "../../src/durable/run/run-object";

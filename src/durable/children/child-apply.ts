@@ -2,7 +2,7 @@
 // its child-ended event), and a cancel or a delete passed down to the children still live.
 import type { ChildReport } from "../../api/child-runs";
 import type { EngineContext } from "../engine/engine-context";
-import { emitEvent } from "../events/emit-event";
+import { emitEvent } from "../events/log/emit-event";
 import { hasRun, readRunState } from "../run/run-store";
 import { runOf } from "../schedule/fire-run";
 import { applyReport, liveChildren } from "./child-store";

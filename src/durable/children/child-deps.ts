@@ -14,7 +14,7 @@ import { sha256Hex } from "../../lib/encoding";
 import { idempotentRunCredentials, type RunCredentials } from "../../lib/ids/run-ids";
 import type { ChildRuns, ChildStart } from "../../tools/agent-tool";
 import type { EngineContext } from "../engine/engine-context";
-import { emitEvent } from "../events/emit-event";
+import { emitEvent } from "../events/log/emit-event";
 import { readOwnSpent, type RunRow, type Segment } from "../run/run-store";
 import { runOf } from "../schedule/fire-run";
 import { admitChild } from "./child-intake";

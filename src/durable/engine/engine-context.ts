@@ -3,8 +3,8 @@
 // tests) how many new steps one slice may run.
 import type { McpConnections } from "../../tools/mcp/mcp-connections";
 import type { Holds } from "../../providers";
-import type { Fanout } from "../events/fanout";
-import type { HeldEvents } from "../events/held-events";
+import type { Fanout } from "../events/readers/fanout";
+import type { HeldEvents } from "../events/log/held-events";
 import type { ModelCalls } from "./incoming/model-calls";
 
 export type EngineContext = {

@@ -5,7 +5,7 @@
 // slice asks it before its first new step and then only when what the slice wrote since could have
 // brought the database to the limit.
 import { limitsOf } from "../../config/settings";
-import { newestSeq } from "../events/event-log";
+import { newestSeq } from "../events/log/event-log";
 import type { EngineContext } from "./engine-context";
 import { RunLimitReached } from "./run-errors";
 

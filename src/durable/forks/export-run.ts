@@ -23,7 +23,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { loadJournal, readJournalPage } from "../engine/journal/journal";
 import { loopOptions } from "../engine/loop-options";
 import { messagesSoFar } from "../engine/messages-so-far";
-import { eventsAfter } from "../events/event-log";
+import { eventsAfter } from "../events/log/event-log";
 import { mcpToolsOf } from "../tools/mcp-tools";
 import { notFound, ok } from "../run/outcome";
 import { readRun, readSegments, toRunView, type RunRow, type Segment } from "../run/run-store";

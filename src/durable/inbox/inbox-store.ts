@@ -4,10 +4,10 @@
 // nothing; a deleted run keeps a row without a summary, so a late change cannot bring it back.
 import type { InboxChange, ListAnswer, ListQuery } from "../../api/rpc/inbox-rpc";
 import { runIndexPage } from "../storage/run-page";
-import { appendEvent, EVENT_TABLE, newestSeq, type LoggedEvent } from "../events/event-log";
+import { appendEvent, EVENT_TABLE, newestSeq, type LoggedEvent } from "../events/log/event-log";
 import { SPILL_TABLE } from "../storage/spill";
 import { tableExists } from "../storage/sqlite-tables";
-import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
+import { addTicketColumns, TICKET_TABLE } from "../events/readers/ticket-store";
 import { RESERVATION_TABLES, settle } from "./spend-store";
 import { REVOCATION_TABLES } from "./revocation-store";
 import { INBOX_EVENT_INDEX, redactedEvent, redactRun, trimEvents } from "./inbox-retention";

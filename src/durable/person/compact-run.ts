@@ -17,7 +17,7 @@ import { loopOptions } from "../engine/loop-options";
 import { logFailure } from "../run/operator-log";
 import { fail, notFound, ok } from "../run/outcome";
 import { RunLimitReached } from "../engine/run-errors";
-import { storedRunEvent } from "../events/run-events";
+import { storedRunEvent } from "../events/log/run-events";
 import { stepSpanHook } from "../telemetry/step-hook";
 import { readRun, readSegment, saveSegmentResult, toRunView, type RunRow } from "../run/run-store";
 import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../inbox/spend-reservation";

@@ -4,7 +4,7 @@
 // again, so it queues nothing twice.
 import type { PushEventType } from "../../api/schemas/subject/push-schemas";
 import type { StoredInboxEvent } from "../../api/types";
-import type { LoggedEvent } from "../events/event-log";
+import type { LoggedEvent } from "../events/log/event-log";
 import { pushPayload, runPageUrl } from "../../push/push-payload";
 import { insertPush, PUSH_OUTBOX_TABLE } from "./push-outbox-store";
 import { SUBSCRIPTION_TABLE, subscriptions } from "./subscription-store";

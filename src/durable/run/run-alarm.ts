@@ -4,7 +4,7 @@ import { readCall } from "../tools/async-call-store";
 import { readChild } from "../children/child-store";
 import { isoNow } from "../storage/clock";
 import type { EngineContext } from "../engine/engine-context";
-import { nextTokenCheck } from "../events/watcher-tokens";
+import { nextTokenCheck } from "../events/readers/watcher-tokens";
 import { dropDeliveredOutbox, nextDueAt } from "../outbox/outbox-store";
 import { nextAlarm, type AlarmInputs } from "./next-alarm";
 import { deleteAtFrom } from "./lifecycle/run-stop";

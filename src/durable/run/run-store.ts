@@ -10,7 +10,7 @@ import type { ChatMessage } from "../../loop/types";
 import { pendingCalls } from "../tools/async-call-store";
 import { childViews } from "../children/child-store";
 import { countWaitingMessages } from "../person/message-store";
-import { newestSeq } from "../events/event-log";
+import { newestSeq } from "../events/log/event-log";
 import { webhookDeliveries } from "../outbox/outbox-store";
 import { spillText, unspillText } from "../storage/spill";
 import { addMissingColumns, tableExists } from "../storage/sqlite-tables";

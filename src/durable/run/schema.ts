@@ -5,7 +5,7 @@
 // made at creation, or for an older run from its blobs when it first takes an image.
 import { ANSWER_TABLE } from "../person/answer-store";
 import { ASYNC_CALL_TABLE } from "../tools/async-call-store";
-import { EVENT_TABLE, forgetSeq } from "../events/event-log";
+import { EVENT_TABLE, forgetSeq } from "../events/log/event-log";
 import { JOURNAL_TABLE } from "../engine/journal/journal";
 import { ONCE_TABLE } from "../tools/once-log";
 import { addOutboxColumns, keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
@@ -15,7 +15,7 @@ import { addRunColumns, RUN_TABLES } from "./run-store";
 import { SPILL_TABLE } from "../storage/spill";
 import { dropTable, forgetTables, rememberMadeTables, tableExists } from "../storage/sqlite-tables";
 import { CHILD_RUN_TABLE } from "../children/child-store";
-import { addTicketColumns, TICKET_TABLE } from "../events/ticket-store";
+import { addTicketColumns, TICKET_TABLE } from "../events/readers/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
 import { FORK_TABLE } from "../forks/fork-store";
 import { CHAT_FORK_TABLE } from "../forks/chat-fork-store";

@@ -7,7 +7,7 @@ import { currentRunIdKey } from "../../config/settings";
 import type { AsyncCalls } from "../../tools/tool-deps";
 import { acceptCall, closeCall, registerCall, settleCall } from "./async-call-store";
 import type { EngineContext } from "../engine/engine-context";
-import { emitEvent } from "../events/emit-event";
+import { emitEvent } from "../events/log/emit-event";
 import type { RunRow, Segment } from "../run/run-store";
 
 /** The model call of a start key (`start/<n>/<callId>`, see src/loop/step-keys.ts) within its segment. */

@@ -15,7 +15,7 @@ import { createJournal, loadJournal } from "../engine/journal/journal";
 import { limitsOf } from "../../config/settings";
 import { beginOnce } from "./once-log";
 import { toolTraceparent } from "../telemetry/propagation";
-import { emitEvent } from "../events/emit-event";
+import { emitEvent } from "../events/log/emit-event";
 import type { RunRow, Segment } from "../run/run-store";
 
 /** Listings are steps of the run's first segment, whatever segment lists them is read from there. */

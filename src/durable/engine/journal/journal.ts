@@ -6,13 +6,13 @@
 import type { RunEvent } from "../../../api/types";
 import type { Step, StepOutput, StoredLoopEvent } from "../../../loop/types";
 import { isoNow } from "../../storage/clock";
-import { forgetSeqOnFailure, insertStepEvent, rememberSeq, stepEventBody, stepEventTexts } from "../../events/event-log";
+import { forgetSeqOnFailure, insertStepEvent, rememberSeq, stepEventBody, stepEventTexts } from "../../events/log/event-log";
 import { spills, spillText, unspillText } from "../../storage/spill";
 import { prefixEnd } from "../../storage/key-range";
 import { usd } from "../../../lib/money";
 import { EVENTS_PER_STATEMENT, insertStepRow } from "./step-commit";
-import type { LoggedEvent } from "../../events/event-log";
-import type { HeldEvents } from "../../events/held-events";
+import type { LoggedEvent } from "../../events/log/event-log";
+import type { HeldEvents } from "../../events/log/held-events";
 
 export const JOURNAL_TABLE = `CREATE TABLE IF NOT EXISTS journal (key TEXT PRIMARY KEY, value TEXT NOT NULL, cost REAL NOT NULL)`;
 

@@ -11,10 +11,10 @@ import type { ExperimentSummary, ExperimentView } from "../../../api/resources/e
 import type { CallerKind, Outcome } from "../../../api/types";
 import { limitsOf } from "../../../config/settings";
 import type { Recording } from "../../../replay/recording";
-import { EVENT_TABLE } from "../../events/event-log";
-import { openEventStream } from "../../events/event-stream";
-import { Fanout } from "../../events/fanout";
-import { watcherTokenOf } from "../../events/watcher-tokens";
+import { EVENT_TABLE } from "../../events/log/event-log";
+import { openEventStream } from "../../events/readers/event-stream";
+import { Fanout } from "../../events/readers/fanout";
+import { watcherTokenOf } from "../../events/readers/watcher-tokens";
 import { fail, ok } from "../../run/outcome";
 import { caseOfRun, hasExperiment, insertExperiment, markScoring, readExperiment } from "./experiment-store";
 import type { PreparedCase } from "../cases/case-start";

@@ -12,7 +12,7 @@ import type { ExperimentEvent } from "../../../api/resources/eval-types";
 import { floorOf, judgeUsdOf, runBudgetOf, startDecision } from "../../../evals/case-budget";
 import { limitsOf } from "../../../config/settings";
 import { usd } from "../../../lib/money";
-import { appendEvent, type LoggedEvent } from "../../events/event-log";
+import { appendEvent, type LoggedEvent } from "../../events/log/event-log";
 import type { Recording } from "../../../replay/recording";
 import { runOf } from "../../schedule/fire-run";
 import { isoNow } from "../../storage/clock";

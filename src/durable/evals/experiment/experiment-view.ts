@@ -5,7 +5,7 @@
 import type { CaseState, ExperimentCase, ExperimentProgress, ExperimentSummary, ExperimentView } from "../../../api/resources/eval-types";
 import { redactBody } from "../../../api/redaction/redact-body";
 import type { CreateRunBody } from "../../../api/types";
-import { lastSeq } from "../../events/event-log";
+import { lastSeq } from "../../events/log/event-log";
 import { countStates, readCases, readExperiment, reservedUsd, type CaseRow, type ExperimentRow } from "./experiment-store";
 
 const STATES: CaseState[] = ["pending", "running", "scoring", "done", "failed", "skipped", "cancelled"];

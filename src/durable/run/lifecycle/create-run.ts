@@ -10,7 +10,7 @@ import { newRunImagesRefusal } from "../../blobs/image-cap";
 import { heldImagesOf, recordImages } from "../../blobs/image-index";
 import { limitsOf } from "../../../config/settings";
 import type { EngineContext } from "../../engine/engine-context";
-import { emitEvent } from "../../events/emit-event";
+import { emitEvent } from "../../events/log/emit-event";
 import { reportChange } from "../../outbox/report-change";
 import { isoNow } from "../../storage/clock";
 import { insertReplay } from "../../evals/cases/replay-store";

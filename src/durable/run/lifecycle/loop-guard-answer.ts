@@ -8,7 +8,7 @@ import { textOf } from "../../../loop/content";
 import type { AnswerBody, Waiting } from "../../../api/types";
 import type { ChatMessage } from "../../../loop/types";
 import type { EngineContext } from "../../engine/engine-context";
-import { emitEvent } from "../../events/emit-event";
+import { emitEvent } from "../../events/log/emit-event";
 import { recordStop } from "./run-stop";
 import { saveSegmentResult, type RunRow, type Segment } from "../run-store";
 

@@ -4,7 +4,7 @@
 import type { RunEvent } from "../../../api/types";
 import { limitsOf } from "../../../config/settings";
 import type { EngineContext } from "../../engine/engine-context";
-import { emitEvent } from "../../events/emit-event";
+import { emitEvent } from "../../events/log/emit-event";
 import { logRunEnd } from "../operator-log";
 import { reportChange } from "../../outbox/report-change";
 import { readRun, updateRun, type RunChange } from "../run-store";

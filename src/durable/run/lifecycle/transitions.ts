@@ -12,7 +12,7 @@ import { storeAnswer, storedAnswer } from "../../person/answer-store";
 import { isoNow } from "../../storage/clock";
 import type { EngineContext } from "../../engine/engine-context";
 import { batchAnswer, batchRefusal } from "../../person/batch-answer";
-import { emitEvent } from "../../events/emit-event";
+import { emitEvent } from "../../events/log/emit-event";
 import { recordStop } from "./run-stop";
 import { fail, notFound, ok } from "../outcome";
 import { reportChange } from "../../outbox/report-change";

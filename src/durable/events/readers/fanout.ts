@@ -5,11 +5,11 @@
 // closes the streams opened with the old one; one opened with a user token carries that token
 // (watcher-tokens.ts: a socket as its attachment), so it closes when the token is revoked, expires
 // or its key stops being accepted. A stream whose reader stopped reading is closed.
-import type { CallerKind, WatcherToken } from "../../api/types";
-import type { LoggedEvent } from "./event-log";
+import type { CallerKind, WatcherToken } from "../../../api/types";
+import type { LoggedEvent } from "../log/event-log";
 import type { SseStream } from "./sse-stream";
 import { tokenEnded } from "./watcher-tokens";
-import { StepText } from "./step-text";
+import { StepText } from "../log/step-text";
 
 /** WebSocket close code when the server ends a stream on purpose (token rotated or revoked, run deleted). */
 export const CLOSE_REVOKED = 4001;

@@ -1,9 +1,9 @@
 // Frames a client sends on the events socket: answer, cancel, ping. A bad frame gets an error
 // frame and the socket stays open.
-import { prepareImages, type PreparedImages } from "../../api/images/images";
-import type { RunRpc } from "../../api/rpc/run-rpc";
-import { parseFrame, type ClientFrame } from "../../api/schemas/streams/frame-schemas";
-import type { AnswerBody, Outcome, RunView } from "../../api/types";
+import { prepareImages, type PreparedImages } from "../../../api/images/images";
+import type { RunRpc } from "../../../api/rpc/run-rpc";
+import { parseFrame, type ClientFrame } from "../../../api/schemas/streams/frame-schemas";
+import type { AnswerBody, Outcome, RunView } from "../../../api/types";
 
 function send(socket: WebSocket, frame: object): void {
   socket.send(JSON.stringify(frame));

@@ -1,8 +1,8 @@
 // Loop events become API events (docs/api.md "Events"): step numbers count the whole run,
 // and events written outside a step's transaction carry a dedupe key.
-import type { RunEvent } from "../../api/types";
-import type { LoopEvent, StoredLoopEvent } from "../../loop/types";
-import { addUsd } from "../../lib/money";
+import type { RunEvent } from "../../../api/types";
+import type { LoopEvent, StoredLoopEvent } from "../../../loop/types";
+import { addUsd } from "../../../lib/money";
 
 export function storedRunEvent(event: StoredLoopEvent, stepsBefore: number): RunEvent {
   if (event.type === "model") {

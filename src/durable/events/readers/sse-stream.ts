@@ -12,7 +12,7 @@
 // (the stream is cancelled) and its events are never written into a connection that is gone —
 // which a relay in between (`wrangler dev` runs one) would otherwise log as an uncaught
 // "Network connection lost." per event.
-import type { LoggedEvent } from "./event-log";
+import type { LoggedEvent } from "../log/event-log";
 
 /** Stored events read per page. */
 export const SSE_PAGE_EVENTS = 100;

@@ -5,9 +5,9 @@
 // id: src/api/ai-sdk/message-splits.ts) and a typed answer (`answered` with a `messageId`) each
 // begin a new assistant message. Read from the event table (event-log.ts owns its
 // writes): the rows' JSON, never a new column.
-import type { ChatMarks } from "../../api/rpc/run-rpc";
+import type { ChatMarks } from "../../../api/rpc/run-rpc";
 import { newestSeq } from "./event-log";
-import { RUN_MESSAGE_ID_PREFIX } from "../../api/rules/message-ids";
+import { RUN_MESSAGE_ID_PREFIX } from "../../../api/rules/message-ids";
 
 const TYPE = "json_valid(body) AND json_extract(body, '$.type')";
 

@@ -7,13 +7,13 @@
 // append that may be inside someone's transaction (appendEvent, the default) forgets it, and only
 // appends that are outside any transaction, or whose transaction forgets it when it fails (the
 // journal's, see forgetSeqOnFailure), remember theirs.
-import type { InboxEvent, RunEvent } from "../../api/types";
-import type { ExperimentEvent } from "../../api/resources/eval-types";
+import type { InboxEvent, RunEvent } from "../../../api/types";
+import type { ExperimentEvent } from "../../../api/resources/eval-types";
 
 /** What an event log holds: a run's events, an inbox's, an experiment's. */
 type LogEvent = RunEvent | InboxEvent | ExperimentEvent;
-import { spills, spillText, unspillText } from "../storage/spill";
-import { prefixEnd } from "../storage/key-range";
+import { spills, spillText, unspillText } from "../../storage/spill";
+import { prefixEnd } from "../../storage/key-range";
 
 // seq is the gap-free event counter; dedupe makes an event written before a step idempotent.
 export const EVENT_TABLE = `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL)`;

@@ -2,8 +2,8 @@
 // expires, and within a minute after the key that signed it is no longer accepted (a rotation
 // dropped RUN_ID_KEY_PREVIOUS). What a watcher carries (a WatcherToken) comes from the edge in
 // WATCHER_TOKEN_HEADER; the rules of when to close and when to look again are pure.
-import { WATCHER_TOKEN_HEADER } from "../../api/rpc/run-rpc";
-import type { WatcherToken } from "../../api/types";
+import { WATCHER_TOKEN_HEADER } from "../../../api/rpc/run-rpc";
+import type { WatcherToken } from "../../../api/types";
 
 /** Watchers of a token signed by a key that is not the current one are looked at this often. */
 export const KEY_CHECK_MS = 60_000;

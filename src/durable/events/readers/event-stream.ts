@@ -3,9 +3,9 @@
 // live events, over a hibernatable WebSocket or as Server-Sent Events read at the reader's pace.
 // At most WATCHERS_LIMIT watchers at once: one more is a 429. A run's stream refuses a cursor past
 // its newest seq (400), which would hold a watcher waiting for events that are not coming.
-import { AFTER_MESSAGE, AFTER_PATTERN } from "../../api/rules/event-cursor";
-import type { CallerKind, WatcherToken } from "../../api/types";
-import { eventsAfter, newestSeq } from "./event-log";
+import { AFTER_MESSAGE, AFTER_PATTERN } from "../../../api/rules/event-cursor";
+import type { CallerKind, WatcherToken } from "../../../api/types";
+import { eventsAfter, newestSeq } from "../log/event-log";
 import type { Fanout } from "./fanout";
 import { SseStream } from "./sse-stream";
 

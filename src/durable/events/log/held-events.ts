@@ -13,7 +13,7 @@
 // on every replay, a step's start when the step runs again after a crash or an interrupt — is
 // neither held nor written twice, and no statement asks. A held event lost with the object (a
 // crash before it was written) is told again when its step runs again, as it was never logged.
-import type { RunEvent } from "../../api/types";
+import type { RunEvent } from "../../../api/types";
 import type { LoggedEvent } from "./event-log";
 
 export type HeldEvent = { event: RunEvent; dedupe: string };

@@ -1,7 +1,7 @@
 // One-time tickets for the events endpoint (see src/http/auth/tickets.ts), a run's and an inbox's:
 // stored by hash, redeemed once, expired ones dropped whenever a new one is stored. A ticket a user
 // token asked for keeps that token (a WatcherToken), so the stream it opens ends with the token.
-import type { CallerKind, TicketHolder, TicketRecord, WatcherToken } from "../../api/types";
+import type { CallerKind, TicketHolder, TicketRecord, WatcherToken } from "../../../api/types";
 
 /** One-time tickets by hash; kind is who asked for one. A run's and an inbox's tickets alike. */
 export const TICKET_TABLE = `CREATE TABLE IF NOT EXISTS ticket (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, expires_at INTEGER NOT NULL, token TEXT)`;

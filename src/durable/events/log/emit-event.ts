@@ -2,9 +2,9 @@
 // log (event-log.ts) and sent to every watcher (fanout.ts). A step's own events commit with the
 // step instead (../engine/journal/journal.ts), after the events the slice held for it
 // (held-events.ts), which anything else that logs an event writes first.
-import type { RunEvent } from "../../api/types";
-import { isoNow } from "../storage/clock";
-import type { EngineContext } from "../engine/engine-context";
+import type { RunEvent } from "../../../api/types";
+import { isoNow } from "../../storage/clock";
+import type { EngineContext } from "../../engine/engine-context";
 import { appendEvent, appendEventOutsideTransaction, forgetSeqOnFailure, type LoggedEvent } from "./event-log";
 import type { HeldEvent } from "./held-events";
 
