@@ -188,7 +188,7 @@ describe("run engine figures", () => {
         const held = new HeldEvents(new Set(), (events, outside) => writeHeldEvents(engine, events, outside), (events) => engine.fanout.sendLogged(events));
         const journal = createJournal({
           sql, storage: timedCtx.storage, prefix, stored: new Map(), signal, beforeNewStep: () => {}, held,
-          toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events) => held.sendCommitted(events),
+          toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events, _chars, taken) => held.sendCommitted(taken!, events),
         });
         let steps = 0;
         let inSteps = 0;
@@ -311,7 +311,7 @@ describe("run engine figures", () => {
           let steps = 0;
           const journal = createJournal({
             sql, storage: state.storage, prefix, stored: new Map(), signal, beforeNewStep: () => void steps++, held,
-            toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events) => held.sendCommitted(events),
+            toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events, _chars, taken) => held.sendCommitted(taken!, events),
           });
           const options = loopOptions(engine, run, segment, journal, signal, (event) => {
             if (event.type === "stop") return;
