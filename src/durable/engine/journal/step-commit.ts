@@ -10,6 +10,10 @@
 // when the run's object wakes (schema.ts) and dropped with the run. A view made before its events
 // carried dedupe keys (no d1 column) is made again: a view holds no rows.
 //
+// The steps a slice runs back to back whose work answers at once are buffered and written together,
+// their rows in one statement (INSERT_STEP_ROWS below; step-rows.ts says why that is committed exactly
+// when one statement each was).
+//
 // A step that writes anything else in its transaction (a take marking its messages taken, a spend
 // change), has more than eight events, or a value or event too large for its row (spill.ts) is
 // written inside transactionSync around the same statement: the rare steps pay what every step paid.
