@@ -91,7 +91,8 @@ const INSERT_STEP_ROW = `INSERT INTO ${STEP_COMMIT_VIEW} VALUES (${Array.from({ 
  */
 const INSERT_STEP_ROWS = `INSERT INTO ${STEP_COMMIT_VIEW} SELECT ${Array.from({ length: COLUMNS }, (_v, i) => `value->>${i}`).join(",")} FROM json_each(?)`;
 
-function valuesOf(row: StepRow): SqlStorageValue[] {
+/** A row's values in the view's column order (the statement's parameters). */
+export function stepRowValues(row: StepRow): SqlStorageValue[] {
   return [
     row.key, row.value, row.cost, row.usd, row.steps, row.stopReason ?? null, row.at, row.seq,
     ...eventSlots.map((i) => row.events[i - 1]?.body ?? null),
@@ -101,12 +102,12 @@ function valuesOf(row: StepRow): SqlStorageValue[] {
 }
 
 export function insertStepRow(sql: SqlStorage, row: StepRow): void {
-  sql.exec(INSERT_STEP_ROW, ...valuesOf(row));
+  sql.exec(INSERT_STEP_ROW, ...stepRowValues(row));
 }
 
 /** One row's values as the batch statement reads them (a JSON array): made once, when the row is buffered. */
 export function stepRowJson(row: StepRow): string {
-  return JSON.stringify(valuesOf(row));
+  return JSON.stringify(stepRowValues(row));
 }
 
 /**
