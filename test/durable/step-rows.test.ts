@@ -13,6 +13,7 @@ import { insertStepRow, insertStepRows, stepRowJson, type StepRow } from "../../
 import { StepRows } from "../../src/durable/engine/journal/step-rows";
 import { SliceLimits } from "../../src/durable/engine/storage-limits";
 import { emitEvent } from "../../src/durable/events/log/emit-event";
+import { HeldEvents } from "../../src/durable/events/log/held-events";
 import { lastSeq, type LoggedEvent } from "../../src/durable/events/log/event-log";
 import { storedRunEvent } from "../../src/durable/events/log/run-events";
 import { Fanout } from "../../src/durable/events/readers/fanout";
@@ -214,6 +215,29 @@ describe("step rows written together", () => {
       expect(lastSeq(sql)).toBe(seq + 1);
       expect(rows.size).toBe(0);
       rows.flush();
+    });
+  });
+
+  it("a failing step in a batch: the events it took are held again, those told after it are forgotten", async () => {
+    const { stub } = await createRun({ tools: ["calculator"], script: [{ text: "Done." }] });
+    await runInDurableObject(typed(stub), async (_instance, state) => {
+      const { sql } = state.storage;
+      sql.exec("INSERT INTO journal (key, value, cost) VALUES ('s1/tool/1/b', '\"old\"', 0)");
+      const held = new HeldEvents(new Set(), () => [], () => undefined);
+      const rows = new StepRows(sql);
+      const step = createJournal({
+        sql, storage: state.storage, prefix: "s1/", stored: new Map(), signal: new AbortController().signal, beforeNewStep: () => {},
+        toRunEvent: (event) => storedRunEvent(event, 0), held, rows, onCommit: () => undefined,
+      });
+      const told = (name: string) => held.hold({ type: "tool-call", step: 1, callId: name, name: "calculator", input: {} }, `s1/tool-call/${name}`);
+      for (const name of ["a", "b", "c"]) {
+        told(name);
+        await step(`tool/1/${name}`, async () => answer(name));
+      }
+      told("d");
+      expect(() => rows.flush()).toThrow(/UNIQUE/);
+      expect(keysIn(sql)).toEqual(["s1/tool/1/b", "s1/tool/1/a"]);
+      expect(held.take().events.map((event) => event.dedupe)).toEqual(["s1/tool-call/b"]);
     });
   });
 

@@ -73,7 +73,7 @@ export type JournalOptions = {
    */
   onCommit: (events: LoggedEvent[], chars: number, taken: Taken | undefined) => void;
   /** Events logged since the last commit and held for the next (events/held-events.ts): written first, in the step's statement. */
-  held?: Pick<HeldEvents, "take" | "giveBack">;
+  held?: Pick<HeldEvents, "take" | "giveBack" | "restore">;
   /** The signal of the step at `key` (the slice's, or one a message may abort: model-calls.ts); `settled` when its work ends. */
   stepSignal?: (key: string) => { signal: AbortSignal; settled: () => void };
   /** Writes of a step's own, in the transaction that stores its value: the writer for the step at `key`, or undefined when it writes nothing. */
@@ -145,8 +145,11 @@ export function createJournal(options: JournalOptions): Step {
       if (taken !== undefined) options.held?.giveBack(taken);
     };
     if (alone && options.rows !== undefined) {
-      // Written with the rows of the steps before and after it in this turn (step-rows.ts).
-      options.rows.add(rowOf(), failed);
+      // Written with the rows of the steps before and after it in this turn (step-rows.ts); should
+      // that fail, what was told after it is of steps that would never have run.
+      options.rows.add(rowOf(), () => {
+        if (taken !== undefined) options.held?.restore(taken);
+      });
     } else {
       // The rows before it first: a transaction, or a statement of its own, follows them.
       options.rows?.flush();

@@ -32,8 +32,8 @@
 //
 // A write that fails writes, row by row, the rows before the failing one — what the single
 // statements would have written — and throws that row's error; the failing row's `failed` runs
-// (its held events are held again), and the rows after it, of steps that would never have run, are
-// dropped. A row too large to buffer (ROW_CHARS) is written at once, as before.
+// (the events it took are held again, and those told after it forgotten: journal.ts), and the rows
+// after it, of steps that would never have run, are dropped. A row too large to buffer (ROW_CHARS) is written at once, as before.
 import { forgetSeq } from "../../events/log/event-log";
 import { insertStepRow, insertStepRows, stepRowJson, type StepRow } from "./step-commit";
 

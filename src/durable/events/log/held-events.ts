@@ -69,6 +69,15 @@ export class HeldEvents {
     this.held = { events: [...taken.events, ...this.held.events], live: [...taken.live, ...this.held.live] };
   }
 
+  /**
+   * A commit written later (../../engine/journal/step-rows.ts) failed: what it took is held again,
+   * alone. What was told since belongs to the steps after it, which would never have run had it
+   * been written at once (the rows after it are dropped), so it is forgotten.
+   */
+  restore(taken: Taken): void {
+    this.held = { events: [...taken.events], live: [...taken.live] };
+  }
+
   /** After the commit that took `taken`: its events sent, the ones it took first, then the live events told after those. */
   sendCommitted(taken: Taken, events: LoggedEvent[]): void {
     const { live } = taken;
