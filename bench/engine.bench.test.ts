@@ -4,6 +4,7 @@
 //  (1b) the journal write alone beside the same bare insert;
 //  (1c) where (1)'s time goes: each SQL statement, the transaction, the rest (JavaScript), the loop
 //       alone with an in-memory journal, and a slice's fixed cost (run alone: `-t breakdown`);
+//  (1g) a slice's step rows written one statement each, three to a statement, or in one json_each statement;
 //   (2) time from a step's commit to its event on a connected WebSocket;
 //   (3) resume after eviction of a 500-step run until the next new step starts;
 //   (4) storage bytes per step as the run grows (must stay flat).
@@ -13,6 +14,8 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { runSlice } from "../src/durable/engine/engine";
 import { createJournal } from "../src/durable/engine/journal/journal";
+import { insertStepRow, insertStepRows, stepRowJson, stepRowValues, type StepRow } from "../src/durable/engine/journal/step-commit";
+import { lastSeq } from "../src/durable/events/log/event-log";
 import { actionFor, storedRunEvent } from "../src/durable/events/log/run-events";
 import { writeHeldEvents } from "../src/durable/events/log/emit-event";
 import { HeldEvents } from "../src/durable/events/log/held-events";
@@ -188,7 +191,7 @@ describe("run engine figures", () => {
         const held = new HeldEvents(new Set(), (events, outside) => writeHeldEvents(engine, events, outside), (events) => engine.fanout.sendLogged(events));
         const journal = createJournal({
           sql, storage: timedCtx.storage, prefix, stored: new Map(), signal, beforeNewStep: () => {}, held,
-          toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events) => held.sendCommitted(events),
+          toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events, _chars, taken) => held.sendCommitted(taken!, events),
         });
         let steps = 0;
         let inSteps = 0;
@@ -311,7 +314,7 @@ describe("run engine figures", () => {
           let steps = 0;
           const journal = createJournal({
             sql, storage: state.storage, prefix, stored: new Map(), signal, beforeNewStep: () => void steps++, held,
-            toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events) => held.sendCommitted(events),
+            toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore), onCommit: (events, _chars, taken) => held.sendCommitted(taken!, events),
           });
           const options = loopOptions(engine, run, segment, journal, signal, (event) => {
             if (event.type === "stop") return;
@@ -416,6 +419,42 @@ describe("run engine figures", () => {
     }
     const ratios = steps.map((value, i) => value / floors[i]!);
     log(`(1e) whole step vs the no-sync floor (one INSERT of the step's JSON), 6 rounds of 2001 steps, alternated: step median ${(median(steps) * 1000).toFixed(1)} µs, floor ${(median(floors) * 1000).toFixed(1)} µs; step/floor ${summary(ratios)}`);
+  });
+
+  it("(1g) a slice's step rows: one statement each, three to a statement (100 bound parameters), or all in one json_each statement", async () => {
+    // 498 rows of a typical step's size (a 300-character value, three events), written the three
+    // ways in fresh objects, the order turned each round; per row, and the calls each way makes.
+    const ROWS = 498;
+    const rowsFrom = (seq: number): StepRow[] =>
+      Array.from({ length: ROWS }, (_v, i) => ({
+        key: `s1/tool/${i}/c${i}`, value: JSON.stringify({ content: "x".repeat(300), n: i }), cost: 0.0001 * i, usd: 0.0001 * i, steps: i % 2,
+        at: new Date().toISOString(), seq: seq + 3 * i + 1, events: Array.from({ length: 3 }, (_e, k) => ({ body: JSON.stringify({ type: "tool-result", k, summary: "y".repeat(150) }), dedupe: k === 0 ? `s1/held/${i}` : null })),
+      }));
+    const triple = `INSERT INTO step_commit_v1 VALUES ${Array.from({ length: 3 }, () => `(${Array.from({ length: 27 }, () => "?").join(",")})`).join(",")}`;
+    const WAYS: { name: string; calls: number; write: (sql: SqlStorage, rows: StepRow[]) => void }[] = [
+      { name: "one statement a row", calls: ROWS, write: (sql, rows) => rows.forEach((row) => insertStepRow(sql, row)) },
+      { name: "three rows a statement", calls: ROWS / 3, write: (sql, rows) => { for (let i = 0; i < rows.length; i += 3) sql.exec(triple, ...rows.slice(i, i + 3).flatMap(stepRowValues)); } },
+      { name: "one json_each statement", calls: 1, write: (sql, rows) => insertStepRows(sql, rows.map((row) => ({ row, json: stepRowJson(row) }))) },
+    ];
+    const figures = new Map<string, number[]>(WAYS.map((way) => [way.name, []]));
+    for (let round = 0; round < 2 + 9; round++) {
+      for (const way of round % 2 === 0 ? WAYS : [...WAYS].reverse()) {
+        const { stub } = await createRun({ script: [{ text: "x" }] });
+        const ms = await runInDurableObject(typed(stub), (_instance, state) => {
+          const rows = rowsFrom(lastSeq(state.storage.sql));
+          const started = performance.now();
+          way.write(state.storage.sql, rows);
+          return performance.now() - started;
+        });
+        expect(await journalKeys(stub)).toHaveLength(ROWS);
+        if (round >= 2) figures.get(way.name)!.push((ms * 1000) / ROWS);
+      }
+    }
+    const single = median(figures.get(WAYS[0]!.name)!);
+    for (const way of WAYS) {
+      const perRow = median(figures.get(way.name)!);
+      log(`(1g) ${way.name}: ${perRow.toFixed(1)} µs a row (median of 9 rounds of ${ROWS}; ${(perRow / single).toFixed(2)}× one statement a row), ${way.calls} calls into SQLite`);
+    }
   });
 
   it("(2) commit-to-socket latency", async () => {

@@ -94,6 +94,11 @@ type ToolBase<I> = {
   toolset?: ToolsetMembership;
   /** The provider's own entry for this tool (a native client tool type): sent as given instead of the definition. */
   native?: Record<string, unknown>;
+  /**
+   * Its run does no I/O, sets no timer and awaits nothing but itself (the calculator, the clock): a
+   * durable journal may write its step together with the next ones (src/durable/engine/at-once.ts).
+   */
+  answersAtOnce?: true;
 };
 
 /**

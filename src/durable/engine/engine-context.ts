@@ -1,10 +1,11 @@
 // What the run engine's functions share: the object's state and bindings, the watchers, the fetch
-// that tools use, the MCP connections, the clock, the events the slice in progress holds, and (for
-// tests) how many new steps one slice may run.
+// that tools use, the MCP connections, the clock, the events and step rows the slice in progress
+// holds, and (for tests) how many new steps one slice may run.
 import type { McpConnections } from "../../tools/mcp/mcp-connections";
 import type { Holds } from "../../providers";
 import type { Fanout } from "../events/readers/fanout";
 import type { HeldEvents } from "../events/log/held-events";
+import type { StepRows } from "./journal/step-rows";
 import type { ModelCalls } from "./incoming/model-calls";
 
 export type EngineContext = {
@@ -26,6 +27,8 @@ export type EngineContext = {
   holds?: Holds;
   /** The events the slice in progress holds for its next commit (events/held-events.ts); set by the slice while it runs. */
   held?: HeldEvents;
+  /** The step rows the slice in progress has not written yet (journal/step-rows.ts); set by the slice while it runs. */
+  stepRows?: StepRows;
   /** How the provider waits between retries (tests record the waits instead of sleeping). */
   retrySleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /**

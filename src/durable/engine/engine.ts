@@ -17,6 +17,8 @@ import { actionFor, storedRunEvent } from "../events/log/run-events";
 import { reportChange } from "../outbox/report-change";
 import { writeHeldEvents } from "../events/log/emit-event";
 import { HeldEvents } from "../events/log/held-events";
+import { StepRows } from "./journal/step-rows";
+import { atOnceTools, modelAnswersAtOnce } from "./at-once";
 import { SliceLimits } from "./storage-limits";
 import { logFailure, logReplay } from "../run/operator-log";
 import { recordStop } from "../run/lifecycle/run-stop";
@@ -124,6 +126,9 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       (events) => engine.fanout.sendLogged(events),
     );
     engine.held = held;
+    // Step rows written together, before anything could see them (journal/step-rows.ts).
+    const rows = new StepRows(sql);
+    engine.stepRows = rows;
     const started = Date.now();
     let fresh = 0;
     const beforeNewStep = () => {
@@ -143,20 +148,25 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       toRunEvent: (event) => storedRunEvent(event, segment.stepsBefore),
       ...(spans.spanOf === undefined ? {} : { spanOf: spans.spanOf }),
       held,
-      onCommit: (events, chars) => {
+      rows,
+      onCommit: (events, chars, taken) => {
         limits.wrote(chars);
-        held.sendCommitted(events);
+        rows.whenWritten(() => (taken === undefined ? engine.fanout.sendLogged(events) : held.sendCommitted(taken, events)));
       },
       onStore: takenOnStore(sql, prefix),
       ...(engine.modelCalls === undefined ? {} : { stepSignal: (key: string) => engine.modelCalls!.signalFor(key, controller.signal) }),
     });
     // The MCP servers' tools: listed once (the first segment's steps), then read back.
     const mcpTools = await mcpToolsOf(engine, run, segment, { signal: controller.signal, beforeNewStep });
+    // Which model calls and tools answer in the same turn: the rows before any other are written when it is told (at-once.ts).
+    const modelAtOnce = modelAnswersAtOnce(engine, run);
+    let toolsAtOnce: ReadonlySet<string> = new Set();
     const options = loopOptions(engine, run, segment, step, controller.signal, (event) => {
       if (event.type === "stop") {
         stopMessages = event.messages;
         return;
       }
+      if ((event.type === "step-start" && !modelAtOnce) || (event.type === "tool-call" && !toolsAtOnce.has(event.name))) rows.flush();
       spans.onLoopEvent(event);
       const action = actionFor(event, segment.stepsBefore, prefix, () => childrenSpent(sql));
       if (action.kind === "log") {
@@ -164,17 +174,21 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
         const logged = held.hold(action.event, action.dedupe);
         // A model step begun before a crash or an eviction starts again: text its first try streamed is void.
         const { event: told } = action;
-        if (!logged && told.type === "step-start") held.sendLive((after) => engine.fanout.sendLive({ type: "text-reset", step: told.step }, after));
+        if (!logged && told.type === "step-start") held.sendLive((after) => rows.whenWritten(() => engine.fanout.sendLive({ type: "text-reset", step: told.step }, after)));
       } else if (action.kind === "live") {
-        // After the step's start, which may still be held.
+        // After the step's start, which may still be held, and the steps before it, which may not be written yet.
         const { event: live } = action;
-        held.sendLive((after) => engine.fanout.sendLive(live, after));
+        held.sendLive((after) => rows.whenWritten(() => engine.fanout.sendLive(live, after)));
       }
     }, mcpTools);
+    toolsAtOnce = atOnceTools(options.tools ?? []);
     options.incoming = incomingOf(sql, stored);
     const result = await runToolLoop(options);
+    rows.flush();
     recordResult(engine, segment.n, result);
-  } catch (error) {
+  } catch (thrown) {
+    // The steps before the error are written first, as they would have been one by one; their failure is the slice's.
+    const error = flushed(engine, thrown);
     if (error instanceof SliceUsedUp) end = "more";
     else if (error instanceof ToolPending) end = { suspendedOn: `s${segmentN}/${error.key}` };
     else recordFailure(engine, run, segmentN, stopMessages, error);
@@ -182,11 +196,23 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
   return endSlice(engine, run, segmentN, end);
 }
 
+/** `thrown`, or the error of writing the step rows still buffered when that fails. */
+function flushed(engine: EngineContext, thrown: unknown): unknown {
+  try {
+    engine.stepRows?.flush();
+    return thrown;
+  } catch (error) {
+    return error;
+  }
+}
+
 /** What the slice still holds is written before it ends (a turn's end before the next slice's replay, say). */
 function endSlice(engine: EngineContext, run: RunRow, segment: number, end: SliceEnd): SliceEnd {
-  const held = engine.held;
+  const { held, stepRows } = engine;
   engine.held = undefined;
+  engine.stepRows = undefined;
   try {
+    stepRows?.flush();
     held?.close();
   } catch (error) {
     // A run that stopped has recorded how (its failure included); one that was to go on fails now.

@@ -28,6 +28,8 @@ function eventsReached(engine: EngineContext): void {
 
 function bytesReached(engine: EngineContext): number {
   const { runBytes } = limitsOf(engine.env);
+  // The step rows the slice has not written yet count (journal/step-rows.ts).
+  engine.stepRows?.flush();
   const size = engine.ctx.storage.sql.databaseSize;
   if (size >= runBytes) throw new RunLimitReached("RUN_BYTES_LIMIT", `The run reached ${runBytes} bytes of storage, this deployment's limit (RUN_BYTES_LIMIT).`);
   return size;

@@ -14,6 +14,7 @@ export const calculatorTool: ToolSpec<z.infer<typeof calculatorInput>> = {
     "Evaluate an arithmetic expression: numbers (decimals allowed), + - * / % (remainder), ^ (power), " +
     "parentheses and unary minus.",
   schema: calculatorInput,
+  answersAtOnce: true,
   async run({ expression }) {
     try {
       const value = evaluate(expression);

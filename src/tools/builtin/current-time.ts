@@ -39,6 +39,7 @@ export function createCurrentTimeTool(now: () => Date): ToolSpec<z.infer<typeof 
     name: "current_time",
     description: "The current date and time, in UTC or in a given IANA time zone.",
     schema: currentTimeInput,
+    answersAtOnce: true,
     async run({ timeZone = "UTC" }) {
       let time: CurrentTime;
       try {

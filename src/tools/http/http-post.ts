@@ -35,8 +35,11 @@ export async function postToTool(
   // the tool server (only the timestamp and so the signature change).
   const signature = await signRequest(keys, idempotencyKey, deps.now(), body);
   const timeoutMs = deps.timeoutMs ?? DEFAULT_HTTP_TOOL_TIMEOUT_MS;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = AbortSignal.any([context.signal, timeout]);
+  // A timer of its own, stopped once the call is over: AbortSignal.timeout's would stay set for the
+  // whole timeout after an answer, and keep the object from being evicted or hibernating until then.
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new DOMException(`HTTP tool ${tool.name} timed out`, "TimeoutError")), timeoutMs);
+  const signal = AbortSignal.any([context.signal, timeout.signal]);
   try {
     const response = await deps.fetch(tool.url, {
       method: "POST",
@@ -50,10 +53,12 @@ export async function postToTool(
   } catch (error) {
     // A cancel is not the tool's failure: it passes on so the loop stops the call.
     if (context.signal.aborted) throw context.signal.reason ?? error;
-    if (timeout.aborted) return { kind: "failed", output: failure(`HTTP tool ${tool.name} did not answer within ${duration(timeoutMs)}.`) };
+    if (timeout.signal.aborted) return { kind: "failed", output: failure(`HTTP tool ${tool.name} did not answer within ${duration(timeoutMs)}.`) };
     if (error instanceof StreamTooLarge) return { kind: "failed", output: failure(`HTTP tool ${tool.name} answered more than 1 MiB.`) };
     // The runtime's words may name the URL: the model, the run's history and its views see it as every URL is shown.
     const reason = shownUrlsIn(error instanceof Error ? error.message : String(error));
     return { kind: "failed", output: failure(`HTTP tool ${tool.name} could not be reached: ${reason}`) };
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -11,6 +11,9 @@ import type { HeldEvent } from "./held-events";
 /** Logs and sends one event; false when its dedupe key was logged before (the event is not sent again). */
 export function emitEvent(engine: EngineContext, event: RunEvent, dedupe?: string): boolean {
   // What the slice in progress holds happened first (a tool's call before the child it starts).
+  // The step rows the slice has not written yet come first (../../engine/journal/step-rows.ts); a
+  // failure there is the step's failure, as it would have been had each step written its own.
+  engine.stepRows?.flush();
   try {
     engine.held?.flush(false);
   } catch {
@@ -29,6 +32,8 @@ export function emitEvent(engine: EngineContext, event: RunEvent, dedupe?: strin
  */
 export function writeHeldEvents(engine: EngineContext, events: readonly HeldEvent[], outside: boolean): LoggedEvent[] {
   const { storage } = engine.ctx;
+  // After the step rows the slice has not written yet, whose seqs come first.
+  engine.stepRows?.flush();
   const at = isoNow();
   const append = outside ? appendEventOutsideTransaction : appendEvent;
   const write = () => events.map(({ event, dedupe }) => append(storage.sql, event, at, dedupe)).filter((logged): logged is LoggedEvent => logged !== undefined);

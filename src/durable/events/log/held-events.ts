@@ -20,12 +20,11 @@ export type HeldEvent = { event: RunEvent; dedupe: string };
 
 /** A live event's send; `after`: the seq of the held event it followed, when it is sent after the commit that stored more. */
 type LiveSend = (after?: number) => void;
-type Batch = { events: HeldEvent[]; live: LiveSend[] };
+/** What a commit took (take): sent with its events once they are written (sendCommitted), or held again (giveBack). */
+export type Taken = { readonly events: HeldEvent[]; readonly live: LiveSend[] };
 
 export class HeldEvents {
-  private held: Batch = { events: [], live: [] };
-  /** What the commit in progress took: sent with its events (sendCommitted), or held again (giveBack). */
-  private taken: Batch = { events: [], live: [] };
+  private held: Taken = { events: [], live: [] };
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   /**
@@ -55,27 +54,37 @@ export class HeldEvents {
     else this.held.live.push(send);
   }
 
-  /** What is held, for the commit that writes it first: held no more (`giveBack` when the commit fails). */
-  take(): HeldEvent[] {
-    this.taken = this.held;
+  /**
+   * What is held, for the commit that writes it first: held no more (`giveBack` when the commit
+   * fails). A commit written later (../../engine/journal/step-rows.ts) keeps what it took until then.
+   */
+  take(): Taken {
+    const taken = this.held;
     this.held = { events: [], live: [] };
-    return this.taken.events;
+    return taken;
   }
 
   /** The commit failed: what it took is held again, first. */
-  giveBack(): void {
-    this.held = { events: [...this.taken.events, ...this.held.events], live: [...this.taken.live, ...this.held.live] };
-    this.taken = { events: [], live: [] };
+  giveBack(taken: Taken): void {
+    this.held = { events: [...taken.events, ...this.held.events], live: [...taken.live, ...this.held.live] };
   }
 
-  /** After the commit: its events sent, the ones it took first, then the live events told after those. */
-  sendCommitted(events: LoggedEvent[]): void {
-    const { events: taken, live } = this.taken;
-    this.taken = { events: [], live: [] };
-    const before = events.slice(0, taken.length);
+  /**
+   * A commit written later (../../engine/journal/step-rows.ts) failed: what it took is held again,
+   * alone. What was told since belongs to the steps after it, which would never have run had it
+   * been written at once (the rows after it are dropped), so it is forgotten.
+   */
+  restore(taken: Taken): void {
+    this.held = { events: [...taken.events], live: [...taken.live] };
+  }
+
+  /** After the commit that took `taken`: its events sent, the ones it took first, then the live events told after those. */
+  sendCommitted(taken: Taken, events: LoggedEvent[]): void {
+    const { live } = taken;
+    const before = events.slice(0, taken.events.length);
     this.send(before);
     for (const send of live) send(before.at(-1)?.seq);
-    this.send(events.slice(taken.length));
+    this.send(events.slice(taken.events.length));
   }
 
   /**
@@ -83,16 +92,16 @@ export class HeldEvents {
    * into the caller's transaction, as an event it writes itself does). A failed write holds them again.
    */
   flush(outside = true): void {
-    const events = this.take();
-    if (events.length === 0 && this.taken.live.length === 0) return;
+    const taken = this.take();
+    if (taken.events.length === 0 && taken.live.length === 0) return;
     let logged: LoggedEvent[];
     try {
-      logged = events.length === 0 ? [] : this.write(events, outside);
+      logged = taken.events.length === 0 ? [] : this.write(taken.events, outside);
     } catch (error) {
-      this.giveBack();
+      this.giveBack(taken);
       throw error;
     }
-    this.sendCommitted(logged);
+    this.sendCommitted(taken, logged);
   }
 
   /** The slice ends: what is held is written (as flush), and the timer stops. */
@@ -104,7 +113,6 @@ export class HeldEvents {
   /** Forgets what is held: events that cannot be written (their write failed) give way to the one that must be. */
   drop(): void {
     this.take();
-    this.taken = { events: [], live: [] };
   }
 
   /** The timer's flush: a failure leaves the events held for the next commit, whose own failure then ends the run. */
