@@ -7,7 +7,7 @@ import { createRepeatGuard, type RepeatGuard } from "./guards/repeat-guard";
 import { createLoopTracker, type LoopTracker } from "./guards/loops/loop-tracker";
 import type { LoopGuards } from "./guards/loops/loop-policy";
 import type { RequestView } from "./context/request-view";
-import type { GuardrailEvent, GuardrailTrip } from "./guardrails/guardrail-types";
+import type { GuardrailTrip, PassedCall } from "./guardrails/guardrail-types";
 import { providerToolDefinition, toToolDefinition } from "./tool-calls/tool-definition";
 import { isToolsetCall } from "./tool-calls/toolset";
 import { addUsd } from "../lib/money";
@@ -66,7 +66,7 @@ export type LoopState = {
   /** An input check failed on messages taken while the run worked (incoming.ts): the loop stops with it. */
   inputTrip?: GuardrailTrip;
   /** The turn's calls that passed every pure tool check, by call id: their `tool-call` events carry the verdicts (tool-guard.ts). */
-  guardrailsPassed?: Map<string, GuardrailEvent[]>;
+  guardrailsPassed?: Map<string, PassedCall>;
   /** Retries each output check has given the model so far (output-guard.ts). */
   outputRetries: Map<string, number>;
   reminded: boolean;

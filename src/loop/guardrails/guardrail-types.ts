@@ -56,6 +56,9 @@ export type LoopGuardrail = {
  */
 export type GuardrailPass = { name: string; reason: string };
 
+/** The pure checks a call passed, held for its `tool-call` event (tool-guard.ts, tool-step.ts), in the shape passedVerdicts reads. */
+export type PassedCall = { step: number; callId: string; name: string; guardrailsPassed: GuardrailPass[] };
+
 /** What a failed check did. `pass`: it passed. */
 export type GuardrailAction = "pass" | "stop" | "reject" | "ask" | "retry";
 

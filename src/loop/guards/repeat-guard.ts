@@ -1,13 +1,14 @@
 // Repeated calls and doom loops. A fingerprint is the tool name plus the
 // canonical JSON of the input: the same tool with other input is reasoning, the same input is a loop.
-import { canonicalJson } from "../../lib/canonical-json";
+import { canonicalJsonOf } from "../../lib/canonical-json";
 import type { ToolCall } from "../types";
 
 /** The third identical call is answered "repeated-call" instead of running. */
 export const REPEAT_LIMIT = 3;
 
+/** The input's canonical JSON is made once per call (canonicalJsonOf): the loop detectors read it too. */
 export function fingerprint(call: ToolCall): string {
-  return `${call.name}\u0000${canonicalJson(call.input)}`;
+  return `${call.name}\u0000${canonicalJsonOf(call.input)}`;
 }
 
 export type RepeatGuard = {

@@ -14,15 +14,18 @@
 /** Distinct calls remembered per question; the oldest is forgotten past this. */
 export const MAX_TRACKED_CALLS = 512;
 
-export type SameCallState = { readonly counts: Map<string, number>; readonly oldest: Iterator<string> };
+/** A call's fingerprint: the text itself when short, else its hash (loop-tracker.ts). */
+export type CallKey = string | number;
+
+export type SameCallState = { readonly counts: Map<CallKey, number>; readonly oldest: Iterator<CallKey> };
 
 export const emptySameCall = (): SameCallState => {
-  const counts = new Map<string, number>();
+  const counts = new Map<CallKey, number>();
   return { counts, oldest: counts.keys() };
 };
 
 /** The state after a turn's calls (fingerprints, in call order), and the highest count among them (0 for a turn without calls). */
-export function nextSameCall(state: SameCallState, calls: readonly string[]): { state: SameCallState; count: number } {
+export function nextSameCall(state: SameCallState, calls: readonly CallKey[]): { state: SameCallState; count: number } {
   if (calls.length === 0) return { state, count: 0 };
   const { counts } = state;
   let count = 0;
