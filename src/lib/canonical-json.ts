@@ -1,5 +1,7 @@
 // JSON with object keys sorted at every depth, so equal inputs give equal strings
 // whatever order the model wrote their keys in.
+import { Recent } from "./recent";
+
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value)) ?? "null";
 }
@@ -53,21 +55,14 @@ function sortKeys(value: unknown): unknown {
 
 /** An object's JSON texts made so far: canonical, and as JSON.stringify writes it (the same text when its keys are sorted already). */
 type Texts = { canonical?: string; plain?: string };
-const made = new WeakMap<object, Texts>();
+const made = new Recent<object, Texts>();
 
-function textsOf(value: object): Texts {
-  let texts = made.get(value);
-  if (texts === undefined) {
-    texts = {};
-    made.set(value, texts);
-  }
-  return texts;
-}
+const textsOf = (value: object): Texts => made.get(value) ?? made.set(value, {});
 
 /**
- * canonicalJson(value), made once per object: a tool call's input is read by the loop detectors
- * and the repeated-call guard (its fingerprint) and by every guardrail check (plainJsonOf). Only
- * for values nobody changes once made (a model's tool call).
+ * canonicalJson(value), made once for the newest few objects (recent.ts): a tool call's input is
+ * read by the loop detectors and the repeated-call guard (its fingerprint) and by every guardrail
+ * check (plainJsonOf). Only for values nobody changes once made (a model's tool call).
  */
 export function canonicalJsonOf(value: unknown): string {
   if (value === null || typeof value !== "object") return canonicalJson(value);

@@ -88,23 +88,22 @@ export function passedVerdicts(call: { step: number; callId: string; name: strin
 }
 
 const NONE: readonly LoopGuardrail[] = Object.freeze([]);
-/** The lists guardrailsAt made, per list of a loop's checks: by stage, or stage and tool. */
-const listed = new WeakMap<readonly LoopGuardrail[], Map<string, readonly LoopGuardrail[]>>();
 
-/** The checks of `stage`, in the order given (a tool check only for the tools it names): made once per loop's checks, stage and tool, not per call. */
+/** The checks of `stage`, in the order given (a tool check only for the tools it names): listed once per loop, stage and tool (state.guardrailLists), not per call. */
 export function guardrailsAt(state: LoopState, stage: LoopGuardrail["stage"], tool?: string): readonly LoopGuardrail[] {
   const all = state.options.guardrails;
   if (all === undefined || all.length === 0) return NONE;
-  let lists = listed.get(all);
-  if (lists === undefined) {
-    lists = new Map();
-    listed.set(all, lists);
+  state.guardrailLists ??= new Map();
+  let atStage = state.guardrailLists.get(stage);
+  if (atStage === undefined) {
+    atStage = { all: all.filter((guardrail) => guardrail.stage === stage), byTool: new Map() };
+    state.guardrailLists.set(stage, atStage);
   }
-  const key = tool === undefined ? stage : `${stage}/${tool}`;
-  let list = lists.get(key);
+  if (tool === undefined) return atStage.all;
+  let list = atStage.byTool.get(tool);
   if (list === undefined) {
-    list = all.filter((guardrail) => guardrail.stage === stage && (tool === undefined || guardrail.tools === undefined || guardrail.tools.includes(tool)));
-    lists.set(key, list);
+    list = atStage.all.filter((guardrail) => guardrail.tools === undefined || guardrail.tools.includes(tool));
+    atStage.byTool.set(tool, list);
   }
   return list;
 }

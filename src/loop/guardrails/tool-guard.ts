@@ -36,8 +36,6 @@ export function tellUnrun(state: LoopState): void {
  * failure is told as its own `guardrail` event, after the passes held before it.
  */
 function decideNow(state: LoopState, step: number, call: ToolCall, guardrail: LoopGuardrail, decide: NonNullable<LoopGuardrail["decide"]>, subject: GuardrailSubject, onFail: ToolOnFail, held: PassedCall): GuardrailCheck {
-  // A cancel is checked as a new step's is.
-  state.signal.throwIfAborted();
   const checked = decide(subject);
   if (checked.pass) held.guardrailsPassed.push({ name: guardrail.name, reason: checked.reason });
   else {
@@ -86,14 +84,23 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
       const subject = { stage: "tool", callId: call.id, name: call.name, input } as const;
       // Passing verdicts held for the call's tool-call event, told one by one if it turns out to have none.
       const held: PassedCall = { step, callId: call.id, name: call.name, guardrailsPassed: [] };
+      // A cancel is checked before each check as before a new step; the data checks in a row run
+      // with nothing in between (no await), so once before them is the same.
+      let cancelChecked = false;
       for (const guardrail of guardrailsAt(state, "tool", call.name)) {
         const onFail: ToolOnFail = guardrail.onFail === "ask" || guardrail.onFail === "stop" ? guardrail.onFail : "reject";
         let verdict: GuardrailCheck;
-        if (guardrail.pure === true && item.plan.kind === "run") {
-          verdict = guardrail.decide !== undefined ? decideNow(state, step, call, guardrail, guardrail.decide, subject, onFail, held) : await pureCheck(state, step, call, guardrail, subject, onFail, held);
+        if (guardrail.pure === true && item.plan.kind === "run" && guardrail.decide !== undefined) {
+          if (!cancelChecked) state.signal.throwIfAborted();
+          cancelChecked = true;
+          verdict = decideNow(state, step, call, guardrail, guardrail.decide, subject, onFail, held);
         } else {
-          tellHeld(state, held);
-          verdict = await guardrailStep(state, guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, onFail);
+          cancelChecked = false;
+          if (guardrail.pure === true && item.plan.kind === "run") verdict = await pureCheck(state, step, call, guardrail, subject, onFail, held);
+          else {
+            tellHeld(state, held);
+            verdict = await guardrailStep(state, guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, onFail);
+          }
         }
         if (verdict.pass) continue;
         if (onFail === "stop") return { name: guardrail.name, stage: "tool", reason: verdict.reason };

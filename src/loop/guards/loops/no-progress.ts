@@ -20,8 +20,10 @@ export const emptyNoProgress = (): NoProgressState => {
 /** Whether a result (its hash) is new to the question, and the state that has seen it. */
 export function seeResult(state: NoProgressState, hash: ResultKey): { state: NoProgressState; fresh: boolean } {
   const { seen } = state;
-  if (seen.has(hash)) return { state, fresh: false };
+  const size = seen.size;
+  // One look-up: a hash seen before leaves the set as it was.
   seen.add(hash);
+  if (seen.size === size) return { state, fresh: false };
   if (seen.size > MAX_TRACKED_RESULTS) seen.delete(state.oldest.next().value!);
   return { state, fresh: true };
 }

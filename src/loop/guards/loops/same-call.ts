@@ -30,11 +30,12 @@ export function nextSameCall(state: SameCallState, calls: readonly CallKey[]): {
   const { counts } = state;
   let count = 0;
   for (const call of calls) {
-    const seen = (counts.get(call) ?? 0) + 1;
-    // Deleted first, so the map's order is the order calls were last made in.
-    counts.delete(call);
+    const before = counts.get(call);
+    // A call made again is deleted first, so the map's order is the order calls were last made in.
+    if (before !== undefined) counts.delete(call);
+    const seen = (before ?? 0) + 1;
     counts.set(call, seen);
-    count = Math.max(count, seen);
+    if (seen > count) count = seen;
   }
   while (counts.size > MAX_TRACKED_CALLS) counts.delete(state.oldest.next().value!);
   return { state, count };
