@@ -50,8 +50,9 @@ function regexCheck(ref: Extract<DataGuardrail, { type: "regex" }>): (text: stri
   const source = ref.ignoreCase === true ? `(?i)${ref.pattern}` : ref.pattern;
   let pattern: ReturnType<typeof compileLinear> | undefined;
   const deny = (ref.mode ?? "deny") === "deny";
-  const matches = verdict(!deny, `The text matches /${ref.pattern}/.`);
-  const misses = verdict(deny, `The text does not match /${ref.pattern}/.`);
+  // Flat text (join), as a size check's: a pass's reason is written with its call's event.
+  const matches = verdict(!deny, ["The text matches /", ref.pattern, "/."].join(""));
+  const misses = verdict(deny, ["The text does not match /", ref.pattern, "/."].join(""));
   return (text) => {
     pattern ??= compileLinear(source);
     return pattern.test(text) ? matches : misses;
@@ -71,6 +72,29 @@ function denyCheck(ref: Extract<DataGuardrail, { type: "deny" }>): (text: string
       return { pass: false, reason: `The text contains ${found.map(quoted).join(", ")}.` };
     }
     return passes;
+  };
+}
+
+/** The passing verdicts a size check made, by length: calls of one tool have inputs of a few lengths. */
+const SIZES_KEPT = 256;
+
+/**
+ * A size check. A pass's reason is made flat (join, not a template: a template makes a rope of its
+ * parts, which JSON.stringify then writes on V8's slow path — the whole `tool-call` event that
+ * carries it, four times as long; BENCHMARKS.md, issue 50) and kept by length.
+ */
+function sizeCheck(maxChars: number): (subject: GuardrailSubject) => GuardrailCheck {
+  const passes = new Map<number, GuardrailCheck>();
+  return (subject) => {
+    const length = textOf(subject).length;
+    if (length > maxChars) return { pass: false, reason: `${length} characters, more than ${maxChars}.` };
+    let passed = passes.get(length);
+    if (passed === undefined) {
+      if (passes.size >= SIZES_KEPT) passes.clear();
+      passed = verdict(true, [length, " characters, at most ", maxChars, "."].join(""));
+      passes.set(length, passed);
+    }
+    return passed;
   };
 }
 
@@ -100,9 +124,6 @@ export function dataCheck(ref: DataGuardrail): (subject: GuardrailSubject) => Gu
     case "json-schema":
       return schemaCheck(ref.schema);
     case "size":
-      return (subject) => {
-        const length = textOf(subject).length;
-        return length <= ref.maxChars ? { pass: true, reason: `${length} characters, at most ${ref.maxChars}.` } : { pass: false, reason: `${length} characters, more than ${ref.maxChars}.` };
-      };
+      return sizeCheck(ref.maxChars);
   }
 }
