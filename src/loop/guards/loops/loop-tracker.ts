@@ -23,11 +23,18 @@ export type LoopTracker = {
   readonly counts: LoopCounts;
 };
 
+/** Fingerprints this long or shorter are kept as they are: hashing them would cost more than it saves. */
+const SHORT_FINGERPRINT = 96;
+
 /**
- * A call's key: its fingerprint's hash, a number (53 bits: no two of a question's calls share one
- * by accident), which a map looks up faster than the fingerprint's text and keeps smaller.
+ * A call's key: its fingerprint — the very string the repeated-call guard then counts by (made once
+ * per call: repeat-guard.ts), whose hash the runtime keeps with it — or, when long, the
+ * fingerprint's hash as a number (53 bits; no text made of it).
  */
-const keyOf = (call: ToolCall): CallKey => hash53Number(fingerprint(call));
+const keyOf = (call: ToolCall): CallKey => {
+  const print = fingerprint(call);
+  return print.length <= SHORT_FINGERPRINT ? print : hash53Number(print);
+};
 
 const NO_CALLS: readonly CallKey[] = Object.freeze([]);
 
