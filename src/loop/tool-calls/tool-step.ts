@@ -91,15 +91,6 @@ export function isStartWait(spec: AnyToolSpec): boolean {
 /** The call's `tool-call` event, with the pure checks it passed (guardrails/tool-guard.ts). */
 function announce(state: LoopState, key: string, step: number, call: ToolCall, input: unknown): void {
   const passed = state.guardrailsPassed?.get(call.id)?.guardrailsPassed;
-  const zz = (globalThis as { __zz?: string }).__zz;
-  if (zz === "pad") {
-    state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input, guardrailsPassed: [{ name: "no-shell", reason: "The text does not match /rm\\s+-rf|sudo\\s/." }, { name: "no-secrets", reason: "The text contains no denied word." }, { name: "small", reason: "22 characters, at most 2000." }] });
-    return;
-  }
-  if (zz === "nopass") {
-    state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input });
-    return;
-  }
   state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input, ...(passed === undefined ? {} : { guardrailsPassed: passed }) });
 }
 
