@@ -1,11 +1,15 @@
 // Guardrail figures inside workerd (`npm run bench:guardrails`). Printed, never asserted.
 // A step (a model call with one calculator call) with three data guardrails on each tool call
 // (a regex, a deny list, a size limit) beside the same step with none; and issue 50's case, those
-// three with every loop detector on (`loopGuards: {}`, the defaults) beside neither: runs of 500
-// steps in one slice each, on and off alternated in the same process (the order swapped each pair)
-// so that a change of the machine's load moves both; the median of the per-pair ratios, and the
-// load average before and after (printed by the npm script: workerd has none to read; BENCHMARKS.md). The pool's clock runs in whole milliseconds, so each figure is over
-// many steps.
+// three with every loop detector on (`loopGuards: {}`, the defaults) beside neither.
+//
+// How it is timed. Inside workerd the clock moves only at I/O and counts whole milliseconds, so a
+// figure is only as good as the time it is taken over: a sample is RUNS runs of 501 steps each
+// (made first, untimed), each run's slice timed from the test's side (to ±0.5 ms), about 300 ms in
+// all, so the clock's part is under 0.5% of it. The "off" and "on" runs of a pair of samples take
+// turns one run at a time (off on, on off, …), so a change of the machine's load moves both; the
+// figure is the median of the per-pair ratios (with the middle half and the range). The load
+// average is printed by the npm script before and after (workerd has none to read; BENCHMARKS.md).
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Guardrails, LoopGuards } from "../src/api/types";
@@ -15,7 +19,11 @@ import type { RunObject } from "../src/durable/run/run-object";
 import { createRun, journalKeys, viewOf, type RunStub } from "../test/helpers/runs";
 
 const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
+/** Tool steps a run (and one model call more, the answer). */
 const STEPS = 500;
+/** Runs a sample. */
+const RUNS = 6;
+const PAIRS = 21;
 
 function script(turns: number) {
   const calls = Array.from({ length: turns }, (_v, i) => ({ toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} + 1` } }], costUsd: 0.0001, usage: { inputTokens: 100, outputTokens: 10 } }));
@@ -36,56 +44,82 @@ const THREE: Guardrails = {
  */
 type Setup = { guardrails?: Guardrails; loopGuards?: LoopGuards | "none" };
 
-async function perStep({ loopGuards, ...setup }: Setup): Promise<number> {
+async function created({ loopGuards, ...setup }: Setup): Promise<RunStub> {
   const { stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, maxSteps: STEPS + 1, script: script(STEPS), ...setup, ...(loopGuards === undefined || loopGuards === "none" ? {} : { loopGuards }) });
-  const ms = await runInDurableObject(typed(stub), async (_instance, state) => {
-    const started = performance.now();
-    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 50_000, ...(loopGuards === "none" ? { withoutLoopGuards: true as const } : {}) }, new AbortController());
-    return performance.now() - started;
+  return stub;
+}
+
+async function slice(stub: RunStub, setup: Setup): Promise<void> {
+  await runInDurableObject(typed(stub), async (_instance, state) => {
+    await runSlice({ ctx: state, env, fanout: new Fanout(state), fetch, now: () => Date.now(), sliceSteps: 50_000, ...(setup.loopGuards === "none" ? { withoutLoopGuards: true as const } : {}) }, new AbortController());
   });
+}
+
+/** A run's slice, timed from the test's side (the clock reads the time the slice came back). */
+async function timed(stub: RunStub, setup: Setup): Promise<number> {
+  const started = performance.now();
+  await slice(stub, setup);
+  return performance.now() - started;
+}
+
+async function checked(stub: RunStub): Promise<void> {
   expect((await viewOf(stub)).status).toBe("finished");
-  const keys = await journalKeys(stub);
-  expect(keys.filter((key) => key.includes("/model/"))).toHaveLength(STEPS + 1);
-  return ms / (STEPS + 1);
+  expect((await journalKeys(stub)).filter((key) => key.includes("/model/"))).toHaveLength(STEPS + 1);
+}
+
+type Sample = { off: number; on: number };
+
+/**
+ * One pair of samples: RUNS runs of each made first (untimed), then run one of each at a time,
+ * the order swapped each time (off on, on off, …), so the two samples share the same minutes of
+ * the machine. Each sample's time is the sum of its runs' (each run's time is to ±0.5 ms).
+ */
+async function pairOf(off: Setup, on: Setup): Promise<Sample> {
+  const offs: RunStub[] = [];
+  const ons: RunStub[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    offs.push(await created(off));
+    ons.push(await created(on));
+  }
+  const total: Sample = { off: 0, on: 0 };
+  for (let i = 0; i < RUNS; i++) {
+    if (i % 2 === 0) {
+      total.off += await timed(offs[i]!, off);
+      total.on += await timed(ons[i]!, on);
+    } else {
+      total.on += await timed(ons[i]!, on);
+      total.off += await timed(offs[i]!, off);
+    }
+  }
+  for (const stub of [...offs, ...ons]) await checked(stub);
+  return total;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const pct = (ratio: number) => `${ratio >= 1 ? "+" : ""}${((ratio - 1) * 100).toFixed(1)}%`;
 const log = (line: string) => console.log(`[bench:guardrails] ${line}`);
 
-const PAIRS = 15;
-
-/** `on` and `off` alternated, the order swapped each pair, after one unmeasured pair (the isolate's code warm for both). */
+/** PAIRS pairs after one unmeasured pair (the isolate's code warm for both): the median of the per-pair ratios. */
 async function compare(name: string, off: Setup, on: Setup): Promise<void> {
-  await perStep(off);
-  await perStep(on);
-  const offs: number[] = [];
-  const ons: number[] = [];
-  const ratios: number[] = [];
-  for (let pair = 0; pair < PAIRS; pair++) {
-    let a: number;
-    let b: number;
-    if (pair % 2 === 0) {
-      a = await perStep(off);
-      b = await perStep(on);
-    } else {
-      b = await perStep(on);
-      a = await perStep(off);
-    }
-    offs.push(a);
-    ons.push(b);
-    ratios.push(b / a);
-  }
-  log(`${name}: per step (model call + calculator call), ${STEPS + 1} steps a run, ${PAIRS} pairs: off median ${median(offs).toFixed(3)} ms, on median ${median(ons).toFixed(3)} ms`);
-  log(`${name}: on/off per pair: median ${((median(ratios) - 1) * 100).toFixed(1)}% (range ${((Math.min(...ratios) - 1) * 100).toFixed(1)}% to ${((Math.max(...ratios) - 1) * 100).toFixed(1)}%)`);
-  for (let i = 0; i < ratios.length; i++) log(`    pair ${i + 1}: off ${offs[i]!.toFixed(3)} ms, on ${ons[i]!.toFixed(3)} ms, ${((ratios[i]! - 1) * 100).toFixed(1)}%`);
+  await pairOf(off, on);
+  const pairs: Sample[] = [];
+  for (let pair = 0; pair < PAIRS; pair++) pairs.push(await pairOf(off, on));
+  const perStep = (ms: number) => (ms * 1000) / (RUNS * (STEPS + 1));
+  const ratios = pairs.map(({ off: a, on: b }) => b / a);
+  const sorted = [...ratios].sort((x, y) => x - y);
+  const totals = pairs.flatMap(({ off: a, on: b }) => [a, b]);
+  log(`${name}: ${PAIRS} pairs; a sample is ${RUNS} runs × ${STEPS + 1} steps, ${Math.min(...totals).toFixed(0)}–${Math.max(...totals).toFixed(0)} ms (each run's ±0.5 ms of the clock: under ${((100 * Math.sqrt(RUNS) * 0.5) / Math.min(...totals)).toFixed(2)}% of a sample)`);
+  log(`${name}: per step (model call + calculator call): off median ${perStep(median(pairs.map((p) => p.off))).toFixed(1)} µs, on median ${perStep(median(pairs.map((p) => p.on))).toFixed(1)} µs`);
+  log(`${name}: on/off per pair: median ${pct(median(ratios))} (middle half ${pct(sorted[Math.floor(PAIRS / 4)]!)} to ${pct(sorted[Math.floor((3 * PAIRS) / 4)]!)}; range ${pct(sorted[0]!)} to ${pct(sorted[PAIRS - 1]!)})`);
+  pairs.forEach((p, i) => log(`    pair ${i + 1}: off ${perStep(p.off).toFixed(1)} µs, on ${perStep(p.on).toFixed(1)} µs, ${pct(ratios[i]!)}`));
 }
 
 describe("guardrail figures", () => {
-  it("a step with three data guardrails on each tool call, beside the same step with none (both with the default loop detectors, as every run)", async () => {
-    await compare("three data guardrails", {}, { guardrails: THREE });
-  });
-
   it("guardrails + loop guards: three data guardrails and every loop detector, beside neither (issue 50's case)", async () => {
     await compare("guardrails + loop guards", { loopGuards: "none" }, { guardrails: THREE, loopGuards: {} });
+  });
+
+  it("a step with three data guardrails on each tool call, beside the same step with none (both with the default loop detectors, as every run)", async () => {
+    await compare("three data guardrails", {}, { guardrails: THREE });
   });
 });

@@ -17,8 +17,18 @@ export function cyrb53Lanes(text: string, seed = 0): [h1: number, h2: number] {
   return [h1, h2];
 }
 
+/**
+ * A 53-bit hash of `text` (cyrb53, `seed` apart), as a number: for a hash that is only compared
+ * (a loop detector's, within one run), not written. Its base-36 text (hash53) costs a
+ * double-to-radix conversion that takes far longer than the hashing (about 1 µs: BENCHMARKS.md,
+ * issue 50).
+ */
+export function hash53Number(text: string, seed = 0): number {
+  const [h1, h2] = cyrb53Lanes(text, seed);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
 /** A 53-bit hash of `text` (cyrb53, `seed` apart), in base 36. */
 export function hash53(text: string, seed = 0): string {
-  const [h1, h2] = cyrb53Lanes(text, seed);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+  return hash53Number(text, seed).toString(36);
 }

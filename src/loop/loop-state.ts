@@ -5,9 +5,9 @@ import { outputTool, outputToolName } from "./tool-calls/output-tool";
 import { questionStart } from "./guards/question-start";
 import { createRepeatGuard, type RepeatGuard } from "./guards/repeat-guard";
 import { createLoopTracker, type LoopTracker } from "./guards/loops/loop-tracker";
-import type { LoopGuards } from "./guards/loops/loop-policy";
+import { lowestLevels, type LoopCounts, type LoopGuards } from "./guards/loops/loop-policy";
 import type { RequestView } from "./context/request-view";
-import type { GuardrailEvent, GuardrailTrip } from "./guardrails/guardrail-types";
+import type { GuardrailLists, GuardrailTrip, PassedCall } from "./guardrails/guardrail-types";
 import { providerToolDefinition, toToolDefinition } from "./tool-calls/tool-definition";
 import { isToolsetCall } from "./tool-calls/toolset";
 import { addUsd } from "../lib/money";
@@ -48,7 +48,7 @@ export type LoopState = {
   questionFrom: number;
   repeats: RepeatGuard;
   /** The loop detectors of the current question and the run's levels (guards/loops/), when the run has loop guards. */
-  loops?: { tracker: LoopTracker; guards: LoopGuards };
+  loops?: { tracker: LoopTracker; guards: LoopGuards; lowest: LoopCounts };
   /** A loop guard's warning, which the next request ends with (never stored; its verdict step is). */
   loopNote?: string;
   /** Sum of the cost of every step of this run, replayed ones included. */
@@ -66,7 +66,9 @@ export type LoopState = {
   /** An input check failed on messages taken while the run worked (incoming.ts): the loop stops with it. */
   inputTrip?: GuardrailTrip;
   /** The turn's calls that passed every pure tool check, by call id: their `tool-call` events carry the verdicts (tool-guard.ts). */
-  guardrailsPassed?: Map<string, GuardrailEvent[]>;
+  guardrailsPassed?: Map<string, PassedCall>;
+  /** The loop's checks by stage and tool, listed at their first use (guardrails/guardrail-step.ts). */
+  guardrailLists?: GuardrailLists;
   /** Retries each output check has given the model so far (output-guard.ts). */
   outputRetries: Map<string, number>;
   reminded: boolean;
@@ -147,7 +149,7 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
   });
   // The loop detectors see the question up to the turn the loop was given, which it checks (and
   // feeds on) when it processes that turn (run-tool-loop.ts).
-  const loops = options.loopGuards === undefined ? undefined : { tracker: createLoopTracker((call) => !isToolsetCall(call, tools)), guards: options.loopGuards };
+  const loops = options.loopGuards === undefined ? undefined : { tracker: createLoopTracker((call) => !isToolsetCall(call, tools)), guards: options.loopGuards, lowest: lowestLevels(options.loopGuards) };
   if (loops !== undefined) {
     const until = lastAssistant >= questionFrom ? lastAssistant : messages.length;
     for (let i = questionFrom; i < until; i++) loops.tracker.observe(messages[i]!);

@@ -58,29 +58,17 @@ function verdictOf(key: string, step: number, guardrail: LoopGuardrail, subject:
 
 type Told = { value: GuardrailStepValue; event: GuardrailEvent };
 
-function inlineVerdict(key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, checked: GuardrailCheck, onFail: Exclude<GuardrailAction, "pass">): Told {
+/** A pure check's verdict and its inline event (no step of its own). */
+export function inlineVerdict(key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, checked: GuardrailCheck, onFail: Exclude<GuardrailAction, "pass">): Told {
   const { value, event } = verdictOf(key, step, guardrail, subject, { pass: checked.pass, reason: checked.reason }, onFail);
   event.inline = true;
   return { value, event };
 }
 
-/**
- * A pure check's verdict and its inline event, asked at once (no step, nothing spent), told by the
- * caller; undefined when the check has no answer at once (no `decide`: pureVerdict asks it). No
- * promise is made: a tool call's data checks are asked on every call (BENCHMARKS.md, issue 50).
- */
-export function pureVerdictNow(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Told | undefined {
-  if (guardrail.decide === undefined) return undefined;
-  state.signal.throwIfAborted();
-  return inlineVerdict(key, step, guardrail, subject, guardrail.decide(subject), onFail);
-}
-
 /** A pure check's verdict and its inline event, asked at once (no step, nothing spent), told by the caller. A cancel is checked as a new step's is. */
 export async function pureVerdict(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Promise<Told> {
-  const now = pureVerdictNow(state, key, step, guardrail, subject, onFail);
-  if (now !== undefined) return now;
   state.signal.throwIfAborted();
-  const checked = await guardrail.check(subject, { signal: state.signal, key, budgetLeftUsd: Number.POSITIVE_INFINITY });
+  const checked = guardrail.decide !== undefined ? guardrail.decide(subject) : await guardrail.check(subject, { signal: state.signal, key, budgetLeftUsd: Number.POSITIVE_INFINITY });
   return inlineVerdict(key, step, guardrail, subject, checked, onFail);
 }
 
@@ -99,7 +87,23 @@ export function passedVerdicts(call: { step: number; callId: string; name: strin
   return (call.guardrailsPassed ?? []).map(({ name, reason }) => ({ type: "guardrail", key: guardrailKeys.tool(call.step, call.callId, name), step: call.step, name, stage: "tool", pass: true, action: "pass", reason, costUsd: 0, callId: call.callId, tool: call.name, inline: true }));
 }
 
-/** The checks of `stage`, in the order given (a tool check only for the tools it names). */
-export function guardrailsAt(state: LoopState, stage: LoopGuardrail["stage"], tool?: string): LoopGuardrail[] {
-  return (state.options.guardrails ?? []).filter((guardrail) => guardrail.stage === stage && (tool === undefined || guardrail.tools === undefined || guardrail.tools.includes(tool)));
+const NONE: readonly LoopGuardrail[] = Object.freeze([]);
+
+/** The checks of `stage`, in the order given (a tool check only for the tools it names): listed once per loop, stage and tool (state.guardrailLists), not per call. */
+export function guardrailsAt(state: LoopState, stage: LoopGuardrail["stage"], tool?: string): readonly LoopGuardrail[] {
+  const all = state.options.guardrails;
+  if (all === undefined || all.length === 0) return NONE;
+  state.guardrailLists ??= new Map();
+  let atStage = state.guardrailLists.get(stage);
+  if (atStage === undefined) {
+    atStage = { all: all.filter((guardrail) => guardrail.stage === stage), byTool: new Map() };
+    state.guardrailLists.set(stage, atStage);
+  }
+  if (tool === undefined) return atStage.all;
+  let list = atStage.byTool.get(tool);
+  if (list === undefined) {
+    list = atStage.all.filter((guardrail) => guardrail.tools === undefined || guardrail.tools.includes(tool));
+    atStage.byTool.set(tool, list);
+  }
+  return list;
 }

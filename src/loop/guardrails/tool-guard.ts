@@ -6,8 +6,10 @@
 import type { LoopState } from "../loop-state";
 import type { CallPlan } from "../tool-calls/plan-call";
 import type { ToolCall } from "../types";
-import { guardrailKeys, guardrailStep, guardrailsAt, pureVerdict, pureVerdictNow } from "./guardrail-step";
-import type { GuardrailEvent, GuardrailStepValue, GuardrailTrip } from "./guardrail-types";
+import { guardrailKeys, guardrailStep, guardrailsAt, inlineVerdict, passedVerdicts, pureVerdict } from "./guardrail-step";
+import type { GuardrailCheck, GuardrailSubject, GuardrailTrip, LoopGuardrail, PassedCall } from "./guardrail-types";
+
+type ToolOnFail = "reject" | "ask" | "stop";
 
 type Planned = { call: ToolCall; plan: CallPlan; toolset?: string };
 
@@ -24,8 +26,41 @@ function checked(state: LoopState, { call, plan, toolset }: Planned): boolean {
 
 /** The passing verdicts held for calls of the turn that will never run (a hand-in ended it first): told one by one. */
 export function tellUnrun(state: LoopState): void {
-  for (const verdicts of state.guardrailsPassed?.values() ?? []) verdicts.forEach((event) => state.emit(event));
+  for (const call of state.guardrailsPassed?.values() ?? []) passedVerdicts(call).forEach((event) => state.emit(event));
   state.guardrailsPassed?.clear();
+}
+
+/**
+ * A data check (`decide`) on a call that runs, asked at once with no promise made: a pass is only
+ * its name and reason, held for the call's event (no verdict or event object is made for it); a
+ * failure is told as its own `guardrail` event, after the passes held before it.
+ */
+function decideNow(state: LoopState, step: number, call: ToolCall, guardrail: LoopGuardrail, decide: NonNullable<LoopGuardrail["decide"]>, subject: GuardrailSubject, onFail: ToolOnFail, held: PassedCall): GuardrailCheck {
+  const checked = decide(subject);
+  if (checked.pass) held.guardrailsPassed.push({ name: guardrail.name, reason: checked.reason });
+  else {
+    tellHeld(state, held);
+    state.emit(inlineVerdict(guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, checked, onFail).event);
+  }
+  return checked;
+}
+
+/** Another pure check on a call that runs (no `decide`): asked as a promise, told as decideNow's. */
+async function pureCheck(state: LoopState, step: number, call: ToolCall, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: ToolOnFail, held: PassedCall): Promise<GuardrailCheck> {
+  const told = await pureVerdict(state, guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, onFail);
+  if (told.value.pass) held.guardrailsPassed.push({ name: guardrail.name, reason: told.value.reason });
+  else {
+    tellHeld(state, held);
+    state.emit(told.event);
+  }
+  return told.value;
+}
+
+/** The passes held so far told one by one (the call turned out to have no event of its own to carry them). */
+function tellHeld(state: LoopState, held: PassedCall): void {
+  if (held.guardrailsPassed.length === 0) return;
+  passedVerdicts(held).forEach((event) => state.emit(event));
+  held.guardrailsPassed = [];
 }
 
 /**
@@ -38,7 +73,7 @@ export function tellUnrun(state: LoopState): void {
  */
 export async function guardTurn(state: LoopState, step: number, planned: Planned[]): Promise<Planned[] | GuardrailTrip> {
   if ((state.options.guardrails ?? []).length === 0) return planned;
-  const passed = new Map<string, GuardrailEvent[]>();
+  const passed = new Map<string, PassedCall>();
   state.guardrailsPassed = passed;
   const out: Planned[] = [];
   for (const item of planned) {
@@ -48,23 +83,24 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
       const input = item.plan.kind === "run" ? item.plan.input : call.input;
       const subject = { stage: "tool", callId: call.id, name: call.name, input } as const;
       // Passing verdicts held for the call's tool-call event, told one by one if it turns out to have none.
-      const held: GuardrailEvent[] = [];
-      const tellHeld = () => held.splice(0).forEach((event) => state.emit(event));
+      const held: PassedCall = { step, callId: call.id, name: call.name, guardrailsPassed: [] };
+      // A cancel is checked before each check as before a new step; the data checks in a row run
+      // with nothing in between (no await), so once before them is the same.
+      let cancelChecked = false;
       for (const guardrail of guardrailsAt(state, "tool", call.name)) {
-        const onFail = guardrail.onFail === "ask" || guardrail.onFail === "stop" ? guardrail.onFail : "reject";
-        const key = guardrailKeys.tool(step, call.id, guardrail.name);
-        let verdict: GuardrailStepValue;
-        if (guardrail.pure === true && item.plan.kind === "run") {
-          const told = pureVerdictNow(state, key, step, guardrail, subject, onFail) ?? (await pureVerdict(state, key, step, guardrail, subject, onFail));
-          verdict = told.value;
-          if (verdict.pass) held.push(told.event);
-          else {
-            tellHeld();
-            state.emit(told.event);
-          }
+        const onFail: ToolOnFail = guardrail.onFail === "ask" || guardrail.onFail === "stop" ? guardrail.onFail : "reject";
+        let verdict: GuardrailCheck;
+        if (guardrail.pure === true && item.plan.kind === "run" && guardrail.decide !== undefined) {
+          if (!cancelChecked) state.signal.throwIfAborted();
+          cancelChecked = true;
+          verdict = decideNow(state, step, call, guardrail, guardrail.decide, subject, onFail, held);
         } else {
-          tellHeld();
-          verdict = await guardrailStep(state, key, step, guardrail, subject, onFail);
+          cancelChecked = false;
+          if (guardrail.pure === true && item.plan.kind === "run") verdict = await pureCheck(state, step, call, guardrail, subject, onFail, held);
+          else {
+            tellHeld(state, held);
+            verdict = await guardrailStep(state, guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, onFail);
+          }
         }
         if (verdict.pass) continue;
         if (onFail === "stop") return { name: guardrail.name, stage: "tool", reason: verdict.reason };
@@ -72,7 +108,7 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
         else next = { ...item, plan: { kind: "wait", asked: { kind: "approval", callId: call.id, name: call.name, input, guardrail: { name: guardrail.name, reason: verdict.reason } } } };
         break;
       }
-      if (held.length > 0) passed.set(call.id, held);
+      if (held.guardrailsPassed.length > 0) passed.set(call.id, held);
     }
     out.push(next);
   }

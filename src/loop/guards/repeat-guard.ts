@@ -1,13 +1,17 @@
 // Repeated calls and doom loops. A fingerprint is the tool name plus the
 // canonical JSON of the input: the same tool with other input is reasoning, the same input is a loop.
-import { canonicalJson } from "../../lib/canonical-json";
+import { canonicalJsonOf } from "../../lib/canonical-json";
+import { Recent } from "../../lib/recent";
 import type { ToolCall } from "../types";
 
 /** The third identical call is answered "repeated-call" instead of running. */
 export const REPEAT_LIMIT = 3;
 
+const prints = new Recent<ToolCall, string>();
+
+/** Made once for the newest few calls (recent.ts): the loop detectors read it first, then the repeated-call guard. */
 export function fingerprint(call: ToolCall): string {
-  return `${call.name}\u0000${canonicalJson(call.input)}`;
+  return prints.get(call) ?? prints.set(call, `${call.name}\u0000${canonicalJsonOf(call.input)}`);
 }
 
 export type RepeatGuard = {

@@ -90,7 +90,7 @@ export function isStartWait(spec: AnyToolSpec): boolean {
 
 /** The call's `tool-call` event, with the pure checks it passed (guardrails/tool-guard.ts). */
 function announce(state: LoopState, key: string, step: number, call: ToolCall, input: unknown): void {
-  const passed = state.guardrailsPassed?.get(call.id)?.map(({ name, reason }) => ({ name, reason }));
+  const passed = state.guardrailsPassed?.get(call.id)?.guardrailsPassed;
   state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input, ...(passed === undefined ? {} : { guardrailsPassed: passed }) });
 }
 

@@ -2,8 +2,13 @@
 // text whatever the pattern), a deny list of words, a JSON Schema, a size limit. What each reads:
 // the question's text; a tool call's input (as JSON for the text kinds); the typed output, or the
 // final text.
+//
+// Each check is made once per loop start and asked on every tool call, so what it can make once
+// it makes then: the pattern compiled (at its first use), the words lowercased, the verdicts of a
+// regex and a deny list (their reasons never change: a pass allocates nothing). BENCHMARKS.md, issue 50.
 import type { GuardrailRef } from "../../api/types";
 import type { GuardrailCheck, GuardrailSubject } from "../../loop/types";
+import { plainJsonOf } from "../../lib/canonical-json";
 import { compileLinear } from "../linear-regexp";
 import { jsonSchemaValidator } from "../json-schema";
 
@@ -14,15 +19,16 @@ const quoted = (text: string) => JSON.stringify(text.length > QUOTE_MAX ? `${tex
 
 /**
  * The newest tool call's input as JSON: the loop checks one subject with each of the call's checks
- * in turn (tool-guard.ts), so the text is made once for all of them. One entry, compared by
- * identity: cheaper than a WeakMap's for the small inputs most calls have.
+ * in turn (tool-guard.ts), so the text is made once for all of them — once per input, shared with
+ * the loop detectors' fingerprint when its keys were in order (plainJsonOf). The newest subject is
+ * kept too, compared by identity: cheaper than the WeakMap's look-up for the second and third check.
  */
 let newest: { subject: GuardrailSubject; text: string } | undefined;
 
 /** The text a text kind reads. */
 export function textOf(subject: GuardrailSubject): string {
   if (subject.stage !== "tool") return subject.text;
-  if (newest?.subject !== subject) newest = { subject, text: JSON.stringify(subject.input ?? null) };
+  if (newest?.subject !== subject) newest = { subject, text: plainJsonOf(subject.input) };
   return newest.text;
 }
 
@@ -37,18 +43,59 @@ function valueOf(subject: GuardrailSubject): { ok: true; value: unknown } | { ok
   }
 }
 
-function regexCheck(ref: Extract<DataGuardrail, { type: "regex" }>, text: string): GuardrailCheck {
-  const pattern = compileLinear(ref.ignoreCase === true ? `(?i)${ref.pattern}` : ref.pattern);
-  const matches = pattern.test(text);
-  if ((ref.mode ?? "deny") === "deny") return matches ? { pass: false, reason: `The text matches /${ref.pattern}/.` } : { pass: true, reason: `The text does not match /${ref.pattern}/.` };
-  return matches ? { pass: true, reason: `The text matches /${ref.pattern}/.` } : { pass: false, reason: `The text does not match /${ref.pattern}/.` };
+const verdict = (pass: boolean, reason: string): GuardrailCheck => Object.freeze({ pass, reason });
+
+/** A regex check: the pattern compiled at its first use (once per check), its two verdicts made once. */
+function regexCheck(ref: Extract<DataGuardrail, { type: "regex" }>): (text: string) => GuardrailCheck {
+  const source = ref.ignoreCase === true ? `(?i)${ref.pattern}` : ref.pattern;
+  let pattern: ReturnType<typeof compileLinear> | undefined;
+  const deny = (ref.mode ?? "deny") === "deny";
+  // Flat text (join), as a size check's: a pass's reason is written with its call's event.
+  const matches = verdict(!deny, ["The text matches /", ref.pattern, "/."].join(""));
+  const misses = verdict(deny, ["The text does not match /", ref.pattern, "/."].join(""));
+  return (text) => {
+    pattern ??= compileLinear(source);
+    return pattern.test(text) ? matches : misses;
+  };
 }
 
-function denyCheck(ref: Extract<DataGuardrail, { type: "deny" }>, text: string): GuardrailCheck {
+/** A deny list: its words lowercased once (unless case counts); a pass is one verdict made once, a failure names every word found. */
+function denyCheck(ref: Extract<DataGuardrail, { type: "deny" }>): (text: string) => GuardrailCheck {
   const ignoreCase = ref.ignoreCase !== false;
-  const haystack = ignoreCase ? text.toLowerCase() : text;
-  const found = ref.words.filter((word) => haystack.includes(ignoreCase ? word.toLowerCase() : word));
-  return found.length === 0 ? { pass: true, reason: "The text contains no denied word." } : { pass: false, reason: `The text contains ${found.map(quoted).join(", ")}.` };
+  const words = ignoreCase ? ref.words.map((word) => word.toLowerCase()) : ref.words;
+  const passes = verdict(true, "The text contains no denied word.");
+  return (text) => {
+    const haystack = ignoreCase ? text.toLowerCase() : text;
+    for (const word of words) {
+      if (!haystack.includes(word)) continue;
+      const found = ref.words.filter((_word, i) => haystack.includes(words[i]!));
+      return { pass: false, reason: `The text contains ${found.map(quoted).join(", ")}.` };
+    }
+    return passes;
+  };
+}
+
+/** The passing verdicts a size check made, by length: calls of one tool have inputs of a few lengths. */
+const SIZES_KEPT = 256;
+
+/**
+ * A size check. A pass's reason is made flat (join, not a template: a template makes a rope of its
+ * parts, which JSON.stringify then writes on V8's slow path — the whole `tool-call` event that
+ * carries it, four times as long; BENCHMARKS.md, issue 50) and kept by length.
+ */
+function sizeCheck(maxChars: number): (subject: GuardrailSubject) => GuardrailCheck {
+  const passes = new Map<number, GuardrailCheck>();
+  return (subject) => {
+    const length = textOf(subject).length;
+    if (length > maxChars) return { pass: false, reason: `${length} characters, more than ${maxChars}.` };
+    let passed = passes.get(length);
+    if (passed === undefined) {
+      if (passes.size >= SIZES_KEPT) passes.clear();
+      passed = verdict(true, [length, " characters, at most ", maxChars, "."].join(""));
+      passes.set(length, passed);
+    }
+    return passed;
+  };
 }
 
 /** A JSON Schema check's validator, made once per run start (the schema compiles once). */
@@ -66,16 +113,17 @@ export function schemaCheck(schema: Record<string, unknown>): (subject: Guardrai
 /** The check of a data kind, ready to run. */
 export function dataCheck(ref: DataGuardrail): (subject: GuardrailSubject) => GuardrailCheck {
   switch (ref.type) {
-    case "regex":
-      return (subject) => regexCheck(ref, textOf(subject));
-    case "deny":
-      return (subject) => denyCheck(ref, textOf(subject));
+    case "regex": {
+      const check = regexCheck(ref);
+      return (subject) => check(textOf(subject));
+    }
+    case "deny": {
+      const check = denyCheck(ref);
+      return (subject) => check(textOf(subject));
+    }
     case "json-schema":
       return schemaCheck(ref.schema);
     case "size":
-      return (subject) => {
-        const length = textOf(subject).length;
-        return length <= ref.maxChars ? { pass: true, reason: `${length} characters, at most ${ref.maxChars}.` } : { pass: false, reason: `${length} characters, more than ${ref.maxChars}.` };
-      };
+      return sizeCheck(ref.maxChars);
   }
 }

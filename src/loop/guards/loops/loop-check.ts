@@ -7,7 +7,7 @@
 import { journaled, type LoopState } from "../../loop-state";
 import { stepKeys } from "../../step-keys";
 import type { Asked, LoopGuardEvent } from "../../types";
-import { tripsOf, tripsText, verdictOf, warnNote, type LoopPolicy, type LoopTrip } from "./loop-policy";
+import { belowEvery, tripsOf, tripsText, verdictOf, warnNote, type LoopPolicy, type LoopTrip } from "./loop-policy";
 
 /** The name of the ask a loop guard waits on (the `ask` tool's asks are named "ask"). */
 export const LOOP_GUARD_ASK = "loop_guard";
@@ -47,6 +47,8 @@ function messageOf(verdict: LoopPolicy, trips: LoopTrip[]): string {
 export async function checkLoop(state: LoopState, step: number, canWait: boolean): Promise<LoopOutcome> {
   const loops = state.loops;
   if (loops === undefined) return { kind: "none" };
+  // Most turns: every count below its lowest level, found with no look-up of the levels.
+  if (belowEvery(loops.tracker.counts, loops.lowest)) return { kind: "none" };
   const trips = tripsOf(loops.tracker.counts, loops.guards);
   const tripped = verdictOf(trips);
   if (tripped === undefined) return { kind: "none" };

@@ -56,6 +56,16 @@ function resolve(guards: LoopGuards): Resolved {
 
 const NO_TRIPS: readonly LoopTrip[] = Object.freeze([]);
 
+/** Each detector's lowest level on (Infinity when all its levels are off): a count below it trips nothing. Worked out once per loop (loop-state.ts). */
+export function lowestLevels(guards: LoopGuards): LoopCounts {
+  return { ...resolve(guards).lowest };
+}
+
+/** True when no count has reached its detector's lowest level: the turn trips nothing (most turns). */
+export function belowEvery(counts: LoopCounts, lowest: LoopCounts): boolean {
+  return counts.sameCall < lowest.sameCall && counts.sameText < lowest.sameText && counts.alternation < lowest.alternation && counts.noProgress < lowest.noProgress;
+}
+
 /** The detectors that reached a level, each at its most severe one. A turn below every level (most turns) costs four comparisons. */
 export function tripsOf(counts: LoopCounts, guards: LoopGuards): LoopTrip[] {
   const { levels: all, lowest } = resolve(guards);

@@ -5,15 +5,15 @@
 // Each message costs the work of that message alone; the state is bounded (same-call.ts,
 // no-progress.ts).
 import { canonicalJson } from "../../../lib/canonical-json";
-import { hash53 } from "../../../lib/cyrb53";
+import { hash53Number } from "../../../lib/cyrb53";
 import { textOf } from "../../content";
 import { isSummaryRecord } from "../../context/context-view";
 import { fingerprint } from "../repeat-guard";
 import type { ChatMessage, ToolCall } from "../../types";
 import { emptyAlternation, nextAlternationTurn, type AlternationState } from "./alternation";
 import { emptyNoProgress, endTurn, seeResult, type NoProgressState } from "./no-progress";
-import { emptySameCall, nextSameCall, type SameCallState } from "./same-call";
-import { emptySameText, nextSameText, normalizeText, type SameTextState } from "./same-text";
+import { emptySameCall, nextSameCall, type CallKey, type SameCallState } from "./same-call";
+import { isBlankText, sameNormalizedText } from "./same-text";
 import type { LoopCounts } from "./loop-policy";
 
 export type LoopTracker = {
@@ -26,10 +26,25 @@ export type LoopTracker = {
 /** Fingerprints this long or shorter are kept as they are: hashing them would cost more than it saves. */
 const SHORT_FINGERPRINT = 96;
 
-const keyOf = (call: ToolCall): string => {
+/**
+ * A call's key: its fingerprint — the very string the repeated-call guard then counts by (made once
+ * per call: repeat-guard.ts), whose hash the runtime keeps with it — or, when long, the
+ * fingerprint's hash as a number (53 bits; no text made of it).
+ */
+const keyOf = (call: ToolCall): CallKey => {
   const print = fingerprint(call);
-  return print.length <= SHORT_FINGERPRINT ? print : hash53(print);
+  return print.length <= SHORT_FINGERPRINT ? print : hash53Number(print);
 };
+
+const NO_CALLS: readonly CallKey[] = Object.freeze([]);
+
+/** The keys of the turn's calls that count, in call order. */
+function keysOf(calls: readonly ToolCall[] | undefined, counted: (call: ToolCall) => boolean): readonly CallKey[] {
+  if (calls === undefined || calls.length === 0) return NO_CALLS;
+  const keys: CallKey[] = [];
+  for (const call of calls) if (counted(call)) keys.push(keyOf(call));
+  return keys;
+}
 
 const ZERO: LoopCounts = { sameCall: 0, sameText: 0, alternation: 0, noProgress: 0 };
 
@@ -40,7 +55,10 @@ const ZERO: LoopCounts = { sameCall: 0, sameText: 0, alternation: 0, noProgress:
  */
 export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTracker {
   let calls: SameCallState = emptySameCall();
-  let text: SameTextState = emptySameText;
+  // The same-text detector's state (same-text.ts): the newest turn's text as written (compared
+  // normalised), and its run; "" and 0 after a turn without text.
+  let lastText = "";
+  let textRun = 0;
   let alternation: AlternationState = emptyAlternation;
   let progress: NoProgressState = emptyNoProgress();
   // The newest turn learned something (a new result, a message of the person's); false before any turn.
@@ -55,12 +73,20 @@ export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTra
         if (turns > 0) progress = endTurn(progress, fresh);
         turns++;
         fresh = false;
-        const prints = (message.toolCalls ?? []).filter(counted).map(keyOf);
+        const prints = keysOf(message.toolCalls, counted);
         const sameCall = nextSameCall(calls, prints);
         calls = sameCall.state;
-        text = nextSameText(text, normalizeText(textOf(message.content)), before);
+        // As nextSameText on the normalised text; compared only when the run could go on (no new result before).
+        const text = textOf(message.content);
+        if (isBlankText(text)) {
+          lastText = "";
+          textRun = 0;
+        } else {
+          textRun = !before && textRun > 0 && sameNormalizedText(lastText, text) ? textRun + 1 : 1;
+          lastText = text;
+        }
         alternation = nextAlternationTurn(alternation, prints);
-        counts = { sameCall: sameCall.count, sameText: text.run, alternation: prints.length > 0 ? alternation.run : 0, noProgress: progress.stale };
+        counts = { sameCall: sameCall.count, sameText: textRun, alternation: prints.length > 0 ? alternation.run : 0, noProgress: progress.stale };
         return;
       }
       if (message.role === "user") {
@@ -69,7 +95,7 @@ export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTra
       }
       const content = typeof message.content === "string" ? message.content : canonicalJson(message.content);
       // An error and a result of the same text are different results.
-      const seen = seeResult(progress, hash53(content, message.isError === true ? 1 : 0));
+      const seen = seeResult(progress, hash53Number(content, message.isError === true ? 1 : 0));
       progress = seen.state;
       if (seen.fresh) fresh = true;
     },

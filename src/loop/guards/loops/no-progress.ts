@@ -7,18 +7,23 @@
 /** Distinct results remembered per question; the oldest is forgotten past this. */
 export const MAX_TRACKED_RESULTS = 1024;
 
-export type NoProgressState = { readonly seen: Set<string>; readonly oldest: Iterator<string>; readonly stale: number };
+/** A result's hash (loop-tracker.ts: a number, cheaper to make and to look up than its text). */
+export type ResultKey = string | number;
+
+export type NoProgressState = { readonly seen: Set<ResultKey>; readonly oldest: Iterator<ResultKey>; readonly stale: number };
 
 export const emptyNoProgress = (): NoProgressState => {
-  const seen = new Set<string>();
+  const seen = new Set<ResultKey>();
   return { seen, oldest: seen.values(), stale: 0 };
 };
 
 /** Whether a result (its hash) is new to the question, and the state that has seen it. */
-export function seeResult(state: NoProgressState, hash: string): { state: NoProgressState; fresh: boolean } {
+export function seeResult(state: NoProgressState, hash: ResultKey): { state: NoProgressState; fresh: boolean } {
   const { seen } = state;
-  if (seen.has(hash)) return { state, fresh: false };
+  const size = seen.size;
+  // One look-up: a hash seen before leaves the set as it was.
   seen.add(hash);
+  if (seen.size === size) return { state, fresh: false };
   if (seen.size > MAX_TRACKED_RESULTS) seen.delete(state.oldest.next().value!);
   return { state, fresh: true };
 }

@@ -14,24 +14,28 @@
 /** Distinct calls remembered per question; the oldest is forgotten past this. */
 export const MAX_TRACKED_CALLS = 512;
 
-export type SameCallState = { readonly counts: Map<string, number>; readonly oldest: Iterator<string> };
+/** A call's fingerprint: the text itself when short, else its hash (loop-tracker.ts). */
+export type CallKey = string | number;
+
+export type SameCallState = { readonly counts: Map<CallKey, number>; readonly oldest: Iterator<CallKey> };
 
 export const emptySameCall = (): SameCallState => {
-  const counts = new Map<string, number>();
+  const counts = new Map<CallKey, number>();
   return { counts, oldest: counts.keys() };
 };
 
 /** The state after a turn's calls (fingerprints, in call order), and the highest count among them (0 for a turn without calls). */
-export function nextSameCall(state: SameCallState, calls: readonly string[]): { state: SameCallState; count: number } {
+export function nextSameCall(state: SameCallState, calls: readonly CallKey[]): { state: SameCallState; count: number } {
   if (calls.length === 0) return { state, count: 0 };
   const { counts } = state;
   let count = 0;
   for (const call of calls) {
-    const seen = (counts.get(call) ?? 0) + 1;
-    // Deleted first, so the map's order is the order calls were last made in.
-    counts.delete(call);
+    const before = counts.get(call);
+    // A call made again is deleted first, so the map's order is the order calls were last made in.
+    if (before !== undefined) counts.delete(call);
+    const seen = (before ?? 0) + 1;
     counts.set(call, seen);
-    count = Math.max(count, seen);
+    if (seen > count) count = seen;
   }
   while (counts.size > MAX_TRACKED_CALLS) counts.delete(state.oldest.next().value!);
   return { state, count };
