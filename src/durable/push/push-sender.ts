@@ -8,6 +8,7 @@ import { isPushEndpointAllowed } from "../../push/push-hosts";
 import { buildPushRequest } from "../../push/push-request";
 import { PUSH_TIMEOUT_MS, PUSH_TTL_SECONDS } from "./push-schedule";
 import type { PushSubscriptionRecord } from "./subscription-store";
+import { timeoutSignal } from "../../lib/timeout-signal";
 
 export type PushAnswer = { status: number; error?: string; retryAfterMs?: number };
 
@@ -29,9 +30,10 @@ export function pushSender(env: object, fetcher: typeof fetch, now: () => number
     const settings = await pushSettingsOf(env);
     if (!settings.ok) return { status: 0, error: `Web Push is off: ${settings.problems.map((item) => `${item.setting} ${item.problem}`).join("; ")}` };
     if (!isPushEndpointAllowed(subscription.endpoint, settings.settings.hosts)) return { status: 0, error: "The endpoint's host is not on PUSH_HOSTS." };
+    const timeout = timeoutSignal(PUSH_TIMEOUT_MS);
     try {
       const request = await buildPushRequest(subscription, payload, settings.settings.vapid, { ttlSeconds: PUSH_TTL_SECONDS, urgency: "high", topic: await topicOf(runId) }, now());
-      const response = await fetcher(request.url, { method: "POST", headers: request.headers, body: request.body, redirect: "manual", signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
+      const response = await fetcher(request.url, { method: "POST", headers: request.headers, body: request.body, redirect: "manual", signal: timeout.signal });
       await response.body?.cancel().catch(() => undefined);
       if (response.status >= 200 && response.status < 300) return { status: response.status };
       const retryAfterMs = retryAfterOf(response);
@@ -39,6 +41,8 @@ export function pushSender(env: object, fetcher: typeof fetch, now: () => number
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
       return { status: 0, error: timedOut ? `No answer within ${PUSH_TIMEOUT_MS / 1000} s.` : `No answer: ${error instanceof Error ? error.message : String(error)}` };
+    } finally {
+      timeout.clear();
     }
   };
 }

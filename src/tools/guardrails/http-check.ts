@@ -14,6 +14,7 @@ import { duration } from "../http/http-answer";
 import { signRequest } from "../http/sign-request";
 import { decodeSigningKeys } from "../http/signing-keys";
 import type { ToolDeps } from "../tool-deps";
+import { timeoutSignal } from "../../lib/timeout-signal";
 
 export type HttpGuardrail = Extract<GuardrailRef, { type: "http" }>;
 
@@ -50,7 +51,7 @@ export function httpCheck(ref: HttpGuardrail, deps: HttpCheckDeps): (subject: Gu
     const body = JSON.stringify({ runId: deps.runId, guardrail: ref.name, stage: subject.stage, subject });
     const headers = await signRequest(signing.keys, idempotencyKey, deps.now(), body);
     const timeoutMs = (ref.timeoutSeconds ?? deps.timeoutSeconds ?? DEFAULT_GUARDRAIL_HTTP_SECONDS) * 1000;
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = timeoutSignal(timeoutMs);
     try {
       // Called bare: a fetch handed over as a plain value (the platform's own) may not take deps as `this`.
       const send = deps.fetch;
@@ -59,17 +60,19 @@ export function httpCheck(ref: HttpGuardrail, deps: HttpCheckDeps): (subject: Gu
         headers: { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey, ...headers },
         body,
         redirect: "manual",
-        signal: AbortSignal.any([context.signal, timeout]),
+        signal: AbortSignal.any([context.signal, timeout.signal]),
       });
       const text = response.body === null ? "" : new TextDecoder().decode(await readAtMost(response.body, MAX_ANSWER_BYTES));
       return readCheckAnswer(ref.name, response.status, text);
     } catch (error) {
       // A cancel is no verdict: it passes on, and nothing is stored.
       if (context.signal.aborted) throw context.signal.reason ?? error;
-      if (timeout.aborted) return { pass: false, reason: `HTTP check ${ref.name} did not answer within ${duration(timeoutMs)}.` };
+      if (timeout.signal.aborted) return { pass: false, reason: `HTTP check ${ref.name} did not answer within ${duration(timeoutMs)}.` };
       if (error instanceof StreamTooLarge) return { pass: false, reason: `HTTP check ${ref.name} answered more than 64 KiB.` };
       // The reason is shown to clients (the run's guardrail, its events): a URL in the runtime's error without its credentials.
       return { pass: false, reason: `HTTP check ${ref.name} could not be reached: ${shownUrlsIn(error instanceof Error ? error.message : String(error))}` };
+    } finally {
+      timeout.clear();
     }
   };
 }

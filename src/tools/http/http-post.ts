@@ -8,6 +8,7 @@ import { duration, failure } from "./http-answer";
 import { signRequest } from "./sign-request";
 import type { SigningKeyBytes } from "./signing-keys";
 import type { ToolDeps } from "../tool-deps";
+import { timeoutSignal } from "../../lib/timeout-signal";
 
 export const DEFAULT_HTTP_TOOL_TIMEOUT_MS = 30_000;
 /** Larger answers would not fit the journal's row; the model gets an error instead. */
@@ -35,10 +36,8 @@ export async function postToTool(
   // the tool server (only the timestamp and so the signature change).
   const signature = await signRequest(keys, idempotencyKey, deps.now(), body);
   const timeoutMs = deps.timeoutMs ?? DEFAULT_HTTP_TOOL_TIMEOUT_MS;
-  // A timer of its own, stopped once the call is over: AbortSignal.timeout's would stay set for the
-  // whole timeout after an answer, and keep the object from being evicted or hibernating until then.
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new DOMException(`HTTP tool ${tool.name} timed out`, "TimeoutError")), timeoutMs);
+  // Stopped once the call is over (lib/timeout-signal.ts says why not AbortSignal.timeout).
+  const timeout = timeoutSignal(timeoutMs, `HTTP tool ${tool.name} timed out`);
   const signal = AbortSignal.any([context.signal, timeout.signal]);
   try {
     const response = await deps.fetch(tool.url, {
@@ -59,6 +58,6 @@ export async function postToTool(
     const reason = shownUrlsIn(error instanceof Error ? error.message : String(error));
     return { kind: "failed", output: failure(`HTTP tool ${tool.name} could not be reached: ${reason}`) };
   } finally {
-    clearTimeout(timer);
+    timeout.clear();
   }
 }

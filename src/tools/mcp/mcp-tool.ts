@@ -17,6 +17,7 @@ import type { McpListing } from "./mcp-listing";
 import { mcpToolName } from "./mcp-names";
 import { outputOfMcpResult, type StoreImages } from "./mcp-result";
 import type { ToolDeps } from "../tool-deps";
+import { timeoutSignal } from "../../lib/timeout-signal";
 
 /** The `_meta` key of every call: the same value on every send of the call (see ToolDeps.idempotencyKey). */
 export const IDEMPOTENCY_META = "ratchet/idempotency-key";
@@ -80,8 +81,8 @@ export function createMcpTool(server: McpServerRef, tool: Tool, deps: McpDeps): 
   async function call(input: unknown, context: ToolContext): Promise<ToolOutput> {
     // Checked again at call time: the list may have changed since the run was created.
     if (!isUrlAllowed(server.url, deps.allowHosts)) return failure(`MCP server ${server.name} may not be called: ${hostOf(server.url)} is not on the allow list.`);
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([context.signal, timeout]);
+    const timeout = timeoutSignal(timeoutMs);
+    const signal = AbortSignal.any([context.signal, timeout.signal]);
     try {
       // Connected first, so a call recorded as sent goes out at once (and one that never could is not "unknown").
       await deps.connections.connect(server, signal);
@@ -98,8 +99,10 @@ export function createMcpTool(server: McpServerRef, tool: Tool, deps: McpDeps): 
     } catch (error) {
       // A cancel is not the tool's failure: it passes on so the loop stops the call.
       if (context.signal.aborted) throw context.signal.reason ?? error;
-      if (timeout.aborted) return failure(`MCP server ${server.name} did not answer ${name} within ${duration(timeoutMs)}.`);
+      if (timeout.signal.aborted) return failure(`MCP server ${server.name} did not answer ${name} within ${duration(timeoutMs)}.`);
       return failure(describeMcpError(server, error));
+    } finally {
+      timeout.clear();
     }
   }
 

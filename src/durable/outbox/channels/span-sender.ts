@@ -6,6 +6,7 @@ import { shownUrlsIn } from "../../../api/redaction/shown-url";
 import { otelOf } from "../../../config/otel-settings";
 import { VERSION } from "../../../version";
 import { exportRequestText } from "../../telemetry/otlp";
+import { timeoutSignal } from "../../../lib/timeout-signal";
 
 export type SpanAnswer = { ok: true; rejected: number } | { ok: false; retry: boolean; error: string };
 
@@ -29,19 +30,22 @@ export function spanSender(env: Env, fetcher: typeof fetch): SpanSend {
   return async (bodies) => {
     const otel = otelOf(env);
     if (otel === undefined) return { ok: false, retry: false, error: "OTEL_EXPORTER_OTLP_ENDPOINT is not set" };
+    const timeout = timeoutSignal(SPAN_EXPORT_TIMEOUT_MS);
     try {
       const response = await fetcher(otel.tracesUrl, {
         method: "POST",
         headers: { ...otel.headers, "Content-Type": "application/json", "User-Agent": `Ratchet/${VERSION}` },
         body: exportRequestText(bodies, otel.serviceName, VERSION),
         redirect: "manual",
-        signal: AbortSignal.timeout(SPAN_EXPORT_TIMEOUT_MS),
+        signal: timeout.signal,
       });
       const text = await response.text().catch(() => "");
       if (response.status >= 200 && response.status < 300) return { ok: true, rejected: rejectedOf(text) };
       return { ok: false, retry: RETRYABLE.has(response.status), error: `The collector answered ${response.status}.` };
     } catch (error) {
       return { ok: false, retry: true, error: `No answer: ${shownUrlsIn(error instanceof Error ? error.message : String(error))}` };
+    } finally {
+      timeout.clear();
     }
   };
 }

@@ -9,6 +9,7 @@ import { hostOf, isUrlAllowed, parseAllowList } from "../../../tools/http/allow-
 import { signRequest } from "../../../tools/http/sign-request";
 import type { OutboxRow } from "../outbox-store";
 import { WEBHOOK_TIMEOUT_MS } from "../outbox-schedule";
+import { timeoutSignal } from "../../../lib/timeout-signal";
 
 export type WebhookAnswer = { status: number; error?: string };
 
@@ -32,6 +33,7 @@ export function webhookSender(env: Env, fetcher: typeof fetch, now: () => number
     const keys = webhookKeysOf(env);
     if (!keys.ok) return { status: 0, error: keys.problem };
     const signature = await signRequest(keys.keys, row.eventId, new Date(now()), row.body);
+    const timeout = timeoutSignal(WEBHOOK_TIMEOUT_MS);
     try {
       const response = await fetcher(receiver.url, {
         method: "POST",
@@ -40,7 +42,7 @@ export function webhookSender(env: Env, fetcher: typeof fetch, now: () => number
         body: row.body,
         // A redirect is not a delivery: the receiver is the URL that was configured.
         redirect: "manual",
-        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+        signal: timeout.signal,
       });
       await response.body?.cancel().catch(() => undefined);
       const ok = response.status >= 200 && response.status < 300;
@@ -48,6 +50,8 @@ export function webhookSender(env: Env, fetcher: typeof fetch, now: () => number
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
       return { status: 0, error: timedOut ? `No answer within ${WEBHOOK_TIMEOUT_MS / 1000} s.` : `No answer: ${shownUrlsIn(error instanceof Error ? error.message : String(error))}` };
+    } finally {
+      timeout.clear();
     }
   };
 }
