@@ -166,13 +166,37 @@ function parseColumn<T>(sql: SqlStorage, text: SqlStorageValue | undefined): T |
   return text === null || text === undefined ? undefined : (JSON.parse(unspillText(sql, String(text))) as T);
 }
 
+/**
+ * The run's body as last parsed, by the text stored: run_body is written once, when the run is made,
+ * and the run's row is read at each view and several times a slice, so its body (a scripted run's
+ * whole script, a long system prompt) is parsed once an object's life, not at each read. Frozen,
+ * as every reader shares it.
+ */
+const parsedBodies = new WeakMap<SqlStorage, { stored: string; body: CreateRunBody }>();
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
+function bodyOf(sql: SqlStorage, stored: string): CreateRunBody {
+  const known = parsedBodies.get(sql);
+  if (known !== undefined && known.stored === stored) return known.body;
+  const body = deepFreeze(JSON.parse(unspillText(sql, stored)) as CreateRunBody);
+  parsedBodies.set(sql, { stored, body });
+  return body;
+}
+
 export function readRun(sql: SqlStorage): RunRow | undefined {
   if (!hasRun(sql)) return undefined;
   const row = sql.exec<Raw>("SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
   if (row === undefined) return undefined;
   const run: RunRow = {
     id: String(row.id),
-    body: JSON.parse(unspillText(sql, String(row.body))) as CreateRunBody,
+    body: bodyOf(sql, String(row.body)),
     model: String(row.model),
     provider: row.provider === "anthropic" || row.provider === "openai" ? row.provider : "scripted",
     tokenHash: String(row.token_hash),
