@@ -13,6 +13,7 @@ import { createJournal, deferrable } from "../../src/durable/engine/journal/jour
 import { insertStepRows, stepRowJson } from "../../src/durable/engine/journal/step-batch";
 import { insertStepRow, type StepRow } from "../../src/durable/engine/journal/step-commit";
 import { addUsd } from "../../src/lib/money";
+import { ModelCalls } from "../../src/durable/engine/incoming/model-calls";
 import { StepRows } from "../../src/durable/engine/journal/step-rows";
 import { SliceLimits } from "../../src/durable/engine/storage-limits";
 import { emitEvent } from "../../src/durable/events/log/emit-event";
@@ -153,6 +154,27 @@ describe("step rows written together", () => {
     expect(sent).toEqual(Array.from({ length: sent.length }, (_v, i) => i + 2));
     for (const send of sends) expect(Math.max(...send.seqs)).toBeLessThanOrEqual(send.stored);
     expect((await storedEvents(stub)).at(-1)).toMatchObject({ type: "end", seq: sent.length + 1 });
+  });
+
+  it("a model call that answers at once takes the slice's signal; one that may wait, a controller an interrupt can abort", async () => {
+    const asked = async (script: Record<string, unknown>[]) => {
+      const { stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script });
+      const keys = await runInDurableObject(typed(stub), async (_instance, state) => {
+        const keys: string[] = [];
+        class Counted extends ModelCalls {
+          override signalFor(key: string, slice: AbortSignal) {
+            if (key.startsWith("model/")) keys.push(key);
+            return super.signalFor(key, slice);
+          }
+        }
+        await runSlice(engineFor(state, { modelCalls: new Counted() }), new AbortController());
+        return keys;
+      });
+      expect(await viewOf(stub)).toMatchObject({ status: "finished" });
+      return keys;
+    };
+    expect(await asked([calc(1), calc(2), { text: "Done." }])).toEqual([]);
+    expect(await asked([calc(1), { ...calc(2), delayMs: 1 }, { text: "Done." }])).toEqual(["model/1", "model/2", "model/3"]);
   });
 
   it("a tool that waits (an HTTP tool on a local server) is called only once the steps before it are written", async () => {
