@@ -14,7 +14,8 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { runSlice } from "../src/durable/engine/engine";
 import { createJournal } from "../src/durable/engine/journal/journal";
-import { insertStepRow, insertStepRows, stepRowJson, stepRowValues, type StepRow } from "../src/durable/engine/journal/step-commit";
+import { insertStepRows, stepRowJson } from "../src/durable/engine/journal/step-batch";
+import { insertStepRow, stepRowValues, type StepRow } from "../src/durable/engine/journal/step-commit";
 import { lastSeq } from "../src/durable/events/log/event-log";
 import { actionFor, storedRunEvent } from "../src/durable/events/log/run-events";
 import { writeHeldEvents } from "../src/durable/events/log/emit-event";
@@ -421,7 +422,7 @@ describe("run engine figures", () => {
     log(`(1e) whole step vs the no-sync floor (one INSERT of the step's JSON), 6 rounds of 2001 steps, alternated: step median ${(median(steps) * 1000).toFixed(1)} µs, floor ${(median(floors) * 1000).toFixed(1)} µs; step/floor ${summary(ratios)}`);
   });
 
-  it("(1g) a slice's step rows: one statement each, three to a statement (100 bound parameters), or all in one json_each statement", async () => {
+  it("(1g) a slice's step rows: one statement each, three to a statement (100 bound parameters), all in one json_each statement whose trigger runs a row at a time, or one set-based statement", async () => {
     // 498 rows of a typical step's size (a 300-character value, three events), written the three
     // ways in fresh objects, the order turned each round; per row, and the calls each way makes.
     const ROWS = 498;
@@ -431,10 +432,12 @@ describe("run engine figures", () => {
         at: new Date().toISOString(), seq: seq + 3 * i + 1, events: Array.from({ length: 3 }, (_e, k) => ({ body: JSON.stringify({ type: "tool-result", k, summary: "y".repeat(150) }), dedupe: k === 0 ? `s1/held/${i}` : null })),
       }));
     const triple = `INSERT INTO step_commit_v1 VALUES ${Array.from({ length: 3 }, () => `(${Array.from({ length: 27 }, () => "?").join(",")})`).join(",")}`;
+    const rowByRow = `INSERT INTO step_commit_v1 SELECT ${Array.from({ length: 27 }, (_v, i) => `value->>${i}`).join(",")} FROM json_each(?)`;
     const WAYS: { name: string; calls: number; write: (sql: SqlStorage, rows: StepRow[]) => void }[] = [
       { name: "one statement a row", calls: ROWS, write: (sql, rows) => rows.forEach((row) => insertStepRow(sql, row)) },
       { name: "three rows a statement", calls: ROWS / 3, write: (sql, rows) => { for (let i = 0; i < rows.length; i += 3) sql.exec(triple, ...rows.slice(i, i + 3).flatMap(stepRowValues)); } },
-      { name: "one json_each statement", calls: 1, write: (sql, rows) => insertStepRows(sql, rows.map((row) => ({ row, json: stepRowJson(row) }))) },
+      { name: "one json_each statement, the trigger a row (h46-batch)", calls: 1, write: (sql, rows) => sql.exec(rowByRow, `[${rows.map((row) => JSON.stringify(stepRowValues(row))).join(",")}]`) },
+      { name: "one set-based statement (step_rows_v1)", calls: 1, write: (sql, rows) => insertStepRows(sql, rows.map((row) => ({ row, json: stepRowJson(row) }))) },
     ];
     const figures = new Map<string, number[]>(WAYS.map((way) => [way.name, []]));
     for (let round = 0; round < 2 + 9; round++) {

@@ -78,9 +78,27 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return hex(await sha256(data));
 }
 
-export async function hmacSha256(key: string, message: string): Promise<Uint8Array> {
+/**
+ * HMAC keys as imported, by their text: the same few keys (the run-id key, signing secrets) sign at
+ * every request, and an import costs more than the signature. At most HMAC_KEYS kept, the oldest
+ * let go first. The keys kept (CryptoKeys, not promises: one request's promise is not another's to
+ * await) are not extractable and hold nothing their texts, already in memory, do not.
+ */
+const HMAC_KEYS = 32;
+type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+const hmacKeys = new Map<string, HmacKey>();
+
+async function hmacKey(key: string): Promise<HmacKey> {
+  const known = hmacKeys.get(key);
+  if (known !== undefined) return known;
   const cryptoKey = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(message)));
+  if (hmacKeys.size >= HMAC_KEYS) hmacKeys.delete(hmacKeys.keys().next().value!);
+  hmacKeys.set(key, cryptoKey);
+  return cryptoKey;
+}
+
+export async function hmacSha256(key: string, message: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(key), encoder.encode(message)));
 }
 
 export function randomBytes(length: number): Uint8Array {

@@ -6,10 +6,14 @@
 // failing row leaves written what the single statements would have; and a run killed at any call
 // into SQLite (the batches' included) ends as a run never killed, no finished step done again.
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import fc from "fast-check";
 import { describe, expect, inject, it, vi } from "vitest";
 import { runSlice } from "../../src/durable/engine/engine";
 import { createJournal, deferrable } from "../../src/durable/engine/journal/journal";
-import { insertStepRow, insertStepRows, stepRowJson, type StepRow } from "../../src/durable/engine/journal/step-commit";
+import { insertStepRows, stepRowJson } from "../../src/durable/engine/journal/step-batch";
+import { insertStepRow, type StepRow } from "../../src/durable/engine/journal/step-commit";
+import { addUsd } from "../../src/lib/money";
+import { ModelCalls } from "../../src/durable/engine/incoming/model-calls";
 import { StepRows } from "../../src/durable/engine/journal/step-rows";
 import { SliceLimits } from "../../src/durable/engine/storage-limits";
 import { emitEvent } from "../../src/durable/events/log/emit-event";
@@ -28,13 +32,13 @@ const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>
 const server = () => inject("toolServerUrl");
 const calc = (i: number) => ({ text: `Step ${i}.`, toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} + 1` } }] });
 const httpTool = (name: string, path: string) => ({ type: "http" as const, name, description: `${name}.`, inputSchema: { type: "object" }, url: `${server()}${path}` });
-const BATCH = "INSERT INTO step_commit_v1 SELECT";
+const BATCH = "INSERT INTO step_rows_v1 VALUES";
 
 function keysIn(sql: SqlStorage): string[] {
   return sql.exec<{ key: string }>("SELECT key FROM journal ORDER BY rowid").toArray().map((row) => row.key);
 }
 
-/** The state with the statements that write step rows counted: `batches` (json_each), `single` (one row). */
+/** The state with the statements that write step rows counted: `batches` (several rows), `single` (one row). */
 function countedRows(state: DurableObjectState): { state: DurableObjectState; writes: { batches: number; single: number } } {
   const writes = { batches: 0, single: 0 };
   const watched = watchedState(state, {
@@ -112,6 +116,24 @@ describe("step rows written together", () => {
     expect(batched).toEqual(single);
   });
 
+  it("the run's spend added once for a batch is what one addition a row gives (whole micro-dollars, SQLite's ROUND)", async () => {
+    // The batch's trigger sets spent_usd = ROUND(spent_usd + the rows' sum, 6) once; the single
+    // trigger, ROUND(spent_usd + usd, 6) a row (step-batch.ts says why both are the same double).
+    const micros = (max: number) => fc.integer({ min: 0, max }).map((n) => n / 1e6);
+    const { stub } = await createRun({ tools: ["calculator"], script: [{ text: "Done." }] });
+    await runInDurableObject(typed(stub), (_instance, state) => {
+      const { sql } = state.storage;
+      const rounded = (a: number, b: number) => sql.exec<{ v: number }>("SELECT ROUND(? + ?, 6) AS v", a, b).one().v;
+      fc.assert(
+        fc.property(micros(1e13), fc.array(fc.oneof(micros(1e3), micros(1e9)), { minLength: 2, maxLength: 60 }), (spent, costs) => {
+          const oneByOne = costs.reduce((sum, cost) => rounded(sum, cost), spent);
+          expect(Object.is(rounded(spent, addUsd(...costs)), oneByOne)).toBe(true);
+        }),
+        { numRuns: 400 },
+      );
+    });
+  });
+
   it("a slice's steps that answer at once are one statement, and each event is sent only once it is written", async () => {
     const { stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script: [calc(1), calc(2), calc(3), { text: "Done." }] });
     const { writes, sends } = await runInDurableObject(typed(stub), async (_instance, state) => {
@@ -132,6 +154,27 @@ describe("step rows written together", () => {
     expect(sent).toEqual(Array.from({ length: sent.length }, (_v, i) => i + 2));
     for (const send of sends) expect(Math.max(...send.seqs)).toBeLessThanOrEqual(send.stored);
     expect((await storedEvents(stub)).at(-1)).toMatchObject({ type: "end", seq: sent.length + 1 });
+  });
+
+  it("a model call that answers at once takes the slice's signal; one that may wait, a controller an interrupt can abort", async () => {
+    const asked = async (script: Record<string, unknown>[]) => {
+      const { stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script });
+      const keys = await runInDurableObject(typed(stub), async (_instance, state) => {
+        const keys: string[] = [];
+        class Counted extends ModelCalls {
+          override signalFor(key: string, slice: AbortSignal) {
+            if (key.startsWith("model/")) keys.push(key);
+            return super.signalFor(key, slice);
+          }
+        }
+        await runSlice(engineFor(state, { modelCalls: new Counted() }), new AbortController());
+        return keys;
+      });
+      expect(await viewOf(stub)).toMatchObject({ status: "finished" });
+      return keys;
+    };
+    expect(await asked([calc(1), calc(2), { text: "Done." }])).toEqual([]);
+    expect(await asked([calc(1), { ...calc(2), delayMs: 1 }, { text: "Done." }])).toEqual(["model/1", "model/2", "model/3"]);
   });
 
   it("a tool that waits (an HTTP tool on a local server) is called only once the steps before it are written", async () => {

@@ -78,11 +78,21 @@ export function listChildren(sql: SqlStorage): ChildRow[] {
   return sql.exec<Raw>("SELECT * FROM child_run ORDER BY started_at, rowid").toArray().map(rowOf);
 }
 
-/** The children as the run's view lists them, and what they spent (as last reported). */
+/**
+ * The children as the run's view lists them, and what they spent (as last reported). Remembered,
+ * like the spend below, while no write to child_run came since: the run's row is read with them at
+ * each view and several times a slice, and a run with no child would ask SQLite for none each time.
+ */
 export function childViews(sql: SqlStorage): { children: ChildRunView[]; childrenUsd: number } {
-  const rows = listChildren(sql).filter((row) => row.status !== "starting");
-  const children = rows.map((row) => ({ id: row.childId, callId: row.callId, status: row.status as RunStatus, spentUsd: row.spentUsd }));
-  return { children, childrenUsd: addUsd(...rows.map((row) => row.spentUsd)) };
+  if (!hasTable(sql)) return { children: [], childrenUsd: 0 };
+  let known = viewed.get(sql);
+  if (known === undefined) {
+    const rows = listChildren(sql).filter((row) => row.status !== "starting");
+    const children = rows.map((row) => ({ id: row.childId, callId: row.callId, status: row.status as RunStatus, spentUsd: row.spentUsd }));
+    known = { children, childrenUsd: addUsd(...rows.map((row) => row.spentUsd)) };
+    viewed.set(sql, known);
+  }
+  return { children: known.children.map((child) => ({ ...child })), childrenUsd: known.childrenUsd };
 }
 
 /**
@@ -92,6 +102,14 @@ export function childViews(sql: SqlStorage): { children: ChildRunView[]; childre
  * is read between steps, never inside a transaction.
  */
 const summed = new WeakMap<SqlStorage, number>();
+/** The children's views as last read (childViews), kept and forgotten as `summed`. */
+const viewed = new WeakMap<SqlStorage, { children: ChildRunView[]; childrenUsd: number }>();
+
+/** Called by every writer of child_run before it writes. */
+function forget(sql: SqlStorage): void {
+  summed.delete(sql);
+  viewed.delete(sql);
+}
 
 /**
  * What the children spent, as last reported (counted in the run's spend: the loop's budget and the
@@ -124,7 +142,7 @@ export function countChildren(sql: SqlStorage): number {
 
 /** Records a child about to be created; one recorded before (a start made again) keeps its first record, budget and all. */
 export function registerChild(sql: SqlStorage, child: Pick<ChildRow, "key" | "childId" | "callId" | "name" | "budgetUsd" | "startedAt">): ChildRow {
-  summed.delete(sql);
+  forget(sql);
   sql.exec(
     "INSERT INTO child_run (key, child_id, call_id, name, budget_usd, status, started_at) VALUES (?, ?, ?, ?, ?, 'starting', ?) ON CONFLICT (key) DO NOTHING",
     child.key, child.childId, child.callId, child.name, child.budgetUsd, child.startedAt,
@@ -134,13 +152,13 @@ export function registerChild(sql: SqlStorage, child: Pick<ChildRow, "key" | "ch
 
 /** The child's object answered its creation: its status then (a child found again may have moved on since). */
 export function markCreated(sql: SqlStorage, key: string, status: RunStatus): void {
-  summed.delete(sql);
+  forget(sql);
   sql.exec("UPDATE child_run SET status = ? WHERE key = ? AND status = 'starting'", status, key);
 }
 
 /** The child could not be made: the call's result says why, and the row ends with nothing spent. */
 export function markNotCreated(sql: SqlStorage, key: string, end: ChildEnd, now: number): void {
-  summed.delete(sql);
+  forget(sql);
   sql.exec("UPDATE child_run SET status = 'failed', end_state = ?, ended_at = ? WHERE key = ? AND end_state IS NULL", JSON.stringify(end), now, key);
 }
 
@@ -151,7 +169,7 @@ export function markNotCreated(sql: SqlStorage, key: string, end: ChildEnd, now:
 export function applyReport(sql: SqlStorage, report: ChildReport, now: number): { row: ChildRow; ended: boolean } | undefined {
   const row = childById(sql, report.childId);
   if (row === undefined) return undefined;
-  summed.delete(sql);
+  forget(sql);
   if (report.version > row.version) {
     sql.exec("UPDATE child_run SET version = ?, status = ?, spent_usd = ? WHERE child_id = ?", report.version, report.status, report.spentUsd, report.childId);
   }

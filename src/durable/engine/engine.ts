@@ -138,6 +138,8 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
       fresh++;
     };
     const spans = stepSpanHook(engine, run, segment.n, prefix);
+    // Which model calls and tools answer in the same turn: the rows before any other are written when it is told (at-once.ts).
+    const modelAtOnce = modelAnswersAtOnce(engine, run);
     const step = createJournal({
       sql,
       storage: ctx.storage,
@@ -154,12 +156,12 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
         rows.whenWritten(() => (taken === undefined ? engine.fanout.sendLogged(events) : held.sendCommitted(taken, events)));
       },
       onStore: takenOnStore(sql, prefix),
-      ...(engine.modelCalls === undefined ? {} : { stepSignal: (key: string) => engine.modelCalls!.signalFor(key, controller.signal) }),
+      // A model call that answers in the turn it starts in cannot be interrupted (a message is read
+      // only when the object yields): it takes the slice's signal, with no controller of its own.
+      ...(engine.modelCalls === undefined || modelAtOnce ? {} : { stepSignal: (key: string) => engine.modelCalls!.signalFor(key, controller.signal) }),
     });
     // The MCP servers' tools: listed once (the first segment's steps), then read back.
     const mcpTools = await mcpToolsOf(engine, run, segment, { signal: controller.signal, beforeNewStep });
-    // Which model calls and tools answer in the same turn: the rows before any other are written when it is told (at-once.ts).
-    const modelAtOnce = modelAnswersAtOnce(engine, run);
     let toolsAtOnce: ReadonlySet<string> = new Set();
     const options = loopOptions(engine, run, segment, step, controller.signal, (event) => {
       if (event.type === "stop") {

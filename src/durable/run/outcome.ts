@@ -3,7 +3,7 @@
 import { ERROR_CODES, RUN_NOT_FOUND } from "../../api/rules/error-codes";
 import type { Issue } from "../../api/schemas/error-schemas";
 import type { ApiError, Outcome, RunView } from "../../api/types";
-import { readRun, toRunView } from "./run-store";
+import { readRunForView, toRunView } from "./run-store";
 
 export type Failure = { ok: false; status: 400 | 402 | 404 | 409 | 413; error: ApiError };
 
@@ -21,6 +21,6 @@ export const invalidImages = (issues: Issue[]) => fail(400, "Invalid image.", is
 
 /** The run's view as stored now, or not found. */
 export function viewNow(sql: SqlStorage): Outcome<RunView> {
-  const run = readRun(sql);
+  const run = readRunForView(sql);
   return run === undefined ? notFound() : ok(toRunView(run));
 }

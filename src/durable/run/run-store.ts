@@ -166,13 +166,41 @@ function parseColumn<T>(sql: SqlStorage, text: SqlStorageValue | undefined): T |
   return text === null || text === undefined ? undefined : (JSON.parse(unspillText(sql, String(text))) as T);
 }
 
+/**
+ * The run's body as last parsed for a view, by the text stored (readRunForView): run_body is written
+ * once, when the run is made, and a client that polls GET /v1/runs/:id has it read at every poll;
+ * parsed once an object's life instead (a scripted run's whole script, a long system prompt).
+ */
+const viewedBodies = new WeakMap<SqlStorage, { stored: string; body: CreateRunBody }>();
+
+function sharedBody(sql: SqlStorage, stored: string): CreateRunBody {
+  const known = viewedBodies.get(sql);
+  if (known !== undefined && known.stored === stored) return known.body;
+  const body = JSON.parse(unspillText(sql, stored)) as CreateRunBody;
+  viewedBodies.set(sql, { stored, body });
+  return body;
+}
+
+/**
+ * readRun for toRunView alone: its body is one object shared by every such read, which toRunView
+ * only reads (redactBody is pure). Everything else takes readRun's, its own to use as it likes (a
+ * JSON Schema validator marks the schemas it is given, say).
+ */
+export function readRunForView(sql: SqlStorage): RunRow | undefined {
+  return readRunWith(sql, sharedBody);
+}
+
 export function readRun(sql: SqlStorage): RunRow | undefined {
+  return readRunWith(sql, (_sql, stored) => JSON.parse(unspillText(sql, stored)) as CreateRunBody);
+}
+
+function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody): RunRow | undefined {
   if (!hasRun(sql)) return undefined;
   const row = sql.exec<Raw>("SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
   if (row === undefined) return undefined;
   const run: RunRow = {
     id: String(row.id),
-    body: JSON.parse(unspillText(sql, String(row.body))) as CreateRunBody,
+    body: bodyOf(sql, String(row.body)),
     model: String(row.model),
     provider: row.provider === "anthropic" || row.provider === "openai" ? row.provider : "scripted",
     tokenHash: String(row.token_hash),

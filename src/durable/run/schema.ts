@@ -21,6 +21,7 @@ import { FORK_TABLE } from "../forks/fork-store";
 import { CHAT_FORK_TABLE } from "../forks/chat-fork-store";
 import { SCRIPTED_HOLD_TABLE } from "../engine/provider/scripted-holds";
 import { dropOlderStepCommitView, STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
+import { STEP_ROWS_STATEMENTS, STEP_ROWS_VIEW } from "../engine/journal/step-batch";
 import { materialiseSeeds } from "../telemetry/seed-rows";
 
 const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE, CHAT_FORK_TABLE, SCRIPTED_HOLD_TABLE];
@@ -38,9 +39,10 @@ export function migrate(sql: SqlStorage): void {
   addRunColumns(sql);
   addTicketColumns(sql);
   addOutboxColumns(sql);
-  // After every table and column: the statement a step commits with (../engine/journal/step-commit.ts).
+  // After every table and column: the statements a step commits with (../engine/journal/step-commit.ts)
+  // and a slice's buffered steps (step-batch.ts).
   dropOlderStepCommitView(sql);
-  sql.exec(STEP_COMMIT_STATEMENTS.join(";\n"));
+  sql.exec([...STEP_COMMIT_STATEMENTS, ...STEP_ROWS_STATEMENTS].join(";\n"));
 }
 
 /**
@@ -68,7 +70,7 @@ export function makeRun(storage: DurableObjectStorage, store: () => void): void 
 export function dropRun(sql: SqlStorage, now: string): void {
   // Step spans still to send are made now, while the run they take from is here.
   materialiseSeeds(sql);
-  sql.exec(`DROP VIEW IF EXISTS ${STEP_COMMIT_VIEW}`);
+  sql.exec(`DROP VIEW IF EXISTS ${STEP_COMMIT_VIEW}; DROP VIEW IF EXISTS ${STEP_ROWS_VIEW}`);
   const tables = sql
     .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
     .toArray()

@@ -14,10 +14,20 @@ export function providerToolDefinition(spec: Record<string, unknown>): ToolDefin
   return { name, description: "", inputSchema: { type: "object" }, native: spec };
 }
 
+/**
+ * Each zod schema's JSON Schema as first made: a built-in tool's schema is one object for the life
+ * of the isolate, and every slice lists its tools again. Each caller gets its own copy.
+ */
+const jsonSchemas = new WeakMap<object, Record<string, unknown>>();
+
 function inputSchemaOf(spec: AnyToolSpec): Record<string, unknown> {
   if (spec.schema !== undefined) {
-    const { $schema: _dropped, ...schema } = z.toJSONSchema(spec.schema, { io: "input" }) as Record<string, unknown>;
-    return schema;
+    let made = jsonSchemas.get(spec.schema);
+    if (made === undefined) {
+      const { $schema: _dropped, ...schema } = z.toJSONSchema(spec.schema, { io: "input" }) as Record<string, unknown>;
+      jsonSchemas.set(spec.schema, (made = schema));
+    }
+    return structuredClone(made);
   }
   if (spec.inputSchema !== undefined) return spec.inputSchema;
   if (spec.native !== undefined) return { type: "object" };

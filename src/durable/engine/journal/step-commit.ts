@@ -11,8 +11,8 @@
 // carried dedupe keys (no d1 column) is made again: a view holds no rows.
 //
 // The steps a slice runs back to back whose work answers at once are buffered and written together,
-// their rows in one statement (INSERT_STEP_ROWS below; step-rows.ts says why that is committed exactly
-// when one statement each was).
+// their rows in one statement of another view, whose trigger writes them set by set (step-batch.ts;
+// step-rows.ts says why that is committed exactly when one statement each was).
 //
 // A step that writes anything else in its transaction (a take marking its messages taken, a spend
 // change), has more than eight events, or a value or event too large for its row (spill.ts) is
@@ -82,15 +82,6 @@ const COLUMNS = 11 + 2 * EVENTS_PER_STATEMENT;
  */
 const INSERT_STEP_ROW = `INSERT INTO ${STEP_COMMIT_VIEW} VALUES (${Array.from({ length: COLUMNS }, () => "?").join(",")})`;
 
-/**
- * Several steps' rows in one statement (step-rows.ts): one parameter, a JSON array of each row's
- * values in the view's column order, which SQLite reads back in that order (json_each walks an
- * array in order, and INSERT … SELECT fires the trigger row by row). One parameter, not 27 a row: a
- * Durable Object's statement takes at most 100 bound parameters (developers.cloudflare.com,
- * durable-objects/platform/limits), three rows' worth.
- */
-const INSERT_STEP_ROWS = `INSERT INTO ${STEP_COMMIT_VIEW} SELECT ${Array.from({ length: COLUMNS }, (_v, i) => `value->>${i}`).join(",")} FROM json_each(?)`;
-
 /** A row's values in the view's column order (the statement's parameters). */
 export function stepRowValues(row: StepRow): SqlStorageValue[] {
   return [
@@ -103,18 +94,4 @@ export function stepRowValues(row: StepRow): SqlStorageValue[] {
 
 export function insertStepRow(sql: SqlStorage, row: StepRow): void {
   sql.exec(INSERT_STEP_ROW, ...stepRowValues(row));
-}
-
-/** One row's values as the batch statement reads them (a JSON array): made once, when the row is buffered. */
-export function stepRowJson(row: StepRow): string {
-  return JSON.stringify(stepRowValues(row));
-}
-
-/**
- * Rows (each as stepRowJson made it) in one statement, in order: atomic as one statement is, so
- * all of them are written or none. One row is written as insertStepRow writes it.
- */
-export function insertStepRows(sql: SqlStorage, rows: readonly { row: StepRow; json: string }[]): void {
-  if (rows.length === 1) insertStepRow(sql, rows[0]!.row);
-  else if (rows.length > 1) sql.exec(INSERT_STEP_ROWS, `[${rows.map((entry) => entry.json).join(",")}]`);
 }

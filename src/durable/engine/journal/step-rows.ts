@@ -8,8 +8,8 @@
 // gate), and nothing else runs in the object while its code does not yield (the input gate). Steps
 // that run back to back without yielding (a scripted model, a calculator: their awaits settle in
 // the same turn) are therefore committed together today already, one statement each. The buffer
-// keeps their rows in memory and writes them, in order, in one statement (`json_each`: one bound
-// parameter, not 27 a row) before anything that could yield, observe them or depend on them:
+// keeps their rows in memory and writes them, in order, in one statement (step-batch.ts: its
+// journal rows, events and spans as JSON texts, the run's counters once) before anything that could yield, observe them or depend on them:
 //
 // - the work of a step that may wait (journal.ts asks `deferrable` of each key; the engine flushes
 //   when a model call or a tool call is told — `step-start`, `tool-call` — and its work may wait:
@@ -35,14 +35,15 @@
 // (the events it took are held again, and those told after it forgotten: journal.ts), and the rows
 // after it, of steps that would never have run, are dropped. A row too large to buffer (ROW_CHARS) is written at once, as before.
 import { forgetSeq } from "../../events/log/event-log";
-import { insertStepRow, insertStepRows, stepRowJson, type StepRow } from "./step-commit";
+import { insertStepRows, stepRowChars, stepRowJson, type StepRowJson } from "./step-batch";
+import { insertStepRow, type StepRow } from "./step-commit";
 
-/** A row whose values' JSON is longer is written at once, alone. */
+/** A row whose JSON is longer is written at once, alone. */
 export const ROW_CHARS = 64 * 1024;
-/** A batch is written once its rows' JSON reaches this (UTF-16 units: at most 3 bytes each, under SQLite's 2 MB for a value). */
+/** A batch is written once its rows' JSON reaches this (UTF-16 units: at most 3 bytes each, so each of its texts stays under SQLite's 2 MB for a value). */
 export const BATCH_CHARS = 512 * 1024;
 
-type Entry = { kind: "row"; row: StepRow; json: string; failed: () => void } | { kind: "then"; run: () => void };
+type Entry = { kind: "row"; row: StepRow; json: StepRowJson; failed: () => void } | { kind: "then"; run: () => void };
 
 export class StepRows {
   private queue: Entry[] = [];
@@ -65,7 +66,8 @@ export class StepRows {
    */
   add(row: StepRow, failed: () => void): void {
     const json = stepRowJson(row);
-    if (json.length > ROW_CHARS) {
+    const chars = stepRowChars(json);
+    if (chars > ROW_CHARS) {
       this.flush();
       try {
         insertStepRow(this.sql, row);
@@ -76,10 +78,10 @@ export class StepRows {
       }
       return;
     }
-    if (this.chars + json.length > BATCH_CHARS) this.flush();
+    if (this.chars + chars > BATCH_CHARS) this.flush();
     this.queue.push({ kind: "row", row, json, failed });
     this.rows++;
-    this.chars += json.length;
+    this.chars += chars;
     this.net ??= setTimeout(() => this.netFlush(), 0);
   }
 

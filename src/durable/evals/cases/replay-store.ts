@@ -26,8 +26,16 @@ export const REPLAY_TABLES = [
   `CREATE INDEX IF NOT EXISTS replay_use_fingerprint ON replay_use (fingerprint)`,
 ];
 
+/**
+ * Databases found without the replay table: runs no experiment made, which never get one (the table
+ * is made with the run, by insertReplay, which forgets the absence). The run's row is read at each
+ * view and several times a slice; a look for a table that is not there is a call into SQLite each time.
+ */
+const noReplay = new WeakSet<SqlStorage>();
+
 /** Inside the run's creation: the case and its recording (the tables are a case run's alone). */
 export function insertReplay(sql: SqlStorage, replay: CaseReplay): void {
+  noReplay.delete(sql);
   for (const statement of REPLAY_TABLES) sql.exec(statement);
   sql.exec("INSERT INTO replay (experiment_id, case_n, mode) VALUES (?, ?, ?)", replay.experimentId, replay.case, replay.mode);
   replay.calls.forEach((call, i) => {
@@ -37,7 +45,11 @@ export function insertReplay(sql: SqlStorage, replay: CaseReplay): void {
 
 /** The run's experiment, case and mode; undefined for a run no experiment made. */
 export function readReplay(sql: SqlStorage): ExperimentOfRun | undefined {
-  if (!tableExists(sql, "replay")) return undefined;
+  if (noReplay.has(sql)) return undefined;
+  if (!tableExists(sql, "replay")) {
+    noReplay.add(sql);
+    return undefined;
+  }
   const row = sql.exec<{ experiment_id: string; case_n: number; mode: string }>("SELECT experiment_id, case_n, mode FROM replay LIMIT 1").toArray()[0];
   return row === undefined ? undefined : { id: row.experiment_id, case: Number(row.case_n), mode: row.mode as ReplayMode };
 }
