@@ -18,6 +18,7 @@ import type {
   RunToolLoopOptions,
   StepWork,
   StoppedBy,
+  ToolCall,
   ToolDefinition,
   Usage,
 } from "./types";
@@ -149,7 +150,9 @@ export function createLoopState(options: RunToolLoopOptions): LoopState {
   });
   // The loop detectors see the question up to the turn the loop was given, which it checks (and
   // feeds on) when it processes that turn (run-tool-loop.ts).
-  const loops = options.loopGuards === undefined ? undefined : { tracker: createLoopTracker((call) => !isToolsetCall(call, tools)), guards: options.loopGuards, lowest: lowestLevels(options.loopGuards) };
+  // With no client toolset among the tools every call counts: no look-up per call (isToolsetCall is false for all).
+  const counted = [...tools.values()].some((spec) => spec.toolset !== undefined) ? (call: ToolCall) => !isToolsetCall(call, tools) : undefined;
+  const loops = options.loopGuards === undefined ? undefined : { tracker: createLoopTracker(counted), guards: options.loopGuards, lowest: lowestLevels(options.loopGuards) };
   if (loops !== undefined) {
     const until = lastAssistant >= questionFrom ? lastAssistant : messages.length;
     for (let i = questionFrom; i < until; i++) loops.tracker.observe(messages[i]!);

@@ -73,10 +73,14 @@ function tellHeld(state: LoopState, held: PassedCall): void {
  */
 export async function guardTurn(state: LoopState, step: number, planned: Planned[]): Promise<Planned[] | GuardrailTrip> {
   if ((state.options.guardrails ?? []).length === 0) return planned;
-  const passed = new Map<string, PassedCall>();
+  // The turn's passes, in the map the turns before used (each turn's entries are gone by the next: told, or the call ran).
+  const passed = state.guardrailsPassed ?? new Map<string, PassedCall>();
+  passed.clear();
   state.guardrailsPassed = passed;
-  const out: Planned[] = [];
-  for (const item of planned) {
+  // The plans as they came, until a check changes one (most turns: none does, and no list is made).
+  let out: Planned[] | undefined;
+  for (let at = 0; at < planned.length; at++) {
+    const item = planned[at]!;
     const { call } = item;
     let next: Planned = item;
     if (checked(state, item)) {
@@ -110,7 +114,8 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
       }
       if (held.guardrailsPassed.length > 0) passed.set(call.id, held);
     }
-    out.push(next);
+    if (next !== item) out ??= planned.slice(0, at);
+    out?.push(next);
   }
-  return out;
+  return out ?? planned;
 }

@@ -4,7 +4,7 @@ import { summarize } from "../content";
 import { journaled, type LoopState } from "../loop-state";
 import { stepKeys } from "../step-keys";
 import { ToolPending } from "./tool-pending";
-import type { AnyToolSpec, Content, StepOutput, ToolCall, ToolOutput, ToolResultEvent } from "../types";
+import type { AnyToolSpec, Content, LoopEvent, StepOutput, ToolCall, ToolOutput, ToolResultEvent } from "../types";
 import { addUsd, usd } from "../../lib/money";
 
 /** What the journal stores for a tool call (and for a call the loop answered itself). */
@@ -91,7 +91,9 @@ export function isStartWait(spec: AnyToolSpec): boolean {
 /** The call's `tool-call` event, with the pure checks it passed (guardrails/tool-guard.ts). */
 function announce(state: LoopState, key: string, step: number, call: ToolCall, input: unknown): void {
   const passed = state.guardrailsPassed?.get(call.id)?.guardrailsPassed;
-  state.emit({ type: "tool-call", key, step, callId: call.id, name: call.name, input, ...(passed === undefined ? {} : { guardrailsPassed: passed }) });
+  const event: Extract<LoopEvent, { type: "tool-call" }> = { type: "tool-call", key, step, callId: call.id, name: call.name, input };
+  if (passed !== undefined) event.guardrailsPassed = passed;
+  state.emit(event);
 }
 
 /** The journaled start of a start + wait call; its cost counts once, here (a replay reads it back). */

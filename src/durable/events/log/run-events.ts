@@ -52,7 +52,10 @@ export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string,
       return { kind: "log", event: { type: "step-start", step: stepsBefore + event.step, last: event.last }, dedupe: `${prefix}step-start/${event.key}` };
     case "tool-call": {
       const { callId, name, input, toolset, guardrailsPassed } = event;
-      const logged: RunEvent = { type: "tool-call", step: stepsBefore + event.step, callId, name, input, ...(toolset === undefined ? {} : { toolset }), ...(guardrailsPassed === undefined ? {} : { guardrailsPassed }) };
+      // The optional fields set after, in the same order (no object spread per call: a step's garbage costs, BENCHMARKS.md issue 50).
+      const logged: Extract<RunEvent, { type: "tool-call" }> = { type: "tool-call", step: stepsBefore + event.step, callId, name, input };
+      if (toolset !== undefined) logged.toolset = toolset;
+      if (guardrailsPassed !== undefined) logged.guardrailsPassed = guardrailsPassed;
       return { kind: "log", event: logged, dedupe: `${prefix}tool-call/${event.key}` };
     }
     case "text":

@@ -8,12 +8,28 @@ export type AlternationState = { readonly last: CallKey; readonly before: CallKe
 
 export const emptyAlternation: AlternationState = { last: "", before: "", run: 0 };
 
+/** The alternating run's state as the question's tracker keeps it, changed in place (no object per call). */
+export type Alternation = { last: CallKey; before: CallKey; run: number };
+
+/** One more call (its fingerprint), in place. */
+export function advanceAlternation(state: Alternation, call: CallKey): void {
+  if (state.run === 0) {
+    state.last = call;
+    state.before = "";
+    state.run = 1;
+  } else if (call === state.last) state.run = 1;
+  else {
+    state.run = state.run >= 2 && call === state.before ? state.run + 1 : 2;
+    state.before = state.last;
+    state.last = call;
+  }
+}
+
 /** The state after one more call (its fingerprint). */
 export function nextAlternation(state: AlternationState, call: CallKey): AlternationState {
-  if (state.run === 0) return { last: call, before: "", run: 1 };
-  if (call === state.last) return { last: call, before: state.before, run: 1 };
-  const run = state.run >= 2 && call === state.before ? state.run + 1 : 2;
-  return { last: call, before: state.last, run };
+  const next: Alternation = { ...state };
+  advanceAlternation(next, call);
+  return next;
 }
 
 /** The state after a turn's calls, in call order. */

@@ -10,16 +10,16 @@ import { textOf } from "../../content";
 import { isSummaryRecord } from "../../context/context-view";
 import { fingerprint } from "../repeat-guard";
 import type { ChatMessage, ToolCall } from "../../types";
-import { emptyAlternation, nextAlternationTurn, type AlternationState } from "./alternation";
-import { emptyNoProgress, endTurn, seeResult, type NoProgressState } from "./no-progress";
-import { emptySameCall, nextSameCall, type CallKey, type SameCallState } from "./same-call";
+import { advanceAlternation, type Alternation } from "./alternation";
+import { emptyNoProgress, isNewResult } from "./no-progress";
+import { countCall, emptySameCall, forgetOldest, type CallKey } from "./same-call";
 import { isBlankText, sameNormalizedText } from "./same-text";
 import type { LoopCounts } from "./loop-policy";
 
 export type LoopTracker = {
   /** Feeds the next message of the question. */
   observe(message: ChatMessage): void;
-  /** The counts as of the newest assistant turn fed (all 0 before one). */
+  /** The counts as of the newest assistant turn fed (all 0 before one): one object, updated in place by each turn. */
   readonly counts: LoopCounts;
 };
 
@@ -36,46 +36,51 @@ const keyOf = (call: ToolCall): CallKey => {
   return print.length <= SHORT_FINGERPRINT ? print : hash53Number(print);
 };
 
-const NO_CALLS: readonly CallKey[] = Object.freeze([]);
-
-/** The keys of the turn's calls that count, in call order. */
-function keysOf(calls: readonly ToolCall[] | undefined, counted: (call: ToolCall) => boolean): readonly CallKey[] {
-  if (calls === undefined || calls.length === 0) return NO_CALLS;
-  const keys: CallKey[] = [];
-  for (const call of calls) if (counted(call)) keys.push(keyOf(call));
-  return keys;
-}
-
-const ZERO: LoopCounts = { sameCall: 0, sameText: 0, alternation: 0, noProgress: 0 };
+const NO_CALLS: readonly ToolCall[] = Object.freeze([]);
 
 /**
  * `counted(call)`: whether a call counts toward the same-call and alternation detectors. Actions
  * of a client toolset do not (a screen or a page changes under the same input, as for the
- * repeated-call guard); their results still count toward no-progress.
+ * repeated-call guard); their results still count toward no-progress. Undefined: every call
+ * counts (a run with no client toolset: loop-state.ts).
+ *
+ * The state is kept in place — the call counts, the results seen, the alternating run, the counts
+ * — so a turn allocates nothing of the tracker's own (inside workerd a step's garbage costs more
+ * than its work: BENCHMARKS.md, issue 50, 2026-12-06 23:00–00:25 UTC).
  */
-export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTracker {
-  let calls: SameCallState = emptySameCall();
+export function createLoopTracker(counted?: (call: ToolCall) => boolean): LoopTracker {
+  const calls = emptySameCall();
   // The same-text detector's state (same-text.ts): the newest turn's text as written (compared
   // normalised), and its run; "" and 0 after a turn without text.
   let lastText = "";
   let textRun = 0;
-  let alternation: AlternationState = emptyAlternation;
-  let progress: NoProgressState = emptyNoProgress();
+  const alternation: Alternation = { last: "", before: "", run: 0 };
+  const progress = emptyNoProgress();
+  // Turns in a row that learned nothing (no-progress.ts's `stale`).
+  let stale = 0;
   // The newest turn learned something (a new result, a message of the person's); false before any turn.
   let fresh = false;
   let turns = 0;
-  let counts = ZERO;
+  const counts: LoopCounts = { sameCall: 0, sameText: 0, alternation: 0, noProgress: 0 };
   return {
     observe(message) {
       if (message.role === "assistant") {
         if (isSummaryRecord(message)) return;
         const before = fresh;
-        if (turns > 0) progress = endTurn(progress, fresh);
+        if (turns > 0) stale = fresh ? 0 : stale + 1;
         turns++;
         fresh = false;
-        const prints = keysOf(message.toolCalls, counted);
-        const sameCall = nextSameCall(calls, prints);
-        calls = sameCall.state;
+        // The turn's counted calls, in call order: each counted (same-call) and taken in turn (alternation).
+        let sameCall = 0;
+        let keys = 0;
+        for (const call of message.toolCalls ?? NO_CALLS) {
+          if (counted !== undefined && !counted(call)) continue;
+          const key = keyOf(call);
+          sameCall = Math.max(sameCall, countCall(calls, key));
+          advanceAlternation(alternation, key);
+          keys++;
+        }
+        if (keys > 0) forgetOldest(calls);
         // As nextSameText on the normalised text; compared only when the run could go on (no new result before).
         const text = textOf(message.content);
         if (isBlankText(text)) {
@@ -85,8 +90,10 @@ export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTra
           textRun = !before && textRun > 0 && sameNormalizedText(lastText, text) ? textRun + 1 : 1;
           lastText = text;
         }
-        alternation = nextAlternationTurn(alternation, prints);
-        counts = { sameCall: sameCall.count, sameText: textRun, alternation: prints.length > 0 ? alternation.run : 0, noProgress: progress.stale };
+        counts.sameCall = sameCall;
+        counts.sameText = textRun;
+        counts.alternation = keys > 0 ? alternation.run : 0;
+        counts.noProgress = stale;
         return;
       }
       if (message.role === "user") {
@@ -95,9 +102,7 @@ export function createLoopTracker(counted: (call: ToolCall) => boolean): LoopTra
       }
       const content = typeof message.content === "string" ? message.content : canonicalJson(message.content);
       // An error and a result of the same text are different results.
-      const seen = seeResult(progress, hash53Number(content, message.isError === true ? 1 : 0));
-      progress = seen.state;
-      if (seen.fresh) fresh = true;
+      if (isNewResult(progress, hash53Number(content, message.isError === true ? 1 : 0))) fresh = true;
     },
     get counts() {
       return counts;

@@ -17,15 +17,20 @@ export const emptyNoProgress = (): NoProgressState => {
   return { seen, oldest: seen.values(), stale: 0 };
 };
 
-/** Whether a result (its hash) is new to the question, and the state that has seen it. */
-export function seeResult(state: NoProgressState, hash: ResultKey): { state: NoProgressState; fresh: boolean } {
+/** Whether a result (its hash) is new to the question, remembering it in place (the tracker's way: no object per result). */
+export function isNewResult(state: NoProgressState, hash: ResultKey): boolean {
   const { seen } = state;
   const size = seen.size;
   // One look-up: a hash seen before leaves the set as it was.
   seen.add(hash);
-  if (seen.size === size) return { state, fresh: false };
+  if (seen.size === size) return false;
   if (seen.size > MAX_TRACKED_RESULTS) seen.delete(state.oldest.next().value!);
-  return { state, fresh: true };
+  return true;
+}
+
+/** Whether a result (its hash) is new to the question, and the state that has seen it. */
+export function seeResult(state: NoProgressState, hash: ResultKey): { state: NoProgressState; fresh: boolean } {
+  return { state, fresh: isNewResult(state, hash) };
 }
 
 /** A turn ended: it learned something (`fresh`) or the run of turns that learned nothing grows. The count is `stale`. */

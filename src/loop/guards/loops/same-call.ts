@@ -24,19 +24,30 @@ export const emptySameCall = (): SameCallState => {
   return { counts, oldest: counts.keys() };
 };
 
+/**
+ * Counts one more call in place and returns its count: the question's tracker feeds each call of a
+ * turn as it reads it (no list of the turn's keys, no state object per turn), then forgetOldest.
+ */
+export function countCall(state: SameCallState, call: CallKey): number {
+  const { counts } = state;
+  const before = counts.get(call);
+  // A call made again is deleted first, so the map's order is the order calls were last made in.
+  if (before !== undefined) counts.delete(call);
+  const seen = (before ?? 0) + 1;
+  counts.set(call, seen);
+  return seen;
+}
+
+/** Forgets the oldest calls past MAX_TRACKED_CALLS (after a turn's calls were counted). */
+export function forgetOldest(state: SameCallState): void {
+  while (state.counts.size > MAX_TRACKED_CALLS) state.counts.delete(state.oldest.next().value!);
+}
+
 /** The state after a turn's calls (fingerprints, in call order), and the highest count among them (0 for a turn without calls). */
 export function nextSameCall(state: SameCallState, calls: readonly CallKey[]): { state: SameCallState; count: number } {
   if (calls.length === 0) return { state, count: 0 };
-  const { counts } = state;
   let count = 0;
-  for (const call of calls) {
-    const before = counts.get(call);
-    // A call made again is deleted first, so the map's order is the order calls were last made in.
-    if (before !== undefined) counts.delete(call);
-    const seen = (before ?? 0) + 1;
-    counts.set(call, seen);
-    if (seen > count) count = seen;
-  }
-  while (counts.size > MAX_TRACKED_CALLS) counts.delete(state.oldest.next().value!);
+  for (const call of calls) count = Math.max(count, countCall(state, call));
+  forgetOldest(state);
   return { state, count };
 }

@@ -1,0 +1,101 @@
+// The loop detectors' in-place steps (what the question's tracker uses: no object per call, result
+// or turn) against their pure forms, on seeded random sequences; and the tracker with no client
+// toolset (every call counted, no look-up per call) against the one told so per call.
+import { describe, expect, it } from "vitest";
+import { advanceAlternation, emptyAlternation, nextAlternation, type Alternation } from "../../src/loop/guards/loops/alternation";
+import { countCall, emptySameCall, forgetOldest, MAX_TRACKED_CALLS, nextSameCall } from "../../src/loop/guards/loops/same-call";
+import { emptyNoProgress, isNewResult, MAX_TRACKED_RESULTS, seeResult } from "../../src/loop/guards/loops/no-progress";
+import { createLoopTracker } from "../../src/loop/guards/loops/loop-tracker";
+import type { ChatMessage } from "../../src/loop/types";
+
+/** A small seeded generator (mulberry32): the same sequences every run. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("the detectors' in-place steps", () => {
+  it("advanceAlternation keeps the state nextAlternation makes, call by call", () => {
+    const next = random(1);
+    let pure = emptyAlternation;
+    const inPlace: Alternation = { ...emptyAlternation };
+    for (let i = 0; i < 5_000; i++) {
+      // Few distinct calls, so runs of A-B-A-B, repeats and breaks all happen.
+      const call = next() < 0.5 ? `call-${Math.floor(next() * 3)}` : Math.floor(next() * 3);
+      pure = nextAlternation(pure, call);
+      advanceAlternation(inPlace, call);
+      expect(inPlace).toEqual(pure);
+    }
+  });
+
+  it("countCall and forgetOldest count as nextSameCall does, past the calls it keeps", () => {
+    const next = random(2);
+    let pure = emptySameCall();
+    const inPlace = emptySameCall();
+    for (let turn = 0; turn < 3_000; turn++) {
+      const calls = Array.from({ length: Math.floor(next() * 3) }, () => `call-${Math.floor(next() * (MAX_TRACKED_CALLS * 2))}`);
+      const expected = nextSameCall(pure, calls);
+      pure = expected.state;
+      let count = 0;
+      for (const call of calls) count = Math.max(count, countCall(inPlace, call));
+      if (calls.length > 0) forgetOldest(inPlace);
+      expect(count).toBe(expected.count);
+      if (turn % 100 === 0) expect([...inPlace.counts]).toEqual([...pure.counts]);
+    }
+    expect([...inPlace.counts]).toEqual([...pure.counts]);
+    expect(inPlace.counts.size).toBe(MAX_TRACKED_CALLS);
+  });
+
+  it("isNewResult tells a result new as seeResult does, past the results it keeps", () => {
+    const next = random(3);
+    const pure = emptyNoProgress();
+    const inPlace = emptyNoProgress();
+    for (let i = 0; i < MAX_TRACKED_RESULTS * 4; i++) {
+      const hash = Math.floor(next() * MAX_TRACKED_RESULTS * 1.5);
+      expect(isNewResult(inPlace, hash)).toBe(seeResult(pure, hash).fresh);
+    }
+    expect([...inPlace.seen]).toEqual([...pure.seen]);
+  });
+});
+
+describe("the tracker", () => {
+  /** A question of calls, results, text and messages of the person's, drawn at random. */
+  function conversation(seed: number): ChatMessage[] {
+    const next = random(seed);
+    const messages: ChatMessage[] = [{ role: "user", content: "Go." }];
+    for (let i = 0; i < 400; i++) {
+      const calls = Array.from({ length: Math.floor(next() * 3) }, (_v, k) => ({ id: `c${i}-${k}`, name: next() < 0.5 ? "search" : "fetch", input: { q: Math.floor(next() * 4) } }));
+      messages.push({ role: "assistant", content: next() < 0.5 ? "Let me check again." : "", ...(calls.length === 0 ? {} : { toolCalls: calls }) });
+      for (const call of calls) messages.push({ role: "tool", toolCallId: call.id, content: `result ${Math.floor(next() * 6)}`, ...(next() < 0.1 ? { isError: true } : {}) });
+      if (next() < 0.05) messages.push({ role: "user", content: "Any news?" });
+    }
+    return messages;
+  }
+
+  it("with no client toolset (every call counted, no look-up per call) counts as one told so per call", () => {
+    for (const seed of [4, 5, 6]) {
+      const told = createLoopTracker(() => true);
+      const unasked = createLoopTracker();
+      for (const message of conversation(seed)) {
+        told.observe(message);
+        unasked.observe(message);
+        expect(unasked.counts).toEqual(told.counts);
+      }
+    }
+  });
+
+  it("keeps its counts in one object, updated by each turn", () => {
+    const tracker = createLoopTracker();
+    const counts = tracker.counts;
+    const turn: ChatMessage = { role: "assistant", content: "", toolCalls: [{ id: "1", name: "search", input: { q: 1 } }] };
+    tracker.observe(turn);
+    tracker.observe({ ...turn, toolCalls: [{ id: "2", name: "search", input: { q: 1 } }] });
+    expect(tracker.counts).toBe(counts);
+    expect(counts.sameCall).toBe(2);
+  });
+});
