@@ -45,6 +45,34 @@ async function eventRows(stub: RunStub): Promise<Row[]> {
 /** The log a run of `script` has always written: each event with its dedupe key. */
 const expectedLog = stepLog(3);
 
+/**
+ * A run that took two steps, then woke with step_commit_v1 and its trigger as an older release made
+ * them (three events a statement, with dedupe columns or without), and went on: it ends as any run.
+ */
+async function olderViewMadeAgain({ dedupe }: { dedupe: boolean }): Promise<RunStub> {
+  const { stub } = await createRun(body);
+  await runInDurableObject(typed(stub), async (_instance, state) => {
+    await runSlice(engineFor(state, { sliceSteps: 2 }), new AbortController());
+    const { sql } = state.storage;
+    sql.exec("DROP VIEW step_commit_v1");
+    sql.exec(`CREATE VIEW step_commit_v1 AS SELECT
+      NULL AS key, NULL AS value, NULL AS cost, NULL AS usd, NULL AS steps, NULL AS stop_reason, NULL AS at,
+      NULL AS seq, NULL AS e1, NULL AS e2, NULL AS e3,${dedupe ? " NULL AS d1, NULL AS d2, NULL AS d3," : ""} NULL AS span_key, NULL AS span, NULL AS now_ms`);
+    const events = [1, 2, 3].map((i) => `INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq${i === 1 ? "" : ` + ${i - 1}`}, ${dedupe ? `NEW.d${i}` : "NULL"}, NEW.at, NEW.e${i} WHERE NEW.e${i} IS NOT NULL;`);
+    sql.exec(`CREATE TRIGGER step_commit_v1_insert INSTEAD OF INSERT ON step_commit_v1 BEGIN
+      INSERT INTO journal (key, value, cost) VALUES (NEW.key, NEW.value, NEW.cost);
+      ${events.join("\n      ")}
+      UPDATE run SET steps = steps + NEW.steps, spent_usd = ROUND(spent_usd + NEW.usd, 6), updated_at = NEW.at, stop_reason = COALESCE(NEW.stop_reason, stop_reason);
+      INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', NEW.span_key, 'step', 0, NEW.span, NEW.now_ms, NEW.now_ms WHERE NEW.span IS NOT NULL;
+    END`);
+  });
+  await evictDurableObject(stub);
+  await drive(stub);
+  expect(await viewOf(stub)).toMatchObject({ status: "finished", finalText: "Done.", steps: 4 });
+  expect((await eventRows(stub)).map(({ type, dedupe }) => ({ type, dedupe }))).toEqual(expectedLog);
+  return stub;
+}
+
 describe("events held for the next commit", () => {
   it("steps whose work answers at once are one statement, the events held for each inside its row, with their dedupe keys", async () => {
     const { stub } = await createRun(body);
@@ -99,52 +127,10 @@ describe("events held for the next commit", () => {
   });
 
   it("an older database's step_commit_v1 (no dedupe columns) is made again when the object wakes, and its run goes on", async () => {
-    const { stub } = await createRun(body);
-    await runInDurableObject(typed(stub), async (_instance, state) => {
-      await runSlice(engineFor(state, { sliceSteps: 2 }), new AbortController());
-      const { sql } = state.storage;
-      // The view and trigger as the release before made them.
-      sql.exec("DROP VIEW step_commit_v1");
-      sql.exec(`CREATE VIEW step_commit_v1 AS SELECT
-        NULL AS key, NULL AS value, NULL AS cost, NULL AS usd, NULL AS steps, NULL AS stop_reason, NULL AS at,
-        NULL AS seq, NULL AS e1, NULL AS e2, NULL AS e3, NULL AS span_key, NULL AS span, NULL AS now_ms`);
-      sql.exec(`CREATE TRIGGER step_commit_v1_insert INSTEAD OF INSERT ON step_commit_v1 BEGIN
-        INSERT INTO journal (key, value, cost) VALUES (NEW.key, NEW.value, NEW.cost);
-        INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq, NULL, NEW.at, NEW.e1 WHERE NEW.e1 IS NOT NULL;
-        INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 1, NULL, NEW.at, NEW.e2 WHERE NEW.e2 IS NOT NULL;
-        INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 2, NULL, NEW.at, NEW.e3 WHERE NEW.e3 IS NOT NULL;
-        UPDATE run SET steps = steps + NEW.steps, spent_usd = ROUND(spent_usd + NEW.usd, 6), updated_at = NEW.at, stop_reason = COALESCE(NEW.stop_reason, stop_reason);
-        INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', NEW.span_key, 'step', 0, NEW.span, NEW.now_ms, NEW.now_ms WHERE NEW.span IS NOT NULL;
-      END`);
-    });
-    await evictDurableObject(stub);
-    await drive(stub);
-    expect(await viewOf(stub)).toMatchObject({ status: "finished", finalText: "Done.", steps: 4 });
-    expect((await eventRows(stub)).map(({ type, dedupe }) => ({ type, dedupe }))).toEqual(expectedLog);
+    await olderViewMadeAgain({ dedupe: false });
   });
   it("an older database's step_commit_v1 that carried three events is made again when the object wakes, and its run goes on", async () => {
-    const { stub } = await createRun(body);
-    await runInDurableObject(typed(stub), async (_instance, state) => {
-      await runSlice(engineFor(state, { sliceSteps: 2 }), new AbortController());
-      const { sql } = state.storage;
-      // The view and trigger as the release before made them: three events a statement.
-      sql.exec("DROP VIEW step_commit_v1");
-      sql.exec(`CREATE VIEW step_commit_v1 AS SELECT
-        NULL AS key, NULL AS value, NULL AS cost, NULL AS usd, NULL AS steps, NULL AS stop_reason, NULL AS at,
-        NULL AS seq, NULL AS e1, NULL AS e2, NULL AS e3, NULL AS d1, NULL AS d2, NULL AS d3, NULL AS span_key, NULL AS span, NULL AS now_ms`);
-      sql.exec(`CREATE TRIGGER step_commit_v1_insert INSTEAD OF INSERT ON step_commit_v1 BEGIN
-        INSERT INTO journal (key, value, cost) VALUES (NEW.key, NEW.value, NEW.cost);
-        INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq, NEW.d1, NEW.at, NEW.e1 WHERE NEW.e1 IS NOT NULL;
-        INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 1, NEW.d2, NEW.at, NEW.e2 WHERE NEW.e2 IS NOT NULL;
-        INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq + 2, NEW.d3, NEW.at, NEW.e3 WHERE NEW.e3 IS NOT NULL;
-        UPDATE run SET steps = steps + NEW.steps, spent_usd = ROUND(spent_usd + NEW.usd, 6), updated_at = NEW.at, stop_reason = COALESCE(NEW.stop_reason, stop_reason);
-        INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', NEW.span_key, 'step', 0, NEW.span, NEW.now_ms, NEW.now_ms WHERE NEW.span IS NOT NULL;
-      END`);
-    });
-    await evictDurableObject(stub);
-    await drive(stub);
-    expect(await viewOf(stub)).toMatchObject({ status: "finished", finalText: "Done.", steps: 4 });
-    expect((await eventRows(stub)).map(({ type, dedupe }) => ({ type, dedupe }))).toEqual(expectedLog);
+    const stub = await olderViewMadeAgain({ dedupe: true });
     const view = await runInDurableObject(typed(stub), async (_instance, state) => state.storage.sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'step_commit_v1'").one().sql);
     expect(view).toContain("NULL AS e8");
   });

@@ -21,7 +21,7 @@ describe("reads remembered with the run's row", () => {
     const { stub } = await createRun({ tools: ["calculator"], metadata: { team: "a" }, script: [{ text: "Done." }] });
     await runInDurableObject(typed(stub), (_instance, state) => {
       const asked: string[] = [];
-      const { sql } = watchedState(state, { exec: (query) => void asked.push(query) }).storage;
+      const { sql } = watchedState(state, { exec: (query, bindings) => void asked.push([query, ...bindings].join(" ")) }).storage;
       const remembered = (query: string) => /FROM child_run|FROM fork|name = \?/.test(query) && !query.includes("'deleted'");
       const first = viewNow(sql);
       const firstAsked = asked.filter(remembered);
@@ -30,6 +30,8 @@ describe("reads remembered with the run's row", () => {
       expect(second).toEqual(first);
       expect(firstAsked.some((query) => query.includes("FROM child_run"))).toBe(true);
       expect(firstAsked.some((query) => query.includes("FROM fork"))).toBe(true);
+      // The replay table's look (a run no experiment made has none).
+      expect(firstAsked.some((query) => query.includes("name = ? replay"))).toBe(true);
       expect(asked.filter(remembered)).toEqual([]);
       // The run's own row is still read each time.
       expect(asked.some((query) => query.startsWith("SELECT run.*"))).toBe(true);

@@ -159,6 +159,8 @@ describe("step rows written together", () => {
   it("a model call that answers at once takes the slice's signal; one that may wait, a controller an interrupt can abort", async () => {
     const asked = async (script: Record<string, unknown>[]) => {
       const { stub } = await createRun({ tools: ["calculator"], minAnswerChars: 0, script });
+      // Released before the slice: a turn with a hold marks its script as one that waits, and goes through at once.
+      expect(await typed(stub).releaseHold("go")).toMatchObject({ ok: true });
       const keys = await runInDurableObject(typed(stub), async (_instance, state) => {
         const keys: string[] = [];
         class Counted extends ModelCalls {
@@ -174,7 +176,7 @@ describe("step rows written together", () => {
       return keys;
     };
     expect(await asked([calc(1), calc(2), { text: "Done." }])).toEqual([]);
-    expect(await asked([calc(1), { ...calc(2), delayMs: 1 }, { text: "Done." }])).toEqual(["model/1", "model/2", "model/3"]);
+    expect(await asked([calc(1), { ...calc(2), hold: "go" }, { text: "Done." }])).toEqual(["model/1", "model/2", "model/3"]);
   });
 
   it("a tool that waits (an HTTP tool on a local server) is called only once the steps before it are written", async () => {

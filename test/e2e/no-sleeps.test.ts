@@ -45,7 +45,6 @@ const ALLOWED: Record<string, { sleeps: number; why: string }> = {
     why: "the quiet spell after an SSE reader left is the scenario reproduced (a newcomer waited 6 s), not a wait for anything; and the pause between two reads of the push subscriptions, a wait for their recorded attempts bounded by its deadline",
   },
   "test/e2e/sse-reader-gone.test.ts": { sleeps: 1, why: "the answer's delay leaves a quiet spell so the stream writes its probe; the test waits on the runs' ends and their log lines" },
-  "test/durable/step-rows.test.ts": { sleeps: 1, why: "a scripted turn's delayMs of 1 ms marks the script as one that waits (its steps are not buffered, each model call gets a signal of its own): the test counts those calls, nothing waits for the delay" },
 };
 
 

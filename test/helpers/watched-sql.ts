@@ -3,8 +3,8 @@
 // stops it — a test counts a slice's statements, or kills its storage at the n-th call.
 
 export type SqlHooks = {
-  /** Before each `sql.exec`, with its statement. */
-  exec?: (query: string) => void;
+  /** Before each `sql.exec`, with its statement and its bindings. */
+  exec?: (query: string, bindings: readonly SqlStorageValue[]) => void;
   /** Before each read of `sql.databaseSize`. */
   databaseSize?: () => void;
   /** Before each `storage.transactionSync`. */
@@ -21,7 +21,7 @@ export function watchedState(state: DurableObjectState, hooks: SqlHooks): Durabl
     get(target, prop) {
       if (prop === "exec") {
         return (query: string, ...bindings: SqlStorageValue[]) => {
-          hooks.exec?.(query);
+          hooks.exec?.(query, bindings);
           return target.exec(query, ...bindings);
         };
       }

@@ -21,7 +21,7 @@
 // writes are one statement only through a trigger; and a statement takes at most 100 parameters,
 // so the rows go as JSON texts, one parameter each.
 import { addUsd } from "../../../lib/money";
-import { insertStepRow, type StepRow } from "./step-commit";
+import { insertStepRow, RUN_COUNTERS, type StepRow } from "./step-commit";
 
 export const STEP_ROWS_VIEW = "step_rows_v1";
 
@@ -31,7 +31,7 @@ export const STEP_ROWS_STATEMENTS = [
   `CREATE TRIGGER IF NOT EXISTS ${STEP_ROWS_VIEW}_insert INSTEAD OF INSERT ON ${STEP_ROWS_VIEW} BEGIN
      INSERT INTO journal (key, value, cost) SELECT value->>0, value->>1, value->>2 FROM json_each(NEW.journal);
      INSERT INTO event (seq, dedupe, at, body) SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(NEW.events);
-     UPDATE run SET steps = steps + NEW.steps, spent_usd = ROUND(spent_usd + NEW.usd, 6), updated_at = NEW.at, stop_reason = COALESCE(NEW.stop_reason, stop_reason);
+     ${RUN_COUNTERS}
      INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', value->>0, 'step', 0, value->>1, value->>2, value->>2 FROM json_each(NEW.spans);
    END`,
 ];

@@ -30,6 +30,9 @@ export const EVENTS_PER_STATEMENT = 8;
 
 const eventSlots = Array.from({ length: EVENTS_PER_STATEMENT }, (_v, i) => i + 1);
 
+/** The run's counters, as a step's trigger adds its row to them (here, and once a batch in step-batch.ts). */
+export const RUN_COUNTERS = "UPDATE run SET steps = steps + NEW.steps, spent_usd = ROUND(spent_usd + NEW.usd, 6), updated_at = NEW.at, stop_reason = COALESCE(NEW.stop_reason, stop_reason);";
+
 /** Made after every table (schema.ts): the view's columns are the statement's parameters. */
 export const STEP_COMMIT_STATEMENTS = [
   `CREATE VIEW IF NOT EXISTS ${STEP_COMMIT_VIEW} AS SELECT
@@ -38,7 +41,7 @@ export const STEP_COMMIT_STATEMENTS = [
   `CREATE TRIGGER IF NOT EXISTS ${STEP_COMMIT_VIEW}_insert INSTEAD OF INSERT ON ${STEP_COMMIT_VIEW} BEGIN
      INSERT INTO journal (key, value, cost) VALUES (NEW.key, NEW.value, NEW.cost);
 ${eventSlots.map((i) => `     INSERT INTO event (seq, dedupe, at, body) SELECT NEW.seq${i === 1 ? "" : ` + ${i - 1}`}, NEW.d${i}, NEW.at, NEW.e${i} WHERE NEW.e${i} IS NOT NULL;`).join("\n")}
-     UPDATE run SET steps = steps + NEW.steps, spent_usd = ROUND(spent_usd + NEW.usd, 6), updated_at = NEW.at, stop_reason = COALESCE(NEW.stop_reason, stop_reason);
+     ${RUN_COUNTERS}
      INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', NEW.span_key, 'step', 0, NEW.span, NEW.now_ms, NEW.now_ms WHERE NEW.span IS NOT NULL;
    END`,
 ];

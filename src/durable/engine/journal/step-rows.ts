@@ -67,22 +67,14 @@ export class StepRows {
   add(row: StepRow, failed: () => void): void {
     const json = stepRowJson(row);
     const chars = stepRowChars(json);
-    if (chars > ROW_CHARS) {
-      this.flush();
-      try {
-        insertStepRow(this.sql, row);
-      } catch (error) {
-        forgetSeq(this.sql);
-        failed();
-        throw error;
-      }
-      return;
-    }
-    if (this.chars + chars > BATCH_CHARS) this.flush();
+    const alone = chars > ROW_CHARS;
+    if (alone || this.chars + chars > BATCH_CHARS) this.flush();
     this.queue.push({ kind: "row", row, json, failed });
     this.rows++;
     this.chars += chars;
-    this.net ??= setTimeout(() => this.netFlush(), 0);
+    // Too large to buffer: written now, alone, as a batch of one (flush's failure path included).
+    if (alone) this.flush();
+    else this.net ??= setTimeout(() => this.netFlush(), 0);
   }
 
   /** Runs `run` once the rows buffered now are written: at once when none are. */
@@ -108,9 +100,10 @@ export class StepRows {
     let failing: { at: number; error: unknown } | undefined;
     try {
       insertStepRows(this.sql, rows);
-    } catch {
-      // The statement wrote nothing (a statement is atomic): the rows again, one by one.
-      failing = this.oneByOne(rows);
+    } catch (error) {
+      // The statement wrote nothing (a statement is atomic): the rows again, one by one — but for
+      // a single row, whose one statement (insertStepRows) is the one that just failed.
+      failing = rows.length === 1 ? { at: 0, error } : this.oneByOne(rows);
     }
     let row = 0;
     for (const entry of queue) {
