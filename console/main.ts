@@ -7,7 +7,8 @@
 // notifications, whose tap opens the run here.
 import { createClient, type AnswerRequest, type MessageMode, type RatchetClient, type RunSummary } from "@ratchet/client";
 import { describe } from "./describe-error";
-import { byId, show } from "./dom";
+import { byId } from "./dom";
+import { field, onSubmit, tell } from "./form-submit";
 import { InboxPanel } from "./inbox-panel";
 import { PushControl, registerServiceWorker, rememberedUserToken } from "./push-control";
 import { RunPanel } from "./run-panel";
@@ -82,11 +83,6 @@ async function openInbox(token: string): Promise<void> {
   })();
 }
 
-function fail(node: HTMLElement, message: string | undefined): void {
-  node.textContent = message ?? "";
-  show(node, message !== undefined);
-}
-
 /** The run token stays in this tab (sessionStorage), so a reload reopens the run in #<id>. */
 function remember(runId: string, token: string): void {
   sessionStorage.setItem(`ratchet:${runId}`, token);
@@ -143,61 +139,28 @@ async function watch(runId: string, token: string): Promise<void> {
   })();
 }
 
-async function busy(form: HTMLFormElement, work: () => Promise<void>): Promise<void> {
-  const button = form.querySelector<HTMLButtonElement>("button[type=submit]");
-  if (button !== null) button.disabled = true;
-  try {
-    await work();
-  } finally {
-    if (button !== null) button.disabled = false;
-  }
-}
-
 setUpStartForm(startForm);
 
-startForm.addEventListener("submit", (event) => {
-  event.preventDefault();
+onSubmit(startForm, startError, () => {
   const request = readStartForm(startForm);
-  if ("error" in request) return fail(startError, request.error);
-  fail(startError, undefined);
-  void busy(startForm, async () => {
-    try {
-      const { run, token } = await createClient({ baseUrl, token: request.deployToken }).createRun(request.body);
-      await watch(run.id, token);
-    } catch (error) {
-      fail(startError, describe(error));
-    }
-  });
+  if ("error" in request) return request.error;
+  return async () => {
+    const { run, token } = await createClient({ baseUrl, token: request.deployToken }).createRun(request.body);
+    await watch(run.id, token);
+  };
 });
 
-openForm.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const data = new FormData(openForm);
-  const runId = String(data.get("runId") ?? "").trim();
-  const token = String(data.get("runToken") ?? "").trim();
-  if (runId === "" || token === "") return fail(openError, "Give the run id and its token.");
-  fail(openError, undefined);
-  void busy(openForm, async () => {
-    try {
-      await watch(runId, token);
-    } catch (error) {
-      fail(openError, describe(error));
-    }
-  });
+onSubmit(openForm, openError, (data) => {
+  const runId = field(data, "runId");
+  const token = field(data, "runToken");
+  if (runId === "" || token === "") return "Give the run id and its token.";
+  return () => watch(runId, token);
 });
 
-inboxForm.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const token = String(new FormData(inboxForm).get("userToken") ?? "").trim();
-  if (token === "") return fail(inboxFormError, "Give a user token (POST /v1/tokens makes one).");
-  fail(inboxFormError, undefined);
-  void busy(inboxForm, async () => {
-    try {
-      await openInbox(token);
-    } catch (error) {
-      fail(inboxFormError, describe(error));
-    }
-  });
+onSubmit(inboxForm, inboxFormError, (data) => {
+  const token = field(data, "userToken");
+  if (token === "") return "Give a user token (POST /v1/tokens makes one).";
+  return () => openInbox(token);
 });
 
 /** The token's schedules (first page), each with pause and resume, run now, and its runs to open. */
@@ -214,38 +177,23 @@ async function openSchedules(token: string, subject: string | undefined): Promis
   });
 }
 
-schedulesForm.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const data = new FormData(schedulesForm);
-  const token = String(data.get("scheduleToken") ?? "").trim();
-  const subject = String(data.get("subject") ?? "").trim();
-  if (token === "") return fail(schedulesFormError, "Give a user token or the deployment token.");
-  fail(schedulesFormError, undefined);
-  void busy(schedulesForm, async () => {
-    try {
-      await openSchedules(token, subject === "" ? undefined : subject);
-    } catch (error) {
-      fail(schedulesFormError, describe(error));
-    }
-  });
+onSubmit(schedulesForm, schedulesFormError, (data) => {
+  const token = field(data, "scheduleToken");
+  const subject = field(data, "subject");
+  if (token === "") return "Give a user token or the deployment token.";
+  return () => openSchedules(token, subject === "" ? undefined : subject);
 });
 
 /** The agents the token sees, each started from its own message box; the run opens with its run token. */
-agentsForm.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const token = String(new FormData(agentsForm).get("agentsToken") ?? "").trim();
-  if (token === "") return fail(agentsFormError, "Give a user token or the deployment token.");
-  fail(agentsFormError, undefined);
-  void busy(agentsForm, async () => {
-    try {
-      agents.open(await listAgents(baseUrl, token), async (name, text) => {
-        const started = await startAgentRun(baseUrl, token, name, text);
-        await watch(started.run.id, started.token);
-      });
-    } catch (error) {
-      fail(agentsFormError, describe(error));
-    }
-  });
+onSubmit(agentsForm, agentsFormError, (data) => {
+  const token = field(data, "agentsToken");
+  if (token === "") return "Give a user token or the deployment token.";
+  return async () => {
+    agents.open(await listAgents(baseUrl, token), async (name, text) => {
+      const started = await startAgentRun(baseUrl, token, name, text);
+      await watch(started.run.id, started.token);
+    });
+  };
 });
 
 /**
@@ -281,18 +229,10 @@ async function showExperiments(token: string): Promise<void> {
   });
 }
 
-experimentsForm.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const token = String(new FormData(experimentsForm).get("experimentsToken") ?? "").trim();
-  if (token === "") return fail(experimentsFormError, "Give the deployment token.");
-  fail(experimentsFormError, undefined);
-  void busy(experimentsForm, async () => {
-    try {
-      await showExperiments(token);
-    } catch (error) {
-      fail(experimentsFormError, describe(error));
-    }
-  });
+onSubmit(experimentsForm, experimentsFormError, (data) => {
+  const token = field(data, "experimentsToken");
+  if (token === "") return "Give the deployment token.";
+  return () => showExperiments(token);
 });
 
 /**
@@ -302,7 +242,7 @@ experimentsForm.addEventListener("submit", (event) => {
 function openNamedRun(runId: string): void {
   if (runId === "") return;
   const token = sessionStorage.getItem(`ratchet:${runId}`) ?? rememberedUserToken();
-  if (token !== null) void watch(runId, token).catch((error: unknown) => fail(openError, describe(error)));
+  if (token !== null) void watch(runId, token).catch((error: unknown) => tell(openError, describe(error)));
 }
 
 openNamedRun(decodeURIComponent(location.hash.slice(1)));

@@ -5,8 +5,8 @@
 import type { DatasetSummary } from "../../src/api/resources/eval-types";
 import type { AgentItem } from "../agents-panel";
 import { agentLabel } from "../agents-panel";
-import { describe } from "../describe-error";
 import { byId, el, show } from "../dom";
+import { onSubmit, tell } from "../form-submit";
 import { agentChoice, experimentBody, type ExperimentFields } from "./experiment-body";
 
 export class ExperimentForm {
@@ -19,16 +19,9 @@ export class ExperimentForm {
 
   constructor() {
     this.variant.addEventListener("change", () => show(this.changes, this.variant.value === ""));
-    this.form.addEventListener("submit", (event) => {
-      event.preventDefault();
+    onSubmit(this.form, this.error, () => {
       const made = experimentBody(this.fields());
-      if ("error" in made) return this.fail(made.error);
-      this.fail(undefined);
-      const button = this.form.querySelector<HTMLButtonElement>("button[type=submit]")!;
-      button.disabled = true;
-      this.start(made.body)
-        .catch((error: unknown) => this.fail(describe(error)))
-        .finally(() => (button.disabled = false));
+      return "error" in made ? made.error : () => this.start(made.body);
     });
   }
 
@@ -41,17 +34,12 @@ export class ExperimentForm {
       ...agents.map((agent) => el("option", { text: `Agent ${agentLabel(agent)}`, attrs: { value: agentChoice(agent) } })),
     );
     show(this.changes, true);
-    this.fail(datasets.length === 0 ? "No dataset yet: POST /v1/datasets makes one of recorded runs." : undefined);
+    tell(this.error, datasets.length === 0 ? "No dataset yet: POST /v1/datasets makes one of recorded runs." : undefined);
   }
 
   private fields(): ExperimentFields {
     const data = new FormData(this.form);
     const field = (name: string) => String(data.get(name) ?? "");
     return { name: field("name"), dataset: field("dataset"), variant: field("variant"), changes: field("changes"), scorers: field("scorers"), mode: field("mode"), budget: field("budget"), baseline: field("baseline") };
-  }
-
-  private fail(message: string | undefined): void {
-    this.error.textContent = message ?? "";
-    show(this.error, message !== undefined);
   }
 }

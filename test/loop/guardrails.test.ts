@@ -21,8 +21,24 @@ function wordCheck(stage: LoopGuardrail["stage"], word: string, more: Partial<Lo
     ...more,
     async check(subject): Promise<GuardrailCheck> {
       seen.push(structuredClone(subject));
-      const text = subject.stage === "tool" ? JSON.stringify(subject.input) : subject.text;
-      return text.includes(word) ? { pass: false, reason: `It says ${word}.` } : { pass: true, reason: "Fine." };
+      return wordVerdict(word, subject);
+    },
+  };
+}
+
+function wordVerdict(word: string, subject: GuardrailSubject): GuardrailCheck {
+  const text = subject.stage === "tool" ? JSON.stringify(subject.input) : subject.text;
+  return text.includes(word) ? { pass: false, reason: `It says ${word}.` } : { pass: true, reason: "Fine." };
+}
+
+/** wordCheck made pure, as the data kinds are: answered at once by `decide`, which the loop asks instead of `check`. */
+function pureWordCheck(stage: LoopGuardrail["stage"], word: string): LoopGuardrail & { seen: GuardrailSubject[] } {
+  const made = wordCheck(stage, word);
+  return {
+    ...made,
+    decide(subject) {
+      made.seen.push(structuredClone(subject));
+      return wordVerdict(word, subject);
     },
   };
 }
@@ -182,7 +198,7 @@ describe("journaled verdicts", () => {
 
 describe("pure checks (the data kinds)", () => {
   it("are no journal step: a replay works the verdict out again, and each verdict is told inline", async () => {
-    const pure = { ...wordCheck("tool", "rm -rf"), pure: true as const };
+    const pure = pureWordCheck("tool", "rm -rf");
     const turns = [{ toolCalls: [call("echo", { text: "rm -rf /" }, "bad")] }, { text: "Refused." }];
     const store = new Map<string, unknown>();
     const journal = memoryJournal(store);
@@ -196,7 +212,7 @@ describe("pure checks (the data kinds)", () => {
   });
 
   it("a call that runs carries the verdicts of the pure checks it passed on its tool-call event, and no guardrail event is told for them", async () => {
-    const checks = [{ ...wordCheck("tool", "rm -rf"), pure: true as const }, { ...wordCheck("tool", "sudo"), pure: true as const }];
+    const checks = [pureWordCheck("tool", "rm -rf"), pureWordCheck("tool", "sudo")];
     const turns = [{ toolCalls: [call("echo", { text: "ls" }, "ok")] }, { text: "Listed." }];
     const store = new Map<string, unknown>();
     const told: { type: string }[] = [];
@@ -209,8 +225,8 @@ describe("pure checks (the data kinds)", () => {
   });
 
   it("a failure is told with the passes before it, each its own guardrail event, in the order checked; so is a pass on a call that waits, or that a hand-in left unrun", async () => {
-    const pass = { ...wordCheck("tool", "zzz"), pure: true as const };
-    const fail = { ...wordCheck("tool", "rm -rf"), pure: true as const };
+    const pass = pureWordCheck("tool", "zzz");
+    const fail = pureWordCheck("tool", "rm -rf");
     const events = (told: { type: string; name?: string; pass?: boolean; callId?: string; guardrailsPassed?: unknown }[]) => told.map((event) => (event.type === "guardrail" ? `${event.callId} ${event.name} ${event.pass}` : `call ${event.callId}${event.guardrailsPassed === undefined ? "" : " +passes"}`));
     const rejected: { type: string }[] = [];
     await runToolLoop(base({ generate: scriptedModel([{ toolCalls: [call("echo", { text: "rm -rf /" }, "bad")] }, { text: "No." }]).generate, tools: [echoTool()], guardrails: [pass, fail], onStep: (event) => (event.type === "guardrail" || event.type === "tool-call") && rejected.push(event) }));

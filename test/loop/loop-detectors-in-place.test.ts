@@ -1,10 +1,11 @@
 // The loop detectors' in-place steps (what the question's tracker uses: no object per call, result
-// or turn) against their pure forms, on seeded random sequences; and the tracker with no client
-// toolset (every call counted, no look-up per call) against the one told so per call.
+// or turn) against plain models of what they count (lists, searched from the start), on seeded
+// random sequences; and the tracker with no client toolset (every call counted, no look-up per
+// call) against the one told so per call.
 import { describe, expect, it } from "vitest";
-import { advanceAlternation, emptyAlternation, nextAlternation, type Alternation } from "../../src/loop/guards/loops/alternation";
-import { countCall, emptySameCall, forgetOldest, MAX_TRACKED_CALLS, nextSameCall } from "../../src/loop/guards/loops/same-call";
-import { emptyNoProgress, isNewResult, MAX_TRACKED_RESULTS, seeResult } from "../../src/loop/guards/loops/no-progress";
+import { advanceAlternation, type Alternation } from "../../src/loop/guards/loops/alternation";
+import { countCall, emptySameCall, forgetOldest, MAX_TRACKED_CALLS, type CallKey } from "../../src/loop/guards/loops/same-call";
+import { emptyNoProgress, isNewResult, MAX_TRACKED_RESULTS } from "../../src/loop/guards/loops/no-progress";
 import { createLoopTracker } from "../../src/loop/guards/loops/loop-tracker";
 import type { ChatMessage } from "../../src/loop/types";
 
@@ -19,47 +20,66 @@ function random(seed: number): () => number {
   };
 }
 
+/** The alternating run at the end of `calls`, read back from the last call. */
+function alternatingRun(calls: readonly CallKey[]): number {
+  const n = calls.length;
+  if (n === 0) return 0;
+  if (n === 1 || calls[n - 1] === calls[n - 2]) return 1;
+  let run = 2;
+  while (run < n && calls[n - 1 - run] === calls[n - 1 - (run % 2)]) run++;
+  return run;
+}
+
 describe("the detectors' in-place steps", () => {
-  it("advanceAlternation keeps the state nextAlternation makes, call by call", () => {
+  it("advanceAlternation counts the alternating run at the end of the calls, call by call", () => {
     const next = random(1);
-    let pure = emptyAlternation;
-    const inPlace: Alternation = { ...emptyAlternation };
+    const calls: CallKey[] = [];
+    const inPlace: Alternation = { last: "", before: "", run: 0 };
     for (let i = 0; i < 5_000; i++) {
       // Few distinct calls, so runs of A-B-A-B, repeats and breaks all happen.
       const call = next() < 0.5 ? `call-${Math.floor(next() * 3)}` : Math.floor(next() * 3);
-      pure = nextAlternation(pure, call);
+      calls.push(call);
       advanceAlternation(inPlace, call);
-      expect(inPlace).toEqual(pure);
+      expect(inPlace.run).toBe(alternatingRun(calls));
     }
   });
 
-  it("countCall and forgetOldest count as nextSameCall does, past the calls it keeps", () => {
+  it("countCall and forgetOldest count each call made, keeping the MAX_TRACKED_CALLS made most recently", () => {
     const next = random(2);
-    let pure = emptySameCall();
+    // The model: [call, count] in the order calls were last made.
+    let model: [CallKey, number][] = [];
     const inPlace = emptySameCall();
     for (let turn = 0; turn < 3_000; turn++) {
       const calls = Array.from({ length: Math.floor(next() * 3) }, () => `call-${Math.floor(next() * (MAX_TRACKED_CALLS * 2))}`);
-      const expected = nextSameCall(pure, calls);
-      pure = expected.state;
+      let expected = 0;
+      for (const call of calls) {
+        const seen = (model.find(([made]) => made === call)?.[1] ?? 0) + 1;
+        model = [...model.filter(([made]) => made !== call), [call, seen]];
+        expected = Math.max(expected, seen);
+      }
+      model = model.slice(-MAX_TRACKED_CALLS);
       let count = 0;
       for (const call of calls) count = Math.max(count, countCall(inPlace, call));
       if (calls.length > 0) forgetOldest(inPlace);
-      expect(count).toBe(expected.count);
-      if (turn % 100 === 0) expect([...inPlace.counts]).toEqual([...pure.counts]);
+      expect(count).toBe(expected);
+      if (turn % 100 === 0) expect([...inPlace.counts]).toEqual(model);
     }
-    expect([...inPlace.counts]).toEqual([...pure.counts]);
+    expect([...inPlace.counts]).toEqual(model);
     expect(inPlace.counts.size).toBe(MAX_TRACKED_CALLS);
   });
 
-  it("isNewResult tells a result new as seeResult does, past the results it keeps", () => {
+  it("isNewResult tells a result new when it is not among the MAX_TRACKED_RESULTS newest results", () => {
     const next = random(3);
-    const pure = emptyNoProgress();
+    // The model: the distinct results in the order first seen, the newest MAX_TRACKED_RESULTS of them.
+    let model: number[] = [];
     const inPlace = emptyNoProgress();
     for (let i = 0; i < MAX_TRACKED_RESULTS * 4; i++) {
       const hash = Math.floor(next() * MAX_TRACKED_RESULTS * 1.5);
-      expect(isNewResult(inPlace, hash)).toBe(seeResult(pure, hash).fresh);
+      const fresh = !model.includes(hash);
+      if (fresh) model = [...model, hash].slice(-MAX_TRACKED_RESULTS);
+      expect(isNewResult(inPlace, hash)).toBe(fresh);
     }
-    expect([...inPlace.seen]).toEqual([...pure.seen]);
+    expect([...inPlace.seen]).toEqual(model);
   });
 });
 

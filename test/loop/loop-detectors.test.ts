@@ -4,16 +4,24 @@
 import { describe, expect, it } from "vitest";
 import { hash53 } from "../../src/lib/cyrb53";
 import { createLoopTracker } from "../../src/loop/guards/loops/loop-tracker";
-import { emptyAlternation, nextAlternationTurn } from "../../src/loop/guards/loops/alternation";
-import { emptySameCall, MAX_TRACKED_CALLS, nextSameCall } from "../../src/loop/guards/loops/same-call";
-import { emptySameText, nextSameText, normalizeText } from "../../src/loop/guards/loops/same-text";
-import { emptyNoProgress, endTurn, MAX_TRACKED_RESULTS, seeResult } from "../../src/loop/guards/loops/no-progress";
+import { advanceAlternation, type Alternation } from "../../src/loop/guards/loops/alternation";
+import { countCall, emptySameCall, forgetOldest, MAX_TRACKED_CALLS, type CallKey, type SameCallState } from "../../src/loop/guards/loops/same-call";
+import { normalizeText } from "../../src/loop/guards/loops/same-text";
+import { emptyNoProgress, isNewResult, MAX_TRACKED_RESULTS } from "../../src/loop/guards/loops/no-progress";
 import { DEFAULT_LOOP_GUARDS, tripsOf, verdictOf } from "../../src/loop/guards/loops/loop-policy";
 import type { ChatMessage } from "../../src/loop/types";
 
 const turn = (id: string, name: string, input: unknown, text = ""): ChatMessage => ({ role: "assistant", content: text, toolCalls: [{ id, name, input }] });
 const result = (id: string, content: string): ChatMessage => ({ role: "tool", toolCallId: id, content });
 const everyCall = () => true;
+
+/** A turn's calls counted as the tracker counts them: the highest count among them (0 for none). */
+function countTurn(state: SameCallState, calls: readonly CallKey[]): number {
+  let count = 0;
+  for (const call of calls) count = Math.max(count, countCall(state, call));
+  if (calls.length > 0) forgetOldest(state);
+  return count;
+}
 
 /** A tracker fed `messages` from the start, as a run's loop is when a segment starts. */
 function trackerOf(messages: ChatMessage[]) {
@@ -24,14 +32,10 @@ function trackerOf(messages: ChatMessage[]) {
 
 describe("same call", () => {
   it("counts one call (name and canonical input) within the question, whatever its key order", () => {
-    let state = emptySameCall();
+    const state = emptySameCall();
     const a = hash53(JSON.stringify(["search", { q: "x", page: 1 }]));
     const b = hash53(JSON.stringify(["search", { q: "y" }]));
-    for (const [calls, count] of [[[a], 1], [[b], 1], [[a, a], 3], [[], 0]] as const) {
-      const next = nextSameCall(state, calls);
-      expect(next.count).toBe(count);
-      state = next.state;
-    }
+    for (const [calls, count] of [[[a], 1], [[b], 1], [[a, a], 3], [[], 0]] as const) expect(countTurn(state, calls)).toBe(count);
     const tracker = trackerOf([turn("1", "search", { q: "x", page: 1 }), turn("2", "search", { page: 1, q: "x" })]);
     expect(tracker.counts.sameCall).toBe(2);
   });
@@ -76,20 +80,20 @@ describe("same call", () => {
   });
 
   it("keeps at most MAX_TRACKED_CALLS fingerprints, forgetting the call made longest ago", () => {
-    let state = emptySameCall();
-    for (let i = 0; i < MAX_TRACKED_CALLS + 10; i++) state = nextSameCall(state, [`call-${i}`]).state;
+    const state = emptySameCall();
+    for (let i = 0; i < MAX_TRACKED_CALLS + 10; i++) countTurn(state, [`call-${i}`]);
     expect(state.counts.size).toBe(MAX_TRACKED_CALLS);
     expect(state.counts.has("call-0")).toBe(false);
     expect(state.counts.has(`call-${MAX_TRACKED_CALLS + 9}`)).toBe(true);
   });
 
   it("a call made again is the newest: over many turns of new calls and repeats, the ones forgotten are always those made longest ago", () => {
-    let state = emptySameCall();
+    const state = emptySameCall();
     // Every turn a new call and a repeat of the one made 100 turns ago (so it stays): 3000 turns.
     const lastMade = new Map<string, number>();
     for (let turn = 0; turn < 3000; turn++) {
       const calls = [`new-${turn}`, ...(turn >= 100 ? [[...lastMade].find(([, at]) => at === turn - 100)?.[0] ?? `new-${turn - 100}`] : [])];
-      state = nextSameCall(state, calls).state;
+      countTurn(state, calls);
       for (const call of calls) lastMade.set(call, turn);
     }
     const newest = [...lastMade].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, MAX_TRACKED_CALLS).map(([call]) => call);
@@ -100,13 +104,13 @@ describe("same call", () => {
 
 describe("no progress, bounded", () => {
   it("keeps at most MAX_TRACKED_RESULTS hashes, forgetting the oldest: a result seen long ago is new again", () => {
-    let state = emptyNoProgress();
-    for (let i = 0; i < MAX_TRACKED_RESULTS * 3; i++) state = seeResult(state, `r${i}`).state;
+    const state = emptyNoProgress();
+    for (let i = 0; i < MAX_TRACKED_RESULTS * 3; i++) isNewResult(state, `r${i}`);
     expect(state.seen.size).toBe(MAX_TRACKED_RESULTS);
-    expect(seeResult(state, `r${MAX_TRACKED_RESULTS * 3 - 1}`).fresh).toBe(false);
-    // The oldest kept (through a turn's end, which keeps the set), then one forgotten long ago.
-    expect(seeResult(endTurn(state, false), `r${MAX_TRACKED_RESULTS * 2}`).fresh).toBe(false);
-    expect(seeResult(state, "r0").fresh).toBe(true);
+    expect(isNewResult(state, `r${MAX_TRACKED_RESULTS * 3 - 1}`)).toBe(false);
+    // The oldest kept, then one forgotten long ago.
+    expect(isNewResult(state, `r${MAX_TRACKED_RESULTS * 2}`)).toBe(false);
+    expect(isNewResult(state, "r0")).toBe(true);
   });
 });
 
@@ -116,7 +120,8 @@ describe("same text", () => {
   });
 
   it("counts the same text steps in a row while no tool result is new; a new result or other text starts again", () => {
-    let state = emptySameText;
+    // The tracker, fed each turn (a call whose new result comes before the turn marked so).
+    const tracker = trackerOf([{ role: "user", content: "Go." }]);
     const steps: [string, boolean, number][] = [
       ["Let me check.", false, 1],
       ["let me  check.", false, 2],
@@ -125,10 +130,11 @@ describe("same text", () => {
       ["Something else.", false, 1],
       ["", false, 0],
     ];
-    for (const [text, freshBefore, run] of steps) {
-      state = nextSameText(state, normalizeText(text), freshBefore);
-      expect(state.run).toBe(run);
-    }
+    steps.forEach(([text, freshBefore, run], i) => {
+      if (freshBefore) tracker.observe(result(`c${i}`, `new result ${i}`));
+      tracker.observe(freshBefore ? turn(`c${i + 1}`, "look", { i }, text) : { role: "assistant", content: text });
+      expect(tracker.counts.sameText).toBe(run);
+    });
   });
 
   it("a model that writes the same text with a call whose result never changes trips it; the tracker sees it", () => {
@@ -143,7 +149,11 @@ describe("same text", () => {
 
 describe("alternation", () => {
   it("counts an A-B-A-B run of calls, and a third call or a repeat ends it", () => {
-    const runs = (calls: string[]) => nextAlternationTurn(emptyAlternation, calls).run;
+    const runs = (calls: string[]) => {
+      const state: Alternation = { last: "", before: "", run: 0 };
+      for (const call of calls) advanceAlternation(state, call);
+      return state.run;
+    };
     expect(runs(["A"])).toBe(1);
     expect(runs(["A", "B"])).toBe(2);
     expect(runs(["A", "B", "A", "B"])).toBe(4);
@@ -167,17 +177,18 @@ describe("alternation", () => {
 
 describe("no progress", () => {
   it("counts the turns in a row whose results were all seen; a new result or a message of the person's resets it", () => {
-    let state = emptyNoProgress();
-    const turnSeeing = (hash: string) => {
-      const seen = seeResult(state, hash);
-      state = endTurn(seen.state, seen.fresh);
+    // A turn seeing a result: the result, then the next turn, which counts it.
+    const seeing = trackerOf([{ role: "user", content: "Go." }, turn("s0", "peek", {})]);
+    const turnSeeing = (n: number, content: string) => {
+      seeing.observe(result(`s${n - 1}`, content));
+      seeing.observe(turn(`s${n}`, "peek", {}));
     };
-    turnSeeing("r1");
-    turnSeeing("r1");
-    turnSeeing("r1");
-    expect(state.stale).toBe(2);
-    turnSeeing("r2");
-    expect(state.stale).toBe(0);
+    turnSeeing(1, "r1");
+    turnSeeing(2, "r1");
+    turnSeeing(3, "r1");
+    expect(seeing.counts.noProgress).toBe(2);
+    turnSeeing(4, "r2");
+    expect(seeing.counts.noProgress).toBe(0);
     const messages: ChatMessage[] = [{ role: "user", content: "Wait for the deploy." }];
     for (let i = 1; i <= 6; i++) messages.push(turn(`c${i}`, "status", { attempt: i }), result(`c${i}`, "pending"));
     messages.push({ role: "user", content: "Any news?" }, turn("c7", "status", { attempt: 7 }));

@@ -30,7 +30,7 @@ export async function guardrailStep(
   subject: GuardrailSubject,
   onFail: Exclude<GuardrailAction, "pass">,
 ): Promise<GuardrailStepValue> {
-  if (guardrail.pure === true) return pureStep(state, key, step, guardrail, subject, onFail);
+  if (guardrail.decide !== undefined) return pureStep(state, key, step, guardrail, guardrail.decide, subject, onFail);
   const value = await journaled<GuardrailStepValue>(state, key, async (signal) => {
     const { budget } = state.options;
     const spent = await spentNow(budget, state.stepCosts);
@@ -56,25 +56,17 @@ function verdictOf(key: string, step: number, guardrail: LoopGuardrail, subject:
   return { value, event };
 }
 
-type Told = { value: GuardrailStepValue; event: GuardrailEvent };
-
 /** A pure check's verdict and its inline event (no step of its own). */
-export function inlineVerdict(key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, checked: GuardrailCheck, onFail: Exclude<GuardrailAction, "pass">): Told {
+export function inlineVerdict(key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, checked: GuardrailCheck, onFail: Exclude<GuardrailAction, "pass">): { value: GuardrailStepValue; event: GuardrailEvent } {
   const { value, event } = verdictOf(key, step, guardrail, subject, { pass: checked.pass, reason: checked.reason }, onFail);
   event.inline = true;
   return { value, event };
 }
 
-/** A pure check's verdict and its inline event, asked at once (no step, nothing spent), told by the caller. A cancel is checked as a new step's is. */
-export async function pureVerdict(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Promise<Told> {
+/** A pure check (its `decide`): asked at once (no step, nothing spent), its verdict told inline at once. A cancel is checked as a new step's is. */
+function pureStep(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, decide: NonNullable<LoopGuardrail["decide"]>, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): GuardrailStepValue {
   state.signal.throwIfAborted();
-  const checked = guardrail.decide !== undefined ? guardrail.decide(subject) : await guardrail.check(subject, { signal: state.signal, key, budgetLeftUsd: Number.POSITIVE_INFINITY });
-  return inlineVerdict(key, step, guardrail, subject, checked, onFail);
-}
-
-/** A pure check: its verdict told inline at once. */
-async function pureStep(state: LoopState, key: string, step: number, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: Exclude<GuardrailAction, "pass">): Promise<GuardrailStepValue> {
-  const { value, event } = await pureVerdict(state, key, step, guardrail, subject, onFail);
+  const { value, event } = inlineVerdict(key, step, guardrail, subject, decide(subject), onFail);
   state.emit(event);
   return value;
 }

@@ -39,12 +39,11 @@ export type LoopGuardrail = {
   /** Tool checks: only calls of these tools are checked (default: every call). */
   tools?: readonly string[];
   /**
-   * A pure check (the data kinds): its verdict is a function of the subject alone, so it is not a
+   * Given, the check is pure (the data kinds): its answer at once, with no promise made, which the
+   * loop asks instead of `check`. Its verdict is a function of the subject alone, so it is not a
    * journal step of its own — a replay works it out again, the same — and its event is written
    * with the next step's commit (`inline` on the event). Asked nothing outside, it costs nothing.
    */
-  pure?: true;
-  /** A pure check's answer at once, with no promise made (the data kinds): the loop asks this, when given, instead of `check`. */
   decide?: (subject: GuardrailSubject) => GuardrailCheck;
   check(subject: GuardrailSubject, context: GuardrailContext): Promise<GuardrailCheck>;
 };

@@ -6,7 +6,7 @@
 import type { LoopState } from "../loop-state";
 import type { CallPlan } from "../tool-calls/plan-call";
 import type { ToolCall } from "../types";
-import { guardrailKeys, guardrailStep, guardrailsAt, inlineVerdict, passedVerdicts, pureVerdict } from "./guardrail-step";
+import { guardrailKeys, guardrailStep, guardrailsAt, inlineVerdict, passedVerdicts } from "./guardrail-step";
 import type { GuardrailCheck, GuardrailSubject, GuardrailTrip, LoopGuardrail, PassedCall } from "./guardrail-types";
 
 type ToolOnFail = "reject" | "ask" | "stop";
@@ -43,17 +43,6 @@ function decideNow(state: LoopState, step: number, call: ToolCall, guardrail: Lo
     state.emit(inlineVerdict(guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, checked, onFail).event);
   }
   return checked;
-}
-
-/** Another pure check on a call that runs (no `decide`): asked as a promise, told as decideNow's. */
-async function pureCheck(state: LoopState, step: number, call: ToolCall, guardrail: LoopGuardrail, subject: GuardrailSubject, onFail: ToolOnFail, held: PassedCall): Promise<GuardrailCheck> {
-  const told = await pureVerdict(state, guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, onFail);
-  if (told.value.pass) held.guardrailsPassed.push({ name: guardrail.name, reason: told.value.reason });
-  else {
-    tellHeld(state, held);
-    state.emit(told.event);
-  }
-  return told.value;
 }
 
 /** The passes held so far told one by one (the call turned out to have no event of its own to carry them). */
@@ -94,17 +83,14 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
       for (const guardrail of guardrailsAt(state, "tool", call.name)) {
         const onFail: ToolOnFail = guardrail.onFail === "ask" || guardrail.onFail === "stop" ? guardrail.onFail : "reject";
         let verdict: GuardrailCheck;
-        if (guardrail.pure === true && item.plan.kind === "run" && guardrail.decide !== undefined) {
+        if (guardrail.decide !== undefined && item.plan.kind === "run") {
           if (!cancelChecked) state.signal.throwIfAborted();
           cancelChecked = true;
           verdict = decideNow(state, step, call, guardrail, guardrail.decide, subject, onFail, held);
         } else {
           cancelChecked = false;
-          if (guardrail.pure === true && item.plan.kind === "run") verdict = await pureCheck(state, step, call, guardrail, subject, onFail, held);
-          else {
-            tellHeld(state, held);
-            verdict = await guardrailStep(state, guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, onFail);
-          }
+          tellHeld(state, held);
+          verdict = await guardrailStep(state, guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, onFail);
         }
         if (verdict.pass) continue;
         if (onFail === "stop") return { name: guardrail.name, stage: "tool", reason: verdict.reason };

@@ -44,10 +44,7 @@ export function buildGuardrails(guardrails: Guardrails | undefined, deps: Guardr
       if (ref.retries !== undefined) made.retries = ref.retries;
       if (ref.tools !== undefined) made.tools = ref.tools;
       // The data kinds are pure: no journal step of their own, and asked with no promise made (src/loop/guardrails/guardrail-step.ts).
-      if (decide !== undefined) {
-        made.pure = true;
-        made.decide = decide;
-      }
+      if (decide !== undefined) made.decide = decide;
       return made;
     }),
   );

@@ -4,10 +4,6 @@
 
 import type { CallKey } from "./same-call";
 
-export type AlternationState = { readonly last: CallKey; readonly before: CallKey; readonly run: number };
-
-export const emptyAlternation: AlternationState = { last: "", before: "", run: 0 };
-
 /** The alternating run's state as the question's tracker keeps it, changed in place (no object per call). */
 export type Alternation = { last: CallKey; before: CallKey; run: number };
 
@@ -23,16 +19,4 @@ export function advanceAlternation(state: Alternation, call: CallKey): void {
     state.before = state.last;
     state.last = call;
   }
-}
-
-/** The state after one more call (its fingerprint). */
-export function nextAlternation(state: AlternationState, call: CallKey): AlternationState {
-  const next: Alternation = { ...state };
-  advanceAlternation(next, call);
-  return next;
-}
-
-/** The state after a turn's calls, in call order. */
-export function nextAlternationTurn(state: AlternationState, calls: readonly CallKey[]): AlternationState {
-  return calls.reduce(nextAlternation, state);
 }

@@ -69,7 +69,7 @@ export function belowEvery(counts: LoopCounts, lowest: LoopCounts): boolean {
 /** The detectors that reached a level, each at its most severe one. A turn below every level (most turns) costs four comparisons. */
 export function tripsOf(counts: LoopCounts, guards: LoopGuards): LoopTrip[] {
   const { levels: all, lowest } = resolve(guards);
-  if (LOOP_DETECTORS.every((detector) => counts[detector] < lowest[detector])) return NO_TRIPS as LoopTrip[];
+  if (belowEvery(counts, lowest)) return NO_TRIPS as LoopTrip[];
   const trips: LoopTrip[] = [];
   for (const detector of LOOP_DETECTORS) {
     const levels = all[detector];

@@ -56,7 +56,7 @@ export function createLoopTracker(counted?: (call: ToolCall) => boolean): LoopTr
   let textRun = 0;
   const alternation: Alternation = { last: "", before: "", run: 0 };
   const progress = emptyNoProgress();
-  // Turns in a row that learned nothing (no-progress.ts's `stale`).
+  // Turns in a row that learned nothing (the no-progress count: no-progress.ts).
   let stale = 0;
   // The newest turn learned something (a new result, a message of the person's); false before any turn.
   let fresh = false;
@@ -81,7 +81,7 @@ export function createLoopTracker(counted?: (call: ToolCall) => boolean): LoopTr
           keys++;
         }
         if (keys > 0) forgetOldest(calls);
-        // As nextSameText on the normalised text; compared only when the run could go on (no new result before).
+        // The same-text run (same-text.ts): text compared normalised, and only when the run could go on (no new result before); a turn without text ends it.
         const text = textOf(message.content);
         if (isBlankText(text)) {
           lastText = "";

@@ -42,12 +42,3 @@ export function countCall(state: SameCallState, call: CallKey): number {
 export function forgetOldest(state: SameCallState): void {
   while (state.counts.size > MAX_TRACKED_CALLS) state.counts.delete(state.oldest.next().value!);
 }
-
-/** The state after a turn's calls (fingerprints, in call order), and the highest count among them (0 for a turn without calls). */
-export function nextSameCall(state: SameCallState, calls: readonly CallKey[]): { state: SameCallState; count: number } {
-  if (calls.length === 0) return { state, count: 0 };
-  let count = 0;
-  for (const call of calls) count = Math.max(count, countCall(state, call));
-  forgetOldest(state);
-  return { state, count };
-}

@@ -6,10 +6,6 @@
 // count (no new result in between), and ASCII text word by word in place (sameNormalizedText):
 // most turns build no normalised text at all (BENCHMARKS.md, issue 50).
 
-export type SameTextState = { readonly text: string; readonly run: number };
-
-export const emptySameText: SameTextState = { text: "", run: 0 };
-
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Case, spacing and Unicode forms aside, so "Let me check.\n" and "let me  check." are the same text. */
@@ -17,16 +13,6 @@ export function normalizeText(text: string): string {
   // NFKC only where there is something to fold: most model text is ASCII, and the step stays cheap.
   const folded = NON_ASCII.test(text) ? text.normalize("NFKC") : text;
   return folded.toLowerCase().replace(/\s+/g, " ").trim();
-}
-
-/**
- * The state after a turn with (normalised) `text`. `freshBefore`: the turn before it brought a
- * new tool result (or a message of the person's), which ends any run. The count is `run`.
- */
-export function nextSameText(state: SameTextState, text: string, freshBefore: boolean): SameTextState {
-  if (text === "") return emptySameText;
-  if (text === state.text && !freshBefore) return { text, run: state.run + 1 };
-  return { text, run: 1 };
 }
 
 /** ASCII white space, as `\s` and trim() see it: tab, line feed, vertical tab, form feed, carriage return, space. */
