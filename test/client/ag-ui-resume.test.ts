@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { ratchetAgUiAgent } from "../../src/client/ag-ui/index";
 import { postAgUi, readFrames } from "../helpers/ag-ui";
+import { foldAgUiEvents } from "../helpers/ag-ui-fold";
 import { agentName, makeAgent } from "../helpers/agents";
 import { BASE } from "../helpers/http";
 import { driveRun } from "../helpers/service-client";
@@ -29,16 +30,6 @@ function cutAfter(body: ReadableStream<Uint8Array>, bytes: number): ReadableStre
       controller.enqueue(part);
     },
   });
-}
-
-function fold(events: Record<string, unknown>[]): string[] {
-  const out: string[] = [];
-  for (const event of events) {
-    const last = out.at(-1);
-    if (event.type === "TEXT_MESSAGE_CONTENT" && last?.startsWith(`CONTENT ${String(event.messageId)} `)) out[out.length - 1] = last + String(event.delta);
-    else out.push(event.type === "TEXT_MESSAGE_CONTENT" ? `CONTENT ${String(event.messageId)} ${String(event.delta)}` : JSON.stringify(event));
-  }
-  return out;
 }
 
 describe("@ratchet/client/ag-ui", () => {
@@ -84,7 +75,7 @@ describe("@ratchet/client/ag-ui", () => {
     // A full read of the run: every event after seq 0 (Last-Event-ID: 0), after the RUN_STARTED the agent got.
     const full = await readFrames(await postAgUi(`/v1/ag-ui/${name}`, { threadId: agent.threadId, runId: "again", messages: [] }, { "Last-Event-ID": "0" }));
     expect(events[0]!.type).toBe("RUN_STARTED");
-    expect(fold(events.slice(1))).toEqual(fold(full.map((frame) => EventSchemas.parse(frame.event) as Record<string, unknown>)).map((line) => line.replaceAll('"runId":"again"', `"runId":"${String(events[0]!.runId)}"`)));
+    expect(foldAgUiEvents(events.slice(1))).toEqual(foldAgUiEvents(full.map((frame) => EventSchemas.parse(frame.event) as Record<string, unknown>)).map((line) => line.replaceAll('"runId":"again"', `"runId":"${String(events[0]!.runId)}"`)));
     expect((agent.messages.at(-1) as { content?: string }).content).toBe("The sum is 42.");
   });
 });

@@ -131,6 +131,20 @@ describe("A2A: a stored agent through the official client", () => {
     await expect(client.cancelTask({ id: task!.id } as never)).rejects.toMatchObject({ name: "TaskNotCancelableError" });
   });
 
+  it("a failed task is TASK_STATE_FAILED; a retry of its run takes it up again in the same task, which completes with the answer", async () => {
+    const name = agentName("retry");
+    await makeAgent({ name, run: scriptedTemplate("", { script: [{ text: "Four.", error: "The model is down.", once: true }] }) });
+    const client = await a2aClient(name);
+    const failed = await streamWhileDriving(client.sendMessageStream({ message: userMessage([textPart("2+2?")]) } as never));
+    const states = failed.events.flatMap((event) => (event.payload?.$case === "statusUpdate" ? [event.payload.value.status!.state] : []));
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_FAILED);
+    expect((await postJson(`/v1/runs/${failed.runId}/retry`, {})).status).toBe(202);
+    await driveRun(failed.runId);
+    const task = await client.getTask({ id: failed.taskId } as never);
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts[0]!.parts.map((part) => part.content)).toEqual([{ $case: "text", value: "Four." }]);
+  });
+
   it("SubscribeToTask starts with the snapshot and replays exactly what follows the Last-Event-ID", async () => {
     const name = agentName("replay");
     await makeAgent({ name, run: scriptedTemplate("Thinking.") });

@@ -13,6 +13,7 @@ import { freshSubject } from "../helpers/inbox";
 import { storedEvents, stubFor } from "../helpers/runs";
 import { driveRun, getRun, releaseHold, startRun } from "../helpers/service-client";
 import { browserToolset } from "../helpers/toolsets";
+import { foldAgUiEvents } from "../helpers/ag-ui-fold";
 import { TEST_API_TOKEN } from "../test-env";
 
 describe("AG-UI at HttpAgent's defaults", () => {
@@ -290,15 +291,7 @@ describe("AG-UI at HttpAgent's defaults", () => {
 });
 
 /** Frames compared as what they say: text deltas as the text they make, per message. */
-function folded(frames: { event: Record<string, unknown> }[]): string[] {
-  const out: string[] = [];
-  for (const { event } of frames) {
-    const last = out.at(-1);
-    if (event.type === "TEXT_MESSAGE_CONTENT" && last?.startsWith(`CONTENT ${String(event.messageId)} `)) out[out.length - 1] = last + String(event.delta);
-    else out.push(event.type === "TEXT_MESSAGE_CONTENT" ? `CONTENT ${String(event.messageId)} ${String(event.delta)}` : JSON.stringify(event));
-  }
-  return out;
-}
+const folded = (frames: readonly { event: Record<string, unknown> }[]): string[] => foldAgUiEvents(frames.map((frame) => frame.event));
 
 describe("AG-UI resumes: every event's SSE id is the run's sequence", () => {
   it("from each id of a whole stream, Last-Event-ID gives the rest: the same events, nothing twice", async () => {

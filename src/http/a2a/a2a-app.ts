@@ -11,7 +11,7 @@ import { withEventId } from "../../api/a2a/stream-events";
 import { callbackBase } from "../../config/public-url";
 import { withKeepAlive } from "../../lib/sse-keep-alive";
 import type { AppEnv } from "../app-env";
-import { identify, limitUser, type Caller } from "../auth/auth";
+import { identify, identifyDeploymentOrUser, limitUser, type Caller } from "../auth/auth";
 import { limitAgentCard } from "../auth/rate-limit";
 import { ApiException } from "../errors";
 import { cancelTask, getTask, rpcErrorOf, sendMessage, sendStreamingMessage, subscribeToTask, type A2aCall, type TaskStream } from "./a2a-methods";
@@ -122,10 +122,7 @@ export function a2aApp(): Hono<AppEnv> {
   });
 
   app.post("/:name", async (c) => {
-    const caller = await identify(c);
-    if (caller.kind === "run") throw new ApiException(403, "A run token cannot call agents; use the deployment token or a user token.");
-    if (caller.kind === "user") await limitUser(c, caller.subject);
-    c.set("caller", caller.kind);
+    const caller = await identifyDeploymentOrUser(c, "A run token cannot call agents; use the deployment token or a user token.");
     const agent = await findAgent(c, c.req.param("name"), asker(caller));
     if (agent === undefined) throw new ApiException(404, AGENT_NOT_FOUND);
     let id: RequestId = null;

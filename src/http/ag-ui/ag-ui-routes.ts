@@ -6,9 +6,8 @@ import type { MiddlewareHandler } from "hono";
 import { runAgentInputSchema } from "../../api/ag-ui/run-input";
 import { requireAgent } from "../agents/agents";
 import type { AppEnv } from "../app-env";
-import { identify, limitUser, requireRun, type Caller } from "../auth/auth";
+import { identifyDeploymentOrUser, requireRun, type Caller } from "../auth/auth";
 import { readerOf } from "../auth/agent-auth";
-import { ApiException } from "../errors";
 import { errors } from "../routes/definitions/run-routes";
 
 const agUiStream = {
@@ -40,10 +39,7 @@ export function threadCallerOf(request: Request): ThreadCaller {
 /** A stored agent's thread: the deployment token or a user token (counted), and an agent it sees, before the body is read. */
 export function requireAgentThread(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const caller = await identify(c);
-    if (caller.kind === "run") throw new ApiException(403, "A run token cannot call agents; use the deployment token or a user token (a run's own token: POST /v1/ag-ui/runs/{runId}).");
-    if (caller.kind === "user") await limitUser(c, caller.subject);
-    c.set("caller", caller.kind);
+    const caller = await identifyDeploymentOrUser(c, "A run token cannot call agents; use the deployment token or a user token (a run's own token: POST /v1/ag-ui/runs/{runId}).");
     callers.set(c.req.raw, caller);
     await requireAgent(c.env, readerOf(caller.kind === "user" ? { kind: "user", subject: caller.subject } : { kind: "deployment" }), c.req.param("agent") ?? "");
     await next();

@@ -7,7 +7,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AgentReader } from "../../api/resources/agent-types";
 import type { AppEnv, Creator } from "../app-env";
 import { ApiException } from "../errors";
-import { identify, limitUser } from "./auth";
+import { identify, identifyDeploymentOrUser } from "./auth";
 
 /** Who reads agents, as the creator of a run or the reader of /v1/agents is. */
 export function readerOf(creator: Creator): AgentReader {
@@ -17,15 +17,8 @@ export function readerOf(creator: Creator): AgentReader {
 /** GET /v1/agents…: the deployment token, or a user token (counted); sets the caller and its creator (the reader). */
 export function requireAgentReader(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const caller = await identify(c);
-    if (caller.kind === "run") throw new ApiException(403, "A run token reaches its own run only; use a user token or the deployment token.");
-    if (caller.kind === "user") {
-      await limitUser(c, caller.subject);
-      c.set("creator", { kind: "user", subject: caller.subject });
-    } else {
-      c.set("creator", { kind: "deployment" });
-    }
-    c.set("caller", caller.kind);
+    const caller = await identifyDeploymentOrUser(c, "A run token reaches its own run only; use a user token or the deployment token.");
+    c.set("creator", caller.kind === "user" ? { kind: "user", subject: caller.subject } : { kind: "deployment" });
     await next();
   };
 }

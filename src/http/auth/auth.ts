@@ -119,13 +119,23 @@ export function requireDeployment(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * The deployment token or a user token (counted against its subject's rate limit), set as the
+ * request's caller; a run token is refused (403) with `runRefused`, which says where the door
+ * sends one. Every door that takes those two and not a run token calls this.
+ */
+export async function identifyDeploymentOrUser(c: Context<AppEnv>, runRefused: string): Promise<Exclude<Caller, { kind: "run" }>> {
+  const caller = await identify(c);
+  if (caller.kind === "run") throw new ApiException(403, runRefused);
+  if (caller.kind === "user") await limitUser(c, caller.subject);
+  c.set("caller", caller.kind);
+  return caller;
+}
+
 /** DELETE /v1/tokens/:id: the deployment token, or a user token (whose route then checks it names itself). */
 export function requireDeploymentOrUser(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const caller = await identify(c);
-    if (caller.kind === "run") throw new ApiException(403, "A run token cannot do this; use the deployment token or the user token itself.");
-    if (caller.kind === "user") await limitUser(c, caller.subject);
-    c.set("caller", caller.kind);
+    await identifyDeploymentOrUser(c, "A run token cannot do this; use the deployment token or the user token itself.");
     await next();
   };
 }

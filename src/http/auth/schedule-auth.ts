@@ -11,7 +11,7 @@ import { inboxStub } from "../../durable/inbox/inbox-stub";
 import { agentRunsStub } from "../../durable/agents/agents-stub";
 import type { AppEnv, Creator } from "../app-env";
 import { ApiException, invalidRequest } from "../errors";
-import { identify, limitUser, requireSubject, type Caller } from "./auth";
+import { identifyDeploymentOrUser, requireSubject, type Caller } from "./auth";
 import { deploymentKey, enforceRateLimit, subjectKey } from "./rate-limit";
 import { isScheduleId } from "../ids/schedule-ids";
 
@@ -28,10 +28,7 @@ function creatorOf(caller: Exclude<Caller, { kind: "run" }>): Creator {
 
 /** The caller, refusing a run token; a user token's request is counted. */
 async function owner(c: Context<AppEnv>): Promise<Exclude<Caller, { kind: "run" }>> {
-  const caller = await identify(c);
-  if (caller.kind === "run") throw new ApiException(403, RUN_TOKEN_REFUSED);
-  if (caller.kind === "user") await limitUser(c, caller.subject);
-  c.set("caller", caller.kind);
+  const caller = await identifyDeploymentOrUser(c, RUN_TOKEN_REFUSED);
   c.set("creator", creatorOf(caller));
   return caller;
 }

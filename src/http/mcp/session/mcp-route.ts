@@ -7,8 +7,7 @@
 // requests (mcp-session.ts says where the session is; elicitation.ts where an answer goes).
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../app-env";
-import { ApiException } from "../../errors";
-import { identify, limitUser } from "../../auth/auth";
+import { identifyDeploymentOrUser } from "../../auth/auth";
 import { withKeepAlive } from "../../../lib/sse-keep-alive";
 import { creatorOf, mcpDeps } from "../calls/mcp-agents";
 import { cancelCalls, cancelledRequests } from "./mcp-cancel";
@@ -36,11 +35,8 @@ function withSession(response: Response, session: McpSession): Response {
 }
 
 async function handle(c: Context<AppEnv>): Promise<Response> {
-  const caller = await identify(c);
-  if (caller.kind === "run") throw new ApiException(403, "A run token cannot use the MCP server; use the deployment token or a user token.");
-  if (caller.kind === "user") await limitUser(c, caller.subject);
   // Who reads a call's run: the one watch opens the run's events as this caller.
-  c.set("caller", caller.kind);
+  const caller = await identifyDeploymentOrUser(c, "A run token cannot use the MCP server; use the deployment token or a user token.");
   if (c.req.method === "GET") return transportError(405, -32000, "Method not allowed: this server offers no stream outside a call (each call answers on its own POST).", { Allow: "POST, DELETE" });
   let messages: unknown[] = [];
   let parsedBody: unknown;
