@@ -10,7 +10,7 @@ import { markCreated, registerChild } from "../../src/durable/children/child-sto
 import { readRun, readRunForView } from "../../src/durable/run/run-store";
 import { viewNow } from "../../src/durable/run/outcome";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { hex, hmacSha256 } from "../../src/lib/encoding";
+import { hex, hmacSha256 } from "../../src/lib/text/encoding";
 import { createRun, type RunStub } from "../helpers/runs";
 import { watchedState } from "../helpers/watched-sql";
 

@@ -2,7 +2,7 @@
 // auto-approval reset its counter, 62 identical calls whose results differed, two calls taking
 // turns, and a model writing the same text step after step.
 import { describe, expect, it } from "vitest";
-import { hash53 } from "../../src/lib/cyrb53";
+import { hash53 } from "../../src/lib/hashing/cyrb53";
 import { createLoopTracker } from "../../src/loop/guards/loops/loop-tracker";
 import { emptyAlternation, nextAlternationTurn } from "../../src/loop/guards/loops/alternation";
 import { emptySameCall, MAX_TRACKED_CALLS, nextSameCall } from "../../src/loop/guards/loops/same-call";

@@ -1,7 +1,7 @@
 // A tool server's result for a run's async call at `key` (RunObject.deliverResult, checked by the
 // edge with the call's callback token): stored once, refused, or unknown to the run.
 import type { CallResultAccepted, CallResultBody, Outcome } from "../../api/types";
-import { canonicalJson } from "../../lib/canonical-json";
+import { canonicalJson } from "../../lib/text/canonical-json";
 import type { EngineContext } from "../engine/engine-context";
 import { deliverResult } from "../tools/async-call-store";
 import { fail, notFound, ok } from "./outcome";

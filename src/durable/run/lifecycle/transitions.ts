@@ -1,6 +1,6 @@
 // The person's actions on a run: answer, continue, retry, cancel while waiting. Each checks the
 // run's state, then writes the next segment (or the end) in one transaction.
-import { canonicalJson } from "../../../lib/canonical-json";
+import { canonicalJson } from "../../../lib/text/canonical-json";
 import { closeOpenCalls } from "../../../loop/history";
 import { answerLoopGuard, isLoopGuardAsk } from "./loop-guard-answer";
 import type { ChatMessage, IncomingMessage } from "../../../loop/types";

@@ -9,7 +9,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { ApiException } from "../../errors";
 import { identify, limitUser } from "../../auth/auth";
-import { withKeepAlive } from "../../../lib/sse-keep-alive";
+import { withKeepAlive } from "../../../lib/sse/sse-keep-alive";
 import { creatorOf, mcpDeps } from "../calls/mcp-agents";
 import { cancelCalls, cancelledRequests } from "./mcp-cancel";
 import { deliverAnswers, onlyResponses } from "../answers/mcp-answers";
