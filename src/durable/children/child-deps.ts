@@ -15,7 +15,8 @@ import { idempotentRunCredentials, type RunCredentials } from "../../lib/ids/run
 import type { ChildRuns, ChildStart } from "../../tools/agent-tool";
 import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/log/emit-event";
-import { readOwnSpent, type RunRow, type Segment } from "../run/run-store";
+import { readOwnSpent, type RunRow } from "../run/store/run-store";
+import { type Segment } from "../run/store/segment-store";
 import { runOf } from "../schedule/fire-run";
 import { admitChild } from "./child-intake";
 import { childrenHeld, countChildren, markCreated, markNotCreated, readChild, registerChild } from "./child-store";

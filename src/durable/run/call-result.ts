@@ -5,7 +5,7 @@ import { canonicalJson } from "../../lib/text/canonical-json";
 import type { EngineContext } from "../engine/engine-context";
 import { deliverResult } from "../tools/async-call-store";
 import { fail, notFound, ok } from "./outcome";
-import { readRunState } from "./run-store";
+import { readRunState } from "./store/run-store";
 
 /** The answer, and whether the run is to be woken: a failed run keeps the result for a retry; only a running run wakes. */
 export function takeCallResult(engine: EngineContext, key: string, body: CallResultBody): { outcome: Outcome<CallResultAccepted>; wake: boolean } {

@@ -18,7 +18,9 @@ import { fail, notFound, ok } from "../outcome";
 import { reportChange } from "../../outbox/report-change";
 import { markSegmentRetry, markSegmentStart } from "../../telemetry/trace-store";
 import { writeAnswerSpans } from "../../telemetry/stop-spans";
-import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunRow } from "../run-store";
+import { insertSegment, readSegment, saveSegmentResult } from "../store/segment-store";
+import { readRun, updateRun, type RunRow } from "../store/run-store";
+import { toRunView } from "../store/run-view";
 
 /**
  * The next segment, from `messages`; the step limit stays unless a continue raises it. Inside the
