@@ -19,7 +19,7 @@ import { freePort } from "../test/e2e/support/http-server";
 import { LOCAL_TOKEN } from "../test/e2e/support/local-vars";
 import { percentile, summary } from "../test/e2e/support/stats";
 import { arg } from "./support/args";
-import { sseBlocks, sseField } from "../src/lib/sse-blocks";
+import { sseBlocks, sseField } from "../src/lib/sse/sse-blocks";
 
 const TRIALS = arg("trials", 30);
 const log = (line: string) => console.log(`[bench:agents a2a] ${line}`);

@@ -14,7 +14,7 @@
 import { describe, expect, it } from "vitest";
 import { sameDigest } from "../src/durable/run/token-check";
 import { secretsEqual } from "../src/http/auth/secrets-equal";
-import { sha256Hex } from "../src/lib/encoding";
+import { sha256Hex } from "../src/lib/text/encoding";
 import { prefixCandidates, shuffle, type Candidate } from "./support/prefix-candidates";
 
 const ROUNDS = Number(process.env.VITE_AUTH_BENCH_ROUNDS ?? 60);

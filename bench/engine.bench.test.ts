@@ -21,7 +21,8 @@ import { actionFor, storedRunEvent } from "../src/durable/events/log/run-events"
 import { writeHeldEvents } from "../src/durable/events/log/emit-event";
 import { HeldEvents } from "../src/durable/events/log/held-events";
 import { loopOptions } from "../src/durable/engine/loop-options";
-import { readRun, readSegment } from "../src/durable/run/run-store";
+import { readRun } from "../src/durable/run/store/run-store";
+import { readSegment } from "../src/durable/run/store/segment-store";
 import { runToolLoop } from "../src/loop";
 import type { RunToolLoopOptions, Step, StoredLoopEvent } from "../src/loop/types";
 import { Fanout } from "../src/durable/events/readers/fanout";

@@ -1,17 +1,17 @@
 // createClient: the typed client of the Ratchet API for apps (browser, React Native, Node 20).
 // Transport is injected: `fetch` for requests (and SSE), `WebSocket` for events; both default to
 // the platform's globals. Without a WebSocket (Node 20) events arrive as SSE over fetch.
-import type { Connection } from "./connection.ts";
+import type { Connection } from "./connection/connection.ts";
 import { errorFromAnswer, networkError, RatchetError } from "./errors.ts";
 import { evalsClient, type EvalsClient } from "./evals-client.ts";
-import { runEvents, type EventsOptions, type ReconnectOptions } from "./events.ts";
-import { inboxEvents, type InboxOptions } from "./inbox.ts";
-import { inboxSseUrl, openEventSource, sseUrl } from "./sse-connection.ts";
-import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./transport.ts";
+import { runEvents, type EventsOptions, type ReconnectOptions } from "./events/events.ts";
+import { inboxEvents, type InboxOptions } from "./events/inbox.ts";
+import { inboxSseUrl, openEventSource, sseUrl } from "./connection/sse-connection.ts";
+import { defaultFetch, defaultWebSocket, type FetchLike, type WebSocketConstructorLike } from "./connection/transport.ts";
 import type { AnswerRequest, BatchResultInput, ChatMessage, ContentInput, CreatedRun, MessageMode, CreateRunRequest, ForkRequest, InboxEvent, ListRunsOptions, RunsPage, RunView, SpendUsage, StreamEvent, Ticket, UserToken } from "./types.ts";
 import type { CreateScheduleRequest, ListSchedulesOptions, SchedulesPage, ScheduleView, UpdateScheduleRequest } from "./types.ts";
 import type { PushSubscriptionRequest, PushSubscriptionView } from "./types.ts";
-import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./websocket-connection.ts";
+import { inboxWebSocketUrl, openWebSocket, webSocketUrl } from "./connection/websocket-connection.ts";
 
 export type ClientOptions = {
   /** Where the service answers, e.g. "https://ratchet.example.workers.dev" or "http://127.0.0.1:8787". */

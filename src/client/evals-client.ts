@@ -1,8 +1,8 @@
 // The typed client's evals (docs/evals.md): datasets (create, list, read, add cases from runs, by a
 // selection or inline) and experiments (create, list, read, cancel, follow their events, the
 // comparison with a baseline and the report as JSON or CSV). Every route takes the deployment token.
-import type { Connection } from "./connection.ts";
-import { experimentEvents, type ExperimentEventsOptions } from "./experiment-events.ts";
+import type { Connection } from "./connection/connection.ts";
+import { experimentEvents, type ExperimentEventsOptions } from "./events/experiment-events.ts";
 import type { ReconnectOptions } from "./reconnect/reconnecting.ts";
 import type { AddCasesRequest, Comparison, CreateDatasetRequest, CreateExperimentRequest, DatasetsPage, DatasetView, ExperimentReport, ExperimentsPage, ExperimentView, PageOptions, StoredExperimentEvent } from "./types.ts";
 

@@ -7,8 +7,8 @@
 export { createClient } from "./client.ts";
 export type { ClientOptions, CreateRunOptions, RatchetClient } from "./client.ts";
 export { RatchetError } from "./errors.ts";
-export type { EventsOptions, ReconnectOptions } from "./events.ts";
+export type { EventsOptions, ReconnectOptions } from "./events/events.ts";
 export type { EvalsClient, ExperimentEventsOptions } from "./evals-client.ts";
-export type { InboxOptions } from "./inbox.ts";
-export type { FetchAnswer, FetchInit, FetchLike, WebSocketConstructorLike, WebSocketEventLike, WebSocketLike } from "./transport.ts";
+export type { InboxOptions } from "./events/inbox.ts";
+export type { FetchAnswer, FetchInit, FetchLike, WebSocketConstructorLike, WebSocketEventLike, WebSocketLike } from "./connection/transport.ts";
 export type * from "./types.ts";

@@ -1,7 +1,7 @@
 // Bodies over 1 MiB are refused with 413. The stream itself is counted (a Content-Length that is
 // missing or lies cannot get more through), and the bytes read are handed on as the body.
 import type { MiddlewareHandler } from "hono";
-import { jsonDepth } from "../lib/json-depth";
+import { jsonDepth } from "../lib/text/json-depth";
 import { readAtMost, StreamTooLarge } from "../lib/read-at-most";
 import { ApiException } from "./errors";
 

@@ -23,7 +23,7 @@ import type { CreateRunBody, ProviderName, RunTemplate, ToolRef } from "../api/t
 import { DEFAULT_PROVIDER, type AgentProvider } from "../api/resources/agent-types";
 import { runTemplateSchema } from "../api/schemas/runs/create-run-schemas";
 import type { Settings } from "../config/settings";
-import { canonicalJson } from "../lib/canonical-json";
+import { canonicalJson } from "../lib/text/canonical-json";
 import { checkToolRefs, checkToolSigning, guardrailRefIssues, guardrailSigningIssues, parseAllowList, providerOnlyIssues, signingKeysOf } from "../tools";
 import { modelCheckIssues } from "./guardrail-models";
 import { checkMcpServers } from "../tools/mcp/mcp-check";

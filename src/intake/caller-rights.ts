@@ -12,7 +12,7 @@
 // What a fork keeps of its source as it was (a tool, the MCP servers, the webhook, the provider) was
 // admitted with the source, by whoever made it: the caller's rights are not asked of it again,
 // every setting is (admit-run.ts). A fork by a user or run token may not spend more than its source.
-import { canonicalJson } from "../lib/canonical-json";
+import { canonicalJson } from "../lib/text/canonical-json";
 import type { Issue } from "../api/schemas/error-schemas";
 import type { CreateRunBody, ToolRef } from "../api/types";
 import { IntakeRefusal } from "./refusal";

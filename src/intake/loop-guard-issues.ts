@@ -5,7 +5,7 @@
 // a level the source had is not asked again.
 import type { Issue } from "../api/schemas/error-schemas";
 import type { CreateRunBody } from "../api/types";
-import { canonicalJson } from "../lib/canonical-json";
+import { canonicalJson } from "../lib/text/canonical-json";
 import { DEFAULT_LOOP_GUARDS, LOOP_DETECTORS, LOOP_POLICIES } from "../loop";
 import { byToken, type IntakeCaller } from "./caller-rights";
 

@@ -7,7 +7,7 @@ import type { AnyToolSpec, CompactionOptions, CompactionRequest, Generate, LoopE
 import { providerToolsOf } from "../tools";
 import { outputOptions } from "../tools/output-tool";
 
-/** What the loop needs of a segment (src/durable/run/run-store.ts's Segment). */
+/** What the loop needs of a segment (src/durable/run/store/segment-store.ts's Segment). */
 export type SegmentFacts = { messages: RunToolLoopOptions["messages"]; approvals: Record<string, boolean>; stepsBefore: number; spentBefore: number; stepLimit: number; perQuestion: boolean };
 
 export type LoopOptionsInput = {

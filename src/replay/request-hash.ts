@@ -12,7 +12,7 @@
 // The hash of a request is of its JSON text as built (JSON.stringify, keys in the order the code
 // set them): a change of key order alone gives another hash, and the replay's field-by-field
 // comparison then finds no difference (replay.ts). That costs time, never a false divergence.
-import { cyrb53Lanes } from "../lib/cyrb53";
+import { cyrb53Lanes } from "../lib/hashing/cyrb53";
 import type { ChatMessage, GenerateRequest } from "../loop/types";
 
 /** 16 hex digits of `text`: cyrb53's two lanes, the first with the text's length mixed in. */

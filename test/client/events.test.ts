@@ -4,7 +4,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createClient, RatchetError, type RatchetClient, type StreamEvent } from "../../src/client";
-import { takeSseData } from "../../src/client/sse-connection";
+import { takeSseData } from "../../src/client/connection/sse-connection";
 import { drive, stubFor } from "../helpers/runs";
 import { BASE, changed, createLab, dropServerSockets, until, type Lab } from "../helpers/self-transport";
 import { TEST_API_TOKEN } from "../test-env";

@@ -11,7 +11,7 @@ import type { BlobStore } from "../../src/durable/blobs/blob-store";
 import type { EngineContext } from "../../src/durable/engine/engine-context";
 import { createFork } from "../../src/durable/forks/create-fork";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { hasRun } from "../../src/durable/run/run-store";
+import { hasRun } from "../../src/durable/run/store/run-tables";
 import { createRun, drive, freshRunId, journalKeys, newRun, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
 
 type Inside = { engine: EngineContext; blobs: BlobStore };

@@ -11,7 +11,7 @@ import type { EngineContext } from "../../src/durable/engine/engine-context";
 import { loadJournal } from "../../src/durable/engine/journal/journal";
 import { forkPrefix } from "../../src/durable/forks/fork-prefix";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { readRun } from "../../src/durable/run/run-store";
+import { readRun } from "../../src/durable/run/store/run-store";
 import { createRun, drive, freshRunId, newRun, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
 
 type Inside = { engine: EngineContext };

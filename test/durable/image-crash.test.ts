@@ -12,7 +12,7 @@ import { r2BlobStore } from "../../src/durable/blobs/blob-store";
 import { takeImages, type ImageCrashPoint } from "../../src/durable/blobs/take-images";
 import type { EngineContext } from "../../src/durable/engine/engine-context";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { readRun } from "../../src/durable/run/run-store";
+import { readRun } from "../../src/durable/run/store/run-store";
 import { answer, answerInstead } from "../../src/durable/run/lifecycle/transitions";
 import { createRun, drive, stubFor, valueOf, viewOf, type RunStub } from "../helpers/runs";
 

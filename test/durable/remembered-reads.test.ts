@@ -7,10 +7,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { markCreated, registerChild } from "../../src/durable/children/child-store";
-import { readRun, readRunForView } from "../../src/durable/run/run-store";
+import { readRun, readRunForView } from "../../src/durable/run/store/run-store";
 import { viewNow } from "../../src/durable/run/outcome";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { hex, hmacSha256 } from "../../src/lib/encoding";
+import { hex, hmacSha256 } from "../../src/lib/text/encoding";
 import { createRun, type RunStub } from "../helpers/runs";
 import { watchedState } from "../helpers/watched-sql";
 

@@ -10,7 +10,7 @@ import { restartableDev } from "./support/dev-server";
 import { createHeldAdder } from "./support/held-adder";
 import { freePort } from "./support/http-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
-import { sseBlocks, sseField } from "../../src/lib/sse-blocks";
+import { sseBlocks, sseField } from "../../src/lib/sse/sse-blocks";
 
 type Seen = { id: string; data: string };
 

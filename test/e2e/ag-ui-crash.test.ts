@@ -7,7 +7,7 @@
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { describe, expect, it } from "vitest";
 import { ratchetAgUiAgent } from "../../src/client/ag-ui/index";
-import { sseBlocks, sseField } from "../../src/lib/sse-blocks";
+import { sseBlocks, sseField } from "../../src/lib/sse/sse-blocks";
 import { releaseHold } from "./support/api";
 import { restartableDev } from "./support/dev-server";
 import { createHeldAdder } from "./support/held-adder";

@@ -2,7 +2,7 @@
 // `tools` as the real API checks them: fixed names, required fields, beta headers, a toolset's
 // members), the provider's own tools (server tools: their blocks in answers, and the same blocks
 // sent back unchanged), and the execution container of code execution.
-import { canonicalJson } from "../../src/lib/canonical-json";
+import { canonicalJson } from "../../src/lib/text/canonical-json";
 import { BROWSER_ACTIONS, COMPUTER_ACTIONS } from "../../src/tools/native-tools";
 import type { ApiError } from "./request";
 import type { FakeServerTool } from "./types";

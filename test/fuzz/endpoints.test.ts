@@ -4,7 +4,7 @@
 // code of its status, no run changed, and nothing created except by a 201.
 import fc from "fast-check";
 import { MAX_JSON_DEPTH } from "../../src/http/body-limit";
-import { jsonDepth } from "../../src/lib/json-depth";
+import { jsonDepth } from "../../src/lib/text/json-depth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerBodySchema, continueBodySchema } from "../../src/api/schemas/person/answer-schemas";
 import { createRunBodySchema } from "../../src/api/schemas/runs/create-run-schemas";

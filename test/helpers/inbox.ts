@@ -7,7 +7,8 @@ import type { RunObject } from "../../src/durable/run/run-object";
 import { script, uniqueModel, type FakeTurn } from "../fake-anthropic/client";
 import { TEST_API_TOKEN } from "../test-env";
 import { stubFor, type RunStub } from "./runs";
-import { readRun, toRunView } from "../../src/durable/run/run-store";
+import { readRun } from "../../src/durable/run/store/run-store";
+import { toRunView } from "../../src/durable/run/store/run-view";
 import { summaryOf } from "../../src/durable/outbox/run-summary";
 import { openSocketAt, type Socket } from "./service-client";
 

@@ -3,7 +3,7 @@ import { env, runDurableObjectAlarm } from "cloudflare:test";
 import type { RunRpc } from "../../src/api/rpc/run-rpc";
 import type { CreateRunBody, NewRun, Outcome, RunView, StoredEvent } from "../../src/api/types";
 import { eventsAfter } from "../../src/durable/events/log/event-log";
-import { readRun } from "../../src/durable/run/run-store";
+import { readRun } from "../../src/durable/run/store/run-store";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { runInDurableObject } from "cloudflare:test";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base32, base32Decode, base64url, hex, sha256Hex } from "../../src/lib/encoding";
+import { base32, base32Decode, base64url, hex, sha256Hex } from "../../src/lib/text/encoding";
 import { secretsEqual } from "../../src/http/auth/secrets-equal";
 import { idempotentRunCredentials, isRunId, newRunCredentials, RUN_ID_PATTERN, RUN_TOKEN_PATTERN } from "../../src/http/ids/ids";
 import { TEST_RUN_ID_KEY } from "../test-env";

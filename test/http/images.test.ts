@@ -4,7 +4,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MISSING_IMAGE, prepareImages, sniffImageType } from "../../src/api/images/images";
 import { acceptImages, imageKey, r2BlobStore } from "../../src/durable/blobs/blob-store";
-import { sha256Hex } from "../../src/lib/encoding";
+import { sha256Hex } from "../../src/lib/text/encoding";
 import { ApiException } from "../../src/http/errors";
 import { ImageIntake } from "../../src/http/intake/images";
 

@@ -3,7 +3,7 @@
 // check and the view asked one after the other: the view to the run's token, its parent's token and
 // its subject's user token, the deployment token's view; 404 to another run's token or subject.
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/lib/encoding";
+import { sha256Hex } from "../../src/lib/text/encoding";
 import { expectError } from "../helpers/http";
 import { freshSubject, userToken } from "../helpers/inbox";
 import { stubFor, valueOf } from "../helpers/runs";

@@ -48,7 +48,7 @@ describe("user tokens", () => {
 
   it("a signed payload that is not a valid claim is refused", async () => {
     // Signed correctly, but its subject is empty: only mintUserToken's own payloads are accepted.
-    const { base64url, hmacSha256 } = await import("../../src/lib/encoding");
+    const { base64url, hmacSha256 } = await import("../../src/lib/text/encoding");
     const payload = base64url(new TextEncoder().encode(JSON.stringify({ sub: "", exp: now / 1000 + 60 })));
     const key = base64url(await hmacSha256(KEY, "user-token/v1"));
     const token = `ut_${payload}.${base64url(await hmacSha256(key, payload))}`;

@@ -1,8 +1,8 @@
-// Canonical JSON (src/lib/canonical-json.ts): keys sorted at every depth, whatever order they came
+// Canonical JSON (src/lib/text/canonical-json.ts): keys sorted at every depth, whatever order they came
 // in; the value itself serialised when its keys are in order already (no copy), and its text the
 // same as the sorted copy's would be; the texts of a tool call's input made once and shared.
 import { describe, expect, it } from "vitest";
-import { canonicalJson, canonicalJsonOf, plainJsonOf } from "../../src/lib/canonical-json";
+import { canonicalJson, canonicalJsonOf, plainJsonOf } from "../../src/lib/text/canonical-json";
 
 /** The definition: every object copied with its keys sorted, then serialised. */
 function sortedCopy(value: unknown): unknown {

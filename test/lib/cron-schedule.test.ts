@@ -1,7 +1,7 @@
-// A schedule's clock (src/lib/cron-schedule.ts): croner's five- and six-field expressions in IANA
+// A schedule's clock (src/lib/time/cron-schedule.ts): croner's five- and six-field expressions in IANA
 // time zones, the shortest gap SCHEDULE_MIN_SECONDS allows, and the fires due after downtime.
 import { describe, expect, it } from "vitest";
-import { DUE_COUNT_LIMIT, dueFires, isTimeZone, nextFire, scheduleIssues } from "../../src/lib/cron-schedule";
+import { DUE_COUNT_LIMIT, dueFires, isTimeZone, nextFire, scheduleIssues } from "../../src/lib/time/cron-schedule";
 
 const at = (iso: string) => Date.parse(iso);
 const NOW = at("2026-07-01T10:00:00.300Z");

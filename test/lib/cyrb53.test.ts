@@ -1,7 +1,7 @@
-// cyrb53 (src/lib/cyrb53.ts): the number the loop detectors compare is the very hash whose base-36
+// cyrb53 (src/lib/hashing/cyrb53.ts): the number the loop detectors compare is the very hash whose base-36
 // text recordings keep, and that text is what it always was (values from before hash53Number).
 import { describe, expect, it } from "vitest";
-import { hash53, hash53Number } from "../../src/lib/cyrb53";
+import { hash53, hash53Number } from "../../src/lib/hashing/cyrb53";
 
 describe("hash53 and hash53Number", () => {
   it("keep the texts recordings hold", () => {

@@ -1,7 +1,7 @@
-// The JSON object a grader's answer holds (src/lib/json-in-text.ts): found inside prose and fences,
+// The JSON object a grader's answer holds (src/lib/text/json-in-text.ts): found inside prose and fences,
 // the longest span that parses from each `{`, and one the reader refuses passed over for the next.
 import { describe, expect, it } from "vitest";
-import { firstJsonObject, quotedExcerpt } from "../../src/lib/json-in-text";
+import { firstJsonObject, quotedExcerpt } from "../../src/lib/text/json-in-text";
 
 const scoreOf = (parsed: unknown) => {
   const { score } = (parsed ?? {}) as { score?: unknown };

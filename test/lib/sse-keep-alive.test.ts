@@ -2,7 +2,7 @@
 // only when the reader waits and the stream was quiet, alone between two blocks, as a comment line
 // inside a block, never inside a line; the events pass as they were; a cancel reaches the source.
 import { describe, expect, it } from "vitest";
-import { keepAliveBody, withKeepAlive, type KeepAliveTimer } from "../../src/lib/sse-keep-alive";
+import { keepAliveBody, withKeepAlive, type KeepAliveTimer } from "../../src/lib/sse/sse-keep-alive";
 
 /** A timer the test fires by hand: `fire()` runs the one that is set; `armed()` resolves once one is. */
 function handTimer(): KeepAliveTimer & { fire(): void; armed(): Promise<void>; isArmed(): boolean } {

@@ -1,8 +1,8 @@
-// timeoutSignal (src/lib/timeout-signal.ts): the deadline of one piece of outside work aborts as
+// timeoutSignal (src/lib/time/timeout-signal.ts): the deadline of one piece of outside work aborts as
 // AbortSignal.timeout does (a TimeoutError, which the senders tell apart from other failures), and
 // clear() leaves no timer behind once the work is over (what kept a Durable Object from hibernating).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { timeoutSignal } from "../../src/lib/timeout-signal";
+import { timeoutSignal } from "../../src/lib/time/timeout-signal";
 
 describe("timeoutSignal", () => {
   beforeEach(() => vi.useFakeTimers());

@@ -2,7 +2,7 @@
 // auto-approval reset its counter, 62 identical calls whose results differed, two calls taking
 // turns, and a model writing the same text step after step.
 import { describe, expect, it } from "vitest";
-import { hash53 } from "../../src/lib/cyrb53";
+import { hash53 } from "../../src/lib/hashing/cyrb53";
 import { createLoopTracker } from "../../src/loop/guards/loops/loop-tracker";
 import { advanceAlternation, type Alternation } from "../../src/loop/guards/loops/alternation";
 import { countCall, emptySameCall, forgetOldest, MAX_TRACKED_CALLS, type CallKey, type SameCallState } from "../../src/loop/guards/loops/same-call";

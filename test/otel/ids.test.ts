@@ -1,8 +1,8 @@
 // Trace and span ids: derived from the run id and step keys (the same every time), the synchronous
 // SHA-256 they come from agrees with Web Crypto, and traceparent headers are read as W3C Trace Context says.
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/lib/encoding";
-import { sha256HexSync } from "../../src/lib/sha256-sync";
+import { sha256Hex } from "../../src/lib/text/encoding";
+import { sha256HexSync } from "../../src/lib/hashing/sha256-sync";
 import { formatTraceparent, parseTraceparent } from "../../src/lib/traceparent";
 import { spanIdOf, traceIdOf } from "../../src/durable/telemetry/span-ids";
 

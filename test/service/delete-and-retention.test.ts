@@ -3,7 +3,7 @@
 // answers 404 from then on and is never used again.
 import { env, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { readRun } from "../../src/durable/run/run-store";
+import { readRun } from "../../src/durable/run/store/run-store";
 import { stubFor } from "../helpers/runs";
 import { expectError } from "../helpers/http";
 import { TEST_API_TOKEN } from "../test-env";

@@ -7,7 +7,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RunView } from "../../src/api/types";
 import { r2BlobStore } from "../../src/durable/blobs/blob-store";
-import { sha256Hex } from "../../src/lib/encoding";
+import { sha256Hex } from "../../src/lib/text/encoding";
 import { testChat } from "../helpers/ai-chat";
 import { expectError } from "../helpers/http";
 import { stubFor } from "../helpers/runs";

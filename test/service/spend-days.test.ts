@@ -10,7 +10,7 @@ import type { RunView } from "../../src/api/types";
 import type { InboxObject } from "../../src/durable/inbox/inbox-object";
 import { inboxStub } from "../../src/durable/inbox/inbox-stub";
 import type { RunObject } from "../../src/durable/run/run-object";
-import { readRun } from "../../src/durable/run/run-store";
+import { readRun } from "../../src/durable/run/store/run-store";
 import { readSpendDay, reserveToday, writeSpendDay } from "../../src/durable/inbox/spend-day";
 import type { EngineContext } from "../../src/durable/engine/engine-context";
 import { BASE, freshSubject, settle } from "../helpers/inbox";

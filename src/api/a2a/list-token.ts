@@ -3,7 +3,7 @@
 // task first, so a page may end inside a run: the token then names that run and the task number
 // below which its tasks are still to come, besides the listing's place before it. Opaque base64url
 // text; one that does not decode to that shape is refused (-32602), never a 500. Pure.
-import { base64url, base64urlText } from "../../lib/encoding";
+import { base64url, base64urlText } from "../../lib/text/encoding";
 import type { ListPosition } from "../rpc/inbox-rpc";
 
 export type ListToken = {

@@ -4,7 +4,7 @@
 // each question it asked and the answer it got (an ask's or a client tool's; an approval has no
 // words). The events say which task each belongs to (the task fold's own rule); the run's messages
 // hold what the events do not carry whole: the opening messages and the answers. Pure.
-import { canonicalJson } from "../../lib/canonical-json";
+import { canonicalJson } from "../../lib/text/canonical-json";
 import type { ChatMessage, Content, ToolMessage } from "../../loop/types";
 import type { StoredEvent } from "../types";
 import type { A2aMessage, A2aPart } from "./a2a-types";

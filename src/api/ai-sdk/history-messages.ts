@@ -7,7 +7,7 @@
 import type { ChatHistory } from "../rpc/run-rpc";
 import type { RunStatus } from "../types";
 import type { ChatMessage, Content } from "../../loop/types";
-import { canonicalJson } from "../../lib/canonical-json";
+import { canonicalJson } from "../../lib/text/canonical-json";
 import { chunkState, messageIdIn, type ChunkState } from "./chunk-state";
 import { chunksFor, type ChatEvent } from "./event-chunks";
 import { splitBy } from "./message-splits";

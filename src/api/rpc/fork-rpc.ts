@@ -3,7 +3,7 @@
 import type { ChatMessage } from "../../loop/types";
 import type { CreateRunBody, ProviderName } from "../types";
 
-/** A segment of the source, as the fork stores it (src/durable/run/run-store.ts's Segment). */
+/** A segment of the source, as the fork stores it (src/durable/run/store/segment-store.ts's Segment). */
 export type ForkSegment = {
   n: number;
   messages: ChatMessage[];

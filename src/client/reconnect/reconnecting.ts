@@ -4,7 +4,7 @@
 // followed by an HTTP probe with the same credentials: a refusal ends the iteration with its error,
 // a lost network is tried again.
 import { isFatal, reconnectDelay, sleep } from "./backoff.ts";
-import type { Connection } from "../connection.ts";
+import type { Connection } from "../connection/connection.ts";
 
 export type ReconnectOptions = {
   /** Wait before the first reconnect (default 250 ms); doubles per failed try up to maxDelayMs. */

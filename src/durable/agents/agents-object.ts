@@ -5,7 +5,7 @@ import { DurableObject } from "cloudflare:workers";
 import { AGENT_NOT_FOUND, visibleTo, type AgentVersionRecord, type StoredAgent } from "../../api/resources/agent-types";
 import type { AgentLookup, AgentsPage, AgentsQuery, AgentsRpc, VersionsPage, VersionsQuery } from "../../api/rpc/agents-rpc";
 import type { Outcome } from "../../api/types";
-import { canonicalJson } from "../../lib/canonical-json";
+import { canonicalJson } from "../../lib/text/canonical-json";
 import { fail, ok } from "../run/outcome";
 import { hasAgents, listAgents, listVersions, markDeleted, migrateAgents, readAgent, readVersion, writeVersion } from "./agents-store";
 

@@ -3,7 +3,8 @@
 import type { ChildReport } from "../../api/child-runs";
 import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/log/emit-event";
-import { hasRun, readRunState } from "../run/run-store";
+import { hasRun } from "../run/store/run-tables";
+import { readRunState } from "../run/store/run-store";
 import { runOf } from "../schedule/fire-run";
 import { applyReport, liveChildren } from "./child-store";
 

@@ -4,7 +4,7 @@
 import type { InboxEventType } from "../../api/types";
 import type { ChildEnd, ChildReport } from "../../api/child-runs";
 import { deliverWithin } from "../outbox/deliver-within";
-import type { RunRow } from "../run/run-store";
+import type { RunRow } from "../run/store/run-store";
 import { runOf } from "../schedule/fire-run";
 import { addUsd } from "../../lib/money";
 

@@ -4,7 +4,7 @@
 // (`once`, which waits for its write to be on disk), and the tools marked `answersAtOnce` (the
 // calculator, the clock). Anything else is taken to wait: the rows before it are written first.
 import type { AnyToolSpec } from "../../loop/types";
-import type { RunRow } from "../run/run-store";
+import type { RunRow } from "../run/store/run-store";
 import type { EngineContext } from "./engine-context";
 import { scriptOf } from "./provider/run-script";
 

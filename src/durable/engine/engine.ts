@@ -23,7 +23,8 @@ import { SliceLimits } from "./storage-limits";
 import { logFailure, logReplay } from "../run/operator-log";
 import { recordStop } from "../run/lifecycle/run-stop";
 import { stepSpanHook } from "../telemetry/step-hook";
-import { markFailed, readRun, readSegment, saveSegmentResult, type RunChange, type RunRow } from "../run/run-store";
+import { markFailed, readRun, type RunChange, type RunRow } from "../run/store/run-store";
+import { readSegment, saveSegmentResult } from "../run/store/segment-store";
 import { childrenSpent } from "../children/child-store";
 
 // Each slice replays the segment before its new steps, so slices are long: bounded by wall time

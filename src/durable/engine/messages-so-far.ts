@@ -4,7 +4,8 @@ import type { EngineContext } from "./engine-context";
 import { loadJournal } from "./journal/journal";
 import { storedIncoming } from "./incoming/incoming";
 import { loopOptions } from "./loop-options";
-import { readRun, readSegment } from "../run/run-store";
+import { readRun } from "../run/store/run-store";
+import { readSegment } from "../run/store/segment-store";
 
 /** Thrown by a read-only journal at the first step not yet done. */
 class NotYetDone extends Error {}

@@ -23,7 +23,8 @@ import { createReserved, earlierCreate, madeRun, type Creator } from "../run/lif
 import { forkPlan } from "./fork-plan";
 import { insertFork } from "./fork-store";
 import { invalidImages } from "../run/outcome";
-import { insertRun, insertSegment, saveSegmentResult } from "../run/run-store";
+import { insertRun } from "../run/store/run-store";
+import { insertSegment, saveSegmentResult } from "../run/store/segment-store";
 import { spendAskOf } from "../inbox/spend-reservation";
 
 /** For crash tests: called between the fork's steps ("blobs": its images are stored, its transaction not yet run). */

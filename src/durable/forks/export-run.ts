@@ -26,7 +26,9 @@ import { messagesSoFar } from "../engine/messages-so-far";
 import { eventsAfter } from "../events/log/event-log";
 import { mcpToolsOf } from "../tools/mcp-tools";
 import { notFound, ok } from "../run/outcome";
-import { readRun, readSegments, toRunView, type RunRow, type Segment } from "../run/run-store";
+import { readRun, type RunRow } from "../run/store/run-store";
+import { readSegments, type Segment } from "../run/store/segment-store";
+import { toRunView } from "../run/store/run-view";
 import { JsonChunks } from "./json-chunks";
 
 /** Journal entries and events read at once. */

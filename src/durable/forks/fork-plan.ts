@@ -9,7 +9,7 @@
 // its copied entries cost, so the loop, which adds them up again, counts from the fork's own.
 import type { ForkCopy, ForkSegment, ForkSpec } from "../../api/rpc/fork-rpc";
 import type { ChatMessage } from "../../loop/types";
-import type { RunStart } from "../run/run-store";
+import type { RunStart } from "../run/store/run-store";
 import { usd } from "../../lib/money";
 
 export type ForkPlan = { segments: ForkSegment[]; start: RunStart };

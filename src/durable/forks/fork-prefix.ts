@@ -20,7 +20,8 @@ import { mcpToolsOf } from "../tools/mcp-tools";
 import type { ModelStepValue } from "../../loop";
 import { fail, notFound, ok } from "../run/outcome";
 import { snapshotAt } from "./fork-snapshot";
-import { readRun, readSegments, type RunRow, type Segment } from "../run/run-store";
+import { readRun, type RunRow } from "../run/store/run-store";
+import { readSegments, type Segment } from "../run/store/segment-store";
 import { addUsd } from "../../lib/money";
 
 /** Thrown by the prefix's read-only journal at the first step the prefix does not hold. */

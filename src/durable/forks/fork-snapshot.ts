@@ -11,7 +11,7 @@
 import { isSummaryRecord } from "../../loop/context/context-view";
 import type { ModelStepValue } from "../../loop";
 import type { AssistantMessage, ChatMessage } from "../../loop/types";
-import type { Segment } from "../run/run-store";
+import type { Segment } from "../run/store/segment-store";
 
 export type ForkSnapshot = {
   /** The history after model step `local`'s turn and its tool results. */

@@ -15,7 +15,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { reserveAgain, reserveSpend, spendAskOf } from "./spend-reservation";
 import { recordStop } from "../run/lifecycle/run-stop";
 import { tableExists } from "../storage/sqlite-tables";
-import { bumpVersion, type RunRow } from "../run/run-store";
+import { bumpVersion, type RunRow } from "../run/store/run-store";
 
 const TABLE = "CREATE TABLE IF NOT EXISTS spend_day (day TEXT NOT NULL)";
 

@@ -11,7 +11,7 @@ import { limitsOf } from "../../config/settings";
 import { inboxStub } from "./inbox-stub";
 import { INBOX_TIMEOUT_MS } from "../outbox/outbox-schedule";
 import { fail, ok } from "../run/outcome";
-import type { RunRow } from "../run/run-store";
+import type { RunRow } from "../run/store/run-store";
 
 export type SpendAsk = { subject: string; reservation: Reservation };
 

@@ -6,7 +6,8 @@
 import type { InboxEvent, InboxEventType, WebhookEventType, WebhookPayload } from "../../api/types";
 import type { EngineContext } from "../engine/engine-context";
 import { insertOutbox } from "./outbox-store";
-import { bumpVersion, readRun, toRunView, type RunRow } from "../run/run-store";
+import { bumpVersion, readRun, type RunRow } from "../run/store/run-store";
+import { toRunView } from "../run/store/run-view";
 import { summaryOf } from "./run-summary";
 import { childReportOf } from "../children/child-report";
 import { traceparentOf } from "../telemetry/propagation";

@@ -8,7 +8,7 @@ import { isPushEndpointAllowed } from "../../push/push-hosts";
 import { buildPushRequest } from "../../push/push-request";
 import { PUSH_TIMEOUT_MS, PUSH_TTL_SECONDS } from "./push-schedule";
 import type { PushSubscriptionRecord } from "./subscription-store";
-import { timeoutSignal } from "../../lib/timeout-signal";
+import { timeoutSignal } from "../../lib/time/timeout-signal";
 
 export type PushAnswer = { status: number; error?: string; retryAfterMs?: number };
 

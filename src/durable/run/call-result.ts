@@ -1,11 +1,11 @@
 // A tool server's result for a run's async call at `key` (RunObject.deliverResult, checked by the
 // edge with the call's callback token): stored once, refused, or unknown to the run.
 import type { CallResultAccepted, CallResultBody, Outcome } from "../../api/types";
-import { canonicalJson } from "../../lib/canonical-json";
+import { canonicalJson } from "../../lib/text/canonical-json";
 import type { EngineContext } from "../engine/engine-context";
 import { deliverResult } from "../tools/async-call-store";
 import { fail, notFound, ok } from "./outcome";
-import { readRunState } from "./run-store";
+import { readRunState } from "./store/run-store";
 
 /** The answer, and whether the run is to be woken: a failed run keeps the result for a retry; only a running run wakes. */
 export function takeCallResult(engine: EngineContext, key: string, body: CallResultBody): { outcome: Outcome<CallResultAccepted>; wake: boolean } {

@@ -12,7 +12,10 @@ import { addChatFork, readChatForks } from "../forks/chat-fork-store";
 import { readFork } from "../forks/fork-store";
 import { continueMessageIds } from "../person/message-store";
 import { notFound, ok } from "./outcome";
-import { hasRun, readRun, readSegment, toRunView } from "./run-store";
+import { hasRun } from "./store/run-tables";
+import { readRun } from "./store/run-store";
+import { readSegment } from "./store/segment-store";
+import { toRunView } from "./store/run-view";
 
 export async function messagesOf(engine: EngineContext): Promise<Outcome<{ messages: ChatMessage[] }>> {
   if (readRun(engine.ctx.storage.sql) === undefined) return notFound();

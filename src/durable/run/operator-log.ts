@@ -2,7 +2,7 @@
 // output): one JSON line per run end, per failure, per deletion and per slice that replays steps.
 // Never a token, a key or a stack; the run's own events are its event log (event-log.ts), not these.
 import { ProviderError } from "../../providers";
-import type { RunRow } from "./run-store";
+import type { RunRow } from "./store/run-store";
 
 /** What ended, how, and at what cost. */
 export function logRunEnd(run: RunRow): void {

@@ -3,7 +3,8 @@
 import { ERROR_CODES, RUN_NOT_FOUND } from "../../api/rules/error-codes";
 import type { Issue } from "../../api/schemas/error-schemas";
 import type { ApiError, Outcome, RunView } from "../../api/types";
-import { readRunForView, toRunView } from "./run-store";
+import { readRunForView } from "./store/run-store";
+import { toRunView } from "./store/run-view";
 
 export type Failure = { ok: false; status: 400 | 402 | 404 | 409 | 413; error: ApiError };
 

@@ -8,7 +8,7 @@ import { nextTokenCheck } from "../events/readers/watcher-tokens";
 import { dropDeliveredOutbox, nextDueAt } from "../outbox/outbox-store";
 import { nextAlarm, type AlarmInputs } from "./next-alarm";
 import { deleteAtFrom } from "./lifecycle/run-stop";
-import { readRunState, updateRun } from "./run-store";
+import { readRunState, updateRun } from "./store/run-store";
 
 /**
  * The call a slice stopped on: an async HTTP call (its deadline), or an agent call's child run (no

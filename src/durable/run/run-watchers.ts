@@ -13,7 +13,9 @@ import { readChatForks } from "../forks/chat-fork-store";
 import { runOf } from "../schedule/fire-run";
 import { isoNow } from "../storage/clock";
 import { notFound, ok } from "./outcome";
-import { hasRun, readRun, setTokenHash, toRunView } from "./run-store";
+import { hasRun } from "./store/run-tables";
+import { readRun, setTokenHash } from "./store/run-store";
+import { toRunView } from "./store/run-view";
 
 /** The response, and whether it watches with a user token (whose end the alarm must look at). */
 export function openRunStream(engine: EngineContext, request: Request): { response: Response; withToken: boolean } {

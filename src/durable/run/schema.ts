@@ -11,7 +11,7 @@ import { ONCE_TABLE } from "../tools/once-log";
 import { addOutboxColumns, keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
 import { COMPACTION_REQUEST_TABLE } from "../engine/incoming/compaction-request-store";
 import { USER_MESSAGE_TABLE } from "../person/message-store";
-import { addRunColumns, RUN_TABLES } from "./run-store";
+import { addRunColumns, RUN_TABLES } from "./store/run-tables";
 import { SPILL_TABLE } from "../storage/spill";
 import { dropTable, forgetTables, rememberMadeTables, tableExists } from "../storage/sqlite-tables";
 import { CHILD_RUN_TABLE } from "../children/child-store";

@@ -1,7 +1,7 @@
 // The run token and subject checks of a run's object: a digest compared in constant time, a
 // parent's run token acting on its children.
 import { runOf } from "../schedule/fire-run";
-import { readParentId, readSubject, readTokenHash } from "./run-store";
+import { readParentId, readSubject, readTokenHash } from "./store/run-store";
 
 /** Compares two hex digests in constant time (no early exit on the first differing character). */
 export function sameDigest(a: string, b: string): boolean {

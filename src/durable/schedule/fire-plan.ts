@@ -9,7 +9,7 @@
 //
 // Overlap is decided apart (./overlap.ts), once the fire is known.
 import type { CatchUp } from "../../api/resources/schedule-types";
-import type { DueFires } from "../../lib/cron-schedule";
+import type { DueFires } from "../../lib/time/cron-schedule";
 
 /** How late a fire may be and still count as on time (an alarm is never exactly punctual). */
 export const FIRE_GRACE_MS = 60_000;

@@ -1,7 +1,7 @@
 // One schedule per object: its clock and rules, the run its fires start, its fires and the index
 // of its runs, all in SQLite, and one alarm set for whatever comes next (the next fire time, a fire
 // whose run is still to be created, a queued fire to look at again). The platform hooks stay thin:
-// the decisions are pure (./fire-plan.ts, ./overlap.ts, src/lib/cron-schedule.ts) and each fire's
+// the decisions are pure (./fire-plan.ts, ./overlap.ts, src/lib/time/cron-schedule.ts) and each fire's
 // run is created by ./fire-run.ts, exactly once per fire time.
 //
 // A fire is recorded `pending` before its run is created and settled once the run object answered:
@@ -23,7 +23,7 @@ import { SCHEDULE_NOT_FOUND, type PausedReason, type ScheduleView, type Triggere
 import { limitsOf } from "../../config/settings";
 import { inboxStub } from "../inbox/inbox-stub";
 import type { Outcome } from "../../api/types";
-import { dueFires, nextFire } from "../../lib/cron-schedule";
+import { dueFires, nextFire } from "../../lib/time/cron-schedule";
 import { fail, ok } from "../run/outcome";
 import { isoNow } from "../storage/clock";
 import { countAttempt, firesIn, insertFire, newestRunIds, noteAttemptError, readFire, settleFire } from "./fire-store";

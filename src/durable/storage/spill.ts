@@ -80,3 +80,8 @@ export function spillRowsOf(sql: SqlStorage, references: readonly string[]): Spi
 export function insertSpillRows(sql: SqlStorage, rows: readonly SpillRow[]): void {
   for (const row of rows) sql.exec("INSERT INTO spill (key, n, bytes) VALUES (?, ?, ?)", row.key, row.n, row.bytes);
 }
+
+/** A nullable JSON column, spilled or not. */
+export function parseSpilledJson<T>(sql: SqlStorage, text: SqlStorageValue | undefined): T | undefined {
+  return text === null || text === undefined ? undefined : (JSON.parse(unspillText(sql, String(text))) as T);
+}

@@ -2,7 +2,7 @@
 // joined its caller's trace), and each span id from the run id and its step key. A step re-sent
 // after a crash, or a span re-sent after a lost answer, has the same id as the first time; two runs
 // that joined one caller's trace (one `traceparent`) have step keys in common but never a span id.
-import { sha256HexSync } from "../../lib/sha256-sync";
+import { sha256HexSync } from "../../lib/hashing/sha256-sync";
 
 /** The trace id of a run that joined no caller's trace: 32 hex digits from its id. */
 export function traceIdOf(runId: string): string {

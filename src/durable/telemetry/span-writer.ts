@@ -8,7 +8,7 @@ import { toolNameOf } from "../../api/schemas/tools/tool-schemas";
 import { otelOf } from "../../config/otel-settings";
 import type { EngineContext } from "../engine/engine-context";
 import { insertOutbox } from "../outbox/outbox-store";
-import { readRun, type RunRow } from "../run/run-store";
+import { readRun, type RunRow } from "../run/store/run-store";
 import type { SeedRun } from "./span-seed";
 import type { OtlpSpan } from "./otlp";
 import { personWaitSpan, segmentSpan, type PersonWait, type SegmentStop } from "./segment-spans";

@@ -5,7 +5,7 @@
 import type { GuardrailEvent, LoopEvent, StepOutput } from "../../loop/types";
 import { passedVerdicts } from "../../loop/guardrails/guardrail-step";
 import type { EngineContext } from "../engine/engine-context";
-import type { RunRow } from "../run/run-store";
+import type { RunRow } from "../run/store/run-store";
 import { readChild } from "../children/child-store";
 import { readCall } from "../tools/async-call-store";
 import { segmentScope } from "./span-writer";

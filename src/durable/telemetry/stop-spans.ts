@@ -3,7 +3,8 @@
 // is cancelled while it waits exports the wait instead (its segment's span was exported when it
 // stopped to wait); an answer ends the wait too (writeAnswerSpans).
 import type { EngineContext } from "../engine/engine-context";
-import { readSegment, type RunRow } from "../run/run-store";
+import { readSegment } from "../run/store/segment-store";
+import { type RunRow } from "../run/store/run-store";
 import { segmentScope, writePersonWait, writeSegmentSpan } from "./span-writer";
 import { personWaitKey, segmentSpanKey } from "./span-ids";
 import { markSegmentEnd, segmentTimes } from "./trace-store";

@@ -8,7 +8,8 @@ import type { AsyncCalls } from "../../tools/tool-deps";
 import { acceptCall, closeCall, registerCall, settleCall } from "./async-call-store";
 import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/log/emit-event";
-import type { RunRow, Segment } from "../run/run-store";
+import type { RunRow } from "../run/store/run-store";
+import type { Segment } from "../run/store/segment-store";
 
 /** The model call of a start key (`start/<n>/<callId>`, see src/loop/step-keys.ts) within its segment. */
 function stepOf(startKey: string): number {

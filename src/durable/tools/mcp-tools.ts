@@ -16,7 +16,8 @@ import { limitsOf } from "../../config/settings";
 import { beginOnce } from "./once-log";
 import { toolTraceparent } from "../telemetry/propagation";
 import { emitEvent } from "../events/log/emit-event";
-import type { RunRow, Segment } from "../run/run-store";
+import type { RunRow } from "../run/store/run-store";
+import type { Segment } from "../run/store/segment-store";
 
 /** Listings are steps of the run's first segment, whatever segment lists them is read from there. */
 const LISTING_SEGMENT = "s1/";

@@ -2,7 +2,7 @@
 // holding every leaf of `input` where given), tool-not-called (it never called the tool), cost (it
 // spent at most maxUsd) and steps (it made at most `max` model calls).
 import type { RunFacts, Scorer } from "../../api/resources/eval-types";
-import { canonicalJson } from "../../lib/canonical-json";
+import { canonicalJson } from "../../lib/text/canonical-json";
 import type { Verdict } from "./verdict";
 
 type Of<T extends Scorer["type"]> = Extract<Scorer, { type: T }>;

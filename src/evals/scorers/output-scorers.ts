@@ -3,7 +3,7 @@
 // the expected object, or of the case's reference output, is equal in the output; the score is the
 // share that are).
 import type { CaseReference, Scorer } from "../../api/resources/eval-types";
-import { canonicalJson } from "../../lib/canonical-json";
+import { canonicalJson } from "../../lib/text/canonical-json";
 import { jsonSchemaValidator } from "../../tools/json-schema";
 import type { Verdict } from "./verdict";
 

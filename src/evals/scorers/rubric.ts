@@ -3,7 +3,7 @@
 // JSON object {score, reason}, score 0..1). The call itself is the experiment object's, journaled
 // and counted in the experiment's budget (src/durable/evals).
 import type { CaseReference, RunFacts } from "../../api/resources/eval-types";
-import { firstJsonObject, quotedExcerpt } from "../../lib/json-in-text";
+import { firstJsonObject, quotedExcerpt } from "../../lib/text/json-in-text";
 import { textOf } from "../../loop/content";
 import type { ChatMessage, GenerateRequest } from "../../loop/types";
 import type { Verdict } from "./verdict";

@@ -9,7 +9,7 @@ import { agentCard } from "../../api/a2a/agent-card";
 import { A2aError, envelopeSchema, rpcError, rpcResult, type RequestId } from "../../api/a2a/json-rpc";
 import { withEventId } from "../../api/a2a/stream-events";
 import { callbackBase } from "../../config/public-url";
-import { withKeepAlive } from "../../lib/sse-keep-alive";
+import { withKeepAlive } from "../../lib/sse/sse-keep-alive";
 import type { AppEnv } from "../app-env";
 import { identify, identifyDeploymentOrUser, limitUser, type Caller } from "../auth/auth";
 import { limitAgentCard } from "../auth/rate-limit";

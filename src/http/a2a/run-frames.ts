@@ -4,7 +4,7 @@
 // a snapshot is a read of this stream up to the run's newest seq, a subscription a read that goes on.
 import type { StoredEvent } from "../../api/types";
 import type { LiveEvent } from "../../api/a2a/stream-events";
-import { sseBlocks } from "../../lib/sse-blocks";
+import { sseBlocks } from "../../lib/sse/sse-blocks";
 import type { RunWatch } from "../routes/runs/run-watch";
 
 export type RunFrame = { stored: StoredEvent } | { live: LiveEvent };

@@ -12,7 +12,7 @@ import { streamState, type StreamState } from "../../api/ag-ui/stream-state";
 import { STEP_TEXT_HEADER } from "../../api/rpc/run-rpc";
 import { contentText, toolResultsOf } from "../../api/ai-sdk/tool-output";
 import type { ToolMessage } from "../../loop/types";
-import { withKeepAlive } from "../../lib/sse-keep-alive";
+import { withKeepAlive } from "../../lib/sse/sse-keep-alive";
 import { unwrap } from "../outcome";
 import { runFrames, type RunFrame } from "../a2a/run-frames";
 import type { AppEnv } from "../app-env";

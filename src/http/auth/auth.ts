@@ -8,13 +8,13 @@
 // exactly like an unknown id, so probing tells nothing.
 import type { Context, MiddlewareHandler } from "hono";
 import type { TicketHolder, WatcherToken } from "../../api/types";
-import { keyFingerprint } from "../../lib/key-fingerprint";
+import { keyFingerprint } from "../../lib/hashing/key-fingerprint";
 import { SUBJECT_PATTERN } from "../../api/rules/subject";
 import { inboxStub, inboxStubById } from "../../durable/inbox/inbox-stub";
 import { stepKeyOf } from "../../lib/ids/call-key";
 import type { AppEnv, Creator } from "../app-env";
 import { isCallbackToken } from "./callback-auth";
-import { sha256Hex } from "../../lib/encoding";
+import { sha256Hex } from "../../lib/text/encoding";
 import { secretsEqual } from "./secrets-equal";
 import { ApiException, invalidRequest, notFound } from "../errors";
 import { isRunId, RUN_TOKEN_PATTERN } from "../ids/ids";

@@ -3,7 +3,7 @@
 // good once, for a minute, and the inbox object keeps only its hash. The stream's URL names no
 // subject, so the ticket carries the inbox object's id (a hash of its name: it tells nothing about
 // the subject) to find the object that redeems it.
-import { base64url, randomBytes, sha256Hex } from "../../lib/encoding";
+import { base64url, randomBytes, sha256Hex } from "../../lib/text/encoding";
 import { TICKET_TTL_MS, type NewTicket } from "./tickets";
 
 export const INBOX_TICKET_PATTERN = /^it_([0-9a-f]{64})\.[A-Za-z0-9_-]{43}$/;

@@ -3,7 +3,7 @@
 // agent cards read without credentials per client address. Past a limit the API answers 429 rate-limited with
 // Retry-After (the binding does not say when its window ends, so the answer names the whole period).
 import { ApiException } from "../errors";
-import { sha256Hex } from "../../lib/encoding";
+import { sha256Hex } from "../../lib/text/encoding";
 
 /** The period of every limit in wrangler.toml, in seconds. */
 export const RATE_LIMIT_PERIOD_SECONDS = 60;

@@ -1,6 +1,6 @@
 // Comparing a secret the caller sent with one this deployment holds, at the edge. Workers' own
 // crypto.subtle.timingSafeEqual, so it lives with the edge rather than with the shared encodings.
-import { sha256 } from "../../lib/encoding";
+import { sha256 } from "../../lib/text/encoding";
 
 /**
  * Equality of two secrets in constant time. Both are hashed first, so the comparison always sees

@@ -2,7 +2,7 @@
 // Authorization header, and a token in a URL ends up in logs and histories, so a client with a
 // token first asks for a ticket (POST /v1/runs/:id/tickets) and opens the stream with `?ticket=`.
 // A ticket is good for one run, once, for a minute; the run object stores only its hash.
-import { base64url, randomBytes, sha256Hex } from "../../lib/encoding";
+import { base64url, randomBytes, sha256Hex } from "../../lib/text/encoding";
 
 export const TICKET_PATTERN = /^tk_[A-Za-z0-9_-]{43}$/;
 export const TICKET_TTL_MS = 60_000;

@@ -10,7 +10,7 @@
 // revocation is kept by the subject's inbox, which the edge asks on every request with the token.
 // `bud`, when set, is the token's own daily spend limit for its subject's runs (at most
 // SUBJECT_BUDGET_USD_PER_DAY). Tokens minted before ids existed carry no `jti`.
-import { base64url, base64urlText, hmacSha256, randomBytes } from "../../lib/encoding";
+import { base64url, base64urlText, hmacSha256, randomBytes } from "../../lib/text/encoding";
 import { SUBJECT_PATTERN } from "../../api/rules/subject";
 
 export const USER_TOKEN_PATTERN = /^ut_([A-Za-z0-9_-]{1,600})\.([A-Za-z0-9_-]{43})$/;

@@ -5,7 +5,7 @@
 // shown once and stored only as its SHA-256. With an Idempotency-Key both are derived from the key
 // (HMAC under RUN_ID_KEY, never under a token, so a token rotation changes nothing), so a retried
 // create reaches the same object and hands back the same token.
-import { base32Decode, randomBytes } from "../../lib/encoding";
+import { base32Decode, randomBytes } from "../../lib/text/encoding";
 import { ID_BODY_BYTES, ID_TAG_BYTES, idempotentRunCredentials, runIdOf, runTokenOf, tagOf, type RunCredentials } from "../../lib/ids/run-ids";
 
 export { idempotentRunCredentials, type RunCredentials };

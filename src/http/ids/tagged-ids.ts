@@ -2,7 +2,7 @@
 // characters, 11 random bytes and a 5-byte tag under RUN_ID_KEY tagged apart by kind
 // (src/lib/ids/run-ids.ts), so an id it did not mint is answered 404 before any object is touched.
 // During a key rotation ids tagged under RUN_ID_KEY_PREVIOUS are accepted too.
-import { base32Decode, randomBytes } from "../../lib/encoding";
+import { base32Decode, randomBytes } from "../../lib/text/encoding";
 import { ID_BODY_BYTES, ID_TAG_BYTES, tagOf, taggedIdOf } from "../../lib/ids/run-ids";
 
 export function newTaggedId(prefix: string, kind: string, key: string): Promise<string> {

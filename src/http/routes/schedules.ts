@@ -8,7 +8,7 @@ import type { NewSchedule, SchedulePatch } from "../../api/rpc/schedule-rpc";
 import type { ScheduleToken, ScheduleView } from "../../api/resources/schedule-types";
 import { LIST_LIMIT_DEFAULT } from "../../api/schemas/subject/inbox-schemas";
 import type { Issue } from "../../api/schemas/error-schemas";
-import { DEFAULT_TIMEZONE, scheduleIssues } from "../../lib/cron-schedule";
+import { DEFAULT_TIMEZONE, scheduleIssues } from "../../lib/time/cron-schedule";
 import { directoryStub, scheduleStub } from "../../durable/schedule/schedule-stub";
 import type { AppEnv } from "../app-env";
 import { invalidRequest, validationHook } from "../errors";

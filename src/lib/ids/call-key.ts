@@ -2,7 +2,7 @@
 // call's start step key with its segment (`s1/start/3/toolu_01A7`), base64url. Call ids come from
 // the model and may hold any character; the encoding keeps the URL to [A-Za-z0-9_-] and maps back
 // to exactly one step key.
-import { base64url, base64urlText } from "../encoding";
+import { base64url, base64urlText } from "../text/encoding";
 
 const CALL_KEY_PATTERN = /^[A-Za-z0-9_-]{1,1024}$/;
 

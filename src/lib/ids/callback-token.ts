@@ -5,7 +5,7 @@
 // result route only: every other route refuses it (it is neither a deployment nor a run token).
 // During a RUN_ID_KEY rotation tokens made under RUN_ID_KEY_PREVIOUS stay good while it is set
 // (the edge checks them: src/http/auth/callback-auth.ts).
-import { base64url, hmacSha256 } from "../encoding";
+import { base64url, hmacSha256 } from "../text/encoding";
 
 export const CALLBACK_TOKEN_PATTERN = /^ct_[A-Za-z0-9_-]{43}$/;
 

@@ -3,7 +3,7 @@
 // of each fire's run the same way (src/durable/schedule/fire-credentials.ts), so both reach the same
 // run object. A run id is 11 random (or derived) bytes and a 5-byte tag, an HMAC of them under
 // RUN_ID_KEY, so the edge refuses an id it did not mint before any object is touched.
-import { base32, base64url, hmacSha256 } from "../encoding";
+import { base32, base64url, hmacSha256 } from "../text/encoding";
 
 export type RunCredentials = { id: string; token: string };
 

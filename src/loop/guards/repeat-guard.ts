@@ -1,6 +1,6 @@
 // Repeated calls and doom loops. A fingerprint is the tool name plus the
 // canonical JSON of the input: the same tool with other input is reasoning, the same input is a loop.
-import { canonicalJsonOf } from "../../lib/canonical-json";
+import { canonicalJsonOf } from "../../lib/text/canonical-json";
 import { Recent } from "../../lib/recent";
 import type { ToolCall } from "../types";
 

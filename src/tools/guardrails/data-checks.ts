@@ -8,7 +8,7 @@
 // regex and a deny list (their reasons never change: a pass allocates nothing). BENCHMARKS.md, issue 50.
 import type { GuardrailRef } from "../../api/types";
 import type { GuardrailCheck, GuardrailSubject } from "../../loop/types";
-import { plainJsonOf } from "../../lib/canonical-json";
+import { plainJsonOf } from "../../lib/text/canonical-json";
 import { compileLinear } from "../linear-regexp";
 import { jsonSchemaValidator } from "../json-schema";
 

@@ -14,7 +14,7 @@ import { duration } from "../http/http-answer";
 import { signRequest } from "../http/sign-request";
 import { decodeSigningKeys } from "../http/signing-keys";
 import type { ToolDeps } from "../tool-deps";
-import { timeoutSignal } from "../../lib/timeout-signal";
+import { timeoutSignal } from "../../lib/time/timeout-signal";
 
 export type HttpGuardrail = Extract<GuardrailRef, { type: "http" }>;
 

@@ -6,7 +6,7 @@
 // check fails). An answer that holds no verdict fails the check. A provider error passes on: the
 // run fails as on a model call's error, and a retry asks the check again (nothing was stored).
 import type { GuardrailRef } from "../../api/types";
-import { firstJsonObject, quotedExcerpt } from "../../lib/json-in-text";
+import { firstJsonObject, quotedExcerpt } from "../../lib/text/json-in-text";
 import { budgetCeiling } from "../../loop/guards/budget-ceiling";
 import { textOf as contentText } from "../../loop/content";
 import type { Generate, GenerateRequest, GuardrailCheck, GuardrailContext, GuardrailSubject, TokenPrices } from "../../loop/types";

@@ -8,7 +8,7 @@ import { duration, failure } from "./http-answer";
 import { signRequest } from "./sign-request";
 import type { SigningKeyBytes } from "./signing-keys";
 import type { ToolDeps } from "../tool-deps";
-import { timeoutSignal } from "../../lib/timeout-signal";
+import { timeoutSignal } from "../../lib/time/timeout-signal";
 
 export const DEFAULT_HTTP_TOOL_TIMEOUT_MS = 30_000;
 /** Larger answers would not fit the journal's row; the model gets an error instead. */
@@ -36,7 +36,7 @@ export async function postToTool(
   // the tool server (only the timestamp and so the signature change).
   const signature = await signRequest(keys, idempotencyKey, deps.now(), body);
   const timeoutMs = deps.timeoutMs ?? DEFAULT_HTTP_TOOL_TIMEOUT_MS;
-  // Stopped once the call is over (lib/timeout-signal.ts says why not AbortSignal.timeout).
+  // Stopped once the call is over (lib/time/timeout-signal.ts says why not AbortSignal.timeout).
   const timeout = timeoutSignal(timeoutMs, `HTTP tool ${tool.name} timed out`);
   const signal = AbortSignal.any([context.signal, timeout.signal]);
   try {

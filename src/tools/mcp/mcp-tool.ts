@@ -17,7 +17,7 @@ import type { McpListing } from "./mcp-listing";
 import { mcpToolName } from "./mcp-names";
 import { outputOfMcpResult, type StoreImages } from "./mcp-result";
 import type { ToolDeps } from "../tool-deps";
-import { timeoutSignal } from "../../lib/timeout-signal";
+import { timeoutSignal } from "../../lib/time/timeout-signal";
 
 /** The `_meta` key of every call: the same value on every send of the call (see ToolDeps.idempotencyKey). */
 export const IDEMPOTENCY_META = "ratchet/idempotency-key";

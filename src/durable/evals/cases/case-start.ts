@@ -18,8 +18,8 @@ import { admitRun, resolvedOf, type AdmittedRun, type IntakeInput, type RunField
 import { forkBodyOf } from "../../../intake/fork-body";
 import { intakeSettingsOf } from "../../../intake/intake-settings";
 import { describeRefusal, IntakeRefusal, refusalOutcome } from "../../../intake/refusal";
-import { canonicalJson } from "../../../lib/canonical-json";
-import { sha256Hex } from "../../../lib/encoding";
+import { canonicalJson } from "../../../lib/text/canonical-json";
+import { sha256Hex } from "../../../lib/text/encoding";
 import type { ChatMessage } from "../../../loop/types";
 import type { Recording } from "../../../replay/recording";
 import { derivedCredentials, runOf } from "../../schedule/fire-run";

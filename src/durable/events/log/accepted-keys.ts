@@ -1,7 +1,7 @@
 // The fingerprints of the keys user tokens are accepted under now (RUN_ID_KEY, or the local default,
 // and RUN_ID_KEY_PREVIOUS while it is set), as objects compare them with their watchers' tokens.
 import { currentRunIdKey } from "../../../config/settings";
-import { keyFingerprint } from "../../../lib/key-fingerprint";
+import { keyFingerprint } from "../../../lib/hashing/key-fingerprint";
 
 export type AcceptedKeys = { current: string; accepted: string[] };
 

@@ -6,7 +6,7 @@ import { shownUrlsIn } from "../../../api/redaction/shown-url";
 import { otelOf } from "../../../config/otel-settings";
 import { VERSION } from "../../../version";
 import { exportRequestText } from "../../telemetry/otlp";
-import { timeoutSignal } from "../../../lib/timeout-signal";
+import { timeoutSignal } from "../../../lib/time/timeout-signal";
 
 export type SpanAnswer = { ok: true; rejected: number } | { ok: false; retry: boolean; error: string };
 

@@ -9,7 +9,7 @@ import { hostOf, isUrlAllowed, parseAllowList } from "../../../tools/http/allow-
 import { signRequest } from "../../../tools/http/sign-request";
 import type { OutboxRow } from "../outbox-store";
 import { WEBHOOK_TIMEOUT_MS } from "../outbox-schedule";
-import { timeoutSignal } from "../../../lib/timeout-signal";
+import { timeoutSignal } from "../../../lib/time/timeout-signal";
 
 export type WebhookAnswer = { status: number; error?: string };
 

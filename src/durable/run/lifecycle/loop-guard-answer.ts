@@ -10,7 +10,8 @@ import type { ChatMessage } from "../../../loop/types";
 import type { EngineContext } from "../../engine/engine-context";
 import { emitEvent } from "../../events/log/emit-event";
 import { recordStop } from "./run-stop";
-import { saveSegmentResult, type RunRow, type Segment } from "../run-store";
+import { saveSegmentResult, type Segment } from "../store/segment-store";
+import { type RunRow } from "../store/run-store";
 
 export function isLoopGuardAsk(waiting: Waiting): boolean {
   return waiting.kind === "ask" && waiting.name === LOOP_GUARD_ASK;

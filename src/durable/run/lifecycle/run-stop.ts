@@ -7,7 +7,7 @@ import type { EngineContext } from "../../engine/engine-context";
 import { emitEvent } from "../../events/log/emit-event";
 import { logRunEnd } from "../operator-log";
 import { reportChange } from "../../outbox/report-change";
-import { readRun, updateRun, type RunChange } from "../run-store";
+import { readRun, updateRun, type RunChange } from "../store/run-store";
 import { writeStopSpans } from "../../telemetry/stop-spans";
 import { addUsd } from "../../../lib/money";
 

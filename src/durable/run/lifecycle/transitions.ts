@@ -1,6 +1,6 @@
 // The person's actions on a run: answer, continue, retry, cancel while waiting. Each checks the
 // run's state, then writes the next segment (or the end) in one transaction.
-import { canonicalJson } from "../../../lib/canonical-json";
+import { canonicalJson } from "../../../lib/text/canonical-json";
 import { closeOpenCalls } from "../../../loop/history";
 import { answerLoopGuard, isLoopGuardAsk } from "./loop-guard-answer";
 import type { ChatMessage, IncomingMessage } from "../../../loop/types";
@@ -18,7 +18,9 @@ import { fail, notFound, ok } from "../outcome";
 import { reportChange } from "../../outbox/report-change";
 import { markSegmentRetry, markSegmentStart } from "../../telemetry/trace-store";
 import { writeAnswerSpans } from "../../telemetry/stop-spans";
-import { insertSegment, readRun, readSegment, saveSegmentResult, toRunView, updateRun, type RunRow } from "../run-store";
+import { insertSegment, readSegment, saveSegmentResult } from "../store/segment-store";
+import { readRun, updateRun, type RunRow } from "../store/run-store";
+import { toRunView } from "../store/run-view";
 
 /**
  * The next segment, from `messages`; the step limit stays unless a continue raises it. Inside the

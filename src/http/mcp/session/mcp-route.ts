@@ -8,7 +8,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { identifyDeploymentOrUser } from "../../auth/auth";
-import { withKeepAlive } from "../../../lib/sse-keep-alive";
+import { withKeepAlive } from "../../../lib/sse/sse-keep-alive";
 import { creatorOf, mcpDeps } from "../calls/mcp-agents";
 import { cancelCalls, cancelledRequests } from "./mcp-cancel";
 import { deliverAnswers, onlyResponses } from "../answers/mcp-answers";

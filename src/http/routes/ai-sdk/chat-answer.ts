@@ -10,7 +10,7 @@ import { unwrap } from "../../outcome";
 import type { RunStub } from "../../run-stub";
 import { openRunEvents } from "../runs/run-watch";
 import { CHAT_STREAM_HEADERS, chatStream } from "./chat-stream";
-import { withKeepAlive } from "../../../lib/sse-keep-alive";
+import { withKeepAlive } from "../../../lib/sse/sse-keep-alive";
 
 /** Where a stream reads the run's events from, and which message of which turn it sends. */
 export type StreamPlan = { after: number; turn: number; k: number; begin: Begin };

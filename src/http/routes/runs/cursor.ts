@@ -1,7 +1,7 @@
 // The listing's cursor: where the next page starts (the last listed run's creation time and id),
 // as opaque base64url text. A cursor that does not decode to that shape is a 400, never a 500.
 import type { ListPosition } from "../../../api/rpc/inbox-rpc";
-import { base64url, base64urlText } from "../../../lib/encoding";
+import { base64url, base64urlText } from "../../../lib/text/encoding";
 
 export function encodeCursor(position: ListPosition): string {
   return base64url(new TextEncoder().encode(JSON.stringify([position.createdAt, position.id])));

@@ -9,7 +9,7 @@ import { LIST_LIMIT_DEFAULT } from "../../../api/schemas/subject/inbox-schemas";
 import type { ListAnswer, ListQuery } from "../../../api/rpc/inbox-rpc";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { isoTime } from "../../../api/rules/iso-time";
-import { sha256Hex } from "../../../lib/encoding";
+import { sha256Hex } from "../../../lib/text/encoding";
 import { invalidRequest, validationHook } from "../../errors";
 import { wantsEventStream } from "../../forward";
 import { newRunToken } from "../../ids/ids";
@@ -38,7 +38,7 @@ import {
 } from "../definitions/run-routes";
 import { newTicket } from "../../auth/tickets";
 import { parseTraceparent } from "../../../lib/traceparent";
-import { withKeepAlive } from "../../../lib/sse-keep-alive";
+import { withKeepAlive } from "../../../lib/sse/sse-keep-alive";
 
 /**
  * A schedule's runs come from its own index (requireRunListing found the schedule); an agent's, for

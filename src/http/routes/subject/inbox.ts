@@ -7,7 +7,7 @@ import { invalidRequest, validationHook } from "../../errors";
 import { forwarded, wantsEventStream } from "../../forward";
 import { inboxEventsRoute, inboxTicketRoute } from "../definitions/inbox-routes";
 import { newInboxTicket } from "../../auth/inbox-tickets";
-import { withKeepAlive } from "../../../lib/sse-keep-alive";
+import { withKeepAlive } from "../../../lib/sse/sse-keep-alive";
 
 export function inboxApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

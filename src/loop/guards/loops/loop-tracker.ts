@@ -4,8 +4,8 @@
 // the journaled history, and an answer, an approval or a retry adds to them, never resets them.
 // Each message costs the work of that message alone; the state is bounded (same-call.ts,
 // no-progress.ts).
-import { canonicalJson } from "../../../lib/canonical-json";
-import { hash53Number } from "../../../lib/cyrb53";
+import { canonicalJson } from "../../../lib/text/canonical-json";
+import { hash53Number } from "../../../lib/hashing/cyrb53";
 import { textOf } from "../../content";
 import { isSummaryRecord } from "../../context/context-view";
 import { fingerprint } from "../repeat-guard";

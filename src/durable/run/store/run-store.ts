@@ -1,110 +1,21 @@
-// The run row, the request that made it (run_body) and its segments: their tables and typed
-// reads and writes; this module alone holds their SQL. Every write here is O(1) in the
-// length of the run: the history is written once per segment, never per step. Columns that can
-// grow past a row's limit (histories, the final output, the waiting call) go through spill.ts.
-import type { AgentOfRun, ApiError, GuardrailTrip, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, RunView, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../api/types";
-import { redactBody } from "../../api/redaction/redact-body";
-import { DEFAULT_MAX_STEPS } from "../../loop/loop-state";
-import type { ForkSegment } from "../../api/rpc/fork-rpc";
-import type { ChatMessage } from "../../loop/types";
-import { pendingCalls } from "../tools/async-call-store";
-import { childViews } from "../children/child-store";
-import { countWaitingMessages } from "../person/message-store";
-import { newestSeq } from "../events/log/event-log";
-import { webhookDeliveries } from "../outbox/outbox-store";
-import { spillText, unspillText } from "../storage/spill";
-import { addMissingColumns, tableExists } from "../storage/sqlite-tables";
-import { usd } from "../../lib/money";
-import { readFork } from "../forks/fork-store";
-import { readReplay } from "../evals/cases/replay-store";
-import type { ExperimentOfRun } from "../../api/types";
-import { addUsd } from "../../lib/money";
-
-/** The run's own tables: its one row, the request that made it, and its segments. */
-export const RUN_TABLES = [
-  `CREATE TABLE IF NOT EXISTS run (
-     id TEXT PRIMARY KEY,
-     model TEXT NOT NULL,
-     provider TEXT NOT NULL,
-     token_hash TEXT NOT NULL,
-     body_hash TEXT NOT NULL,
-     status TEXT NOT NULL,
-     stopped_by TEXT,
-     segment INTEGER NOT NULL,
-     steps INTEGER NOT NULL,
-     step_limit INTEGER NOT NULL DEFAULT 10,
-     spent_usd REAL NOT NULL,
-     final_text TEXT,
-     final TEXT,
-     waiting TEXT,
-     error TEXT,
-     cancel_requested INTEGER NOT NULL DEFAULT 0,
-     delete_at INTEGER,
-     stop_reason TEXT,
-     subject TEXT,
-     change_version INTEGER NOT NULL DEFAULT 0,
-     origin TEXT,
-     suspended_on TEXT,
-     day_limit_usd REAL,
-     schedule_id TEXT,
-     fired_at TEXT,
-     parent_id TEXT,
-     depth INTEGER,
-     root_id TEXT,
-     agent TEXT,
-     guardrail TEXT,
-     created_at TEXT NOT NULL,
-     updated_at TEXT NOT NULL
-   )`,
-  // The request that created the run, written once and kept apart so that the small run row,
-  // updated on every step, never rewrites it.
-  `CREATE TABLE IF NOT EXISTS run_body (body TEXT NOT NULL)`,
-  // A segment starts at creation and again after each answer or new message: the history it
-  // starts from, the person's approvals, the run's step limit while it lasts, the history it
-  // ended with, and whether its loop counts its guards per question (per_question; 0 for segments
-  // made before they did, which must replay as they ran).
-  `CREATE TABLE IF NOT EXISTS segment (
-     n INTEGER PRIMARY KEY,
-     messages TEXT NOT NULL,
-     approvals TEXT NOT NULL,
-     steps_before INTEGER NOT NULL,
-     spent_before REAL NOT NULL,
-     step_limit INTEGER NOT NULL DEFAULT 10,
-     result TEXT,
-     per_question INTEGER NOT NULL DEFAULT 0
-   )`,
-];
-
-/** Columns of RUN_TABLES added after the first release, for objects whose tables are older. */
-const ADDED_COLUMNS: readonly { table: string; column: string; definition: string }[] = [
-  { table: "run", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
-  { table: "run", column: "delete_at", definition: "INTEGER" },
-  { table: "run", column: "stop_reason", definition: "TEXT" },
-  { table: "segment", column: "step_limit", definition: "INTEGER NOT NULL DEFAULT 10" },
-  { table: "run", column: "subject", definition: "TEXT" },
-  { table: "run", column: "change_version", definition: "INTEGER NOT NULL DEFAULT 0" },
-  { table: "run", column: "origin", definition: "TEXT" },
-  { table: "run", column: "suspended_on", definition: "TEXT" },
-  { table: "run", column: "day_limit_usd", definition: "REAL" },
-  { table: "run", column: "schedule_id", definition: "TEXT" },
-  { table: "run", column: "fired_at", definition: "TEXT" },
-  { table: "segment", column: "per_question", definition: "INTEGER NOT NULL DEFAULT 0" },
-  { table: "run", column: "parent_id", definition: "TEXT" },
-  { table: "run", column: "depth", definition: "INTEGER" },
-  { table: "run", column: "root_id", definition: "TEXT" },
-  { table: "run", column: "agent", definition: "TEXT" },
-  { table: "run", column: "guardrail", definition: "TEXT" },
-];
-
-/** After RUN_TABLES were made: the columns an older object's tables lack. */
-export function addRunColumns(sql: SqlStorage): void {
-  addMissingColumns(sql, ADDED_COLUMNS);
-}
-
-/** True once a run was created here. Probing an unknown id must leave no storage behind, so tables are made only by create. */
-export function hasRun(sql: SqlStorage): boolean {
-  return tableExists(sql, "run");
-}
+// The run row and the request that made it (run_body): their typed reads and writes; this module
+// alone holds their SQL (the tables are in run-tables.ts, the segments in segment-store.ts, the
+// API's view of a row in run-view.ts). Every write here is O(1) in the length of the run. Columns
+// that can grow past a row's limit (the final output, the waiting call) go through spill.ts.
+import type { AgentOfRun, ApiError, GuardrailTrip, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../../api/types";
+import { DEFAULT_MAX_STEPS } from "../../../loop/loop-state";
+import { pendingCalls } from "../../tools/async-call-store";
+import { childViews } from "../../children/child-store";
+import { countWaitingMessages } from "../../person/message-store";
+import { newestSeq } from "../../events/log/event-log";
+import { webhookDeliveries } from "../../outbox/outbox-store";
+import { parseSpilledJson, spillText, unspillText } from "../../storage/spill";
+import { usd } from "../../../lib/money";
+import { readFork } from "../../forks/fork-store";
+import { readReplay } from "../../evals/cases/replay-store";
+import type { ExperimentOfRun } from "../../../api/types";
+import { hasRun } from "./run-tables";
+import { insertSegment } from "./segment-store";
 
 export type { Waiting };
 
@@ -151,20 +62,7 @@ export type RunRow = Omit<NewRun, "body"> & {
   experiment?: ExperimentOfRun;
 };
 
-/**
- * A segment of a run (a fork copies its source's as they are): its messages and approvals, the
- * steps and spend before it, the run's step limit while it lasts (a replay must see the same one),
- * its result once it stopped, and whether the loop counts its guards per question (false for a
- * segment made before it did: it replays counting over the whole history).
- */
-export type Segment = ForkSegment;
-
 type Raw = Record<string, SqlStorageValue>;
-
-/** A nullable JSON column, spilled or not. */
-function parseColumn<T>(sql: SqlStorage, text: SqlStorageValue | undefined): T | undefined {
-  return text === null || text === undefined ? undefined : (JSON.parse(unspillText(sql, String(text))) as T);
-}
 
 /**
  * The run's body as last parsed for a view, by the text stored (readRunForView): run_body is written
@@ -223,7 +121,7 @@ function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) 
   };
   if (row.stopped_by !== null) run.stoppedBy = String(row.stopped_by) as StoppedBy;
   if (row.final_text !== null) run.finalText = unspillText(sql, String(row.final_text));
-  if (row.final !== null) run.final = parseColumn(sql, row.final);
+  if (row.final !== null) run.final = parseSpilledJson(sql, row.final);
   if (row.delete_at !== null) run.deleteAt = Number(row.delete_at);
   if (row.stop_reason !== null && row.stop_reason !== undefined) run.stopReason = String(row.stop_reason) as StopReason;
   if (row.subject !== null) run.subject = String(row.subject);
@@ -239,11 +137,11 @@ function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) 
   if (fork !== undefined) Object.assign(run, fork);
   const experiment = readReplay(sql);
   if (experiment !== undefined) run.experiment = experiment;
-  const waiting = parseColumn<Waiting>(sql, row.waiting);
+  const waiting = parseSpilledJson<Waiting>(sql, row.waiting);
   if (waiting !== undefined) run.waiting = waiting;
-  const error = parseColumn<ApiError>(sql, row.error);
+  const error = parseSpilledJson<ApiError>(sql, row.error);
   if (error !== undefined) run.error = error;
-  const guardrail = parseColumn<GuardrailTrip>(sql, row.guardrail);
+  const guardrail = parseSpilledJson<GuardrailTrip>(sql, row.guardrail);
   if (guardrail !== undefined) run.guardrail = guardrail;
   return run;
 }
@@ -313,46 +211,6 @@ export function insertRun(sql: SqlStorage, run: NewRun, now: string, start?: Run
   if (start === undefined) insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit, perQuestion: true });
 }
 
-export function insertSegment(sql: SqlStorage, segment: Segment): void {
-  sql.exec(
-    "INSERT INTO segment (n, messages, approvals, steps_before, spent_before, step_limit, per_question) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    segment.n,
-    spillText(sql, `segment/${segment.n}/messages`, JSON.stringify(segment.messages)),
-    JSON.stringify(segment.approvals),
-    segment.stepsBefore,
-    segment.spentBefore,
-    segment.stepLimit,
-    segment.perQuestion ? 1 : 0,
-  );
-}
-
-export function readSegment(sql: SqlStorage, n: number): Segment {
-  const row = sql.exec<Raw>("SELECT * FROM segment WHERE n = ?", n).one();
-  const segment: Segment = {
-    n,
-    messages: JSON.parse(unspillText(sql, String(row.messages))) as ChatMessage[],
-    approvals: JSON.parse(String(row.approvals)) as Record<string, boolean>,
-    stepsBefore: Number(row.steps_before),
-    spentBefore: Number(row.spent_before),
-    stepLimit: Number(row.step_limit),
-    perQuestion: Number(row.per_question) === 1,
-  };
-  const result = parseColumn<ChatMessage[]>(sql, row.result);
-  if (result !== undefined) segment.result = result;
-  return segment;
-}
-
-/** Segments 1..n, in order. */
-export function readSegments(sql: SqlStorage, upTo: number): Segment[] {
-  const segments: Segment[] = [];
-  for (let n = 1; n <= upTo; n++) segments.push(readSegment(sql, n));
-  return segments;
-}
-
-export function saveSegmentResult(sql: SqlStorage, n: number, messages: ChatMessage[]): void {
-  sql.exec("UPDATE segment SET result = ? WHERE n = ?", spillText(sql, `segment/${n}/result`, JSON.stringify(messages), true), n);
-}
-
 /** The fields an end, a wait or a new segment changes. Unlisted fields keep their values. */
 export type RunChange = {
   status?: RunStatus;
@@ -414,45 +272,3 @@ export function bumpVersion(sql: SqlStorage): number {
   return Number(sql.exec<{ version: number }>("UPDATE run SET change_version = change_version + 1 RETURNING change_version AS version").one().version);
 }
 
-/**
- * The run as GET /v1/runs/:id shows it; the listing, the inbox, webhooks, a parent's child list and
- * the run-started event are made from it. It takes the body's fields from the redacted body only.
- */
-export function toRunView(run: RunRow): RunView {
-  const body = redactBody(run.body);
-  const view: RunView = {
-    id: run.id,
-    status: run.status,
-    model: run.model,
-    provider: run.provider,
-    steps: run.steps,
-    maxSteps: run.stepLimit,
-    spentUsd: addUsd(run.spentUsd, run.childrenUsd),
-    budgetUsd: body.budget?.usd ?? 0,
-    lastSeq: run.lastSeq,
-    createdAt: run.createdAt,
-    updatedAt: run.updatedAt,
-  };
-  if (run.stoppedBy !== undefined) view.stoppedBy = run.stoppedBy;
-  if (run.finalText !== undefined) view.finalText = run.finalText;
-  if (run.stopReason !== undefined) view.stopReason = run.stopReason;
-  if (run.hasFinal) view.final = run.final;
-  if (run.waiting !== undefined) view.waiting = run.waiting;
-  if (run.pending.length > 0) view.pending = run.pending;
-  if (run.queuedMessages > 0) view.queuedMessages = run.queuedMessages;
-  if (run.error !== undefined) view.error = run.error;
-  if (run.guardrail !== undefined) view.guardrail = run.guardrail;
-  if (body.metadata !== undefined) view.metadata = body.metadata;
-  if (body.tags !== undefined) view.tags = body.tags;
-  if (run.subject !== undefined) view.subject = run.subject;
-  if (run.webhooks.length > 0) view.webhooks = run.webhooks;
-  if (run.scheduleId !== undefined) view.scheduleId = run.scheduleId;
-  if (run.firedAt !== undefined) view.firedAt = run.firedAt;
-  if (run.agent !== undefined) view.agent = run.agent;
-  if (run.parentId !== undefined) view.parentId = run.parentId;
-  if (run.children.length > 0) view.children = run.children;
-  if (run.forkedFrom !== undefined) view.forkedFrom = run.forkedFrom;
-  if (run.inheritedUsd !== undefined) view.inheritedUsd = run.inheritedUsd;
-  if (run.experiment !== undefined) view.experiment = run.experiment;
-  return view;
-}

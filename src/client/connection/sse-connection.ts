@@ -2,7 +2,7 @@
 // a WebSocket (Node 20). The token goes in the Authorization header.
 import { Channel } from "./channel.ts";
 import { connectionOf, pushFrame, type Connection } from "./connection.ts";
-import { errorFromAnswer, networkError } from "./errors.ts";
+import { errorFromAnswer, networkError } from "../errors.ts";
 import type { ByteReader, FetchLike } from "./transport.ts";
 
 export function sseUrl(baseUrl: string, runId: string, after: number): string {

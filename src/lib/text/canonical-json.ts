@@ -1,6 +1,6 @@
 // JSON with object keys sorted at every depth, so equal inputs give equal strings
 // whatever order the model wrote their keys in.
-import { Recent } from "./recent";
+import { Recent } from "../recent";
 
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value)) ?? "null";

@@ -2,9 +2,9 @@
 // with `after=<last seen seq>`, so the server sends exactly what was missed and every stored
 // event is yielded once, in seq order. Text deltas are live only: those sent while no connection
 // was open are gone, but each step's `model` event carries its whole text.
-import type { Connection } from "./connection.ts";
-import { reconnecting, type ReconnectOptions } from "./reconnect/reconnecting.ts";
-import type { RunView, StreamEvent } from "./types.ts";
+import type { Connection } from "../connection/connection.ts";
+import { reconnecting, type ReconnectOptions } from "../reconnect/reconnecting.ts";
+import type { RunView, StreamEvent } from "../types.ts";
 
 export type { ReconnectOptions };
 

@@ -1,9 +1,9 @@
 // An experiment's events (GET /v1/experiments/{id}/events) as an async iterable, as a run's are
 // (./events.ts): stored events after `after`, then live ones, reconnecting by itself with
 // `after=<last seen seq>` so each is yielded once in seq order; it ends after `experiment-ended`.
-import type { Connection } from "./connection.ts";
-import { reconnecting, type ReconnectOptions } from "./reconnect/reconnecting.ts";
-import type { ExperimentView, StoredExperimentEvent } from "./types.ts";
+import type { Connection } from "../connection/connection.ts";
+import { reconnecting, type ReconnectOptions } from "../reconnect/reconnecting.ts";
+import type { ExperimentView, StoredExperimentEvent } from "../types.ts";
 
 export type ExperimentEventsOptions = {
   /** Yield only events with seq > after (default 0: the whole history first). */

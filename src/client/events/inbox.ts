@@ -3,9 +3,9 @@
 // yielded once, in seq order. It never ends on its own: stop it with `signal` (or `break`).
 // Without `after` it starts from now: the inbox's newest seq as a listing reports it (the state of
 // the runs so far is the listing's to tell, not a replay of the log, which is trimmed anyway).
-import type { Connection } from "./connection.ts";
-import { reconnecting, type ReconnectOptions } from "./reconnect/reconnecting.ts";
-import type { InboxEvent } from "./types.ts";
+import type { Connection } from "../connection/connection.ts";
+import { reconnecting, type ReconnectOptions } from "../reconnect/reconnecting.ts";
+import type { InboxEvent } from "../types.ts";
 
 export type InboxOptions = {
   /**
