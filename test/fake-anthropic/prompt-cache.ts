@@ -11,6 +11,7 @@
 // Usage is reported as Anthropic does: input_tokens (neither read nor written),
 // cache_creation_input_tokens, cache_read_input_tokens.
 // Pure apart from its entries; no Node API, so workerd tests can use it directly too.
+import { hash53 } from "../../src/lib/hashing/cyrb53";
 
 export const CACHE_TTL_MS = 5 * 60 * 1000;
 export const LOOKBACK_BLOCKS = 20;
@@ -32,21 +33,9 @@ export type CacheOutcome = {
   writtenAt: number[];
 };
 
-/** cyrb53, twice with different seeds: a 106-bit string hash, enough to key test prefixes. */
+/** cyrb53 (src/lib), twice with different seeds: a 106-bit string hash, enough to key test prefixes. */
 function hash(text: string): string {
-  const one = (seed: number) => {
-    let h1 = 0xdeadbeef ^ seed;
-    let h2 = 0x41c6ce57 ^ seed;
-    for (let i = 0; i < text.length; i++) {
-      const ch = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ ch, 2654435761);
-      h2 = Math.imul(h2 ^ ch, 1597334677);
-    }
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
-  };
-  return `${one(1)}.${one(2)}`;
+  return `${hash53(text, 1)}.${hash53(text, 2)}`;
 }
 
 export type PromptCacheOptions = {

@@ -11,6 +11,7 @@
 //     and prompt_tokens_details.cached_tokens (the part read).
 // Tokens are estimated at 4 bytes of UTF-8 a token, and an image at a fixed count.
 // Pure apart from its entries; no Node API.
+import { hash53Number } from "../../src/lib/hashing/cyrb53";
 
 export const CACHE_TTL_MS = 5 * 60 * 1000;
 export const MIN_CACHED_TOKENS = 1024;
@@ -20,18 +21,9 @@ const BYTES_PER_TOKEN = 4;
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** cyrb53-style 53-bit hash, carried forward block by block (a prefix hash). */
+/** cyrb53 (src/lib) as a number, `seed` apart: carried forward block by block (a prefix hash). */
 function mix(seed: number, text: string): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  return hash53Number(text, seed);
 }
 
 /**
