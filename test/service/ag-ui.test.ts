@@ -252,6 +252,34 @@ describe("AG-UI at HttpAgent's defaults", () => {
     expect(rest.at(-1)!.event).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
   });
 
+  it("a page reload: a new HttpAgent with the thread's id and the messages the page had follows the thread's one run to its end, and makes no second", async () => {
+    const name = await agentWith("agui-reload", { provider: "scripted", minAnswerChars: 0, script: [{ text: "Still working on it.", hold: "agui-reload", streamBeforeHold: 5 }] });
+    const before = agUiHarness(`/v1/ag-ui/${name}`);
+    before.agent.addMessage(user("Work."));
+    // The page goes away mid-text: its stream closes, the run goes on (held).
+    await before.agent.runAgent(undefined, { onTextMessageContentEvent: () => before.agent.abortRun() }).catch(() => undefined);
+    const runId = before.runIds[0]!;
+    expect(typesOf(before.events)).not.toContain("RUN_FINISHED");
+    // The reloaded page: a new agent, the same thread, the messages the page had kept (the user's;
+    // not the reply's partial text).
+    const after = agUiHarness(`/v1/ag-ui/${name}`, { threadId: before.agent.threadId, drive: false });
+    after.agent.setMessages(structuredClone(before.agent.messages.filter((message) => message.role === "user")));
+    let released: Promise<unknown> | undefined;
+    await after.agent.runAgent(undefined, { onRunStartedEvent: () => void (released ??= releaseHold(runId, "agui-reload")) });
+    await released;
+    await before.driven();
+    expect(after.runIds).toEqual([runId]);
+    expect(typesOf(after.events)[0]).toBe("RUN_STARTED");
+    expect(after.events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, result: "Still working on it." });
+    expect(after.agent.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(after.agent.messages.at(-1)).toMatchObject({ id: `${runId}-m1`, content: "Still working on it." });
+    // One run, one model call: the reload asked nothing of it.
+    const events = await storedEvents(stubFor(runId));
+    expect(events.filter((event) => event.type === "run-started")).toHaveLength(1);
+    expect(events.filter((event) => event.type === "step-start")).toHaveLength(1);
+    expect((await getRun(runId, TEST_API_TOKEN)).status).toBe("finished");
+  });
+
   it("a child run (an agent tool) is a subagent: SUBAGENT_STARTED under its tool call, SUBAGENT_FINISHED when it ends", async () => {
     const name = await agentWith("agui-child", {
       provider: "scripted",
