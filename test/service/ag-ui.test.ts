@@ -280,6 +280,26 @@ describe("AG-UI at HttpAgent's defaults", () => {
     expect((await getRun(runId, TEST_API_TOKEN)).status).toBe("finished");
   });
 
+  it("a page reload that kept the reply in part: the new HttpAgent's message goes on from the characters it holds, not from the start", async () => {
+    const name = await agentWith("agui-reload-kept", { provider: "scripted", minAnswerChars: 0, script: [{ text: "Still working on it.", hold: "agui-reload-kept", streamBeforeHold: 5 }] });
+    const before = agUiHarness(`/v1/ag-ui/${name}`);
+    before.agent.addMessage(user("Work."));
+    await before.agent.runAgent(undefined, { onTextMessageContentEvent: () => before.agent.abortRun() }).catch(() => undefined);
+    const runId = before.runIds[0]!;
+    // The page kept every message it had: the user's, and the reply's first characters.
+    expect(before.agent.messages.at(-1)).toMatchObject({ id: `${runId}-m1`, role: "assistant", content: "Still" });
+    const after = agUiHarness(`/v1/ag-ui/${name}`, { threadId: before.agent.threadId, drive: false });
+    after.agent.setMessages(structuredClone(before.agent.messages));
+    let released: Promise<unknown> | undefined;
+    await after.agent.runAgent(undefined, { onRunStartedEvent: () => void (released ??= releaseHold(runId, "agui-reload-kept")) });
+    await released;
+    await before.driven();
+    expect(after.runIds).toEqual([runId]);
+    expect(after.events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, result: "Still working on it." });
+    expect(after.agent.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(after.agent.messages.at(-1)).toMatchObject({ id: `${runId}-m1`, content: "Still working on it." });
+  });
+
   it("a retry after a failed run: running the agent again, or sending the message again, follows the failed run (RUN_ERROR again, no model call); POST /v1/runs/{id}/retry goes on", async () => {
     const name = await agentWith("agui-retry", { provider: "scripted", minAnswerChars: 0, script: [{ error: "The model is down.", once: true, text: "Back up." }] });
     const h = agUiHarness(`/v1/ag-ui/${name}`);
