@@ -1,6 +1,6 @@
 // The AG-UI door (docs/ag-ui.md) driven by @ag-ui/client's own HttpAgent at its default options:
 // a run's text, tool calls, an ask as an interrupt resumed with `resume`, a client tool answered by
-// a tool message, a client toolset's batch answered by `resume` `{ results }`, the CORS expose list, a cancel, a failed run, the refusals before the stream, and a revoked user token
+// a tool message, a client toolset's batch answered by `resume` `{ results }`, the CORS expose list, a cancel, a failed run and a retry of it, a page reload, the refusals before the stream, and a revoked user token
 // ending the stream. Every event is checked against @ag-ui/core's schemas (../helpers/ag-ui.ts).
 import { SELF } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
@@ -250,6 +250,91 @@ describe("AG-UI at HttpAgent's defaults", () => {
     const rest = await readFrames(await postAgUi(`/v1/ag-ui/${name}`, { threadId: h.agent.threadId, runId: "again", messages: [] }, { "Last-Event-ID": `${stepStart}~5` }));
     expect(rest[0]!.event).toEqual({ type: "TEXT_MESSAGE_CONTENT", messageId: `${runId}-m1`, delta: " working on it." });
     expect(rest.at(-1)!.event).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
+  });
+
+  it("a page reload: a new HttpAgent with the thread's id and the messages the page had follows the thread's one run to its end, and makes no second", async () => {
+    const name = await agentWith("agui-reload", { provider: "scripted", minAnswerChars: 0, script: [{ text: "Still working on it.", hold: "agui-reload", streamBeforeHold: 5 }] });
+    const before = agUiHarness(`/v1/ag-ui/${name}`);
+    before.agent.addMessage(user("Work."));
+    // The page goes away mid-text: its stream closes, the run goes on (held).
+    await before.agent.runAgent(undefined, { onTextMessageContentEvent: () => before.agent.abortRun() }).catch(() => undefined);
+    const runId = before.runIds[0]!;
+    expect(typesOf(before.events)).not.toContain("RUN_FINISHED");
+    // The reloaded page: a new agent, the same thread, the messages the page had kept (the user's;
+    // not the reply's partial text).
+    const after = agUiHarness(`/v1/ag-ui/${name}`, { threadId: before.agent.threadId, drive: false });
+    after.agent.setMessages(structuredClone(before.agent.messages.filter((message) => message.role === "user")));
+    let released: Promise<unknown> | undefined;
+    await after.agent.runAgent(undefined, { onRunStartedEvent: () => void (released ??= releaseHold(runId, "agui-reload")) });
+    await released;
+    await before.driven();
+    expect(after.runIds).toEqual([runId]);
+    expect(typesOf(after.events)[0]).toBe("RUN_STARTED");
+    expect(after.events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, result: "Still working on it." });
+    expect(after.agent.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(after.agent.messages.at(-1)).toMatchObject({ id: `${runId}-m1`, content: "Still working on it." });
+    // One run, one model call: the reload asked nothing of it.
+    const events = await storedEvents(stubFor(runId));
+    expect(events.filter((event) => event.type === "run-started")).toHaveLength(1);
+    expect(events.filter((event) => event.type === "step-start")).toHaveLength(1);
+    expect((await getRun(runId, TEST_API_TOKEN)).status).toBe("finished");
+  });
+
+  it("a page reload that kept the reply in part: the new HttpAgent's message goes on from the characters it holds, not from the start", async () => {
+    const name = await agentWith("agui-reload-kept", { provider: "scripted", minAnswerChars: 0, script: [{ text: "Still working on it.", hold: "agui-reload-kept", streamBeforeHold: 5 }] });
+    const before = agUiHarness(`/v1/ag-ui/${name}`);
+    before.agent.addMessage(user("Work."));
+    await before.agent.runAgent(undefined, { onTextMessageContentEvent: () => before.agent.abortRun() }).catch(() => undefined);
+    const runId = before.runIds[0]!;
+    // The page kept every message it had: the user's, and the reply's first characters.
+    expect(before.agent.messages.at(-1)).toMatchObject({ id: `${runId}-m1`, role: "assistant", content: "Still" });
+    const after = agUiHarness(`/v1/ag-ui/${name}`, { threadId: before.agent.threadId, drive: false });
+    after.agent.setMessages(structuredClone(before.agent.messages));
+    let released: Promise<unknown> | undefined;
+    await after.agent.runAgent(undefined, { onRunStartedEvent: () => void (released ??= releaseHold(runId, "agui-reload-kept")) });
+    await released;
+    await before.driven();
+    expect(after.runIds).toEqual([runId]);
+    expect(after.events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, result: "Still working on it." });
+    expect(after.agent.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(after.agent.messages.at(-1)).toMatchObject({ id: `${runId}-m1`, content: "Still working on it." });
+  });
+
+  it("a retry after a failed run: running the agent again, or sending the message again, follows the failed run (RUN_ERROR again, no model call); POST /v1/runs/{id}/retry goes on", async () => {
+    const name = await agentWith("agui-retry", { provider: "scripted", minAnswerChars: 0, script: [{ error: "The model is down.", once: true, text: "Back up." }] });
+    const h = agUiHarness(`/v1/ag-ui/${name}`);
+    h.agent.addMessage(user("Try it."));
+    await h.agent.runAgent().catch(() => undefined);
+    await h.driven();
+    const runId = h.runIds[0]!;
+    expect(typesOf(h.events).at(-1)).toBe("RUN_ERROR");
+    const failed = (await storedEvents(stubFor(runId))).length;
+    // Run again with the same messages, then send the message again: each follows the failed run.
+    const again = async () => {
+      const from = h.events.length;
+      const errors: string[] = [];
+      await h.agent.runAgent(undefined, { onRunErrorEvent: ({ event }) => void errors.push(event.message) }).catch(() => undefined);
+      await h.driven();
+      const types = typesOf(h.events.slice(from));
+      expect([types[0], types.at(-1)]).toEqual(["RUN_STARTED", "RUN_ERROR"]);
+      expect(types).not.toContain("TEXT_MESSAGE_START");
+      expect(errors[0]).toContain("The model is down.");
+    };
+    await again();
+    h.agent.addMessage(user("Try it."));
+    await again();
+    expect(h.runIds).toEqual([runId, runId, runId]);
+    expect((await storedEvents(stubFor(runId))).length).toBe(failed);
+    expect((await getRun(runId, TEST_API_TOKEN)).status).toBe("failed");
+    // The retry route goes on from the last finished step; the thread's next request follows it.
+    const retried = await SELF.fetch(`${BASE}/v1/runs/${runId}/retry`, { method: "POST", headers: { Authorization: `Bearer ${TEST_API_TOKEN}` } });
+    expect(retried.status).toBeLessThan(300);
+    await driveRun(runId);
+    const from = h.events.length;
+    await h.agent.runAgent();
+    await h.driven();
+    expect(h.events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, result: "Back up." });
+    expect(typesOf(h.events.slice(from))[0]).toBe("RUN_STARTED");
   });
 
   it("a child run (an agent tool) is a subagent: SUBAGENT_STARTED under its tool call, SUBAGENT_FINISHED when it ends", async () => {

@@ -11,7 +11,7 @@ import { agentName, makeAgent, scriptedTemplate } from "../helpers/agents";
 import { API_TOKEN, bearer, expectError, postJson } from "../helpers/http";
 import { callWithProgress, mcpClient, type Elicit } from "../helpers/mcp-client";
 import { stubFor } from "../helpers/runs";
-import { api, BASE, driveRun, readSse, startRun } from "../helpers/service-client";
+import { api, BASE, driveRun, readSse, releaseHold, startRun } from "../helpers/service-client";
 import { watch } from "../helpers/watch";
 
 const clients: Client[] = [];
@@ -208,6 +208,42 @@ describe("the MCP server", () => {
     watcher.close();
     expect(end).toMatchObject({ type: "end", status: "cancelled" });
     expect(((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).status).toBe("cancelled");
+  });
+
+  it("a dropped connection (the client closed mid-call: its POST aborted, no notifications/cancelled) leaves the run going; the same tool called again from a new client is a new run", async () => {
+    const agent = await makeAgent({ name: agentName("mcp-drop"), run: scriptedTemplate("", { script: [{ text: "Done at last.", hold: "mcp-drop" }] }) });
+    // The host's connection: the SDK's transport, each message it sends heard.
+    const sent: string[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
+      requestInit: { headers: bearer() },
+      fetch: (input, init) => {
+        if (typeof init?.body === "string") sent.push(...([JSON.parse(init.body)].flat() as { method?: string }[]).map((message) => message.method ?? "answer"));
+        return SELF.fetch(input instanceof Request ? input : String(input), init);
+      },
+    });
+    const dropped = new Client({ name: "dropped", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    await dropped.connect(transport);
+    const first = callWithProgress(dropped, agent.name, { task: "Finish it." });
+    const id = await first.runId;
+    const driving = driveRun(id);
+    // The host quits mid-call: the client closes, its transport aborts the call's POST, and it sends no cancel.
+    await dropped.close();
+    await expect(first.result).rejects.toThrow(/closed/i);
+    expect(sent).not.toContain("notifications/cancelled");
+    // The run goes on: it is still running, and once its model call is released it finishes with its answer.
+    expect(((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).status).toBe("running");
+    await releaseHold(id, "mcp-drop");
+    await driving;
+    expect(await (await api(`/v1/runs/${id}`, API_TOKEN)).json()).toMatchObject({ status: "finished", finalText: "Done at last." });
+    // The user calls the tool again from a new client (a new session): a new run, whose answer is the call's.
+    const client = await connect(API_TOKEN);
+    const again = callWithProgress(client, agent.name, { task: "Finish it." });
+    const otherId = await Promise.race([again.runId, again.result.then((result) => Promise.reject(new Error(`The call answered with no run started: ${JSON.stringify(result)}`)))]);
+    expect(otherId).not.toBe(id);
+    await releaseHold(otherId, "mcp-drop");
+    await driveRun(otherId);
+    expect(await again.result).toMatchObject({ content: [{ type: "text", text: "Done at last." }], _meta: { "ratchet/run": { id: otherId } } });
+    expect(((await (await api(`/v1/runs/${id}`, API_TOKEN)).json()) as { status: string }).status).toBe("finished");
   });
 
   it("answers the same request id in the same session with the same run", async () => {

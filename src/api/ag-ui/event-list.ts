@@ -6,7 +6,7 @@ import type { StoredEvent, Waiting } from "../types";
 import { AG_UI_PROTOCOL_VERSION, CUSTOM_EVENTS, type AgUiEvent, type AgUiOutcome } from "./ag-ui-events";
 import { guardrailCustom, guardStop, loopGuardCustom, passedCustoms } from "./guard-events";
 import { waitingOutcome } from "./interrupts";
-import { textMessageId, toolMessageId, type StreamState } from "./stream-state";
+import { heldChars, textMessageId, toolMessageId, type StreamState } from "./stream-state";
 
 type Slot = AgUiEvent | undefined;
 export type Step = { state: StreamState; slots: Slot[] };
@@ -26,7 +26,7 @@ export function liveText(state: StreamState, step: number, delta: string): { sta
   let next = openFor(state, step);
   let open = next.open?.step === step ? next.open : undefined;
   if (open === undefined) {
-    open = { step, messageId: textMessageId(next, step), chars: 0, seen: 0 };
+    open = { step, messageId: textMessageId(next, step), chars: heldChars(next, step), seen: 0 };
     events.push({ type: "TEXT_MESSAGE_START", messageId: open.messageId, role: "assistant" });
   }
   const seen = open.seen + delta.length;
@@ -57,7 +57,7 @@ function modelSlots(state: StreamState, event: Extract<StoredEvent, { type: "mod
   if (event.text !== "" || open !== undefined) {
     const messageId = open?.messageId ?? textMessageId(next, event.step);
     parent = messageId;
-    const rest = event.text.slice(open?.chars ?? 0);
+    const rest = event.text.slice(open?.chars ?? heldChars(next, event.step));
     slots.push(open === undefined ? { type: "TEXT_MESSAGE_START", messageId, role: "assistant" } : undefined);
     slots.push(rest === "" ? undefined : { type: "TEXT_MESSAGE_CONTENT", messageId, delta: rest });
     slots.push({ type: "TEXT_MESSAGE_END", messageId });

@@ -23,6 +23,8 @@ export type StreamState = {
   open?: OpenText;
   /** A stream resumed inside a model call's text: the client holds this many characters of its message. */
   resumeChars?: number;
+  /** A page's messages hold this text message's first characters (a reload that kept a reply in part): its text is sent from there. */
+  held?: { messageId: string; chars: number };
   /** Text resets seen by this stream (a model call made again): the next message's id is new. */
   resets: number;
   /** Child runs started and not yet ended, by id. */
@@ -47,4 +49,9 @@ export function textMessageId(state: StreamState, step: number): string {
 /** The id of the tool message holding call `callId`'s result. */
 export function toolMessageId(runId: string, callId: string): string {
   return `${runId}-t-${callId}`;
+}
+
+/** Characters of model call `step`'s text the page already holds (`held`, a reload): 0 unless its message is the one held. */
+export function heldChars(state: StreamState, step: number): number {
+  return state.held !== undefined && state.held.messageId === textMessageId(state, step) ? state.held.chars : 0;
 }

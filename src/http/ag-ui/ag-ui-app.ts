@@ -45,6 +45,16 @@ function followFrom(view: RunView): number {
   return view.status === "running" ? view.lastSeq : Math.max(0, view.lastSeq - 1);
 }
 
+/**
+ * The reply a reloaded page kept in part: its last message, when it is one of this run's text
+ * messages (`<runId>-m<step>`), as the characters the stream need not send again.
+ */
+function heldReply(input: RunAgentInput, runId: string): { messageId: string; chars: number } | undefined {
+  const last = input.messages.at(-1);
+  if (last?.role !== "assistant" || typeof last.content !== "string" || !last.id.startsWith(`${runId}-m`)) return undefined;
+  return { messageId: last.id, chars: last.content.length };
+}
+
 /** The thread's run does what the input asks, then streams from before what that makes. */
 async function act(c: Context<AppEnv>, input: RunAgentInput, runId: string, run: RunStub, view: RunView): Promise<Response> {
   const plan = { runId, run, threadId: input.threadId, agRunId: input.runId };
@@ -69,7 +79,7 @@ async function act(c: Context<AppEnv>, input: RunAgentInput, runId: string, run:
       return agUiStream(c, { ...plan, after: view.lastSeq });
     }
     case "none":
-      return agUiStream(c, { ...plan, after: followFrom(view) });
+      return agUiStream(c, { ...plan, after: followFrom(view), held: heldReply(input, runId) });
   }
 }
 

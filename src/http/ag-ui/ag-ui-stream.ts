@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import type { AgUiEvent } from "../../api/ag-ui/ag-ui-events";
 import { liveTextId, openingId, storedEventId, type AgUiCursor } from "../../api/ag-ui/event-ids";
 import { liveReset, liveText, opening, storedSlots } from "../../api/ag-ui/event-list";
-import { streamState, type StreamState } from "../../api/ag-ui/stream-state";
+import { heldChars, streamState, type StreamState } from "../../api/ag-ui/stream-state";
 import { STEP_TEXT_HEADER } from "../../api/rpc/run-rpc";
 import { contentText, toolResultsOf } from "../../api/ai-sdk/tool-output";
 import type { ToolMessage } from "../../loop/types";
@@ -31,6 +31,8 @@ export type AgUiStreamPlan = {
   after?: number;
   /** A resumed one (Last-Event-ID): the events after this place, with no RUN_STARTED. */
   cursor?: AgUiCursor;
+  /** A fresh stream whose page holds part of a reply (a reload): that message's text goes on from there. */
+  held?: StreamState["held"];
 };
 
 const encoder = new TextEncoder();
@@ -78,7 +80,7 @@ function liveFrames(state: StreamState, live: Extract<RunFrame, { live: unknown 
     return { state: reset.state, frames: reset.events.map((event) => frame(event)) };
   }
   if (live.step === undefined) return { state, frames: [] };
-  const before = state.open?.chars ?? state.resumeChars ?? 0;
+  const before = state.open?.chars ?? state.resumeChars ?? heldChars(state, live.step);
   const text = liveText(state, live.step, live.delta);
   const chars = text.state.open?.chars ?? before;
   const frames = text.events.map((event) => frame(event, liveTextId(state.lastSeq, event.type === "TEXT_MESSAGE_START" ? before : chars)));
@@ -92,7 +94,7 @@ export function agUiStream(c: Context<AppEnv>, plan: AgUiStreamPlan): Response {
   // A fresh stream starts after this seq; a resume, after its cursor. Either folds the run's events
   // before that place without sending them, so that a resume's state is the stream's it continues.
   const start = cursor === undefined ? plan.after ?? 0 : cursor.after;
-  let state: StreamState = streamState({ runId: plan.runId, threadId: plan.threadId, agRunId: plan.agRunId });
+  let state: StreamState = { ...streamState({ runId: plan.runId, threadId: plan.threadId, agRunId: plan.agRunId }), ...(plan.held === undefined ? {} : { held: plan.held }) };
   let silentThrough = start > 0 ? start : -1;
   let frames: AsyncGenerator<RunFrame> | undefined;
   let pending: Uint8Array[] = [];
