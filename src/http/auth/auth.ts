@@ -21,6 +21,7 @@ import { isRunId, RUN_TOKEN_PATTERN } from "../ids/ids";
 import { inboxIdOfTicket } from "./inbox-tickets";
 import { enforceRateLimit, limitDeploymentCreation, limitForkCreation, limitSubjectCreation, subjectKey } from "./rate-limit";
 import { countFailure, refuseIfBlocked } from "./auth-failures";
+import { isKnownRunToken, rememberRunToken } from "./known-run-tokens";
 import { runStub, type RunStub } from "../run-stub";
 import { TICKET_PATTERN } from "./tickets";
 import { USER_TOKEN_PATTERN, verifyUserToken, type UserClaims } from "./user-tokens";
@@ -157,10 +158,29 @@ export type RunAccess = {
   /**
    * The route answers the run's view (GET /v1/runs/:id): a run or user token's check and the view
    * are one call into the run's object (c.var.view), not two. Every check stays where it is: a
-   * caller refused there is refused as before, and its rate limit applies after, as before.
+   * caller refused there is refused as before, and its rate limit applies after, as before (a run
+   * token this isolate saw allowed lately is counted while the object is asked: known-run-tokens.ts).
    */
   view?: boolean;
 };
+
+/** A request with run `id`'s token: counted against RUN_TOKEN_RATE_LIMIT (429 past it). */
+function countRunToken(c: Context<AppEnv>, id: string): Promise<void> {
+  return enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${id}`, "requests with this run's token");
+}
+
+/**
+ * A token this isolate saw allowed lately (known-run-tokens.ts) is counted while its run's object
+ * is asked: the count, started now, is awaited (its 429 thrown) once the object said yes. Any
+ * other token is counted after the object's yes (undefined here).
+ */
+function countedAlongside(c: Context<AppEnv>, id: string, tokenHash: string): Promise<void> | undefined {
+  if (!isKnownRunToken(id, tokenHash, Date.now())) return undefined;
+  const counting = countRunToken(c, id);
+  // Awaited after the object's answer, or dropped with a refusal: never an unhandled rejection.
+  counting.catch(() => undefined);
+  return counting;
+}
 
 /** A failed authentication on run `id`: counted (AUTH_FAILURE_RATE_LIMIT; 429 past it), then `refusal`. */
 async function failed(c: Context<AppEnv>, id: string, refusal: ApiException): Promise<never> {
@@ -226,9 +246,11 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
       // Past its failure limit, a run's object is not asked again until the minute is over.
       refuseIfBlocked(id, Date.now());
       const tokenHash = await sha256Hex(caller.token);
+      const counting = access.deploymentOnly === true ? undefined : countedAlongside(c, id, tokenHash);
       if (!(await allowed(c, run, access, { tokenHash }))) return failed(c, id, notFound());
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
-      await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${id}`, "requests with this run's token");
+      await (counting ?? countRunToken(c, id));
+      rememberRunToken(id, tokenHash, Date.now());
       // A fork by a run token is a creation: CREATE_RATE_LIMIT per source run here, and the source's
       // subject's SUBJECT_CREATE_RATE_LIMIT in the route (which learns the subject from the source).
       if (access.creates === true) await limitForkCreation(c.env, id);

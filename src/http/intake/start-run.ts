@@ -9,6 +9,7 @@ import type { Settings } from "../../config/settings";
 import type { SpanContext } from "../../lib/traceparent";
 import type { Creator } from "../app-env";
 import { readerOf } from "../auth/agent-auth";
+import { rememberRunToken } from "../auth/known-run-tokens";
 import { resolveAgentRun } from "../agents/agents";
 import { unwrap } from "../outcome";
 import { runStub } from "../run-stub";
@@ -58,5 +59,7 @@ export async function startRun(input: StartRunInput): Promise<{ run: RunView; to
   newRun.origin = input.origin;
   if (input.traceParent !== undefined) newRun.traceParent = input.traceParent;
   const run = unwrap(await runStub(env, newRun.id).create(newRun, images));
+  // Its first reads on this isolate count against its rate limit while its object is asked.
+  rememberRunToken(newRun.id, newRun.tokenHash, Date.now());
   return { run, token };
 }
