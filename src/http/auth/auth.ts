@@ -81,32 +81,54 @@ export async function limitUser(c: Context<AppEnv>, subject: string): Promise<vo
   await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, await subjectKey(subject), "requests with this subject's user token");
 }
 
-/**
- * A caller about to create a run: the deployment token within its creation rate limit, or a user
- * token within its subject's (a run token is 403). Sets c.var.creator and c.var.caller. POST
- * /v1/runs and the A2A door's new runs both come through here.
- */
-export async function admitCreator(c: Context<AppEnv>, caller: Caller): Promise<Creator> {
+/** Who creates a run for `caller`: the deployment, or a user token's subject (a run token is 403). */
+function creatorOf(caller: Caller): Creator {
   if (caller.kind === "run") throw new ApiException(403, "A run token cannot create runs; use the deployment token or a user token.");
-  let creator: Creator;
-  if (caller.kind === "deployment") {
-    await limitDeploymentCreation(c.env, caller.token);
-    creator = { kind: "deployment" };
-  } else {
-    await limitSubjectCreation(c.env, caller.subject);
-    creator = { kind: "user", subject: caller.subject };
-    if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
-  }
-  c.set("creator", creator);
-  c.set("caller", caller.kind);
+  if (caller.kind === "deployment") return { kind: "deployment" };
+  const creator: Creator = { kind: "user", subject: caller.subject };
+  if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
   return creator;
 }
 
-/** POST /v1/runs: the deployment token within its creation rate limit, or a user token within its subject's. */
+/** A creation counted against its rate limit: the deployment token's (CREATE_RATE_LIMIT) or its subject's (SUBJECT_CREATE_RATE_LIMIT); 429 past it. */
+function limitCreation(c: Context<AppEnv>, caller: Exclude<Caller, { kind: "run" }>): Promise<void> {
+  return caller.kind === "deployment" ? limitDeploymentCreation(c.env, caller.token) : limitSubjectCreation(c.env, caller.subject);
+}
+
+/** Sets c.var.creator and c.var.caller for a caller about to create a run. */
+function setCreator(c: Context<AppEnv>, caller: Caller): Creator & { caller: Exclude<Caller, { kind: "run" }> } {
+  const creator = creatorOf(caller);
+  c.set("creator", creator);
+  c.set("caller", caller.kind);
+  return { ...creator, caller: caller as Exclude<Caller, { kind: "run" }> };
+}
+
+/**
+ * A caller about to create a run: the deployment token within its creation rate limit, or a user
+ * token within its subject's (a run token is 403). Sets c.var.creator and c.var.caller. The A2A and
+ * AG-UI doors' new runs come through here.
+ */
+export async function admitCreator(c: Context<AppEnv>, caller: Caller): Promise<Creator> {
+  const { caller: creating, ...creator } = setCreator(c, caller);
+  await limitCreation(c, creating);
+  return creator;
+}
+
+/**
+ * POST /v1/runs: as admitCreator, with the rate limit counted while the body is read and admitted
+ * (c.var.admission, which startRun awaits before the run's object is asked for anything). A caller
+ * past its limit is 429 whatever else the request would have got (a 400 too), as when the limit
+ * was counted first; nothing is created for it.
+ */
 export function requireCreator(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    await admitCreator(c, await identify(c));
+    const { caller } = setCreator(c, await identify(c));
+    const admission = limitCreation(c, caller);
+    // Awaited by startRun and below; until then a 429 is held here, never an unhandled rejection.
+    admission.catch(() => undefined);
+    c.set("admission", admission);
     await next();
+    await admission;
   };
 }
 
