@@ -32,6 +32,11 @@ export type AppEnv = {
     user: UserClaims;
     /** The user token a stream opened now belongs to (from the header, or the ticket it asked for): the stream ends with it. */
     watcherToken: WatcherToken;
+    /**
+     * POST /v1/runs: the creator's rate limit, counted while the body is admitted (requireCreator);
+     * startRun awaits it before the run's object is asked for anything.
+     */
+    admission: Promise<void>;
     /** The run's view, read with a run or user token's check in one call (requireRun's `view`); undefined otherwise. */
     view: Outcome<RunView> | undefined;
   };

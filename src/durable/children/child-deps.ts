@@ -15,7 +15,7 @@ import { idempotentRunCredentials, type RunCredentials } from "../../lib/ids/run
 import type { ChildRuns, ChildStart } from "../../tools/agent-tool";
 import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/log/emit-event";
-import { readOwnSpent, type RunRow } from "../run/store/run-store";
+import { readOwnSpent, type RunCore } from "../run/store/run-store";
 import { type Segment } from "../run/store/segment-store";
 import { runOf } from "../schedule/fire-run";
 import { admitChild } from "./child-intake";
@@ -40,7 +40,7 @@ export function childCredentials(env: Env, parentId: string, key: string): Promi
 export const MIN_CHILD_BUDGET_USD = 1e-6;
 
 /** The child run a template and a task make, with its budget, in the parent's subject and depth. */
-export function childRunOf(parent: RunRow, template: RunTemplate, task: string, budgetUsd: number): Omit<NewRun, "id" | "tokenHash" | "bodyHash"> {
+export function childRunOf(parent: RunCore, template: RunTemplate, task: string, budgetUsd: number): Omit<NewRun, "id" | "tokenHash" | "bodyHash"> {
   const { model, provider } = template;
   const body: NewRun["body"] = { ...template, messages: [{ role: "user", content: task }], budget: { ...template.budget, usd: budgetUsd } };
   if (parent.body.webhook !== undefined) body.webhook = parent.body.webhook;
@@ -61,7 +61,7 @@ export function childRunOf(parent: RunRow, template: RunTemplate, task: string, 
 }
 
 /** Why a new child may not start, or undefined when it may (MAX_RUN_DEPTH, MAX_CHILDREN; MAX_TREE_RUNS is the root's: treePlace). */
-function refusal(engine: EngineContext, run: RunRow): string | undefined {
+function refusal(engine: EngineContext, run: RunCore): string | undefined {
   const limits = limitsOf(engine.env);
   const depth = (run.depth ?? 0) + 1;
   if (depth > limits.maxRunDepth) return `depth (a child run here would nest ${depth} deep; at most ${limits.maxRunDepth} on this deployment, MAX_RUN_DEPTH)`;
@@ -70,7 +70,7 @@ function refusal(engine: EngineContext, run: RunRow): string | undefined {
 }
 
 /** A place for child `childId` in the run's tree, asked of its root (this run itself, for a top-level run): tree-store.ts. */
-async function treePlace(engine: EngineContext, run: RunRow, childId: string): Promise<boolean> {
+async function treePlace(engine: EngineContext, run: RunCore, childId: string): Promise<boolean> {
   const max = limitsOf(engine.env).maxTreeRuns;
   const rootId = run.rootId ?? run.id;
   if (rootId === run.id) return reserveTreePlace(engine.ctx.storage.sql, childId, max);
@@ -82,7 +82,7 @@ function treeRefusal(engine: EngineContext): string {
   return `tree (this run's tree, its top-level run and all its descendants, holds ${max} runs, this deployment's limit, MAX_TREE_RUNS)`;
 }
 
-export function childRunDeps(engine: EngineContext, run: RunRow, segment: Segment): ChildRuns {
+export function childRunDeps(engine: EngineContext, run: RunCore, segment: Segment): ChildRuns {
   const { sql } = engine.ctx.storage;
   const prefix = `s${segment.n}/`;
   const budgetUsd = run.body.budget?.usd ?? Number.POSITIVE_INFINITY;

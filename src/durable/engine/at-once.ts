@@ -4,12 +4,12 @@
 // (`once`, which waits for its write to be on disk), and the tools marked `answersAtOnce` (the
 // calculator, the clock). Anything else is taken to wait: the rows before it are written first.
 import type { AnyToolSpec } from "../../loop/types";
-import type { RunRow } from "../run/store/run-store";
+import type { RunCore } from "../run/store/run-store";
 import type { EngineContext } from "./engine-context";
 import { scriptOf } from "./provider/run-script";
 
 /** True when every model call of `run` answers in the turn it starts in (the scripted provider, turns that do not wait). */
-export function modelAnswersAtOnce(engine: EngineContext, run: RunRow): boolean {
+export function modelAnswersAtOnce(engine: EngineContext, run: RunCore): boolean {
   if (run.provider !== "scripted") return false;
   const turns = scriptOf(engine.ctx, run.id, run.body.script) ?? [];
   return turns.every((turn) => turn.hold === undefined && turn.delayMs === undefined && turn.once === undefined);

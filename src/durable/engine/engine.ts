@@ -23,7 +23,7 @@ import { SliceLimits } from "./storage-limits";
 import { logFailure, logReplay } from "../run/operator-log";
 import { recordStop } from "../run/lifecycle/run-stop";
 import { stepSpanHook } from "../telemetry/step-hook";
-import { markFailed, readRun, type RunChange, type RunRow } from "../run/store/run-store";
+import { markFailed, readRunCore, type RunChange, type RunCore } from "../run/store/run-store";
 import { readSegment, saveSegmentResult } from "../run/store/segment-store";
 import { childrenSpent } from "../children/child-store";
 
@@ -69,7 +69,7 @@ function recordResult(engine: EngineContext, segment: number, result: RunToolLoo
 }
 
 /** The run failed: its history so far (when the loop got that far) and the error, told to watchers. */
-function recordFailure(engine: EngineContext, run: RunRow, segment: number, messages: ChatMessage[] | undefined, error: unknown): void {
+function recordFailure(engine: EngineContext, run: RunCore, segment: number, messages: ChatMessage[] | undefined, error: unknown): void {
   logFailure(run, error);
   const failed = apiErrorOf(error);
   try {
@@ -104,7 +104,7 @@ export type SliceEnd = "more" | "stopped" | { suspendedOn: string };
 export async function runSlice(engine: EngineContext, controller: AbortController): Promise<SliceEnd> {
   const { ctx } = engine;
   const { sql } = ctx.storage;
-  const run = readRun(sql)!;
+  const run = readRunCore(sql)!;
   if (run.cancelRequested) controller.abort(new Error("cancelled"));
   let stopMessages: ChatMessage[] | undefined;
   let segmentN = run.segment;
@@ -210,7 +210,7 @@ function flushed(engine: EngineContext, thrown: unknown): unknown {
 }
 
 /** What the slice still holds is written before it ends (a turn's end before the next slice's replay, say). */
-function endSlice(engine: EngineContext, run: RunRow, segment: number, end: SliceEnd): SliceEnd {
+function endSlice(engine: EngineContext, run: RunCore, segment: number, end: SliceEnd): SliceEnd {
   const { held, stepRows } = engine;
   engine.held = undefined;
   engine.stepRows = undefined;

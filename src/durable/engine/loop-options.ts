@@ -16,7 +16,7 @@ import { createRunProvider } from "./provider/run-provider";
 import { scriptOf } from "./provider/run-script";
 import { heldUntilReleased } from "./provider/scripted-holds";
 import { Holds } from "../../providers";
-import type { RunRow } from "../run/store/run-store";
+import type { RunCore } from "../run/store/run-store";
 import type { Segment } from "../run/store/segment-store";
 import { toolTraceparent } from "../telemetry/propagation";
 import { withRecording } from "../evals/cases/replay-tools";
@@ -36,7 +36,7 @@ export function compactionOf(body: CreateRunBody, provider: Provider, model: str
 /** The loop's options for the run's current segment, with the given journal and event handler; `mcpTools` come after the run's own tools. */
 export function loopOptions(
   engine: EngineContext,
-  run: RunRow,
+  run: RunCore,
   segment: Segment,
   step: Step,
   signal: AbortSignal,

@@ -13,9 +13,9 @@ import { limitsOf } from "../../config/settings";
 import { r2BlobStore } from "../blobs/blob-store";
 import type { EngineContext } from "./engine-context";
 import { createRunProvider } from "./provider/run-provider";
-import type { RunRow } from "../run/store/run-store";
+import type { RunCore } from "../run/store/run-store";
 
-export function runGuardrails(engine: EngineContext, run: RunRow, guardrails: Guardrails | undefined, prefix: string): LoopGuardrail[] {
+export function runGuardrails(engine: EngineContext, run: RunCore, guardrails: Guardrails | undefined, prefix: string): LoopGuardrail[] {
   if (guardrails === undefined) return [];
   const { env } = engine;
   return buildGuardrails(guardrails, {

@@ -15,7 +15,7 @@ import type { EngineContext } from "../engine/engine-context";
 import { reserveAgain, reserveSpend, spendAskOf } from "./spend-reservation";
 import { recordStop } from "../run/lifecycle/run-stop";
 import { tableExists } from "../storage/sqlite-tables";
-import { bumpVersion, type RunRow } from "../run/store/run-store";
+import { bumpVersion, type RunRow, type RunCore } from "../run/store/run-store";
 
 const TABLE = "CREATE TABLE IF NOT EXISTS spend_day (day TEXT NOT NULL)";
 
@@ -49,7 +49,7 @@ export function mustReserveToday(run: Pick<RunRow, "subject" | "parentId" | "cre
  * reservation is of an earlier one. Undefined when the run may step; else the error it ends with.
  * An inbox that does not answer throws (the platform delivers the alarm again).
  */
-export async function reserveToday(engine: EngineContext, run: RunRow): Promise<ApiError | undefined> {
+export async function reserveToday(engine: EngineContext, run: RunCore): Promise<ApiError | undefined> {
   const { sql } = engine.ctx.storage;
   // The spend day is read only for a run that has one (a subject's, not a child).
   if (!mustReserveToday(run, () => readSpendDay(sql), utcDay(engine.now()))) return undefined;
@@ -68,7 +68,7 @@ export async function reserveToday(engine: EngineContext, run: RunRow): Promise<
  * Before a slice: a run that goes on on a later UTC day than its reservation's reserves its
  * budget's rest on this one; where the day has no room it ends `spend-limit`. False: it ended.
  */
-export async function spendsToday(engine: EngineContext, run: RunRow): Promise<boolean> {
+export async function spendsToday(engine: EngineContext, run: RunCore): Promise<boolean> {
   const refused = await reserveToday(engine, run);
   if (refused === undefined) return true;
   recordStop(engine, { status: "failed", stoppedBy: "error", error: refused }, "end");

@@ -33,7 +33,7 @@ import { eraseRun } from "./lifecycle/erase-run";
 import type { Outbox } from "../outbox/outbox";
 import { runOutbox } from "../outbox/run-outbox";
 import { hasRun } from "./store/run-tables";
-import { readRun, readRunId, readRunState, setSuspendedOn, updateRun } from "./store/run-store";
+import { readRun, readRunCore, readRunId, readRunState, setSuspendedOn, updateRun } from "./store/run-store";
 import { toRunView } from "./store/run-view";
 import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/readers/socket-frames";
@@ -130,7 +130,7 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     // The alarm that fired is gone: until this one sets the next, a view asks.
     this.alarmKnown = false;
     await this.exclusive(async () => {
-      const run = readRun(this.ctx.storage.sql);
+      const run = readRunCore(this.ctx.storage.sql);
       // Deliveries are started, not awaited: changes already written go out while the run steps.
       this.outbox.deliverDue();
       const now = this.engine.now();

@@ -31,18 +31,32 @@ export function wasDeleted(sql: SqlStorage): boolean {
   return tableExists(sql, "deleted");
 }
 
-/** Every table and column, and the step's view; the statements go to SQLite together (each call into it costs: sqlite-tables.ts). */
-export function migrate(sql: SqlStorage): void {
+/**
+ * Every table and column, and the step's view; the statements go to SQLite together (each call into
+ * it costs: sqlite-tables.ts). In a database that held nothing (`fresh`: a new run's) every table
+ * is made as this release writes it, so no older table's columns or view are looked for.
+ */
+export function migrate(sql: SqlStorage, fresh = false): void {
   sql.exec(STATEMENTS.join(";\n"));
   // Each is known to be there now: a look for one is not a call into SQLite.
   rememberMadeTables(sql, STATEMENTS);
-  addRunColumns(sql);
-  addTicketColumns(sql);
-  addOutboxColumns(sql);
-  // After every table and column: the statements a step commits with (../engine/journal/step-commit.ts)
-  // and a slice's buffered steps (step-batch.ts).
-  dropOlderStepCommitView(sql);
+  if (!fresh) {
+    addRunColumns(sql);
+    addTicketColumns(sql);
+    addOutboxColumns(sql);
+    // After every table and column: the statements a step commits with (../engine/journal/step-commit.ts)
+    // and a slice's buffered steps (step-batch.ts).
+    dropOlderStepCommitView(sql);
+  }
   sql.exec([...STEP_COMMIT_STATEMENTS, ...STEP_ROWS_STATEMENTS].join(";\n"));
+}
+
+/**
+ * Whether the database holds no table or view of ours yet (a new object's): the runtime's own
+ * (`_cf_…`) and SQLite's (`sqlite_…`) are not ours, and none of ours begins with `_`.
+ */
+export function holdsNothing(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE name NOT LIKE 'sqlite%' AND substr(name, 1, 1) != '_' LIMIT 1").toArray().length === 0;
 }
 
 /**
@@ -52,7 +66,7 @@ export function migrate(sql: SqlStorage): void {
 export function makeRun(storage: DurableObjectStorage, store: () => void): void {
   try {
     storage.transactionSync(() => {
-      migrate(storage.sql);
+      migrate(storage.sql, holdsNothing(storage.sql));
       store();
     });
   } catch (error) {

@@ -5,7 +5,7 @@
 import type { GuardrailEvent, LoopEvent, StepOutput } from "../../loop/types";
 import { passedVerdicts } from "../../loop/guardrails/guardrail-step";
 import type { EngineContext } from "../engine/engine-context";
-import type { RunRow } from "../run/store/run-store";
+import type { RunCore } from "../run/store/run-store";
 import { readChild } from "../children/child-store";
 import { readCall } from "../tools/async-call-store";
 import { segmentScope } from "./span-writer";
@@ -18,7 +18,7 @@ export type StepSpanHook = {
   spanOf: ((key: string, output: StepOutput<unknown>, startedAt: number, endedAt: number) => { key: string; seed: string; nowMs: number }) | undefined;
 };
 
-export function stepSpanHook(engine: EngineContext, run: RunRow, segment: number, prefix: string): StepSpanHook {
+export function stepSpanHook(engine: EngineContext, run: RunCore, segment: number, prefix: string): StepSpanHook {
   const scope = segmentScope(engine, run, segment);
   if (scope === undefined) return { onLoopEvent: () => undefined, spanOf: undefined };
   const calls = new Map<string, { name: string; callId: string; input: unknown }>();

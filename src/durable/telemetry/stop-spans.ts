@@ -4,7 +4,7 @@
 // stopped to wait); an answer ends the wait too (writeAnswerSpans).
 import type { EngineContext } from "../engine/engine-context";
 import { readSegment } from "../run/store/segment-store";
-import { type RunRow } from "../run/store/run-store";
+import { type RunRow, type RunCore } from "../run/store/run-store";
 import { segmentScope, writePersonWait, writeSegmentSpan } from "./span-writer";
 import { personWaitKey, segmentSpanKey } from "./span-ids";
 import { markSegmentEnd, segmentTimes } from "./trace-store";
@@ -15,7 +15,7 @@ import { usd } from "../../lib/money";
  * span the stop ends (the segment's invoke_agent, or the wait a cancel ended), which is the span a
  * webhook telling the stop carries, whether or not the export is on.
  */
-export function writeStopSpans(engine: EngineContext, before: RunRow, after: RunRow): string {
+export function writeStopSpans(engine: EngineContext, before: RunCore, after: RunRow): string {
   const { sql } = engine.ctx.storage;
   const now = Date.now();
   const scope = segmentScope(engine, after, after.segment);

@@ -8,7 +8,7 @@ import type { AsyncCalls } from "../../tools/tool-deps";
 import { acceptCall, closeCall, registerCall, settleCall } from "./async-call-store";
 import type { EngineContext } from "../engine/engine-context";
 import { emitEvent } from "../events/log/emit-event";
-import type { RunRow } from "../run/store/run-store";
+import type { RunCore } from "../run/store/run-store";
 import type { Segment } from "../run/store/segment-store";
 
 /** The model call of a start key (`start/<n>/<callId>`, see src/loop/step-keys.ts) within its segment. */
@@ -17,7 +17,7 @@ function stepOf(startKey: string): number {
 }
 
 /** The run's async calls of `segment`; keys from the loop are the segment's own, stored with its prefix. */
-export function asyncCallDeps(engine: EngineContext, run: RunRow, segment: Segment): AsyncCalls {
+export function asyncCallDeps(engine: EngineContext, run: RunCore, segment: Segment): AsyncCalls {
   const { sql } = engine.ctx.storage;
   const prefix = `s${segment.n}/`;
   return {

@@ -16,7 +16,7 @@ import { limitsOf } from "../../config/settings";
 import { beginOnce } from "./once-log";
 import { toolTraceparent } from "../telemetry/propagation";
 import { emitEvent } from "../events/log/emit-event";
-import type { RunRow } from "../run/store/run-store";
+import type { RunCore } from "../run/store/run-store";
 import type { Segment } from "../run/store/segment-store";
 
 /** Listings are steps of the run's first segment, whatever segment lists them is read from there. */
@@ -60,7 +60,7 @@ async function listings(engine: EngineContext, servers: readonly McpServerRef[],
 }
 
 /** The loop's specs of the run's MCP tools for `segment` (none when the run names no server). */
-export async function mcpToolsOf(engine: EngineContext, run: RunRow, segment: Segment, journal: ListingJournal): Promise<AnyToolSpec[]> {
+export async function mcpToolsOf(engine: EngineContext, run: RunCore, segment: Segment, journal: ListingJournal): Promise<AnyToolSpec[]> {
   const servers = run.body.mcpServers ?? [];
   if (servers.length === 0) return [];
   const connections = connectionsOf(engine);

@@ -21,6 +21,7 @@ import { isRunId, RUN_TOKEN_PATTERN } from "../ids/ids";
 import { inboxIdOfTicket } from "./inbox-tickets";
 import { enforceRateLimit, limitDeploymentCreation, limitForkCreation, limitSubjectCreation, subjectKey } from "./rate-limit";
 import { countFailure, refuseIfBlocked } from "./auth-failures";
+import { isKnownRunToken, rememberRunToken } from "./known-run-tokens";
 import { runStub, type RunStub } from "../run-stub";
 import { TICKET_PATTERN } from "./tickets";
 import { USER_TOKEN_PATTERN, verifyUserToken, type UserClaims } from "./user-tokens";
@@ -80,32 +81,54 @@ export async function limitUser(c: Context<AppEnv>, subject: string): Promise<vo
   await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, await subjectKey(subject), "requests with this subject's user token");
 }
 
-/**
- * A caller about to create a run: the deployment token within its creation rate limit, or a user
- * token within its subject's (a run token is 403). Sets c.var.creator and c.var.caller. POST
- * /v1/runs and the A2A door's new runs both come through here.
- */
-export async function admitCreator(c: Context<AppEnv>, caller: Caller): Promise<Creator> {
+/** Who creates a run for `caller`: the deployment, or a user token's subject (a run token is 403). */
+function creatorOf(caller: Caller): Creator {
   if (caller.kind === "run") throw new ApiException(403, "A run token cannot create runs; use the deployment token or a user token.");
-  let creator: Creator;
-  if (caller.kind === "deployment") {
-    await limitDeploymentCreation(c.env, caller.token);
-    creator = { kind: "deployment" };
-  } else {
-    await limitSubjectCreation(c.env, caller.subject);
-    creator = { kind: "user", subject: caller.subject };
-    if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
-  }
-  c.set("creator", creator);
-  c.set("caller", caller.kind);
+  if (caller.kind === "deployment") return { kind: "deployment" };
+  const creator: Creator = { kind: "user", subject: caller.subject };
+  if (caller.claims.budgetUsdPerDay !== undefined) creator.budgetUsdPerDay = caller.claims.budgetUsdPerDay;
   return creator;
 }
 
-/** POST /v1/runs: the deployment token within its creation rate limit, or a user token within its subject's. */
+/** A creation counted against its rate limit: the deployment token's (CREATE_RATE_LIMIT) or its subject's (SUBJECT_CREATE_RATE_LIMIT); 429 past it. */
+function limitCreation(c: Context<AppEnv>, caller: Exclude<Caller, { kind: "run" }>): Promise<void> {
+  return caller.kind === "deployment" ? limitDeploymentCreation(c.env, caller.token) : limitSubjectCreation(c.env, caller.subject);
+}
+
+/** Sets c.var.creator and c.var.caller for a caller about to create a run. */
+function setCreator(c: Context<AppEnv>, caller: Caller): Creator & { caller: Exclude<Caller, { kind: "run" }> } {
+  const creator = creatorOf(caller);
+  c.set("creator", creator);
+  c.set("caller", caller.kind);
+  return { ...creator, caller: caller as Exclude<Caller, { kind: "run" }> };
+}
+
+/**
+ * A caller about to create a run: the deployment token within its creation rate limit, or a user
+ * token within its subject's (a run token is 403). Sets c.var.creator and c.var.caller. The A2A and
+ * AG-UI doors' new runs come through here.
+ */
+export async function admitCreator(c: Context<AppEnv>, caller: Caller): Promise<Creator> {
+  const { caller: creating, ...creator } = setCreator(c, caller);
+  await limitCreation(c, creating);
+  return creator;
+}
+
+/**
+ * POST /v1/runs: as admitCreator, with the rate limit counted while the body is read and admitted
+ * (c.var.admission, which startRun awaits before the run's object is asked for anything). A caller
+ * past its limit is 429 whatever else the request would have got (a 400 too), as when the limit
+ * was counted first; nothing is created for it.
+ */
 export function requireCreator(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    await admitCreator(c, await identify(c));
+    const { caller } = setCreator(c, await identify(c));
+    const admission = limitCreation(c, caller);
+    // Awaited by startRun and below; until then a 429 is held here, never an unhandled rejection.
+    admission.catch(() => undefined);
+    c.set("admission", admission);
     await next();
+    await admission;
   };
 }
 
@@ -157,10 +180,29 @@ export type RunAccess = {
   /**
    * The route answers the run's view (GET /v1/runs/:id): a run or user token's check and the view
    * are one call into the run's object (c.var.view), not two. Every check stays where it is: a
-   * caller refused there is refused as before, and its rate limit applies after, as before.
+   * caller refused there is refused as before, and its rate limit applies after, as before (a run
+   * token this isolate saw allowed lately is counted while the object is asked: known-run-tokens.ts).
    */
   view?: boolean;
 };
+
+/** A request with run `id`'s token: counted against RUN_TOKEN_RATE_LIMIT (429 past it). */
+function countRunToken(c: Context<AppEnv>, id: string): Promise<void> {
+  return enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${id}`, "requests with this run's token");
+}
+
+/**
+ * A token this isolate saw allowed lately (known-run-tokens.ts) is counted while its run's object
+ * is asked: the count, started now, is awaited (its 429 thrown) once the object said yes. Any
+ * other token is counted after the object's yes (undefined here).
+ */
+function countedAlongside(c: Context<AppEnv>, id: string, tokenHash: string): Promise<void> | undefined {
+  if (!isKnownRunToken(id, tokenHash, Date.now())) return undefined;
+  const counting = countRunToken(c, id);
+  // Awaited after the object's answer, or dropped with a refusal: never an unhandled rejection.
+  counting.catch(() => undefined);
+  return counting;
+}
 
 /** A failed authentication on run `id`: counted (AUTH_FAILURE_RATE_LIMIT; 429 past it), then `refusal`. */
 async function failed(c: Context<AppEnv>, id: string, refusal: ApiException): Promise<never> {
@@ -226,9 +268,11 @@ export function requireRun(access: RunAccess = {}): MiddlewareHandler<AppEnv> {
       // Past its failure limit, a run's object is not asked again until the minute is over.
       refuseIfBlocked(id, Date.now());
       const tokenHash = await sha256Hex(caller.token);
+      const counting = access.deploymentOnly === true ? undefined : countedAlongside(c, id, tokenHash);
       if (!(await allowed(c, run, access, { tokenHash }))) return failed(c, id, notFound());
       if (access.deploymentOnly === true) throw new ApiException(403, "Only the deployment token may do this.");
-      await enforceRateLimit(c.env.RUN_TOKEN_RATE_LIMIT, `run:${id}`, "requests with this run's token");
+      await (counting ?? countRunToken(c, id));
+      rememberRunToken(id, tokenHash, Date.now());
       // A fork by a run token is a creation: CREATE_RATE_LIMIT per source run here, and the source's
       // subject's SUBJECT_CREATE_RATE_LIMIT in the route (which learns the subject from the source).
       if (access.creates === true) await limitForkCreation(c.env, id);

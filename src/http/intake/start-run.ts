@@ -9,6 +9,7 @@ import type { Settings } from "../../config/settings";
 import type { SpanContext } from "../../lib/traceparent";
 import type { Creator } from "../app-env";
 import { readerOf } from "../auth/agent-auth";
+import { rememberRunToken } from "../auth/known-run-tokens";
 import { resolveAgentRun } from "../agents/agents";
 import { unwrap } from "../outcome";
 import { runStub } from "../run-stub";
@@ -27,15 +28,28 @@ export type StartRunInput = {
   traceParent?: SpanContext | undefined;
   /** Client tools the door's caller brings (the AG-UI door's `tools`), after the body's own: the one intake checks them as the body's. */
   clientTools?: ToolRef[] | undefined;
+  /**
+   * The creator's rate limit, counted meanwhile (POST /v1/runs: requireCreator): awaited before any
+   * object is asked for anything — before the body's intake when that reads a stored agent or an
+   * earlier run, else after it, before the run's own object. Its 429 creates nothing.
+   */
+  admission?: Promise<void> | undefined;
 };
 
 export function namesAgent(body: CreateRunInput | AgentRunInput): body is AgentRunInput {
   return "agent" in body;
 }
 
+/** Whether admitting the body asks another object first: a stored agent (named, or by an agent tool) or the run an Idempotency-Key made. */
+function asksOtherObjects(input: StartRunInput): boolean {
+  if (namesAgent(input.body) || input.idempotencyKey !== undefined) return true;
+  return (input.body.tools ?? []).some((tool) => typeof tool === "object" && tool.type === "agent");
+}
+
 /** Makes the run as POST /v1/runs does: the run's view and its token (an Idempotency-Key retried answers the same run), or the API's error. */
 export async function startRun(input: StartRunInput): Promise<{ run: RunView; token: string }> {
-  const { env, settings, creator } = input;
+  const { env, settings, creator, admission } = input;
+  if (admission !== undefined && asksOtherObjects(input)) await admission;
   let body: CreateRunInput;
   let agent: Awaited<ReturnType<typeof resolveAgentRun>> | undefined;
   if (namesAgent(input.body)) {
@@ -57,6 +71,9 @@ export async function startRun(input: StartRunInput): Promise<{ run: RunView; to
   });
   newRun.origin = input.origin;
   if (input.traceParent !== undefined) newRun.traceParent = input.traceParent;
+  await admission;
   const run = unwrap(await runStub(env, newRun.id).create(newRun, images));
+  // Its first reads on this isolate count against its rate limit while its object is asked.
+  rememberRunToken(newRun.id, newRun.tokenHash, Date.now());
   return { run, token };
 }

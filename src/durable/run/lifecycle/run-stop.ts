@@ -7,7 +7,7 @@ import type { EngineContext } from "../../engine/engine-context";
 import { emitEvent } from "../../events/log/emit-event";
 import { logRunEnd } from "../operator-log";
 import { reportChange } from "../../outbox/report-change";
-import { readRun, updateRun, type RunChange } from "../store/run-store";
+import { readRun, readRunCore, updateRun, type RunChange } from "../store/run-store";
 import { writeStopSpans } from "../../telemetry/stop-spans";
 import { addUsd } from "../../../lib/money";
 
@@ -27,7 +27,7 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
   const { sql } = engine.ctx.storage;
   const now = engine.now();
   const ended = engine.ctx.storage.transactionSync(() => {
-    const before = readRun(sql);
+    const before = readRunCore(sql);
     updateRun(sql, { ...change, deleteAt: deleteAtFrom(engine, now) }, new Date(now).toISOString());
     const run = readRun(sql)!;
     // The segment's invoke_agent span (or, for a cancel while waiting, the end of the wait): the span its webhooks carry.

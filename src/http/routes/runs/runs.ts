@@ -68,6 +68,7 @@ export function runsApp(): OpenAPIHono<AppEnv> {
         origin: new URL(c.req.url).origin,
         idempotencyKey: header["idempotency-key"],
         traceParent,
+        admission: c.var.admission,
       });
       return c.json(created, 201);
     },

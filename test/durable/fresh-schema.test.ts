@@ -1,0 +1,52 @@
+// A new run's object makes its tables as this release writes them, so its creation asks for no
+// older table's columns or older view (src/durable/run/schema.ts, migrate's `fresh`): the schema it
+// ends with is the one a database that held tables before is migrated to, statement for statement.
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { holdsNothing, migrate } from "../../src/durable/run/schema";
+import type { RunObject } from "../../src/durable/run/run-object";
+import { newRun, stubFor, type RunStub } from "../helpers/runs";
+
+const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>;
+const schemaOf = (sql: SqlStorage) =>
+  sql.exec<{ type: string; name: string; sql: string | null }>("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite%' AND substr(name, 1, 1) != '_' ORDER BY type, name").toArray();
+
+describe("a new run's tables", () => {
+  it("are made without a look for older columns or views, and are the tables a migrated database holds", async () => {
+    const run = newRun({ script: [{ text: "Done." }] });
+    const asked: string[] = [];
+    const made = await runInDurableObject(typed(stubFor(run.id)), async (instance, state) => {
+      const { sql } = state.storage;
+      expect(holdsNothing(sql)).toBe(true);
+      const exec = sql.exec.bind(sql);
+      (sql as { exec: unknown }).exec = (query: string, ...bindings: SqlStorageValue[]) => (asked.push(query), exec(query, ...bindings));
+      try {
+        expect((await instance.create(run)).ok).toBe(true);
+      } finally {
+        (sql as { exec: unknown }).exec = exec;
+      }
+      expect(holdsNothing(sql)).toBe(false);
+      return schemaOf(sql);
+    });
+    expect(asked.filter((query) => / LIMIT 0$/.test(query) || query.includes("type = 'view'"))).toEqual([]);
+
+    // Another object's database, migrated as one that held tables before (every look made).
+    const other = newRun({ script: [{ text: "Done." }] });
+    const migrated = await runInDurableObject(typed(stubFor(other.id)), (_instance, state) => {
+      const asked: string[] = [];
+      const { sql } = state.storage;
+      const exec = sql.exec.bind(sql);
+      (sql as { exec: unknown }).exec = (query: string, ...bindings: SqlStorageValue[]) => (asked.push(query), exec(query, ...bindings));
+      try {
+        state.storage.transactionSync(() => migrate(sql));
+      } finally {
+        (sql as { exec: unknown }).exec = exec;
+      }
+      expect(asked.some((query) => / LIMIT 0$/.test(query))).toBe(true);
+      return schemaOf(sql);
+    });
+    // The new run also made run_image (its images' index), which migrate leaves to the first image.
+    expect(made.filter((row) => row.name !== "run_image")).toEqual(migrated);
+    expect(made.length).toBeGreaterThan(20);
+  });
+});
