@@ -4,6 +4,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { holdsNothing, migrate } from "../../src/durable/run/schema";
+import { viewNow } from "../../src/durable/run/outcome";
 import type { RunObject } from "../../src/durable/run/run-object";
 import { newRun, stubFor, type RunStub } from "../helpers/runs";
 
@@ -12,7 +13,7 @@ const schemaOf = (sql: SqlStorage) =>
   sql.exec<{ type: string; name: string; sql: string | null }>("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite%' AND substr(name, 1, 1) != '_' ORDER BY type, name").toArray();
 
 describe("a new run's tables", () => {
-  it("are made without a look for older columns or views, and are the tables a migrated database holds", async () => {
+  it("are made without a look for older columns or views, and are the tables a migrated database holds; the row as made answers the creation", async () => {
     const run = newRun({ script: [{ text: "Done." }] });
     const asked: string[] = [];
     const made = await runInDurableObject(typed(stubFor(run.id)), async (instance, state) => {
@@ -20,12 +21,17 @@ describe("a new run's tables", () => {
       expect(holdsNothing(sql)).toBe(true);
       const exec = sql.exec.bind(sql);
       (sql as { exec: unknown }).exec = (query: string, ...bindings: SqlStorageValue[]) => (asked.push(query), exec(query, ...bindings));
+      let created: Awaited<ReturnType<typeof instance.create>>;
       try {
-        expect((await instance.create(run)).ok).toBe(true);
+        created = await instance.create(run);
       } finally {
         (sql as { exec: unknown }).exec = exec;
       }
       expect(holdsNothing(sql)).toBe(false);
+      // Its row as made is known without the view's parts being read (nothing is in their tables
+      // yet), and the creation answers what a view read now says.
+      expect(asked.filter((query) => /SELECT \* FROM async_call|FROM user_message|channel = 'webhook' ORDER BY/.test(query))).toEqual([]);
+      expect(created).toEqual(viewNow(sql));
       return schemaOf(sql);
     });
     expect(asked.filter((query) => / LIMIT 0$/.test(query) || query.includes("type = 'view'"))).toEqual([]);

@@ -15,7 +15,7 @@ import { reportChange } from "../../outbox/report-change";
 import { isoNow } from "../../storage/clock";
 import { insertReplay } from "../../evals/cases/replay-store";
 import { fail, invalidImages, ok } from "../outcome";
-import { insertRun, readRun, type RunRow } from "../store/run-store";
+import { insertRun, readRun, readRunCore, type RunRow } from "../store/run-store";
 import { toRunView } from "../store/run-view";
 import { makeRun, wasDeleted } from "../schema";
 import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../../inbox/spend-reservation";
@@ -50,25 +50,38 @@ export async function createRun(creator: Creator, run: NewRun, images: ImageUplo
   return createReserved(creator, spend, async () => {
     const issues = await acceptImages(blobs, run.id, images);
     if (issues.length > 0) return invalidImages(issues);
-    return madeRun(engine, () => {
-      insertRun(sql, run, isoNow());
-      if (run.replay !== undefined) insertReplay(sql, run.replay);
-      recordImages(sql, held);
-      insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
-    });
+    return madeRun(
+      engine,
+      () => {
+        insertRun(sql, run, isoNow());
+        if (run.replay !== undefined) insertReplay(sql, run.replay);
+        recordImages(sql, held);
+        insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
+      },
+      newRunRow,
+    );
   });
 }
 
 /**
- * Makes the run's tables and stores what `store` writes, then its first change, in one transaction
- * (makeRun); the run's row as it was made, read once for the change and the creation's answer.
+ * The row of a run createRun's store just made: no async call, waiting message, event or outbox
+ * row is there yet (its first event and change come after), so the view's parts are known without
+ * asking storage for them.
  */
-export function madeRun(engine: EngineContext, store: () => void): RunRow {
+function newRunRow(sql: SqlStorage): RunRow {
+  return { ...readRunCore(sql)!, pending: [], queuedMessages: 0, lastSeq: 0, webhooks: [] };
+}
+
+/**
+ * Makes the run's tables and stores what `store` writes, then its first change, in one transaction
+ * (makeRun); the run's row as it was made (`read`), read once for the change and the creation's answer.
+ */
+export function madeRun(engine: EngineContext, store: () => void, read: (sql: SqlStorage) => RunRow = (sql) => readRun(sql)!): RunRow {
   const { sql } = engine.ctx.storage;
   let made: RunRow | undefined;
   makeRun(engine.ctx.storage, () => {
     store();
-    made = readRun(sql)!;
+    made = read(sql);
     reportChange(engine, "run-started", {}, made);
   });
   return made!;
