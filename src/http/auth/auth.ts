@@ -90,17 +90,20 @@ function creatorOf(caller: Caller): Creator {
   return creator;
 }
 
+/** A caller that may create runs: the deployment token or a user token. */
+type Creating = Exclude<Caller, { kind: "run" }>;
+
 /** A creation counted against its rate limit: the deployment token's (CREATE_RATE_LIMIT) or its subject's (SUBJECT_CREATE_RATE_LIMIT); 429 past it. */
-function limitCreation(c: Context<AppEnv>, caller: Exclude<Caller, { kind: "run" }>): Promise<void> {
+function limitCreation(c: Context<AppEnv>, caller: Creating): Promise<void> {
   return caller.kind === "deployment" ? limitDeploymentCreation(c.env, caller.token) : limitSubjectCreation(c.env, caller.subject);
 }
 
-/** Sets c.var.creator and c.var.caller for a caller about to create a run. */
-function setCreator(c: Context<AppEnv>, caller: Caller): Creator & { caller: Exclude<Caller, { kind: "run" }> } {
+/** Sets c.var.creator and c.var.caller for a caller about to create a run (a run token is 403). */
+function setCreator(c: Context<AppEnv>, caller: Caller): { creator: Creator; creating: Creating } {
   const creator = creatorOf(caller);
   c.set("creator", creator);
   c.set("caller", caller.kind);
-  return { ...creator, caller: caller as Exclude<Caller, { kind: "run" }> };
+  return { creator, creating: caller as Creating };
 }
 
 /**
@@ -109,7 +112,7 @@ function setCreator(c: Context<AppEnv>, caller: Caller): Creator & { caller: Exc
  * AG-UI doors' new runs come through here.
  */
 export async function admitCreator(c: Context<AppEnv>, caller: Caller): Promise<Creator> {
-  const { caller: creating, ...creator } = setCreator(c, caller);
+  const { creator, creating } = setCreator(c, caller);
   await limitCreation(c, creating);
   return creator;
 }
@@ -122,8 +125,8 @@ export async function admitCreator(c: Context<AppEnv>, caller: Caller): Promise<
  */
 export function requireCreator(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { caller } = setCreator(c, await identify(c));
-    const admission = limitCreation(c, caller);
+    const { creating } = setCreator(c, await identify(c));
+    const admission = limitCreation(c, creating);
     // Awaited by startRun and below; until then a 429 is held here, never an unhandled rejection.
     admission.catch(() => undefined);
     c.set("admission", admission);
