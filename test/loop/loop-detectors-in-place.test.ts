@@ -8,17 +8,8 @@ import { countCall, emptySameCall, forgetOldest, MAX_TRACKED_CALLS, type CallKey
 import { emptyNoProgress, isNewResult, MAX_TRACKED_RESULTS } from "../../src/loop/guards/loops/no-progress";
 import { createLoopTracker } from "../../src/loop/guards/loops/loop-tracker";
 import type { ChatMessage } from "../../src/loop/types";
+import { seededRandom } from "../helpers/seeded-random";
 
-/** A small seeded generator (mulberry32): the same sequences every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The alternating run at the end of `calls`, read back from the last call. */
 function alternatingRun(calls: readonly CallKey[]): number {
@@ -32,7 +23,7 @@ function alternatingRun(calls: readonly CallKey[]): number {
 
 describe("the detectors' in-place steps", () => {
   it("advanceAlternation counts the alternating run at the end of the calls, call by call", () => {
-    const next = random(1);
+    const next = seededRandom(1);
     const calls: CallKey[] = [];
     const inPlace: Alternation = { last: "", before: "", run: 0 };
     for (let i = 0; i < 5_000; i++) {
@@ -45,7 +36,7 @@ describe("the detectors' in-place steps", () => {
   });
 
   it("countCall and forgetOldest count each call made, keeping the MAX_TRACKED_CALLS made most recently", () => {
-    const next = random(2);
+    const next = seededRandom(2);
     // The model: [call, count] in the order calls were last made.
     let model: [CallKey, number][] = [];
     const inPlace = emptySameCall();
@@ -69,7 +60,7 @@ describe("the detectors' in-place steps", () => {
   });
 
   it("isNewResult tells a result new when it is not among the MAX_TRACKED_RESULTS newest results", () => {
-    const next = random(3);
+    const next = seededRandom(3);
     // The model: the distinct results in the order first seen, the newest MAX_TRACKED_RESULTS of them.
     let model: number[] = [];
     const inPlace = emptyNoProgress();
@@ -86,7 +77,7 @@ describe("the detectors' in-place steps", () => {
 describe("the tracker", () => {
   /** A question of calls, results, text and messages of the person's, drawn at random. */
   function conversation(seed: number): ChatMessage[] {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const messages: ChatMessage[] = [{ role: "user", content: "Go." }];
     for (let i = 0; i < 400; i++) {
       const calls = Array.from({ length: Math.floor(next() * 3) }, (_v, k) => ({ id: `c${i}-${k}`, name: next() < 0.5 ? "search" : "fetch", input: { q: Math.floor(next() * 4) } }));

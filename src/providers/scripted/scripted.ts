@@ -13,6 +13,7 @@ import { ProviderError } from "../common/errors";
 import type { Provider } from "../common/types";
 import { usd } from "../../lib/money";
 import { Holds, holdNameSchema, type WaitForRelease } from "./holds";
+import { requestChars, roughTokens } from "./request-size";
 
 export const scriptedTurnSchema = z.strictObject({
   text: z.string().optional(),
@@ -69,14 +70,6 @@ export class ScriptedProviderError extends ProviderError {
   }
 }
 
-function roughTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
-function requestText(request: GenerateRequest): string {
-  const history = request.messages.map((message) => textOf(message.content)).join("\n");
-  return `${request.system ?? ""}\n${JSON.stringify(request.tools)}\n${history}`;
-}
 
 function usageOf(turn: ScriptedTurn, request: GenerateRequest, outputText: string): Usage {
   if (turn.usage !== undefined) {
@@ -87,7 +80,7 @@ function usageOf(turn: ScriptedTurn, request: GenerateRequest, outputText: strin
       cachedWriteTokens: turn.usage.cachedWriteTokens ?? 0,
     };
   }
-  return { inputTokens: roughTokens(requestText(request)), outputTokens: roughTokens(outputText), cachedReadTokens: 0, cachedWriteTokens: 0 };
+  return { inputTokens: roughTokens(requestChars(request)), outputTokens: roughTokens(outputText.length), cachedReadTokens: 0, cachedWriteTokens: 0 };
 }
 
 /** What the prompt of an interrupted call cost: its input tokens (the turn's, or the estimate). */
@@ -119,7 +112,7 @@ function lastUserText(messages: ChatMessage[]): string {
 function summaryAnswer(request: GenerateRequest): GenerateResult {
   const read = textOf(request.messages.at(-1)?.content ?? "").replace(/\s+/g, " ").trim();
   const text = `(scripted summary before call ${request.call ?? "?"}) ${read.slice(0, 200)}`;
-  const usage: Usage = { inputTokens: roughTokens(requestText(request)), outputTokens: roughTokens(text), cachedReadTokens: 0, cachedWriteTokens: 0 };
+  const usage: Usage = { inputTokens: roughTokens(requestChars(request)), outputTokens: roughTokens(text.length), cachedReadTokens: 0, cachedWriteTokens: 0 };
   const costUsd = usd((usage.inputTokens * INPUT_USD_PER_MTOK + usage.outputTokens * OUTPUT_USD_PER_MTOK) / 1e6);
   return { message: { role: "assistant", content: text }, usage, costUsd, stopReason: "end_turn" };
 }
@@ -191,9 +184,9 @@ export function createScriptedProvider({ turns, offset = 0, firstFailure = inMem
     }
     if (context.signal.aborted) throw context.signal.reason;
     if (turn.error !== undefined && (turn.once !== true || (await firstFailure(index)))) throw new ScriptedProviderError(turn.error);
-    // The prompt's size is read only when the turn needs it: it is a pass over the whole history.
+    // The prompt's size is read only when the turn needs it (request-size.ts).
     if (turn.overflowAbove !== undefined) {
-      const prompt = roughTokens(requestText(request));
+      const prompt = roughTokens(requestChars(request));
       if (prompt > turn.overflowAbove) throw new ContextOverflowError(`prompt is too long: ${prompt} tokens > ${turn.overflowAbove} maximum`);
     }
     stream(early, text.length);
