@@ -86,7 +86,7 @@ describe("an event's text with its list of passes spliced on", () => {
     const frozenOuter = Object.freeze([{ name: "a", reason: "one" }]);
     const extra = Object.freeze([Object.freeze({ name: "a", reason: "one", more: { x: 1 } })]);
     const getter = Object.freeze([Object.freeze(Object.defineProperty({ name: "a" }, "reason", { get: () => "late", enumerable: true }))]);
-    for (const list of [open, frozenOuter, extra, getter] as readonly GuardrailPass[][]) expect(passesTail(list)).toBeUndefined();
+    for (const list of [open, frozenOuter, extra, getter] as unknown as readonly GuardrailPass[][]) expect(passesTail(list)).toBeUndefined();
     const event: ToolCallEvent = { type: "tool-call", step: 1, callId: "c1", name: "calculator", input: {}, guardrailsPassed: open };
     expect(eventText(1, "t", event).text).toContain('"reason":"one"');
     open[0] = { name: "a", reason: "two" };

@@ -10,6 +10,7 @@ import type { GuardrailRef } from "../../api/types";
 import type { GuardrailCheck, GuardrailSubject } from "../../loop/types";
 import { plainJsonOf } from "../../lib/text/canonical-json";
 import { compileLinear } from "../linear-regexp";
+import { regexPrefilter } from "../regex-prefilter";
 import { jsonSchemaValidator } from "../json-schema";
 
 export type DataGuardrail = Extract<GuardrailRef, { type: "regex" | "deny" | "json-schema" | "size" }>;
@@ -45,17 +46,25 @@ function valueOf(subject: GuardrailSubject): { ok: true; value: unknown } | { ok
 
 const verdict = (pass: boolean, reason: string): GuardrailCheck => Object.freeze({ pass, reason });
 
-/** A regex check: the pattern compiled at its first use (once per check), its two verdicts made once. */
+/**
+ * A regex check: the pattern compiled at its first use (once per check), its two verdicts made
+ * once. A text the prefilter shows cannot match (regex-prefilter.ts) is RE2's "no match" without
+ * running it.
+ */
 function regexCheck(ref: Extract<DataGuardrail, { type: "regex" }>): (text: string) => GuardrailCheck {
   const source = ref.ignoreCase === true ? `(?i)${ref.pattern}` : ref.pattern;
   let pattern: ReturnType<typeof compileLinear> | undefined;
+  let mayMatch: ((text: string) => boolean) | undefined;
   const deny = (ref.mode ?? "deny") === "deny";
   // Flat text (join), as a size check's: a pass's reason is written with its call's event.
   const matches = verdict(!deny, ["The text matches /", ref.pattern, "/."].join(""));
   const misses = verdict(deny, ["The text does not match /", ref.pattern, "/."].join(""));
   return (text) => {
-    pattern ??= compileLinear(source);
-    return pattern.test(text) ? matches : misses;
+    if (pattern === undefined) {
+      pattern = compileLinear(source);
+      mayMatch = regexPrefilter(pattern);
+    }
+    return (mayMatch === undefined || mayMatch(text)) && pattern.test(text) ? matches : misses;
   };
 }
 
