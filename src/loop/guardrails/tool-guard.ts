@@ -66,7 +66,8 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
   if ((state.options.guardrails ?? []).length === 0) return planned;
   // The turn's passes, in the map the turns before used (each turn's entries are gone by the next: told, or the call ran).
   const passed = state.guardrailsPassed ?? new Map<string, PassedCall>();
-  passed.clear();
+  // Most turns find it empty (each call's entry goes when it runs), and a clear makes the map a new table.
+  if (passed.size > 0) passed.clear();
   state.guardrailsPassed = passed;
   // The plans as they came, until a check changes one (most turns: none does, and no list is made).
   let out: Planned[] | undefined;

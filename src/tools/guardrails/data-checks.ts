@@ -24,13 +24,18 @@ const quoted = (text: string) => JSON.stringify(text.length > QUOTE_MAX ? `${tex
  * the loop detectors' fingerprint when its keys were in order (plainJsonOf). The newest subject is
  * kept too, compared by identity: cheaper than the WeakMap's look-up for the second and third check.
  */
-let newest: { subject: GuardrailSubject; text: string } | undefined;
+let newestSubject: GuardrailSubject | undefined;
+let newestText = "";
 
 /** The text a text kind reads. */
 export function textOf(subject: GuardrailSubject): string {
   if (subject.stage !== "tool") return subject.text;
-  if (newest?.subject !== subject) newest = { subject, text: plainJsonOf(subject.input) };
-  return newest.text;
+  if (newestSubject !== subject) {
+    // Both set together, the text first (plainJsonOf may throw: then neither is).
+    newestText = plainJsonOf(subject.input);
+    newestSubject = subject;
+  }
+  return newestText;
 }
 
 /** The value a JSON Schema check reads, or why there is none (text that is not JSON). */
