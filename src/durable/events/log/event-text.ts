@@ -63,9 +63,9 @@ export function eventText(seq: number, at: string, event: LogEvent): LoggedEvent
   if (event.type === "tool-call" && event.guardrailsPassed !== undefined) {
     const tail = passesTail(event.guardrailsPassed);
     if (tail !== undefined && lastKeyIs(event, "guardrailsPassed")) {
-      const copy: Partial<typeof event> & { seq: number; at: string } = { seq, at, ...event };
-      // The last key taken off (the object stays as it was before it, fast), so the JSON ends where the list's would have begun.
-      delete copy.guardrailsPassed;
+      const copy = { seq, at, ...event };
+      // Left out of the JSON (undefined), which ends where the list's would have begun.
+      copy.guardrailsPassed = undefined;
       const head = JSON.stringify(copy).slice(0, -1);
       return { seq, text: head + tail.text, head, tail };
     }
