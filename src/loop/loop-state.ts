@@ -7,7 +7,7 @@ import { createRepeatGuard, type RepeatGuard } from "./guards/repeat-guard";
 import { createLoopTracker, type LoopTracker } from "./guards/loops/loop-tracker";
 import { lowestLevels, type LoopCounts, type LoopGuards } from "./guards/loops/loop-policy";
 import type { RequestView } from "./context/request-view";
-import type { GuardrailLists, GuardrailTrip, PassedCall } from "./guardrails/guardrail-types";
+import type { GuardrailLists, GuardrailPass, GuardrailTrip, PassedCall } from "./guardrails/guardrail-types";
 import { providerToolDefinition, toToolDefinition } from "./tool-calls/tool-definition";
 import { isToolsetCall } from "./tool-calls/toolset";
 import { addUsd } from "../lib/money";
@@ -68,6 +68,8 @@ export type LoopState = {
   inputTrip?: GuardrailTrip;
   /** The turn's calls that passed every pure tool check, by call id: their `tool-call` events carry the verdicts (tool-guard.ts). */
   guardrailsPassed?: Map<string, PassedCall>;
+  /** The newest list of passes put on a call's event, frozen: the next call's is this very list when the same (guardrails/pass-list.ts). */
+  passesShared?: readonly GuardrailPass[];
   /** The loop's checks by stage and tool, listed at their first use (guardrails/guardrail-step.ts). */
   guardrailLists?: GuardrailLists;
   /** Retries each output check has given the model so far (output-guard.ts). */

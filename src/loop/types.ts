@@ -334,7 +334,7 @@ export type LoopEvent =
   /** The text streamed so far for this step is void: its model call failed and is tried again. */
   | { type: "text-reset"; step: number }
   /** `guardrailsPassed`: the pure tool checks the call passed (guardrails/tool-guard.ts), when it has any. */
-  | { type: "tool-call"; key: string; step: number; callId: string; name: string; input: unknown; toolset?: string; guardrailsPassed?: GuardrailPass[] }
+  | { type: "tool-call"; key: string; step: number; callId: string; name: string; input: unknown; toolset?: string; guardrailsPassed?: readonly GuardrailPass[] }
   | StoredLoopEvent
   /** A model call and its tool calls are done: the run's spend after them, tool costs included. */
   | { type: "step"; key: string; step: number; spentUsd: number }

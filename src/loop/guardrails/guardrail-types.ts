@@ -59,7 +59,7 @@ export type GuardrailPass = { name: string; reason: string };
 export type GuardrailLists = Map<GuardrailStage, { all: readonly LoopGuardrail[]; byTool: Map<string, readonly LoopGuardrail[]> }>;
 
 /** The pure checks a call passed, held for its `tool-call` event (tool-guard.ts, tool-step.ts), in the shape passedVerdicts reads. */
-export type PassedCall = { step: number; callId: string; name: string; guardrailsPassed: GuardrailPass[] };
+export type PassedCall = { step: number; callId: string; name: string; guardrailsPassed: readonly GuardrailPass[] };
 
 /** What a failed check did. `pass`: it passed. */
 export type GuardrailAction = "pass" | "stop" | "reject" | "ask" | "retry";

@@ -7,7 +7,8 @@ import type { LoopState } from "../loop-state";
 import type { CallPlan } from "../tool-calls/plan-call";
 import type { ToolCall } from "../types";
 import { guardrailKeys, guardrailStep, guardrailsAt, inlineVerdict, passedVerdicts } from "./guardrail-step";
-import type { GuardrailCheck, GuardrailSubject, GuardrailTrip, LoopGuardrail, PassedCall } from "./guardrail-types";
+import type { GuardrailCheck, GuardrailPass, GuardrailSubject, GuardrailTrip, LoopGuardrail, PassedCall } from "./guardrail-types";
+import { sharedList, sharedPass } from "./pass-list";
 
 type ToolOnFail = "reject" | "ask" | "stop";
 
@@ -32,24 +33,25 @@ export function tellUnrun(state: LoopState): void {
 
 /**
  * A data check (`decide`) on a call that runs, asked at once with no promise made: a pass is only
- * its name and reason, held for the call's event (no verdict or event object is made for it); a
+ * its name and reason, held for the call's event in `making` (held's list; no verdict or event
+ * object is made for it, and the pass is the previous call's when the same: pass-list.ts); a
  * failure is told as its own `guardrail` event, after the passes held before it.
  */
-function decideNow(state: LoopState, step: number, call: ToolCall, guardrail: LoopGuardrail, decide: NonNullable<LoopGuardrail["decide"]>, subject: GuardrailSubject, onFail: ToolOnFail, held: PassedCall): GuardrailCheck {
+function decideNow(state: LoopState, step: number, call: ToolCall, guardrail: LoopGuardrail, decide: NonNullable<LoopGuardrail["decide"]>, subject: GuardrailSubject, onFail: ToolOnFail, held: PassedCall, making: GuardrailPass[]): GuardrailCheck {
   const checked = decide(subject);
-  if (checked.pass) held.guardrailsPassed.push({ name: guardrail.name, reason: checked.reason });
+  if (checked.pass) making.push(sharedPass(state.passesShared, making.length, guardrail.name, checked.reason));
   else {
-    tellHeld(state, held);
+    tellHeld(state, held, making);
     state.emit(inlineVerdict(guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, checked, onFail).event);
   }
   return checked;
 }
 
-/** The passes held so far told one by one (the call turned out to have no event of its own to carry them). */
-function tellHeld(state: LoopState, held: PassedCall): void {
-  if (held.guardrailsPassed.length === 0) return;
+/** The passes held so far (`making`, held's list) told one by one (the call turned out to have no event of its own to carry them), and the list emptied. */
+function tellHeld(state: LoopState, held: PassedCall, making: GuardrailPass[]): void {
+  if (making.length === 0) return;
   passedVerdicts(held).forEach((event) => state.emit(event));
-  held.guardrailsPassed = [];
+  making.length = 0;
 }
 
 /**
@@ -64,7 +66,8 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
   if ((state.options.guardrails ?? []).length === 0) return planned;
   // The turn's passes, in the map the turns before used (each turn's entries are gone by the next: told, or the call ran).
   const passed = state.guardrailsPassed ?? new Map<string, PassedCall>();
-  passed.clear();
+  // Most turns find it empty (each call's entry goes when it runs), and a clear makes the map a new table.
+  if (passed.size > 0) passed.clear();
   state.guardrailsPassed = passed;
   // The plans as they came, until a check changes one (most turns: none does, and no list is made).
   let out: Planned[] | undefined;
@@ -76,7 +79,8 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
       const input = item.plan.kind === "run" ? item.plan.input : call.input;
       const subject = { stage: "tool", callId: call.id, name: call.name, input } as const;
       // Passing verdicts held for the call's tool-call event, told one by one if it turns out to have none.
-      const held: PassedCall = { step, callId: call.id, name: call.name, guardrailsPassed: [] };
+      const making: GuardrailPass[] = [];
+      const held: PassedCall = { step, callId: call.id, name: call.name, guardrailsPassed: making };
       // A cancel is checked before each check as before a new step; the data checks in a row run
       // with nothing in between (no await), so once before them is the same.
       let cancelChecked = false;
@@ -86,10 +90,10 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
         if (guardrail.decide !== undefined && item.plan.kind === "run") {
           if (!cancelChecked) state.signal.throwIfAborted();
           cancelChecked = true;
-          verdict = decideNow(state, step, call, guardrail, guardrail.decide, subject, onFail, held);
+          verdict = decideNow(state, step, call, guardrail, guardrail.decide, subject, onFail, held, making);
         } else {
           cancelChecked = false;
-          tellHeld(state, held);
+          tellHeld(state, held, making);
           verdict = await guardrailStep(state, guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, onFail);
         }
         if (verdict.pass) continue;
@@ -98,7 +102,11 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
         else next = { ...item, plan: { kind: "wait", asked: { kind: "approval", callId: call.id, name: call.name, input, guardrail: { name: guardrail.name, reason: verdict.reason } } } };
         break;
       }
-      if (held.guardrailsPassed.length > 0) passed.set(call.id, held);
+      if (making.length > 0) {
+        // The previous call's very list when the same (frozen either way: pass-list.ts).
+        held.guardrailsPassed = state.passesShared = sharedList(state.passesShared, making);
+        passed.set(call.id, held);
+      }
     }
     if (next !== item) out ??= planned.slice(0, at);
     out?.push(next);

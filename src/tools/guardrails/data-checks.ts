@@ -10,6 +10,7 @@ import type { GuardrailRef } from "../../api/types";
 import type { GuardrailCheck, GuardrailSubject } from "../../loop/types";
 import { plainJsonOf } from "../../lib/text/canonical-json";
 import { compileLinear } from "../linear-regexp";
+import { regexPrefilter } from "../regex-prefilter";
 import { jsonSchemaValidator } from "../json-schema";
 
 export type DataGuardrail = Extract<GuardrailRef, { type: "regex" | "deny" | "json-schema" | "size" }>;
@@ -23,13 +24,18 @@ const quoted = (text: string) => JSON.stringify(text.length > QUOTE_MAX ? `${tex
  * the loop detectors' fingerprint when its keys were in order (plainJsonOf). The newest subject is
  * kept too, compared by identity: cheaper than the WeakMap's look-up for the second and third check.
  */
-let newest: { subject: GuardrailSubject; text: string } | undefined;
+let newestSubject: GuardrailSubject | undefined;
+let newestText = "";
 
 /** The text a text kind reads. */
 export function textOf(subject: GuardrailSubject): string {
   if (subject.stage !== "tool") return subject.text;
-  if (newest?.subject !== subject) newest = { subject, text: plainJsonOf(subject.input) };
-  return newest.text;
+  if (newestSubject !== subject) {
+    // Both set together, the text first (plainJsonOf may throw: then neither is).
+    newestText = plainJsonOf(subject.input);
+    newestSubject = subject;
+  }
+  return newestText;
 }
 
 /** The value a JSON Schema check reads, or why there is none (text that is not JSON). */
@@ -45,17 +51,25 @@ function valueOf(subject: GuardrailSubject): { ok: true; value: unknown } | { ok
 
 const verdict = (pass: boolean, reason: string): GuardrailCheck => Object.freeze({ pass, reason });
 
-/** A regex check: the pattern compiled at its first use (once per check), its two verdicts made once. */
+/**
+ * A regex check: the pattern compiled at its first use (once per check), its two verdicts made
+ * once. A text the prefilter shows cannot match (regex-prefilter.ts) is RE2's "no match" without
+ * running it.
+ */
 function regexCheck(ref: Extract<DataGuardrail, { type: "regex" }>): (text: string) => GuardrailCheck {
   const source = ref.ignoreCase === true ? `(?i)${ref.pattern}` : ref.pattern;
   let pattern: ReturnType<typeof compileLinear> | undefined;
+  let mayMatch: ((text: string) => boolean) | undefined;
   const deny = (ref.mode ?? "deny") === "deny";
   // Flat text (join), as a size check's: a pass's reason is written with its call's event.
   const matches = verdict(!deny, ["The text matches /", ref.pattern, "/."].join(""));
   const misses = verdict(deny, ["The text does not match /", ref.pattern, "/."].join(""));
   return (text) => {
-    pattern ??= compileLinear(source);
-    return pattern.test(text) ? matches : misses;
+    if (pattern === undefined) {
+      pattern = compileLinear(source);
+      mayMatch = regexPrefilter(pattern);
+    }
+    return (mayMatch === undefined || mayMatch(text)) && pattern.test(text) ? matches : misses;
   };
 }
 

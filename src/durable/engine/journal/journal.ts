@@ -128,7 +128,11 @@ export function createJournal(options: JournalOptions): Step {
       steps: model === undefined ? 0 : 1,
       at,
       seq: (logged[0]?.seq ?? 0),
-      events: logged.slice(0, EVENTS_PER_STATEMENT).map((event, i) => ({ body: stepEventBody(sql, event), dedupe: dedupeOf(i) })),
+      events: logged.slice(0, EVENTS_PER_STATEMENT).map((event, i) => {
+        const body = stepEventBody(sql, event);
+        // A text made of a head and a list's end is written in a batch without escaping the end again (step-batch.ts).
+        return { body, dedupe: dedupeOf(i), spliced: event.tail !== undefined && body === event.text ? event : undefined };
+      }),
       ...(model === undefined ? {} : { stopReason: model.stopReason }),
       ...(span === undefined ? {} : { span }),
     });

@@ -21,6 +21,7 @@
 // writes are one statement only through a trigger; and a statement takes at most 100 parameters,
 // so the rows go as JSON texts, one parameter each.
 import { addUsd } from "../../../lib/money";
+import type { LoggedEvent } from "../../events/log/event-text";
 import { insertStepRow, RUN_COUNTERS, type StepRow } from "./step-commit";
 
 export const STEP_ROWS_VIEW = "step_rows_v1";
@@ -42,11 +43,24 @@ export const STEP_ROWS_STATEMENTS = [
  */
 export type StepRowJson = { journal: string; events: string; span: string };
 
+/**
+ * An event's item, `JSON.stringify([seq, dedupe, at, body])`; when `body` is a head and a list's
+ * end (event-text.ts, `spliced`), made of the head's JSON and the end's, escaped once per list:
+ * the same characters (a JSON text's head ends, and the end begins, with ASCII, so escaping the
+ * two apart is escaping them together; seq is an integer).
+ */
+export function eventJson(seq: number, dedupe: string | null, at: string, body: string, spliced?: LoggedEvent): string {
+  const head = spliced?.head;
+  const tail = spliced?.tail;
+  if (head === undefined || tail === undefined || spliced?.text !== body || !Number.isSafeInteger(seq)) return JSON.stringify([seq, dedupe, at, body]);
+  return ["[", String(seq), ",", JSON.stringify(dedupe), ",", JSON.stringify(at), ",", JSON.stringify(head).slice(0, -1), tail.json, "\"]"].join("");
+}
+
 /** A row's parts as JSON (see StepRowJson). */
 export function stepRowJson(row: StepRow): StepRowJson {
   return {
     journal: JSON.stringify([row.key, row.value, row.cost]),
-    events: row.events.map((event, i) => JSON.stringify([row.seq + i, event.dedupe, row.at, event.body])).join(","),
+    events: row.events.map((event, i) => eventJson(row.seq + i, event.dedupe, row.at, event.body, event.spliced)).join(","),
     span: row.span === undefined ? "" : JSON.stringify([row.span.key, row.span.seed, row.span.nowMs]),
   };
 }

@@ -18,6 +18,8 @@
 // change), has more than eight events, or a value or event too large for its row (spill.ts) is
 // written inside transactionSync around the same statement: the rare steps pay what every step paid.
 
+import type { LoggedEvent } from "../../events/log/event-text";
+
 export const STEP_COMMIT_VIEW = "step_commit_v1";
 
 /**
@@ -69,8 +71,12 @@ export type StepRow = {
   at: string;
   /** The first event's seq; the others follow. */
   seq: number;
-  /** The first EVENTS_PER_STATEMENT events: each one's stored text (or spill reference) and dedupe key (null for a step's own). */
-  events: readonly { body: string; dedupe: string | null }[];
+  /**
+   * The first EVENTS_PER_STATEMENT events: each one's stored text (or spill reference) and dedupe
+   * key (null for a step's own); `spliced`, the event as logged when its text is its head and a
+   * list's end (event-text.ts), which a batch writes without escaping the end again.
+   */
+  events: readonly { body: string; dedupe: string | null; spliced?: LoggedEvent | undefined }[];
   /** The step's span, as the outbox keeps it until a batch is sent (span-writer.ts). */
   span?: { key: string; seed: string; nowMs: number };
 };

@@ -7,18 +7,15 @@
 // append that may be inside someone's transaction (appendEvent, the default) forgets it, and only
 // appends that are outside any transaction, or whose transaction forgets it when it fails (the
 // journal's, see forgetSeqOnFailure), remember theirs.
-import type { InboxEvent, RunEvent } from "../../../api/types";
-import type { ExperimentEvent } from "../../../api/resources/eval-types";
-
-/** What an event log holds: a run's events, an inbox's, an experiment's. */
-type LogEvent = RunEvent | InboxEvent | ExperimentEvent;
+import type { RunEvent } from "../../../api/types";
+import { eventText, type LogEvent, type LoggedEvent } from "./event-text";
 import { spills, spillText, unspillText } from "../../storage/spill";
 import { prefixEnd } from "../../storage/key-range";
 
 // seq is the gap-free event counter; dedupe makes an event written before a step idempotent.
 export const EVENT_TABLE = `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL)`;
 
-export type LoggedEvent = { seq: number; text: string };
+export type { LoggedEvent } from "./event-text";
 
 /** The newest seq of each database's event log, while it is known for sure (see above). */
 const remembered = new WeakMap<SqlStorage, number>();
@@ -33,9 +30,8 @@ function insert(sql: SqlStorage, seq: number, at: string, text: string, dedupe: 
 }
 
 function append(sql: SqlStorage, event: LogEvent, at: string, dedupe: string | undefined): LoggedEvent | undefined {
-  const seq = newestSeq(sql) + 1;
-  const text = JSON.stringify({ seq, at, ...event });
-  return insert(sql, seq, at, text, dedupe ?? null) ? { seq, text } : undefined;
+  const logged = eventText(newestSeq(sql) + 1, at, event);
+  return insert(sql, logged.seq, at, logged.text, dedupe ?? null) ? logged : undefined;
 }
 
 /**
@@ -65,10 +61,7 @@ export function appendEventOutsideTransaction(sql: SqlStorage, event: RunEvent, 
  */
 export function stepEventTexts(sql: SqlStorage, events: readonly RunEvent[], at: string): LoggedEvent[] {
   let seq = newestSeq(sql);
-  return events.map((event) => {
-    seq++;
-    return { seq, text: JSON.stringify({ seq, at, ...event }) };
-  });
+  return events.map((event) => eventText(++seq, at, event));
 }
 
 /** What a step's event row holds: its text, or a reference to its spilled chunks (written now, in the step's transaction). */

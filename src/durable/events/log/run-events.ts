@@ -55,7 +55,8 @@ export function actionFor(event: LoopEvent, stepsBefore: number, prefix: string,
       // The optional fields set after, in the same order (no object spread per call: a step's garbage costs, BENCHMARKS.md issue 50).
       const logged: Extract<RunEvent, { type: "tool-call" }> = { type: "tool-call", step: stepsBefore + event.step, callId, name, input };
       if (toolset !== undefined) logged.toolset = toolset;
-      if (guardrailsPassed !== undefined) logged.guardrailsPassed = guardrailsPassed;
+      // The loop's list is frozen and shared from call to call (loop/guardrails/pass-list.ts); an event is read, never changed.
+      if (guardrailsPassed !== undefined) logged.guardrailsPassed = guardrailsPassed as { name: string; reason: string }[];
       return { kind: "log", event: logged, dedupe: `${prefix}tool-call/${event.key}` };
     }
     case "text":
