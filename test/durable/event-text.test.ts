@@ -8,17 +8,7 @@ import { eventJson } from "../../src/durable/engine/journal/step-batch";
 import { eventText, passesTail } from "../../src/durable/events/log/event-text";
 import { sharedList, sharedPass } from "../../src/loop/guardrails/pass-list";
 import type { GuardrailPass } from "../../src/loop/guardrails/guardrail-types";
-
-/** A small seeded generator (mulberry32): the same sequences every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../helpers/seeded-random";
 
 const PIECES = ["a", "Z", " ", '"', "\\", "\n", "\u0001", "\u007f", "é", "語", "\u2028", "😀", "\ud83d", "\ude00", "/", "<", "rm -rf", "0"];
 
@@ -49,7 +39,7 @@ function passList(next: () => number, previous: readonly GuardrailPass[] | undef
 
 describe("an event's text with its list of passes spliced on", () => {
   it("is JSON.stringify({ seq, at, ...event }), character for character, and its batch item JSON.stringify([seq, dedupe, at, text])", () => {
-    const next = random(7);
+    const next = seededRandom(7);
     let previous: readonly GuardrailPass[] | undefined;
     let spliced = 0;
     for (let i = 0; i < 3_000; i++) {

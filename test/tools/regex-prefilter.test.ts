@@ -7,17 +7,7 @@ import { describe, expect, it } from "vitest";
 import { compileLinear } from "../../src/tools/linear-regexp";
 import { regexPrefilter } from "../../src/tools/regex-prefilter";
 import { dataCheck } from "../../src/tools/guardrails/data-checks";
-
-/** A small seeded generator (mulberry32): the same sequences every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../helpers/seeded-random";
 
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
 
@@ -50,7 +40,7 @@ function text(next: () => number): string {
 
 describe("the regex check's prefilter", () => {
   it("never says a text cannot match when RE2 matches it (seeded random patterns and texts), and says so for many", () => {
-    const next = random(50);
+    const next = seededRandom(50);
     let looked = 0;
     let ruledOut = 0;
     for (let p = 0; p < 400; p++) {
