@@ -20,7 +20,7 @@ describe("a new run's tables", () => {
       const { sql } = state.storage;
       expect(holdsNothing(sql)).toBe(true);
       const exec = sql.exec.bind(sql);
-      (sql as { exec: unknown }).exec = (query: string, ...bindings: SqlStorageValue[]) => (asked.push(query), exec(query, ...bindings));
+      (sql as { exec: unknown }).exec = (query: string, ...bindings: SqlStorageValue[]) => (asked.push([query, ...bindings].join(" ")), exec(query, ...bindings));
       let created: Awaited<ReturnType<typeof instance.create>>;
       try {
         created = await instance.create(run);
@@ -31,10 +31,13 @@ describe("a new run's tables", () => {
       // Its row as made is known without the view's parts being read (nothing is in their tables
       // yet), and the creation answers what a view read now says.
       expect(asked.filter((query) => /SELECT \* FROM async_call|FROM user_message|channel = 'webhook' ORDER BY/.test(query))).toEqual([]);
+      // Nor is it a fork, a case run or a parent yet: none of those is looked for.
+      expect(asked.filter((query) => /FROM child_run|FROM fork |name = \? (replay|child_run|fork)$/.test(query))).toEqual([]);
       expect(created).toEqual(viewNow(sql));
       return schemaOf(sql);
     });
     expect(asked.filter((query) => / LIMIT 0$/.test(query) || query.includes("type = 'view'"))).toEqual([]);
+    expect(asked.length).toBeGreaterThan(10);
 
     // Another object's database, migrated as one that held tables before (every look made).
     const other = newRun({ script: [{ text: "Done." }] });

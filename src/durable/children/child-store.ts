@@ -105,6 +105,12 @@ const summed = new WeakMap<SqlStorage, number>();
 /** The children's views as last read (childViews), kept and forgotten as `summed`. */
 const viewed = new WeakMap<SqlStorage, { children: ChildRunView[]; childrenUsd: number }>();
 
+/** A run made here now (createRun, in its transaction): it has no child yet, and nothing is read to know it. */
+export function markNoChildren(sql: SqlStorage): void {
+  summed.set(sql, 0);
+  viewed.set(sql, { children: [], childrenUsd: 0 });
+}
+
 /** Called by every writer of child_run before it writes. */
 function forget(sql: SqlStorage): void {
   summed.delete(sql);

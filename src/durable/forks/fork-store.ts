@@ -17,6 +17,11 @@ export function insertFork(sql: SqlStorage, forkedFrom: ForkedFrom, inheritedUsd
   sql.exec("INSERT INTO fork (run_id, step, inherited_usd) VALUES (?, ?, ?)", forkedFrom.runId, forkedFrom.step, inheritedUsd);
 }
 
+/** A run made here now that is not a fork (createRun, in its transaction): no look for its row. */
+export function markNotFork(sql: SqlStorage): void {
+  notFork.add(sql);
+}
+
 /** The fork's source and prefix cost; undefined for a run that is not a fork. */
 export function readFork(sql: SqlStorage): { forkedFrom: ForkedFrom; inheritedUsd: number } | undefined {
   if (notFork.has(sql) || !tableExists(sql, "fork")) return undefined;

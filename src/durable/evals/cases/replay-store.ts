@@ -43,6 +43,11 @@ export function insertReplay(sql: SqlStorage, replay: CaseReplay): void {
   });
 }
 
+/** A run made here now that no experiment made (createRun, in its transaction): no look for the table. */
+export function markNoReplay(sql: SqlStorage): void {
+  noReplay.add(sql);
+}
+
 /** The run's experiment, case and mode; undefined for a run no experiment made. */
 export function readReplay(sql: SqlStorage): ExperimentOfRun | undefined {
   if (noReplay.has(sql)) return undefined;

@@ -13,7 +13,9 @@ import type { EngineContext } from "../../engine/engine-context";
 import { emitEvent } from "../../events/log/emit-event";
 import { reportChange } from "../../outbox/report-change";
 import { isoNow } from "../../storage/clock";
-import { insertReplay } from "../../evals/cases/replay-store";
+import { insertReplay, markNoReplay } from "../../evals/cases/replay-store";
+import { markNotFork } from "../../forks/fork-store";
+import { markNoChildren } from "../../children/child-store";
 import { fail, invalidImages, ok } from "../outcome";
 import { insertRun, readRun, readRunCore, type RunRow } from "../store/run-store";
 import { toRunView } from "../store/run-view";
@@ -54,7 +56,12 @@ export async function createRun(creator: Creator, run: NewRun, images: ImageUplo
       engine,
       () => {
         insertRun(sql, run, isoNow());
+        // What a new run is known to lack, remembered now rather than looked for (a rollback leaves
+        // a database with none of it either).
+        markNotFork(sql);
+        markNoChildren(sql);
         if (run.replay !== undefined) insertReplay(sql, run.replay);
+        else markNoReplay(sql);
         recordImages(sql, held);
         insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
       },
