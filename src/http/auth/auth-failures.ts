@@ -6,10 +6,11 @@
 // (per location); the note kept here is what keeps the object out of it.
 import { ApiException } from "../errors";
 import { RATE_LIMIT_PERIOD_SECONDS } from "./rate-limit";
+import { ExpiringKeys } from "../../lib/time/expiring-keys";
 
-/** Run ids past their failure limit here, and until when (ms since the epoch). Bounded: the oldest note goes first. */
-const blocked = new Map<string, number>();
+/** Run ids past their failure limit here, until the period is over. Bounded: the oldest note goes first. */
 const BLOCKED_KEPT = 10_000;
+const blocked = new ExpiringKeys(BLOCKED_KEPT);
 
 function tooMany(): ApiException {
   return new ApiException(429, `Too many failed authentications for this run. Try again in ${RATE_LIMIT_PERIOD_SECONDS} seconds.`, { retryAfterSeconds: RATE_LIMIT_PERIOD_SECONDS });
@@ -17,10 +18,7 @@ function tooMany(): ApiException {
 
 /** Throws 429 while this isolate knows the run id is past its limit. */
 export function refuseIfBlocked(runId: string, now: number): void {
-  const until = blocked.get(runId);
-  if (until === undefined) return;
-  if (until > now) throw tooMany();
-  blocked.delete(runId);
+  if (blocked.has(runId, now)) throw tooMany();
 }
 
 /** Counts a failed authentication on `runId`; throws 429 (and notes the block) when it is one too many. */
@@ -28,7 +26,6 @@ export async function countFailure(binding: RateLimit | undefined, runId: string
   if (binding === undefined) return;
   const { success } = await binding.limit({ key: `auth-failure:${runId}` });
   if (success) return;
-  if (blocked.size >= BLOCKED_KEPT) blocked.delete(blocked.keys().next().value!);
-  blocked.set(runId, now + RATE_LIMIT_PERIOD_SECONDS * 1000);
+  blocked.note(runId, now + RATE_LIMIT_PERIOD_SECONDS * 1000);
   throw tooMany();
 }

@@ -7,32 +7,25 @@
 //
 // The memory is a bounded map of (run id, token hash) → when it is forgotten; it holds hashes, never
 // tokens, and forgets the oldest first past KNOWN_RUN_TOKENS.
+import { ExpiringKeys } from "../../lib/time/expiring-keys";
 
 /** How many (run, token) pairs an isolate keeps. */
 export const KNOWN_RUN_TOKENS = 1024;
 /** How long a pair is kept after it was last allowed, in ms. */
 export const KNOWN_RUN_TOKEN_MS = 60_000;
 
-const known = new Map<string, number>();
+const known = new ExpiringKeys(KNOWN_RUN_TOKENS);
 
 const keyOf = (runId: string, tokenHash: string): string => `${runId} ${tokenHash}`;
 
 /** Run `runId`'s token (by its hash) was minted or allowed at `now`. */
 export function rememberRunToken(runId: string, tokenHash: string, now: number): void {
-  const key = keyOf(runId, tokenHash);
-  known.delete(key);
-  known.set(key, now + KNOWN_RUN_TOKEN_MS);
-  if (known.size > KNOWN_RUN_TOKENS) known.delete(known.keys().next().value!);
+  known.note(keyOf(runId, tokenHash), now + KNOWN_RUN_TOKEN_MS);
 }
 
 /** Whether run `runId`'s token (by its hash) was minted or allowed within KNOWN_RUN_TOKEN_MS of `now`. */
 export function isKnownRunToken(runId: string, tokenHash: string, now: number): boolean {
-  const key = keyOf(runId, tokenHash);
-  const until = known.get(key);
-  if (until === undefined) return false;
-  if (now < until) return true;
-  known.delete(key);
-  return false;
+  return known.has(keyOf(runId, tokenHash), now);
 }
 
 /** For tests: forgets every pair. */
