@@ -9,9 +9,9 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app";
 import { TEST_API_TOKEN } from "../test-env";
 
-type Said = "limit asked" | "limit answered" | "create" | "agents";
+type Said = "limit asked" | "limit answered" | "create" | "agents" | "earlier run";
 
-function standIns(success: boolean) {
+function standIns(success: boolean, vars: Record<string, string> = {}) {
   const said: Said[] = [];
   let answer: () => void = () => undefined;
   let wasAsked: () => void = () => undefined;
@@ -19,6 +19,7 @@ function standIns(success: boolean) {
   const answered = new Promise<void>((resolve) => (answer = resolve));
   const object = {
     create: async (newRun: { id: string }) => (said.push("create"), { ok: true, value: { id: newRun.id } }),
+    exists: async () => (said.push("earlier run"), false),
   };
   // The one agents object: whatever it is asked, it is written down (and knows no agent).
   const agents = new Proxy({}, { get: (_target, prop) => (prop === "then" ? undefined : async () => (said.push("agents"), null)) });
@@ -32,7 +33,7 @@ function standIns(success: boolean) {
     },
   };
   const namespace = (stub: object) => ({ idFromName: (name: string) => name, get: () => stub });
-  const fakeEnv = { ...env, RUNS: namespace(object), AGENTS: namespace(agents), CREATE_RATE_LIMIT: limiter } as unknown as Env;
+  const fakeEnv = { ...env, ...vars, RUNS: namespace(object), AGENTS: namespace(agents), CREATE_RATE_LIMIT: limiter } as unknown as Env;
   const app = createApp();
   return {
     said,
@@ -46,7 +47,9 @@ function standIns(success: boolean) {
 const body = { provider: "scripted", messages: [{ role: "user", content: "hi" }], script: [{ text: "hello" }] };
 
 describe("POST /v1/runs: the creation limit counted while the body is admitted", () => {
-  it("a creator within its limit: the limit is asked, and the run made after its yes", async () => {
+  // That nothing is made before the limit's yes is what the 429 cases below show (a creation that
+  // did not wait for it would be made there); this one shows the creation within the limit.
+  it("a creator within its limit: its run is made, the limit asked and answered once before", async () => {
     const run = standIns(true);
     const posting = run.post(body);
     await run.asked;
@@ -69,6 +72,15 @@ describe("POST /v1/runs: the creation limit counted while the body is admitted",
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("60");
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate-limited");
+    expect(run.said).toEqual(["limit asked", "limit answered"]);
+  });
+
+  it("a creator past its limit with an Idempotency-Key is 429, and no earlier run of the key is looked for", async () => {
+    // With a previous RUN_ID_KEY, the intake would look for the run the key made under it first.
+    const run = standIns(false, { RUN_ID_KEY_PREVIOUS: "test-run-id-key-previous-0123456789abcdefghijkl" });
+    run.answer();
+    const refused = await run.post(body, { "Idempotency-Key": `key-${crypto.randomUUID()}` });
+    expect(refused.status).toBe(429);
     expect(run.said).toEqual(["limit asked", "limit answered"]);
   });
 });
