@@ -13,21 +13,11 @@ import { restartableDev } from "./support/dev-server";
 import { createHeldAdder } from "./support/held-adder";
 import { freePort } from "./support/http-server";
 import { LOCAL_TOKEN } from "./support/local-vars";
+import { foldAgUiEvents } from "../helpers/ag-ui-fold";
 
 type Event = Record<string, unknown>;
-
 /** Text deltas compared as the text they make, per message; every other event as its JSON with sorted keys. */
-function fold(events: readonly Event[]): string[] {
-  const sorted = (value: unknown): unknown =>
-    Array.isArray(value) ? value.map(sorted) : typeof value === "object" && value !== null ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([key, inner]) => [key, sorted(inner)])) : value;
-  const out: string[] = [];
-  for (const event of events) {
-    const last = out.at(-1);
-    if (event.type === "TEXT_MESSAGE_CONTENT" && last?.startsWith(`CONTENT ${String(event.messageId)} `)) out[out.length - 1] = last + String(event.delta);
-    else out.push(event.type === "TEXT_MESSAGE_CONTENT" ? `CONTENT ${String(event.messageId)} ${String(event.delta)}` : JSON.stringify(sorted(event)));
-  }
-  return out;
-}
+const fold = (events: readonly Event[]) => foldAgUiEvents(events, { sortedKeys: true });
 
 describe("AG-UI after a SIGKILL of wrangler dev", () => {
   const devs = restartableDev("ratchet-ag-ui-crash-");
