@@ -40,7 +40,11 @@ export function namesAgent(body: CreateRunInput | AgentRunInput): body is AgentR
   return "agent" in body;
 }
 
-/** Whether admitting the body asks another object first: a stored agent (named, or by an agent tool) or the run an Idempotency-Key made. */
+/**
+ * Whether admitting the body asks another object first: a stored agent (named, or by an agent tool)
+ * or the run an Idempotency-Key made. A new read of another object in the intake joins this list
+ * (test/rate-limits/creation-admission.test.ts holds each to the limit's answer).
+ */
 function asksOtherObjects(input: StartRunInput): boolean {
   if (namesAgent(input.body) || input.idempotencyKey !== undefined) return true;
   return (input.body.tools ?? []).some((tool) => typeof tool === "object" && tool.type === "agent");
