@@ -25,6 +25,7 @@ function order(name) {
 const steps = [
   ...workerd,
   { name: "loop-node", command: ["node", "bench/loop-node.mjs"] },
+  { name: "edge", command: ["node", "bench/edge-cpu.mjs"] },
   { name: "long-run-dev", command: ["node", "bench/ts.mjs", "bench/long-run-dev.ts"] },
   { name: "load", command: ["node", "bench/ts.mjs", "bench/load.ts"] },
   { name: "inbox", command: ["node", "bench/ts.mjs", "bench/inbox.ts"] },
