@@ -34,12 +34,8 @@ export function waitingMessages(sql: SqlStorage): IncomingMessage[] {
     .map((row) => ({ id: row.id, mode: row.mode as MessageMode, content: JSON.parse(row.content) as Content }));
 }
 
-/** How many messages wait to be taken (the run view's queuedMessages). */
-export function countWaitingMessages(sql: SqlStorage): number {
-  // Known empty (by hasWaitingMessages, outside any transaction): no need to ask. This count may run inside one, so it marks nothing.
-  if (knownEmpty.has(sql)) return 0;
-  return Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM user_message WHERE taken IS NULL").one().n);
-}
+/** How many messages wait to be taken (the run view's queuedMessages), as a column of the run's read (run-store.ts). */
+export const WAITING_COUNT_COLUMN = "(SELECT COUNT(*) FROM user_message WHERE taken IS NULL)";
 
 /** How many messages wait to be taken, and the bytes of their stored content. */
 export function waitingMessageStats(sql: SqlStorage): { count: number; bytes: number } {

@@ -113,9 +113,20 @@ export function forgetSeq(sql: SqlStorage): void {
   remembered.delete(sql);
 }
 
+/** lastSeq as a column of another read (the run's row: run-store.ts), one call into SQLite for both. */
+export const LAST_SEQ_COLUMN = "(SELECT COALESCE(MAX(seq), 0) FROM event)";
+
 /** The newest event's seq (0 before the first): SQLite reads the largest rowid directly. */
 export function lastSeq(sql: SqlStorage): number {
-  return Number(sql.exec<{ last: number }>("SELECT COALESCE(MAX(seq), 0) AS last FROM event").one().last);
+  return Number(sql.exec<{ last: number }>(`SELECT ${LAST_SEQ_COLUMN} AS last`).one().last);
+}
+
+/**
+ * The newest seq as a read outside any transaction just found it (LAST_SEQ_COLUMN, folded into the
+ * alarm's first read): known for sure, as an append outside any transaction makes it.
+ */
+export function knowSeqOutsideTransaction(sql: SqlStorage, seq: number): void {
+  remembered.set(sql, seq);
 }
 
 /** lastSeq, from memory when it is known there. */

@@ -4,11 +4,11 @@
 // that can grow past a row's limit (the final output, the waiting call) go through spill.ts.
 import type { AgentOfRun, ApiError, GuardrailTrip, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../../api/types";
 import { DEFAULT_MAX_STEPS } from "../../../loop/loop-state";
-import { pendingCalls } from "../../tools/async-call-store";
+import { PENDING_CALLS_COLUMN, pendingCallsOf } from "../../tools/async-call-store";
 import { childViews } from "../../children/child-store";
-import { countWaitingMessages } from "../../person/message-store";
-import { newestSeq } from "../../events/log/event-log";
-import { webhookDeliveries } from "../../outbox/outbox-store";
+import { WAITING_COUNT_COLUMN } from "../../person/message-store";
+import { LAST_SEQ_COLUMN } from "../../events/log/event-log";
+import { DUE_AT_COLUMN, dueAtOf, WEBHOOKS_COLUMN, webhookDeliveriesOf } from "../../outbox/outbox-store";
 import { parseSpilledJson, spillText, unspillText } from "../../storage/spill";
 import { usd } from "../../../lib/money";
 import { readFork } from "../../forks/fork-store";
@@ -103,17 +103,49 @@ type ViewParts = "pending" | "queuedMessages" | "lastSeq" | "webhooks";
 /** The run's row without its view's parts: what a reader of its own state needs (the alarm's, a stop's "before"). */
 export type RunCore = Omit<RunRow, ViewParts>;
 
-/** readRun without the view's parts: four calls into storage fewer. */
+/** readRun without the view's parts: their tables are not read. */
 export function readRunCore(sql: SqlStorage): RunCore | undefined {
   return readRunWith(sql, ownBody, false);
+}
+
+/**
+ * The view's parts, each a column its table's module writes (a subquery), read with the run's row:
+ * a view is one call into SQLite, not five.
+ */
+const VIEW_COLUMNS = `${PENDING_CALLS_COLUMN} AS view_pending, ${WAITING_COUNT_COLUMN} AS view_queued, ${LAST_SEQ_COLUMN} AS view_last_seq, ${WEBHOOKS_COLUMN} AS view_webhooks`;
+
+/** What an alarm decides from, beside the run's row: its last slice's wait, the outbox's next row, the newest seq. */
+const ALARM_COLUMNS = `${DUE_AT_COLUMN} AS alarm_outbox_due_at, ${LAST_SEQ_COLUMN} AS alarm_last_seq`;
+
+/** The run as an alarm starts with it, read in one call: see readAlarmStart. */
+export type AlarmStart = { run: RunCore; suspendedOn?: string; outboxDueAt?: number; lastSeq: number };
+
+/**
+ * The run's row (readRunCore's), the async call its last slice stopped on, when the outbox's next
+ * row is due and the newest event's seq, in one call into SQLite: what an alarm reads first.
+ */
+export function readAlarmStart(sql: SqlStorage): AlarmStart | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql.exec<Raw>(`SELECT run.*, run_body.body, ${ALARM_COLUMNS} FROM run, run_body LIMIT 1`).toArray()[0];
+  if (row === undefined) return undefined;
+  const start: AlarmStart = { run: runOfRow(sql, row, ownBody, false), lastSeq: Number(row.alarm_last_seq) };
+  if (row.suspended_on !== null) start.suspendedOn = String(row.suspended_on);
+  const due = dueAtOf(row.alarm_outbox_due_at);
+  if (due !== undefined) start.outboxDueAt = due;
+  return start;
 }
 
 function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: true): RunRow | undefined;
 function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: false): RunCore | undefined;
 function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: boolean): RunRow | RunCore | undefined {
   if (!hasRun(sql)) return undefined;
-  const row = sql.exec<Raw>("SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
+  const row = sql.exec<Raw>(withViewParts ? `SELECT run.*, run_body.body, ${VIEW_COLUMNS} FROM run, run_body LIMIT 1` : "SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
   if (row === undefined) return undefined;
+  return runOfRow(sql, row, bodyOf, withViewParts);
+}
+
+/** The run of a row read with run_body's body (and with VIEW_COLUMNS when `withViewParts`). */
+function runOfRow(sql: SqlStorage, row: Raw, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: boolean): RunRow | RunCore {
   const run: RunCore & Partial<Pick<RunRow, ViewParts>> = {
     id: String(row.id),
     body: bodyOf(sql, String(row.body)),
@@ -128,11 +160,11 @@ function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) 
     spentUsd: Number(row.spent_usd),
     hasFinal: row.final !== null,
     cancelRequested: Number(row.cancel_requested) === 1,
-    ...(withViewParts ? { pending: pendingCalls(sql) } : {}),
+    ...(withViewParts ? { pending: pendingCallsOf(row.view_pending) } : {}),
     ...childViews(sql),
-    ...(withViewParts ? { queuedMessages: countWaitingMessages(sql), lastSeq: newestSeq(sql) } : {}),
+    ...(withViewParts ? { queuedMessages: Number(row.view_queued), lastSeq: Number(row.view_last_seq) } : {}),
     version: Number(row.change_version),
-    ...(withViewParts ? { webhooks: webhookDeliveries(sql) } : {}),
+    ...(withViewParts ? { webhooks: webhookDeliveriesOf(row.view_webhooks) } : {}),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };
