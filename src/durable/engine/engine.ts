@@ -100,11 +100,11 @@ function recordFailure(engine: EngineContext, run: RunCore, segment: number, mes
  */
 export type SliceEnd = "more" | "stopped" | { suspendedOn: string };
 
-/** Runs one slice. */
-export async function runSlice(engine: EngineContext, controller: AbortController): Promise<SliceEnd> {
+/** Runs one slice; `given`: the run's row as the caller read it in this same synchronous turn, if it did (not read again). */
+export async function runSlice(engine: EngineContext, controller: AbortController, given?: RunCore): Promise<SliceEnd> {
   const { ctx } = engine;
   const { sql } = ctx.storage;
-  const run = readRunCore(sql)!;
+  const run = given ?? readRunCore(sql)!;
   if (run.cancelRequested) controller.abort(new Error("cancelled"));
   let stopMessages: ChatMessage[] | undefined;
   let segmentN = run.segment;

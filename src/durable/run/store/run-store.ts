@@ -8,7 +8,7 @@ import { PENDING_CALLS_COLUMN, pendingCallsOf } from "../../tools/async-call-sto
 import { childViews } from "../../children/child-store";
 import { WAITING_COUNT_COLUMN } from "../../person/message-store";
 import { LAST_SEQ_COLUMN } from "../../events/log/event-log";
-import { DUE_AT_COLUMN, dueAtOf, WEBHOOKS_COLUMN, webhookDeliveriesOf } from "../../outbox/outbox-store";
+import { DUE_AT_COLUMN, dueAtOf, nextDueAt, WEBHOOKS_COLUMN, webhookDeliveriesOf } from "../../outbox/outbox-store";
 import { parseSpilledJson, spillText, unspillText } from "../../storage/spill";
 import { usd } from "../../../lib/money";
 import { readFork } from "../../forks/fork-store";
@@ -118,7 +118,7 @@ const VIEW_COLUMNS = `${PENDING_CALLS_COLUMN} AS view_pending, ${WAITING_COUNT_C
 const ALARM_COLUMNS = `${DUE_AT_COLUMN} AS alarm_outbox_due_at, ${LAST_SEQ_COLUMN} AS alarm_last_seq`;
 
 /** The run as an alarm starts with it, read in one call: see readAlarmStart. */
-export type AlarmStart = { run: RunCore; suspendedOn?: string; outboxDueAt?: number; lastSeq: number };
+export type AlarmStart = { run: RunCore; state: RunState; outboxDueAt?: number | undefined; lastSeq: number };
 
 /**
  * The run's row (readRunCore's), the async call its last slice stopped on, when the outbox's next
@@ -128,11 +128,7 @@ export function readAlarmStart(sql: SqlStorage): AlarmStart | undefined {
   if (!hasRun(sql)) return undefined;
   const row = sql.exec<Raw>(`SELECT run.*, run_body.body, ${ALARM_COLUMNS} FROM run, run_body LIMIT 1`).toArray()[0];
   if (row === undefined) return undefined;
-  const start: AlarmStart = { run: runOfRow(sql, row, ownBody, false), lastSeq: Number(row.alarm_last_seq) };
-  if (row.suspended_on !== null) start.suspendedOn = String(row.suspended_on);
-  const due = dueAtOf(row.alarm_outbox_due_at);
-  if (due !== undefined) start.outboxDueAt = due;
-  return start;
+  return { run: runOfRow(sql, row, ownBody, false), state: stateOf(row), outboxDueAt: dueAtOf(row.alarm_outbox_due_at), lastSeq: Number(row.alarm_last_seq) };
 }
 
 function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: true): RunRow | undefined;
@@ -195,17 +191,31 @@ function runOfRow(sql: SqlStorage, row: Raw, bodyOf: (sql: SqlStorage, stored: s
   return run;
 }
 
-/** What scheduling needs of the run, without reading its body: status and retention end. */
-export function readRunState(sql: SqlStorage): { status: RunStatus; deleteAt?: number; suspendedOn?: string } | undefined {
-  if (!hasRun(sql)) return undefined;
-  const row = sql
-    .exec<{ status: string; delete_at: number | null; suspended_on: string | null }>("SELECT status, delete_at, suspended_on FROM run LIMIT 1")
-    .toArray()[0];
-  if (row === undefined) return undefined;
-  const state: { status: RunStatus; deleteAt?: number; suspendedOn?: string } = { status: row.status as RunStatus };
-  if (row.delete_at !== null) state.deleteAt = Number(row.delete_at);
-  if (row.suspended_on !== null) state.suspendedOn = row.suspended_on;
+/** What scheduling needs of the run, without reading its body: status, retention end, and the async call its last slice stopped on. */
+export type RunState = { status: RunStatus; deleteAt?: number; suspendedOn?: string };
+
+function stateOf(row: Raw): RunState {
+  const state: RunState = { status: String(row.status) as RunStatus };
+  if (row.delete_at !== null && row.delete_at !== undefined) state.deleteAt = Number(row.delete_at);
+  if (row.suspended_on !== null && row.suspended_on !== undefined) state.suspendedOn = String(row.suspended_on);
   return state;
+}
+
+export function readRunState(sql: SqlStorage): RunState | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql.exec<Raw>("SELECT status, delete_at, suspended_on FROM run LIMIT 1").toArray()[0];
+  return row === undefined ? undefined : stateOf(row);
+}
+
+/** What scheduling reads: the run's state (readRunState's; none for a deleted run) and when the outbox's next row is due. */
+export type ScheduleState = { state?: RunState; outboxDueAt?: number | undefined };
+
+/** readRunState and the outbox's next row (nextDueAt) in one call into SQLite; a deleted run's tombstone has its outbox alone. */
+export function readScheduleState(sql: SqlStorage): ScheduleState {
+  if (!hasRun(sql)) return { outboxDueAt: nextDueAt(sql) };
+  const row = sql.exec<Raw>(`SELECT status, delete_at, suspended_on, ${DUE_AT_COLUMN} AS due_at FROM run LIMIT 1`).toArray()[0];
+  if (row === undefined) return { outboxDueAt: nextDueAt(sql) };
+  return { state: stateOf(row), outboxDueAt: dueAtOf(row.due_at) };
 }
 
 /** The async call (its key) the last slice stopped on for want of a result, or none. */
