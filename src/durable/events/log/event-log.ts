@@ -29,26 +29,28 @@ function insert(sql: SqlStorage, seq: number, at: string, text: string, dedupe: 
   return cursor.rowsWritten > 0;
 }
 
-function append(sql: SqlStorage, event: LogEvent, at: string, dedupe: string | undefined): LoggedEvent | undefined {
-  const logged = eventText(newestSeq(sql) + 1, at, event);
+/** `newest`: the newest seq, when the caller logged it in this same synchronous turn (not asked for again). */
+function append(sql: SqlStorage, event: LogEvent, at: string, dedupe: string | undefined, newest?: number): LoggedEvent | undefined {
+  const logged = eventText((newest ?? newestSeq(sql)) + 1, at, event);
   return insert(sql, logged.seq, at, logged.text, dedupe ?? null) ? logged : undefined;
 }
 
 /**
  * Appends one event with the next seq. With a dedupe key, an event already logged under that key
  * is not logged again (events written before a step may be written again when the step reruns).
- * Safe inside any transaction.
+ * Safe inside any transaction. `newest`: the seq of the event the caller logged last, in this same
+ * synchronous turn, if it did (the newest for sure, within the turn, whatever transaction it is in).
  */
-export function appendEvent(sql: SqlStorage, event: LogEvent, at: string, dedupe?: string): LoggedEvent | undefined {
-  const logged = append(sql, event, at, dedupe);
+export function appendEvent(sql: SqlStorage, event: LogEvent, at: string, dedupe?: string, newest?: number): LoggedEvent | undefined {
+  const logged = append(sql, event, at, dedupe, newest);
   // The transaction this may be part of could still roll back.
   if (logged !== undefined) remembered.delete(sql);
   return logged;
 }
 
 /** appendEvent for a caller that is outside any transaction: its seq is remembered. */
-export function appendEventOutsideTransaction(sql: SqlStorage, event: RunEvent, at: string, dedupe?: string): LoggedEvent | undefined {
-  const logged = append(sql, event, at, dedupe);
+export function appendEventOutsideTransaction(sql: SqlStorage, event: RunEvent, at: string, dedupe?: string, newest?: number): LoggedEvent | undefined {
+  const logged = append(sql, event, at, dedupe, newest);
   if (logged !== undefined) remembered.set(sql, logged.seq);
   return logged;
 }

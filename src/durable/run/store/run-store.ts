@@ -128,7 +128,7 @@ export function readAlarmStart(sql: SqlStorage): AlarmStart | undefined {
   if (!hasRun(sql)) return undefined;
   const row = sql.exec<Raw>(`SELECT run.*, run_body.body, ${ALARM_COLUMNS} FROM run, run_body LIMIT 1`).toArray()[0];
   if (row === undefined) return undefined;
-  return { run: runOfRow(sql, row, ownBody, false), state: stateOf(row), outboxDueAt: dueAtOf(row.alarm_outbox_due_at), lastSeq: Number(row.alarm_last_seq) };
+  return { run: runOfRow(sql, row, ownBody(sql, String(row.body)), false), state: stateOf(row), outboxDueAt: dueAtOf(row.alarm_outbox_due_at), lastSeq: Number(row.alarm_last_seq) };
 }
 
 function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: true): RunRow | undefined;
@@ -137,14 +137,16 @@ function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) 
   if (!hasRun(sql)) return undefined;
   const row = sql.exec<Raw>(withViewParts ? `SELECT run.*, run_body.body, ${VIEW_COLUMNS} FROM run, run_body LIMIT 1` : "SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
   if (row === undefined) return undefined;
-  return runOfRow(sql, row, bodyOf, withViewParts);
+  return runOfRow(sql, row, bodyOf(sql, String(row.body)), withViewParts);
 }
 
-/** The run of a row read with run_body's body (and with VIEW_COLUMNS when `withViewParts`). */
-function runOfRow(sql: SqlStorage, row: Raw, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: boolean): RunRow | RunCore {
+/** The run of a run row and its body (with VIEW_COLUMNS read beside it when `withViewParts`). */
+function runOfRow(sql: SqlStorage, row: Raw, body: CreateRunBody, withViewParts: true): RunRow;
+function runOfRow(sql: SqlStorage, row: Raw, body: CreateRunBody, withViewParts: boolean): RunRow | RunCore;
+function runOfRow(sql: SqlStorage, row: Raw, body: CreateRunBody, withViewParts: boolean): RunRow | RunCore {
   const run: RunCore & Partial<Pick<RunRow, ViewParts>> = {
     id: String(row.id),
-    body: bodyOf(sql, String(row.body)),
+    body,
     model: String(row.model),
     provider: row.provider === "anthropic" || row.provider === "openai" ? row.provider : "scripted",
     tokenHash: String(row.token_hash),
@@ -283,6 +285,8 @@ export type RunChange = {
   cancelRequested?: boolean;
   stepLimit?: number;
   deleteAt?: number | null;
+  /** "next": the change is a status change told to others (outbox/report-change.ts), whose version the same statement bumps. */
+  version?: "next";
 };
 
 /** A nullable JSON column of the run row, spilled when large. */
@@ -291,6 +295,22 @@ function jsonColumn(sql: SqlStorage, column: string, value: unknown): SqlStorage
 }
 
 export function updateRun(sql: SqlStorage, change: RunChange, now: string): void {
+  const { sets, values } = changeSets(sql, change, now);
+  sql.exec(`UPDATE run SET ${sets.join(", ")}`, ...values);
+}
+
+/**
+ * updateRun, answering the run as readRun reads it right after: one call into SQLite for both (the
+ * row as the update left it, and the view's parts beside it). `body`: the run's body as the caller
+ * read it, its own to give (run_body is written once, when the run is made).
+ */
+export function updateRunAndRead(sql: SqlStorage, change: RunChange, now: string, body: CreateRunBody): RunRow {
+  const { sets, values } = changeSets(sql, change, now);
+  return runOfRow(sql, sql.exec<Raw>(`UPDATE run SET ${sets.join(", ")} RETURNING *, ${VIEW_COLUMNS}`, ...values).one(), body, true);
+}
+
+/** The SET clauses of a change (its spilled columns' chunks written first). */
+function changeSets(sql: SqlStorage, change: RunChange, now: string): { sets: string[]; values: SqlStorageValue[] } {
   const sets: string[] = ["updated_at = ?"];
   const values: SqlStorageValue[] = [now];
   const set = (column: string, value: SqlStorageValue) => {
@@ -308,7 +328,8 @@ export function updateRun(sql: SqlStorage, change: RunChange, now: string): void
   if (change.cancelRequested !== undefined) set("cancel_requested", change.cancelRequested ? 1 : 0);
   if (change.stepLimit !== undefined) set("step_limit", change.stepLimit);
   if (change.deleteAt !== undefined) set("delete_at", change.deleteAt);
-  sql.exec(`UPDATE run SET ${sets.join(", ")}`, ...values);
+  if (change.version === "next") sets.push("change_version = change_version + 1");
+  return { sets, values };
 }
 
 export function setTokenHash(sql: SqlStorage, tokenHash: string, now: string): void {
