@@ -259,17 +259,27 @@ export function readSubject(sql: SqlStorage): string | undefined {
 /** Where a new run starts: segment 1 from its body's messages, or (a fork) a segment and step count of its prefix, whose segments the caller inserts. */
 export type RunStart = { segment: number; steps: number; stepLimit: number };
 
-export function insertRun(sql: SqlStorage, run: NewRun, now: string, start?: RunStart): void {
+/** What insertRun wrote: the run's row as SQLite made it (RETURNING) and its body's text. */
+export type InsertedRun = { row: Raw; bodyText: string };
+
+/** The run as readRunCore reads it after the creation's writes, from what insertRun wrote (not read again): the row, unchanged since, and a body of its own. */
+export function insertedRunCore(sql: SqlStorage, inserted: InsertedRun): RunCore {
+  return runOfRow(sql, inserted.row, JSON.parse(inserted.bodyText) as CreateRunBody, false);
+}
+
+export function insertRun(sql: SqlStorage, run: NewRun, now: string, start?: RunStart): InsertedRun {
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = start?.stepLimit ?? run.body.maxSteps ?? DEFAULT_MAX_STEPS;
-  sql.exec(
+  const row = sql.exec<Raw>(
     `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, parent_id, depth, root_id, agent, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     run.id, run.model, run.provider, run.tokenHash, run.bodyHash, start?.segment ?? 1, start?.steps ?? 0, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null,
     run.scheduleId ?? null, run.firedAt ?? null, run.parentId ?? null, run.depth ?? null, run.rootId ?? null, run.agent === undefined ? null : JSON.stringify(run.agent), now, now,
-  );
-  sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
+  ).one();
+  const bodyText = JSON.stringify(run.body);
+  sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", bodyText));
   if (start === undefined) insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit, perQuestion: true });
+  return { row, bodyText };
 }
 
 /** The fields an end, a wait or a new segment changes. Unlisted fields keep their values. */
