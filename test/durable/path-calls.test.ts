@@ -64,19 +64,17 @@ describe("calls into storage on a run's paths", () => {
     expect(await viewed(run.id, token)).toEqual(["exec SELECT token_hash FROM run LIMIT 1", "exec SELECT run.*, run_body.body,"]);
   });
 
-  it("an alarm reads its run once, steps with that row, never asks for the newest seq or (with no webhook) the trace, and reads the next alarm's inputs once", async () => {
+  it("an alarm reads its run once, steps with that row, reads its segment with what a slice needs beside it, never asks for the newest seq, a waiting message or (with no webhook) the trace, and reads the next alarm's inputs once", async () => {
     const { run } = await created();
     const calls = await storageCalls(() => runDurableObjectAlarm(stubFor(run.id)));
     // The test's own firing of the alarm (the platform's, in service).
     expect(calls.slice(0, 2)).toEqual(["getAlarm", "deleteAlarm"]);
     expect(calls.slice(2)).toEqual([
-      // The run, its wait, the outbox's next row and the newest seq: one statement, whose row the slice takes.
+      // The run, its wait, the outbox's next row, the newest seq and whether a message waits: one statement, whose row the slice takes.
       "exec SELECT run.*, run_body.body,",
-      "exec SELECT * FROM segment",
+      // The segment with the keys its events were logged under and its compaction requests: one statement.
+      "exec SELECT *,",
       "exec SELECT key, value FROM journal",
-      "exec SELECT dedupe FROM event",
-      "exec SELECT before_step, instructions FROM compaction_request",
-      "exec SELECT 1 FROM user_message",
       "databaseSize",
       // The slice's steps, in one statement.
       "exec INSERT INTO step_rows_v1",

@@ -7,7 +7,6 @@ import { runToolLoop, ToolPending } from "../../loop";
 import type { ChatMessage, RunToolLoopResult } from "../../loop/types";
 import { closeOpenCalls } from "../tools/async-call-store";
 import type { EngineContext } from "./engine-context";
-import { loggedKeys } from "../events/log/event-log";
 import { createJournal, loadJournal } from "./journal/journal";
 import { incomingOf, takenOnStore } from "./incoming/incoming";
 import { loopOptions } from "./loop-options";
@@ -24,7 +23,7 @@ import { logFailure, logReplay } from "../run/operator-log";
 import { recordStop } from "../run/lifecycle/run-stop";
 import { stepSpanHook } from "../telemetry/step-hook";
 import { markFailed, readRunCore, type RunChange, type RunCore } from "../run/store/run-store";
-import { readSegment, saveSegmentResult } from "../run/store/segment-store";
+import { readSliceSegment, saveSegmentResult } from "../run/store/segment-store";
 import { childrenSpent } from "../children/child-store";
 
 // Each slice replays the segment before its new steps, so slices are long: bounded by wall time
@@ -110,15 +109,16 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
   let segmentN = run.segment;
   let end: SliceEnd = "stopped";
   try {
-    const segment = readSegment(sql, run.segment);
+    const prefix = `s${run.segment}/`;
+    // The segment, the keys its events were logged under and its compaction requests: one read.
+    const { segment, loggedKeys, compactionRequests } = readSliceSegment(sql, run.segment, prefix);
     segmentN = segment.n;
-    const prefix = `s${segment.n}/`;
     const loading = Date.now();
     const stored = loadJournal(sql, prefix);
     const limits = new SliceLimits(engine);
     // Events between steps wait for the next commit (events/held-events.ts); everything that logs one meanwhile writes them first.
     const held = new HeldEvents(
-      loggedKeys(sql, prefix),
+      loggedKeys,
       (events, outside) => {
         const logged = writeHeldEvents(engine, events, outside);
         limits.wrote(logged.reduce((chars, event) => chars + event.text.length, 0));
@@ -183,7 +183,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
         const { event: live } = action;
         held.sendLive((after) => rows.whenWritten(() => engine.fanout.sendLive(live, after)));
       }
-    }, mcpTools);
+    }, mcpTools, compactionRequests);
     toolsAtOnce = atOnceTools(options.tools ?? []);
     options.incoming = incomingOf(sql, stored);
     const result = await runToolLoop(options);

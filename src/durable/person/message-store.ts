@@ -46,7 +46,15 @@ export function waitingMessageStats(sql: SqlStorage): { count: number; bytes: nu
 /** Whether a message waits to be taken (read before each model step: from memory while none has come). */
 export function hasWaitingMessages(sql: SqlStorage): boolean {
   if (knownEmpty.has(sql)) return false;
-  const waiting = sql.exec("SELECT 1 FROM user_message WHERE taken IS NULL LIMIT 1").toArray().length > 0;
+  return knowWaitingOutsideTransaction(sql, sql.exec<{ waiting: number }>(`SELECT ${ANY_WAITING_COLUMN} AS waiting`).one().waiting);
+}
+
+/** hasWaitingMessages' question as a column of another read (the alarm's first: run-store.ts). */
+export const ANY_WAITING_COLUMN = "(SELECT EXISTS (SELECT 1 FROM user_message WHERE taken IS NULL))";
+
+/** ANY_WAITING_COLUMN's value as a read outside any transaction found it: none waiting is remembered, as hasWaitingMessages remembers it. */
+export function knowWaitingOutsideTransaction(sql: SqlStorage, column: SqlStorageValue | undefined): boolean {
+  const waiting = Number(column) === 1;
   if (!waiting) knownEmpty.add(sql);
   return waiting;
 }

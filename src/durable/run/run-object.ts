@@ -42,7 +42,7 @@ import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, mes
 import { ModelCalls } from "../engine/incoming/model-calls";
 import { releaseHold } from "../engine/provider/scripted-holds";
 import { Holds } from "../../providers";
-import { newMessageId } from "../person/message-store";
+import { knowWaitingOutsideTransaction, newMessageId } from "../person/message-store";
 import { contentBytes, queueRefusal } from "../person/message-caps";
 import { acceptedKeys, type AcceptedKeys } from "../events/log/accepted-keys";
 import { limitsOf } from "../../config/settings";
@@ -133,11 +133,14 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     this.alarmKnown = false;
     await this.exclusive(async () => {
       const { sql } = this.ctx.storage;
-      // The run, its wait, its outbox's next row and its newest seq: one read (run-store.ts).
+      // The run, its wait, its outbox's next row, its newest seq and whether a message waits: one read (run-store.ts).
       const start = readAlarmStart(sql);
       const run = start?.run;
-      // Read outside any transaction: the slice's checks and its first events need not ask for it.
-      if (start !== undefined) knowSeqOutsideTransaction(sql, start.lastSeq);
+      if (start !== undefined) {
+        // Read outside any transaction: the slice's checks, its first events and its first look for a message need not ask again.
+        knowSeqOutsideTransaction(sql, start.lastSeq);
+        knowWaitingOutsideTransaction(sql, start.waiting);
+      }
       // Deliveries are started, not awaited: changes already written go out while the run steps.
       this.outbox.deliverDue(start === undefined ? undefined : { dueAt: start.outboxDueAt });
       const now = this.engine.now();

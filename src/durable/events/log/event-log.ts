@@ -77,11 +77,19 @@ export function insertStepEvent(sql: SqlStorage, event: LoggedEvent, at: string,
 }
 
 /**
- * The dedupe keys logged under `prefix` (one segment's events written before or between its
- * steps), read at once: what a slice may be told again and must not log twice.
+ * The dedupe keys logged under a prefix (one segment's events written before or between its
+ * steps), read at once: what a slice may be told again and must not log twice. A column of the
+ * slice's read of its segment (segment-store.ts), bound to loggedKeysBindings(prefix) where it stands.
  */
-export function loggedKeys(sql: SqlStorage, prefix: string): Set<string> {
-  return new Set(sql.exec<{ dedupe: string }>("SELECT dedupe FROM event WHERE dedupe >= ? AND dedupe < ?", prefix, prefixEnd(prefix)).toArray().map((row) => row.dedupe));
+export const LOGGED_KEYS_COLUMN = "(SELECT json_group_array(dedupe) FROM event WHERE dedupe >= ? AND dedupe < ?)";
+
+export function loggedKeysBindings(prefix: string): [string, string] {
+  return [prefix, prefixEnd(prefix)];
+}
+
+/** LOGGED_KEYS_COLUMN's value. */
+export function loggedKeysOf(column: SqlStorageValue | undefined): Set<string> {
+  return new Set((JSON.parse(String(column)) as string[]).map(String));
 }
 
 /** After a step's events were committed: the newest seq is known for sure. */

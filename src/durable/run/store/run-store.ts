@@ -6,7 +6,7 @@ import type { AgentOfRun, ApiError, GuardrailTrip, ChildRunView, CreateRunBody, 
 import { DEFAULT_MAX_STEPS } from "../../../loop/loop-state";
 import { PENDING_CALLS_COLUMN, pendingCallsOf } from "../../tools/async-call-store";
 import { childViews } from "../../children/child-store";
-import { WAITING_COUNT_COLUMN } from "../../person/message-store";
+import { ANY_WAITING_COLUMN, WAITING_COUNT_COLUMN } from "../../person/message-store";
 import { LAST_SEQ_COLUMN } from "../../events/log/event-log";
 import { DUE_AT_COLUMN, dueAtOf, nextDueAt, WEBHOOKS_COLUMN, webhookDeliveriesOf } from "../../outbox/outbox-store";
 import { parseSpilledJson, spillText, unspillText } from "../../storage/spill";
@@ -115,20 +115,21 @@ export function readRunCore(sql: SqlStorage): RunCore | undefined {
 const VIEW_COLUMNS = `${PENDING_CALLS_COLUMN} AS view_pending, ${WAITING_COUNT_COLUMN} AS view_queued, ${LAST_SEQ_COLUMN} AS view_last_seq, ${WEBHOOKS_COLUMN} AS view_webhooks`;
 
 /** What an alarm decides from, beside the run's row: its last slice's wait, the outbox's next row, the newest seq. */
-const ALARM_COLUMNS = `${DUE_AT_COLUMN} AS alarm_outbox_due_at, ${LAST_SEQ_COLUMN} AS alarm_last_seq`;
+const ALARM_COLUMNS = `${DUE_AT_COLUMN} AS alarm_outbox_due_at, ${LAST_SEQ_COLUMN} AS alarm_last_seq, ${ANY_WAITING_COLUMN} AS alarm_waiting`;
 
-/** The run as an alarm starts with it, read in one call: see readAlarmStart. */
-export type AlarmStart = { run: RunCore; state: RunState; outboxDueAt?: number | undefined; lastSeq: number };
+/** The run as an alarm starts with it, read in one call: see readAlarmStart. `waiting`: ANY_WAITING_COLUMN's value (a message waits to be taken). */
+export type AlarmStart = { run: RunCore; state: RunState; outboxDueAt?: number | undefined; lastSeq: number; waiting: SqlStorageValue | undefined };
 
 /**
  * The run's row (readRunCore's), the async call its last slice stopped on, when the outbox's next
- * row is due and the newest event's seq, in one call into SQLite: what an alarm reads first.
+ * row is due, the newest event's seq and whether a message waits, in one call into SQLite: what an
+ * alarm reads first.
  */
 export function readAlarmStart(sql: SqlStorage): AlarmStart | undefined {
   if (!hasRun(sql)) return undefined;
   const row = sql.exec<Raw>(`SELECT run.*, run_body.body, ${ALARM_COLUMNS} FROM run, run_body LIMIT 1`).toArray()[0];
   if (row === undefined) return undefined;
-  return { run: runOfRow(sql, row, ownBody(sql, String(row.body)), false), state: stateOf(row), outboxDueAt: dueAtOf(row.alarm_outbox_due_at), lastSeq: Number(row.alarm_last_seq) };
+  return { run: runOfRow(sql, row, ownBody(sql, String(row.body)), false), state: stateOf(row), outboxDueAt: dueAtOf(row.alarm_outbox_due_at), lastSeq: Number(row.alarm_last_seq), waiting: row.alarm_waiting };
 }
 
 function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: true): RunRow | undefined;
