@@ -5,8 +5,9 @@
 // wrangler's miniflare 5) one span each, which is most of what a step costs there
 // (BENCHMARKS.md "The step under local tracing"); the steps a slice runs in one turn are one
 // statement together (src/durable/engine/journal/step-rows.ts). Counted by wrapping the storage classes' own
-// methods in this isolate while each part runs.
+// methods in this isolate while each part runs (test/helpers/storage-calls.ts).
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { storageCalls, tally } from "../test/helpers/storage-calls";
 import { describe, it } from "vitest";
 import { bearer, call, postJson } from "../test/helpers/http";
 import { stubFor } from "../test/helpers/runs";
@@ -16,42 +17,8 @@ const TURNS = 90;
 
 type Counts = Map<string, number>;
 
-/** Counts every call into SQLite and the alarm while `work` runs, by the statement's first words. */
-async function counted(work: () => Promise<unknown>): Promise<Counts> {
-  const counts: Counts = new Map();
-  const note = (label: string) => counts.set(label, (counts.get(label) ?? 0) + 1);
-  // The storage classes' prototypes, found on an object's state (one that holds no run).
-  const probe = await runInDurableObject(stubFor(`run_calls_probe_${crypto.randomUUID()}`) as unknown as DurableObjectStub, (_instance, state) => ({
-    sql: Object.getPrototypeOf(state.storage.sql) as Record<string, unknown>,
-    storage: Object.getPrototypeOf(state.storage) as Record<string, unknown>,
-  }));
-  const restore: (() => void)[] = [];
-  const wrap = (target: Record<string, unknown>, name: string, label: (args: unknown[]) => string) => {
-    const original = target[name] as (...args: unknown[]) => unknown;
-    target[name] = function (this: unknown, ...args: unknown[]) {
-      note(label(args));
-      return original.apply(this, args);
-    };
-    restore.push(() => (target[name] = original));
-  };
-  wrap(probe.sql, "exec", ([query]) => `exec ${String(query).replace(/\s+/g, " ").trim().split(/ \(| WHERE| VALUES/)[0]!.slice(0, 60)}`);
-  for (const name of ["getAlarm", "setAlarm", "deleteAlarm"]) wrap(probe.storage, name, () => name);
-  const size = Object.getOwnPropertyDescriptor(probe.sql, "databaseSize")!;
-  Object.defineProperty(probe.sql, "databaseSize", {
-    configurable: true,
-    get(this: unknown) {
-      note("databaseSize");
-      return size.get!.call(this);
-    },
-  });
-  restore.push(() => Object.defineProperty(probe.sql, "databaseSize", size));
-  try {
-    await work();
-  } finally {
-    for (const undo of restore) undo();
-  }
-  return counts;
-}
+/** Every call into SQLite and the alarm while `work` runs, counted by the statement's first words (test/helpers/storage-calls.ts). */
+const counted = async (work: () => Promise<unknown>): Promise<Counts> => tally(await storageCalls(work));
 
 const total = (counts: Counts) => [...counts.values()].reduce((sum, n) => sum + n, 0);
 const listing = (counts: Counts) =>

@@ -13,7 +13,9 @@ import type { PendingImage } from "../../api/images/images";
 import { tableExists } from "../storage/sqlite-tables";
 import type { BlobStore, HeldImage } from "./blob-store";
 
-const TABLE = "CREATE TABLE IF NOT EXISTS run_image (hash TEXT PRIMARY KEY, bytes INTEGER NOT NULL)";
+/** Made by a new run's creation with its other tables, in one call (schema.ts makeRun's `extra`), or by recordImages. */
+export const RUN_IMAGE_TABLE = "CREATE TABLE IF NOT EXISTS run_image (hash TEXT PRIMARY KEY, bytes INTEGER NOT NULL)";
+const TABLE = RUN_IMAGE_TABLE;
 
 /** Each image of `images` once, with its size. */
 export function heldImagesOf(images: readonly PendingImage[]): HeldImage[] {

@@ -7,7 +7,6 @@ import { runToolLoop, ToolPending } from "../../loop";
 import type { ChatMessage, RunToolLoopResult } from "../../loop/types";
 import { closeOpenCalls } from "../tools/async-call-store";
 import type { EngineContext } from "./engine-context";
-import { loggedKeys } from "../events/log/event-log";
 import { createJournal, loadJournal } from "./journal/journal";
 import { incomingOf, takenOnStore } from "./incoming/incoming";
 import { loopOptions } from "./loop-options";
@@ -24,7 +23,7 @@ import { logFailure, logReplay } from "../run/operator-log";
 import { recordStop } from "../run/lifecycle/run-stop";
 import { stepSpanHook } from "../telemetry/step-hook";
 import { markFailed, readRunCore, type RunChange, type RunCore } from "../run/store/run-store";
-import { readSegment, saveSegmentResult } from "../run/store/segment-store";
+import { readSliceSegment, saveSegmentResult } from "../run/store/segment-store";
 import { childrenSpent } from "../children/child-store";
 
 // Each slice replays the segment before its new steps, so slices are long: bounded by wall time
@@ -100,25 +99,26 @@ function recordFailure(engine: EngineContext, run: RunCore, segment: number, mes
  */
 export type SliceEnd = "more" | "stopped" | { suspendedOn: string };
 
-/** Runs one slice. */
-export async function runSlice(engine: EngineContext, controller: AbortController): Promise<SliceEnd> {
+/** Runs one slice; `given`: the run's row as the caller read it in this same synchronous turn, if it did (not read again). */
+export async function runSlice(engine: EngineContext, controller: AbortController, given?: RunCore): Promise<SliceEnd> {
   const { ctx } = engine;
   const { sql } = ctx.storage;
-  const run = readRunCore(sql)!;
+  const run = given ?? readRunCore(sql)!;
   if (run.cancelRequested) controller.abort(new Error("cancelled"));
   let stopMessages: ChatMessage[] | undefined;
   let segmentN = run.segment;
   let end: SliceEnd = "stopped";
   try {
-    const segment = readSegment(sql, run.segment);
+    const prefix = `s${run.segment}/`;
+    // The segment, the keys its events were logged under and its compaction requests: one read.
+    const { segment, loggedKeys, compactionRequests } = readSliceSegment(sql, run.segment, prefix);
     segmentN = segment.n;
-    const prefix = `s${segment.n}/`;
     const loading = Date.now();
     const stored = loadJournal(sql, prefix);
     const limits = new SliceLimits(engine);
     // Events between steps wait for the next commit (events/held-events.ts); everything that logs one meanwhile writes them first.
     const held = new HeldEvents(
-      loggedKeys(sql, prefix),
+      loggedKeys,
       (events, outside) => {
         const logged = writeHeldEvents(engine, events, outside);
         limits.wrote(logged.reduce((chars, event) => chars + event.text.length, 0));
@@ -183,7 +183,7 @@ export async function runSlice(engine: EngineContext, controller: AbortControlle
         const { event: live } = action;
         held.sendLive((after) => rows.whenWritten(() => engine.fanout.sendLive(live, after)));
       }
-    }, mcpTools);
+    }, mcpTools, compactionRequests);
     toolsAtOnce = atOnceTools(options.tools ?? []);
     options.incoming = incomingOf(sql, stored);
     const result = await runToolLoop(options);

@@ -1,7 +1,7 @@
 // The loop's options for a run's current segment: its provider, tools, budget, step limit and
 // approvals, with the journal and event handler the caller gives.
 import type { CreateRunBody } from "../../api/types";
-import type { AnyToolSpec, CompactionOptions, LoopEvent, RunToolLoopOptions, Step } from "../../loop/types";
+import type { AnyToolSpec, CompactionOptions, CompactionRequest, LoopEvent, RunToolLoopOptions, Step } from "../../loop/types";
 import type { Provider } from "../../providers";
 import { buildTools, parseAllowList, signingKeysOf } from "../../tools";
 import { loopOptionsOf } from "../../replay/loop-options-of";
@@ -33,7 +33,11 @@ export function compactionOf(body: CreateRunBody, provider: Provider, model: str
   return asked.instructions === undefined ? { mode, atTokens } : { mode, atTokens, instructions: asked.instructions };
 }
 
-/** The loop's options for the run's current segment, with the given journal and event handler; `mcpTools` come after the run's own tools. */
+/**
+ * The loop's options for the run's current segment, with the given journal and event handler;
+ * `mcpTools` come after the run's own tools; `compactionRequests`: the segment's, when the caller
+ * read them with it (segment-store.ts readSliceSegment).
+ */
 export function loopOptions(
   engine: EngineContext,
   run: RunCore,
@@ -42,6 +46,7 @@ export function loopOptions(
   signal: AbortSignal,
   onStep: (event: LoopEvent) => void,
   mcpTools: readonly AnyToolSpec[] = [],
+  compactionRequests?: CompactionRequest[],
 ): RunToolLoopOptions {
   const { ctx, env } = engine;
   const { body } = run;
@@ -92,7 +97,8 @@ export function loopOptions(
     onStep,
     compaction: compactionOf(body, provider, run.model),
     // Compactions the person asked for before model calls this segment may make (incoming/compaction-request-store.ts).
-    compactionRequests: compactionRequestsAfter(ctx.storage.sql, segment.stepsBefore),
+    // (As a slice read them with its segment, when it did: none is written while it runs.)
+    compactionRequests: compactionRequests ?? compactionRequestsAfter(ctx.storage.sql, segment.stepsBefore),
     guardrails: runGuardrails(engine, run, body.guardrails, prefix),
     ...(prices === undefined ? {} : { prices }),
   });

@@ -44,6 +44,11 @@ export function mustReserveToday(run: Pick<RunRow, "subject" | "parentId" | "cre
   return (spendDay() ?? run.createdAt.slice(0, 10)) < today;
 }
 
+/** mustReserveToday for `run` now, asked at once (no await): the spend day is read only for a run that has one (a subject's, not a child). */
+export function mustReserveNow(engine: EngineContext, run: RunCore): boolean {
+  return mustReserveToday(run, () => readSpendDay(engine.ctx.storage.sql), utcDay(engine.now()));
+}
+
 /**
  * Before the alarm steps running `run` (as just read): its budget's rest reserved on today's day when its
  * reservation is of an earlier one. Undefined when the run may step; else the error it ends with.
@@ -51,8 +56,7 @@ export function mustReserveToday(run: Pick<RunRow, "subject" | "parentId" | "cre
  */
 export async function reserveToday(engine: EngineContext, run: RunCore): Promise<ApiError | undefined> {
   const { sql } = engine.ctx.storage;
-  // The spend day is read only for a run that has one (a subject's, not a child).
-  if (!mustReserveToday(run, () => readSpendDay(sql), utcDay(engine.now()))) return undefined;
+  if (!mustReserveNow(engine, run)) return undefined;
   const ask = spendAskOf(engine.env, run, run.subject!, run.version + 1, run.dayLimitUsd);
   const reserved = await reserveSpend(engine.env, { ...ask, reservation: { ...ask.reservation, rollsOver: true } });
   if (!reserved.ok) return { code: "spend-limit", message: reserved.error.message, retryable: true };

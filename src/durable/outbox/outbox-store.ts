@@ -147,8 +147,15 @@ export function dueRows(sql: SqlStorage, channel: Channel, now: number, limit: n
 /** When the earliest pending row is due (ms since the epoch), if any row is pending. */
 export function nextDueAt(sql: SqlStorage): number | undefined {
   if (!hasOutbox(sql)) return undefined;
-  const row = sql.exec<{ at: number | null }>("SELECT MIN(next_at) AS at FROM outbox WHERE state = 'pending'").one();
-  return row.at === null ? undefined : Number(row.at);
+  return dueAtOf(sql.exec<{ at: SqlStorageValue }>(`SELECT ${DUE_AT_COLUMN} AS at`).one().at);
+}
+
+/** nextDueAt as a column of another read (the run's: run-store.ts), while the run, and so the outbox, is there. */
+export const DUE_AT_COLUMN = "(SELECT MIN(next_at) FROM outbox WHERE state = 'pending')";
+
+/** DUE_AT_COLUMN's value. */
+export function dueAtOf(column: SqlStorageValue | undefined): number | undefined {
+  return column === null || column === undefined ? undefined : Number(column);
 }
 
 /**
@@ -198,24 +205,29 @@ function pruneSettled(sql: SqlStorage): void {
   );
 }
 
-/** The run's newest webhook deliveries, newest first, for its view. */
-export function webhookDeliveries(sql: SqlStorage): WebhookDelivery[] {
-  if (!hasOutbox(sql)) return [];
-  return sql
-    .exec<Raw>("SELECT * FROM outbox WHERE channel = 'webhook' ORDER BY id DESC LIMIT ?", WEBHOOKS_KEPT)
-    .toArray()
-    .map((raw) => {
-      const state = raw.state === "delivered" || raw.state === "failed" ? raw.state : "pending";
-      const delivery: WebhookDelivery = {
-        id: String(raw.event_id),
-        type: String(raw.type) as WebhookEventType,
-        target: raw.target === "run" ? "run" : "deployment",
-        state,
-        attempts: Number(raw.attempts),
-      };
-      if (raw.last_status !== null) delivery.lastStatus = Number(raw.last_status);
-      if (raw.last_error !== null) delivery.lastError = String(raw.last_error);
-      if (state === "pending") delivery.nextAttemptAt = new Date(Number(raw.next_at)).toISOString();
-      return delivery;
-    });
+/**
+ * The newest webhook deliveries, which the run's view shows: a column of the run's read
+ * (run-store.ts), one JSON array, newest first, so the view is one call into SQLite. Read only
+ * while the run is there, so the outbox is too (schema.ts makes it with the run's tables).
+ */
+export const WEBHOOKS_COLUMN = `(SELECT json_group_array(json_array(event_id, type, target, state, attempts, last_status, last_error, next_at) ORDER BY id DESC)
+   FROM (SELECT * FROM outbox WHERE channel = 'webhook' ORDER BY id DESC LIMIT ${WEBHOOKS_KEPT}))`;
+
+/** WEBHOOKS_COLUMN's value as the view shows it. */
+export function webhookDeliveriesOf(column: SqlStorageValue | undefined): WebhookDelivery[] {
+  const rows = JSON.parse(String(column)) as [string, string, string | null, string, number, number | null, string | null, number][];
+  return rows.map(([eventId, type, target, stored, attempts, lastStatus, lastError, nextAt]) => {
+    const state = stored === "delivered" || stored === "failed" ? stored : "pending";
+    const delivery: WebhookDelivery = {
+      id: String(eventId),
+      type: String(type) as WebhookEventType,
+      target: target === "run" ? "run" : "deployment",
+      state,
+      attempts: Number(attempts),
+    };
+    if (lastStatus !== null) delivery.lastStatus = Number(lastStatus);
+    if (lastError !== null) delivery.lastError = String(lastError);
+    if (state === "pending") delivery.nextAttemptAt = new Date(Number(nextAt)).toISOString();
+    return delivery;
+  });
 }

@@ -78,13 +78,15 @@ export class Outbox {
   /**
    * Starts the deliveries that are due and not already in flight here, within bounds: one inbox
    * call of at most INBOX_BATCH_ROWS rows, and at most WEBHOOK_SENDS_PER_CALL webhook sends (the
-   * rest are due still, so the next alarm, set for now, starts them). Returns at once.
+   * rest are due still, so the next alarm, set for now, starts them). Returns at once: true when
+   * it started any (which may have written its leases), false when nothing was due. `known`: when
+   * the earliest pending row is due, as the caller read it in this same synchronous turn (nextDueAt).
    */
-  deliverDue(): void {
+  deliverDue(known?: { dueAt: number | undefined }): boolean {
     const now = this.deps.now();
     // Nothing pending is due (none, or all in flight): one read, not one per channel.
-    const due = nextDueAt(this.deps.sql);
-    if (due === undefined || due > now) return;
+    const due = known === undefined ? nextDueAt(this.deps.sql) : known.dueAt;
+    if (due === undefined || due > now) return false;
     this.startBatch("inbox", now);
     this.startBatch("schedule", now);
     this.startSpans();
@@ -98,6 +100,7 @@ export class Outbox {
       this.startWebhook(row, now);
       started++;
     }
+    return true;
   }
 
   /** Resolves once every attempt started so far (and any it started in turn) has reported back. */

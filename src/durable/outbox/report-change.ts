@@ -27,9 +27,10 @@ function deploymentWebhook(env: Env): boolean {
 /**
  * `callId`: the answered call; `spanKey`: the span of the stop a webhook tells (its `traceparent`),
  * from writeStopSpans; `inboxOnly`: a change of what a stopped run spent (a compaction on demand),
- * told to its subject's inbox alone, which releases the reservation it was made under.
+ * told to its subject's inbox alone, which releases the reservation it was made under; `version`:
+ * the change's version, when the caller's own update of the run bumped it (a stop's), else bumped here.
  */
-export type ChangeDetail = { callId?: string; spanKey?: string; inboxOnly?: true };
+export type ChangeDetail = { callId?: string; spanKey?: string; inboxOnly?: true; version?: number };
 
 /**
  * Reports the run's current state as change `type`. `current`: the run's row as the caller read it
@@ -38,7 +39,7 @@ export type ChangeDetail = { callId?: string; spanKey?: string; inboxOnly?: true
  */
 export function reportChange(engine: EngineContext, type: InboxEventType, detail: ChangeDetail = {}, current?: RunRow): void {
   const { sql } = engine.ctx.storage;
-  const version = bumpVersion(sql);
+  const version = detail.version ?? bumpVersion(sql);
   const run = current ?? readRun(sql)!;
   const summary = summaryOf(toRunView(run), version);
   const now = engine.now();
@@ -71,8 +72,11 @@ export function reportChange(engine: EngineContext, type: InboxEventType, detail
   const payload: WebhookPayload = { type: hook, timestamp: summary.updatedAt, data: { run: summary } };
   if (run.status === "failed" && run.error !== undefined) payload.data.error = run.error;
   const body = JSON.stringify(payload);
-  const trace = detail.spanKey === undefined ? {} : { traceparent: traceparentOf(sql, run.id, detail.spanKey) };
-  if (deploymentWebhook(engine.env)) insertOutbox(sql, { channel: "webhook", target: "deployment", eventId, type: hook, version, body, ...trace }, now);
+  const deployment = deploymentWebhook(engine.env);
   const own = run.body.webhook?.url;
+  // The run's trace is read only for a row that carries it (a webhook's): a run with no receiver does not ask.
+  if (!deployment && own === undefined) return;
+  const trace = detail.spanKey === undefined ? {} : { traceparent: traceparentOf(sql, run.id, detail.spanKey) };
+  if (deployment) insertOutbox(sql, { channel: "webhook", target: "deployment", eventId, type: hook, version, body, ...trace }, now);
   if (own !== undefined) insertOutbox(sql, { channel: "webhook", target: "run", url: own, eventId, type: hook, version, body, ...trace }, now);
 }

@@ -34,12 +34,8 @@ export function waitingMessages(sql: SqlStorage): IncomingMessage[] {
     .map((row) => ({ id: row.id, mode: row.mode as MessageMode, content: JSON.parse(row.content) as Content }));
 }
 
-/** How many messages wait to be taken (the run view's queuedMessages). */
-export function countWaitingMessages(sql: SqlStorage): number {
-  // Known empty (by hasWaitingMessages, outside any transaction): no need to ask. This count may run inside one, so it marks nothing.
-  if (knownEmpty.has(sql)) return 0;
-  return Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM user_message WHERE taken IS NULL").one().n);
-}
+/** How many messages wait to be taken (the run view's queuedMessages), as a column of the run's read (run-store.ts). */
+export const WAITING_COUNT_COLUMN = "(SELECT COUNT(*) FROM user_message WHERE taken IS NULL)";
 
 /** How many messages wait to be taken, and the bytes of their stored content. */
 export function waitingMessageStats(sql: SqlStorage): { count: number; bytes: number } {
@@ -50,7 +46,15 @@ export function waitingMessageStats(sql: SqlStorage): { count: number; bytes: nu
 /** Whether a message waits to be taken (read before each model step: from memory while none has come). */
 export function hasWaitingMessages(sql: SqlStorage): boolean {
   if (knownEmpty.has(sql)) return false;
-  const waiting = sql.exec("SELECT 1 FROM user_message WHERE taken IS NULL LIMIT 1").toArray().length > 0;
+  return knowWaitingOutsideTransaction(sql, sql.exec<{ waiting: number }>(`SELECT ${ANY_WAITING_COLUMN} AS waiting`).one().waiting);
+}
+
+/** hasWaitingMessages' question as a column of another read (the alarm's first: run-store.ts). */
+export const ANY_WAITING_COLUMN = "(SELECT EXISTS (SELECT 1 FROM user_message WHERE taken IS NULL))";
+
+/** ANY_WAITING_COLUMN's value as a read outside any transaction found it: none waiting is remembered, as hasWaitingMessages remembers it. */
+export function knowWaitingOutsideTransaction(sql: SqlStorage, column: SqlStorageValue | undefined): boolean {
+  const waiting = Number(column) === 1;
   if (!waiting) knownEmpty.add(sql);
   return waiting;
 }

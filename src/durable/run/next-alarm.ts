@@ -30,6 +30,9 @@ export type AlarmInputs = {
   delayMs: number;
 };
 
+/** What stepDue decides from (AlarmInputs' first part). */
+export type StepInputs = Pick<AlarmInputs, "running" | "suspendedOn" | "now">;
+
 /** When a running run steps next: now, or its unanswered async call's deadline. */
 function stepAt({ suspendedOn, now, delayMs }: AlarmInputs): number {
   // A result stored while the slice was ending is taken now, not at the deadline.
@@ -41,7 +44,7 @@ function stepAt({ suspendedOn, now, delayMs }: AlarmInputs): number {
  * Whether an alarm that fired now should step the run: a running run not waiting on an async call,
  * or whose call has its result or passed its deadline. (An alarm for the outbox alone takes no step.)
  */
-export function stepDue({ running, suspendedOn, now }: AlarmInputs): boolean {
+export function stepDue({ running, suspendedOn, now }: StepInputs & Partial<AlarmInputs>): boolean {
   if (!running) return false;
   return suspendedOn === undefined || suspendedOn.answered || now >= suspendedOn.deadline;
 }

@@ -5,10 +5,10 @@ import { readChild } from "../children/child-store";
 import { isoNow } from "../storage/clock";
 import type { EngineContext } from "../engine/engine-context";
 import { nextTokenCheck } from "../events/readers/watcher-tokens";
-import { dropDeliveredOutbox, nextDueAt } from "../outbox/outbox-store";
-import { nextAlarm, type AlarmInputs } from "./next-alarm";
+import { dropDeliveredOutbox } from "../outbox/outbox-store";
+import { nextAlarm, type AlarmInputs, type StepInputs } from "./next-alarm";
 import { deleteAtFrom } from "./lifecycle/run-stop";
-import { readRunState, updateRun } from "./store/run-store";
+import { readScheduleState, updateRun, type ScheduleState } from "./store/run-store";
 
 /**
  * The call a slice stopped on: an async HTTP call (its deadline), or an agent call's child run (no
@@ -23,21 +23,23 @@ function suspendedOn(sql: SqlStorage, key: string): { deadline: number; answered
   return { deadline: 0, answered: true };
 }
 
-/**
- * What nextAlarm and stepDue decide from, read from storage. `currentKey` is the key user tokens
- * are signed with now (for the watchers' next token check); `state`: the run's state as the caller
- * read it in this same synchronous turn, when it did (not read again).
- */
-export function readAlarmInputs(engine: EngineContext, currentKey: string, deleteAt: number | undefined, now: number, state = readRunState(engine.ctx.storage.sql)): AlarmInputs {
-  const { sql } = engine.ctx.storage;
+/** What stepDue decides from: the run's state (status and the call its last slice stopped on) as the caller read it in this same synchronous turn. */
+export function readStepInputs(engine: EngineContext, state: { status: string; suspendedOn?: string } | undefined, now: number): StepInputs {
   const key = state?.suspendedOn;
+  return { running: state?.status === "running", suspendedOn: key === undefined ? undefined : suspendedOn(engine.ctx.storage.sql, key), now };
+}
+
+/**
+ * What nextAlarm decides from. `currentKey` is the key user tokens are signed with now (for the
+ * watchers' next token check); `read`: the run's state and the outbox's next row as read in this
+ * same synchronous turn (readScheduleState).
+ */
+function readAlarmInputs(engine: EngineContext, currentKey: string, deleteAt: number | undefined, now: number, read: ScheduleState): AlarmInputs {
   return {
-    running: state?.status === "running",
-    suspendedOn: key === undefined ? undefined : suspendedOn(sql, key),
-    outboxDueAt: nextDueAt(sql),
+    ...readStepInputs(engine, read.state, now),
+    outboxDueAt: read.outboxDueAt,
     deleteAt,
     watchersCheckAt: nextTokenCheck(engine.fanout.tokens(), now, currentKey),
-    now,
     delayMs: Number(engine.env.ALARM_DELAY_MS) || 0,
   };
 }
@@ -47,13 +49,15 @@ export function readAlarmInputs(engine: EngineContext, currentKey: string, delet
  * ALARM_DELAY_MS, which only tests set) or, when its last slice was suspended on an async call
  * without a result, at that call's deadline; the next outbox row; a stopped run's retention end.
  * Reads and the alarm call happen in one synchronous turn, so the last call always reflects the
- * newest state.
+ * newest state. `known`: readScheduleState's answer, when the caller read it in this same
+ * synchronous turn and wrote nothing since (not read again).
  */
-export function scheduleAlarm(engine: EngineContext, currentKey: string): Promise<void> {
+export function scheduleAlarm(engine: EngineContext, currentKey: string, known?: ScheduleState): Promise<void> {
   const { storage } = engine.ctx;
   const { sql } = storage;
   const now = engine.now();
-  const state = readRunState(sql);
+  const read = known ?? readScheduleState(sql);
+  const { state } = read;
   let deleteAt = state?.deleteAt;
   if (state !== undefined && state.status !== "running" && deleteAt === undefined) {
     // A run stopped before retention existed: its retention starts now.
@@ -61,6 +65,6 @@ export function scheduleAlarm(engine: EngineContext, currentKey: string): Promis
     updateRun(sql, { deleteAt }, isoNow());
   }
   if (state === undefined) dropDeliveredOutbox(sql);
-  const at = nextAlarm(readAlarmInputs(engine, currentKey, deleteAt, now, state));
+  const at = nextAlarm(readAlarmInputs(engine, currentKey, deleteAt, now, read));
   return at === undefined ? storage.deleteAlarm() : storage.setAlarm(at);
 }

@@ -21,7 +21,7 @@ import { Fanout } from "../events/readers/fanout";
 import { compactRun } from "../person/compact-run";
 import { fail, notFound, ok, viewNow } from "./outcome";
 import { stepDue } from "./next-alarm";
-import { readAlarmInputs, scheduleAlarm } from "./run-alarm";
+import { readStepInputs, scheduleAlarm } from "./run-alarm";
 import { createRun } from "./lifecycle/create-run";
 import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
@@ -33,7 +33,7 @@ import { eraseRun } from "./lifecycle/erase-run";
 import type { Outbox } from "../outbox/outbox";
 import { runOutbox } from "../outbox/run-outbox";
 import { hasRun } from "./store/run-tables";
-import { readRun, readRunCore, readRunId, readRunState, setSuspendedOn, updateRun } from "./store/run-store";
+import { readAlarmStart, readRun, readRunId, readRunState, readScheduleState, setSuspendedOn, updateRun, type RunCore, type ScheduleState } from "./store/run-store";
 import { toRunView } from "./store/run-view";
 import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/readers/socket-frames";
@@ -42,13 +42,14 @@ import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, mes
 import { ModelCalls } from "../engine/incoming/model-calls";
 import { releaseHold } from "../engine/provider/scripted-holds";
 import { Holds } from "../../providers";
-import { newMessageId } from "../person/message-store";
+import { knowWaitingOutsideTransaction, newMessageId } from "../person/message-store";
 import { contentBytes, queueRefusal } from "../person/message-caps";
 import { acceptedKeys, type AcceptedKeys } from "../events/log/accepted-keys";
 import { limitsOf } from "../../config/settings";
 import type { ChildReport } from "../../api/child-runs";
 import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
-import { reserveAgainToday, spendsToday } from "../inbox/spend-day";
+import { mustReserveNow, reserveAgainToday, spendsToday } from "../inbox/spend-day";
+import { knowSeqOutsideTransaction } from "../events/log/event-log";
 import { reserveTreePlace } from "../children/tree-store";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
@@ -88,9 +89,9 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     });
   }
 
-  /** Sets the alarm for what comes next (run-alarm.ts). */
-  private async schedule(): Promise<void> {
-    await scheduleAlarm(this.engine, this.keys.current);
+  /** Sets the alarm for what comes next (run-alarm.ts); `known`: its inputs as read in this same synchronous turn. */
+  private async schedule(known?: ScheduleState): Promise<void> {
+    await scheduleAlarm(this.engine, this.keys.current, known);
     this.alarmKnown = true;
   }
 
@@ -109,10 +110,11 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     await this.schedule();
   }
 
-  private async slice(controller: AbortController): Promise<void> {
+  /** `run`: the run's row as read in this same synchronous turn, if it was (runSlice does not read it again). */
+  private async slice(controller: AbortController, run?: RunCore): Promise<void> {
     this.active = controller;
     try {
-      const end = await runSlice(this.engine, controller);
+      const end = await runSlice(this.engine, controller, run);
       // Where the slice stopped waiting, for schedule() (and the next slice) to read.
       setSuspendedOn(this.ctx.storage.sql, typeof end === "object" ? end.suspendedOn : undefined);
       // A run that stopped (or waits for a person) needs no MCP session: its next call opens one.
@@ -130,18 +132,32 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     // The alarm that fired is gone: until this one sets the next, a view asks.
     this.alarmKnown = false;
     await this.exclusive(async () => {
-      const run = readRunCore(this.ctx.storage.sql);
+      const { sql } = this.ctx.storage;
+      // The run, its wait, its outbox's next row, its newest seq and whether a message waits: one read (run-store.ts).
+      const start = readAlarmStart(sql);
+      const run = start?.run;
+      if (start !== undefined) {
+        // Read outside any transaction: the slice's checks, its first events and its first look for a message need not ask again.
+        knowSeqOutsideTransaction(sql, start.lastSeq);
+        knowWaitingOutsideTransaction(sql, start.waiting);
+      }
       // Deliveries are started, not awaited: changes already written go out while the run steps.
-      this.outbox.deliverDue();
+      this.outbox.deliverDue(start === undefined ? undefined : { dueAt: start.outboxDueAt });
       const now = this.engine.now();
       // Watchers whose user token expired, or whose key is no longer accepted, close.
       this.engine.fanout.closeEnded(now, this.keys.accepted);
       if (run?.status === "running") {
         // A run suspended on an async call steps only when its result is there or its deadline passed.
-        if (stepDue(readAlarmInputs(this.engine, this.keys.current, run.deleteAt, now)) && (await spendsToday(this.engine, run))) await this.slice(new AbortController());
+        if (stepDue(readStepInputs(this.engine, start!.state, now))) {
+          // A run that need not reserve again steps with its row as read above, in this same turn; one that reserves is read again after.
+          if (!mustReserveNow(this.engine, run)) await this.slice(new AbortController(), run);
+          else if (await spendsToday(this.engine, run)) await this.slice(new AbortController());
+        }
       } else if (run?.deleteAt !== undefined && now >= run.deleteAt) await this.erase(run.id, "retention");
-      this.outbox.deliverDue();
-      await this.schedule();
+      // The next alarm's inputs, read once: the outbox's deliveries take them, and so does the alarm unless they started some.
+      const next = readScheduleState(sql);
+      const started = this.outbox.deliverDue({ dueAt: next.outboxDueAt });
+      await this.schedule(started ? undefined : next);
     });
   }
 

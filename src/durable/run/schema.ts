@@ -13,7 +13,7 @@ import { COMPACTION_REQUEST_TABLE } from "../engine/incoming/compaction-request-
 import { USER_MESSAGE_TABLE } from "../person/message-store";
 import { addRunColumns, RUN_TABLES } from "./store/run-tables";
 import { SPILL_TABLE } from "../storage/spill";
-import { dropTable, forgetTables, rememberMadeTables, tableExists } from "../storage/sqlite-tables";
+import { dropTable, forgetTables, rememberMadeTables, tableExists, tablesExisting } from "../storage/sqlite-tables";
 import { CHILD_RUN_TABLE } from "../children/child-store";
 import { addTicketColumns, TICKET_TABLE } from "../events/readers/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
@@ -31,24 +31,33 @@ export function wasDeleted(sql: SqlStorage): boolean {
   return tableExists(sql, "deleted");
 }
 
+/** What a creation asks first, in one look: whether a run was deleted here, and whether one is here. */
+export function runPresence(sql: SqlStorage): { deleted: boolean; run: boolean } {
+  const found = tablesExisting(sql, ["deleted", "run"]);
+  return { deleted: found.has("deleted"), run: found.has("run") };
+}
+
 /**
  * Every table and column, and the step's view; the statements go to SQLite together (each call into
  * it costs: sqlite-tables.ts). In a database that held nothing (`fresh`: a new run's) every table
- * is made as this release writes it, so no older table's columns or view are looked for.
+ * is made as this release writes it, so no older table's columns or view are looked for, and the
+ * views are made in the same call. `extra`: tables a new run's creation makes with them (run_image).
  */
-export function migrate(sql: SqlStorage, fresh = false): void {
-  sql.exec(STATEMENTS.join(";\n"));
-  // Each is known to be there now: a look for one is not a call into SQLite.
+export function migrate(sql: SqlStorage, fresh = false, extra: readonly string[] = []): void {
+  const tables = [...STATEMENTS, ...extra];
+  // After every table and column: the statements a step commits with (../engine/journal/step-commit.ts)
+  // and a slice's buffered steps (step-batch.ts).
+  const views = [...STEP_COMMIT_STATEMENTS, ...STEP_ROWS_STATEMENTS];
+  sql.exec((fresh ? [...tables, ...views] : tables).join(";\n"));
+  // Each is known to be there now: a look for one is not a call into SQLite. (`extra`'s are looked
+  // for as their modules always did: run_image's presence is its own module's to tell.)
   rememberMadeTables(sql, STATEMENTS);
-  if (!fresh) {
-    addRunColumns(sql);
-    addTicketColumns(sql);
-    addOutboxColumns(sql);
-    // After every table and column: the statements a step commits with (../engine/journal/step-commit.ts)
-    // and a slice's buffered steps (step-batch.ts).
-    dropOlderStepCommitView(sql);
-  }
-  sql.exec([...STEP_COMMIT_STATEMENTS, ...STEP_ROWS_STATEMENTS].join(";\n"));
+  if (fresh) return;
+  addRunColumns(sql);
+  addTicketColumns(sql);
+  addOutboxColumns(sql);
+  dropOlderStepCommitView(sql);
+  sql.exec(views.join(";\n"));
 }
 
 /**
@@ -60,13 +69,13 @@ export function holdsNothing(sql: SqlStorage): boolean {
 }
 
 /**
- * Makes the run's tables and stores what `store` writes, in one transaction (a creation's): one that
- * fails leaves no table, and none remembered as there (../storage/sqlite-tables.ts).
+ * Makes the run's tables (and `extra`: migrate's) and stores what `store` writes, in one transaction
+ * (a creation's): one that fails leaves no table, and none remembered as there (../storage/sqlite-tables.ts).
  */
-export function makeRun(storage: DurableObjectStorage, store: () => void): void {
+export function makeRun(storage: DurableObjectStorage, store: () => void, extra: readonly string[] = []): void {
   try {
     storage.transactionSync(() => {
-      migrate(storage.sql, holdsNothing(storage.sql));
+      migrate(storage.sql, holdsNothing(storage.sql), extra);
       store();
     });
   } catch (error) {

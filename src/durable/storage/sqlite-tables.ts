@@ -18,6 +18,22 @@ export function tableExists(sql: SqlStorage, name: string): boolean {
   return found;
 }
 
+/** Which of `names` exist (tableExists for each, those not yet seen asked in one look). */
+export function tablesExisting(sql: SqlStorage, names: readonly string[]): Set<string> {
+  const known = seen.get(sql);
+  const found = new Set(names.filter((name) => known?.has(name) === true));
+  const unknown = names.filter((name) => !found.has(name));
+  if (unknown.length === 0) return found;
+  const rows = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))", JSON.stringify(unknown)).toArray();
+  const tables = known ?? new Set<string>();
+  for (const { name } of rows) {
+    found.add(name);
+    tables.add(name);
+  }
+  seen.set(sql, tables);
+  return found;
+}
+
 /**
  * Remembers the tables `statements` make (their CREATE TABLE statements, just run): the database
  * holds them now. A transaction that made them and fails forgets them (forgetTables).

@@ -7,7 +7,7 @@ import { readSegment } from "../run/store/segment-store";
 import { type RunRow, type RunCore } from "../run/store/run-store";
 import { segmentScope, writePersonWait, writeSegmentSpan } from "./span-writer";
 import { personWaitKey, segmentSpanKey } from "./span-ids";
-import { markSegmentEnd, segmentTimes } from "./trace-store";
+import { markSegmentEnd } from "./trace-store";
 import { usd } from "../../lib/money";
 
 /**
@@ -26,8 +26,7 @@ export function writeStopSpans(engine: EngineContext, before: RunCore, after: Ru
   const segment = readSegment(sql, after.segment);
   const stop = { endedAt: now, status: after.status, stoppedBy: after.stoppedBy ?? (after.status === "failed" ? "error" : "done"), costUsd: Math.max(0, usd(after.spentUsd - segment.spentBefore)), messages: segment.messages };
   writeSegmentSpan(engine, scope, after.error === undefined ? stop : { ...stop, error: after.error });
-  markSegmentEnd(sql, after.segment, now);
-  return segmentSpanKey(after.segment, segmentTimes(sql, after.segment).attempt);
+  return segmentSpanKey(after.segment, markSegmentEnd(sql, after.segment, now).attempt);
 }
 
 /** In the answer's transaction, before the next segment starts: the wait for the person on `before`'s segment ended. */

@@ -34,8 +34,11 @@ export function markSegmentStart(sql: SqlStorage, segment: number, at: number): 
   if (tableExists(sql, "trace_time")) sql.exec("INSERT OR REPLACE INTO trace_time (segment, started_at) VALUES (?, ?)", segment, at);
 }
 
-export function markSegmentEnd(sql: SqlStorage, segment: number, at: number): void {
-  if (tableExists(sql, "trace_time")) sql.exec("UPDATE trace_time SET ended_at = ? WHERE segment = ?", at, segment);
+/** Marks segment `n`'s end at `at`, and answers its times as segmentTimes would read them right after (one call into SQLite for both). */
+export function markSegmentEnd(sql: SqlStorage, segment: number, at: number): SegmentTimes {
+  if (!tableExists(sql, "trace_time")) return { attempt: 0 };
+  const row = sql.exec<TimesRow>("UPDATE trace_time SET ended_at = ? WHERE segment = ? RETURNING started_at, ended_at, attempt", at, segment).toArray()[0];
+  return timesOf(row);
 }
 
 /** A retry of a failed run goes on in its segment: a new invoke_agent span (the segment's next attempt) starts now. */
@@ -48,7 +51,12 @@ export type SegmentTimes = { startedAt?: number; endedAt?: number; attempt: numb
 /** When segment `n` (its current attempt) started and stopped (ms); a segment of an older run has no times. */
 export function segmentTimes(sql: SqlStorage, segment: number): SegmentTimes {
   if (!tableExists(sql, "trace_time")) return { attempt: 0 };
-  const row = sql.exec<{ started_at: number; ended_at: number | null; attempt: number }>("SELECT started_at, ended_at, attempt FROM trace_time WHERE segment = ?", segment).toArray()[0];
+  return timesOf(sql.exec<TimesRow>("SELECT started_at, ended_at, attempt FROM trace_time WHERE segment = ?", segment).toArray()[0]);
+}
+
+type TimesRow = { started_at: number; ended_at: number | null; attempt: number };
+
+function timesOf(row: TimesRow | undefined): SegmentTimes {
   if (row === undefined) return { attempt: 0 };
   const times: SegmentTimes = { startedAt: Number(row.started_at), attempt: Number(row.attempt) };
   if (row.ended_at !== null) times.endedAt = Number(row.ended_at);

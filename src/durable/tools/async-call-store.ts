@@ -135,11 +135,15 @@ export function deliverResult(sql: SqlStorage, key: string, canonical: string, n
   return { kind: "stored", row: readCall(sql, key)! };
 }
 
-/** Calls the tool server took and has not answered: the run view lists them. */
-export function pendingCalls(sql: SqlStorage): PendingCall[] {
-  return sql
-    .exec<Raw>("SELECT * FROM async_call WHERE accepted_at IS NOT NULL AND result IS NULL AND closed_at IS NULL ORDER BY started_at, key")
-    .toArray()
-    .map(rowOf)
-    .map((row) => ({ callId: row.callId, name: row.name, step: row.step, startedAt: new Date(row.startedAt).toISOString(), deadline: new Date(row.deadline).toISOString() }));
+/**
+ * Calls the tool server took and has not answered, which the run view lists: a column of the run's
+ * read (run-store.ts), one JSON array in their order, so the view is one call into SQLite.
+ */
+export const PENDING_CALLS_COLUMN = `(SELECT json_group_array(json_array(call_id, name, step, started_at, deadline) ORDER BY started_at, key)
+   FROM async_call WHERE accepted_at IS NOT NULL AND result IS NULL AND closed_at IS NULL)`;
+
+/** PENDING_CALLS_COLUMN's value as the view shows it. */
+export function pendingCallsOf(column: SqlStorageValue | undefined): PendingCall[] {
+  const rows = JSON.parse(String(column)) as [string, string, number, number, number][];
+  return rows.map(([callId, name, step, startedAt, deadline]) => ({ callId: String(callId), name: String(name), step: Number(step), startedAt: new Date(Number(startedAt)).toISOString(), deadline: new Date(Number(deadline)).toISOString() }));
 }

@@ -18,10 +18,26 @@ export function requestCompaction(sql: SqlStorage, beforeStep: number, instructi
 
 /** The requests a segment whose loop starts after `stepsBefore` model calls may meet, as its loop counts its calls. */
 export function compactionRequestsAfter(sql: SqlStorage, stepsBefore: number): CompactionRequest[] {
-  return sql
-    .exec<{ before_step: number; instructions: string | null }>("SELECT before_step, instructions FROM compaction_request WHERE before_step > ? ORDER BY before_step", stepsBefore)
-    .toArray()
-    .map((row) => (row.instructions === null ? { step: row.before_step - stepsBefore } : { step: row.before_step - stepsBefore, instructions: row.instructions }));
+  return requestsOf(
+    sql.exec<{ before_step: number; instructions: string | null }>("SELECT before_step, instructions FROM compaction_request WHERE before_step > ? ORDER BY before_step", stepsBefore).toArray(),
+    stepsBefore,
+  );
+}
+
+/**
+ * compactionRequestsAfter as a column of the segment's own read (segment-store.ts), after the
+ * segment's `steps_before`: one JSON array of [before_step, instructions], in order.
+ */
+export const COMPACTION_REQUESTS_COLUMN = "(SELECT json_group_array(json_array(before_step, instructions) ORDER BY before_step) FROM compaction_request WHERE before_step > segment.steps_before)";
+
+/** COMPACTION_REQUESTS_COLUMN's value, for a segment after `stepsBefore` model calls. */
+export function compactionRequestsOf(column: SqlStorageValue | undefined, stepsBefore: number): CompactionRequest[] {
+  const rows = (JSON.parse(String(column)) as [number, string | null][]).map(([before_step, instructions]) => ({ before_step: Number(before_step), instructions }));
+  return requestsOf(rows, stepsBefore);
+}
+
+function requestsOf(rows: readonly { before_step: number; instructions: string | null }[], stepsBefore: number): CompactionRequest[] {
+  return rows.map((row) => (row.instructions === null ? { step: row.before_step - stepsBefore } : { step: row.before_step - stepsBefore, instructions: row.instructions }));
 }
 
 /** The requests before model calls up to `step` (a fork's prefix keeps them), counted over the whole run. */

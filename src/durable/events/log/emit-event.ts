@@ -14,13 +14,15 @@ export function emitEvent(engine: EngineContext, event: RunEvent, dedupe?: strin
   // The step rows the slice has not written yet come first (../../engine/journal/step-rows.ts); a
   // failure there is the step's failure, as it would have been had each step written its own.
   engine.stepRows?.flush();
+  let held: readonly LoggedEvent[] = [];
   try {
-    engine.held?.flush(false);
+    held = engine.held?.flush(false) ?? [];
   } catch {
     // They cannot be written (a key past SQLite's limit, say): this event — a run's failure, often — still is.
     engine.held?.drop();
   }
-  const logged = appendEvent(engine.ctx.storage.sql, event, isoNow(), dedupe);
+  // After the held events, in this same turn: the last one's seq is the newest.
+  const logged = appendEvent(engine.ctx.storage.sql, event, isoNow(), dedupe, held.at(-1)?.seq);
   if (logged !== undefined) engine.fanout.sendLogged([logged]);
   return logged !== undefined;
 }
@@ -36,6 +38,14 @@ export function writeHeldEvents(engine: EngineContext, events: readonly HeldEven
   engine.stepRows?.flush();
   const at = isoNow();
   const append = outside ? appendEventOutsideTransaction : appendEvent;
-  const write = () => events.map(({ event, dedupe }) => append(storage.sql, event, at, dedupe)).filter((logged): logged is LoggedEvent => logged !== undefined);
+  // Each after the one logged before it, in this same turn: its seq is the newest.
+  const write = () => {
+    const logged: LoggedEvent[] = [];
+    for (const { event, dedupe } of events) {
+      const one = append(storage.sql, event, at, dedupe, logged.at(-1)?.seq);
+      if (one !== undefined) logged.push(one);
+    }
+    return logged;
+  };
   return outside ? forgetSeqOnFailure(storage.sql, () => storage.transactionSync(write)) : write();
 }

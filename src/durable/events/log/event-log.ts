@@ -29,26 +29,28 @@ function insert(sql: SqlStorage, seq: number, at: string, text: string, dedupe: 
   return cursor.rowsWritten > 0;
 }
 
-function append(sql: SqlStorage, event: LogEvent, at: string, dedupe: string | undefined): LoggedEvent | undefined {
-  const logged = eventText(newestSeq(sql) + 1, at, event);
+/** `newest`: the newest seq, when the caller logged it in this same synchronous turn (not asked for again). */
+function append(sql: SqlStorage, event: LogEvent, at: string, dedupe: string | undefined, newest?: number): LoggedEvent | undefined {
+  const logged = eventText((newest ?? newestSeq(sql)) + 1, at, event);
   return insert(sql, logged.seq, at, logged.text, dedupe ?? null) ? logged : undefined;
 }
 
 /**
  * Appends one event with the next seq. With a dedupe key, an event already logged under that key
  * is not logged again (events written before a step may be written again when the step reruns).
- * Safe inside any transaction.
+ * Safe inside any transaction. `newest`: the seq of the event the caller logged last, in this same
+ * synchronous turn, if it did (the newest for sure, within the turn, whatever transaction it is in).
  */
-export function appendEvent(sql: SqlStorage, event: LogEvent, at: string, dedupe?: string): LoggedEvent | undefined {
-  const logged = append(sql, event, at, dedupe);
+export function appendEvent(sql: SqlStorage, event: LogEvent, at: string, dedupe?: string, newest?: number): LoggedEvent | undefined {
+  const logged = append(sql, event, at, dedupe, newest);
   // The transaction this may be part of could still roll back.
   if (logged !== undefined) remembered.delete(sql);
   return logged;
 }
 
 /** appendEvent for a caller that is outside any transaction: its seq is remembered. */
-export function appendEventOutsideTransaction(sql: SqlStorage, event: RunEvent, at: string, dedupe?: string): LoggedEvent | undefined {
-  const logged = append(sql, event, at, dedupe);
+export function appendEventOutsideTransaction(sql: SqlStorage, event: RunEvent, at: string, dedupe?: string, newest?: number): LoggedEvent | undefined {
+  const logged = append(sql, event, at, dedupe, newest);
   if (logged !== undefined) remembered.set(sql, logged.seq);
   return logged;
 }
@@ -75,11 +77,19 @@ export function insertStepEvent(sql: SqlStorage, event: LoggedEvent, at: string,
 }
 
 /**
- * The dedupe keys logged under `prefix` (one segment's events written before or between its
- * steps), read at once: what a slice may be told again and must not log twice.
+ * The dedupe keys logged under a prefix (one segment's events written before or between its
+ * steps), read at once: what a slice may be told again and must not log twice. A column of the
+ * slice's read of its segment (segment-store.ts), bound to loggedKeysBindings(prefix) where it stands.
  */
-export function loggedKeys(sql: SqlStorage, prefix: string): Set<string> {
-  return new Set(sql.exec<{ dedupe: string }>("SELECT dedupe FROM event WHERE dedupe >= ? AND dedupe < ?", prefix, prefixEnd(prefix)).toArray().map((row) => row.dedupe));
+export const LOGGED_KEYS_COLUMN = "(SELECT json_group_array(dedupe) FROM event WHERE dedupe >= ? AND dedupe < ?)";
+
+export function loggedKeysBindings(prefix: string): [string, string] {
+  return [prefix, prefixEnd(prefix)];
+}
+
+/** LOGGED_KEYS_COLUMN's value. */
+export function loggedKeysOf(column: SqlStorageValue | undefined): Set<string> {
+  return new Set((JSON.parse(String(column)) as string[]).map(String));
 }
 
 /** After a step's events were committed: the newest seq is known for sure. */
@@ -113,9 +123,20 @@ export function forgetSeq(sql: SqlStorage): void {
   remembered.delete(sql);
 }
 
+/** lastSeq as a column of another read (the run's row: run-store.ts), one call into SQLite for both. */
+export const LAST_SEQ_COLUMN = "(SELECT COALESCE(MAX(seq), 0) FROM event)";
+
 /** The newest event's seq (0 before the first): SQLite reads the largest rowid directly. */
 export function lastSeq(sql: SqlStorage): number {
-  return Number(sql.exec<{ last: number }>("SELECT COALESCE(MAX(seq), 0) AS last FROM event").one().last);
+  return Number(sql.exec<{ last: number }>(`SELECT ${LAST_SEQ_COLUMN} AS last`).one().last);
+}
+
+/**
+ * The newest seq as a read outside any transaction just found it (LAST_SEQ_COLUMN, folded into the
+ * alarm's first read): known for sure, as an append outside any transaction makes it.
+ */
+export function knowSeqOutsideTransaction(sql: SqlStorage, seq: number): void {
+  remembered.set(sql, seq);
 }
 
 /** lastSeq, from memory when it is known there. */

@@ -90,10 +90,11 @@ export class HeldEvents {
   /**
    * Writes what is held now. `outside`: the caller is outside any transaction (else the events go
    * into the caller's transaction, as an event it writes itself does). A failed write holds them again.
+   * Answers the events it logged (the newest seq is the last one's, when it logged any).
    */
-  flush(outside = true): void {
+  flush(outside = true): readonly LoggedEvent[] {
     const taken = this.take();
-    if (taken.events.length === 0 && taken.live.length === 0) return;
+    if (taken.events.length === 0 && taken.live.length === 0) return [];
     let logged: LoggedEvent[];
     try {
       logged = taken.events.length === 0 ? [] : this.write(taken.events, outside);
@@ -102,6 +103,7 @@ export class HeldEvents {
       throw error;
     }
     this.sendCommitted(taken, logged);
+    return logged;
   }
 
   /** The slice ends: what is held is written (as flush), and the timer stops. */

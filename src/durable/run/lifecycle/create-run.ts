@@ -7,7 +7,7 @@ import type { ImageUpload } from "../../../api/images/images";
 import type { NewRun, Outcome, RunView } from "../../../api/types";
 import { acceptImages, type BlobStore } from "../../blobs/blob-store";
 import { newRunImagesRefusal } from "../../blobs/image-cap";
-import { heldImagesOf, recordImages } from "../../blobs/image-index";
+import { heldImagesOf, recordImages, RUN_IMAGE_TABLE } from "../../blobs/image-index";
 import { limitsOf } from "../../../config/settings";
 import type { EngineContext } from "../../engine/engine-context";
 import { emitEvent } from "../../events/log/emit-event";
@@ -17,9 +17,10 @@ import { insertReplay, markNoReplay } from "../../evals/cases/replay-store";
 import { markNotFork } from "../../forks/fork-store";
 import { markNoChildren } from "../../children/child-store";
 import { fail, invalidImages, ok } from "../outcome";
-import { insertRun, readRun, readRunCore, type RunRow } from "../store/run-store";
+import { insertedRunCore, insertRun, readRun, type InsertedRun, type RunRow } from "../store/run-store";
 import { toRunView } from "../store/run-view";
-import { makeRun, wasDeleted } from "../schema";
+import { makeRun, runPresence } from "../schema";
+import { knowSeqOutsideTransaction } from "../../events/log/event-log";
 import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../../inbox/spend-reservation";
 import { insertTrace } from "../../telemetry/trace-store";
 import { writeSpendDay } from "../../inbox/spend-day";
@@ -29,7 +30,9 @@ export type Creator = { engine: EngineContext; blobs: BlobStore; schedule: () =>
 
 /** A create sent again (its Idempotency-Key names this object): the run it made, or a 409; undefined when no run was made here. */
 export function earlierCreate(sql: SqlStorage, run: NewRun): Outcome<RunView> | undefined {
-  if (wasDeleted(sql)) return fail(409, "The run made with this Idempotency-Key was deleted; its id is not used again.");
+  const here = runPresence(sql);
+  if (here.deleted) return fail(409, "The run made with this Idempotency-Key was deleted; its id is not used again.");
+  if (!here.run) return undefined;
   const existing = readRun(sql);
   if (existing === undefined) return undefined;
   if (existing.bodyHash !== run.bodyHash) return fail(409, "This Idempotency-Key was used for a different request.");
@@ -52,45 +55,55 @@ export async function createRun(creator: Creator, run: NewRun, images: ImageUplo
   return createReserved(creator, spend, async () => {
     const issues = await acceptImages(blobs, run.id, images);
     if (issues.length > 0) return invalidImages(issues);
+    let inserted: InsertedRun | undefined;
     return madeRun(
       engine,
       () => {
-        insertRun(sql, run, isoNow());
+        inserted = insertRun(sql, run, isoNow());
         // What a new run is known to lack, remembered now rather than looked for (a rollback leaves
         // a database with none of it either).
         markNotFork(sql);
         markNoChildren(sql);
         if (run.replay !== undefined) insertReplay(sql, run.replay);
         else markNoReplay(sql);
-        recordImages(sql, held);
+        // The index's table is made with the others (RUN_IMAGE_TABLE below): only images are written here.
+        if (held.length > 0) recordImages(sql, held);
         insertTrace(sql, run.id, run.traceParent, run.parentLink, Date.now());
       },
-      newRunRow,
+      (sql) => newRunRow(sql, inserted!),
+      [RUN_IMAGE_TABLE],
     );
   });
 }
 
 /**
- * The row of a run createRun's store just made: no async call, waiting message, event or outbox
- * row is there yet (its first event and change come after), so the view's parts are known without
- * asking storage for them.
+ * The row of a run createRun's store just made, as its insert answered it (nothing wrote the row
+ * since): no async call, waiting message, event or outbox row is there yet (its first event and
+ * change come after), so the view's parts are known without asking storage for them.
  */
-function newRunRow(sql: SqlStorage): RunRow {
-  return { ...readRunCore(sql)!, pending: [], queuedMessages: 0, lastSeq: 0, webhooks: [] };
+function newRunRow(sql: SqlStorage, inserted: InsertedRun): RunRow {
+  return { ...insertedRunCore(sql, inserted), pending: [], queuedMessages: 0, lastSeq: 0, webhooks: [] };
 }
 
 /**
- * Makes the run's tables and stores what `store` writes, then its first change, in one transaction
- * (makeRun); the run's row as it was made (`read`), read once for the change and the creation's answer.
+ * Makes the run's tables (and `extra`) and stores what `store` writes, then its first change, in one
+ * transaction (makeRun); the run's row as it was made (`read`), read once for the change and the
+ * creation's answer. Called outside any transaction.
  */
-export function madeRun(engine: EngineContext, store: () => void, read: (sql: SqlStorage) => RunRow = (sql) => readRun(sql)!): RunRow {
+export function madeRun(engine: EngineContext, store: () => void, read: (sql: SqlStorage) => RunRow = (sql) => readRun(sql)!, extra: readonly string[] = []): RunRow {
   const { sql } = engine.ctx.storage;
   let made: RunRow | undefined;
-  makeRun(engine.ctx.storage, () => {
-    store();
-    made = read(sql);
-    reportChange(engine, "run-started", {}, made);
-  });
+  makeRun(
+    engine.ctx.storage,
+    () => {
+      store();
+      made = read(sql);
+      reportChange(engine, "run-started", {}, made);
+    },
+    extra,
+  );
+  // Committed (this is outside any transaction): the newest seq as the row says, so the run's first event need not ask for it.
+  knowSeqOutsideTransaction(sql, made!.lastSeq);
   return made!;
 }
 

@@ -7,7 +7,7 @@ import type { EngineContext } from "../../engine/engine-context";
 import { emitEvent } from "../../events/log/emit-event";
 import { logRunEnd } from "../operator-log";
 import { reportChange } from "../../outbox/report-change";
-import { readRun, readRunCore, updateRun, type RunChange } from "../store/run-store";
+import { readRun, readRunCore, updateRun, updateRunAndRead, type RunChange } from "../store/run-store";
 import { writeStopSpans } from "../../telemetry/stop-spans";
 import { addUsd } from "../../../lib/money";
 
@@ -28,13 +28,17 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
   const now = engine.now();
   const ended = engine.ctx.storage.transactionSync(() => {
     const before = readRunCore(sql);
-    updateRun(sql, { ...change, deleteAt: deleteAtFrom(engine, now) }, new Date(now).toISOString());
-    const run = readRun(sql)!;
+    const stop: RunChange = { ...change, deleteAt: deleteAtFrom(engine, now) };
+    const at = new Date(now).toISOString();
+    // The row as the change left it comes back from the change's own statement, with the body read
+    // just before; the same statement bumps the version the change is reported with (reportChange).
+    const run = before === undefined ? (updateRun(sql, stop, at), readRun(sql)!) : updateRunAndRead(sql, { ...stop, version: "next" }, at, before.body);
+    const version = before === undefined ? {} : { version: run.version };
     // The segment's invoke_agent span (or, for a cancel while waiting, the end of the wait): the span its webhooks carry.
     const span = before === undefined ? {} : { spanKey: writeStopSpans(engine, before, run) };
     if (event !== "end") {
       emitEvent(engine, event);
-      reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended", span, run);
+      reportChange(engine, event.type === "waiting" ? "run-waiting" : "run-ended", { ...span, ...version }, run);
       return undefined;
     }
     const end: RunEvent = { type: "end", status: run.status, stoppedBy: run.stoppedBy ?? "done", spentUsd: addUsd(run.spentUsd, run.childrenUsd), steps: run.steps };
@@ -44,7 +48,7 @@ export function recordStop(engine: EngineContext, change: RunChange, event: RunE
     if (run.guardrail !== undefined) end.guardrail = run.guardrail;
     if (run.error !== undefined) end.error = run.error;
     emitEvent(engine, end);
-    reportChange(engine, "run-ended", span, run);
+    reportChange(engine, "run-ended", { ...span, ...version }, run);
     return run;
   });
   if (ended !== undefined) logRunEnd(ended);

@@ -4,11 +4,11 @@
 // that can grow past a row's limit (the final output, the waiting call) go through spill.ts.
 import type { AgentOfRun, ApiError, GuardrailTrip, ChildRunView, CreateRunBody, ForkedFrom, NewRun, PendingCall, RunStatus, StoppedBy, StopReason, Waiting, WebhookDelivery } from "../../../api/types";
 import { DEFAULT_MAX_STEPS } from "../../../loop/loop-state";
-import { pendingCalls } from "../../tools/async-call-store";
+import { PENDING_CALLS_COLUMN, pendingCallsOf } from "../../tools/async-call-store";
 import { childViews } from "../../children/child-store";
-import { countWaitingMessages } from "../../person/message-store";
-import { newestSeq } from "../../events/log/event-log";
-import { webhookDeliveries } from "../../outbox/outbox-store";
+import { ANY_WAITING_COLUMN, WAITING_COUNT_COLUMN } from "../../person/message-store";
+import { LAST_SEQ_COLUMN } from "../../events/log/event-log";
+import { DUE_AT_COLUMN, dueAtOf, nextDueAt, WEBHOOKS_COLUMN, webhookDeliveriesOf } from "../../outbox/outbox-store";
 import { parseSpilledJson, spillText, unspillText } from "../../storage/spill";
 import { usd } from "../../../lib/money";
 import { readFork } from "../../forks/fork-store";
@@ -103,20 +103,51 @@ type ViewParts = "pending" | "queuedMessages" | "lastSeq" | "webhooks";
 /** The run's row without its view's parts: what a reader of its own state needs (the alarm's, a stop's "before"). */
 export type RunCore = Omit<RunRow, ViewParts>;
 
-/** readRun without the view's parts: four calls into storage fewer. */
+/** readRun without the view's parts: their tables are not read. */
 export function readRunCore(sql: SqlStorage): RunCore | undefined {
   return readRunWith(sql, ownBody, false);
+}
+
+/**
+ * The view's parts, each a column its table's module writes (a subquery), read with the run's row:
+ * a view is one call into SQLite, not five.
+ */
+const VIEW_COLUMNS = `${PENDING_CALLS_COLUMN} AS view_pending, ${WAITING_COUNT_COLUMN} AS view_queued, ${LAST_SEQ_COLUMN} AS view_last_seq, ${WEBHOOKS_COLUMN} AS view_webhooks`;
+
+/** What an alarm decides from, beside the run's row: its last slice's wait, the outbox's next row, the newest seq. */
+const ALARM_COLUMNS = `${DUE_AT_COLUMN} AS alarm_outbox_due_at, ${LAST_SEQ_COLUMN} AS alarm_last_seq, ${ANY_WAITING_COLUMN} AS alarm_waiting`;
+
+/** The run as an alarm starts with it, read in one call: see readAlarmStart. `waiting`: ANY_WAITING_COLUMN's value (a message waits to be taken). */
+export type AlarmStart = { run: RunCore; state: RunState; outboxDueAt?: number | undefined; lastSeq: number; waiting: SqlStorageValue | undefined };
+
+/**
+ * The run's row (readRunCore's), the async call its last slice stopped on, when the outbox's next
+ * row is due, the newest event's seq and whether a message waits, in one call into SQLite: what an
+ * alarm reads first.
+ */
+export function readAlarmStart(sql: SqlStorage): AlarmStart | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql.exec<Raw>(`SELECT run.*, run_body.body, ${ALARM_COLUMNS} FROM run, run_body LIMIT 1`).toArray()[0];
+  if (row === undefined) return undefined;
+  return { run: runOfRow(sql, row, ownBody(sql, String(row.body)), false), state: stateOf(row), outboxDueAt: dueAtOf(row.alarm_outbox_due_at), lastSeq: Number(row.alarm_last_seq), waiting: row.alarm_waiting };
 }
 
 function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: true): RunRow | undefined;
 function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: false): RunCore | undefined;
 function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) => CreateRunBody, withViewParts: boolean): RunRow | RunCore | undefined {
   if (!hasRun(sql)) return undefined;
-  const row = sql.exec<Raw>("SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
+  const row = sql.exec<Raw>(withViewParts ? `SELECT run.*, run_body.body, ${VIEW_COLUMNS} FROM run, run_body LIMIT 1` : "SELECT run.*, run_body.body FROM run, run_body LIMIT 1").toArray()[0];
   if (row === undefined) return undefined;
+  return runOfRow(sql, row, bodyOf(sql, String(row.body)), withViewParts);
+}
+
+/** The run of a run row and its body (with VIEW_COLUMNS read beside it when `withViewParts`). */
+function runOfRow(sql: SqlStorage, row: Raw, body: CreateRunBody, withViewParts: true): RunRow;
+function runOfRow(sql: SqlStorage, row: Raw, body: CreateRunBody, withViewParts: boolean): RunRow | RunCore;
+function runOfRow(sql: SqlStorage, row: Raw, body: CreateRunBody, withViewParts: boolean): RunRow | RunCore {
   const run: RunCore & Partial<Pick<RunRow, ViewParts>> = {
     id: String(row.id),
-    body: bodyOf(sql, String(row.body)),
+    body,
     model: String(row.model),
     provider: row.provider === "anthropic" || row.provider === "openai" ? row.provider : "scripted",
     tokenHash: String(row.token_hash),
@@ -128,11 +159,11 @@ function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) 
     spentUsd: Number(row.spent_usd),
     hasFinal: row.final !== null,
     cancelRequested: Number(row.cancel_requested) === 1,
-    ...(withViewParts ? { pending: pendingCalls(sql) } : {}),
+    ...(withViewParts ? { pending: pendingCallsOf(row.view_pending) } : {}),
     ...childViews(sql),
-    ...(withViewParts ? { queuedMessages: countWaitingMessages(sql), lastSeq: newestSeq(sql) } : {}),
+    ...(withViewParts ? { queuedMessages: Number(row.view_queued), lastSeq: Number(row.view_last_seq) } : {}),
     version: Number(row.change_version),
-    ...(withViewParts ? { webhooks: webhookDeliveries(sql) } : {}),
+    ...(withViewParts ? { webhooks: webhookDeliveriesOf(row.view_webhooks) } : {}),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };
@@ -163,17 +194,31 @@ function readRunWith(sql: SqlStorage, bodyOf: (sql: SqlStorage, stored: string) 
   return run;
 }
 
-/** What scheduling needs of the run, without reading its body: status and retention end. */
-export function readRunState(sql: SqlStorage): { status: RunStatus; deleteAt?: number; suspendedOn?: string } | undefined {
-  if (!hasRun(sql)) return undefined;
-  const row = sql
-    .exec<{ status: string; delete_at: number | null; suspended_on: string | null }>("SELECT status, delete_at, suspended_on FROM run LIMIT 1")
-    .toArray()[0];
-  if (row === undefined) return undefined;
-  const state: { status: RunStatus; deleteAt?: number; suspendedOn?: string } = { status: row.status as RunStatus };
-  if (row.delete_at !== null) state.deleteAt = Number(row.delete_at);
-  if (row.suspended_on !== null) state.suspendedOn = row.suspended_on;
+/** What scheduling needs of the run, without reading its body: status, retention end, and the async call its last slice stopped on. */
+export type RunState = { status: RunStatus; deleteAt?: number; suspendedOn?: string };
+
+function stateOf(row: Raw): RunState {
+  const state: RunState = { status: String(row.status) as RunStatus };
+  if (row.delete_at !== null && row.delete_at !== undefined) state.deleteAt = Number(row.delete_at);
+  if (row.suspended_on !== null && row.suspended_on !== undefined) state.suspendedOn = String(row.suspended_on);
   return state;
+}
+
+export function readRunState(sql: SqlStorage): RunState | undefined {
+  if (!hasRun(sql)) return undefined;
+  const row = sql.exec<Raw>("SELECT status, delete_at, suspended_on FROM run LIMIT 1").toArray()[0];
+  return row === undefined ? undefined : stateOf(row);
+}
+
+/** What scheduling reads: the run's state (readRunState's; none for a deleted run) and when the outbox's next row is due. */
+export type ScheduleState = { state?: RunState; outboxDueAt?: number | undefined };
+
+/** readRunState and the outbox's next row (nextDueAt) in one call into SQLite; a deleted run's tombstone has its outbox alone. */
+export function readScheduleState(sql: SqlStorage): ScheduleState {
+  if (!hasRun(sql)) return { outboxDueAt: nextDueAt(sql) };
+  const row = sql.exec<Raw>(`SELECT status, delete_at, suspended_on, ${DUE_AT_COLUMN} AS due_at FROM run LIMIT 1`).toArray()[0];
+  if (row === undefined) return { outboxDueAt: nextDueAt(sql) };
+  return { state: stateOf(row), outboxDueAt: dueAtOf(row.due_at) };
 }
 
 /** The async call (its key) the last slice stopped on for want of a result, or none. */
@@ -215,17 +260,27 @@ export function readSubject(sql: SqlStorage): string | undefined {
 /** Where a new run starts: segment 1 from its body's messages, or (a fork) a segment and step count of its prefix, whose segments the caller inserts. */
 export type RunStart = { segment: number; steps: number; stepLimit: number };
 
-export function insertRun(sql: SqlStorage, run: NewRun, now: string, start?: RunStart): void {
+/** What insertRun wrote: the run's row as SQLite made it (RETURNING) and its body's text. */
+export type InsertedRun = { row: Raw; bodyText: string };
+
+/** The run as readRunCore reads it after the creation's writes, from what insertRun wrote (not read again): the row, unchanged since, and a body of its own. */
+export function insertedRunCore(sql: SqlStorage, inserted: InsertedRun): RunCore {
+  return runOfRow(sql, inserted.row, JSON.parse(inserted.bodyText) as CreateRunBody, false);
+}
+
+export function insertRun(sql: SqlStorage, run: NewRun, now: string, start?: RunStart): InsertedRun {
   const spent = run.body.budget?.spentUsd ?? 0;
   const stepLimit = start?.stepLimit ?? run.body.maxSteps ?? DEFAULT_MAX_STEPS;
-  sql.exec(
+  const row = sql.exec<Raw>(
     `INSERT INTO run (id, model, provider, token_hash, body_hash, status, segment, steps, step_limit, spent_usd, subject, origin, day_limit_usd, schedule_id, fired_at, parent_id, depth, root_id, agent, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     run.id, run.model, run.provider, run.tokenHash, run.bodyHash, start?.segment ?? 1, start?.steps ?? 0, stepLimit, spent, run.subject ?? null, run.origin ?? null, run.dayLimitUsd ?? null,
     run.scheduleId ?? null, run.firedAt ?? null, run.parentId ?? null, run.depth ?? null, run.rootId ?? null, run.agent === undefined ? null : JSON.stringify(run.agent), now, now,
-  );
-  sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", JSON.stringify(run.body)));
+  ).one();
+  const bodyText = JSON.stringify(run.body);
+  sql.exec("INSERT INTO run_body (body) VALUES (?)", spillText(sql, "run_body", bodyText));
   if (start === undefined) insertSegment(sql, { n: 1, messages: run.body.messages, approvals: {}, stepsBefore: 0, spentBefore: spent, stepLimit, perQuestion: true });
+  return { row, bodyText };
 }
 
 /** The fields an end, a wait or a new segment changes. Unlisted fields keep their values. */
@@ -241,6 +296,8 @@ export type RunChange = {
   cancelRequested?: boolean;
   stepLimit?: number;
   deleteAt?: number | null;
+  /** "next": the change is a status change told to others (outbox/report-change.ts), whose version the same statement bumps. */
+  version?: "next";
 };
 
 /** A nullable JSON column of the run row, spilled when large. */
@@ -249,6 +306,22 @@ function jsonColumn(sql: SqlStorage, column: string, value: unknown): SqlStorage
 }
 
 export function updateRun(sql: SqlStorage, change: RunChange, now: string): void {
+  const { sets, values } = changeSets(sql, change, now);
+  sql.exec(`UPDATE run SET ${sets.join(", ")}`, ...values);
+}
+
+/**
+ * updateRun, answering the run as readRun reads it right after: one call into SQLite for both (the
+ * row as the update left it, and the view's parts beside it). `body`: the run's body as the caller
+ * read it, its own to give (run_body is written once, when the run is made).
+ */
+export function updateRunAndRead(sql: SqlStorage, change: RunChange, now: string, body: CreateRunBody): RunRow {
+  const { sets, values } = changeSets(sql, change, now);
+  return runOfRow(sql, sql.exec<Raw>(`UPDATE run SET ${sets.join(", ")} RETURNING *, ${VIEW_COLUMNS}`, ...values).one(), body, true);
+}
+
+/** The SET clauses of a change (its spilled columns' chunks written first). */
+function changeSets(sql: SqlStorage, change: RunChange, now: string): { sets: string[]; values: SqlStorageValue[] } {
   const sets: string[] = ["updated_at = ?"];
   const values: SqlStorageValue[] = [now];
   const set = (column: string, value: SqlStorageValue) => {
@@ -266,7 +339,8 @@ export function updateRun(sql: SqlStorage, change: RunChange, now: string): void
   if (change.cancelRequested !== undefined) set("cancel_requested", change.cancelRequested ? 1 : 0);
   if (change.stepLimit !== undefined) set("step_limit", change.stepLimit);
   if (change.deleteAt !== undefined) set("delete_at", change.deleteAt);
-  sql.exec(`UPDATE run SET ${sets.join(", ")}`, ...values);
+  if (change.version === "next") sets.push("change_version = change_version + 1");
+  return { sets, values };
 }
 
 export function setTokenHash(sql: SqlStorage, tokenHash: string, now: string): void {

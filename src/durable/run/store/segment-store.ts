@@ -4,6 +4,9 @@
 import type { ForkSegment } from "../../../api/rpc/fork-rpc";
 import type { ChatMessage } from "../../../loop/types";
 import { parseSpilledJson, spillText, unspillText } from "../../storage/spill";
+import type { CompactionRequest } from "../../../loop/types";
+import { LOGGED_KEYS_COLUMN, loggedKeysBindings, loggedKeysOf } from "../../events/log/event-log";
+import { COMPACTION_REQUESTS_COLUMN, compactionRequestsOf } from "../../engine/incoming/compaction-request-store";
 
 type Raw = Record<string, SqlStorageValue>;
 
@@ -29,7 +32,24 @@ export function insertSegment(sql: SqlStorage, segment: Segment): void {
 }
 
 export function readSegment(sql: SqlStorage, n: number): Segment {
-  const row = sql.exec<Raw>("SELECT * FROM segment WHERE n = ?", n).one();
+  return segmentOf(sql, n, sql.exec<Raw>("SELECT * FROM segment WHERE n = ?", n).one());
+}
+
+/** What a slice reads of its segment before its first step, in one call into SQLite (readSliceSegment). */
+export type SliceSegment = { segment: Segment; loggedKeys: Set<string>; compactionRequests: CompactionRequest[] };
+
+/**
+ * Segment `n` (events and journal keys under `prefix`) with the dedupe keys logged under it
+ * (loggedKeys) and the compaction requests its loop may meet (compactionRequestsAfter), which are
+ * written only while no slice runs: one call into SQLite, each part's SQL its table's module's.
+ */
+export function readSliceSegment(sql: SqlStorage, n: number, prefix: string): SliceSegment {
+  const row = sql.exec<Raw>(`SELECT *, ${LOGGED_KEYS_COLUMN} AS slice_logged, ${COMPACTION_REQUESTS_COLUMN} AS slice_compactions FROM segment WHERE n = ?`, ...loggedKeysBindings(prefix), n).one();
+  const segment = segmentOf(sql, n, row);
+  return { segment, loggedKeys: loggedKeysOf(row.slice_logged), compactionRequests: compactionRequestsOf(row.slice_compactions, segment.stepsBefore) };
+}
+
+function segmentOf(sql: SqlStorage, n: number, row: Raw): Segment {
   const segment: Segment = {
     n,
     messages: JSON.parse(unspillText(sql, String(row.messages))) as ChatMessage[],
