@@ -20,8 +20,7 @@ import { TRACE_TABLES } from "../telemetry/trace-store";
 import { FORK_TABLE } from "../forks/fork-store";
 import { CHAT_FORK_TABLE } from "../forks/chat-fork-store";
 import { SCRIPTED_HOLD_TABLE } from "../engine/provider/scripted-holds";
-import { STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
-import { dropOlderStepViews } from "../engine/journal/step-views";
+import { dropOlderStepCommitView, STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
 import { STEP_ROWS_STATEMENTS, STEP_ROWS_VIEW } from "../engine/journal/step-batch";
 import { materialiseSeeds } from "../telemetry/seed-rows";
 
@@ -47,7 +46,7 @@ export function migrate(sql: SqlStorage, fresh = false): void {
     addOutboxColumns(sql);
     // After every table and column: the statements a step commits with (../engine/journal/step-commit.ts)
     // and a slice's buffered steps (step-batch.ts).
-    dropOlderStepViews(sql);
+    dropOlderStepCommitView(sql);
   }
   sql.exec([...STEP_COMMIT_STATEMENTS, ...STEP_ROWS_STATEMENTS].join(";\n"));
 }

@@ -1,8 +1,7 @@
 // Several steps' rows (step-rows.ts buffers them) in one statement whose work is set-based: one
 // INSERT of one row into the view `step_rows_v1`, whose INSTEAD OF trigger writes all the journal
 // rows from one JSON array, all the events from another, the run's counters once, and all the spans
-// from a third. An event whose text ends with a list of passes shared by other calls names that end
-// by its place in a fourth array, where each end is written once (batch-tails.ts). The single step's view (step-commit.ts) runs its trigger once per row: ten
+// from a third. The single step's view (step-commit.ts) runs its trigger once per row: ten
 // statements a row (its journal row, eight event slots tested whether used or not, the run's row,
 // its span); here a batch of any size is four, and each JSON text is read once.
 //
@@ -23,26 +22,20 @@
 // so the rows go as JSON texts, one parameter each.
 import { addUsd } from "../../../lib/money";
 import type { LoggedEvent } from "../../events/log/event-text";
-import type { BatchTails } from "./batch-tails";
 import { insertStepRow, RUN_COUNTERS, type StepRow } from "./step-commit";
 
 export const STEP_ROWS_VIEW = "step_rows_v1";
 
 /** Made after every table (schema.ts), beside the single step's view. */
 export const STEP_ROWS_STATEMENTS = [
-  `CREATE VIEW IF NOT EXISTS ${STEP_ROWS_VIEW} AS SELECT NULL AS journal, NULL AS events, NULL AS spans, NULL AS steps, NULL AS usd, NULL AS at, NULL AS stop_reason, NULL AS tails`,
+  `CREATE VIEW IF NOT EXISTS ${STEP_ROWS_VIEW} AS SELECT NULL AS journal, NULL AS events, NULL AS spans, NULL AS steps, NULL AS usd, NULL AS at, NULL AS stop_reason`,
   `CREATE TRIGGER IF NOT EXISTS ${STEP_ROWS_VIEW}_insert INSTEAD OF INSERT ON ${STEP_ROWS_VIEW} BEGIN
      INSERT INTO journal (key, value, cost) SELECT value->>0, value->>1, value->>2 FROM json_each(NEW.journal);
-     INSERT INTO event (seq, dedupe, at, body) SELECT value->>0, value->>1, value->>2, CASE WHEN value->>4 IS NULL THEN value->>3 ELSE (value->>3) || (NEW.tails->>(value->>4)) END FROM json_each(NEW.events);
+     INSERT INTO event (seq, dedupe, at, body) SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(NEW.events);
      ${RUN_COUNTERS}
      INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', value->>0, 'step', 0, value->>1, value->>2, value->>2 FROM json_each(NEW.spans);
    END`,
 ];
-
-/** The view as made before its events could name a shared end (no `tails` column), dropped (with its trigger) so that STEP_ROWS_STATEMENTS make it anew: a view holds no rows. */
-export function isOlderStepRowsView(viewSql: string): boolean {
-  return !viewSql.includes("NULL AS tails");
-}
 
 /**
  * A buffered row's parts as the batch statement reads them, made once, when it is buffered: its
@@ -63,23 +56,11 @@ export function eventJson(seq: number, dedupe: string | null, at: string, body: 
   return ["[", String(seq), ",", JSON.stringify(dedupe), ",", JSON.stringify(at), ",", JSON.stringify(head).slice(0, -1), tail.json, "\"]"].join("");
 }
 
-/**
- * An event's item when its text is a head and a list's end (event-text.ts, `spliced`): `[seq,
- * dedupe, at, head, place]`, the end written once in the batch's `tails` at `place`, which the
- * trigger joins back onto the head; any other event's item as eventJson makes it.
- */
-export function eventItem(seq: number, dedupe: string | null, at: string, body: string, spliced: LoggedEvent | undefined, tails: BatchTails): string {
-  const head = spliced?.head;
-  const tail = spliced?.tail;
-  if (head === undefined || tail === undefined || spliced?.text !== body) return JSON.stringify([seq, dedupe, at, body]);
-  return JSON.stringify([seq, dedupe, at, head, tails.placeOf(tail)]);
-}
-
-/** A row's parts as JSON (see StepRowJson); with `tails`, the ends of lists of passes named by place (eventItem). */
-export function stepRowJson(row: StepRow, tails?: BatchTails): StepRowJson {
+/** A row's parts as JSON (see StepRowJson). */
+export function stepRowJson(row: StepRow): StepRowJson {
   return {
     journal: JSON.stringify([row.key, row.value, row.cost]),
-    events: row.events.map((event, i) => (tails === undefined ? eventJson(row.seq + i, event.dedupe, row.at, event.body, event.spliced) : eventItem(row.seq + i, event.dedupe, row.at, event.body, event.spliced, tails))).join(","),
+    events: row.events.map((event, i) => eventJson(row.seq + i, event.dedupe, row.at, event.body, event.spliced)).join(","),
     span: row.span === undefined ? "" : JSON.stringify([row.span.key, row.span.seed, row.span.nowMs]),
   };
 }
@@ -89,7 +70,7 @@ export function stepRowChars(json: StepRowJson): number {
   return json.journal.length + json.events.length + json.span.length;
 }
 
-const INSERT_STEP_ROWS = `INSERT INTO ${STEP_ROWS_VIEW} VALUES (?,?,?,?,?,?,?,?)`;
+const INSERT_STEP_ROWS = `INSERT INTO ${STEP_ROWS_VIEW} VALUES (?,?,?,?,?,?,?)`;
 
 /** The items of a JSON array, the empty ones left out. */
 function array(items: readonly string[]): string {
@@ -97,11 +78,10 @@ function array(items: readonly string[]): string {
 }
 
 /**
- * Rows (each with its stepRowJson, made with `tails` when given) in one statement, in order: atomic
- * as one statement is, so all of them are written or none. One row is written as insertStepRow
- * writes it.
+ * Rows (each with its stepRowJson) in one statement, in order: atomic as one statement is, so all
+ * of them are written or none. One row is written as insertStepRow writes it.
  */
-export function insertStepRows(sql: SqlStorage, rows: readonly { row: StepRow; json: StepRowJson }[], tails?: BatchTails): void {
+export function insertStepRows(sql: SqlStorage, rows: readonly { row: StepRow; json: StepRowJson }[]): void {
   if (rows.length === 1) {
     insertStepRow(sql, rows[0]!.row);
     return;
@@ -122,6 +102,5 @@ export function insertStepRows(sql: SqlStorage, rows: readonly { row: StepRow; j
     addUsd(...rows.map((entry) => entry.row.usd)),
     rows.at(-1)!.row.at,
     stopReason,
-    tails?.json() ?? "[]",
   );
 }

@@ -50,11 +50,12 @@ ${eventSlots.map((i) => `     INSERT INTO event (seq, dedupe, at, body) SELECT N
 
 /**
  * The view as an older release made it — before its events carried dedupe keys, or when it carried
- * three events — is dropped (with its trigger) so that STEP_COMMIT_STATEMENTS make it anew, when
- * the object wakes (step-views.ts).
+ * three events — dropped (with its trigger) so that STEP_COMMIT_STATEMENTS make it anew. Run when
+ * the object wakes (schema.ts).
  */
-export function isOlderStepCommitView(viewSql: string): boolean {
-  return !viewSql.includes(`NULL AS d${EVENTS_PER_STATEMENT},`);
+export function dropOlderStepCommitView(sql: SqlStorage): void {
+  const view = sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", STEP_COMMIT_VIEW).toArray()[0];
+  if (view !== undefined && !view.sql.includes(`NULL AS d${EVENTS_PER_STATEMENT},`)) sql.exec(`DROP VIEW ${STEP_COMMIT_VIEW}`);
 }
 
 export type StepRow = {

@@ -35,7 +35,6 @@
 // (the events it took are held again, and those told after it forgotten: journal.ts), and the rows
 // after it, of steps that would never have run, are dropped. A row too large to buffer (ROW_CHARS) is written at once, as before.
 import { forgetSeq } from "../../events/log/event-log";
-import { BatchTails } from "./batch-tails";
 import { insertStepRows, stepRowChars, stepRowJson, type StepRowJson } from "./step-batch";
 import { insertStepRow, type StepRow } from "./step-commit";
 
@@ -48,8 +47,6 @@ type Entry = { kind: "row"; row: StepRow; json: StepRowJson; failed: () => void 
 
 export class StepRows {
   private queue: Entry[] = [];
-  /** The ends of lists of passes the buffered rows' events name by place (batch-tails.ts). */
-  private tails = new BatchTails();
   private rows = 0;
   private chars = 0;
   private net: ReturnType<typeof setTimeout> | undefined;
@@ -68,17 +65,10 @@ export class StepRows {
    * it is written waits in whenWritten.
    */
   add(row: StepRow, failed: () => void): void {
-    const tailChars = this.tails.chars;
-    let json = stepRowJson(row, this.tails);
-    // Its JSON and the ends it adds to the batch's.
-    let chars = stepRowChars(json) + this.tails.chars - tailChars;
+    const json = stepRowJson(row);
+    const chars = stepRowChars(json);
     const alone = chars > ROW_CHARS;
-    if (alone || this.chars + chars > BATCH_CHARS) {
-      this.flush();
-      // Made again for the batch it now begins: its ends' places are that batch's.
-      json = stepRowJson(row, this.tails);
-      chars = stepRowChars(json) + this.tails.chars - 2;
-    }
+    if (alone || this.chars + chars > BATCH_CHARS) this.flush();
     this.queue.push({ kind: "row", row, json, failed });
     this.rows++;
     this.chars += chars;
@@ -103,15 +93,13 @@ export class StepRows {
     }
     if (this.queue.length === 0) return;
     const queue = this.queue;
-    const tails = this.tails;
     this.queue = [];
-    this.tails = new BatchTails();
     this.rows = 0;
     this.chars = 0;
     const rows = queue.filter((entry) => entry.kind === "row");
     let failing: { at: number; error: unknown } | undefined;
     try {
-      insertStepRows(this.sql, rows, tails);
+      insertStepRows(this.sql, rows);
     } catch (error) {
       // The statement wrote nothing (a statement is atomic): the rows again, one by one — but for
       // a single row, whose one statement (insertStepRows) is the one that just failed.
