@@ -7,11 +7,13 @@
 // (hash53Number's); the table grows with what it holds, up to twice `max`.
 
 const EMPTY = -1;
-const FIRST_SLOTS = 16;
+/** The ring's first room; it grows fourfold (two growths to the detectors' 1,024), the table staying twice the ring. */
+const FIRST_RING = 64;
+const GROWTH = 4;
 
 export class RecentNumbers {
-  private slots = new Float64Array(FIRST_SLOTS).fill(EMPTY);
-  private order = new Float64Array(FIRST_SLOTS / 2);
+  private slots = new Float64Array(FIRST_RING * 2).fill(EMPTY);
+  private order = new Float64Array(FIRST_RING);
   /** The ring's oldest number's place. */
   private first = 0;
   private count = 0;
@@ -76,16 +78,18 @@ export class RecentNumbers {
     this.slots[i] = EMPTY;
   }
 
-  /** Twice the room (the ring up to `max`, the table twice the ring): the numbers placed again, in order. */
+  /** More room, when the ring is full (the ring up to `max`, the table twice the ring): the numbers placed again, oldest first. */
   private grow(): void {
-    const held = this.values();
-    const ring = Math.min(this.max, this.order.length * 2);
+    const old = this.order;
+    const ring = Math.min(this.max, old.length * GROWTH);
     this.order = new Float64Array(ring);
-    this.order.set(held);
+    // The full ring's two parts, oldest first.
+    this.order.set(old.subarray(this.first));
+    this.order.set(old.subarray(0, this.first), old.length - this.first);
     this.first = 0;
-    let slots = FIRST_SLOTS;
+    let slots = this.slots.length;
     while (slots < ring * 2) slots *= 2;
     this.slots = new Float64Array(slots).fill(EMPTY);
-    for (const n of held) this.place(n);
+    for (let i = 0; i < this.count; i++) this.place(this.order[i]!);
   }
 }
