@@ -31,6 +31,15 @@ export function spills(text: string): boolean {
 }
 
 /**
+ * spills(text) for a text known to begin with `start` (a rope's first part), whose start is read
+ * instead when it is long enough to hold the mark: reading a rope's first characters makes the
+ * whole rope flat, a copy that a spliced event's text (events/log/event-text.ts) is made not to need.
+ */
+export function spillsFrom(text: string, start: string): boolean {
+  return (start.length >= SPILL_MARK.length ? start : text).startsWith(SPILL_MARK) || !fitsInline(text);
+}
+
+/**
  * What to store in the row for `text`: the text itself, or a reference to its chunks under `key`.
  * A column that is written more than once passes `replaces` so the chunks of its old value go
  * (rows written once, such as journal steps and events, skip that statement). Call inside the

@@ -21,9 +21,12 @@ function blocksOf(message: ChatMessage): unknown[] {
   return message.role === "assistant" ? (message.providerBlocks ?? []) : [];
 }
 
+const isSummaryBlock = (candidate: unknown) => (candidate as { type?: unknown } | null)?.type === SUMMARY_BLOCK;
+
 export function summaryOf(message: ChatMessage): SummaryRecord | undefined {
-  const block = blocksOf(message).find((candidate) => (candidate as { type?: unknown } | null)?.type === SUMMARY_BLOCK);
-  return block as SummaryRecord | undefined;
+  // Most turns carry no provider blocks: no list and no function made to look (the loop detectors ask of every turn).
+  if (message.role !== "assistant" || message.providerBlocks === undefined) return undefined;
+  return message.providerBlocks.find(isSummaryBlock) as SummaryRecord | undefined;
 }
 
 /** A record of the loop's own compaction, not a turn of the model. */

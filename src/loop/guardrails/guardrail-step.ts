@@ -92,10 +92,14 @@ export function guardrailsAt(state: LoopState, stage: LoopGuardrail["stage"], to
     state.guardrailLists.set(stage, atStage);
   }
   if (tool === undefined) return atStage.all;
+  // The tool asked last (a run's calls are mostly of one tool or a few): no look-up.
+  if (atStage.lastTool === tool) return atStage.lastList!;
   let list = atStage.byTool.get(tool);
   if (list === undefined) {
     list = atStage.all.filter((guardrail) => guardrail.tools === undefined || guardrail.tools.includes(tool));
     atStage.byTool.set(tool, list);
   }
+  atStage.lastTool = tool;
+  atStage.lastList = list;
   return list;
 }

@@ -56,7 +56,7 @@ export type LoopGuardrail = {
 export type GuardrailPass = { name: string; reason: string };
 
 /** A loop's checks listed by stage, and a stage's by tool (guardrailsAt): made once per loop, not per call. */
-export type GuardrailLists = Map<GuardrailStage, { all: readonly LoopGuardrail[]; byTool: Map<string, readonly LoopGuardrail[]> }>;
+export type GuardrailLists = Map<GuardrailStage, { all: readonly LoopGuardrail[]; byTool: Map<string, readonly LoopGuardrail[]>; lastTool?: string; lastList?: readonly LoopGuardrail[] }>;
 
 /** The pure checks a call passed, held for its `tool-call` event (tool-guard.ts, tool-step.ts), in the shape passedVerdicts reads. */
 export type PassedCall = { step: number; callId: string; name: string; guardrailsPassed: readonly GuardrailPass[] };

@@ -4,6 +4,7 @@
 // runs; denied, "Denied by the person.") or stops the run. A call the person has decided already
 // is not checked again: the decision is the answer to the check.
 import type { LoopState } from "../loop-state";
+import { decisionOf } from "../tool-calls/decision";
 import type { CallPlan } from "../tool-calls/plan-call";
 import type { ToolCall } from "../types";
 import { guardrailKeys, guardrailStep, guardrailsAt, inlineVerdict, passedVerdicts } from "./guardrail-step";
@@ -21,7 +22,7 @@ export function rejectedText(name: string, reason: string): string {
 
 function checked(state: LoopState, { call, plan, toolset }: Planned): boolean {
   if (toolset !== undefined || call.name === state.outputTool) return false;
-  if (state.options.approvals?.[call.id] !== undefined) return false;
+  if (decisionOf(state.options.approvals, call.id) !== undefined) return false;
   return plan.kind === "run" || (plan.kind === "wait" && (plan.asked.kind === "approval" || plan.asked.kind === "client-tool"));
 }
 

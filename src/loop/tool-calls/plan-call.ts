@@ -1,6 +1,7 @@
 // What the loop does with one tool call: a pure decision from the call, the tools, the history's
 // repeat count and the caller's approvals. Replays make the same decision, so keys stay stable.
 import { REPEAT_LIMIT, repeatedCallText } from "../guards/repeat-guard";
+import { decisionOf } from "./decision";
 import { validateInput } from "./tool-definition";
 import { actionOf, callLabel, specOf } from "./toolset";
 import type { AnyToolSpec, Asked, ToolCall } from "../types";
@@ -52,7 +53,7 @@ export function planCall(call: ToolCall, context: PlanContext): CallPlan {
   }
   if (spec.client === true) return { kind: "wait", asked: { kind: "client-tool", ...asked } };
   if (spec.approval === true) {
-    const decision = context.approvals[call.id];
+    const decision = decisionOf(context.approvals, call.id);
     if (decision === undefined) return { kind: "wait", asked: { kind: "approval", ...asked } };
     if (!decision) return { kind: "reply", text: DENIED };
   }

@@ -7,7 +7,7 @@
 import type { RunEvent } from "../../../api/types";
 import type { Step, StepOutput, StoredLoopEvent } from "../../../loop/types";
 import { isoNow } from "../../storage/clock";
-import { forgetSeqOnFailure, insertStepEvent, rememberSeq, stepEventBody, stepEventTexts } from "../../events/log/event-log";
+import { eventSpills, forgetSeqOnFailure, insertStepEvent, rememberSeq, stepEventBody, stepEventTexts } from "../../events/log/event-log";
 import { spills, spillText, unspillText } from "../../storage/spill";
 import { prefixEnd } from "../../storage/key-range";
 import { usd } from "../../../lib/money";
@@ -143,7 +143,7 @@ export function createJournal(options: JournalOptions): Step {
       options.onStepCommit?.(key, output, startedAt, endedAt);
     };
     // One statement is atomic by itself; anything more is one transaction (step-commit.ts).
-    const alone = store === undefined && options.onStepCommit === undefined && logged.length <= EVENTS_PER_STATEMENT && !spills(text) && !logged.some((event) => spills(event.text));
+    const alone = store === undefined && options.onStepCommit === undefined && logged.length <= EVENTS_PER_STATEMENT && !spills(text) && !logged.some(eventSpills);
     // Not written: the held events wait for whatever writes next (the run's failure, at the latest).
     const failed = () => {
       if (taken !== undefined) options.held?.giveBack(taken);

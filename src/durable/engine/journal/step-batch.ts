@@ -45,15 +45,16 @@ export type StepRowJson = { journal: string; events: string; span: string };
 
 /**
  * An event's item, `JSON.stringify([seq, dedupe, at, body])`; when `body` is a head and a list's
- * end (event-text.ts, `spliced`), made of the head's JSON and the end's, escaped once per list:
- * the same characters (a JSON text's head ends, and the end begins, with ASCII, so escaping the
- * two apart is escaping them together; seq is an integer).
+ * end (event-text.ts, `spliced`), the item of the head with the end's characters, escaped once per
+ * list, put before its closing `"]`: the same characters (a JSON text's head ends, and the end
+ * begins, with ASCII, so escaping the two apart is escaping them together). One JSON.stringify, as
+ * for any other event.
  */
 export function eventJson(seq: number, dedupe: string | null, at: string, body: string, spliced?: LoggedEvent): string {
   const head = spliced?.head;
   const tail = spliced?.tail;
-  if (head === undefined || tail === undefined || spliced?.text !== body || !Number.isSafeInteger(seq)) return JSON.stringify([seq, dedupe, at, body]);
-  return ["[", String(seq), ",", JSON.stringify(dedupe), ",", JSON.stringify(at), ",", JSON.stringify(head).slice(0, -1), tail.json, "\"]"].join("");
+  if (head === undefined || tail === undefined || spliced?.text !== body) return JSON.stringify([seq, dedupe, at, body]);
+  return JSON.stringify([seq, dedupe, at, head]).slice(0, -2) + tail.json + "\"]";
 }
 
 /** A row's parts as JSON (see StepRowJson). */

@@ -9,7 +9,7 @@
 // journal's, see forgetSeqOnFailure), remember theirs.
 import type { RunEvent } from "../../../api/types";
 import { eventText, type LogEvent, type LoggedEvent } from "./event-text";
-import { spills, spillText, unspillText } from "../../storage/spill";
+import { spills, spillsFrom, spillText, unspillText } from "../../storage/spill";
 import { prefixEnd } from "../../storage/key-range";
 
 // seq is the gap-free event counter; dedupe makes an event written before a step idempotent.
@@ -66,9 +66,14 @@ export function stepEventTexts(sql: SqlStorage, events: readonly RunEvent[], at:
   return events.map((event) => eventText(++seq, at, event));
 }
 
+/** spills(event.text), a spliced text's start read from its head (spillsFrom: the text is not made flat for it). */
+export function eventSpills(event: LoggedEvent): boolean {
+  return spillsFrom(event.text, event.head ?? event.text);
+}
+
 /** What a step's event row holds: its text, or a reference to its spilled chunks (written now, in the step's transaction). */
 export function stepEventBody(sql: SqlStorage, event: LoggedEvent): string {
-  return spillText(sql, `event/${event.seq}`, event.text);
+  return eventSpills(event) ? spillText(sql, `event/${event.seq}`, event.text) : event.text;
 }
 
 /** A step's event past those its statement carries, in the step's transaction (with its dedupe key, if it has one). */

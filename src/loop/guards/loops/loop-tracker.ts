@@ -11,7 +11,8 @@ import { isSummaryRecord } from "../../context/context-view";
 import { fingerprint } from "../repeat-guard";
 import type { ChatMessage, ToolCall } from "../../types";
 import { advanceAlternation, type Alternation } from "./alternation";
-import { emptyNoProgress, isNewResult } from "./no-progress";
+import { MAX_TRACKED_RESULTS } from "./no-progress";
+import { RecentNumbers } from "../../../lib/recent-numbers";
 import { countCall, emptySameCall, forgetOldest, type CallKey } from "./same-call";
 import { isBlankText, sameNormalizedText } from "./same-text";
 import type { LoopCounts } from "./loop-policy";
@@ -55,7 +56,8 @@ export function createLoopTracker(counted?: (call: ToolCall) => boolean): LoopTr
   let lastText = "";
   let textRun = 0;
   const alternation: Alternation = { last: "", before: "", run: 0 };
-  const progress = emptyNoProgress();
+  // The results' hashes seen (no-progress.ts), as numbers in typed arrays: no object per result.
+  const progress = new RecentNumbers(MAX_TRACKED_RESULTS);
   // Turns in a row that learned nothing (the no-progress count: no-progress.ts).
   let stale = 0;
   // The newest turn learned something (a new result, a message of the person's); false before any turn.
@@ -102,7 +104,7 @@ export function createLoopTracker(counted?: (call: ToolCall) => boolean): LoopTr
       }
       const content = typeof message.content === "string" ? message.content : canonicalJson(message.content);
       // An error and a result of the same text are different results.
-      if (isNewResult(progress, hash53Number(content, message.isError === true ? 1 : 0))) fresh = true;
+      if (progress.add(hash53Number(content, message.isError === true ? 1 : 0))) fresh = true;
     },
     get counts() {
       return counts;

@@ -2,8 +2,10 @@
 // already (hashed), and the person said nothing new. The state here is the hashes seen (the newest
 // MAX_TRACKED_RESULTS of them); the count of turns in a row that learned nothing is the tracker's
 // (loop-tracker.ts). The set is
-// updated in place (no copy of it per result); its one owner is the question's tracker. The oldest
-// hash is found by one iterator kept for the question's life (why: same-call.ts).
+// updated in place (no copy of it per result). The oldest hash is found by one iterator kept for
+// the question's life (why: same-call.ts). The question's tracker keeps its numbers in a
+// RecentNumbers (lib/recent-numbers.ts: no object per number), which gives isNewResult's answers
+// (test/lib/recent-numbers.test.ts).
 
 /** Distinct results remembered per question; the oldest is forgotten past this. */
 export const MAX_TRACKED_RESULTS = 1024;
