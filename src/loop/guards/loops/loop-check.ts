@@ -6,6 +6,7 @@
 // calls then run.
 import { journaled, type LoopState } from "../../loop-state";
 import { stepKeys } from "../../step-keys";
+import { decisionOf } from "../../tool-calls/decision";
 import type { Asked, LoopGuardEvent } from "../../types";
 import { belowEvery, tripsOf, tripsText, verdictOf, warnNote, type LoopPolicy, type LoopTrip } from "./loop-policy";
 
@@ -55,7 +56,7 @@ export async function checkLoop(state: LoopState, step: number, canWait: boolean
   // Nothing to hold while the person answers: the run ends, and a continue is how they answer.
   const verdict = tripped === "ask" && !canWait ? "stop" : tripped;
   const askId = loopAskId(state.stepsBefore + step);
-  if (verdict === "ask" && state.options.approvals?.[askId] === true) return { kind: "went-on" };
+  if (verdict === "ask" && decisionOf(state.options.approvals, askId) === true) return { kind: "went-on" };
   const key = stepKeys.loop(step);
   const stored = await journaled<LoopVerdict>(state, key, async () => {
     const value: LoopVerdict = { verdict, trips, message: messageOf(verdict, trips) };
