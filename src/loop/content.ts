@@ -1,16 +1,18 @@
-import type { Content, ContentPart, TextPart } from "./types";
+import type { Content, ContentPart } from "./types";
 
 export function toParts(content: Content): ContentPart[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
-/** The text of a message's content, text parts joined by newlines. */
+/**
+ * The text of a message's content, text parts joined by newlines. Read once a turn by the loop
+ * detectors (same-text), so it makes no list: one text part is that very string.
+ */
 export function textOf(content: Content): string {
   if (typeof content === "string") return content;
-  return content
-    .filter((part): part is TextPart => part.type === "text")
-    .map((part) => part.text)
-    .join("\n");
+  let text: string | undefined;
+  for (const part of content) if (part.type === "text") text = text === undefined ? part.text : `${text}\n${part.text}`;
+  return text ?? "";
 }
 
 export function isBlank(text: string): boolean {
