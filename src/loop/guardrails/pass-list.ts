@@ -16,20 +16,10 @@ export function sharedPass(previous: readonly GuardrailPass[] | undefined, at: n
 
 /** `list` once made (its passes from sharedPass): the previous list when it holds the same passes, else `list` itself, frozen. */
 export function sharedList(previous: readonly GuardrailPass[] | undefined, list: GuardrailPass[]): readonly GuardrailPass[] {
-  return previous !== undefined && samePasses(previous, list) ? previous : Object.freeze(list);
-}
-
-/** Whether two lists hold the very same passes, in the same order. */
-function samePasses(previous: readonly GuardrailPass[], list: readonly GuardrailPass[]): boolean {
-  if (previous.length !== list.length) return false;
-  for (let i = 0; i < list.length; i++) if (list[i] !== previous[i]) return false;
-  return true;
-}
-
-/**
- * sharedList for a list being made in a scratch list reused from call to call (tool-guard.ts): the
- * previous list when it holds the same passes, else a frozen copy of `list` (which stays the caller's).
- */
-export function sharedCopy(previous: readonly GuardrailPass[] | undefined, list: readonly GuardrailPass[]): readonly GuardrailPass[] {
-  return previous !== undefined && samePasses(previous, list) ? previous : Object.freeze(list.slice());
+  if (previous !== undefined && previous.length === list.length) {
+    let same = true;
+    for (let i = 0; i < list.length && same; i++) same = list[i] === previous[i];
+    if (same) return previous;
+  }
+  return Object.freeze(list);
 }

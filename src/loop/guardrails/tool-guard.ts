@@ -9,7 +9,7 @@ import type { CallPlan } from "../tool-calls/plan-call";
 import type { ToolCall } from "../types";
 import { guardrailKeys, guardrailStep, guardrailsAt, inlineVerdict, passedVerdicts } from "./guardrail-step";
 import type { GuardrailCheck, GuardrailPass, GuardrailSubject, GuardrailTrip, LoopGuardrail, PassedCall } from "./guardrail-types";
-import { sharedCopy, sharedPass } from "./pass-list";
+import { sharedList, sharedPass } from "./pass-list";
 
 type ToolOnFail = "reject" | "ask" | "stop";
 
@@ -34,24 +34,24 @@ export function tellUnrun(state: LoopState): void {
 
 /**
  * A data check (`decide`) on a call that runs, asked at once with no promise made: a pass is only
- * its name and reason, held for the call's event in `making` (the turn's scratch list; no verdict
- * or event object is made for it, and the pass is the previous call's when the same: pass-list.ts);
- * a failure is told as its own `guardrail` event, after the passes held before it.
+ * its name and reason, held for the call's event in `making` (held's list; no verdict or event
+ * object is made for it, and the pass is the previous call's when the same: pass-list.ts); a
+ * failure is told as its own `guardrail` event, after the passes held before it.
  */
-function decideNow(state: LoopState, step: number, call: ToolCall, guardrail: LoopGuardrail, decide: NonNullable<LoopGuardrail["decide"]>, subject: GuardrailSubject, onFail: ToolOnFail, making: GuardrailPass[]): GuardrailCheck {
+function decideNow(state: LoopState, step: number, call: ToolCall, guardrail: LoopGuardrail, decide: NonNullable<LoopGuardrail["decide"]>, subject: GuardrailSubject, onFail: ToolOnFail, held: PassedCall, making: GuardrailPass[]): GuardrailCheck {
   const checked = decide(subject);
   if (checked.pass) making.push(sharedPass(state.passesShared, making.length, guardrail.name, checked.reason));
   else {
-    tellHeld(state, step, call, making);
+    tellHeld(state, held, making);
     state.emit(inlineVerdict(guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, checked, onFail).event);
   }
   return checked;
 }
 
-/** The passes held so far for `call` (`making`) told one by one (the call turned out to have no event of its own to carry them), and the list emptied. */
-function tellHeld(state: LoopState, step: number, call: ToolCall, making: GuardrailPass[]): void {
+/** The passes held so far (`making`, held's list) told one by one (the call turned out to have no event of its own to carry them), and the list emptied. */
+function tellHeld(state: LoopState, held: PassedCall, making: GuardrailPass[]): void {
   if (making.length === 0) return;
-  passedVerdicts({ step, callId: call.id, name: call.name, guardrailsPassed: making }).forEach((event) => state.emit(event));
+  passedVerdicts(held).forEach((event) => state.emit(event));
   making.length = 0;
 }
 
@@ -72,10 +72,6 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
   state.guardrailsPassed = passed;
   // The plans as they came, until a check changes one (most turns: none does, and no list is made).
   let out: Planned[] | undefined;
-  // Each checked call's passes, held for its tool-call event (told one by one if it turns out to
-  // have none): one scratch list for the turn, emptied per call; what a call keeps is the previous
-  // call's very list when the same, else a frozen copy (pass-list.ts).
-  const making: GuardrailPass[] = [];
   for (let at = 0; at < planned.length; at++) {
     const item = planned[at]!;
     const { call } = item;
@@ -83,7 +79,9 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
     if (checked(state, item)) {
       const input = item.plan.kind === "run" ? item.plan.input : call.input;
       const subject = { stage: "tool", callId: call.id, name: call.name, input } as const;
-      making.length = 0;
+      // Passing verdicts held for the call's tool-call event, told one by one if it turns out to have none.
+      const making: GuardrailPass[] = [];
+      const held: PassedCall = { step, callId: call.id, name: call.name, guardrailsPassed: making };
       // A cancel is checked before each check as before a new step; the data checks in a row run
       // with nothing in between (no await), so once before them is the same.
       let cancelChecked = false;
@@ -93,10 +91,10 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
         if (guardrail.decide !== undefined && item.plan.kind === "run") {
           if (!cancelChecked) state.signal.throwIfAborted();
           cancelChecked = true;
-          verdict = decideNow(state, step, call, guardrail, guardrail.decide, subject, onFail, making);
+          verdict = decideNow(state, step, call, guardrail, guardrail.decide, subject, onFail, held, making);
         } else {
           cancelChecked = false;
-          tellHeld(state, step, call, making);
+          tellHeld(state, held, making);
           verdict = await guardrailStep(state, guardrailKeys.tool(step, call.id, guardrail.name), step, guardrail, subject, onFail);
         }
         if (verdict.pass) continue;
@@ -107,8 +105,8 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
       }
       if (making.length > 0) {
         // The previous call's very list when the same (frozen either way: pass-list.ts).
-        const list = (state.passesShared = sharedCopy(state.passesShared, making));
-        passed.set(call.id, { step, callId: call.id, name: call.name, guardrailsPassed: list });
+        held.guardrailsPassed = state.passesShared = sharedList(state.passesShared, making);
+        passed.set(call.id, held);
       }
     }
     if (next !== item) out ??= planned.slice(0, at);
