@@ -1,4 +1,4 @@
-import type { Content, ContentPart } from "./types";
+import type { Content, ContentPart, TextPart } from "./types";
 
 export function toParts(content: Content): ContentPart[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
@@ -6,13 +6,23 @@ export function toParts(content: Content): ContentPart[] {
 
 /**
  * The text of a message's content, text parts joined by newlines. Read once a turn by the loop
- * detectors (same-text), so it makes no list: one text part is that very string.
+ * detectors (same-text): no text part or one (most turns) makes no list, one is that very string;
+ * several are joined flat (a template would make a rope, which JSON.stringify writes slowly).
  */
 export function textOf(content: Content): string {
   if (typeof content === "string") return content;
-  let text: string | undefined;
-  for (const part of content) if (part.type === "text") text = text === undefined ? part.text : `${text}\n${part.text}`;
-  return text ?? "";
+  let text = "";
+  let parts = 0;
+  for (const part of content) {
+    if (part.type !== "text") continue;
+    text = part.text;
+    parts++;
+  }
+  if (parts <= 1) return text;
+  return content
+    .filter((part): part is TextPart => part.type === "text")
+    .map((part) => part.text)
+    .join("\n");
 }
 
 export function isBlank(text: string): boolean {
