@@ -4,9 +4,21 @@ export function toParts(content: Content): ContentPart[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
-/** The text of a message's content, text parts joined by newlines. */
+/**
+ * The text of a message's content, text parts joined by newlines. Read once a turn by the loop
+ * detectors (same-text): no text part or one (most turns) makes no list, one is that very string;
+ * several are joined flat (a template would make a rope, which JSON.stringify writes slowly).
+ */
 export function textOf(content: Content): string {
   if (typeof content === "string") return content;
+  let text = "";
+  let parts = 0;
+  for (const part of content) {
+    if (part.type !== "text") continue;
+    text = part.text;
+    parts++;
+  }
+  if (parts <= 1) return text;
   return content
     .filter((part): part is TextPart => part.type === "text")
     .map((part) => part.text)
