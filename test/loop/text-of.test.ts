@@ -3,23 +3,13 @@
 import { describe, expect, it } from "vitest";
 import { textOf } from "../../src/loop/content";
 import type { ContentPart } from "../../src/loop/types";
+import { seededRandom as seeded } from "../helpers/seeded-random";
 
 const joined = (parts: ContentPart[]) =>
   parts
     .filter((part) => part.type === "text")
     .map((part) => (part as { text: string }).text)
     .join("\n");
-
-/** A small seeded generator (mulberry32), so a failure names its seed. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TEXTS = ["", " ", "\n", "Let me check.", "a\nb", "café"];
 
