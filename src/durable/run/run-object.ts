@@ -20,8 +20,8 @@ import { takeCallResult } from "./call-result";
 import { Fanout } from "../events/readers/fanout";
 import { compactRun } from "../person/compact-run";
 import { fail, notFound, ok, viewNow } from "./outcome";
-import { stepDue } from "./next-alarm";
-import { readStepInputs, scheduleAlarm } from "./run-alarm";
+import { scheduleAlarm } from "./run-alarm";
+import { alarmTurn } from "./alarm-turn";
 import { createRun } from "./lifecycle/create-run";
 import { createFork } from "../forks/create-fork";
 import { forkPrefix } from "../forks/fork-prefix";
@@ -33,7 +33,7 @@ import { eraseRun } from "./lifecycle/erase-run";
 import type { Outbox } from "../outbox/outbox";
 import { runOutbox } from "../outbox/run-outbox";
 import { hasRun } from "./store/run-tables";
-import { readAlarmStart, readRun, readRunId, readRunState, readScheduleState, setSuspendedOn, updateRun, type RunCore, type ScheduleState } from "./store/run-store";
+import { readRun, readRunId, readRunState, setSuspendedOn, updateRun, type RunCore, type ScheduleState } from "./store/run-store";
 import { toRunView } from "./store/run-view";
 import { migrate, wasDeleted } from "./schema";
 import { handleFrame } from "../events/readers/socket-frames";
@@ -42,14 +42,13 @@ import { answer, answerInstead, cancelWaiting, continueRefusal, continueRun, mes
 import { ModelCalls } from "../engine/incoming/model-calls";
 import { releaseHold } from "../engine/provider/scripted-holds";
 import { Holds } from "../../providers";
-import { knowWaitingOutsideTransaction, newMessageId } from "../person/message-store";
+import { newMessageId } from "../person/message-store";
 import { contentBytes, queueRefusal } from "../person/message-caps";
 import { acceptedKeys, type AcceptedKeys } from "../events/log/accepted-keys";
 import { limitsOf } from "../../config/settings";
 import type { ChildReport } from "../../api/child-runs";
 import { applyChildReports, cancelChildren, liveChildIds } from "../children/child-apply";
-import { mustReserveNow, reserveAgainToday, spendsToday } from "../inbox/spend-day";
-import { knowSeqOutsideTransaction } from "../events/log/event-log";
+import { reserveAgainToday } from "../inbox/spend-day";
 import { reserveTreePlace } from "../children/tree-store";
 
 export class RunObject extends DurableObject<Env> implements RunRpc {
@@ -124,41 +123,20 @@ export class RunObject extends DurableObject<Env> implements RunRpc {
     }
   }
 
-  /**
-   * The platform redelivers an alarm that died mid-step; the replay makes that safe, so `info` is
-   * not needed. A deleted run's tombstone still wakes up while its outbox holds changes.
-   */
+  /** The alarm's work is alarm-turn.ts's, in this object's queue. */
   override async alarm(_info?: AlarmInvocationInfo): Promise<void> {
     // The alarm that fired is gone: until this one sets the next, a view asks.
     this.alarmKnown = false;
-    await this.exclusive(async () => {
-      const { sql } = this.ctx.storage;
-      // The run, its wait, its outbox's next row, its newest seq and whether a message waits: one read (run-store.ts).
-      const start = readAlarmStart(sql);
-      const run = start?.run;
-      if (start !== undefined) {
-        // Read outside any transaction: the slice's checks, its first events and its first look for a message need not ask again.
-        knowSeqOutsideTransaction(sql, start.lastSeq);
-        knowWaitingOutsideTransaction(sql, start.waiting);
-      }
-      // Deliveries are started, not awaited: changes already written go out while the run steps.
-      this.outbox.deliverDue(start === undefined ? undefined : { dueAt: start.outboxDueAt });
-      const now = this.engine.now();
-      // Watchers whose user token expired, or whose key is no longer accepted, close.
-      this.engine.fanout.closeEnded(now, this.keys.accepted);
-      if (run?.status === "running") {
-        // A run suspended on an async call steps only when its result is there or its deadline passed.
-        if (stepDue(readStepInputs(this.engine, start!.state, now))) {
-          // A run that need not reserve again steps with its row as read above, in this same turn; one that reserves is read again after.
-          if (!mustReserveNow(this.engine, run)) await this.slice(new AbortController(), run);
-          else if (await spendsToday(this.engine, run)) await this.slice(new AbortController());
-        }
-      } else if (run?.deleteAt !== undefined && now >= run.deleteAt) await this.erase(run.id, "retention");
-      // The next alarm's inputs, read once: the outbox's deliveries take them, and so does the alarm unless they started some.
-      const next = readScheduleState(sql);
-      const started = this.outbox.deliverDue({ dueAt: next.outboxDueAt });
-      await this.schedule(started ? undefined : next);
-    });
+    await this.exclusive(() =>
+      alarmTurn({
+        engine: this.engine,
+        outbox: this.outbox,
+        acceptedKeys: this.keys.accepted,
+        slice: (run) => this.slice(new AbortController(), run),
+        erase: (runId) => this.erase(runId, "retention"),
+        schedule: (known) => this.schedule(known),
+      }),
+    );
   }
 
   /** For tests: resolves once every outbox delivery started so far has reported back. */
