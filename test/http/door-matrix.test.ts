@@ -12,7 +12,9 @@
 // JSON-RPC error, a tool error) carry the intake's status and issues; the AI SDK chat's POST is a
 // column of named skips (it carries a message only, sent by POST …/messages' code), and an experiment's
 // case (its variant over its recording, admitted when the case starts). Cells a door cannot be asked
-// are skipped by the table, by name, with their reason.
+// are skipped by the table, by name, with their reason. The matrix runs with the rate limits lifted:
+// the creation limit's rule (every door counts against the one limit, nothing is created past it) is
+// held door by door in test/rate-limits/creation-doors.test.ts and creation-admission.test.ts.
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RunTemplate } from "../../src/api/rpc/schedule-rpc";
