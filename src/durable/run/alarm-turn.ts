@@ -2,7 +2,7 @@
 // row), a stopped run's retention end, and the next alarm. The object hands it what it owns (its
 // slice, its erase, its schedule) and runs it in its queue, one at a time with everything else.
 import type { EngineContext } from "../engine/engine-context";
-import { knowSeqOutsideTransaction } from "../events/log/event-log";
+import { rememberSeq } from "../events/log/event-log";
 import { mustReserveNow, spendsToday } from "../inbox/spend-day";
 import type { Outbox } from "../outbox/outbox";
 import { knowWaitingOutsideTransaction } from "../person/message-store";
@@ -34,7 +34,7 @@ export async function alarmTurn({ engine, outbox, acceptedKeys, slice, erase, sc
   const run = start?.run;
   if (start !== undefined) {
     // Read outside any transaction: the slice's checks, its first events and its first look for a message need not ask again.
-    knowSeqOutsideTransaction(sql, start.lastSeq);
+    rememberSeq(sql, start.lastSeq);
     knowWaitingOutsideTransaction(sql, start.waiting);
   }
   // Deliveries are started, not awaited: changes already written go out while the run steps.

@@ -97,7 +97,10 @@ export function loggedKeysOf(column: SqlStorageValue | undefined): Set<string> {
   return new Set((JSON.parse(String(column)) as string[]).map(String));
 }
 
-/** After a step's events were committed: the newest seq is known for sure. */
+/**
+ * The newest seq is known for sure: after a step's events were committed, or as a read outside any
+ * transaction just found it (LAST_SEQ_COLUMN, folded into the alarm's and the creation's reads).
+ */
 export function rememberSeq(sql: SqlStorage, seq: number): void {
   remembered.set(sql, seq);
 }
@@ -134,14 +137,6 @@ export const LAST_SEQ_COLUMN = "(SELECT COALESCE(MAX(seq), 0) FROM event)";
 /** The newest event's seq (0 before the first): SQLite reads the largest rowid directly. */
 export function lastSeq(sql: SqlStorage): number {
   return Number(sql.exec<{ last: number }>(`SELECT ${LAST_SEQ_COLUMN} AS last`).one().last);
-}
-
-/**
- * The newest seq as a read outside any transaction just found it (LAST_SEQ_COLUMN, folded into the
- * alarm's first read): known for sure, as an append outside any transaction makes it.
- */
-export function knowSeqOutsideTransaction(sql: SqlStorage, seq: number): void {
-  remembered.set(sql, seq);
 }
 
 /** lastSeq, from memory when it is known there. */

@@ -20,7 +20,7 @@ import { fail, invalidImages, ok } from "../outcome";
 import { insertedRunCore, insertRun, readRun, type InsertedRun, type RunRow } from "../store/run-store";
 import { toRunView } from "../store/run-view";
 import { makeRun, runPresence } from "../schema";
-import { knowSeqOutsideTransaction } from "../../events/log/event-log";
+import { rememberSeq } from "../../events/log/event-log";
 import { dropSpend, reserveSpend, spendAskOf, type SpendAsk } from "../../inbox/spend-reservation";
 import { insertTrace } from "../../telemetry/trace-store";
 import { writeSpendDay } from "../../inbox/spend-day";
@@ -103,7 +103,7 @@ export function madeRun(engine: EngineContext, store: () => void, read: (sql: Sq
     extra,
   );
   // Committed (this is outside any transaction): the newest seq as the row says, so the run's first event need not ask for it.
-  knowSeqOutsideTransaction(sql, made!.lastSeq);
+  rememberSeq(sql, made!.lastSeq);
   return made!;
 }
 
