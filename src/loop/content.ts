@@ -25,6 +25,19 @@ export function textOf(content: Content): string {
     .join("\n");
 }
 
+/** textOf(content).length, without joining the parts. */
+export function textLength(content: Content): number {
+  if (typeof content === "string") return content.length;
+  let chars = 0;
+  let parts = 0;
+  for (const part of content) {
+    if (part.type !== "text") continue;
+    chars += part.text.length;
+    parts++;
+  }
+  return parts === 0 ? 0 : chars + parts - 1;
+}
+
 export function isBlank(text: string): boolean {
   return text.trim().length === 0;
 }

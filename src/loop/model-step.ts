@@ -3,7 +3,7 @@ import { answerChars, RECOVERY_NOTE, shortAnswerNote } from "./guards/answer-fol
 import { assertBudget, BudgetExhausted, reachedFinishAt, spentNow } from "./guards/budget";
 import { budgetCeiling, promptCostEstimate } from "./guards/budget-ceiling";
 import { requestMessagesCopy } from "./context/cache-marks";
-import { textOf } from "./content";
+import { textLength, textOf } from "./content";
 import { requestedNativeCompaction } from "./context/compaction-requests";
 import { contextView, estimateTokens, lastTurnIndex } from "./context/context-view";
 import { defaultFinishNote, offeredTools } from "./guards/last-step";
@@ -11,6 +11,7 @@ import { journaled, spentUsd, type LoopState } from "./loop-state";
 import { Interrupted } from "./errors";
 import { stepKeys } from "./step-keys";
 import { updateRequestView } from "./context/request-view";
+import { knowTextChars } from "./context/request-text";
 import type { AssistantMessage, ChatMessage, CompactionEvent, GenerateRequest, StopReason, StoredLoopEvent, Usage } from "./types";
 import { addUsd } from "../lib/money";
 
@@ -68,7 +69,8 @@ export function buildRequest(state: LoopState, step: number, last: boolean): Gen
     { cache, keepImages: options.keepImages, imagePruning: options.imagePruning ?? "exact", maxSteps: state.maxSteps - state.stepsBefore, step },
     view.callerMarks,
   );
-  messages.push(...notesFor(state, last));
+  const notes = notesFor(state, last);
+  messages.push(...notes);
   const request: GenerateRequest = {
     prompt: "",
     model: options.model,
@@ -77,6 +79,8 @@ export function buildRequest(state: LoopState, step: number, last: boolean): Gen
     cacheSystem: cache !== "none",
     call: view.turns + 1,
   };
+  // Without keepImages the request's text is the view's (cache marks change no text) and its notes'.
+  if (options.keepImages === undefined) knowTextChars(request, notes.reduce((sum, note) => sum + textLength(note.content), view.chars));
   if (options.system !== undefined) request.system = options.system;
   if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;
   if (options.reasoning !== undefined) request.params = { reasoning: options.reasoning };

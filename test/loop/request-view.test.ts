@@ -10,6 +10,7 @@ import { containerBlock, containerOf } from "../../src/loop/context/container";
 import { contextView, summaryRecord, turnCount } from "../../src/loop/context/context-view";
 import { updateRequestView, type RequestView } from "../../src/loop/context/request-view";
 import { cutLongToolResults } from "../../src/loop/context/tool-result-cut";
+import { textOf } from "../../src/loop/content";
 import type { ChatMessage, Content, ContentPart } from "../../src/loop/types";
 
 const MAX_TOKENS = 5; // 20 characters: some tool results are cut
@@ -87,6 +88,7 @@ describe("request view", () => {
           expect(view.messages).toEqual(reference);
           expect(view.turns).toBe(turnCount(history));
           expect(view.callerMarks).toBe(countMarks(reference));
+          expect(view.chars).toBe(reference.reduce((sum, message) => sum + textOf(message.content).length, 0));
           expect(view.container).toEqual(containerOf(history));
           const sent = requestMessagesCopy(view.messages, options, view.callerMarks);
           expect(sent).toEqual(requestMessages(reference, options));

@@ -5,9 +5,11 @@
 // at its end, so each new message is looked at once here. A compaction mark moves the start of
 // the view: the view is then built again (once per compaction).
 //
-// It always equals cutLongToolResults(contextView(history), maxToolResultTokens), turns equals
+// It always equals cutLongToolResults(contextView(history), maxToolResultTokens), chars the length
+// of its messages' text (textLength of each), turns equals
 // turnCount(history) and container containerOf(history) (test/loop/request-view.test.ts checks
 // them against those functions).
+import { textLength } from "../content";
 import { containerIn } from "./container";
 import { contextView, isAnsweredTurn, isCompactionMark } from "./context-view";
 import { cutLongToolResult } from "./tool-result-cut";
@@ -22,6 +24,8 @@ export type RequestView = {
   turns: number;
   /** Text parts the caller marked `cache: true` in `messages`. */
   callerMarks: number;
+  /** The characters of the view's text: textLength of each message's content, summed. */
+  chars: number;
   /** The newest execution container of the whole history, compacted turns included (containerOf). */
   container?: ContainerRecord;
 };
@@ -35,7 +39,7 @@ function marksIn(message: ChatMessage): number {
 
 /** Brings `view` up to `history` (a view of an earlier, shorter state of the same history), or builds it. */
 export function updateRequestView(view: RequestView | undefined, history: ChatMessage[], maxToolResultTokens: number | undefined): RequestView {
-  const next: RequestView = view ?? { seen: 0, messages: [], turns: 0, callerMarks: 0 };
+  const next: RequestView = view ?? { seen: 0, messages: [], turns: 0, callerMarks: 0, chars: 0 };
   let rebuild = false;
   for (let i = next.seen; i < history.length; i++) {
     const message = history[i]!;
@@ -48,12 +52,14 @@ export function updateRequestView(view: RequestView | undefined, history: ChatMe
       const cut = cutLongToolResult(message, maxToolResultTokens);
       next.messages.push(cut);
       next.callerMarks += marksIn(cut);
+      next.chars += textLength(cut.content);
     }
   }
   next.seen = history.length;
   if (rebuild) {
     next.messages = contextView(history).map((message) => cutLongToolResult(message, maxToolResultTokens));
     next.callerMarks = next.messages.reduce((sum, message) => sum + marksIn(message), 0);
+    next.chars = next.messages.reduce((sum, message) => sum + textLength(message.content), 0);
   }
   return next;
 }

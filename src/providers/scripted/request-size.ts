@@ -3,26 +3,20 @@
 // text (textOf of each message, one line apart), counted without building that text. A run's
 // history grows by a turn each call; building the whole text at every call made a long run's
 // calls cost in proportion to everything said before (a 1,000-step run spent half its loop there).
-import type { Content, GenerateRequest } from "../../loop/types";
-
-/** textOf(content).length, without joining the parts. */
-function textLength(content: Content): number {
-  if (typeof content === "string") return content.length;
-  let chars = 0;
-  let parts = 0;
-  for (const part of content) {
-    if (part.type !== "text") continue;
-    chars += part.text.length;
-    parts++;
-  }
-  return parts === 0 ? 0 : chars + parts - 1;
-}
+// The loop's own requests come with their text's length, counted once per message as the history
+// grew (loop/context/request-text.ts): a call then costs the same however long the run.
+import { textLength } from "../../loop/content";
+import { knownTextChars } from "../../loop/context/request-text";
+import type { GenerateRequest } from "../../loop/types";
 
 /** The length of `${system ?? ""}\n${JSON.stringify(tools)}\n${history}`, history being each message's textOf joined by "\n". */
 export function requestChars(request: GenerateRequest): number {
   let chars = (request.system ?? "").length + 1 + String(JSON.stringify(request.tools)).length + 1;
   const { messages } = request;
-  for (const message of messages) chars += textLength(message.content);
+  // The loop counts its requests' text as their history grows (request-view.ts): no pass over it here.
+  const known = knownTextChars(request);
+  if (known !== undefined) chars += known;
+  else for (const message of messages) chars += textLength(message.content);
   return chars + Math.max(0, messages.length - 1);
 }
 
