@@ -85,7 +85,10 @@ export async function guardTurn(state: LoopState, step: number, planned: Planned
       // A cancel is checked before each check as before a new step; the data checks in a row run
       // with nothing in between (no await), so once before them is the same.
       let cancelChecked = false;
-      for (const guardrail of guardrailsAt(state, "tool", call.name)) {
+      const checks = guardrailsAt(state, "tool", call.name);
+      // An index, not for-of: no iterator (nor a result object a check) where V8 does not optimise the loop away.
+      for (let n = 0; n < checks.length; n++) {
+        const guardrail = checks[n]!;
         const onFail: ToolOnFail = guardrail.onFail === "ask" || guardrail.onFail === "stop" ? guardrail.onFail : "reject";
         let verdict: GuardrailCheck;
         if (guardrail.decide !== undefined && item.plan.kind === "run") {

@@ -80,8 +80,8 @@ function denyCheck(ref: Extract<DataGuardrail, { type: "deny" }>): (text: string
   const passes = verdict(true, "The text contains no denied word.");
   return (text) => {
     const haystack = ignoreCase ? text.toLowerCase() : text;
-    for (const word of words) {
-      if (!haystack.includes(word)) continue;
+    for (let n = 0; n < words.length; n++) {
+      if (!haystack.includes(words[n]!)) continue;
       const found = ref.words.filter((_word, i) => haystack.includes(words[i]!));
       return { pass: false, reason: `The text contains ${found.map(quoted).join(", ")}.` };
     }

@@ -75,7 +75,10 @@ export function createLoopTracker(counted?: (call: ToolCall) => boolean): LoopTr
         // The turn's counted calls, in call order: each counted (same-call) and taken in turn (alternation).
         let sameCall = 0;
         let keys = 0;
-        for (const call of message.toolCalls ?? NO_CALLS) {
+        const turnCalls = message.toolCalls ?? NO_CALLS;
+        // An index, not for-of: no iterator where V8 does not optimise the loop away.
+        for (let n = 0; n < turnCalls.length; n++) {
+          const call = turnCalls[n]!;
           if (counted !== undefined && !counted(call)) continue;
           const key = keyOf(call);
           sameCall = Math.max(sameCall, countCall(calls, key));
