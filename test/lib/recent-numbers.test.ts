@@ -1,14 +1,14 @@
 // RecentNumbers (src/lib/recent-numbers.ts), the loop detectors' results seen as numbers in typed
-// arrays, held to no-progress.ts's isNewResult (a Set, the oldest forgotten past its bound) on
+// arrays, held to a bounded Set (the oldest forgotten past its bound, as the detectors' Set was) on
 // seeded random sequences: repeats, numbers that share their low 32 bits (the table's home slot:
 // long probe runs, and deletion shifting them back), bounds from 1 to the detectors' own.
 import { describe, expect, it } from "vitest";
 import { RecentNumbers } from "../../src/lib/recent-numbers";
 import { hash53Number } from "../../src/lib/hashing/cyrb53";
-import { emptyNoProgress, isNewResult, MAX_TRACKED_RESULTS } from "../../src/loop/guards/loops/no-progress";
+import { MAX_TRACKED_RESULTS } from "../../src/loop/guards/loops/no-progress";
 import { seededRandom } from "../helpers/seeded-random";
 
-/** isNewResult with its own bound (it keeps MAX_TRACKED_RESULTS): the same rule, for any bound. */
+/** A Set of the newest `max` distinct numbers, the oldest forgotten first: the rule, as the detectors kept it before. */
 function setModel(max: number) {
   const seen = new Set<number>();
   return {
@@ -31,19 +31,19 @@ function draw(next: () => number, kind: number): number {
 }
 
 describe("RecentNumbers", () => {
-  it("tells a number new exactly when isNewResult does, at the detectors' bound", () => {
+  it("tells a number new exactly when a bounded Set does, at the detectors' bound", () => {
     const next = seededRandom(21);
-    const reference = emptyNoProgress();
+    const reference = setModel(MAX_TRACKED_RESULTS);
     const numbers = new RecentNumbers(MAX_TRACKED_RESULTS);
     let repeats = 0;
     for (let i = 0; i < MAX_TRACKED_RESULTS * 6; i++) {
       const n = i % 3 === 0 ? Math.floor(next() * MAX_TRACKED_RESULTS * 1.5) : hash53Number(String(Math.floor(next() * MAX_TRACKED_RESULTS * 2)));
-      const fresh = isNewResult(reference, n);
+      const fresh = reference.add(n);
       if (!fresh) repeats++;
       expect(numbers.add(n)).toBe(fresh);
     }
     expect(repeats).toBeGreaterThan(MAX_TRACKED_RESULTS);
-    expect(numbers.values()).toEqual([...reference.seen]);
+    expect(numbers.values()).toEqual(reference.values());
     expect(numbers.size).toBe(MAX_TRACKED_RESULTS);
   });
 

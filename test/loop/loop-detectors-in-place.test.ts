@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { advanceAlternation, type Alternation } from "../../src/loop/guards/loops/alternation";
 import { countCall, emptySameCall, forgetOldest, MAX_TRACKED_CALLS, type CallKey } from "../../src/loop/guards/loops/same-call";
-import { emptyNoProgress, isNewResult, MAX_TRACKED_RESULTS } from "../../src/loop/guards/loops/no-progress";
+import { MAX_TRACKED_RESULTS } from "../../src/loop/guards/loops/no-progress";
+import { RecentNumbers } from "../../src/lib/recent-numbers";
 import { createLoopTracker } from "../../src/loop/guards/loops/loop-tracker";
 import type { ChatMessage } from "../../src/loop/types";
 import { seededRandom } from "../helpers/seeded-random";
@@ -59,18 +60,18 @@ describe("the detectors' in-place steps", () => {
     expect(inPlace.counts.size).toBe(MAX_TRACKED_CALLS);
   });
 
-  it("isNewResult tells a result new when it is not among the MAX_TRACKED_RESULTS newest results", () => {
+  it("the results seen (a RecentNumbers at MAX_TRACKED_RESULTS) tell a result new when it is not among the newest MAX_TRACKED_RESULTS", () => {
     const next = seededRandom(3);
     // The model: the distinct results in the order first seen, the newest MAX_TRACKED_RESULTS of them.
     let model: number[] = [];
-    const inPlace = emptyNoProgress();
+    const inPlace = new RecentNumbers(MAX_TRACKED_RESULTS);
     for (let i = 0; i < MAX_TRACKED_RESULTS * 4; i++) {
       const hash = Math.floor(next() * MAX_TRACKED_RESULTS * 1.5);
       const fresh = !model.includes(hash);
       if (fresh) model = [...model, hash].slice(-MAX_TRACKED_RESULTS);
-      expect(isNewResult(inPlace, hash)).toBe(fresh);
+      expect(inPlace.add(hash)).toBe(fresh);
     }
-    expect([...inPlace.seen]).toEqual(model);
+    expect(inPlace.values()).toEqual(model);
   });
 });
 
