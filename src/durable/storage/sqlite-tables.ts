@@ -7,14 +7,17 @@
 
 const seen = new WeakMap<SqlStorage, Set<string>>();
 
+/** Remembers `names` as tables the database holds. */
+function remember(sql: SqlStorage, names: Iterable<string>): void {
+  const tables = seen.get(sql) ?? new Set<string>();
+  for (const name of names) tables.add(name);
+  seen.set(sql, tables);
+}
+
 export function tableExists(sql: SqlStorage, name: string): boolean {
   if (seen.get(sql)?.has(name) === true) return true;
   const found = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
-  if (found) {
-    const tables = seen.get(sql) ?? new Set<string>();
-    tables.add(name);
-    seen.set(sql, tables);
-  }
+  if (found) remember(sql, [name]);
   return found;
 }
 
@@ -25,12 +28,9 @@ export function tablesExisting(sql: SqlStorage, names: readonly string[]): Set<s
   const unknown = names.filter((name) => !found.has(name));
   if (unknown.length === 0) return found;
   const rows = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))", JSON.stringify(unknown)).toArray();
-  const tables = known ?? new Set<string>();
-  for (const { name } of rows) {
-    found.add(name);
-    tables.add(name);
-  }
-  seen.set(sql, tables);
+  const existing = rows.map((row) => row.name);
+  remember(sql, existing);
+  for (const name of existing) found.add(name);
   return found;
 }
 
@@ -39,12 +39,10 @@ export function tablesExisting(sql: SqlStorage, names: readonly string[]): Set<s
  * holds them now. A transaction that made them and fails forgets them (forgetTables).
  */
 export function rememberMadeTables(sql: SqlStorage, statements: readonly string[]): void {
-  const tables = seen.get(sql) ?? new Set<string>();
-  for (const statement of statements) {
-    const name = /^\s*CREATE TABLE IF NOT EXISTS (\w+)/.exec(statement)?.[1];
-    if (name !== undefined) tables.add(name);
-  }
-  seen.set(sql, tables);
+  remember(
+    sql,
+    statements.flatMap((statement) => /^\s*CREATE TABLE IF NOT EXISTS (\w+)/.exec(statement)?.[1] ?? []),
+  );
 }
 
 /** Drops a table (it is not remembered any more). */
