@@ -15,7 +15,6 @@ import type { BlobStore, HeldImage } from "./blob-store";
 
 /** Made by a new run's creation with its other tables, in one call (schema.ts makeRun's `extra`), or by recordImages. */
 export const RUN_IMAGE_TABLE = "CREATE TABLE IF NOT EXISTS run_image (hash TEXT PRIMARY KEY, bytes INTEGER NOT NULL)";
-const TABLE = RUN_IMAGE_TABLE;
 
 /** Each image of `images` once, with its size. */
 export function heldImagesOf(images: readonly PendingImage[]): HeldImage[] {
@@ -25,7 +24,7 @@ export function heldImagesOf(images: readonly PendingImage[]): HeldImage[] {
 
 /** Counts `images` as held (the table made if need be): each hash once, a known one left as it is. */
 export function recordImages(sql: SqlStorage, images: readonly HeldImage[]): void {
-  sql.exec(TABLE);
+  sql.exec(RUN_IMAGE_TABLE);
   for (const image of images) sql.exec("INSERT OR IGNORE INTO run_image (hash, bytes) VALUES (?, ?)", image.hash, image.bytes);
 }
 

@@ -13,7 +13,6 @@ import type { GenerateRequest } from "../../loop/types";
 export function requestChars(request: GenerateRequest): number {
   let chars = (request.system ?? "").length + 1 + String(JSON.stringify(request.tools)).length + 1;
   const { messages } = request;
-  // The loop counts its requests' text as their history grows (request-view.ts): no pass over it here.
   const known = knownTextChars(request);
   if (known !== undefined) chars += known;
   else for (const message of messages) chars += textLength(message.content);
