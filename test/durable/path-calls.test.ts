@@ -64,7 +64,7 @@ describe("calls into storage on a run's paths", () => {
     expect(await viewed(run.id, token)).toEqual(["exec SELECT token_hash FROM run LIMIT 1", "exec SELECT run.*, run_body.body,"]);
   });
 
-  it("an alarm reads its run once, steps with that row, reads its segment with what a slice needs beside it, never asks for the newest seq, a waiting message or (with no webhook) the trace, and reads the next alarm's inputs once", async () => {
+  it("an alarm reads its run once to start and steps with that row (its stop reads the row as the steps left it), reads its segment with what a slice needs beside it, never asks for the newest seq, a waiting message or (with no webhook) the trace, and reads the next alarm's inputs once", async () => {
     const { run } = await created();
     const calls = await storageCalls(() => runDurableObjectAlarm(stubFor(run.id)));
     // The test's own firing of the alarm (the platform's, in service).

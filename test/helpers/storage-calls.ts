@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { stubFor } from "./runs";
 
 /** A call's name: `exec <the statement's first words>`, `databaseSize`, or the alarm method's name. */
-export function callName(query: string): string {
+function callName(query: string): string {
   return `exec ${query.replace(/\s+/g, " ").trim().split(/ \(| WHERE| VALUES/)[0]!.slice(0, 60)}`;
 }
 
