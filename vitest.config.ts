@@ -67,6 +67,11 @@ export function workerd(name: string, include: string[], exclude: string[], rate
   };
 }
 
+/** A project with setup files run before each of its test files; `hookTimeout`: how long their hooks may wait. */
+function withSetupFiles<P extends { test: object }>(project: P, setupFiles: string[], hookTimeout: number): P {
+  return { ...project, test: { ...project.test, setupFiles, hookTimeout } };
+}
+
 export default defineConfig({
   test: {
     // The Worker's one-line operator logs ({"msg":"ratchet.…"}) are for operators, not test output;
@@ -78,7 +83,8 @@ export default defineConfig({
       // test/recordings/make-recordings.test.ts makes the recordings the others replay: `npm run recordings` (vitest.recordings.config.ts).
       workerd("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/rate-limits/**", "test/webhooks/**", "test/otel/**", "test/otel-capture/**", "test/deadlines/**", "test/recordings/make-recordings.test.ts"], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000)),
       // …and small in a Worker of their own, where the 429s are tested.
-      workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3, 4, 3)),
+      // Each test starts with at least 20 s left in the limiter's wall-clock window (test/helpers/rate-limit-window.ts).
+      withSetupFiles(workerd("rate-limits", ["test/rate-limits/**/*.test.ts"], [], rateLimits(5, 8, 3, 4, 3)), ["./test/helpers/rate-limit-window.ts"], 30_000),
       // A deployment with WEBHOOK_URL: every run's events go to the local receiver.
       workerd("webhooks", ["test/webhooks/**/*.test.ts"], [], rateLimits(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000), (inject) => ({
         WEBHOOK_URL: `${inject("webhookReceiverUrl")}/hooks/deployment`,
