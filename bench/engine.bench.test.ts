@@ -438,7 +438,7 @@ describe("run engine figures", () => {
       { name: "one statement a row", calls: ROWS, write: (sql, rows) => rows.forEach((row) => insertStepRow(sql, row)) },
       { name: "three rows a statement", calls: ROWS / 3, write: (sql, rows) => { for (let i = 0; i < rows.length; i += 3) sql.exec(triple, ...rows.slice(i, i + 3).flatMap(stepRowValues)); } },
       { name: "one json_each statement, the trigger a row (h46-batch)", calls: 1, write: (sql, rows) => sql.exec(rowByRow, `[${rows.map((row) => JSON.stringify(stepRowValues(row))).join(",")}]`) },
-      { name: "one set-based statement (step_rows_v1)", calls: 1, write: (sql, rows) => insertStepRows(sql, rows.map((row) => ({ row, json: stepRowJson(row) }))) },
+      { name: "one set-based statement (step_rows_v2)", calls: 1, write: (sql, rows) => insertStepRows(sql, rows.map((row) => ({ row, json: stepRowJson(row) }))) },
     ];
     const figures = new Map<string, number[]>(WAYS.map((way) => [way.name, []]));
     for (let round = 0; round < 2 + 9; round++) {

@@ -38,7 +38,7 @@ function passList(next: () => number, previous: readonly GuardrailPass[] | undef
 }
 
 describe("an event's text with its list of passes spliced on", () => {
-  it("is JSON.stringify({ seq, at, ...event }), character for character, and its batch item JSON.stringify([seq, dedupe, at, text])", () => {
+  it("is JSON.stringify({ seq, at, ...event }), character for character, and its batch item JSON.stringify([seq, dedupe, at, text]), or with a list the text without it and the list's id", () => {
     const next = seededRandom(7);
     let previous: readonly GuardrailPass[] | undefined;
     let spliced = 0;
@@ -55,7 +55,15 @@ describe("an event's text with its list of passes spliced on", () => {
         expect(logged.head! + logged.tail.text).toBe(logged.text);
       }
       const dedupe = next() < 0.5 ? null : text(next);
-      expect(eventJson(seq, dedupe, at, logged.text, logged)).toBe(JSON.stringify([seq, dedupe, at, logged.text]));
+      if (logged.tail === undefined) expect(eventJson(seq, dedupe, at, logged.text, logged)).toBe(JSON.stringify([seq, dedupe, at, logged.text]));
+      else {
+        // Stored without its list, the list's place a closing brace (JSON of the event without it), and the read's splice gives the text back.
+        const item = JSON.parse(eventJson(seq, dedupe, at, logged.text, logged)) as [number, string | null, string, string, number];
+        expect(item).toEqual([seq, dedupe, at, logged.head! + "}", logged.tail.id]);
+        expect(JSON.parse(item[3])).toEqual(JSON.parse(JSON.stringify({ ...JSON.parse(logged.text), guardrailsPassed: undefined })));
+        expect(item[3].slice(0, -1) + logged.tail.text).toBe(logged.text);
+        expect(Number.isSafeInteger(item[4])).toBe(true);
+      }
     }
     // The case it is for was met (every event with a list: frozen, and last).
     expect(spliced).toBeGreaterThan(2_000);
@@ -84,13 +92,13 @@ describe("an event's text with its list of passes spliced on", () => {
     expect(eventText(1, "t", event).text).toContain('"reason":"two"');
   });
 
-  it("makes a batch item JSON.stringify's when the body is not the event's text (a spilled text's reference) or seq is not an integer", () => {
+  it("makes a batch item JSON.stringify's when the body is not the event's text (a spilled text's reference)", () => {
     const list = sharedList(undefined, [sharedPass(undefined, 0, "no-shell", 'a "quoted" reason')]);
     const event: ToolCallEvent = { type: "tool-call", step: 1, callId: "c1", name: "calculator", input: {}, guardrailsPassed: list as GuardrailPass[] };
     const logged = eventText(3, "t", event);
     expect(logged.tail).toBeDefined();
     expect(eventJson(3, null, "t", "spill:event/3", logged)).toBe(JSON.stringify([3, null, "t", "spill:event/3"]));
-    expect(eventJson(3.5, null, "t", logged.text, logged)).toBe(JSON.stringify([3.5, null, "t", logged.text]));
+    expect(eventJson(3, null, "t", logged.text, logged)).toBe(JSON.stringify([3, null, "t", `${logged.head!}}`, logged.tail!.id]));
   });
 });
 

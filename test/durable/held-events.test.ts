@@ -82,7 +82,7 @@ describe("events held for the next commit", () => {
       return calls;
     });
     // Seven journal steps, one statement (step-rows.ts); no event written on its own but the last turn's end and the run's, as it stops.
-    expect([...calls].filter(([label]) => /^INSERT INTO step_(commit|rows)_v1/.test(label))).toEqual([["INSERT INTO step_rows_v1", 1]]);
+    expect([...calls].filter(([label]) => /^INSERT INTO step_(commit_v1|rows_v2)/.test(label))).toEqual([["INSERT INTO step_rows_v2", 1]]);
     expect(calls.get("INSERT INTO event")).toBe(2);
     // The database's size is asked once in a slice that stays far from RUN_BYTES_LIMIT.
     expect(calls.get("databaseSize")).toBe(1);

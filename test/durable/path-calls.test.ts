@@ -77,7 +77,7 @@ describe("calls into storage on a run's paths", () => {
       "exec SELECT key, value FROM journal",
       "databaseSize",
       // The slice's steps, in one statement.
-      "exec INSERT INTO step_rows_v1",
+      "exec INSERT INTO step_rows_v2",
       // The run's end: its history, its calls closed, its row before and (with the view's parts and the version) after, its span's end, its events.
       "exec DELETE FROM spill",
       "exec UPDATE segment SET result = ?",

@@ -32,7 +32,7 @@ const typed = (stub: RunStub) => stub as unknown as DurableObjectStub<RunObject>
 const server = () => inject("toolServerUrl");
 const calc = (i: number) => ({ text: `Step ${i}.`, toolCalls: [{ id: `c${i}`, name: "calculator", input: { expression: `${i} + 1` } }] });
 const httpTool = (name: string, path: string) => ({ type: "http" as const, name, description: `${name}.`, inputSchema: { type: "object" }, url: `${server()}${path}` });
-const BATCH = "INSERT INTO step_rows_v1 VALUES";
+const BATCH = "INSERT INTO step_rows_v2 VALUES";
 
 function keysIn(sql: SqlStorage): string[] {
   return sql.exec<{ key: string }>("SELECT key FROM journal ORDER BY rowid").toArray().map((row) => row.key);

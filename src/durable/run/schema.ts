@@ -5,7 +5,7 @@
 // made at creation, or for an older run from its blobs when it first takes an image.
 import { ANSWER_TABLE } from "../person/answer-store";
 import { ASYNC_CALL_TABLE } from "../tools/async-call-store";
-import { EVENT_TABLE, forgetSeq } from "../events/log/event-log";
+import { EVENT_PASSES_COLUMN, EVENT_TABLE, forgetSeq, PASS_LIST_TABLE } from "../events/log/event-log";
 import { JOURNAL_TABLE } from "../engine/journal/journal";
 import { ONCE_TABLE } from "../tools/once-log";
 import { addOutboxColumns, keepPendingRows, OUTBOX_TABLE } from "../outbox/outbox-store";
@@ -13,7 +13,7 @@ import { COMPACTION_REQUEST_TABLE } from "../engine/incoming/compaction-request-
 import { USER_MESSAGE_TABLE } from "../person/message-store";
 import { addRunColumns, RUN_TABLES } from "./store/run-tables";
 import { SPILL_TABLE } from "../storage/spill";
-import { dropTable, forgetTables, rememberMadeTables, tableExists, tablesExisting } from "../storage/sqlite-tables";
+import { addMissingColumns, dropTable, forgetTables, rememberMadeTables, tableExists, tablesExisting } from "../storage/sqlite-tables";
 import { CHILD_RUN_TABLE } from "../children/child-store";
 import { addTicketColumns, TICKET_TABLE } from "../events/readers/ticket-store";
 import { TRACE_TABLES } from "../telemetry/trace-store";
@@ -21,10 +21,10 @@ import { FORK_TABLE } from "../forks/fork-store";
 import { CHAT_FORK_TABLE } from "../forks/chat-fork-store";
 import { SCRIPTED_HOLD_TABLE } from "../engine/provider/scripted-holds";
 import { dropOlderStepCommitView, STEP_COMMIT_STATEMENTS, STEP_COMMIT_VIEW } from "../engine/journal/step-commit";
-import { STEP_ROWS_STATEMENTS, STEP_ROWS_VIEW } from "../engine/journal/step-batch";
+import { OLDER_STEP_ROWS_VIEW, STEP_ROWS_STATEMENTS, STEP_ROWS_VIEW } from "../engine/journal/step-batch";
 import { materialiseSeeds } from "../telemetry/seed-rows";
 
-const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE, CHAT_FORK_TABLE, SCRIPTED_HOLD_TABLE];
+const STATEMENTS = [...RUN_TABLES, JOURNAL_TABLE, EVENT_TABLE, PASS_LIST_TABLE, ONCE_TABLE, ASYNC_CALL_TABLE, ANSWER_TABLE, TICKET_TABLE, SPILL_TABLE, OUTBOX_TABLE, COMPACTION_REQUEST_TABLE, ...TRACE_TABLES, CHILD_RUN_TABLE, USER_MESSAGE_TABLE, FORK_TABLE, CHAT_FORK_TABLE, SCRIPTED_HOLD_TABLE];
 
 /** True when a run was here and was deleted: its id is never used again. */
 export function wasDeleted(sql: SqlStorage): boolean {
@@ -56,8 +56,10 @@ export function migrate(sql: SqlStorage, fresh = false, extra: readonly string[]
   addRunColumns(sql);
   addTicketColumns(sql);
   addOutboxColumns(sql);
+  addMissingColumns(sql, [EVENT_PASSES_COLUMN]);
   dropOlderStepCommitView(sql);
-  sql.exec(views.join(";\n"));
+  // The batch's view as an older release made it (no lists of passes) goes with its trigger, in the same call.
+  sql.exec([`DROP VIEW IF EXISTS ${OLDER_STEP_ROWS_VIEW}`, ...views].join(";\n"));
 }
 
 /**

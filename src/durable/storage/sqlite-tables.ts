@@ -14,6 +14,11 @@ function remember(sql: SqlStorage, names: Iterable<string>): void {
   seen.set(sql, tables);
 }
 
+/** Whether the database is known to hold table `name` (seen, or made and remembered): no call into SQLite. */
+export function tableKnown(sql: SqlStorage, name: string): boolean {
+  return seen.get(sql)?.has(name) === true;
+}
+
 export function tableExists(sql: SqlStorage, name: string): boolean {
   if (seen.get(sql)?.has(name) === true) return true;
   const found = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;

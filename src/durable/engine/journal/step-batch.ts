@@ -1,11 +1,15 @@
 // Several steps' rows (step-rows.ts buffers them) in one statement whose work is set-based: one
-// INSERT of one row into the view `step_rows_v1`, whose INSTEAD OF trigger writes all the journal
+// INSERT of one row into the view `step_rows_v2`, whose INSTEAD OF trigger writes all the journal
 // rows from one JSON array, all the events from another, the run's counters once, and all the spans
 // from a third. The single step's view (step-commit.ts) runs its trigger once per row: ten
 // statements a row (its journal row, eight event slots tested whether used or not, the run's row,
 // its span); here a batch of any size is four, and each JSON text is read once.
 //
-// It stores what one statement a row stores, byte for byte (test/durable/step-rows.test.ts):
+// It stores what one statement a row stores, byte for byte (test/durable/step-rows.test.ts), but
+// for a `tool-call` event's list of passes (event-text.ts), which a batch stores once a run in
+// `pass_list` and the event's row names (its body the text without it: the read puts it back,
+// event-log.ts), so that three data guardrails on every call do not write the same ~200 characters
+// with each (BENCHMARKS.md, issue 50):
 // - the journal rows, the events and the spans are inserted in the rows' order (json_each walks an
 //   array in order), so the journal's and the outbox's rowids follow as they did; an event's seq
 //   is its step's first seq plus its place, as the single trigger's `NEW.seq + i`;
@@ -21,17 +25,27 @@
 // writes are one statement only through a trigger; and a statement takes at most 100 parameters,
 // so the rows go as JSON texts, one parameter each.
 import { addUsd } from "../../../lib/money";
-import type { LoggedEvent } from "../../events/log/event-text";
+import type { LoggedEvent, PassesTail } from "../../events/log/event-text";
 import { insertStepRow, RUN_COUNTERS, type StepRow } from "./step-commit";
 
-export const STEP_ROWS_VIEW = "step_rows_v1";
+export const STEP_ROWS_VIEW = "step_rows_v2";
+/** The view as an older release made it (no lists of passes), dropped when the object wakes (schema.ts). */
+export const OLDER_STEP_ROWS_VIEW = "step_rows_v1";
 
-/** Made after every table (schema.ts), beside the single step's view. */
+/**
+ * Made after every table (schema.ts), beside the single step's view. The batch's lists of passes
+ * (`lists`: [id, text] items) are stored first, each once a run (a list stored before under its id
+ * is kept); one stored under the same id with another text — a hash clash — aborts the statement,
+ * and step-rows.ts then writes the rows one by one, each event's text whole. An event item's fifth
+ * value is the id of the list that ends its text, its body then the text without it (event-log.ts).
+ */
 export const STEP_ROWS_STATEMENTS = [
-  `CREATE VIEW IF NOT EXISTS ${STEP_ROWS_VIEW} AS SELECT NULL AS journal, NULL AS events, NULL AS spans, NULL AS steps, NULL AS usd, NULL AS at, NULL AS stop_reason`,
+  `CREATE VIEW IF NOT EXISTS ${STEP_ROWS_VIEW} AS SELECT NULL AS journal, NULL AS events, NULL AS spans, NULL AS steps, NULL AS usd, NULL AS at, NULL AS stop_reason, NULL AS lists`,
   `CREATE TRIGGER IF NOT EXISTS ${STEP_ROWS_VIEW}_insert INSTEAD OF INSERT ON ${STEP_ROWS_VIEW} BEGIN
+     INSERT OR IGNORE INTO pass_list (id, text) SELECT value->>0, value->>1 FROM json_each(NEW.lists);
+     SELECT RAISE(ABORT, 'pass_list: another list under this id') FROM json_each(NEW.lists) AS list JOIN pass_list ON pass_list.id = list.value->>0 WHERE pass_list.text <> list.value->>1;
      INSERT INTO journal (key, value, cost) SELECT value->>0, value->>1, value->>2 FROM json_each(NEW.journal);
-     INSERT INTO event (seq, dedupe, at, body) SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(NEW.events);
+     INSERT INTO event (seq, dedupe, at, body, passes) SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(NEW.events);
      ${RUN_COUNTERS}
      INSERT INTO outbox (channel, event_id, type, version, body, created_at, next_at) SELECT 'otel', value->>0, 'step', 0, value->>1, value->>2, value->>2 FROM json_each(NEW.spans);
    END`,
@@ -39,39 +53,57 @@ export const STEP_ROWS_STATEMENTS = [
 
 /**
  * A buffered row's parts as the batch statement reads them, made once, when it is buffered: its
- * journal row, its events and its span, each a JSON array's items (`events` and `span` may be empty).
+ * journal row, its events and its span, each a JSON array's items (`events` and `span` may be
+ * empty), and the lists of passes its events end with (stored apart: `lists`, undefined when none).
  */
-export type StepRowJson = { journal: string; events: string; span: string };
+export type StepRowJson = { journal: string; events: string; span: string; lists?: PassesTail[] };
 
 /**
  * An event's item, `JSON.stringify([seq, dedupe, at, body])`; when `body` is a head and a list's
- * end (event-text.ts, `spliced`), the item of the head with the end's characters, escaped once per
- * list, put before its closing `"]`: the same characters (a JSON text's head ends, and the end
- * begins, with ASCII, so escaping the two apart is escaping them together). One JSON.stringify, as
- * for any other event.
+ * end (event-text.ts, `spliced`), `[seq, dedupe, at, head + "}", id]`: the text without its list,
+ * which the batch stores once under `id` (STEP_ROWS_STATEMENTS). A spilled body is never spliced.
  */
 export function eventJson(seq: number, dedupe: string | null, at: string, body: string, spliced?: LoggedEvent): string {
   const head = spliced?.head;
   const tail = spliced?.tail;
   if (head === undefined || tail === undefined || spliced?.text !== body) return JSON.stringify([seq, dedupe, at, body]);
-  return JSON.stringify([seq, dedupe, at, head]).slice(0, -2) + tail.json + "\"]";
+  return JSON.stringify([seq, dedupe, at, head + "}", tail.id]);
 }
 
 /** A row's parts as JSON (see StepRowJson). */
 export function stepRowJson(row: StepRow): StepRowJson {
-  return {
+  let lists: PassesTail[] | undefined;
+  const events: string[] = [];
+  for (let i = 0; i < row.events.length; i++) {
+    const event = row.events[i]!;
+    events.push(eventJson(row.seq + i, event.dedupe, row.at, event.body, event.spliced));
+    const tail = event.spliced?.tail;
+    if (tail !== undefined && event.spliced?.head !== undefined && event.spliced.text === event.body && lists?.includes(tail) !== true) (lists ??= []).push(tail);
+  }
+  const json: StepRowJson = {
     journal: JSON.stringify([row.key, row.value, row.cost]),
-    events: row.events.map((event, i) => eventJson(row.seq + i, event.dedupe, row.at, event.body, event.spliced)).join(","),
+    events: events.join(","),
     span: row.span === undefined ? "" : JSON.stringify([row.span.key, row.span.seed, row.span.nowMs]),
   };
+  if (lists !== undefined) json.lists = lists;
+  return json;
 }
 
-/** Its length in UTF-16 units, as step-rows.ts counts a batch. */
+/** Its length in UTF-16 units, as step-rows.ts counts a batch (a list of passes counted with each row that carries it: at most that). */
 export function stepRowChars(json: StepRowJson): number {
-  return json.journal.length + json.events.length + json.span.length;
+  let chars = json.journal.length + json.events.length + json.span.length;
+  for (const list of json.lists ?? []) chars += list.json.length + 20;
+  return chars;
 }
 
-const INSERT_STEP_ROWS = `INSERT INTO ${STEP_ROWS_VIEW} VALUES (?,?,?,?,?,?,?)`;
+/** The batch's lists of passes, each once: `[id, text]` items of a JSON array. */
+function listsOf(rows: readonly { json: StepRowJson }[]): string {
+  const seen: PassesTail[] = [];
+  for (const { json } of rows) for (const list of json.lists ?? []) if (!seen.includes(list)) seen.push(list);
+  return `[${seen.map((list) => `[${list.id},"${list.json}"]`).join(",")}]`;
+}
+
+const INSERT_STEP_ROWS = `INSERT INTO ${STEP_ROWS_VIEW} VALUES (?,?,?,?,?,?,?,?)`;
 
 /** The items of a JSON array, the empty ones left out. */
 function array(items: readonly string[]): string {
@@ -103,5 +135,6 @@ export function insertStepRows(sql: SqlStorage, rows: readonly { row: StepRow; j
     addUsd(...rows.map((entry) => entry.row.usd)),
     rows.at(-1)!.row.at,
     stopReason,
+    listsOf(rows),
   );
 }

@@ -11,9 +11,22 @@ import type { RunEvent } from "../../../api/types";
 import { eventText, type LogEvent, type LoggedEvent } from "./event-text";
 import { spills, spillsFrom, spillText, unspillText } from "../../storage/spill";
 import { prefixEnd } from "../../storage/key-range";
+import { tableExists, tableKnown } from "../../storage/sqlite-tables";
 
-// seq is the gap-free event counter; dedupe makes an event written before a step idempotent.
-export const EVENT_TABLE = `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL)`;
+// seq is the gap-free event counter; dedupe makes an event written before a step idempotent;
+// passes, when set, is the id of the list of passes (`pass_list`) that ends the event's text, its
+// body then being the text without it (the list's place a closing brace): see eventsAfter.
+export const EVENT_TABLE = `CREATE TABLE IF NOT EXISTS event (seq INTEGER PRIMARY KEY, dedupe TEXT UNIQUE, at TEXT NOT NULL, body TEXT NOT NULL, passes INTEGER)`;
+
+/**
+ * A run's lists of passes (`tool-call` events' `guardrailsPassed`), each stored once: its id (the
+ * text's 53-bit hash: event-text.ts) and the end of an event's text it is (`,"guardrailsPassed":[…]}`).
+ * Written by a batch of step rows with the events that carry it (../../engine/journal/step-batch.ts).
+ */
+export const PASS_LIST_TABLE = `CREATE TABLE IF NOT EXISTS pass_list (id INTEGER PRIMARY KEY, text TEXT NOT NULL)`;
+
+/** The column event.passes, for a run's event table made before it (schema.ts). */
+export const EVENT_PASSES_COLUMN = { table: "event", column: "passes", definition: "INTEGER" } as const;
 
 export type { LoggedEvent } from "./event-text";
 
@@ -144,10 +157,34 @@ export function newestSeq(sql: SqlStorage): number {
   return remembered.get(sql) ?? lastSeq(sql);
 }
 
-/** Stored events after `after`, in order: all of them, or the first `limit`. */
+/**
+ * The read of a log whose events may carry a list stored apart (a run's): the body, its closing
+ * brace replaced by the list's text. A row stored with its list (the text whole, or older) is read
+ * as it is. An inbox's or an experiment's log has no pass_list and is read as it always was.
+ */
+const READ_WITH_PASSES = "SELECT seq, CASE WHEN passes IS NULL THEN body ELSE substr(body, 1, length(body) - 1) || (SELECT text FROM pass_list WHERE id = passes) END AS body FROM event WHERE seq > ? ORDER BY seq LIMIT ?";
+const READ = "SELECT seq, body FROM event WHERE seq > ? ORDER BY seq LIMIT ?";
+
+/** Logs found to have no pass_list (an inbox's, an experiment's): not asked again. */
+const plainLogs = new WeakMap<SqlStorage, true>();
+
+/**
+ * Whether the log's database holds pass_list: known once a run's tables were made or migrated
+ * (schema.ts remembers them), else asked once. A database found without it is not asked again:
+ * only a run's creation or wake makes the table, and that remembers it (tableKnown), which is looked at first.
+ */
+function holdsPassLists(sql: SqlStorage): boolean {
+  if (tableKnown(sql, "pass_list")) return true;
+  if (plainLogs.has(sql)) return false;
+  if (tableExists(sql, "pass_list")) return true;
+  plainLogs.set(sql, true);
+  return false;
+}
+
+/** Stored events after `after`, in order: all of them, or the first `limit`; each the exact text it was logged as. */
 export function eventsAfter(sql: SqlStorage, after: number, limit = -1): LoggedEvent[] {
   return sql
-    .exec<{ seq: number; body: string }>("SELECT seq, body FROM event WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
+    .exec<{ seq: number; body: string }>(holdsPassLists(sql) ? READ_WITH_PASSES : READ, after, limit)
     .toArray()
     .map((row) => ({ seq: Number(row.seq), text: unspillText(sql, String(row.body)) }));
 }

@@ -4,16 +4,23 @@
 // list and spliced onto the end of the event's text, with the same list's JSON as a JSON string's
 // characters for the batch of step rows (../../engine/journal/step-batch.ts), instead of writing
 // the same ~220 characters twice with every call (BENCHMARKS.md, issue 50). The text is the one
-// JSON.stringify makes, character for character (test/durable/event-text.test.ts).
+// JSON.stringify makes, character for character (test/durable/event-text.test.ts). A run's batch of
+// step rows stores such a list once, in `pass_list` under its id, and the event's row without it
+// (../../engine/journal/step-batch.ts); a read puts it back (event-log.ts, eventsAfter).
 import type { InboxEvent, RunEvent } from "../../../api/types";
 import type { ExperimentEvent } from "../../../api/resources/eval-types";
 import { Recent } from "../../../lib/recent";
+import { hash53Number } from "../../../lib/hashing/cyrb53";
 
 /** What an event log holds: a run's events, an inbox's, an experiment's. */
 export type LogEvent = RunEvent | InboxEvent | ExperimentEvent;
 
-/** A `tool-call` event's passes as the end of its text (`,"guardrailsPassed":[…]}`), and that end as the characters of a JSON string. */
-export type PassesTail = { text: string; json: string };
+/**
+ * A `tool-call` event's passes as the end of its text (`,"guardrailsPassed":[…]}`), that end as the
+ * characters of a JSON string, and its id where a run stores it once (`pass_list`: the text's
+ * 53-bit hash; a clash with a stored list of another text is refused by the statement: step-batch.ts).
+ */
+export type PassesTail = { text: string; json: string; id: number };
 
 /**
  * An event as written: its seq and text. `head` and `tail` are given when the text is `head` and
@@ -44,7 +51,7 @@ export function passesTail(list: readonly unknown[]): PassesTail | undefined {
     let made: PassesTail | null = null;
     if (isFixedList(list)) {
       const text = `,"guardrailsPassed":${JSON.stringify(list)}}`;
-      made = { text, json: JSON.stringify(text).slice(1, -1) };
+      made = { text, json: JSON.stringify(text).slice(1, -1), id: hash53Number(text) };
     }
     tail = tails.set(list, made);
   }
