@@ -92,7 +92,7 @@ describe("an event's text with its list of passes spliced on", () => {
     expect(eventText(1, "t", event).text).toContain('"reason":"two"');
   });
 
-  it("makes a batch item JSON.stringify's when the body is not the event's text (a spilled text's reference)", () => {
+  it("makes a batch item JSON.stringify's when the body is not the event's text (a spilled text's reference); with the text, the text without its list and the list's id", () => {
     const list = sharedList(undefined, [sharedPass(undefined, 0, "no-shell", 'a "quoted" reason')]);
     const event: ToolCallEvent = { type: "tool-call", step: 1, callId: "c1", name: "calculator", input: {}, guardrailsPassed: list as GuardrailPass[] };
     const logged = eventText(3, "t", event);

@@ -154,7 +154,7 @@ describe("lists of passes stored once a run", () => {
     const { stub } = await createRun(body());
     await runInDurableObject(typed(stub), (_instance, state) => {
       const { sql } = state.storage;
-      // As the release before made it: no pass_list, no event.passes, and step_rows_v1 (no lists) with its trigger.
+      // As the release before made it: no pass_list, no event.passes, and the view step_rows_v1 (no lists).
       sql.exec("DROP VIEW step_rows_v2");
       sql.exec("DROP TABLE pass_list");
       sql.exec("ALTER TABLE event DROP COLUMN passes");

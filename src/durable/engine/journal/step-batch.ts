@@ -64,10 +64,14 @@ export type StepRowJson = { journal: string; events: string; span: string; lists
  * which the batch stores once under `id` (STEP_ROWS_STATEMENTS). A spilled body is never spliced.
  */
 export function eventJson(seq: number, dedupe: string | null, at: string, body: string, spliced?: LoggedEvent): string {
-  const head = spliced?.head;
-  const tail = spliced?.tail;
-  if (head === undefined || tail === undefined || spliced?.text !== body) return JSON.stringify([seq, dedupe, at, body]);
-  return JSON.stringify([seq, dedupe, at, head + "}", tail.id]);
+  const tail = listApart(body, spliced);
+  if (tail === undefined) return JSON.stringify([seq, dedupe, at, body]);
+  return JSON.stringify([seq, dedupe, at, spliced!.head + "}", tail.id]);
+}
+
+/** The list of passes an event's row is stored without: its text's end, when `body` is that text (not a spilled one's reference) made of a head and the list. */
+function listApart(body: string, spliced: LoggedEvent | undefined): PassesTail | undefined {
+  return spliced?.head !== undefined && spliced.text === body ? spliced.tail : undefined;
 }
 
 /** A row's parts as JSON (see StepRowJson). */
@@ -77,8 +81,8 @@ export function stepRowJson(row: StepRow): StepRowJson {
   for (let i = 0; i < row.events.length; i++) {
     const event = row.events[i]!;
     events.push(eventJson(row.seq + i, event.dedupe, row.at, event.body, event.spliced));
-    const tail = event.spliced?.tail;
-    if (tail !== undefined && event.spliced?.head !== undefined && event.spliced.text === event.body && lists?.includes(tail) !== true) (lists ??= []).push(tail);
+    const tail = listApart(event.body, event.spliced);
+    if (tail !== undefined && lists?.includes(tail) !== true) (lists ??= []).push(tail);
   }
   const json: StepRowJson = {
     journal: JSON.stringify([row.key, row.value, row.cost]),

@@ -1,12 +1,11 @@
 // An event's stored text: `JSON.stringify({ seq, at, ...event })`, the exact JSON clients get. A
 // `tool-call` event's `guardrailsPassed` (the data checks its call passed) is most often the very
 // list the call before carried, frozen (loop/guardrails/pass-list.ts): its JSON is made once per
-// list and spliced onto the end of the event's text, with the same list's JSON as a JSON string's
-// characters for the batch of step rows (../../engine/journal/step-batch.ts), instead of writing
-// the same ~220 characters twice with every call (BENCHMARKS.md, issue 50). The text is the one
-// JSON.stringify makes, character for character (test/durable/event-text.test.ts). A run's batch of
-// step rows stores such a list once, in `pass_list` under its id, and the event's row without it
-// (../../engine/journal/step-batch.ts); a read puts it back (event-log.ts, eventsAfter).
+// list (with its id, and as a JSON string's characters) and spliced onto the end of the event's
+// text, instead of being written again with every call (BENCHMARKS.md, issue 50). The text is the
+// one JSON.stringify makes, character for character (test/durable/event-text.test.ts). A run's
+// batch of step rows stores such a list once, in `pass_list` under its id, and the event's row
+// without it (../../engine/journal/step-batch.ts); a read puts it back (event-log.ts, eventsAfter).
 import type { InboxEvent, RunEvent } from "../../../api/types";
 import type { ExperimentEvent } from "../../../api/resources/eval-types";
 import { Recent } from "../../../lib/recent";
