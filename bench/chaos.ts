@@ -34,6 +34,7 @@ import { startFakeAnthropic, type FakeAnthropic } from "../test/fake-anthropic/s
 import type { FakeTurn } from "../test/fake-anthropic/types";
 import { arg } from "./support/args";
 import { freePort } from "../test/e2e/support/http-server";
+import { seededRandom } from "../test/helpers/seeded-random";
 
 const RUNS = arg("runs", 30);
 const KILLS = arg("kills", 8);
@@ -53,19 +54,8 @@ const CONVERGE_MS = 60_000;
 
 const log = (line: string) => console.log(`[chaos] ${line}`);
 
-/** mulberry32: kill times and step delays reproducible from --seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const rand = random(SEED);
+// mulberry32: kill times and step delays reproducible from --seed.
+const rand = seededRandom(SEED);
 const between = (low: number, high: number) => low + rand() * (high - low);
 
 /** The model name of run `i`: the fake Anthropic server keeps each model's script and requests apart. */

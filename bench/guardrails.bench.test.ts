@@ -117,7 +117,7 @@ async function compare(name: string, off: Setup, on: Setup): Promise<void> {
   log(`${name}: ${PAIRS} pairs; a sample is ${RUNS} runs × ${STEPS + 1} steps, ${Math.min(...totals).toFixed(0)}–${Math.max(...totals).toFixed(0)} ms (each run's ±0.5 ms of the clock: under ${((100 * Math.sqrt(RUNS) * 0.5) / Math.min(...totals)).toFixed(2)}% of a sample)`);
   log(`${name}: per step (model call + calculator call): off median ${perStep(median(pairs.map((p) => p.off))).toFixed(1)} µs, on median ${perStep(median(pairs.map((p) => p.on))).toFixed(1)} µs`);
   log(`${name}: on/off per pair: median ${pct(median(ratios))} (middle half ${pct(sorted[Math.floor(PAIRS / 4)]!)} to ${pct(sorted[Math.floor((3 * PAIRS) / 4)]!)}; range ${pct(sorted[0]!)} to ${pct(sorted[PAIRS - 1]!)})`);
-  // Two decimals: bench/pool-pairs.mjs pools these lines over several runs.
+  // Two decimals: bench/pool-pairs.ts (`npm run bench:pool`) pools these lines over several runs.
   pairs.forEach((p, i) => log(`    pair ${i + 1}: off ${perStep(p.off).toFixed(2)} µs, on ${perStep(p.on).toFixed(2)} µs, ${pct(ratios[i]!)}`));
 }
 

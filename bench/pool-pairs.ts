@@ -4,7 +4,7 @@
 // machine (BENCHMARKS.md, issue 50).
 //
 //   for i in 1 2 3 4 5 6 7 8 9 10; do npm run --silent bench:guardrails > /tmp/guardrails-$i.txt; done
-//   node bench/pool-pairs.mjs /tmp/guardrails-*.txt
+//   npm run --silent bench:pool -- /tmp/guardrails-*.txt
 //
 // For each comparison it prints the median of every pair's on/off ratio, their middle half, and a
 // 95% interval of that median from resampling whole runs (a run's pairs share its minutes of the
@@ -13,10 +13,11 @@
 // The ratios come from the printed µs a step (two decimals; one in outputs older than 2026-12-07
 // 14:00 UTC, where a run's median here can differ from the bench's own by 0.1–0.2 point).
 import { readFileSync } from "node:fs";
+import { seededRandom } from "../test/helpers/seeded-random";
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
-  console.error("Usage: node bench/pool-pairs.mjs <saved output of bench:guardrails>...");
+  console.error("Usage: npm run bench:pool -- <saved output of bench:guardrails>...");
   process.exit(2);
 }
 
@@ -24,41 +25,30 @@ const HEADER = /\] (.+?): \d+ pairs;/;
 const PAIR = /pair \d+: off ([\d.]+) µs, on ([\d.]+) µs/;
 
 /** Each comparison's runs: name → one list of on/off ratios per file. */
-const comparisons = new Map();
+const comparisons = new Map<string, number[][]>();
 for (const file of files) {
-  let name;
+  let name: string | undefined;
   for (const line of readFileSync(file, "utf8").split("\n")) {
     const header = HEADER.exec(line);
     if (header !== null) {
-      name = header[1];
-      if (!comparisons.has(name)) comparisons.set(name, []);
-      comparisons.get(name).push([]);
+      name = header[1]!;
+      const runs = comparisons.get(name) ?? [];
+      runs.push([]);
+      comparisons.set(name, runs);
       continue;
     }
     const pair = PAIR.exec(line);
-    if (pair !== null && name !== undefined) comparisons.get(name).at(-1).push(Number(pair[2]) / Number(pair[1]));
+    if (pair !== null && name !== undefined) comparisons.get(name)!.at(-1)!.push(Number(pair[2]) / Number(pair[1]));
   }
 }
 
-const sorted = (values) => [...values].sort((a, b) => a - b);
-const median = (values) => {
+const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
+const median = (values: readonly number[]) => {
   const s = sorted(values);
   const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
-const pct = (ratio, digits = 2) => `${ratio >= 1 ? "+" : ""}${((ratio - 1) * 100).toFixed(digits)}%`;
-
-/** mulberry32: a small seeded generator, so a resampling is the same each time. */
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const pct = (ratio: number, digits = 2) => `${ratio >= 1 ? "+" : ""}${((ratio - 1) * 100).toFixed(digits)}%`;
 
 const RESAMPLES = 4000;
 if (comparisons.size === 0) {
@@ -68,11 +58,12 @@ if (comparisons.size === 0) {
 for (const [name, runs] of comparisons) {
   const all = runs.flat();
   const s = sorted(all);
-  const random = generator(50);
-  const pick = (list) => list[Math.floor(random() * list.length)];
-  const medians = [];
+  // Seeded, so the same files print the same interval.
+  const random = seededRandom(50);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const medians: number[] = [];
   for (let i = 0; i < RESAMPLES; i++) {
-    const drawn = [];
+    const drawn: number[] = [];
     // Whole runs drawn again (with replacement), then each drawn run's pairs.
     for (let r = 0; r < runs.length; r++) {
       const run = pick(runs);
@@ -81,6 +72,6 @@ for (const [name, runs] of comparisons) {
     medians.push(median(drawn));
   }
   const m = sorted(medians);
-  console.log(`[pool-pairs] ${name}: ${runs.length} runs, ${all.length} pairs; pooled median ${pct(median(all))} (middle half ${pct(s[Math.floor(s.length / 4)])} to ${pct(s[Math.floor((3 * s.length) / 4)])}); 95% interval of the median, runs resampled: ${pct(m[Math.floor(RESAMPLES * 0.025)])} to ${pct(m[Math.floor(RESAMPLES * 0.975)])}`);
+  console.log(`[pool-pairs] ${name}: ${runs.length} runs, ${all.length} pairs; pooled median ${pct(median(all))} (middle half ${pct(s[Math.floor(s.length / 4)]!)} to ${pct(s[Math.floor((3 * s.length) / 4)]!)}); 95% interval of the median, runs resampled: ${pct(m[Math.floor(RESAMPLES * 0.025)]!)} to ${pct(m[Math.floor(RESAMPLES * 0.975)]!)}`);
   console.log(`[pool-pairs] ${name}: run medians ${runs.map((run) => pct(median(run), 1)).join(", ")}`);
 }
