@@ -14,6 +14,7 @@
 // 14:00 UTC, where a run's median here can differ from the bench's own by 0.1–0.2 point).
 import { readFileSync } from "node:fs";
 import { seededRandom } from "../test/helpers/seeded-random";
+import { median, percentile } from "../test/e2e/support/stats";
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
@@ -42,12 +43,6 @@ for (const file of files) {
   }
 }
 
-const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
-const median = (values: readonly number[]) => {
-  const s = sorted(values);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const pct = (ratio: number, digits = 2) => `${ratio >= 1 ? "+" : ""}${((ratio - 1) * 100).toFixed(digits)}%`;
 
 const RESAMPLES = 4000;
@@ -57,7 +52,6 @@ if (comparisons.size === 0) {
 }
 for (const [name, runs] of comparisons) {
   const all = runs.flat();
-  const s = sorted(all);
   // Seeded, so the same files print the same interval.
   const random = seededRandom(50);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
@@ -71,7 +65,6 @@ for (const [name, runs] of comparisons) {
     }
     medians.push(median(drawn));
   }
-  const m = sorted(medians);
-  console.log(`[pool-pairs] ${name}: ${runs.length} runs, ${all.length} pairs; pooled median ${pct(median(all))} (middle half ${pct(s[Math.floor(s.length / 4)]!)} to ${pct(s[Math.floor((3 * s.length) / 4)]!)}); 95% interval of the median, runs resampled: ${pct(m[Math.floor(RESAMPLES * 0.025)]!)} to ${pct(m[Math.floor(RESAMPLES * 0.975)]!)}`);
+  console.log(`[pool-pairs] ${name}: ${runs.length} runs, ${all.length} pairs; pooled median ${pct(median(all))} (middle half ${pct(percentile(all, 25))} to ${pct(percentile(all, 75))}); 95% interval of the median, runs resampled: ${pct(percentile(medians, 2.5))} to ${pct(percentile(medians, 97.5))}`);
   console.log(`[pool-pairs] ${name}: run medians ${runs.map((run) => pct(median(run), 1)).join(", ")}`);
 }

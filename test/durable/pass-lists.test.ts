@@ -130,12 +130,18 @@ describe("lists of passes stored once a run", () => {
 
     const { stub } = await createRun(body());
     const before = (await storedEvents(stub)).length;
-    await runInDurableObject(typed(stub), async (_instance, state) => {
+    const killedQuery = await runInDurableObject(typed(stub), async (_instance, state) => {
       const killed = killedAt(state, at);
-      await runSlice({ ...engineFor(killed.state), sliceSteps: 1_000 }, new AbortController()).catch((error: unknown) => {
+      // The call the kill falls on, seen before it throws: the batch's statement, not one before it.
+      let calls = 0;
+      let query: string | undefined;
+      const watched = watchedState(killed.state, { exec: (sql) => void (++calls === at && (query = sql)) });
+      await runSlice({ ...engineFor(watched), sliceSteps: 1_000 }, new AbortController()).catch((error: unknown) => {
         if (!(error instanceof Killed)) throw error;
       });
+      return query;
     });
+    expect(killedQuery?.startsWith(BATCH)).toBe(true);
     expect(await lists(stub)).toEqual([]);
     expect(await journalKeys(stub)).toEqual([]);
     expect(await storedEvents(stub)).toHaveLength(before);

@@ -64,7 +64,11 @@ export type StepRowJson = { journal: string; events: string; span: string; lists
  * which the batch stores once under `id` (STEP_ROWS_STATEMENTS). A spilled body is never spliced.
  */
 export function eventJson(seq: number, dedupe: string | null, at: string, body: string, spliced?: LoggedEvent): string {
-  const tail = listApart(body, spliced);
+  return itemOf(seq, dedupe, at, body, spliced, listApart(body, spliced));
+}
+
+/** eventJson with the list apart already found (`tail`: listApart's). */
+function itemOf(seq: number, dedupe: string | null, at: string, body: string, spliced: LoggedEvent | undefined, tail: PassesTail | undefined): string {
   if (tail === undefined) return JSON.stringify([seq, dedupe, at, body]);
   return JSON.stringify([seq, dedupe, at, spliced!.head + "}", tail.id]);
 }
@@ -80,8 +84,9 @@ export function stepRowJson(row: StepRow): StepRowJson {
   const events: string[] = [];
   for (let i = 0; i < row.events.length; i++) {
     const event = row.events[i]!;
-    events.push(eventJson(row.seq + i, event.dedupe, row.at, event.body, event.spliced));
+    // The list apart found once, for the item and for the row's lists.
     const tail = listApart(event.body, event.spliced);
+    events.push(itemOf(row.seq + i, event.dedupe, row.at, event.body, event.spliced, tail));
     if (tail !== undefined && lists?.includes(tail) !== true) (lists ??= []).push(tail);
   }
   const json: StepRowJson = {
@@ -93,10 +98,17 @@ export function stepRowJson(row: StepRow): StepRowJson {
   return json;
 }
 
+/**
+ * What a list's item in the batch's `lists` adds to its characters (listsOf): `[`, its id (at most
+ * 16 digits: under 2^53), `,"`, `"]` and the comma between items: 22 at most, 20 counted. It only
+ * sizes batches, and a list is counted with every row that carries it, so a batch is counted long.
+ */
+const LIST_ITEM_CHARS = 20;
+
 /** Its length in UTF-16 units, as step-rows.ts counts a batch (a list of passes counted with each row that carries it: at most that). */
 export function stepRowChars(json: StepRowJson): number {
   let chars = json.journal.length + json.events.length + json.span.length;
-  for (const list of json.lists ?? []) chars += list.json.length + 20;
+  for (const list of json.lists ?? []) chars += list.json.length + LIST_ITEM_CHARS;
   return chars;
 }
 
